@@ -1,0 +1,117 @@
+# pacer — build, test, demo, bench.  GNU make + pkg-config, C17.
+#
+#   make            build ./pacer
+#   make demo       the README's first command: a short self-contained run
+#   make test       the README's second command: every test (installs missing
+#                   Debian packages first via scripts/deps.sh)
+#   make bench      measurements of pacer beside wrk (not a test)
+#   make SAN=1 ...  AddressSanitizer + UBSan build (objects under build/san)
+
+VERSION := 0.1.0
+COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+
+CC ?= cc
+ifeq ($(SAN),1)
+BUILD ?= build/san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+OPT := -O1
+else
+BUILD ?= build/rel
+SANFLAGS :=
+OPT := -O2
+endif
+
+WARN := -Wall -Wextra -Wshadow -Wpedantic -Werror -Wno-error=unused-function
+CPPFLAGS += -Isrc -D_GNU_SOURCE -DPACER_VERSION=\"$(VERSION)\" -DPACER_COMMIT=\"$(COMMIT)\"
+CFLAGS += -std=c17 $(OPT) -g $(WARN) -pthread $(SANFLAGS) -MMD -MP
+LDFLAGS += -pthread $(SANFLAGS)
+LDLIBS += $(shell pkg-config --libs yaml-0.1 2>/dev/null || echo -lyaml) -lm
+
+CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+LIB_SRCS := $(sort $(shell find src -name '*.c' ! -path 'src/cli/*'))
+CLI_SRCS := $(sort $(wildcard src/cli/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+LIB := $(BUILD)/libpacer.a
+
+UNIT_SRCS := $(sort $(shell find tests/unit -name 'test_*.c' 2>/dev/null))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
+TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
+TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_REPLAY := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/tests/fuzz/%-replay)
+
+.PHONY: all deps demo test test-unit test-fuzz-replay test-integration test-san bench fuzz clean format
+all: pacer
+
+pacer: $(BUILD)/pacer
+	cp $< $@
+
+$(BUILD)/pacer: $(CLI_OBJS) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(LIB): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/tools/%: tests/tools/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+
+# Fuzz harnesses built with a plain main() that replays the corpus files
+# given on the command line (tests/fuzz/replay_main.c); `make fuzz` builds the
+# libFuzzer versions with clang.
+$(BUILD)/tests/fuzz/%-replay: tests/fuzz/%.c tests/fuzz/replay_main.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< tests/fuzz/replay_main.c $(LIB) $(LDFLAGS) $(LDLIBS)
+
+deps:
+	@scripts/deps.sh
+
+test: deps
+	@scripts/run-tests.sh
+
+test-unit: $(UNIT_BINS)
+	@scripts/run-unit.sh $(UNIT_BINS)
+
+test-fuzz-replay: $(FUZZ_REPLAY)
+	@scripts/run-fuzz-replay.sh $(BUILD)
+
+tools: $(TOOL_BINS)
+
+test-integration: pacer tools
+	@scripts/run-integration.sh $(BUILD)
+
+demo: deps pacer
+	./pacer demo
+
+bench: deps pacer
+	@bench/run.sh
+
+FUZZ_BUILD := build/fuzz
+fuzz:
+	@mkdir -p $(FUZZ_BUILD)
+	@for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
+	  clang $(CPPFLAGS) -std=c17 -g -O1 -fsanitize=fuzzer,address,undefined -o $(FUZZ_BUILD)/$$n $$f $(LIB_SRCS) -lm -pthread || exit 1; done
+	@echo "fuzzers in $(FUZZ_BUILD); run e.g. $(FUZZ_BUILD)/fuzz_h1 tests/fuzz/corpus/h1 -max_total_time=60"
+
+clean:
+	rm -rf build pacer
+
+format:
+	clang-format -i $$(find src tests -name '*.[ch]')
+
+-include $(shell find build -name '*.d' 2>/dev/null)
+
+print-unit-bins:
+	@echo $(UNIT_BINS)

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Install the Debian packages pacer needs to build, test and benchmark, when
+# they are missing. Non-interactive; run as root (or with sudo available).
+set -euo pipefail
+
+need=()
+have_cmd() { command -v "$1" >/dev/null 2>&1; }
+have_pc() { pkg-config --exists "$1" 2>/dev/null; }
+have_hdr() { [ -e "/usr/include/$1" ] || [ -e "/usr/include/x86_64-linux-gnu/$1" ] || [ -e "/usr/include/aarch64-linux-gnu/$1" ]; }
+
+have_cmd cc || need+=(gcc)
+have_cmd make || need+=(make)
+have_cmd pkg-config || need+=(pkg-config)
+have_cmd git || need+=(git)
+have_hdr cmocka.h || need+=(libcmocka-dev)
+have_hdr yaml.h || need+=(libyaml-dev)
+have_cmd python3 || need+=(python3)
+[ -x /usr/sbin/nginx ] || need+=(nginx-light)
+have_cmd wrk || need+=(wrk)
+have_cmd clang || need+=(clang)
+have_cmd valgrind || need+=(valgrind)
+
+if [ ${#need[@]} -eq 0 ]; then
+	exit 0
+fi
+
+echo "deps: installing Debian packages: ${need[*]}" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	if have_cmd sudo; then SUDO="sudo"; else
+		echo "deps: missing ${need[*]}; run as root: apt-get update && apt-get install -y ${need[*]}" >&2
+		exit 1
+	fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# `make test`: every test, in order: release unit tests, the same under
+# ASan+UBSan, fuzz corpus replay (sanitized), valgrind on the unit tests,
+# then the integration tests against real processes. Ends with one line
+# "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+export PACER_COUNTS=$(mktemp)
+trap 'rm -f "$PACER_COUNTS"' EXIT
+status=0
+JOBS=${JOBS:-2}
+
+step() { echo; echo "== $*"; }
+
+step "build (release)"
+make -s -j"$JOBS" pacer tools build/rel/libpacer.a || exit 1
+make -s -j"$JOBS" $(make -s print-unit-bins) >/dev/null || exit 1
+
+step "unit tests (release)"
+make -s test-unit || status=1
+
+step "unit tests and fuzz corpus replay (ASan+UBSan)"
+make -s -j"$JOBS" SAN=1 test-unit || status=1
+make -s -j"$JOBS" SAN=1 test-fuzz-replay || status=1
+
+step "unit tests under valgrind"
+if command -v valgrind >/dev/null; then
+	vpass=0; vfail=0
+	for bin in $(make -s print-unit-bins); do
+		if valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$bin" >/dev/null 2>/tmp/pacer-vg.$$; then
+			vpass=$((vpass + 1))
+		else
+			echo "FAIL valgrind $bin"; tail -30 /tmp/pacer-vg.$$; vfail=$((vfail + 1)); status=1
+		fi
+	done
+	rm -f /tmp/pacer-vg.$$
+	echo "$vpass $vfail" >> "$PACER_COUNTS"
+	echo "valgrind: $vpass passed, $vfail failed"
+fi
+
+step "integration tests"
+ilog=$(mktemp)
+make -s test-integration 2>&1 | tee "$ilog"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+counts=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' "$ilog" | tail -1)
+echo "${counts:-0 1}" >> "$PACER_COUNTS"
+rm -f "$ilog"
+
+passed=0; failed=0
+while read -r p f; do passed=$((passed + p)); failed=$((failed + f)); done < "$PACER_COUNTS"
+echo
+echo "$passed passed, $failed failed"
+[ $status -eq 0 ] && [ $failed -eq 0 ]

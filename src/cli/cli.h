@@ -1,0 +1,15 @@
+/* pacer — subcommands and exit codes. */
+#ifndef PACER_CLI_CLI_H
+#define PACER_CLI_CLI_H
+
+enum {
+	EXIT_OK = 0,
+	EXIT_USAGE = 2,        /* bad options, URL, unreachable target */
+	EXIT_RUNTIME = 3,      /* pacer itself failed (memory, output file) */
+	EXIT_INTERRUPTED = 130 /* Ctrl-C: results were still written */
+};
+
+int cmd_run(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+
+#endif

@@ -1,0 +1,38 @@
+/* pacer — entry point: dispatch to a subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "pacer %s — HTTP load generator and benchmark harness\n\n"
+		   "usage: pacer COMMAND [options]\n\n"
+		   "commands:\n"
+		   "  run URL      measure a target (open loop with --rate, closed loop without)\n"
+		   "  version      print version and source commit\n"
+		   "  help         this text\n\n"
+		   "`pacer COMMAND --help` lists a command's options; docs/ has a page per command.\n",
+		PACER_VERSION);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "run") == 0)
+		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+		printf("pacer %s (commit %s)\n", PACER_VERSION, PACER_COMMIT);
+		return EXIT_OK;
+	}
+	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	fprintf(stderr, "pacer: unknown command '%s' (see pacer help)\n", cmd);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,50 @@
+/* pacer — command-line option tables: one sorted table per subcommand with
+ * typed parsers and the defaults shown in --help. Errors are one line naming
+ * the option and the value. */
+#ifndef PACER_CLI_OPTS_H
+#define PACER_CLI_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum opt_type {
+	OPT_FLAG,     /* bool */
+	OPT_STR,      /* const char * (points into argv) */
+	OPT_STRLIST,  /* repeatable: appended to a struct opt_list */
+	OPT_RATE,     /* double, per second, k/M suffixes */
+	OPT_DURATION, /* uint64_t ns */
+	OPT_COUNT,    /* uint64_t, k/M suffixes */
+	OPT_U32,      /* uint32_t count */
+	OPT_HELP,     /* prints help */
+};
+
+struct opt_list {
+	const char **v;
+	size_t n, cap;
+};
+
+struct opt {
+	char short_name;        /* 0: none */
+	const char *long_name;
+	enum opt_type type;
+	void *dst;
+	const char *metavar;
+	const char *def;        /* default shown in --help, or NULL */
+	const char *help;
+	bool given;             /* set by opts_parse */
+};
+
+/* Parse argv[1..] (argv[0] is the subcommand). Positional arguments are
+ * collected into pos (up to pos_cap). "--" ends options. On error, writes a
+ * one-line message to err and returns -1; returns 1 if --help was asked for (the caller prints usage),
+ * 0 on success. */
+int opts_parse(struct opt *tab, size_t n, int argc, char **argv, const char **pos, size_t pos_cap,
+	       size_t *npos, char *err, size_t errcap);
+/* Was the option with this long name given? */
+bool opts_given(const struct opt *tab, size_t n, const char *long_name);
+/* Print the option table. */
+void opts_help(FILE *f, const struct opt *tab, size_t n);
+void opt_list_free(struct opt_list *l);
+
+#endif

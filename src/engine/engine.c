@@ -1,0 +1,880 @@
+/* pacer — engine: worker threads and the connection state machine.
+ *
+ * One worker = one thread = one epoll loop with its own connections, its own
+ * share of the schedule and its own statistics. The only cross-thread state is
+ * a stop flag, a done flag, and a few relaxed atomics read by the progress
+ * line (each written by one thread only).
+ *
+ * Open loop: due times come from the thread's schedule; a due request goes to
+ * an idle connection or waits in the thread's backlog (its latency clock is
+ * already running) while more connections are opened up to the cap.
+ * Closed loop: each connection sends its next request as soon as the previous
+ * response is in.
+ *
+ * Every request belongs to the phase (warm-up or measure) in which it was
+ * scheduled. Timeouts: every deadline is start + timeout with a start that
+ * only grows, so connecting and in-flight connections sit in one FIFO list in
+ * deadline order and only its head is ever checked. */
+#include "engine/engine.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "http/h1.h"
+#include "net/loop.h"
+#include "util/clock.h"
+#include "util/err.h"
+
+#define READ_BUF_CAP (64 * 1024)
+#define MAX_EVENTS 256
+#define CONNECT_BACKOFF_NS (10 * NS_PER_MS)
+#define SERIES_SUB_BITS 7
+#define IDLE_WAIT_NS (100 * NS_PER_MS)
+
+enum conn_state {
+	CS_FREE = 0,
+	CS_CONNECTING,
+	CS_IDLE,
+	CS_WRITING, /* request partly written */
+	CS_READING, /* request written, waiting for the response */
+};
+
+struct worker;
+struct conn;
+
+struct list {
+	struct conn *head, *tail;
+	size_t len;
+};
+
+struct conn {
+	int fd;
+	enum conn_state state;
+	struct conn *prev, *next; /* idle list or timed list (see `in`) */
+	struct list *in;          /* the list the connection is on, or NULL */
+	uint64_t connect_start_ns;
+	uint64_t sched_ns, write_ns, first_byte_ns, deadline_ns;
+	size_t wr_off;
+	bool got_byte;
+	struct h1_resp resp;
+};
+
+struct sec_rec {
+	uint64_t completed, errors;
+	size_t pairs_off, pairs_n;
+};
+
+struct worker {
+	struct engine *e;
+	uint32_t id;
+	pthread_t thread;
+	struct loop loop;
+
+	/* share of the load */
+	double rate_per_s;
+	uint32_t max_conns;
+	uint64_t quota; /* closed loop with --requests: measured requests to issue */
+	uint64_t issued_measure;
+
+	struct sched sched;
+	bool sched_active;
+	uint64_t next_due_ns;
+
+	/* backlog of due times (open loop) */
+	uint64_t *q;
+	size_t q_cap, q_head, q_len;
+
+	struct conn *conns;
+	struct conn *free_slots; /* singly linked through ->next */
+	uint32_t n_open, n_connecting;
+	struct list idle, timed;
+	uint64_t backoff_until_ns;
+
+	char *rbuf;
+
+	struct phase_stats warm, meas;
+	uint64_t last_completion_ns; /* of a measured request */
+
+	/* per-second series of the measured phase */
+	struct hist sec_hist;
+	uint64_t sec_cur;
+	struct sec_rec *secs;
+	size_t secs_len, secs_cap;
+	uint64_t (*pairs)[2];
+	size_t pairs_len, pairs_cap;
+	int oom;
+
+	uint64_t cpu_ns;
+
+	/* read by the progress line; written only by this worker */
+	_Alignas(64) _Atomic uint64_t pub_completed;
+	_Atomic uint64_t pub_errors;
+	_Atomic uint64_t pub_p99_ns;
+	_Atomic uint64_t pub_last_sec_completed;
+	_Atomic bool done;
+};
+
+struct engine {
+	struct engine_cfg cfg;
+	uint64_t t0_ns, warm_end_ns, meas_end_ns; /* meas_end: UINT64_MAX when by count */
+	_Atomic bool stop;
+	struct worker *w;
+	uint32_t n_threads;
+	uint32_t started;
+};
+
+/* ---- intrusive list ---------------------------------------------------- */
+
+static void list_push_tail(struct list *l, struct conn *c)
+{
+	c->in = l;
+	c->next = NULL;
+	c->prev = l->tail;
+	if (l->tail)
+		l->tail->next = c;
+	else
+		l->head = c;
+	l->tail = c;
+	l->len++;
+}
+
+static void list_remove(struct list *l, struct conn *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		l->head = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	else
+		l->tail = c->prev;
+	c->prev = c->next = NULL;
+	c->in = NULL;
+	l->len--;
+}
+
+/* ---- statistics helpers ---------------------------------------------------- */
+
+/* The phase an event at time t belongs to (a request: its scheduled time).
+ * Connections opened before the start count in the first phase. */
+static inline struct phase_stats *phase_of(struct worker *w, uint64_t t)
+{
+	return t < w->e->warm_end_ns && w->e->cfg.warmup_ns ? &w->warm : &w->meas;
+}
+
+static void series_push_sec(struct worker *w)
+{
+	if (w->secs_len == w->secs_cap) {
+		size_t cap = w->secs_cap ? w->secs_cap * 2 : 64;
+		struct sec_rec *n = realloc(w->secs, cap * sizeof *n);
+		if (!n) {
+			w->oom = 1;
+			return;
+		}
+		w->secs = n;
+		w->secs_cap = cap;
+	}
+	struct sec_rec *r = &w->secs[w->secs_len++];
+	memset(r, 0, sizeof *r);
+	r->pairs_off = w->pairs_len;
+}
+
+/* Close the current second: move its histogram into the sparse pair store. */
+static void series_close_sec(struct worker *w)
+{
+	struct sec_rec *r = &w->secs[w->secs_len - 1];
+	size_t cur = 0;
+	uint64_t v, n;
+	while (hist_next_nonzero(&w->sec_hist, &cur, &v, &n)) {
+		if (w->pairs_len == w->pairs_cap) {
+			size_t cap = w->pairs_cap ? w->pairs_cap * 2 : 1024;
+			void *p = realloc(w->pairs, cap * sizeof *w->pairs);
+			if (!p) {
+				w->oom = 1;
+				break;
+			}
+			w->pairs = p;
+			w->pairs_cap = cap;
+		}
+		w->pairs[w->pairs_len][0] = v;
+		w->pairs[w->pairs_len][1] = n;
+		w->pairs_len++;
+		r->pairs_n++;
+	}
+	atomic_store_explicit(&w->pub_p99_ns, hist_percentile(&w->sec_hist, 99.0),
+			      memory_order_relaxed);
+	atomic_store_explicit(&w->pub_last_sec_completed, r->completed, memory_order_relaxed);
+	hist_reset(&w->sec_hist);
+}
+
+/* The series record for an event of a measured request at time now. */
+static struct sec_rec *series_at(struct worker *w, uint64_t now)
+{
+	uint64_t warm_end = w->e->warm_end_ns;
+	uint64_t sec = now > warm_end ? (now - warm_end) / NS_PER_S : 0;
+	if (w->secs_len == 0) {
+		series_push_sec(w);
+		w->sec_cur = 0;
+	}
+	while (w->sec_cur < sec && !w->oom) {
+		series_close_sec(w);
+		series_push_sec(w);
+		w->sec_cur++;
+	}
+	if (w->oom)
+		return NULL;
+	return &w->secs[w->secs_len - 1];
+}
+
+static void count_error(struct worker *w, uint64_t sched_ns, enum err_kind k, uint64_t now)
+{
+	struct phase_stats *ph = phase_of(w, sched_ns);
+	ph->errors[k]++;
+	atomic_store_explicit(&w->pub_errors,
+			      atomic_load_explicit(&w->pub_errors, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	if (ph == &w->meas) {
+		struct sec_rec *r = series_at(w, now);
+		if (r)
+			r->errors++;
+	}
+}
+
+/* ---- connections ----------------------------------------------------------- */
+
+static void conn_close(struct worker *w, struct conn *c)
+{
+	if (c->in)
+		list_remove(c->in, c);
+	if (c->state == CS_CONNECTING)
+		w->n_connecting--;
+	if (c->fd >= 0) {
+		close(c->fd); /* also removes it from the epoll set */
+		c->fd = -1;
+	}
+	c->state = CS_FREE;
+	w->n_open--;
+	c->next = w->free_slots;
+	w->free_slots = c;
+}
+
+static void conn_open(struct worker *w, uint64_t now)
+{
+	struct conn *c = w->free_slots;
+	if (!c)
+		return;
+	int fd = net_connect_start(&w->e->cfg.addr);
+	struct phase_stats *ph = phase_of(w, now);
+	if (fd < 0) {
+		ph->errors[ERRK_CONNECT]++;
+		w->backoff_until_ns = now + CONNECT_BACKOFF_NS;
+		return;
+	}
+	if (loop_add(&w->loop, fd, EPOLLIN | EPOLLOUT, c) < 0) {
+		close(fd);
+		ph->errors[ERRK_CONNECT]++;
+		w->backoff_until_ns = now + CONNECT_BACKOFF_NS;
+		return;
+	}
+	w->free_slots = c->next;
+	c->fd = fd;
+	c->state = CS_CONNECTING;
+	c->connect_start_ns = now;
+	c->deadline_ns = now + w->e->cfg.timeout_ns;
+	list_push_tail(&w->timed, c);
+	w->n_open++;
+	w->n_connecting++;
+}
+
+static void conn_make_idle(struct worker *w, struct conn *c)
+{
+	c->state = CS_IDLE;
+	list_push_tail(&w->idle, c);
+}
+
+/* Write what remains of the request; returns false if the connection died. */
+static bool conn_write(struct worker *w, struct conn *c)
+{
+	const struct engine_cfg *cfg = &w->e->cfg;
+	while (c->wr_off < cfg->req_len) {
+		ssize_t n = write(c->fd, cfg->req + c->wr_off, cfg->req_len - c->wr_off);
+		if (n > 0) {
+			c->wr_off += (size_t)n;
+			phase_of(w, c->sched_ns)->bytes_out += (uint64_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (c->state != CS_WRITING) {
+				c->state = CS_WRITING;
+				loop_mod(&w->loop, c->fd, EPOLLIN | EPOLLOUT, c);
+			}
+			return true;
+		}
+		count_error(w, c->sched_ns, ERRK_WRITE, clock_now_ns());
+		conn_close(w, c);
+		return false;
+	}
+	if (c->state == CS_WRITING)
+		loop_mod(&w->loop, c->fd, EPOLLIN, c);
+	c->state = CS_READING;
+	return true;
+}
+
+/* Hand a request scheduled at sched_ns to an idle connection. */
+static void conn_send(struct worker *w, struct conn *c, uint64_t sched_ns)
+{
+	uint64_t now = clock_now_ns();
+	list_remove(&w->idle, c);
+	struct phase_stats *ph = phase_of(w, sched_ns);
+	ph->sent++;
+	if (w->e->cfg.open_loop)
+		hist_record(&ph->timing[TIM_SEND_LAG], now > sched_ns ? now - sched_ns : 0);
+	c->sched_ns = sched_ns;
+	c->write_ns = now;
+	c->deadline_ns = now + w->e->cfg.timeout_ns;
+	c->wr_off = 0;
+	c->got_byte = false;
+	h1_resp_init(&c->resp, w->e->cfg.head);
+	c->state = CS_READING; /* conn_write turns it into CS_WRITING if needed */
+	list_push_tail(&w->timed, c);
+	conn_write(w, c);
+}
+
+static void publish_completed(struct worker *w)
+{
+	atomic_store_explicit(&w->pub_completed,
+			      atomic_load_explicit(&w->pub_completed, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+/* A full response arrived. */
+static void conn_done(struct worker *w, struct conn *c, uint64_t now)
+{
+	struct phase_stats *ph = phase_of(w, c->sched_ns);
+	ph->completed++;
+	int st = c->resp.status;
+	if (st >= STATUS_MIN && st <= STATUS_MAX)
+		ph->status[st]++;
+	hist_record(&ph->timing[TIM_LATENCY], now - c->sched_ns);
+	hist_record(&ph->timing[TIM_SERVICE], now - c->write_ns);
+	hist_record(&ph->timing[TIM_TTFB], c->first_byte_ns - c->write_ns);
+	if (now > c->deadline_ns)
+		ph->late++;
+	if (ph == &w->meas) {
+		w->last_completion_ns = now;
+		struct sec_rec *r = series_at(w, now);
+		if (r) {
+			r->completed++;
+			hist_record(&w->sec_hist, now - c->sched_ns);
+		}
+	}
+	publish_completed(w);
+	list_remove(&w->timed, c);
+	bool keep = c->resp.keep_alive && c->state == CS_READING;
+	if (keep) {
+		conn_make_idle(w, c);
+	} else {
+		ph->closed_by_server += c->resp.keep_alive ? 0 : 1;
+		conn_close(w, c);
+	}
+}
+
+static void conn_readable(struct worker *w, struct conn *c)
+{
+	for (;;) {
+		ssize_t n = read(c->fd, w->rbuf, READ_BUF_CAP);
+		uint64_t now = clock_now_ns();
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (c->state == CS_IDLE) {
+			/* The server closed an idle keep-alive connection (or sent
+			 * bytes nobody asked for: not reusable either). No request
+			 * was outstanding, so no request error is counted. */
+			phase_of(w, now)->closed_by_server++;
+			conn_close(w, c);
+			return;
+		}
+		if (n <= 0) {
+			if (n == 0 && c->got_byte && h1_resp_eof(&c->resp) == 0) {
+				conn_done(w, c, now); /* close-delimited body: done, conn closes */
+				return;
+			}
+			enum err_kind k = (n == 0 && !c->got_byte) ? ERRK_CLOSED : ERRK_READ;
+			count_error(w, c->sched_ns, k, now);
+			conn_close(w, c);
+			return;
+		}
+		struct phase_stats *ph = phase_of(w, c->sched_ns);
+		ph->bytes_in += (uint64_t)n;
+		if (!c->got_byte) {
+			c->got_byte = true;
+			c->first_byte_ns = now;
+		}
+		ssize_t used = h1_resp_feed(&c->resp, w->rbuf, (size_t)n);
+		if (used < 0) {
+			count_error(w, c->sched_ns, ERRK_PARSE, now);
+			conn_close(w, c);
+			return;
+		}
+		if (h1_resp_done(&c->resp)) {
+			/* Bytes beyond the response: we never pipeline, so the
+			 * server sent something unasked; do not reuse it. */
+			if ((size_t)used < (size_t)n)
+				c->resp.keep_alive = false;
+			conn_done(w, c, now);
+			return;
+		}
+		if ((size_t)n < READ_BUF_CAP)
+			return; /* level-triggered: epoll tells us when there is more */
+	}
+}
+
+static void conn_event(struct worker *w, struct conn *c, uint32_t events)
+{
+	uint64_t now = clock_now_ns();
+	if (c->state == CS_CONNECTING) {
+		int rc = net_connect_result(c->fd);
+		if (rc != 0 || (events & (EPOLLERR | EPOLLHUP))) {
+			phase_of(w, now)->errors[ERRK_CONNECT]++;
+			w->backoff_until_ns = now + CONNECT_BACKOFF_NS;
+			conn_close(w, c);
+			return;
+		}
+		struct phase_stats *ph = phase_of(w, c->connect_start_ns);
+		ph->conns_opened++;
+		hist_record(&ph->timing[TIM_CONNECT], now - c->connect_start_ns);
+		w->n_connecting--;
+		list_remove(&w->timed, c);
+		loop_mod(&w->loop, c->fd, EPOLLIN, c);
+		conn_make_idle(w, c);
+		return;
+	}
+	if (c->state == CS_WRITING && (events & EPOLLOUT)) {
+		if (!conn_write(w, c))
+			return;
+	}
+	if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+		conn_readable(w, c);
+}
+
+/* ---- the worker loop ----------------------------------------------------- */
+
+static bool q_push(struct worker *w, uint64_t due)
+{
+	if (w->q_len == w->q_cap)
+		return false;
+	w->q[(w->q_head + w->q_len) % w->q_cap] = due;
+	w->q_len++;
+	return true;
+}
+
+static uint64_t q_pop(struct worker *w)
+{
+	uint64_t v = w->q[w->q_head];
+	w->q_head = (w->q_head + 1) % w->q_cap;
+	w->q_len--;
+	return v;
+}
+
+static bool stopping(struct worker *w)
+{
+	return atomic_load_explicit(&w->e->stop, memory_order_relaxed);
+}
+
+/* May a closed-loop worker issue another request now? */
+static bool closed_can_issue(struct worker *w, uint64_t now)
+{
+	const struct engine *e = w->e;
+	if (now < e->t0_ns || now >= e->meas_end_ns)
+		return false;
+	if (now >= e->warm_end_ns && e->cfg.requests && w->issued_measure >= w->quota)
+		return false;
+	return true;
+}
+
+static void dispatch(struct worker *w, uint64_t now)
+{
+	const struct engine_cfg *cfg = &w->e->cfg;
+	if (cfg->open_loop) {
+		while (w->q_len && w->idle.head)
+			conn_send(w, w->idle.head, q_pop(w));
+		size_t want = w->q_len > w->n_connecting ? w->q_len - w->n_connecting : 0;
+		while (want-- && w->n_open < w->max_conns && now >= w->backoff_until_ns &&
+		       w->free_slots)
+			conn_open(w, now);
+		return;
+	}
+	while (w->idle.head) {
+		uint64_t t = clock_now_ns();
+		if (!closed_can_issue(w, t))
+			break;
+		if (t >= w->e->warm_end_ns)
+			w->issued_measure++;
+		phase_of(w, t)->scheduled++;
+		conn_send(w, w->idle.head, t);
+	}
+	while (w->n_open < w->max_conns && now >= w->backoff_until_ns && w->free_slots &&
+	       closed_can_issue(w, now))
+		conn_open(w, now);
+}
+
+static void check_timeouts(struct worker *w, uint64_t now)
+{
+	while (w->timed.head && w->timed.head->deadline_ns <= now) {
+		struct conn *c = w->timed.head;
+		if (c->state == CS_CONNECTING) {
+			phase_of(w, now)->errors[ERRK_CONNECT]++;
+			w->backoff_until_ns = now + CONNECT_BACKOFF_NS;
+		} else {
+			/* Not dropped: the time waited is a lower bound of its latency. */
+			struct phase_stats *ph = phase_of(w, c->sched_ns);
+			hist_record(&ph->timing[TIM_LATENCY], now - c->sched_ns);
+			count_error(w, c->sched_ns, ERRK_TIMEOUT, now);
+		}
+		conn_close(w, c);
+	}
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct engine *e = w->e;
+	const struct engine_cfg *cfg = &e->cfg;
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* wake within microseconds */
+	uint64_t cpu0 = clock_thread_cpu_ns();
+	struct epoll_event ev[MAX_EVENTS];
+
+	/* Connections are opened before the start, so the first requests do
+	 * not pay for them; later ones open on demand. */
+	uint64_t now = clock_now_ns();
+	while (w->free_slots && w->n_open < w->max_conns && now >= w->backoff_until_ns)
+		conn_open(w, now);
+
+	uint64_t drain_end = UINT64_MAX;
+	for (;;) {
+		now = clock_now_ns();
+		if (stopping(w))
+			break;
+		if (w->sched_active && now >= e->t0_ns) {
+			while (w->next_due_ns <= now) {
+				if (w->next_due_ns >= e->meas_end_ns) {
+					w->sched_active = false;
+					break;
+				}
+				struct phase_stats *ph = phase_of(w, w->next_due_ns);
+				ph->scheduled++;
+				hist_record(&ph->timing[TIM_LOOP_LAG], now - w->next_due_ns);
+				if (!q_push(w, w->next_due_ns))
+					ph->dropped++;
+				w->next_due_ns = sched_next(&w->sched);
+			}
+		}
+		check_timeouts(w, now);
+		dispatch(w, now);
+
+		/* End of load: no more requests will be issued. */
+		bool issuing = cfg->open_loop ? w->sched_active : closed_can_issue(w, now) || now < e->t0_ns;
+		if (!issuing) {
+			if (drain_end == UINT64_MAX)
+				drain_end = now + cfg->drain_ns;
+			bool busy = w->q_len || (w->timed.len > w->n_connecting);
+			if (!busy || now >= drain_end)
+				break;
+		}
+
+		uint64_t wake = now + IDLE_WAIT_NS;
+		if (w->sched_active) {
+			/* Sleep until spin_ns before the next due time, then poll:
+			 * timer wake-ups overshoot (tens of us on some VMs), and a
+			 * late wake-up is send lag. */
+			uint64_t due = w->next_due_ns > e->t0_ns ? w->next_due_ns : e->t0_ns;
+			wake = min_u64(wake, due > cfg->spin_ns ? due - cfg->spin_ns : 0);
+		}
+		if (w->timed.head)
+			wake = min_u64(wake, w->timed.head->deadline_ns);
+		if (!cfg->open_loop && now < e->t0_ns)
+			wake = min_u64(wake, e->t0_ns);
+		if (e->meas_end_ns != UINT64_MAX)
+			wake = min_u64(wake, e->meas_end_ns);
+		if (drain_end != UINT64_MAX)
+			wake = min_u64(wake, drain_end);
+		if (w->q_len && w->backoff_until_ns > now)
+			wake = min_u64(wake, w->backoff_until_ns);
+		int n = loop_wait(&w->loop, ev, MAX_EVENTS, wake > now ? wake - now : 0);
+		for (int i = 0; i < n; i++) {
+			if (ev[i].data.ptr == &w->loop) {
+				loop_wake_ack(&w->loop);
+				continue;
+			}
+			struct conn *c = ev[i].data.ptr;
+			if (c->state != CS_FREE)
+				conn_event(w, c, ev[i].events);
+		}
+	}
+
+	/* What is left: never sent, or sent without a response. */
+	while (w->q_len) {
+		uint64_t due = q_pop(w);
+		phase_of(w, due)->queued_at_end++;
+	}
+	for (uint32_t i = 0; i < w->max_conns; i++) {
+		struct conn *c = &w->conns[i];
+		if (c->state == CS_READING || c->state == CS_WRITING)
+			phase_of(w, c->sched_ns)->in_flight_at_end++;
+		if (c->state != CS_FREE)
+			conn_close(w, c);
+	}
+	if (w->secs_len)
+		series_close_sec(w);
+	w->cpu_ns = clock_thread_cpu_ns() - cpu0;
+	atomic_store_explicit(&w->done, true, memory_order_release);
+	return NULL;
+}
+
+/* ---- setup, progress, merge ---------------------------------------------- */
+
+static void worker_free(struct worker *w)
+{
+	loop_close(&w->loop);
+	free(w->q);
+	free(w->conns);
+	free(w->rbuf);
+	free(w->secs);
+	free(w->pairs);
+	hist_free(&w->sec_hist);
+	phase_stats_free(&w->warm);
+	phase_stats_free(&w->meas);
+}
+
+static int worker_init(struct worker *w, struct engine *e, uint32_t id)
+{
+	const struct engine_cfg *cfg = &e->cfg;
+	w->e = e;
+	w->id = id;
+	w->loop.epfd = w->loop.wake_fd = -1;
+	int rc = loop_init(&w->loop);
+	if (rc)
+		return rc;
+	if (phase_stats_init(&w->warm) || phase_stats_init(&w->meas) ||
+	    hist_init(&w->sec_hist, SERIES_SUB_BITS, HIST_MAX_NS))
+		return -ENOMEM;
+	w->rbuf = malloc(READ_BUF_CAP);
+	if (!w->rbuf)
+		return -ENOMEM;
+	if (cfg->open_loop) {
+		w->rate_per_s = sched_split_rate(cfg->rate_per_s, cfg->threads, id);
+		w->max_conns = (uint32_t)sched_split(cfg->connections, cfg->threads, id);
+		if (w->rate_per_s > 0) {
+			/* Threads are offset by a fraction of the gap so that their
+			 * constant schedules interleave rather than coincide. */
+			sched_init(&w->sched, cfg->arrival, w->rate_per_s, e->t0_ns,
+				   (double)id / cfg->threads, cfg->seed * 0x9e3779b97f4a7c15ull + id);
+			w->next_due_ns = sched_next(&w->sched);
+			w->sched_active = true;
+		}
+		size_t cap = cfg->queue_cap;
+		if (!cap) {
+			double c = w->rate_per_s * 30.0; /* 30 s of backlog */
+			cap = c < 4096 ? 4096 : c > 4194304 ? 4194304 : (size_t)c;
+		}
+		w->q_cap = cap;
+		w->q = malloc(cap * sizeof *w->q);
+		if (!w->q)
+			return -ENOMEM;
+	} else {
+		w->max_conns = (uint32_t)sched_split(cfg->concurrency, cfg->threads, id);
+		w->quota = sched_split(cfg->requests, cfg->threads, id);
+	}
+	if (w->max_conns) {
+		w->conns = calloc(w->max_conns, sizeof *w->conns);
+		if (!w->conns)
+			return -ENOMEM;
+	}
+	for (uint32_t i = w->max_conns; i-- > 0;) {
+		w->conns[i].fd = -1;
+		w->conns[i].next = w->free_slots;
+		w->free_slots = &w->conns[i];
+	}
+	return 0;
+}
+
+int engine_start(struct engine **out, const struct engine_cfg *cfg)
+{
+	if (cfg->threads == 0 || cfg->timeout_ns == 0 || !cfg->req || !cfg->req_len)
+		return -EINVAL;
+	if (cfg->open_loop ? (cfg->rate_per_s <= 0 || cfg->connections == 0)
+			   : cfg->concurrency == 0)
+		return -EINVAL;
+	struct engine *e = calloc(1, sizeof *e);
+	if (!e)
+		return -ENOMEM;
+	e->cfg = *cfg;
+	e->n_threads = cfg->threads;
+	/* Start shortly in the future so every worker is ready (and open-loop
+	 * connections are open) before the first request is due. */
+	e->t0_ns = clock_now_ns() + 50 * NS_PER_MS;
+	e->warm_end_ns = e->t0_ns + cfg->warmup_ns;
+	bool by_count = !cfg->open_loop && cfg->requests && !cfg->duration_limits;
+	e->meas_end_ns = by_count ? UINT64_MAX : e->warm_end_ns + cfg->duration_ns;
+	e->w = aligned_alloc(64, ((sizeof *e->w * cfg->threads) + 63) / 64 * 64);
+	if (!e->w) {
+		free(e);
+		return -ENOMEM;
+	}
+	memset(e->w, 0, sizeof *e->w * cfg->threads);
+	int rc = 0;
+	for (uint32_t i = 0; i < cfg->threads && !rc; i++)
+		rc = worker_init(&e->w[i], e, i);
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	for (uint32_t i = 0; i < cfg->threads && !rc; i++) {
+		rc = -pthread_create(&e->w[i].thread, NULL, worker_main, &e->w[i]);
+		if (!rc)
+			e->started++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		engine_interrupt(e);
+		for (uint32_t i = 0; i < e->started; i++)
+			pthread_join(e->w[i].thread, NULL);
+		for (uint32_t i = 0; i < cfg->threads; i++)
+			worker_free(&e->w[i]);
+		free(e->w);
+		free(e);
+		return rc;
+	}
+	*out = e;
+	return 0;
+}
+
+void engine_interrupt(struct engine *e)
+{
+	atomic_store(&e->stop, true);
+	for (uint32_t i = 0; i < e->started; i++)
+		loop_wake(&e->w[i].loop);
+}
+
+bool engine_done(struct engine *e)
+{
+	for (uint32_t i = 0; i < e->started; i++)
+		if (!atomic_load_explicit(&e->w[i].done, memory_order_acquire))
+			return false;
+	return true;
+}
+
+void engine_progress(struct engine *e, struct engine_progress *p)
+{
+	memset(p, 0, sizeof *p);
+	uint64_t now = clock_now_ns();
+	p->elapsed_ns = now > e->t0_ns ? now - e->t0_ns : 0;
+	p->in_warmup = now < e->warm_end_ns;
+	if (e->meas_end_ns != UINT64_MAX)
+		p->total_ns = e->meas_end_ns - e->t0_ns;
+	for (uint32_t i = 0; i < e->started; i++) {
+		struct worker *w = &e->w[i];
+		p->completed += atomic_load_explicit(&w->pub_completed, memory_order_relaxed);
+		p->errors += atomic_load_explicit(&w->pub_errors, memory_order_relaxed);
+		uint64_t p99 = atomic_load_explicit(&w->pub_p99_ns, memory_order_relaxed);
+		if (p99 > p->p99_ns)
+			p->p99_ns = p99;
+		p->rate_per_s += (double)atomic_load_explicit(&w->pub_last_sec_completed,
+							      memory_order_relaxed);
+	}
+}
+
+/* Merge the per-second series of every worker. */
+static int merge_series(struct engine *e, struct run_result *res)
+{
+	size_t len = 0;
+	for (uint32_t i = 0; i < e->n_threads; i++)
+		if (e->w[i].secs_len > len)
+			len = e->w[i].secs_len;
+	if (!len)
+		return 0;
+	res->series = calloc(len, sizeof *res->series);
+	if (!res->series)
+		return -ENOMEM;
+	res->series_len = len;
+	struct hist h;
+	if (hist_init(&h, SERIES_SUB_BITS, HIST_MAX_NS))
+		return -ENOMEM;
+	for (size_t s = 0; s < len; s++) {
+		hist_reset(&h);
+		struct series_point *pt = &res->series[s];
+		for (uint32_t i = 0; i < e->n_threads; i++) {
+			struct worker *w = &e->w[i];
+			if (s >= w->secs_len)
+				continue;
+			struct sec_rec *r = &w->secs[s];
+			pt->completed += r->completed;
+			pt->errors += r->errors;
+			for (size_t k = 0; k < r->pairs_n; k++)
+				hist_record_n(&h, w->pairs[r->pairs_off + k][0],
+					      w->pairs[r->pairs_off + k][1]);
+		}
+		pt->p50_ns = hist_percentile(&h, 50.0);
+		pt->p99_ns = hist_percentile(&h, 99.0);
+	}
+	hist_free(&h);
+	return 0;
+}
+
+int engine_finish(struct engine *e, struct run_result *res)
+{
+	for (uint32_t i = 0; i < e->started; i++)
+		pthread_join(e->w[i].thread, NULL);
+	memset(res, 0, sizeof *res);
+	int rc = phase_stats_init(&res->warmup);
+	if (!rc)
+		rc = phase_stats_init(&res->measure);
+	uint64_t last = 0;
+	bool oom = false;
+	for (uint32_t i = 0; i < e->n_threads && !rc; i++) {
+		struct worker *w = &e->w[i];
+		rc = phase_stats_merge(&res->warmup, &w->warm);
+		if (!rc)
+			rc = phase_stats_merge(&res->measure, &w->meas);
+		if (w->last_completion_ns > last)
+			last = w->last_completion_ns;
+		res->gen_cpu_ns += w->cpu_ns;
+		oom |= w->oom != 0;
+	}
+	if (!rc)
+		rc = merge_series(e, res);
+	res->interrupted = atomic_load(&e->stop);
+	res->open_loop = e->cfg.open_loop;
+	res->offered_rate_per_s = e->cfg.open_loop ? e->cfg.rate_per_s : 0;
+	res->threads = e->n_threads;
+	res->warmup_ns = e->cfg.warmup_ns;
+	/* Measured time: the planned window, or up to the last measured response
+	 * when that is later (a count-based run, or a backlog served in drain). */
+	uint64_t window = e->meas_end_ns != UINT64_MAX ? e->meas_end_ns - e->warm_end_ns : 0;
+	uint64_t to_last = last > e->warm_end_ns ? last - e->warm_end_ns : 0;
+	res->measure_ns = to_last > window ? to_last : window;
+	if (res->interrupted && to_last < window)
+		res->measure_ns = to_last;
+	for (uint32_t i = 0; i < e->n_threads; i++)
+		worker_free(&e->w[i]);
+	free(e->w);
+	free(e);
+	if (oom && !rc)
+		rc = -ENOMEM;
+	return rc;
+}

@@ -1,0 +1,71 @@
+#include "plan/plan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/clock.h"
+#include "util/err.h"
+
+void plan_defaults(struct run_plan *p)
+{
+	memset(p, 0, sizeof *p);
+	p->arrival = SCHED_CONSTANT;
+	p->seed = 1;
+	p->duration_ns = 10 * NS_PER_S;
+	p->timeout_ns = 10 * NS_PER_S;
+	p->spin_ns = 100 * NS_PER_US;
+	p->connections = 64;
+	p->concurrency = 10;
+	p->threads = 1;
+}
+
+const char *plan_method(const struct run_plan *p)
+{
+	if (p->method)
+		return p->method;
+	return p->body ? "POST" : "GET";
+}
+
+const char *sched_arrival_name(enum sched_arrival a)
+{
+	return a == SCHED_POISSON ? "poisson" : "constant";
+}
+
+#define FAIL(...)                                                                        \
+	do {                                                                             \
+		snprintf(err, cap, __VA_ARGS__);                                         \
+		return PACER_ERANGE;                                                     \
+	} while (0)
+
+int plan_validate(const struct run_plan *p, char *err, size_t cap)
+{
+	if (p->threads == 0 || p->threads > 256)
+		FAIL("--threads %u: must be between 1 and 256", p->threads);
+	if (p->spin_ns > 10 * NS_PER_MS)
+		FAIL("--spin: at most 10ms");
+	if (p->timeout_ns < NS_PER_MS)
+		FAIL("--timeout: must be at least 1ms");
+	if (p->open_loop) {
+		if (p->rate_per_s <= 0)
+			FAIL("--rate: must be above 0");
+		if (p->connections == 0)
+			FAIL("--connections: must be at least 1");
+		if (p->connections < p->threads)
+			FAIL("--connections %u: fewer than --threads %u", p->connections, p->threads);
+		if (p->requests)
+			FAIL("--requests: only for closed loop (without --rate)");
+		if (p->duration_ns == 0)
+			FAIL("--duration: must be above 0 with --rate");
+	} else {
+		if (p->concurrency == 0)
+			FAIL("--concurrency: must be at least 1");
+		if (p->concurrency < p->threads)
+			FAIL("--concurrency %u: fewer than --threads %u", p->concurrency, p->threads);
+		if (!p->requests && p->duration_ns == 0)
+			FAIL("--duration: must be above 0 (or give --requests)");
+	}
+	uint32_t conns = p->open_loop ? p->connections : p->concurrency;
+	if (conns > 1000000)
+		FAIL("too many connections: %u", conns);
+	return 0;
+}

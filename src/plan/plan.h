@@ -1,0 +1,54 @@
+/* pacer — the plan of a `pacer run`: what the user asked for, validated,
+ * immutable once the run starts. Pure: filled by the CLI (or later a
+ * scenario file), checked here, read by the runner and the report writers. */
+#ifndef PACER_PLAN_PLAN_H
+#define PACER_PLAN_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "http/url.h"
+#include "plan/sched.h"
+
+struct run_plan {
+	const char *url_str;
+	struct url url;
+	const char *method;          /* NULL: GET, or POST with a body */
+	const char **headers;        /* "Name: value" */
+	size_t n_headers;
+	const char *body;            /* bytes (owned by the caller) */
+	size_t body_len;
+	const char *body_source;     /* "@file" or "literal", for the record */
+
+	bool open_loop;
+	double rate_per_s;
+	enum sched_arrival arrival;
+	uint64_t seed;
+	uint64_t duration_ns, warmup_ns, timeout_ns, drain_ns;
+	uint64_t spin_ns;            /* open loop: busy-poll this close to a due time */
+	bool duration_given;
+	uint32_t connections, concurrency, threads;
+	uint64_t requests;           /* closed loop: 0 = by duration */
+
+	const char *out_path, *hgrm_path;
+	bool quiet;
+
+	int argc;                    /* the command line as given, for the record */
+	char **argv;
+};
+
+/* Defaults for every field (no URL). */
+void plan_defaults(struct run_plan *p);
+
+/* The method a request will use. */
+const char *plan_method(const struct run_plan *p);
+
+/* Check the plan for contradictions and impossible values. 0, or
+ * PACER_ERANGE / PACER_EPARSE with a one-line reason in err naming the
+ * option ("--rate 0: must be above 0"). */
+int plan_validate(const struct run_plan *p, char *err, size_t cap);
+
+const char *sched_arrival_name(enum sched_arrival a);
+
+#endif

@@ -1,0 +1,47 @@
+/* pacer — arrival schedules (pure): the due time of each request of one
+ * thread's share of an open-loop load. Times are absolute CLOCK_MONOTONIC ns;
+ * the k-th due time is computed from the start, never by accumulating rounded
+ * gaps, so a constant schedule does not drift. */
+#ifndef PACER_PLAN_SCHED_H
+#define PACER_PLAN_SCHED_H
+
+#include <stdint.h>
+
+#include "util/rng.h"
+
+enum sched_arrival {
+	SCHED_CONSTANT = 0, /* evenly spaced */
+	SCHED_POISSON,      /* exponential gaps with mean 1/rate */
+};
+
+struct sched {
+	enum sched_arrival arrival;
+	double interval_ns; /* mean gap */
+	uint64_t start_ns;
+	double offset_ns;   /* constant: phase of the first arrival */
+	uint64_t k;         /* arrivals handed out so far */
+	double t_ns;        /* poisson: time of the last arrival since start */
+	struct rng rng;
+};
+
+/* Start a schedule of `rate_per_s` (> 0) arrivals beginning at start_ns.
+ * Constant schedules begin at start_ns + phase * interval, phase in [0,1)
+ * (threads use different phases so their sends interleave); Poisson
+ * schedules draw from `seed`. */
+void sched_init(struct sched *s, enum sched_arrival arrival, double rate_per_s, uint64_t start_ns,
+		double phase, uint64_t seed);
+/* Due time of the next arrival; advances the schedule. */
+uint64_t sched_next(struct sched *s);
+
+/* Split `total` over `parts` as evenly as possible: part i gets total/parts
+ * plus one of the remainder when i < total % parts. */
+static inline uint64_t sched_split(uint64_t total, uint32_t parts, uint32_t i)
+{
+	return total / parts + (i < total % parts ? 1 : 0);
+}
+
+/* Split a real-valued rate: the integral part as sched_split does, the
+ * fractional part to part 0. */
+double sched_split_rate(double rate_per_s, uint32_t parts, uint32_t i);
+
+#endif

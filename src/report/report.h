@@ -1,0 +1,48 @@
+/* pacer — report writers: pure functions of a finished run. They read the
+ * plan, the machine facts and the result, and write text; they never reach
+ * back into the engine. */
+#ifndef PACER_REPORT_REPORT_H
+#define PACER_REPORT_REPORT_H
+
+#include <stdio.h>
+
+#include "plan/plan.h"
+#include "result/result.h"
+#include "util/sysinfo.h"
+
+#define REPORT_SCHEMA_VERSION "1.0"
+#define REPORT_WARN_CAP 16
+#define REPORT_WARN_LEN 320
+
+/* Send-lag p99 above this means the generator may not have kept up. */
+#define REPORT_SEND_LAG_WARN_NS 1000000ull
+
+struct report_ctx {
+	const struct run_plan *plan;
+	const struct sysinfo_facts *env;
+	const struct run_result *res;
+	const char *mode;       /* "live" */
+	const char *version;
+	const char *commit;
+};
+
+struct report_warnings {
+	size_t n;
+	char msg[REPORT_WARN_CAP][REPORT_WARN_LEN];
+};
+
+/* The conditions a reader must know about, in words: generator limits,
+ * interruption, errors, requests left unsent or unanswered. */
+void report_warnings(const struct report_ctx *c, struct report_warnings *w);
+
+/* The versioned JSON result (docs/result.md). Returns 0 or -EIO if the
+ * stream failed. */
+int report_json(FILE *f, const struct report_ctx *c);
+
+/* The terminal summary. */
+void report_text(FILE *f, const struct report_ctx *c);
+
+/* Achieved rate of the measured phase, responses per second. */
+double report_achieved_rate(const struct run_result *r);
+
+#endif

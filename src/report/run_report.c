@@ -1,0 +1,507 @@
+/* pacer — the JSON result and the terminal summary of `pacer run`. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "report/report.h"
+#include "util/clock.h"
+#include "util/jsonw.h"
+#include "util/units.h"
+
+double report_achieved_rate(const struct run_result *r)
+{
+	if (r->measure_ns == 0)
+		return 0;
+	return (double)r->measure.completed * 1e9 / (double)r->measure_ns;
+}
+
+static void warn(struct report_warnings *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#include <stdarg.h>
+static void warn(struct report_warnings *w, const char *fmt, ...)
+{
+	if (w->n >= REPORT_WARN_CAP)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(w->msg[w->n++], REPORT_WARN_LEN, fmt, ap);
+	va_end(ap);
+}
+
+void report_warnings(const struct report_ctx *c, struct report_warnings *w)
+{
+	const struct run_result *r = c->res;
+	const struct phase_stats *m = &r->measure;
+	char a[32], b[32];
+	w->n = 0;
+	if (r->interrupted)
+		warn(w, "interrupted: the run was stopped early; figures cover %.2fs of the planned %.2fs",
+		     (double)r->measure_ns / 1e9, (double)c->plan->duration_ns / 1e9);
+	if (r->open_loop) {
+		uint64_t loop_lag = hist_percentile(&m->timing[TIM_LOOP_LAG], 99.0);
+		uint64_t lag = hist_percentile(&m->timing[TIM_SEND_LAG], 99.0);
+		if (loop_lag > REPORT_SEND_LAG_WARN_NS)
+			warn(w,
+			     "generator may be the bottleneck: its loop picked up due requests late "
+			     "(loop-lag p99 %s > %s); try more --threads, fewer --connections, or "
+			     "another machine",
+			     units_fmt_duration(a, sizeof a, (double)loop_lag),
+			     units_fmt_duration(b, sizeof b, (double)REPORT_SEND_LAG_WARN_NS));
+		else if (lag > REPORT_SEND_LAG_WARN_NS)
+			warn(w,
+			     "requests waited for a free connection before they could be sent "
+			     "(send-lag p99 %s > %s): the target was slow to answer or --connections "
+			     "is too low; that wait counts in latency",
+			     units_fmt_duration(a, sizeof a, (double)lag),
+			     units_fmt_duration(b, sizeof b, (double)REPORT_SEND_LAG_WARN_NS));
+		double ach = report_achieved_rate(r);
+		if (!r->interrupted && ach < 0.95 * r->offered_rate_per_s)
+			warn(w,
+			     "achieved rate %.1f/s is under 95%% of the offered %.1f/s: the target (or "
+			     "the generator) did not keep up",
+			     ach, r->offered_rate_per_s);
+	}
+	if (m->dropped)
+		warn(w, "%" PRIu64 " requests were due but dropped (backlog full): never sent",
+		     m->dropped);
+	if (m->queued_at_end)
+		warn(w, "%" PRIu64 " requests were due but still queued when the run ended",
+		     m->queued_at_end);
+	if (m->in_flight_at_end)
+		warn(w, "%" PRIu64 " requests were still waiting for a response when the run ended",
+		     m->in_flight_at_end);
+	if (m->errors[ERRK_TIMEOUT])
+		warn(w,
+		     "%" PRIu64 " requests timed out; their latency is recorded as the time waited "
+		     "(a lower bound)",
+		     m->errors[ERRK_TIMEOUT]);
+	uint64_t errs = phase_stats_errors(m);
+	if (errs)
+		warn(w, "%" PRIu64 " errors (%.2f%% of requests sent)", errs,
+		     m->sent ? 100.0 * (double)errs / (double)m->sent : 0.0);
+	if (m->completed == 0)
+		warn(w, "no response was completed in the measured phase");
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static void json_hist(struct jsonw *j, const struct hist *h)
+{
+	jw_obj(j);
+	jw_key(j, "count");
+	jw_u64(j, h->total);
+	static const struct {
+		const char *key;
+		double p;
+	} pcts[] = {{"p50_us", 50},  {"p90_us", 90},      {"p99_us", 99},
+		    {"p99_9_us", 99.9}, {"p99_99_us", 99.99}};
+	jw_key(j, "min_us");
+	jw_dbl(j, h->total ? (double)h->min / 1e3 : 0, 3);
+	jw_key(j, "mean_us");
+	jw_dbl(j, hist_mean(h) / 1e3, 3);
+	jw_key(j, "stddev_us");
+	jw_dbl(j, hist_stddev(h) / 1e3, 3);
+	for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++) {
+		jw_key(j, pcts[i].key);
+		jw_dbl(j, (double)hist_percentile(h, pcts[i].p) / 1e3, 3);
+	}
+	jw_key(j, "max_us");
+	jw_dbl(j, (double)h->max / 1e3, 3);
+	jw_key(j, "hist");
+	jw_obj(j);
+	jw_key(j, "unit");
+	jw_str(j, "ns");
+	jw_key(j, "sub_bits");
+	jw_u64(j, h->sub_bits);
+	jw_key(j, "max_value");
+	jw_u64(j, h->max_value);
+	jw_key(j, "counts");
+	int saved = j->indent;
+	jw_arr(j);
+	j->indent = 0; /* pairs on one line: keeps files readable */
+	size_t cur = 0;
+	uint64_t v, n;
+	while (hist_next_nonzero(h, &cur, &v, &n)) {
+		jw_arr(j);
+		jw_u64(j, v);
+		jw_u64(j, n);
+		jw_arr_end(j);
+	}
+	j->indent = saved;
+	jw_arr_end(j);
+	jw_obj_end(j);
+	jw_obj_end(j);
+}
+
+static void json_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns,
+		       double offered, bool open_loop, double achieved)
+{
+	jw_obj(j);
+	jw_key(j, "duration_s");
+	jw_dbl(j, duration_ns / 1e9, 6);
+	jw_key(j, "requests");
+	jw_obj(j);
+	jw_key(j, "scheduled");
+	jw_u64(j, p->scheduled);
+	jw_key(j, "sent");
+	jw_u64(j, p->sent);
+	jw_key(j, "completed");
+	jw_u64(j, p->completed);
+	jw_key(j, "queued_at_end");
+	jw_u64(j, p->queued_at_end);
+	jw_key(j, "in_flight_at_end");
+	jw_u64(j, p->in_flight_at_end);
+	jw_key(j, "dropped");
+	jw_u64(j, p->dropped);
+	jw_key(j, "late");
+	jw_u64(j, p->late);
+	jw_obj_end(j);
+
+	jw_key(j, "responses");
+	jw_obj(j);
+	jw_key(j, "by_class");
+	jw_obj(j);
+	for (int cls = 1; cls <= 5; cls++) {
+		char k[8];
+		snprintf(k, sizeof k, "%dxx", cls);
+		jw_key(j, k);
+		jw_u64(j, phase_stats_class(p, cls));
+	}
+	jw_obj_end(j);
+	jw_key(j, "by_status");
+	jw_obj(j);
+	for (int s = STATUS_MIN; s <= STATUS_MAX; s++) {
+		if (!p->status[s])
+			continue;
+		char k[8];
+		snprintf(k, sizeof k, "%d", s);
+		jw_key(j, k);
+		jw_u64(j, p->status[s]);
+	}
+	jw_obj_end(j);
+	jw_obj_end(j);
+
+	jw_key(j, "errors");
+	jw_obj(j);
+	for (int k = 0; k < ERRK_COUNT; k++) {
+		jw_key(j, err_kind_name((enum err_kind)k));
+		jw_u64(j, p->errors[k]);
+	}
+	jw_key(j, "total");
+	jw_u64(j, phase_stats_errors(p));
+	jw_obj_end(j);
+
+	jw_key(j, "connections");
+	jw_obj(j);
+	jw_key(j, "opened");
+	jw_u64(j, p->conns_opened);
+	jw_key(j, "closed_by_server");
+	jw_u64(j, p->closed_by_server);
+	jw_obj_end(j);
+
+	jw_key(j, "bytes");
+	jw_obj(j);
+	jw_key(j, "in");
+	jw_u64(j, p->bytes_in);
+	jw_key(j, "out");
+	jw_u64(j, p->bytes_out);
+	jw_obj_end(j);
+
+	jw_key(j, "rate");
+	jw_obj(j);
+	jw_key(j, "offered_per_s");
+	if (open_loop)
+		jw_dbl(j, offered, 3);
+	else
+		jw_null(j);
+	jw_key(j, "achieved_per_s");
+	jw_dbl(j, achieved, 3);
+	jw_obj_end(j);
+
+	for (int t = 0; t < TIM_COUNT; t++) {
+		jw_key(j, timing_name((enum timing)t));
+		json_hist(j, &p->timing[t]);
+	}
+	jw_obj_end(j);
+}
+
+static void iso8601(char *out, size_t cap, uint64_t wall_ns)
+{
+	time_t s = (time_t)(wall_ns / NS_PER_S);
+	struct tm tm;
+	gmtime_r(&s, &tm);
+	char buf[32];
+	strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out, cap, "%s.%03uZ", buf, (unsigned)((wall_ns % NS_PER_S) / NS_PER_MS));
+}
+
+static void json_plan(struct jsonw *j, const struct run_plan *p)
+{
+	jw_obj(j);
+	jw_key(j, "url");
+	jw_str(j, p->url_str);
+	jw_key(j, "method");
+	jw_str(j, plan_method(p));
+	jw_key(j, "loop");
+	jw_str(j, p->open_loop ? "open" : "closed");
+	jw_key(j, "rate_per_s");
+	if (p->open_loop)
+		jw_dbl(j, p->rate_per_s, 3);
+	else
+		jw_null(j);
+	jw_key(j, "arrival");
+	jw_str(j, sched_arrival_name(p->arrival));
+	jw_key(j, "seed");
+	jw_u64(j, p->seed);
+	jw_key(j, "duration_s");
+	if (!p->open_loop && p->requests && !p->duration_given)
+		jw_null(j);
+	else
+		jw_dbl(j, (double)p->duration_ns / 1e9, 6);
+	jw_key(j, "warmup_s");
+	jw_dbl(j, (double)p->warmup_ns / 1e9, 6);
+	jw_key(j, "connections");
+	jw_u64(j, p->connections);
+	jw_key(j, "concurrency");
+	jw_u64(j, p->concurrency);
+	jw_key(j, "requests");
+	if (p->requests)
+		jw_u64(j, p->requests);
+	else
+		jw_null(j);
+	jw_key(j, "threads");
+	jw_u64(j, p->threads);
+	jw_key(j, "timeout_ms");
+	jw_dbl(j, (double)p->timeout_ns / 1e6, 3);
+	jw_key(j, "drain_ms");
+	jw_dbl(j, (double)p->drain_ns / 1e6, 3);
+	jw_key(j, "spin_us");
+	jw_dbl(j, (double)p->spin_ns / 1e3, 3);
+	jw_key(j, "headers");
+	jw_arr(j);
+	for (size_t i = 0; i < p->n_headers; i++)
+		jw_str(j, p->headers[i]);
+	jw_arr_end(j);
+	jw_key(j, "body_bytes");
+	jw_u64(j, p->body_len);
+	jw_key(j, "argv");
+	jw_arr(j);
+	for (int i = 0; i < p->argc; i++)
+		jw_str(j, p->argv[i]);
+	jw_arr_end(j);
+	jw_obj_end(j);
+}
+
+int report_json(FILE *f, const struct report_ctx *c)
+{
+	const struct run_result *r = c->res;
+	struct jsonw jj, *j = &jj;
+	jw_init(j, f, 1);
+	jw_obj(j);
+	jw_key(j, "schema_version");
+	jw_str(j, REPORT_SCHEMA_VERSION);
+	jw_key(j, "kind");
+	jw_str(j, "run");
+	jw_key(j, "pacer");
+	jw_obj(j);
+	jw_key(j, "version");
+	jw_str(j, c->version);
+	jw_key(j, "commit");
+	jw_str(j, c->commit);
+	jw_obj_end(j);
+	jw_key(j, "mode");
+	jw_str(j, c->mode);
+	char ts[48];
+	iso8601(ts, sizeof ts, r->started_wall_ns);
+	jw_key(j, "started_at");
+	jw_str(j, ts);
+	jw_key(j, "interrupted");
+	jw_bool(j, r->interrupted);
+	jw_key(j, "plan");
+	json_plan(j, c->plan);
+
+	jw_key(j, "environment");
+	jw_obj(j);
+	jw_key(j, "hostname");
+	jw_str(j, c->env->hostname);
+	jw_key(j, "os");
+	jw_str(j, c->env->os);
+	jw_key(j, "kernel");
+	jw_str(j, c->env->kernel);
+	jw_key(j, "arch");
+	jw_str(j, c->env->arch);
+	jw_key(j, "cpu_model");
+	jw_str(j, c->env->cpu_model);
+	jw_key(j, "cores");
+	jw_u64(j, (uint64_t)c->env->cores);
+	jw_obj_end(j);
+
+	jw_key(j, "generator");
+	jw_obj(j);
+	jw_key(j, "threads");
+	jw_u64(j, r->threads);
+	jw_key(j, "cpu_s");
+	jw_dbl(j, (double)r->gen_cpu_ns / 1e9, 6);
+	jw_key(j, "cpu_us_per_response");
+	uint64_t responses = r->measure.completed + r->warmup.completed;
+	jw_dbl(j, responses ? (double)r->gen_cpu_ns / 1e3 / (double)responses : 0, 3);
+	jw_obj_end(j);
+
+	if (r->warmup_ns) {
+		jw_key(j, "warmup");
+		double wrate = r->warmup_ns ? (double)r->warmup.completed * 1e9 / (double)r->warmup_ns : 0;
+		json_phase(j, &r->warmup, (double)r->warmup_ns, r->offered_rate_per_s, r->open_loop,
+			   wrate);
+	}
+	jw_key(j, "measure");
+	json_phase(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, r->open_loop,
+		   report_achieved_rate(r));
+
+	jw_key(j, "series");
+	jw_arr(j);
+	for (size_t i = 0; i < r->series_len; i++) {
+		int saved = j->indent;
+		jw_obj(j);
+		j->indent = 0;
+		jw_key(j, "t_s");
+		jw_u64(j, i);
+		jw_key(j, "completed");
+		jw_u64(j, r->series[i].completed);
+		jw_key(j, "errors");
+		jw_u64(j, r->series[i].errors);
+		jw_key(j, "p50_us");
+		jw_dbl(j, (double)r->series[i].p50_ns / 1e3, 3);
+		jw_key(j, "p99_us");
+		jw_dbl(j, (double)r->series[i].p99_ns / 1e3, 3);
+		jw_obj_end(j);
+		j->indent = saved;
+	}
+	jw_arr_end(j);
+
+	struct report_warnings w;
+	report_warnings(c, &w);
+	jw_key(j, "warnings");
+	jw_arr(j);
+	for (size_t i = 0; i < w.n; i++)
+		jw_str(j, w.msg[i]);
+	jw_arr_end(j);
+	jw_obj_end(j);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- terminal summary ------------------------------------------------------ */
+
+static void text_row(FILE *f, const char *name, const struct hist *h)
+{
+	static const double pcts[] = {50, 90, 99, 99.9, 99.99};
+	char b[32];
+	fprintf(f, "  %-13s", name);
+	if (!h->total) {
+		fprintf(f, "%9s\n", "-");
+		return;
+	}
+	for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++)
+		fprintf(f, "%9s", units_fmt_duration(b, sizeof b, (double)hist_percentile(h, pcts[i])));
+	fprintf(f, "%9s", units_fmt_duration(b, sizeof b, (double)h->max));
+	fprintf(f, "%9s", units_fmt_duration(b, sizeof b, hist_mean(h)));
+	fprintf(f, "  %s\n", units_fmt_thousands(b, sizeof b, (double)h->total, 0));
+}
+
+static const char *bytes_h(char *out, size_t cap, uint64_t v)
+{
+	if (v >= 1024ull * 1024 * 1024)
+		snprintf(out, cap, "%.2f GiB", (double)v / (1024.0 * 1024 * 1024));
+	else if (v >= 1024 * 1024)
+		snprintf(out, cap, "%.2f MiB", (double)v / (1024.0 * 1024));
+	else if (v >= 1024)
+		snprintf(out, cap, "%.1f KiB", (double)v / 1024.0);
+	else
+		snprintf(out, cap, "%" PRIu64 " B", v);
+	return out;
+}
+
+void report_text(FILE *f, const struct report_ctx *c)
+{
+	const struct run_plan *p = c->plan;
+	const struct run_result *r = c->res;
+	const struct phase_stats *m = &r->measure;
+	char a[48], b[48], d[48], e[48];
+
+	fprintf(f, "pacer run %s\n", p->url_str);
+	if (p->open_loop)
+		fprintf(f, "  open loop: %s req/s (%s arrivals), %u thread%s, up to %u connections\n",
+			units_fmt_thousands(a, sizeof a, p->rate_per_s, p->rate_per_s == (double)(uint64_t)p->rate_per_s ? 0 : 1),
+			sched_arrival_name(p->arrival), p->threads, p->threads == 1 ? "" : "s",
+			p->connections);
+	else
+		fprintf(f, "  closed loop: %u connections, %u thread%s%s%s\n", p->concurrency,
+			p->threads, p->threads == 1 ? "" : "s", p->requests ? ", requests " : "",
+			p->requests ? units_fmt_thousands(a, sizeof a, (double)p->requests, 0) : "");
+	if (r->warmup_ns)
+		fprintf(f, "  warm-up %.2fs: %s responses, not counted below\n",
+			(double)r->warmup_ns / 1e9,
+			units_fmt_thousands(a, sizeof a, (double)r->warmup.completed, 0));
+	fprintf(f, "  measured %.2fs%s\n\n", (double)r->measure_ns / 1e9,
+		r->interrupted ? " (INTERRUPTED)" : "");
+
+	fprintf(f, "  requests   scheduled %s  sent %s  completed %s  errors %s\n",
+		units_fmt_thousands(a, sizeof a, (double)m->scheduled, 0),
+		units_fmt_thousands(b, sizeof b, (double)m->sent, 0),
+		units_fmt_thousands(d, sizeof d, (double)m->completed, 0),
+		units_fmt_thousands(e, sizeof e, (double)phase_stats_errors(m), 0));
+	if (p->open_loop)
+		fprintf(f, "  rate       offered %s/s  achieved %s/s\n",
+			units_fmt_thousands(a, sizeof a, r->offered_rate_per_s, 1),
+			units_fmt_thousands(b, sizeof b, report_achieved_rate(r), 1));
+	else
+		fprintf(f, "  rate       achieved %s/s\n",
+			units_fmt_thousands(a, sizeof a, report_achieved_rate(r), 1));
+	fprintf(f, "  responses ");
+	bool any = false;
+	for (int cls = 1; cls <= 5; cls++) {
+		uint64_t n = phase_stats_class(m, cls);
+		if (!n)
+			continue;
+		fprintf(f, "  %dxx %s", cls, units_fmt_thousands(a, sizeof a, (double)n, 0));
+		any = true;
+	}
+	fprintf(f, "%s\n", any ? "" : "  none");
+	if (phase_stats_errors(m)) {
+		fprintf(f, "  errors    ");
+		for (int k = 0; k < ERRK_COUNT; k++)
+			if (m->errors[k])
+				fprintf(f, "  %s %s", err_kind_name((enum err_kind)k),
+					units_fmt_thousands(a, sizeof a, (double)m->errors[k], 0));
+		fprintf(f, "\n");
+	}
+	fprintf(f, "  bytes      in %s  out %s   connections opened %s\n\n",
+		bytes_h(a, sizeof a, m->bytes_in), bytes_h(b, sizeof b, m->bytes_out),
+		units_fmt_thousands(d, sizeof d, (double)m->conns_opened, 0));
+
+	fprintf(f, "  %-13s%9s%9s%9s%9s%9s%9s%9s  %s\n", "", "p50", "p90", "p99", "p99.9", "p99.99",
+		"max", "mean", "count");
+	text_row(f, p->open_loop ? "latency" : "latency", &m->timing[TIM_LATENCY]);
+	text_row(f, "service time", &m->timing[TIM_SERVICE]);
+	text_row(f, "first byte", &m->timing[TIM_TTFB]);
+	if (p->open_loop) {
+		text_row(f, "send lag", &m->timing[TIM_SEND_LAG]);
+		text_row(f, "loop lag", &m->timing[TIM_LOOP_LAG]);
+	}
+	text_row(f, "connect", &m->timing[TIM_CONNECT]);
+	if (p->open_loop)
+		fprintf(f, "  (latency: from each request's scheduled time to its last byte, so "
+			   "queueing counts)\n");
+	else
+		fprintf(f, "  (closed loop: latency is measured from the send, so a slow target "
+			   "also slows the offered load)\n");
+
+	struct report_warnings w;
+	report_warnings(c, &w);
+	if (w.n)
+		fprintf(f, "\n");
+	for (size_t i = 0; i < w.n; i++)
+		fprintf(f, "  warning: %s\n", w.msg[i]);
+}

@@ -1,0 +1,18 @@
+/* pacer — monotonic and wall clocks in nanoseconds. */
+#ifndef PACER_UTIL_CLOCK_H
+#define PACER_UTIL_CLOCK_H
+
+#include <stdint.h>
+
+#define NS_PER_US 1000ull
+#define NS_PER_MS 1000000ull
+#define NS_PER_S 1000000000ull
+
+/* CLOCK_MONOTONIC in ns: for every interval pacer measures. */
+uint64_t clock_now_ns(void);
+/* CLOCK_REALTIME in ns since the Unix epoch: only for labelling results. */
+uint64_t clock_wall_ns(void);
+/* This thread's CPU time (user+sys) in ns. */
+uint64_t clock_thread_cpu_ns(void);
+
+#endif

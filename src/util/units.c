@@ -1,0 +1,176 @@
+#include "util/units.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/err.h"
+
+/* Parse a non-negative decimal number prefix; *end points past it. */
+static int parse_number(const char *s, double *v, const char **end)
+{
+	if (!s || !*s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
+		return PACER_EPARSE;
+	const char *p = s;
+	int digits = 0;
+	while (isdigit((unsigned char)*p)) {
+		p++;
+		digits++;
+	}
+	if (*p == '.') {
+		p++;
+		while (isdigit((unsigned char)*p)) {
+			p++;
+			digits++;
+		}
+	}
+	if (digits == 0)
+		return PACER_EPARSE;
+	char buf[64];
+	size_t n = (size_t)(p - s);
+	if (n >= sizeof buf)
+		return PACER_ERANGE;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	double d = strtod(buf, NULL);
+	if (!isfinite(d))
+		return PACER_ERANGE;
+	*v = d;
+	*end = p;
+	return 0;
+}
+
+struct suffix {
+	const char *name;
+	double mult;
+};
+
+static int parse_with(const char *s, const struct suffix *tab, double *out)
+{
+	double v;
+	const char *end;
+	int rc = parse_number(s, &v, &end);
+	if (rc)
+		return rc;
+	for (const struct suffix *t = tab; t->name; t++) {
+		if (strcmp(end, t->name) == 0) {
+			double r = v * t->mult;
+			if (!isfinite(r))
+				return PACER_ERANGE;
+			*out = r;
+			return 0;
+		}
+	}
+	return PACER_EPARSE;
+}
+
+static const struct suffix metric[] = {
+	{"", 1}, {"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {NULL, 0},
+};
+
+int units_parse_rate(const char *s, double *rate_per_s)
+{
+	double v;
+	int rc = parse_with(s, metric, &v);
+	if (rc)
+		return rc;
+	if (v <= 0 || v > 1e9)
+		return PACER_ERANGE;
+	*rate_per_s = v;
+	return 0;
+}
+
+int units_parse_duration_ns(const char *s, uint64_t *ns)
+{
+	static const struct suffix tab[] = {
+		{"", 1e9}, {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9},
+		{"m", 60e9}, {"min", 60e9}, {"h", 3600e9}, {NULL, 0},
+	};
+	double v;
+	int rc = parse_with(s, tab, &v);
+	if (rc)
+		return rc;
+	if (v > 1e18)
+		return PACER_ERANGE;
+	*ns = (uint64_t)llround(v);
+	return 0;
+}
+
+int units_parse_count(const char *s, uint64_t *n)
+{
+	double v;
+	int rc = parse_with(s, metric, &v);
+	if (rc)
+		return rc;
+	if (v > 1e18)
+		return PACER_ERANGE;
+	if (v != floor(v))
+		return PACER_EPARSE;
+	*n = (uint64_t)v;
+	return 0;
+}
+
+int units_parse_size(const char *s, uint64_t *bytes)
+{
+	static const struct suffix tab[] = {
+		{"", 1}, {"B", 1}, {"k", 1024.0}, {"K", 1024.0}, {"KiB", 1024.0}, {"kB", 1024.0},
+		{"M", 1048576.0}, {"MiB", 1048576.0}, {"MB", 1048576.0},
+		{"G", 1073741824.0}, {"GiB", 1073741824.0}, {"GB", 1073741824.0}, {NULL, 0},
+	};
+	double v;
+	int rc = parse_with(s, tab, &v);
+	if (rc)
+		return rc;
+	if (v > 1e15)
+		return PACER_ERANGE;
+	*bytes = (uint64_t)llround(v);
+	return 0;
+}
+
+char *units_fmt_duration(char *out, size_t cap, double ns)
+{
+	static const struct {
+		double div;
+		const char *unit;
+	} u[] = {{1, "ns"}, {1e3, "us"}, {1e6, "ms"}, {1e9, "s"}};
+	int i = 0;
+	if (ns >= 1e9)
+		i = 3;
+	else if (ns >= 1e6)
+		i = 2;
+	else if (ns >= 1e3)
+		i = 1;
+	double v = ns / u[i].div;
+	if (i == 0)
+		snprintf(out, cap, "%.0f%s", v, u[i].unit);
+	else if (v >= 100)
+		snprintf(out, cap, "%.1f%s", v, u[i].unit);
+	else
+		snprintf(out, cap, "%.2f%s", v, u[i].unit);
+	return out;
+}
+
+char *units_fmt_thousands(char *out, size_t cap, double v, int decimals)
+{
+	char raw[64];
+	snprintf(raw, sizeof raw, "%.*f", decimals, v < 0 ? -v : v);
+	char *dot = strchr(raw, '.');
+	size_t int_len = dot ? (size_t)(dot - raw) : strlen(raw);
+	char buf[96];
+	size_t o = 0;
+	if (v < 0)
+		buf[o++] = '-';
+	for (size_t i = 0; i < int_len; i++) {
+		if (i > 0 && (int_len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = raw[i];
+	}
+	if (dot)
+		for (const char *p = dot; *p && o < sizeof buf - 1; p++)
+			buf[o++] = *p;
+	buf[o] = '\0';
+	snprintf(out, cap, "%s", buf);
+	return out;
+}

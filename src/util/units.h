@@ -1,0 +1,26 @@
+/* pacer — parsing and formatting of quantities with units, in one place.
+ * All parsers reject empty strings, signs, trailing garbage, NaN/inf and
+ * overflow, returning PACER_EPARSE or PACER_ERANGE. */
+#ifndef PACER_UTIL_UNITS_H
+#define PACER_UTIL_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Rate in events/s: "500", "2.5k", "20k", "1M". Must be > 0. */
+int units_parse_rate(const char *s, double *rate_per_s);
+/* Duration: "250us", "10ms", "1.5s", "2m", "1h"; a bare number is seconds.
+ * Zero is allowed; negative is not. */
+int units_parse_duration_ns(const char *s, uint64_t *ns);
+/* Count: "100", "10k", "2M" (must come out a whole number). */
+int units_parse_count(const char *s, uint64_t *n);
+/* Byte size: "512", "4k"/"4KiB" (1024), "1.5MiB", "2M" (binary multiples). */
+int units_parse_size(const char *s, uint64_t *bytes);
+
+/* Format a duration given in ns with 3-4 significant digits and a unit
+ * chosen for readability ("850ns", "12.3us", "1.95ms", "2.00s"). Returns out. */
+char *units_fmt_duration(char *out, size_t cap, double ns);
+/* Format a count/rate with thousands separators ("20,000", "1,234.5"). */
+char *units_fmt_thousands(char *out, size_t cap, double v, int decimals);
+
+#endif
