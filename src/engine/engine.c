@@ -524,8 +524,12 @@ static void dispatch(struct worker *w, uint64_t now)
 		phase_of(w, t)->scheduled++;
 		conn_send(w, w->idle.head, t);
 	}
+	/* Reopen connections (closed by the server or after errors), but in a
+	 * count-bounded measure phase only as many as requests remain. */
+	bool counted = w->e->cfg.requests && now >= w->e->warm_end_ns;
 	while (w->n_open < w->max_conns && now >= w->backoff_until_ns && w->free_slots &&
-	       closed_can_issue(w, now))
+	       closed_can_issue(w, now) &&
+	       (!counted || w->quota - w->issued_measure > w->idle.len + w->n_connecting))
 		conn_open(w, now);
 }
 

@@ -165,7 +165,7 @@ static void json_phase(struct jsonw *j, const struct phase_stats *p, double dura
 	jw_key(j, "by_class");
 	jw_obj(j);
 	for (int cls = 1; cls <= 5; cls++) {
-		char k[8];
+		char k[16];
 		snprintf(k, sizeof k, "%dxx", cls);
 		jw_key(j, k);
 		jw_u64(j, phase_stats_class(p, cls));
@@ -176,7 +176,7 @@ static void json_phase(struct jsonw *j, const struct phase_stats *p, double dura
 	for (int s = STATUS_MIN; s <= STATUS_MAX; s++) {
 		if (!p->status[s])
 			continue;
-		char k[8];
+		char k[16];
 		snprintf(k, sizeof k, "%d", s);
 		jw_key(j, k);
 		jw_u64(j, p->status[s]);

@@ -1,0 +1,79 @@
+"""Usage errors: exit status 2 and one clear line on stderr that names the
+problem."""
+
+import os
+import unittest
+
+import harness
+from harness import Nginx, PacerTestCase
+
+_ngx = None
+
+
+def setUpModule():
+    global _ngx
+    harness.require_pacer()
+    _ngx = Nginx().start()
+
+
+def tearDownModule():
+    if _ngx is not None:
+        _ngx.stop()
+
+
+class BadInputTest(PacerTestCase):
+    def assert_usage_error(self, args, *mentions):
+        """pacer run ARGS exits 2 with a single stderr line that contains at
+        least one of `mentions` (case-insensitive)."""
+        run = harness.run_pacer(args, timeout=20.0)
+        self.assertFalse(run.timed_out, harness.describe(run))
+        self.assertEqual(run.code, 2, harness.describe(run))
+        lines = [l for l in run.stderr.splitlines() if l.strip()]
+        self.assertEqual(len(lines), 1, "stderr should be one line:\n" + run.stderr)
+        low = lines[0].lower()
+        self.assertTrue(any(x.lower() in low for x in mentions),
+                        "stderr %r mentions none of %r" % (lines[0], mentions))
+        return run
+
+    # A run that would be valid apart from the one bad thing: short, so that
+    # a pacer that wrongly accepts it still ends quickly.
+    def ok_args(self):
+        return [_ngx.url("/hello"), "--duration", "200ms", "--rate", 10]
+
+    def test_unknown_option(self):
+        self.assert_usage_error(self.ok_args() + ["--no-such-option"], "--no-such-option")
+
+    def test_bad_rate(self):
+        self.assert_usage_error([_ngx.url("/hello"), "--duration", "200ms", "--rate", "abc"], "rate", "abc")
+
+    def test_negative_duration(self):
+        self.assert_usage_error([_ngx.url("/hello"), "--rate", 10, "--duration", "-1s"], "duration", "-1s")
+
+    def test_url_without_host(self):
+        self.assert_usage_error(["http://", "--duration", "200ms", "--rate", 10], "url", "http://", "host")
+
+    def test_unsupported_scheme(self):
+        self.assert_usage_error(["ftp://x", "--duration", "200ms", "--rate", 10], "ftp", "scheme")
+
+    def test_unresolvable_host(self):
+        self.assert_usage_error(["http://no-such-host.invalid/", "--duration", "200ms", "--rate", 10],
+                                "no-such-host.invalid", "resolve")
+
+    def test_connection_refused(self):
+        port = harness.free_port()  # nobody listens there
+        self.assert_usage_error(["http://127.0.0.1:%d/" % port, "--duration", "200ms", "--rate", 10],
+                                "refused", str(port))
+
+    def test_missing_body_file(self):
+        missing = "/nonexistent/pacer-body-%d" % os.getpid()
+        self.assertFalse(os.path.exists(missing))
+        self.assert_usage_error(self.ok_args() + ["--body", "@" + missing], missing, "nonexistent")
+
+    def test_nothing_sent_on_usage_error(self):
+        mark = _ngx.log_mark()
+        self.assert_usage_error(self.ok_args() + ["--threads", "zero"], "threads", "zero")
+        self.assertEqual(_ngx.count(mark), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()

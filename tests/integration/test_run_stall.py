@@ -1,0 +1,95 @@
+"""The coordinated-omission test: nginx is frozen (SIGSTOP) for 2 s in the
+middle of an open-loop run. Latency, measured from each request's scheduled
+time, must show the stall; service time must not hide it nor be hurt by it.
+
+Expectation: at rate R over a measured phase of D s with a pause of P s,
+R*P requests fall due during the pause; the one due x s after the pause began
+waits about P - x. The top (1-q) fraction of all R*D requests are those due in
+the first (1-q)*D s of the pause, so the q-quantile of latency is
+P - (1-q)*D: with P = 2, D = 10 it is 1.0 s for p90 and 1.9 s for p99. The
+pause actually achieved (signals are sent from Python) is measured and used.
+"""
+
+import os
+import signal
+import time
+import unittest
+
+import harness
+from harness import Nginx, PacerTestCase
+
+RATE = 1000
+WARMUP_S = 1.0
+DURATION_S = 10.0
+PAUSE_AT_S = WARMUP_S + 4.0  # after pacer's process start
+PAUSE_S = 2.0
+
+
+class StallTest(PacerTestCase):
+    def test_stall_shows_in_latency_not_service_time(self):
+        with Nginx() as ngx:
+            mark = ngx.log_mark()
+            pids = ngx.all_pids()
+            self.assertEqual(len(pids), 2)
+            times = {}
+
+            def stop(_pid):
+                times["stop"] = time.monotonic()
+                for p in pids:
+                    os.kill(p, signal.SIGSTOP)
+
+            def cont(_pid):
+                for p in pids:
+                    os.kill(p, signal.SIGCONT)
+                times["cont"] = time.monotonic()
+
+            try:
+                run = harness.run_pacer(
+                    [ngx.url("/hello"), "--rate", RATE, "--threads", 1, "--connections", 200,
+                     "--warmup", "1s", "--duration", "10s"],
+                    timeout=45.0, actions=[(PAUSE_AT_S, stop), (PAUSE_AT_S + PAUSE_S, cont)])
+            finally:
+                for p in pids:
+                    try:
+                        os.kill(p, signal.SIGCONT)
+                    except ProcessLookupError:
+                        pass
+            logged = ngx.count(mark, path="/hello")
+
+        self.assertFalse(run.timed_out, harness.describe(run))
+        self.assertEqual(run.code, 0, harness.describe(run))
+        self.assertIsNotNone(run.json, harness.describe(run))
+        self.assertIn("stop", times)
+        self.assertIn("cont", times)
+        pause = times["cont"] - times["stop"]
+        m = run.json["measure"]
+        w = run.json.get("warmup")
+        self.assertIsNotNone(w, "no warmup phase in the result")
+        r = m["requests"]
+
+        # nothing lost, nothing timed out
+        self.assertEqual(r["sent"], r["completed"], r)
+        self.assertEqual(m["errors"]["timeout"], 0, m["errors"])
+        self.assert_no_errors(m, run)
+        self.assertEqual(r["in_flight_at_end"], 0, r)
+        self.assertLessEqual(abs(r["scheduled"] - RATE * DURATION_S), RATE * DURATION_S * 0.01, r)
+        self.assertEqual(logged, w["requests"]["sent"] + r["sent"])
+
+        series = run.json["series"]
+        self.assertLessEqual(abs(len(series) - DURATION_S), 1, "series of %d entries" % len(series))
+        # the second of the pause has no completions; the one after has the backlog
+        self.assertIn(0, [s["completed"] for s in series])
+
+        lat = m["latency"]
+        p90_expect_us = (pause - 0.10 * DURATION_S) * 1e6
+        p99_expect_us = (pause - 0.01 * DURATION_S) * 1e6
+        msg = "pause %.3fs latency %s service_time p50 %s" % (
+            pause, {k: lat[k] for k in ("p50_us", "p90_us", "p99_us", "max_us")}, m["service_time"]["p50_us"])
+        self.assertAlmostEqual(lat["p90_us"], p90_expect_us, delta=0.10 * p90_expect_us, msg=msg)
+        self.assertAlmostEqual(lat["p99_us"], p99_expect_us, delta=0.10 * p99_expect_us, msg=msg)
+        self.assertGreaterEqual(lat["max_us"], 0.9 * pause * 1e6, msg)
+        self.assertLess(m["service_time"]["p50_us"], 50000, msg)
+
+
+if __name__ == "__main__":
+    unittest.main()
