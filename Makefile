@@ -35,6 +35,8 @@ CLI_SRCS := $(sort $(wildcard src/cli/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libpacer.a
+# The CLI's pieces other than main(), for unit tests of option parsing.
+CLI_LIB := $(BUILD)/libpacer-cli.a
 
 UNIT_SRCS := $(sort $(shell find tests/unit -name 'test_*.c' 2>/dev/null))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
@@ -60,9 +62,13 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB)
+$(CLI_LIB): $(filter-out $(BUILD)/src/cli/main.o,$(CLI_OBJS))
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(CLI_LIB) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -o $@ $< $(CLI_LIB) $(LIB) $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB)
 	@mkdir -p $(@D)

@@ -78,7 +78,8 @@ int req_encode(const struct req_spec *s, char **out, size_t *out_len, const char
 		*why = "host too long";
 		return PACER_EHEADER;
 	}
-	size_t cap = strlen(s->method) + strlen(s->url->target) + sizeof host + 256 + s->body_len;
+	size_t cap = strlen(s->method) + strlen(s->url->target) + sizeof host + 256 + s->body_len +
+		     (s->user_agent ? strlen(s->user_agent) : 0);
 	for (size_t i = 0; i < s->n_headers; i++)
 		cap += strlen(s->headers[i]) + 4;
 	char *buf = malloc(cap);

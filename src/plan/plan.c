@@ -66,6 +66,6 @@ int plan_validate(const struct run_plan *p, char *err, size_t cap)
 	}
 	uint32_t conns = p->open_loop ? p->connections : p->concurrency;
 	if (conns > 1000000)
-		FAIL("too many connections: %u", conns);
+		FAIL("%s %u: at most 1000000", p->open_loop ? "--connections" : "--concurrency", conns);
 	return 0;
 }

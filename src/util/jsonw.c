@@ -1,5 +1,6 @@
 #include "util/jsonw.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -40,8 +41,8 @@ static void open(struct jsonw *w, char c)
 {
 	pre(w);
 	fputc(c, w->f);
-	if (w->depth < JSONW_DEPTH - 1)
-		w->depth++;
+	assert(w->depth < JSONW_DEPTH - 1);
+	w->depth++;
 	w->first[w->depth] = true;
 }
 

@@ -1,6 +1,7 @@
 #include "util/units.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +99,17 @@ int units_parse_duration_ns(const char *s, uint64_t *ns)
 	return 0;
 }
 
+/* A product like 16.1 * 1e3 is 16100.000000000002 in binary floating point:
+ * accept values within a relative 1e-9 of a whole number, as that number. */
+static int whole(double v, uint64_t *out)
+{
+	double r = nearbyint(v);
+	if (fabs(v - r) > 1e-9 * (r > 1 ? r : 1))
+		return PACER_EPARSE;
+	*out = (uint64_t)r;
+	return 0;
+}
+
 int units_parse_count(const char *s, uint64_t *n)
 {
 	double v;
@@ -106,17 +118,14 @@ int units_parse_count(const char *s, uint64_t *n)
 		return rc;
 	if (v > 1e18)
 		return PACER_ERANGE;
-	if (v != floor(v))
-		return PACER_EPARSE;
-	*n = (uint64_t)v;
-	return 0;
+	return whole(v, n);
 }
 
 int units_parse_size(const char *s, uint64_t *bytes)
 {
 	static const struct suffix tab[] = {
 		{"", 1}, {"B", 1}, {"k", 1024.0}, {"K", 1024.0}, {"KiB", 1024.0}, {"kB", 1024.0},
-		{"M", 1048576.0}, {"MiB", 1048576.0}, {"MB", 1048576.0},
+		{"KB", 1024.0}, {"M", 1048576.0}, {"MiB", 1048576.0}, {"MB", 1048576.0},
 		{"G", 1073741824.0}, {"GiB", 1073741824.0}, {"GB", 1073741824.0}, {NULL, 0},
 	};
 	double v;
@@ -125,8 +134,7 @@ int units_parse_size(const char *s, uint64_t *bytes)
 		return rc;
 	if (v > 1e15)
 		return PACER_ERANGE;
-	*bytes = (uint64_t)llround(v);
-	return 0;
+	return whole(v, bytes);
 }
 
 char *units_fmt_duration(char *out, size_t cap, double ns)
@@ -142,25 +150,35 @@ char *units_fmt_duration(char *out, size_t cap, double ns)
 		i = 2;
 	else if (ns >= 1e3)
 		i = 1;
-	double v = ns / u[i].div;
-	if (i == 0)
-		snprintf(out, cap, "%.0f%s", v, u[i].unit);
-	else if (v >= 100)
-		snprintf(out, cap, "%.1f%s", v, u[i].unit);
-	else
-		snprintf(out, cap, "%.2f%s", v, u[i].unit);
-	return out;
+	/* Choose decimals from the value as it will print (99.996 → "100.0",
+	 * not "100.00"), and move to the next unit when rounding reaches 1000. */
+	for (;;) {
+		double v = ns / u[i].div;
+		int d = i == 0 ? 0 : 2;
+		double r = round(v * pow(10, d)) / pow(10, d);
+		if (d == 2 && r >= 100) {
+			d = 1;
+			r = round(v * 10) / 10;
+		}
+		if (r >= 1000 && i < 3) {
+			i++;
+			continue;
+		}
+		snprintf(out, cap, "%.*f%s", d, v, u[i].unit);
+		return out;
+	}
 }
 
 char *units_fmt_thousands(char *out, size_t cap, double v, int decimals)
 {
-	char raw[64];
+	char raw[400];
 	snprintf(raw, sizeof raw, "%.*f", decimals, v < 0 ? -v : v);
+	bool neg = v < 0 && strspn(raw, "0.") != strlen(raw); /* no "-0" */
 	char *dot = strchr(raw, '.');
 	size_t int_len = dot ? (size_t)(dot - raw) : strlen(raw);
-	char buf[96];
+	char buf[520];
 	size_t o = 0;
-	if (v < 0)
+	if (neg)
 		buf[o++] = '-';
 	for (size_t i = 0; i < int_len; i++) {
 		if (i > 0 && (int_len - i) % 3 == 0)

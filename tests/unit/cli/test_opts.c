@@ -1,0 +1,356 @@
+/* Tests of the option parser (src/cli/opts.c): long, short, --x=y and
+ * -xVALUE forms, typed values, repeatable lists, positionals and "--",
+ * the given flags, and the one-line error messages (unknown option,
+ * missing value, flag with a value, typed errors naming the option and the
+ * expected form). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cli/opts.h"
+#include "util/err.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define ARGV(...) ((char *[]){ "run", __VA_ARGS__ })
+#define ARGC(...) ((int)(sizeof((char *[]){ "run", __VA_ARGS__ }) / sizeof(char *)))
+/* parse "run" followed by the given arguments */
+#define PARSE(f, ...) parse((f), ARGC(__VA_ARGS__), ARGV(__VA_ARGS__))
+
+struct vals {
+	bool verbose, quiet;
+	const char *out;
+	struct opt_list headers;
+	double rate;
+	uint64_t duration_ns;
+	uint64_t requests;
+	uint32_t threads;
+	int dummy_help;
+};
+
+struct fixture {
+	struct vals v;
+	struct opt tab[9];
+	const char *pos[3];
+	size_t npos;
+	char err[256];
+};
+
+static void fixture_init(struct fixture *f)
+{
+	memset(f, 0, sizeof *f);
+	f->v.rate = -1;
+	f->v.duration_ns = 7;
+	f->v.requests = 9;
+	f->v.threads = 3;
+	const struct opt tab[] = {
+		{ 'd', "duration", OPT_DURATION, &f->v.duration_ns, "D", "10s", "run for D", false },
+		{ 'H', "header", OPT_STRLIST, &f->v.headers, "LINE", NULL, "add a header", false },
+		{ 'h', "help", OPT_HELP, &f->v.dummy_help, NULL, NULL, "show help", false },
+		{ 'n', "requests", OPT_COUNT, &f->v.requests, "N", NULL, "send N requests", false },
+		{ 'o', "out", OPT_STR, &f->v.out, "FILE", NULL, "write JSON", false },
+		{ 0, "quiet", OPT_FLAG, &f->v.quiet, NULL, NULL, "no progress", false },
+		{ 'r', "rate", OPT_RATE, &f->v.rate, "R", NULL, "requests/s", false },
+		{ 't', "threads", OPT_U32, &f->v.threads, NULL, "1", "threads", false },
+		{ 'v', "verbose", OPT_FLAG, &f->v.verbose, NULL, NULL, "more output", false },
+	};
+	memcpy(f->tab, tab, sizeof tab);
+}
+
+static int parse(struct fixture *f, int argc, char **argv)
+{
+	return opts_parse(f->tab, N(f->tab), argc, argv, f->pos, N(f->pos), &f->npos, f->err,
+	                  sizeof f->err);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = malloc(sizeof *f);
+	if (!f)
+		return -1;
+	fixture_init(f);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	opt_list_free(&f->v.headers);
+	free(f);
+	return 0;
+}
+
+static void test_forms(void **state)
+{
+	struct fixture *f = *state;
+	/* long with separate value, long=value, short separate, short attached */
+	assert_int_equal(PARSE(f, "--rate", "2.5k", "--duration=250ms", "-n", "10k", "-t4", "-o",
+	                       "r.json", "--verbose", "--quiet", "http://h/"), 0);
+	assert_true(f->v.rate == 2500);
+	assert_true(f->v.duration_ns == 250000000);
+	assert_true(f->v.requests == 10000);
+	assert_int_equal(f->v.threads, 4);
+	assert_string_equal(f->v.out, "r.json");
+	assert_true(f->v.verbose);
+	assert_true(f->v.quiet);
+	assert_int_equal(f->npos, 1);
+	assert_string_equal(f->pos[0], "http://h/");
+}
+
+static void test_forms_more(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(PARSE(f, "-r1M", "-d", "2m", "--threads=8", "--out=", "-v"), 0);
+	assert_true(f->v.rate == 1e6);
+	assert_true(f->v.duration_ns == 120000000000ull);
+	assert_int_equal(f->v.threads, 8);
+	assert_string_equal(f->v.out, ""); /* an empty string is a value */
+	assert_true(f->v.verbose);
+	assert_false(f->v.quiet);
+	assert_int_equal(f->npos, 0);
+	/* untouched options keep their initial values */
+	assert_true(f->v.requests == 9);
+	/* a value that looks like an option is taken as the value */
+	assert_int_equal(PARSE(f, "-o", "-v", "--out", "--quiet"), 0);
+	assert_string_equal(f->v.out, "--quiet");
+	/* the last of a repeated option wins */
+	assert_int_equal(PARSE(f, "-r", "5", "--rate", "7", "-r9"), 0);
+	assert_true(f->v.rate == 9);
+	/* "--x=y=z": the value is everything after the first '=' */
+	assert_int_equal(PARSE(f, "--out=a=b"), 0);
+	assert_string_equal(f->v.out, "a=b");
+}
+
+static void test_list(void **state)
+{
+	struct fixture *f = *state;
+	char *argv[64];
+	char bufs[20][16];
+	int argc = 0;
+	argv[argc++] = "run";
+	argv[argc++] = "-H";
+	argv[argc++] = "A: 1";
+	argv[argc++] = "--header";
+	argv[argc++] = "B: 2";
+	argv[argc++] = "--header=C: 3";
+	argv[argc++] = "-HD: 4";
+	for (int i = 0; i < 20; i++) { /* grow past the initial capacity */
+		snprintf(bufs[i], sizeof bufs[i], "X%d: y", i);
+		argv[argc++] = "-H";
+		argv[argc++] = bufs[i];
+	}
+	assert_int_equal(parse(f, argc, argv), 0);
+	assert_int_equal(f->v.headers.n, 24);
+	assert_true(f->v.headers.cap >= 24);
+	assert_string_equal(f->v.headers.v[0], "A: 1");
+	assert_string_equal(f->v.headers.v[1], "B: 2");
+	assert_string_equal(f->v.headers.v[2], "C: 3");
+	assert_string_equal(f->v.headers.v[3], "D: 4");
+	for (int i = 0; i < 20; i++)
+		assert_string_equal(f->v.headers.v[4 + i], bufs[i]);
+	assert_true(opts_given(f->tab, N(f->tab), "header"));
+	opt_list_free(&f->v.headers);
+	assert_null(f->v.headers.v);
+	assert_int_equal(f->v.headers.n, 0);
+	assert_int_equal(f->v.headers.cap, 0);
+}
+
+static void test_positionals(void **state)
+{
+	struct fixture *f = *state;
+	/* positionals between options; "-" alone is a positional */
+	assert_int_equal(PARSE(f, "a", "-v", "-", "--rate", "5", "c"), 0);
+	assert_int_equal(f->npos, 3);
+	assert_string_equal(f->pos[0], "a");
+	assert_string_equal(f->pos[1], "-");
+	assert_string_equal(f->pos[2], "c");
+	assert_true(f->v.rate == 5);
+	/* "--" ends options: what follows is positional even if it looks like one */
+	fixture_init(f);
+	assert_int_equal(PARSE(f, "--quiet", "--", "-v", "--rate"), 0);
+	assert_true(f->v.quiet);
+	assert_false(f->v.verbose);
+	assert_true(f->v.rate == -1);
+	assert_int_equal(f->npos, 2);
+	assert_string_equal(f->pos[0], "-v");
+	assert_string_equal(f->pos[1], "--rate");
+	assert_false(opts_given(f->tab, N(f->tab), "verbose"));
+	assert_false(opts_given(f->tab, N(f->tab), "rate"));
+	/* a second "--" after "--" is a positional */
+	fixture_init(f);
+	assert_int_equal(PARSE(f, "--", "--"), 0);
+	assert_int_equal(f->npos, 1);
+	assert_string_equal(f->pos[0], "--");
+	/* too many positionals */
+	fixture_init(f);
+	assert_int_equal(PARSE(f, "a", "b", "c", "d"), -1);
+	assert_string_equal(f->err, "unexpected argument 'd'");
+	/* no arguments at all */
+	fixture_init(f);
+	assert_int_equal(parse(f, 1, ARGV(NULL)), 0);
+	assert_int_equal(f->npos, 0);
+}
+
+static void test_given(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(PARSE(f, "-t", "2", "--quiet"), 0);
+	assert_true(opts_given(f->tab, N(f->tab), "threads"));
+	assert_true(opts_given(f->tab, N(f->tab), "quiet"));
+	assert_false(opts_given(f->tab, N(f->tab), "verbose"));
+	assert_false(opts_given(f->tab, N(f->tab), "rate"));
+	assert_false(opts_given(f->tab, N(f->tab), "no-such-option"));
+	/* given by its default value still counts as given */
+	fixture_init(f);
+	assert_int_equal(PARSE(f, "--threads=3"), 0);
+	assert_true(opts_given(f->tab, N(f->tab), "threads"));
+}
+
+static void test_help(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(PARSE(f, "-v", "--help", "--bogus"), 1);
+	assert_true(f->v.verbose);
+	fixture_init(f);
+	assert_int_equal(PARSE(f, "-h"), 1);
+
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	assert_non_null(m);
+	opts_help(m, f->tab, N(f->tab));
+	fclose(m);
+	assert_non_null(strstr(text, "-r, --rate R"));
+	assert_non_null(strstr(text, "    --quiet"));
+	assert_non_null(strstr(text, "run for D [default: 10s]\n"));
+	assert_non_null(strstr(text, "-t, --threads "));
+	assert_non_null(strstr(text, "threads [default: 1]\n"));
+	/* one line per option */
+	size_t lines = 0;
+	for (const char *p = text; *p; p++)
+		lines += *p == '\n';
+	assert_int_equal(lines, N(f->tab));
+	free(text);
+}
+
+struct err_case {
+	const char *args[4];
+	const char *want; /* exact message */
+};
+
+static const struct err_case errors[] = {
+	/* unknown options */
+	{ { "--nope" }, "unknown option '--nope' (see --help)" },
+	{ { "--nope=3" }, "unknown option '--nope' (see --help)" },
+	{ { "--rat", "5" }, "unknown option '--rat' (see --help)" }, /* no prefix matching */
+	{ { "--rates", "5" }, "unknown option '--rates' (see --help)" },
+	{ { "--Rate", "5" }, "unknown option '--Rate' (see --help)" },
+	{ { "-z" }, "unknown option '-z' (see --help)" },
+	{ { "-zvalue" }, "unknown option '-z' (see --help)" },
+	{ { "--=5" }, "unknown option '--' (see --help)" },
+	/* missing values */
+	{ { "--rate" }, "--rate needs a value (R)" },
+	{ { "-v", "-r" }, "--rate needs a value (R)" },
+	{ { "-t" }, "--threads needs a value (value)" },
+	{ { "--header" }, "--header needs a value (LINE)" },
+	/* flags take no value */
+	{ { "--verbose=1" }, "--verbose takes no value" },
+	{ { "--verbose=" }, "--verbose takes no value" },
+	{ { "-vq" }, "--verbose takes no value" },
+	/* typed errors name the option, the value and the expected form */
+	{ { "--rate", "abc" },
+	  "--rate 'abc': not understood (expected a rate above 0 such as 500, 2.5k or 1M)" },
+	{ { "-r0" }, "--rate '0': out of range (expected a rate above 0 such as 500, 2.5k or 1M)" },
+	{ { "--rate=" }, "--rate '': not understood (expected a rate above 0 such as 500, 2.5k or 1M)" },
+	{ { "-r", "-5" },
+	  "--rate '-5': not understood (expected a rate above 0 such as 500, 2.5k or 1M)" },
+	{ { "--duration", "10x" },
+	  "--duration '10x': not understood (expected a duration such as 250ms, 10s, 2m or 1h)" },
+	{ { "-d", "-1s" },
+	  "--duration '-1s': not understood (expected a duration such as 250ms, 10s, 2m or 1h)" },
+	{ { "-d", "400000000h" },
+	  "--duration '400000000h': out of range (expected a duration such as 250ms, 10s, 2m or 1h)" },
+	{ { "-n", "1.5" },
+	  "--requests '1.5': not understood (expected a whole number such as 1000 or 10k)" },
+	{ { "--requests=2000000000G" },
+	  "--requests '2000000000G': out of range (expected a whole number such as 1000 or 10k)" },
+	{ { "--threads", "4294967296" },
+	  "--threads '4294967296': out of range (expected a whole number)" },
+	{ { "-t", "2.5" }, "--threads '2.5': not understood (expected a whole number)" },
+	{ { "-t", "many" }, "--threads 'many': not understood (expected a whole number)" },
+};
+
+static void test_errors(void **state)
+{
+	struct fixture *f = *state;
+	unsigned failed = 0;
+	for (size_t i = 0; i < N(errors); i++) {
+		const struct err_case *c = &errors[i];
+		fixture_init(f);
+		char *argv[6] = { "run" };
+		int argc = 1;
+		for (int k = 0; k < 4 && c->args[k]; k++)
+			argv[argc++] = (char *)c->args[k];
+		argv[argc] = NULL;
+		memset(f->err, 0, sizeof f->err);
+		int rc = parse(f, argc, argv);
+		if (rc != -1 || strcmp(f->err, c->want) != 0) {
+			print_message("args \"%s\" \"%s\": rc %d, err \"%s\", want \"%s\"\n", argv[1],
+			              argc > 2 ? argv[2] : "", rc, f->err, c->want);
+			failed++;
+		}
+		/* a failed typed value leaves the destination alone */
+		if (f->v.rate != -1 || f->v.duration_ns != 7 || f->v.requests != 9 ||
+		    f->v.threads != 3) {
+			print_message("args \"%s\": destination changed on error\n", argv[1]);
+			failed++;
+		}
+	}
+	assert_int_equal(failed, 0);
+}
+
+static void test_u32_bounds(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(PARSE(f, "-t", "4294967295"), 0);
+	assert_int_equal(f->v.threads, UINT32_MAX);
+	assert_int_equal(PARSE(f, "-t", "0"), 0);
+	assert_int_equal(f->v.threads, 0);
+	assert_int_equal(PARSE(f, "-t", "2k"), 0);
+	assert_int_equal(f->v.threads, 2000);
+}
+
+/* A short error buffer truncates the message and keeps it terminated. */
+static void test_small_err_buffer(void **state)
+{
+	struct fixture *f = *state;
+	char err[6];
+	memset(err, 'X', sizeof err);
+	char **argv = ARGV("--nope");
+	assert_int_equal(opts_parse(f->tab, N(f->tab), 2, argv, f->pos, N(f->pos), &f->npos, err,
+	                            sizeof err), -1);
+	assert_string_equal(err, "unkno");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_forms, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forms_more, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_positionals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_given, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_u32_bounds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_small_err_buffer, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,467 @@
+/* Tests of units parsing and formatting (src/util/units.c): tables of inputs
+ * with the expected value or error code for rates, durations, counts and
+ * sizes, and of values with the expected text for the formatters. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "util/err.h"
+#include "util/units.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A long number: 70 digits, over the parser's 63-character number cap. */
+#define DIGITS70 "1000000000000000000000000000000000000000000000000000000000000000000000"
+
+struct rate_case {
+	const char *in;
+	int rc;
+	double want;
+};
+
+static const struct rate_case rates[] = {
+	{ "500", 0, 500 },
+	{ "2.5k", 0, 2500 },
+	{ "20k", 0, 20000 },
+	{ "20K", 0, 20000 },
+	{ "1M", 0, 1e6 },
+	{ "1.5M", 0, 1.5e6 },
+	{ "1G", 0, 1e9 },
+	{ "1000000000", 0, 1e9 },
+	{ "0.5", 0, 0.5 },
+	{ ".5", 0, 0.5 },
+	{ "5.", 0, 5 },
+	{ "007", 0, 7 },
+	{ "0.001k", 0, 1 },
+	{ "0", PACER_ERANGE, 0 },
+	{ "0k", PACER_ERANGE, 0 },
+	{ "0.0", PACER_ERANGE, 0 },
+	{ "1000000001", PACER_ERANGE, 0 },
+	{ "1.1G", PACER_ERANGE, 0 },
+	{ DIGITS70, PACER_ERANGE, 0 },
+	{ "-1", PACER_EPARSE, 0 },
+	{ "+1", PACER_EPARSE, 0 },
+	{ "abc", PACER_EPARSE, 0 },
+	{ "1x", PACER_EPARSE, 0 },
+	{ "", PACER_EPARSE, 0 },
+	{ "1e3", PACER_EPARSE, 0 }, /* no exponent notation */
+	{ "1E3", PACER_EPARSE, 0 },
+	{ "0x10", PACER_EPARSE, 0 },
+	{ " 1", PACER_EPARSE, 0 },
+	{ "1 ", PACER_EPARSE, 0 },
+	{ "1 k", PACER_EPARSE, 0 },
+	{ ".", PACER_EPARSE, 0 },
+	{ "k", PACER_EPARSE, 0 },
+	{ "1.2.3", PACER_EPARSE, 0 },
+	{ "1kk", PACER_EPARSE, 0 },
+	{ "1m", PACER_EPARSE, 0 }, /* milli is not a rate suffix */
+	{ "1Mi", PACER_EPARSE, 0 },
+	{ "1/s", PACER_EPARSE, 0 },
+	{ "nan", PACER_EPARSE, 0 },
+	{ "inf", PACER_EPARSE, 0 },
+	{ "1,000", PACER_EPARSE, 0 },
+};
+
+static void test_rate(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < N(rates); i++) {
+		const struct rate_case *c = &rates[i];
+		double v = -42;
+		int rc = units_parse_rate(c->in, &v);
+		if (rc != c->rc || (rc == 0 && v != c->want))
+			print_message("rate \"%s\": rc %d v %.17g, want rc %d v %.17g\n", c->in, rc, v,
+			              c->rc, c->want);
+		assert_int_equal(rc, c->rc);
+		if (rc == 0)
+			assert_true(v == c->want);
+		else
+			assert_true(v == -42); /* untouched on error */
+	}
+	double v = -42;
+	assert_int_equal(units_parse_rate(NULL, &v), PACER_EPARSE);
+	assert_true(v == -42);
+}
+
+struct u64_case {
+	const char *in;
+	int rc;
+	uint64_t want;
+};
+
+static void check_u64_table(const char *what, int (*fn)(const char *, uint64_t *),
+                            const struct u64_case *tab, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct u64_case *c = &tab[i];
+		uint64_t v = 4242;
+		int rc = fn(c->in, &v);
+		if (rc != c->rc || (rc == 0 && v != c->want))
+			print_message("%s \"%s\": rc %d v %llu, want rc %d v %llu\n", what, c->in, rc,
+			              (unsigned long long)v, c->rc, (unsigned long long)c->want);
+		assert_int_equal(rc, c->rc);
+		if (rc == 0)
+			assert_true(v == c->want);
+		else
+			assert_true(v == 4242);
+	}
+	uint64_t v = 4242;
+	assert_int_equal(fn(NULL, &v), PACER_EPARSE);
+	assert_true(v == 4242);
+}
+
+#define S_NS 1000000000ull
+
+static const struct u64_case durations[] = {
+	{ "0", 0, 0 },
+	{ "0s", 0, 0 },
+	{ "0ms", 0, 0 },
+	{ "10", 0, 10 * S_NS }, /* bare number: seconds */
+	{ "1.5", 0, 1500000000ull },
+	{ "1.5s", 0, 1500000000ull },
+	{ "30s", 0, 30 * S_NS },
+	{ ".25s", 0, 250000000ull },
+	{ "7ns", 0, 7 },
+	{ "250us", 0, 250000 },
+	{ "1.5us", 0, 1500 },
+	{ "10ms", 0, 10000000 },
+	{ "0.5ms", 0, 500000 },
+	{ "2m", 0, 120 * S_NS },
+	{ "2min", 0, 120 * S_NS },
+	{ "0.5m", 0, 30 * S_NS },
+	{ "1h", 0, 3600 * S_NS },
+	{ "1.5h", 0, 5400 * S_NS },
+	{ "1.5ns", 0, 2 },       /* sub-nanosecond: rounded to nearest */
+	{ "0.4ns", 0, 0 },
+	{ "0.3s", 0, 300000000 }, /* 0.3 * 1e9 is not exact in binary: rounded */
+	{ "1000000000s", 0, 1000000000ull * S_NS },
+	{ "1000000000000000000ns", 0, 1000000000000000000ull },
+	{ "277777h", 0, 277777ull * 3600 * S_NS },
+	{ "1000000001s", PACER_ERANGE, 0 },
+	{ "277778h", PACER_ERANGE, 0 },
+	{ "16666667m", PACER_ERANGE, 0 },
+	{ "18446744073709551616ns", PACER_ERANGE, 0 },
+	{ DIGITS70, PACER_ERANGE, 0 },
+	{ "-1s", PACER_EPARSE, 0 },
+	{ "-0", PACER_EPARSE, 0 },
+	{ "+1s", PACER_EPARSE, 0 },
+	{ "", PACER_EPARSE, 0 },
+	{ "s", PACER_EPARSE, 0 },
+	{ "1S", PACER_EPARSE, 0 },
+	{ "1sec", PACER_EPARSE, 0 },
+	{ "1 s", PACER_EPARSE, 0 },
+	{ "1d", PACER_EPARSE, 0 },
+	{ "1ms5", PACER_EPARSE, 0 },
+	{ "1m30s", PACER_EPARSE, 0 },
+	{ "1e3", PACER_EPARSE, 0 },
+	{ "1k", PACER_EPARSE, 0 },
+	{ "1.2.3s", PACER_EPARSE, 0 },
+	{ "inf", PACER_EPARSE, 0 },
+};
+
+static void test_duration(void **state)
+{
+	(void)state;
+	check_u64_table("duration", units_parse_duration_ns, durations, N(durations));
+}
+
+static const struct u64_case counts[] = {
+	{ "0", 0, 0 },
+	{ "100", 0, 100 },
+	{ "10k", 0, 10000 },
+	{ "10K", 0, 10000 },
+	{ "1.5k", 0, 1500 },
+	{ "0.5k", 0, 500 },
+	{ "2M", 0, 2000000 },
+	{ "2.5M", 0, 2500000 },
+	{ "3G", 0, 3000000000ull },
+	{ "1.0", 0, 1 },
+	{ "1000000000000000000", 0, 1000000000000000000ull },
+	{ "1000000000G", 0, 1000000000000000000ull },
+	{ "1000000001G", PACER_ERANGE, 0 },
+	{ "18446744073709551615", PACER_ERANGE, 0 },
+	{ DIGITS70, PACER_ERANGE, 0 },
+	{ "1.5", PACER_EPARSE, 0 },
+	{ "0.5", PACER_EPARSE, 0 },
+	{ "1.0005k", PACER_EPARSE, 0 }, /* 1000.5 */
+	{ "-1", PACER_EPARSE, 0 },
+	{ "", PACER_EPARSE, 0 },
+	{ "1e3", PACER_EPARSE, 0 },
+	{ "10 k", PACER_EPARSE, 0 },
+	{ "10m", PACER_EPARSE, 0 },
+	{ "10x", PACER_EPARSE, 0 },
+	{ "0x10", PACER_EPARSE, 0 },
+};
+
+static void test_count(void **state)
+{
+	(void)state;
+	check_u64_table("count", units_parse_count, counts, N(counts));
+}
+
+/* A decimal count with a suffix that comes out whole must be accepted: the
+ * user wrote an exact number. */
+static const struct u64_case counts_decimal[] = {
+	{ "16.1k", 0, 16100 },
+	{ "64.9k", 0, 64900 },
+	{ "1.001k", 0, 1001 },
+	{ "1.015k", 0, 1015 },
+	{ "2.01M", 0, 2010000 },
+	{ "4.03M", 0, 4030000 },
+};
+
+static void test_count_decimal_suffix_exact(void **state)
+{
+	(void)state;
+	unsigned bad = 0;
+	for (size_t i = 0; i < N(counts_decimal); i++) {
+		uint64_t v = 0;
+		int rc = units_parse_count(counts_decimal[i].in, &v);
+		if (rc != 0 || v != counts_decimal[i].want) {
+			print_message("count \"%s\": rc %d v %llu, want %llu\n", counts_decimal[i].in,
+			              rc, (unsigned long long)v,
+			              (unsigned long long)counts_decimal[i].want);
+			bad++;
+		}
+	}
+	/* every a.bcd k */
+	char s[32];
+	for (unsigned a = 0; a < 10; a++)
+		for (unsigned b = 0; b < 1000; b++) {
+			snprintf(s, sizeof s, "%u.%03uk", a, b);
+			uint64_t v = 0;
+			int rc = units_parse_count(s, &v);
+			if (rc != 0 || v != a * 1000 + b) {
+				if (bad++ < 5)
+					print_message("count \"%s\": rc %d v %llu\n", s, rc,
+					              (unsigned long long)v);
+			}
+		}
+	if (bad)
+		print_message("%u of the cases above and 10000 \"a.bcdk\" counts not parsed "
+		              "exactly\n", bad);
+	assert_int_equal(bad, 0);
+}
+
+static const struct u64_case sizes[] = {
+	{ "0", 0, 0 },
+	{ "512", 0, 512 },
+	{ "10B", 0, 10 },
+	{ "4k", 0, 4096 },
+	{ "4K", 0, 4096 },
+	{ "4KiB", 0, 4096 },
+	{ "4kB", 0, 4096 },
+	{ "0.5KiB", 0, 512 },
+	{ "2M", 0, 2097152 },
+	{ "1MB", 0, 1048576 },
+	{ "1.5MiB", 0, 1572864 },
+	{ "1G", 0, 1073741824ull },
+	{ "1GiB", 0, 1073741824ull },
+	{ "3GB", 0, 3221225472ull },
+	{ "931322GiB", 0, 931322ull << 30 },
+	{ "1000000000000000", 0, 1000000000000000ull },
+	{ "1000000000000001", PACER_ERANGE, 0 },
+	{ "931323GiB", PACER_ERANGE, 0 },
+	{ DIGITS70, PACER_ERANGE, 0 },
+	{ "4kib", PACER_EPARSE, 0 },
+	{ "4Kib", PACER_EPARSE, 0 },
+	{ "4b", PACER_EPARSE, 0 },
+	{ "4T", PACER_EPARSE, 0 },
+	{ "4 KiB", PACER_EPARSE, 0 },
+	{ "-1", PACER_EPARSE, 0 },
+	{ "", PACER_EPARSE, 0 },
+	{ "1e3", PACER_EPARSE, 0 },
+	{ "KiB", PACER_EPARSE, 0 },
+};
+
+static void test_size(void **state)
+{
+	(void)state;
+	check_u64_table("size", units_parse_size, sizes, N(sizes));
+}
+
+struct fmt_case {
+	double v;
+	int decimals; /* thousands only */
+	const char *want;
+};
+
+static void check_fmt_duration(const struct fmt_case *tab, size_t n)
+{
+	char out[64];
+	for (size_t i = 0; i < n; i++) {
+		memset(out, 'X', sizeof out);
+		char *r = units_fmt_duration(out, sizeof out, tab[i].v);
+		if (strcmp(out, tab[i].want) != 0)
+			print_message("fmt_duration(%.17g) = \"%s\", want \"%s\"\n", tab[i].v, out,
+			              tab[i].want);
+		assert_ptr_equal(r, out);
+		assert_string_equal(out, tab[i].want);
+	}
+}
+
+static const struct fmt_case fmt_durations[] = {
+	{ 0, 0, "0ns" },
+	{ 1, 0, "1ns" },
+	{ 850, 0, "850ns" },
+	{ 999, 0, "999ns" },
+	{ 999.4, 0, "999ns" },
+	{ 1000, 0, "1.00us" },
+	{ 1234, 0, "1.23us" },
+	{ 12300, 0, "12.30us" },
+	{ 99994, 0, "99.99us" },
+	{ 100000, 0, "100.0us" },
+	{ 123456, 0, "123.5us" },
+	{ 999949, 0, "999.9us" },
+	{ 1e6, 0, "1.00ms" },
+	{ 1.95e6, 0, "1.95ms" },
+	{ 250e6, 0, "250.0ms" },
+	{ 1e9, 0, "1.00s" },
+	{ 2e9, 0, "2.00s" },
+	{ 150e9, 0, "150.0s" },
+	{ 3600e9, 0, "3600.0s" },
+};
+
+static void test_fmt_duration(void **state)
+{
+	(void)state;
+	check_fmt_duration(fmt_durations, N(fmt_durations));
+	/* truncated to cap, still terminated */
+	char small[4];
+	units_fmt_duration(small, sizeof small, 1.95e6);
+	assert_string_equal(small, "1.9");
+}
+
+/* Values that round up to 1000 (or to 100) of a unit must move to the next
+ * unit (or to one decimal), so the text keeps 3-4 significant digits. */
+static const struct fmt_case fmt_duration_edges[] = {
+	{ 999.5, 0, "1.00us" },
+	{ 999.6, 0, "1.00us" },
+	{ 99996, 0, "100.0us" },
+	{ 999960, 0, "1.00ms" },
+	{ 999999, 0, "1.00ms" },
+	{ 99996000, 0, "100.0ms" },
+	{ 999960000, 0, "1.00s" },
+	{ 99.996e9, 0, "100.0s" },
+};
+
+static void test_fmt_duration_rounding_edges(void **state)
+{
+	(void)state;
+	char out[64];
+	unsigned bad = 0;
+	for (size_t i = 0; i < N(fmt_duration_edges); i++) {
+		const struct fmt_case *c = &fmt_duration_edges[i];
+		units_fmt_duration(out, sizeof out, c->v);
+		if (strcmp(out, c->want) != 0) {
+			print_message("fmt_duration(%.17g) = \"%s\", want \"%s\"\n", c->v, out, c->want);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+}
+
+static const struct fmt_case fmt_thousands[] = {
+	{ 0, 0, "0" },
+	{ 1, 0, "1" },
+	{ 999, 0, "999" },
+	{ 999.4, 0, "999" },
+	{ 999.5, 0, "1,000" }, /* rounding carries into a new group */
+	{ 1000, 0, "1,000" },
+	{ 20000, 0, "20,000" },
+	{ 100000, 0, "100,000" },
+	{ 999999, 0, "999,999" },
+	{ 1e6, 0, "1,000,000" },
+	{ 1234.5, 1, "1,234.5" },
+	{ 1234567.891, 2, "1,234,567.89" },
+	{ 999999.96, 1, "1,000,000.0" },
+	{ 0.5, 2, "0.50" },
+	{ 12.25, 3, "12.250" },
+	{ 123456789012345, 0, "123,456,789,012,345" },
+	{ 18446744073709551615.0, 0, "18,446,744,073,709,551,616" },
+	{ -1, 0, "-1" },
+	{ -999, 0, "-999" },
+	{ -1000, 0, "-1,000" },
+	{ -0.25, 2, "-0.25" },
+	{ -1234567.5, 1, "-1,234,567.5" },
+	{ -999999.96, 1, "-1,000,000.0" },
+};
+
+static void test_fmt_thousands(void **state)
+{
+	(void)state;
+	char out[64];
+	for (size_t i = 0; i < N(fmt_thousands); i++) {
+		const struct fmt_case *c = &fmt_thousands[i];
+		memset(out, 'X', sizeof out);
+		char *r = units_fmt_thousands(out, sizeof out, c->v, c->decimals);
+		if (strcmp(out, c->want) != 0)
+			print_message("fmt_thousands(%.17g, %d) = \"%s\", want \"%s\"\n", c->v,
+			              c->decimals, out, c->want);
+		assert_ptr_equal(r, out);
+		assert_string_equal(out, c->want);
+	}
+	/* truncated to cap, still terminated */
+	char small[4];
+	units_fmt_thousands(small, sizeof small, 1234567, 0);
+	assert_string_equal(small, "1,2");
+}
+
+/* Parsing what the formatter wrote for whole values gives the value back
+ * (after removing the separators). */
+static void test_fmt_thousands_roundtrip(void **state)
+{
+	(void)state;
+	char out[64], plain[64];
+	uint64_t v = 1;
+	for (int i = 0; i < 60; i++, v = v * 3 + (uint64_t)i) {
+		if (v > 1000000000000000ull)
+			break;
+		units_fmt_thousands(out, sizeof out, (double)v, 0);
+		size_t o = 0, digits_since_comma = 0;
+		bool seen_comma = false;
+		for (const char *p = out; *p; p++) {
+			if (*p == ',') {
+				if (seen_comma)
+					assert_int_equal(digits_since_comma, 3);
+				else
+					assert_true(digits_since_comma >= 1 && digits_since_comma <= 3);
+				seen_comma = true;
+				digits_since_comma = 0;
+				continue;
+			}
+			digits_since_comma++;
+			plain[o++] = *p;
+		}
+		plain[o] = '\0';
+		if (seen_comma)
+			assert_int_equal(digits_since_comma, 3);
+		uint64_t back = 0;
+		assert_int_equal(units_parse_count(plain, &back), 0);
+		assert_true(back == v);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rate),
+		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_count),
+		cmocka_unit_test(test_count_decimal_suffix_exact),
+		cmocka_unit_test(test_size),
+		cmocka_unit_test(test_fmt_duration),
+		cmocka_unit_test(test_fmt_duration_rounding_edges),
+		cmocka_unit_test(test_fmt_thousands),
+		cmocka_unit_test(test_fmt_thousands_roundtrip),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
