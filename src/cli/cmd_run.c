@@ -91,7 +91,8 @@ static void progress_line(struct engine *e)
 		snprintf(a, sizeof a, "%5.1fs", (double)p.elapsed_ns / 1e9);
 	printf("\r\033[K[%s] %s  %s req/s  p99 %s  errors %llu", a, p.in_warmup ? "warm-up" : "measure",
 	       units_fmt_thousands(b, sizeof b, p.rate_per_s, 0),
-	       units_fmt_duration(c, sizeof c, (double)p.p99_ns), (unsigned long long)p.errors);
+	       p.p99_ns ? units_fmt_duration(c, sizeof c, (double)p.p99_ns) : "-",
+	       (unsigned long long)p.errors);
 	fflush(stdout);
 }
 
@@ -317,11 +318,11 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 
+	struct engine_req ereq = {.buf = req, .len = req_len, .head = strcmp(rs.method, "HEAD") == 0};
 	struct engine_cfg cfg = {
 		.addr = addr,
-		.req = req,
-		.req_len = req_len,
-		.head = strcmp(rs.method, "HEAD") == 0,
+		.reqs = &ereq,
+		.n_reqs = 1,
 		.open_loop = plan.open_loop,
 		.rate_per_s = plan.rate_per_s,
 		.arrival = plan.arrival,

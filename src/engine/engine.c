@@ -61,6 +61,7 @@ struct conn {
 	struct list *in;          /* the list the connection is on, or NULL */
 	uint64_t connect_start_ns;
 	uint64_t sched_ns, write_ns, first_byte_ns, deadline_ns;
+	const struct engine_req *req; /* the request in flight */
 	size_t wr_off;
 	bool got_byte;
 	struct h1_resp resp;
@@ -82,6 +83,8 @@ struct worker {
 	uint32_t max_conns;
 	uint64_t quota; /* closed loop with --requests: measured requests to issue */
 	uint64_t issued_measure;
+
+	size_t next_req; /* index into cfg.reqs */
 
 	struct sched sched;
 	bool sched_active;
@@ -302,9 +305,9 @@ static void conn_make_idle(struct worker *w, struct conn *c)
 /* Write what remains of the request; returns false if the connection died. */
 static bool conn_write(struct worker *w, struct conn *c)
 {
-	const struct engine_cfg *cfg = &w->e->cfg;
-	while (c->wr_off < cfg->req_len) {
-		ssize_t n = write(c->fd, cfg->req + c->wr_off, cfg->req_len - c->wr_off);
+	const struct engine_req *rq = c->req;
+	while (c->wr_off < rq->len) {
+		ssize_t n = write(c->fd, rq->buf + c->wr_off, rq->len - c->wr_off);
 		if (n > 0) {
 			c->wr_off += (size_t)n;
 			phase_of(w, c->sched_ns)->bytes_out += (uint64_t)n;
@@ -341,9 +344,12 @@ static void conn_send(struct worker *w, struct conn *c, uint64_t sched_ns)
 	c->sched_ns = sched_ns;
 	c->write_ns = now;
 	c->deadline_ns = now + w->e->cfg.timeout_ns;
+	c->req = &w->e->cfg.reqs[w->next_req];
+	if (++w->next_req == w->e->cfg.n_reqs)
+		w->next_req = 0;
 	c->wr_off = 0;
 	c->got_byte = false;
-	h1_resp_init(&c->resp, w->e->cfg.head);
+	h1_resp_init(&c->resp, c->req->head);
 	c->state = CS_READING; /* conn_write turns it into CS_WRITING if needed */
 	list_push_tail(&w->timed, c);
 	conn_write(w, c);
@@ -675,6 +681,7 @@ static int worker_init(struct worker *w, struct engine *e, uint32_t id)
 	if (phase_stats_init(&w->warm) || phase_stats_init(&w->meas) ||
 	    hist_init(&w->sec_hist, SERIES_SUB_BITS, HIST_MAX_NS))
 		return -ENOMEM;
+	w->next_req = (size_t)((uint64_t)cfg->n_reqs * id / cfg->threads);
 	w->rbuf = malloc(READ_BUF_CAP);
 	if (!w->rbuf)
 		return -ENOMEM;
@@ -717,8 +724,11 @@ static int worker_init(struct worker *w, struct engine *e, uint32_t id)
 
 int engine_start(struct engine **out, const struct engine_cfg *cfg)
 {
-	if (cfg->threads == 0 || cfg->timeout_ns == 0 || !cfg->req || !cfg->req_len)
+	if (cfg->threads == 0 || cfg->timeout_ns == 0 || !cfg->reqs || !cfg->n_reqs)
 		return -EINVAL;
+	for (size_t i = 0; i < cfg->n_reqs; i++)
+		if (!cfg->reqs[i].buf || !cfg->reqs[i].len)
+			return -EINVAL;
 	if (cfg->open_loop ? (cfg->rate_per_s <= 0 || cfg->connections == 0)
 			   : cfg->concurrency == 0)
 		return -EINVAL;

@@ -12,11 +12,17 @@
 #include "plan/sched.h"
 #include "result/result.h"
 
+/* One request, encoded to wire bytes before the run. */
+struct engine_req {
+	const char *buf;        /* borrowed; must outlive the run */
+	size_t len;
+	bool head;              /* HEAD: the response has no body */
+};
+
 struct engine_cfg {
 	struct net_addr addr;   /* where to connect */
-	const char *req;        /* encoded request (borrowed; must outlive the run) */
-	size_t req_len;
-	bool head;              /* the request is HEAD: responses have no body */
+	const struct engine_req *reqs; /* sent in turn; each thread starts at its own offset */
+	size_t n_reqs;
 
 	bool open_loop;
 	double rate_per_s;      /* open loop: total offered rate */
