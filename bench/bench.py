@@ -96,22 +96,15 @@ def start_serve(port):
 
 
 def rusage_run(argv):
-    """Run argv pinned to CPU 1 with stdout to a file; return (exit code,
-    stdout, CPU seconds user+sys, peak RSS KiB) of that process alone."""
-    pid = os.fork()
-    if pid == 0:
-        fd = os.open(os.devnull, os.O_WRONLY)
-        out = os.open(argv_out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        os.dup2(out, 1)
-        os.dup2(fd, 2)
-        try:
-            os.execvp("taskset", ["taskset", "-c", "1"] + argv)
-        finally:
-            os._exit(127)
-    _, status, ru = os.wait4(pid, 0)
-    with open(argv_out_path) as f:
-        text = f.read()
-    return os.waitstatus_to_exitcode(status), text, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+    """Run argv pinned to CPU 1 under GNU time; return (exit code, stdout,
+    CPU seconds user+sys, peak RSS KiB) of that process alone. (os.wait4 on a
+    child forked from Python would count Python's own RSS in ru_maxrss.)"""
+    tf = argv_out_path + ".time"
+    p = subprocess.run(["/usr/bin/time", "-o", tf, "-f", "%U %S %M", "taskset", "-c", "1"] + argv,
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=180)
+    with open(tf) as f:
+        last = f.read().strip().splitlines()[-1].split()
+    return p.returncode, p.stdout, float(last[0]) + float(last[1]), int(last[2])
 
 
 argv_out_path = ""
@@ -158,7 +151,7 @@ def main():
     ap.add_argument("--no-docs", dest="docs", action="store_false",
                     help="do not rewrite docs/bench.md with this run's figures")
     a = ap.parse_args()
-    for tool in ("wrk", "taskset", "/usr/sbin/nginx"):
+    for tool in ("wrk", "taskset", "/usr/sbin/nginx", "/usr/bin/time"):
         if not shutil.which(tool):
             sys.exit(f"bench: {tool} not found (run scripts/deps.sh)")
     if (os.cpu_count() or 1) < 2:
@@ -168,7 +161,7 @@ def main():
     argv_out_path = os.path.join(tmp, "stdout")
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
-    res = {"wrk_flat": [], "pacer_flat": [], "pacer_rate": [], "serve_wrk": [], "nginx_wrk": []}
+    res = {"wrk_flat": [], "pacer_flat": [], "pacer_rate": [], "pacer_rate_nospin": [], "serve_wrk": [], "nginx_wrk": []}
     ng = start_nginx(tmp, port)
     try:
         for i in range(a.reps):
@@ -181,6 +174,9 @@ def main():
                         url, ["--concurrency", str(CONNS), "-d", f"{a.secs}s"], tmp))
             res["pacer_rate"].append(pacer_run(
                 url, ["--rate", a.rate, "-c", str(CONNS), "-d", f"{a.secs}s", "-w", "1s"], tmp))
+            res["pacer_rate_nospin"].append(pacer_run(
+                url, ["--rate", a.rate, "-c", str(CONNS), "-d", f"{a.secs}s", "-w", "1s",
+                      "--spin", "0"], tmp))
     finally:
         ng.stop()
 
@@ -208,6 +204,10 @@ def main():
         "pacer_rate_send_lag_p99_us": med(res["pacer_rate"], "send_lag_p99_us"),
         "pacer_rate_loop_lag_p99_us": med(res["pacer_rate"], "loop_lag_p99_us"),
         "pacer_rate_achieved": med(res["pacer_rate"], "rps"),
+        "nospin_cpu_us_per_resp": med(res["pacer_rate_nospin"], "cpu_us_per_resp"),
+        "nospin_send_lag_p99_us": med(res["pacer_rate_nospin"], "send_lag_p99_us"),
+        "nospin_loop_lag_p99_us": med(res["pacer_rate_nospin"], "loop_lag_p99_us"),
+        "nospin_achieved": med(res["pacer_rate_nospin"], "rps"),
         "nginx_rps_by_wrk": med(res["nginx_wrk"], "rps"),
         "serve_rps_by_wrk": med(res["serve_wrk"], "rps"),
     }
@@ -255,10 +255,14 @@ def main():
           f"{fmt(summary['pacer_cpu_us_per_resp'], 2)} | {fmt(summary['cpu_ratio_pacer_over_wrk'], 2)} |",
           f"| peak RSS KiB | {fmt(summary['wrk_rss_kib'], 0)} | {fmt(summary['pacer_rss_kib'], 0)} | |",
           "", f"## pacer open loop at a fixed {a.rate} req/s (1 s warm-up)", "",
-          "| achieved/s | send-lag p99 µs | loop-lag p99 µs | CPU µs per response |",
-          "|---|---|---|---|",
-          f"| {fmt(summary['pacer_rate_achieved'])} | {fmt(summary['pacer_rate_send_lag_p99_us'])} | "
+          "| wait | achieved/s | send-lag p99 µs | loop-lag p99 µs | CPU µs per response |",
+          "|---|---|---|---|---|",
+          f"| `--spin 100us` (default) | {fmt(summary['pacer_rate_achieved'])} | "
+          f"{fmt(summary['pacer_rate_send_lag_p99_us'])} | "
           f"{fmt(summary['pacer_rate_loop_lag_p99_us'])} | {fmt(summary['pacer_rate_cpu_us_per_resp'], 2)} |",
+          f"| `--spin 0` (always sleep) | {fmt(summary['nospin_achieved'])} | "
+          f"{fmt(summary['nospin_send_lag_p99_us'])} | "
+          f"{fmt(summary['nospin_loop_lag_p99_us'])} | {fmt(summary['nospin_cpu_us_per_resp'], 2)} |",
           "", "wrk has no fixed-rate mode, so this row has no wrk column.", ""]
     if have_serve:
         md += ["## Targets measured by wrk: `pacer serve --plan hello` vs nginx, one thread/worker", "",

@@ -18,6 +18,7 @@ have_cmd python3 || need+=(python3)
 [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 [ -e /usr/lib/nginx/modules/ngx_http_echo_module.so ] || need+=(libnginx-mod-http-echo)
 have_cmd wrk || need+=(wrk)
+[ -x /usr/bin/time ] || need+=(time)
 have_cmd clang || need+=(clang)
 have_cmd valgrind || need+=(valgrind)
 

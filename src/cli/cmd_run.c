@@ -324,19 +324,21 @@ int cmd_run(int argc, char **argv)
 		.reqs = &ereq,
 		.n_reqs = 1,
 		.open_loop = plan.open_loop,
-		.rate_per_s = plan.rate_per_s,
 		.arrival = plan.arrival,
 		.seed = plan.seed,
 		.connections = plan.connections,
 		.concurrency = plan.concurrency,
-		.requests = plan.requests,
-		.duration_limits = plan.duration_given,
 		.threads = plan.threads,
+		.timeout_ns = plan.timeout_ns,
+		.spin_ns = plan.spin_ns,
+	};
+	struct engine_step step = {
+		.rate_per_s = plan.rate_per_s,
 		.warmup_ns = plan.warmup_ns,
 		.duration_ns = plan.duration_ns,
-		.timeout_ns = plan.timeout_ns,
 		.drain_ns = plan.drain_ns,
-		.spin_ns = plan.spin_ns,
+		.requests = plan.requests,
+		.duration_limits = plan.duration_given,
 	};
 
 	sigset_t set, old;
@@ -348,7 +350,12 @@ int cmd_run(int argc, char **argv)
 
 	uint64_t wall0 = clock_wall_ns();
 	struct engine *e = NULL;
-	rc = engine_start(&e, &cfg);
+	rc = engine_open(&e, &cfg);
+	if (!rc) {
+		rc = engine_step_start(e, &step);
+		if (rc)
+			engine_close(e);
+	}
 	if (rc) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		fprintf(stderr, "pacer run: cannot start: %s\n", err_name(rc));
@@ -358,7 +365,8 @@ int cmd_run(int argc, char **argv)
 	bool progress = !plan.quiet && isatty(STDOUT_FILENO);
 	bool interrupted = wait_engine(e, progress);
 	struct run_result res;
-	rc = engine_finish(e, &res);
+	rc = engine_step_finish(e, &res);
+	engine_close(e);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	res.started_wall_ns = wall0;
 	res.interrupted = res.interrupted || interrupted;

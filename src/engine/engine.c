@@ -126,11 +126,18 @@ struct worker {
 
 struct engine {
 	struct engine_cfg cfg;
+	struct engine_step step;                  /* the current step */
 	uint64_t t0_ns, warm_end_ns, meas_end_ns; /* meas_end: UINT64_MAX when by count */
 	_Atomic bool stop;
 	struct worker *w;
 	uint32_t n_threads;
 	uint32_t started;
+
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t step_seq; /* bumped to start a step */
+	bool quit;
+	bool collected;    /* the last step's results were taken */
 };
 
 /* ---- intrusive list ---------------------------------------------------- */
@@ -169,7 +176,7 @@ static void list_remove(struct list *l, struct conn *c)
  * Connections opened before the start count in the first phase. */
 static inline struct phase_stats *phase_of(struct worker *w, uint64_t t)
 {
-	return t < w->e->warm_end_ns && w->e->cfg.warmup_ns ? &w->warm : &w->meas;
+	return t < w->e->warm_end_ns && w->e->step.warmup_ns ? &w->warm : &w->meas;
 }
 
 static void series_push_sec(struct worker *w)
@@ -504,7 +511,7 @@ static bool closed_can_issue(struct worker *w, uint64_t now)
 	const struct engine *e = w->e;
 	if (now < e->t0_ns || now >= e->meas_end_ns)
 		return false;
-	if (now >= e->warm_end_ns && e->cfg.requests && w->issued_measure >= w->quota)
+	if (now >= e->warm_end_ns && e->step.requests && w->issued_measure >= w->quota)
 		return false;
 	return true;
 }
@@ -532,7 +539,7 @@ static void dispatch(struct worker *w, uint64_t now)
 	}
 	/* Reopen connections (closed by the server or after errors), but in a
 	 * count-bounded measure phase only as many as requests remain. */
-	bool counted = w->e->cfg.requests && now >= w->e->warm_end_ns;
+	bool counted = w->e->step.requests && now >= w->e->warm_end_ns;
 	while (w->n_open < w->max_conns && now >= w->backoff_until_ns && w->free_slots &&
 	       closed_can_issue(w, now) &&
 	       (!counted || w->quota - w->issued_measure > w->idle.len + w->n_connecting))
@@ -558,14 +565,46 @@ static void check_timeouts(struct worker *w, uint64_t now)
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
-static void *worker_main(void *arg)
+/* Per-step state back to the start; connections stay. */
+static void worker_reset(struct worker *w)
 {
-	struct worker *w = arg;
 	struct engine *e = w->e;
 	const struct engine_cfg *cfg = &e->cfg;
-	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* wake within microseconds */
+	phase_stats_reset(&w->warm);
+	phase_stats_reset(&w->meas);
+	hist_reset(&w->sec_hist);
+	w->secs_len = w->pairs_len = 0;
+	w->sec_cur = 0;
+	w->last_completion_ns = 0;
+	w->issued_measure = 0;
+	w->q_head = w->q_len = 0;
+	w->backoff_until_ns = 0;
+	w->sched_active = false;
+	atomic_store_explicit(&w->pub_p99_ns, 0, memory_order_relaxed);
+	atomic_store_explicit(&w->pub_last_sec_completed, 0, memory_order_relaxed);
+	if (cfg->open_loop) {
+		w->rate_per_s = sched_split_rate(e->step.rate_per_s, cfg->threads, w->id);
+		if (w->rate_per_s > 0) {
+			/* Threads are offset by a fraction of the gap so that their
+			 * constant schedules interleave rather than coincide. */
+			sched_init(&w->sched, cfg->arrival, w->rate_per_s, e->t0_ns,
+				   (double)w->id / cfg->threads,
+				   cfg->seed * 0x9e3779b97f4a7c15ull + w->id);
+			w->next_due_ns = sched_next(&w->sched);
+			w->sched_active = true;
+		}
+	} else {
+		w->quota = sched_split(e->step.requests, cfg->threads, w->id);
+	}
+}
+
+/* Run one step: warm-up, measure, drain. */
+static void worker_step(struct worker *w, struct epoll_event *ev)
+{
+	struct engine *e = w->e;
+	const struct engine_cfg *cfg = &e->cfg;
 	uint64_t cpu0 = clock_thread_cpu_ns();
-	struct epoll_event ev[MAX_EVENTS];
+	worker_reset(w);
 
 	/* Connections are opened before the start, so the first requests do
 	 * not pay for them; later ones open on demand. */
@@ -599,7 +638,7 @@ static void *worker_main(void *arg)
 		bool issuing = cfg->open_loop ? w->sched_active : closed_can_issue(w, now) || now < e->t0_ns;
 		if (!issuing) {
 			if (drain_end == UINT64_MAX)
-				drain_end = now + cfg->drain_ns;
+				drain_end = now + e->step.drain_ns;
 			bool busy = w->q_len || (w->timed.len > w->n_connecting);
 			if (!busy || now >= drain_end)
 				break;
@@ -635,7 +674,8 @@ static void *worker_main(void *arg)
 		}
 	}
 
-	/* What is left: never sent, or sent without a response. */
+	/* What is left: never sent, or sent without a response. Idle
+	 * connections carry over to the next step; busy ones are closed. */
 	while (w->q_len) {
 		uint64_t due = q_pop(w);
 		phase_of(w, due)->queued_at_end++;
@@ -644,13 +684,36 @@ static void *worker_main(void *arg)
 		struct conn *c = &w->conns[i];
 		if (c->state == CS_READING || c->state == CS_WRITING)
 			phase_of(w, c->sched_ns)->in_flight_at_end++;
-		if (c->state != CS_FREE)
+		if (c->state != CS_FREE && c->state != CS_IDLE)
 			conn_close(w, c);
 	}
 	if (w->secs_len)
 		series_close_sec(w);
 	w->cpu_ns = clock_thread_cpu_ns() - cpu0;
 	atomic_store_explicit(&w->done, true, memory_order_release);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct engine *e = w->e;
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* wake within microseconds */
+	struct epoll_event ev[MAX_EVENTS];
+	uint64_t seen = 0;
+	for (;;) {
+		pthread_mutex_lock(&e->mu);
+		while (e->step_seq == seen && !e->quit)
+			pthread_cond_wait(&e->cv, &e->mu);
+		bool quit = e->quit;
+		seen = e->step_seq;
+		pthread_mutex_unlock(&e->mu);
+		if (quit)
+			break;
+		worker_step(w, ev);
+	}
+	for (uint32_t i = 0; i < w->max_conns; i++)
+		if (w->conns[i].state != CS_FREE)
+			conn_close(w, &w->conns[i]);
 	return NULL;
 }
 
@@ -675,6 +738,7 @@ static int worker_init(struct worker *w, struct engine *e, uint32_t id)
 	w->e = e;
 	w->id = id;
 	w->loop.epfd = w->loop.wake_fd = -1;
+	atomic_store(&w->done, true);
 	int rc = loop_init(&w->loop);
 	if (rc)
 		return rc;
@@ -685,30 +749,8 @@ static int worker_init(struct worker *w, struct engine *e, uint32_t id)
 	w->rbuf = malloc(READ_BUF_CAP);
 	if (!w->rbuf)
 		return -ENOMEM;
-	if (cfg->open_loop) {
-		w->rate_per_s = sched_split_rate(cfg->rate_per_s, cfg->threads, id);
-		w->max_conns = (uint32_t)sched_split(cfg->connections, cfg->threads, id);
-		if (w->rate_per_s > 0) {
-			/* Threads are offset by a fraction of the gap so that their
-			 * constant schedules interleave rather than coincide. */
-			sched_init(&w->sched, cfg->arrival, w->rate_per_s, e->t0_ns,
-				   (double)id / cfg->threads, cfg->seed * 0x9e3779b97f4a7c15ull + id);
-			w->next_due_ns = sched_next(&w->sched);
-			w->sched_active = true;
-		}
-		size_t cap = cfg->queue_cap;
-		if (!cap) {
-			double c = w->rate_per_s * 30.0; /* 30 s of backlog */
-			cap = c < 4096 ? 4096 : c > 4194304 ? 4194304 : (size_t)c;
-		}
-		w->q_cap = cap;
-		w->q = malloc(cap * sizeof *w->q);
-		if (!w->q)
-			return -ENOMEM;
-	} else {
-		w->max_conns = (uint32_t)sched_split(cfg->concurrency, cfg->threads, id);
-		w->quota = sched_split(cfg->requests, cfg->threads, id);
-	}
+	w->max_conns = (uint32_t)sched_split(cfg->open_loop ? cfg->connections : cfg->concurrency,
+					     cfg->threads, id);
 	if (w->max_conns) {
 		w->conns = calloc(w->max_conns, sizeof *w->conns);
 		if (!w->conns)
@@ -722,27 +764,51 @@ static int worker_init(struct worker *w, struct engine *e, uint32_t id)
 	return 0;
 }
 
-int engine_start(struct engine **out, const struct engine_cfg *cfg)
+/* Size a worker's backlog for a step's rate (before the step starts). */
+static int worker_size_queue(struct worker *w, double rate_per_s)
+{
+	size_t cap = w->e->cfg.queue_cap;
+	if (!cap) {
+		double c = rate_per_s * 30.0; /* 30 s of backlog */
+		cap = c < 4096 ? 4096 : c > 4194304 ? 4194304 : (size_t)c;
+	}
+	if (cap <= w->q_cap)
+		return 0;
+	uint64_t *q = realloc(w->q, cap * sizeof *q);
+	if (!q)
+		return -ENOMEM;
+	w->q = q;
+	w->q_cap = cap;
+	return 0;
+}
+
+static void engine_free(struct engine *e)
+{
+	for (uint32_t i = 0; i < e->n_threads; i++)
+		worker_free(&e->w[i]);
+	pthread_mutex_destroy(&e->mu);
+	pthread_cond_destroy(&e->cv);
+	free(e->w);
+	free(e);
+}
+
+int engine_open(struct engine **out, const struct engine_cfg *cfg)
 {
 	if (cfg->threads == 0 || cfg->timeout_ns == 0 || !cfg->reqs || !cfg->n_reqs)
 		return -EINVAL;
 	for (size_t i = 0; i < cfg->n_reqs; i++)
 		if (!cfg->reqs[i].buf || !cfg->reqs[i].len)
 			return -EINVAL;
-	if (cfg->open_loop ? (cfg->rate_per_s <= 0 || cfg->connections == 0)
-			   : cfg->concurrency == 0)
+	if (cfg->open_loop ? cfg->connections == 0 : cfg->concurrency == 0)
 		return -EINVAL;
 	struct engine *e = calloc(1, sizeof *e);
 	if (!e)
 		return -ENOMEM;
 	e->cfg = *cfg;
 	e->n_threads = cfg->threads;
-	/* Start shortly in the future so every worker is ready (and open-loop
-	 * connections are open) before the first request is due. */
-	e->t0_ns = clock_now_ns() + 50 * NS_PER_MS;
-	e->warm_end_ns = e->t0_ns + cfg->warmup_ns;
-	bool by_count = !cfg->open_loop && cfg->requests && !cfg->duration_limits;
-	e->meas_end_ns = by_count ? UINT64_MAX : e->warm_end_ns + cfg->duration_ns;
+	e->collected = true;
+	pthread_mutex_init(&e->mu, NULL);
+	pthread_cond_init(&e->cv, NULL);
 	e->w = aligned_alloc(64, ((sizeof *e->w * cfg->threads) + 63) / 64 * 64);
 	if (!e->w) {
 		free(e);
@@ -765,17 +831,56 @@ int engine_start(struct engine **out, const struct engine_cfg *cfg)
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
-		engine_interrupt(e);
-		for (uint32_t i = 0; i < e->started; i++)
-			pthread_join(e->w[i].thread, NULL);
-		for (uint32_t i = 0; i < cfg->threads; i++)
-			worker_free(&e->w[i]);
-		free(e->w);
-		free(e);
+		engine_close(e);
 		return rc;
 	}
 	*out = e;
 	return 0;
+}
+
+int engine_step_start(struct engine *e, const struct engine_step *s)
+{
+	if (!e->collected || !engine_done(e))
+		return -EBUSY;
+	if (e->cfg.open_loop ? s->rate_per_s <= 0 || s->duration_ns == 0
+			     : !s->requests && s->duration_ns == 0)
+		return -EINVAL;
+	for (uint32_t i = 0; i < e->n_threads; i++) {
+		int rc = worker_size_queue(&e->w[i],
+					   e->cfg.open_loop ? s->rate_per_s / e->n_threads : 0);
+		if (rc)
+			return rc;
+	}
+	pthread_mutex_lock(&e->mu);
+	e->step = *s;
+	/* Start shortly in the future so every worker is ready (and its
+	 * connections are open) before the first request is due. */
+	e->t0_ns = clock_now_ns() + 50 * NS_PER_MS;
+	e->warm_end_ns = e->t0_ns + s->warmup_ns;
+	bool by_count = !e->cfg.open_loop && s->requests && !s->duration_limits;
+	e->meas_end_ns = by_count ? UINT64_MAX : e->warm_end_ns + s->duration_ns;
+	atomic_store(&e->stop, false);
+	for (uint32_t i = 0; i < e->n_threads; i++)
+		atomic_store_explicit(&e->w[i].done, false, memory_order_relaxed);
+	e->collected = false;
+	e->step_seq++;
+	pthread_cond_broadcast(&e->cv);
+	pthread_mutex_unlock(&e->mu);
+	return 0;
+}
+
+void engine_close(struct engine *e)
+{
+	if (!e)
+		return;
+	engine_interrupt(e);
+	pthread_mutex_lock(&e->mu);
+	e->quit = true;
+	pthread_cond_broadcast(&e->cv);
+	pthread_mutex_unlock(&e->mu);
+	for (uint32_t i = 0; i < e->started; i++)
+		pthread_join(e->w[i].thread, NULL);
+	engine_free(e);
 }
 
 void engine_interrupt(struct engine *e)
@@ -850,10 +955,13 @@ static int merge_series(struct engine *e, struct run_result *res)
 	return 0;
 }
 
-int engine_finish(struct engine *e, struct run_result *res)
+int engine_step_finish(struct engine *e, struct run_result *res)
 {
-	for (uint32_t i = 0; i < e->started; i++)
-		pthread_join(e->w[i].thread, NULL);
+	while (!engine_done(e)) {
+		struct timespec ts = {0, 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	e->collected = true;
 	memset(res, 0, sizeof *res);
 	int rc = phase_stats_init(&res->warmup);
 	if (!rc)
@@ -874,9 +982,9 @@ int engine_finish(struct engine *e, struct run_result *res)
 		rc = merge_series(e, res);
 	res->interrupted = atomic_load(&e->stop);
 	res->open_loop = e->cfg.open_loop;
-	res->offered_rate_per_s = e->cfg.open_loop ? e->cfg.rate_per_s : 0;
+	res->offered_rate_per_s = e->cfg.open_loop ? e->step.rate_per_s : 0;
 	res->threads = e->n_threads;
-	res->warmup_ns = e->cfg.warmup_ns;
+	res->warmup_ns = e->step.warmup_ns;
 	/* Measured time: the planned window, or up to the last measured response
 	 * when that is later (a count-based run, or a backlog served in drain). */
 	uint64_t window = e->meas_end_ns != UINT64_MAX ? e->meas_end_ns - e->warm_end_ns : 0;
@@ -884,10 +992,6 @@ int engine_finish(struct engine *e, struct run_result *res)
 	res->measure_ns = to_last > window ? to_last : window;
 	if (res->interrupted && to_last < window)
 		res->measure_ns = to_last;
-	for (uint32_t i = 0; i < e->n_threads; i++)
-		worker_free(&e->w[i]);
-	free(e->w);
-	free(e);
 	if (oom && !rc)
 		rc = -ENOMEM;
 	return rc;

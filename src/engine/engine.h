@@ -19,42 +19,55 @@ struct engine_req {
 	bool head;              /* HEAD: the response has no body */
 };
 
+/* What stays the same for the whole session: target, requests, connections. */
 struct engine_cfg {
 	struct net_addr addr;   /* where to connect */
 	const struct engine_req *reqs; /* sent in turn; each thread starts at its own offset */
 	size_t n_reqs;
 
 	bool open_loop;
-	double rate_per_s;      /* open loop: total offered rate */
 	enum sched_arrival arrival;
 	uint64_t seed;
 	uint32_t connections;   /* open loop: most connections in total */
 	uint32_t concurrency;   /* closed loop: connections in total */
+	uint32_t threads;
+	uint64_t timeout_ns;
+	uint64_t spin_ns;       /* open loop: poll instead of sleeping this close to a due time */
+	size_t queue_cap;       /* open loop: per-thread backlog cap; 0 = 30 s of the step's rate */
+};
+
+/* One measurement: warm-up then measured phase, then a drain. Connections
+ * carry over from one step to the next. */
+struct engine_step {
+	double rate_per_s;      /* open loop: total offered rate */
+	uint64_t warmup_ns, duration_ns, drain_ns;
 	uint64_t requests;      /* closed loop: total measured requests; 0 = by duration */
 	bool duration_limits;   /* closed loop with requests: duration also a cap */
-	uint32_t threads;
-
-	uint64_t warmup_ns, duration_ns, timeout_ns, drain_ns;
-	uint64_t spin_ns;       /* open loop: poll instead of sleeping this close to a due time */
-	size_t queue_cap;       /* open loop: per-thread backlog cap; 0 = default */
 };
 
 struct engine;
 
-/* Validate cfg, allocate every worker, start the threads (signals blocked in
- * them) and return. 0, -EINVAL, -ENOMEM, or -errno from thread creation. */
-int engine_start(struct engine **out, const struct engine_cfg *cfg);
+/* Validate cfg, allocate every worker and start the threads (signals blocked
+ * in them); they wait for a step. 0, -EINVAL, -ENOMEM, or -errno from thread
+ * creation. */
+int engine_open(struct engine **out, const struct engine_cfg *cfg);
 
-/* Ask the workers to stop now (Ctrl-C). Safe from any thread, idempotent. */
+/* Start a step and return at once (the caller waits with engine_done, and
+ * collects with engine_step_finish). -EINVAL for a bad step, -EBUSY if the
+ * previous step was not collected. */
+int engine_step_start(struct engine *e, const struct engine_step *s);
+
+/* Ask the workers to end the current step now (Ctrl-C). Safe from any
+ * thread, idempotent; the step's result is marked interrupted. */
 void engine_interrupt(struct engine *e);
-/* True when every worker has finished. */
+/* True when every worker has finished the current step. */
 bool engine_done(struct engine *e);
 
 struct engine_progress {
-	uint64_t elapsed_ns;    /* since the load started (warm-up included) */
+	uint64_t elapsed_ns;    /* since the step's load started (warm-up included) */
 	uint64_t total_ns;      /* planned warm-up + measure; 0 if unknown */
 	bool in_warmup;
-	uint64_t completed;     /* all phases */
+	uint64_t completed;     /* all phases and steps */
 	uint64_t errors;
 	uint64_t p99_ns;        /* highest per-thread p99 of the last full second */
 	double rate_per_s;      /* completions in the last full second */
@@ -63,8 +76,11 @@ struct engine_progress {
 /* A racy but safe snapshot for a progress line. */
 void engine_progress(struct engine *e, struct engine_progress *p);
 
-/* Join the workers, merge their statistics into `res` (initialised here) and
- * free the engine. 0 or -ENOMEM / PACER_ELAYOUT. */
-int engine_finish(struct engine *e, struct run_result *res);
+/* Wait for the current step to end and merge the workers' statistics into
+ * `res` (initialised here; free with run_result_free). 0 or -ENOMEM. */
+int engine_step_finish(struct engine *e, struct run_result *res);
+
+/* Stop the threads, close every connection, free. NULL is fine. */
+void engine_close(struct engine *e);
 
 #endif

@@ -36,6 +36,16 @@ void phase_stats_free(struct phase_stats *p)
 		hist_free(&p->timing[i]);
 }
 
+void phase_stats_reset(struct phase_stats *p)
+{
+	struct hist keep[TIM_COUNT];
+	memcpy(keep, p->timing, sizeof keep);
+	memset(p, 0, sizeof *p);
+	memcpy(p->timing, keep, sizeof keep);
+	for (int i = 0; i < TIM_COUNT; i++)
+		hist_reset(&p->timing[i]);
+}
+
 int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 {
 	dst->scheduled += src->scheduled;

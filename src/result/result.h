@@ -62,6 +62,8 @@ struct phase_stats {
 /* Allocate the histograms (default layout). 0 or -ENOMEM. */
 int phase_stats_init(struct phase_stats *p);
 void phase_stats_free(struct phase_stats *p);
+/* Zero every counter and histogram, keeping the allocations. */
+void phase_stats_reset(struct phase_stats *p);
 /* dst += src. 0 or a negative code from hist_merge. */
 int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src);
 uint64_t phase_stats_errors(const struct phase_stats *p);
