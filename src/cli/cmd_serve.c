@@ -1,0 +1,265 @@
+/* pacer serve — run the embedded target server until SIGINT/SIGTERM.
+ *
+ *   pacer serve --plan NAME|FILE [--listen 127.0.0.1:8080] [--threads N]
+ *               [--seed S] [--list-plans]
+ *
+ * Prints "listening on ADDR:PORT" on stdout once the socket listens; errors
+ * as one line "pacer serve: <what>" on stderr. Exit: 0 after a clean stop,
+ * 2 on usage errors (bad option or value, unknown plan, invalid plan file,
+ * address that cannot be bound), 3 when the server cannot start for lack of
+ * resources. See docs/serve.md. */
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "net/sock.h"
+#include "target/target.h"
+#include "util/err.h"
+#include "util/units.h"
+
+static const char usage[] =
+	"usage: pacer serve --plan NAME|FILE [options]\n"
+	"\n"
+	"Run pacer's embedded HTTP/1.1 target server until Ctrl-C / SIGTERM.\n"
+	"\n"
+	"  -p, --plan NAME|FILE   built-in plan name or YAML plan file (required)\n"
+	"  -l, --listen ADDR      address to listen on (default 127.0.0.1:8080;\n"
+	"                         HOST:PORT, [IPv6]:PORT or PORT; port 0 = any free port)\n"
+	"  -t, --threads N        server threads, each with its own event loop (default 1)\n"
+	"      --seed S           seed of the plan's randomness (default: the plan's, else 1)\n"
+	"      --list-plans       list the built-in plans and exit\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"Prints \"listening on ADDR:PORT\" once ready. Plan files: see docs/serve.md.\n";
+
+static void on_signal(int sig) { (void)sig; }
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "pacer serve: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (see pacer serve --help)\n");
+	return EXIT_USAGE;
+}
+
+static void list_plans(void)
+{
+	size_t n;
+	const struct target_builtin *b = target_plan_builtins(&n);
+	for (size_t i = 0; i < n; i++)
+		printf("%-14s %s\n", b[i].name, b[i].summary);
+}
+
+/* "HOST:PORT", "[V6]:PORT", "PORT". */
+static int parse_listen(const char *s, struct net_addr *a, const char **why)
+{
+	char host[256];
+	const char *port_s;
+	*why = NULL;
+	if (s[0] == '[') {
+		const char *rb = strchr(s, ']');
+		if (!rb || rb[1] != ':' || (size_t)(rb - s - 1) >= sizeof host)
+			return PACER_EPARSE;
+		memcpy(host, s + 1, (size_t)(rb - s - 1));
+		host[rb - s - 1] = '\0';
+		port_s = rb + 2;
+	} else {
+		const char *colon = strrchr(s, ':');
+		if (!colon) {
+			strcpy(host, "127.0.0.1");
+			port_s = s;
+		} else {
+			if ((size_t)(colon - s) >= sizeof host || colon == s || strchr(s, ':') != colon)
+				return PACER_EPARSE;
+			memcpy(host, s, (size_t)(colon - s));
+			host[colon - s] = '\0';
+			port_s = colon + 1;
+		}
+	}
+	if (!*port_s || strlen(port_s) > 5 || strspn(port_s, "0123456789") != strlen(port_s))
+		return PACER_EPARSE;
+	long port = strtol(port_s, NULL, 10);
+	if (port > 65535)
+		return PACER_EPARSE;
+	return net_resolve(host, (uint16_t)port, a, why);
+}
+
+static bool is_builtin(const char *name)
+{
+	size_t n;
+	const struct target_builtin *b = target_plan_builtins(&n);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(b[i].name, name))
+			return true;
+	return false;
+}
+
+static bool looks_like_file(const char *s)
+{
+	size_t n = strlen(s);
+	return strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".yaml")) ||
+	       (n > 4 && !strcmp(s + n - 4, ".yml"));
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"plan", required_argument, NULL, 'p'},
+		{"listen", required_argument, NULL, 'l'},
+		{"threads", required_argument, NULL, 't'},
+		{"seed", required_argument, NULL, 's'},
+		{"list-plans", no_argument, NULL, 'L'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *plan_arg = NULL, *listen_arg = "127.0.0.1:8080";
+	uint64_t threads = 1, seed = 0;
+	bool have_seed = false;
+	int opt;
+	optind = 0; /* full reinitialisation (GNU): argv[0] is "serve" */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":p:l:t:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			plan_arg = optarg;
+			break;
+		case 'l':
+			listen_arg = optarg;
+			break;
+		case 't':
+			if (units_parse_count(optarg, &threads) < 0 || threads < 1 ||
+			    threads > TARGET_MAX_THREADS)
+				return usage_error("--threads: expected a whole number from 1 to 256, got '%s'",
+				                   optarg);
+			break;
+		case 's': {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (!*optarg || *end || errno || optarg[0] == '-' || optarg[0] == '+')
+				return usage_error("--seed: expected a whole number, got '%s'", optarg);
+			seed = v;
+			have_seed = true;
+			break;
+		}
+		case 'L':
+			list_plans();
+			return EXIT_OK;
+		case 'h':
+			fputs(usage, stdout);
+			return EXIT_OK;
+		case ':':
+			return usage_error("%s needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				fprintf(stderr, "pacer serve: unknown option '-%c' (see pacer serve --help)\n", optopt);
+			else
+				fprintf(stderr, "pacer serve: unknown option '%s' (see pacer serve --help)\n",
+				        argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (!plan_arg)
+		return usage_error("%s", "--plan is required: a built-in name (see --list-plans) or a YAML file");
+
+	struct net_addr addr;
+	const char *why = NULL;
+	int rc = parse_listen(listen_arg, &addr, &why);
+	if (rc < 0) {
+		if (rc == PACER_ERESOLVE)
+			fprintf(stderr, "pacer serve: --listen: cannot resolve '%s': %s\n", listen_arg,
+			        why ? why : "no address");
+		else
+			fprintf(stderr,
+			        "pacer serve: --listen: expected HOST:PORT, [IPv6]:PORT or PORT, got '%s'\n",
+			        listen_arg);
+		return EXIT_USAGE;
+	}
+
+	struct target_plan *plan = NULL;
+	struct stat st;
+	if (!looks_like_file(plan_arg) && is_builtin(plan_arg)) {
+		rc = target_plan_builtin(plan_arg, &plan);
+		if (rc < 0) {
+			fprintf(stderr, "pacer serve: built-in plan '%s' does not load: %s\n", plan_arg,
+			        err_name(rc));
+			return EXIT_RUNTIME;
+		}
+	} else if (looks_like_file(plan_arg) || stat(plan_arg, &st) == 0) {
+		char err[512];
+		rc = target_plan_load(plan_arg, &plan, err, sizeof err);
+		if (rc < 0) {
+			fprintf(stderr, "pacer serve: %s\n", err[0] ? err : err_name(rc));
+			return rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+		}
+	} else {
+		size_t n;
+		const struct target_builtin *b = target_plan_builtins(&n);
+		char names[256] = "";
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				strncat(names, ", ", sizeof names - strlen(names) - 1);
+			strncat(names, b[i].name, sizeof names - strlen(names) - 1);
+		}
+		fprintf(stderr, "pacer serve: unknown plan '%s' (built-in plans: %s; or a .yaml file)\n",
+		        plan_arg, names);
+		return EXIT_USAGE;
+	}
+	if (have_seed)
+		plan->seed = seed;
+
+	/* SIGINT/SIGTERM are taken synchronously with sigwait: block them
+	 * before the server threads exist (they inherit the mask). A handler
+	 * (never run) replaces SIG_IGN, which a shell sets for background
+	 * jobs and which would discard the signals instead of queueing them. */
+	sigset_t sigs, old;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, &old);
+	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
+	struct target *t = NULL;
+	rc = target_start(&t, plan, &addr, (unsigned)threads);
+	if (rc < 0) {
+		char a[80];
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		target_plan_free(plan);
+		fprintf(stderr, "pacer serve: cannot listen on %s: %s\n", net_addr_str(&addr, a, sizeof a),
+		        err_name(rc));
+		return rc == -ENOMEM || rc == -EAGAIN ? EXIT_RUNTIME : EXIT_USAGE;
+	}
+	struct net_addr bound = addr;
+	uint16_t port = (uint16_t)target_port(t);
+	if (bound.ss.ss_family == AF_INET)
+		((struct sockaddr_in *)&bound.ss)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)&bound.ss)->sin6_port = htons(port);
+	char a[80];
+	printf("listening on %s\n", net_addr_str(&bound, a, sizeof a));
+	fflush(stdout);
+
+	int sig = 0;
+	while (sigwait(&sigs, &sig) != 0)
+		;
+	target_stop(t);
+	target_plan_free(plan);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return EXIT_OK;
+}
