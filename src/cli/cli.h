@@ -11,5 +11,6 @@ enum {
 
 int cmd_run(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
 
 #endif

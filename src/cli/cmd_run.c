@@ -5,14 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "cli/setup.h"
+#include "target/plan.h"
 #include "engine/engine.h"
-#include "http/req.h"
 #include "net/sock.h"
 #include "plan/plan.h"
 #include "report/report.h"
@@ -23,60 +23,15 @@
 #include "util/sysinfo.h"
 #include "util/units.h"
 
-#define MAX_BODY_BYTES (64ull * 1024 * 1024)
-
 static void usage(FILE *f, struct opt *tab, size_t n)
 {
-	fprintf(f, "usage: pacer run URL [options]\n\n"
+	fprintf(f, "usage: pacer run URL [options]\n"
+		   "       pacer run --self-contained[=PLAN] [/path] [options]\n\n"
 		   "Open loop with --rate (latency from each request's scheduled time), closed loop "
 		   "without.\n\n");
 	opts_help(f, tab, n);
 	fprintf(f, "\nExit codes: 0 finished, 2 usage error, 3 runtime failure, 130 interrupted.\n"
 		   "See docs/run.md.\n");
-}
-
-/* Read a whole file of at most MAX_BODY_BYTES. */
-static int read_file(const char *path, char **out, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return -errno;
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	if (!buf) {
-		fclose(f);
-		return -ENOMEM;
-	}
-	for (;;) {
-		if (n == cap) {
-			if (cap >= MAX_BODY_BYTES) {
-				free(buf);
-				fclose(f);
-				return PACER_ETOOBIG;
-			}
-			cap *= 2;
-			char *nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return -ENOMEM;
-			}
-			buf = nb;
-		}
-		size_t r = fread(buf + n, 1, cap - n, f);
-		n += r;
-		if (r == 0)
-			break;
-	}
-	int rc = ferror(f) ? -EIO : 0;
-	fclose(f);
-	if (rc) {
-		free(buf);
-		return rc;
-	}
-	*out = buf;
-	*len = n;
-	return 0;
 }
 
 static void progress_line(struct engine *e)
@@ -171,11 +126,12 @@ int cmd_run(int argc, char **argv)
 	plan.argc = argc;
 	plan.argv = argv;
 	struct opt_list headers = {0};
-	const char *body_arg = NULL, *arrival = NULL;
+	const char *arrival = NULL;
+	struct cli_setup setup = {.cmd = "run"};
 	bool help = false;
 	struct opt tab[] = {
 		{0, "arrival", OPT_STR, &arrival, "constant|poisson", "constant", "spacing of due times (open loop)", false},
-		{0, "body", OPT_STR, &body_arg, "DATA|@FILE", NULL, "request body, literal or from a file", false},
+		{0, "body", OPT_STR, &setup.body_arg, "DATA|@FILE", NULL, "request body, literal or from a file", false},
 		{'c', "connections", OPT_U32, &plan.connections, "N", "64", "open loop: most connections (closed loop: same as --concurrency)", false},
 		{0, "concurrency", OPT_U32, &plan.concurrency, "P", "10", "closed loop: connections each with one request outstanding", false},
 		{0, "drain", OPT_DURATION, &plan.drain_ns, "D", "= --timeout", "after the measured phase, wait this long for responses", false},
@@ -189,7 +145,9 @@ int cmd_run(int argc, char **argv)
 		{'r', "rate", OPT_RATE, &plan.rate_per_s, "R", NULL, "open loop: offered requests/s (k, M suffixes)", false},
 		{'n', "requests", OPT_COUNT, &plan.requests, "N", NULL, "closed loop: stop after N requests", false},
 		{0, "seed", OPT_COUNT, &plan.seed, "S", "1", "seed of the Poisson schedule", false},
+		{0, "self-contained", OPT_OPTSTR, &setup.self_contained, "PLAN", "hello", "drive pacer's own embedded target (a built-in plan or a plan file) on a loopback port", false},
 		{0, "spin", OPT_DURATION, &plan.spin_ns, "D", "100us", "open loop: poll instead of sleeping this close to a due time (0: always sleep)", false},
+		{0, "target-threads", OPT_U32, &setup.target_threads, "N", "1", "self-contained: threads of the embedded target", false},
 		{'t', "threads", OPT_U32, &plan.threads, "T", "1", "worker threads", false},
 		{0, "timeout", OPT_DURATION, &plan.timeout_ns, "D", "10s", "per-request timeout: close, count, reconnect", false},
 		{'w', "warmup", OPT_DURATION, &plan.warmup_ns, "D", "0s", "warm-up phase, run but not counted", false},
@@ -199,8 +157,6 @@ int cmd_run(int argc, char **argv)
 	size_t npos = 0;
 	char err[512];
 	int ret = EXIT_USAGE;
-	char *body_buf = NULL;
-	char *req = NULL;
 
 	int prc = opts_parse(tab, ntab, argc, argv, pos, 4, &npos, err, sizeof err);
 	if (prc == 1) {
@@ -212,23 +168,11 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "pacer run: %s\n", err);
 		goto out;
 	}
-	if (npos != 1) {
-		fprintf(stderr, npos ? "pacer run: expected one URL, got %zu arguments\n"
-				     : "pacer run: missing URL (usage: pacer run URL [options]; see --help)\n",
-			npos);
+	if (npos > 1) {
+		fprintf(stderr, "pacer run: expected one URL, got %zu arguments\n", npos);
 		goto out;
 	}
-	plan.url_str = pos[0];
-	const char *why = NULL;
-	if (url_parse(&plan.url, plan.url_str, &why) < 0) {
-		fprintf(stderr, "pacer run: bad URL '%s': %s\n", plan.url_str, why ? why : "not understood");
-		goto out;
-	}
-	if (plan.url.tls) {
-		fprintf(stderr, "pacer run: %s: https is not supported yet (plain http:// only)\n",
-			plan.url_str);
-		goto out;
-	}
+	setup.url_arg = npos ? pos[0] : NULL;
 	plan.open_loop = opts_given(tab, ntab, "rate");
 	plan.duration_given = opts_given(tab, ntab, "duration");
 	if (!plan.open_loop && opts_given(tab, ntab, "connections") &&
@@ -246,27 +190,9 @@ int cmd_run(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (plan.method && req_method_check(plan.method) < 0) {
-		fprintf(stderr, "pacer run: --method '%s': not a valid method token\n", plan.method);
+	if (setup.target_threads > 256) {
+		fprintf(stderr, "pacer run: --target-threads %u: at most 256\n", setup.target_threads);
 		goto out;
-	}
-	if (body_arg) {
-		if (body_arg[0] == '@') {
-			size_t len = 0;
-			int rc = read_file(body_arg + 1, &body_buf, &len);
-			if (rc) {
-				fprintf(stderr, "pacer run: --body %s: cannot read: %s\n", body_arg,
-					rc == PACER_ETOOBIG ? "larger than 64 MiB" : err_name(rc));
-				goto out;
-			}
-			plan.body = body_buf;
-			plan.body_len = len;
-			plan.body_source = body_arg;
-		} else {
-			plan.body = body_arg;
-			plan.body_len = strlen(body_arg);
-			plan.body_source = "literal";
-		}
 	}
 	plan.headers = headers.v;
 	plan.n_headers = headers.n;
@@ -274,64 +200,12 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "pacer run: %s\n", err);
 		goto out;
 	}
-
-	struct req_spec rs = {
-		.method = plan_method(&plan),
-		.url = &plan.url,
-		.headers = plan.headers,
-		.n_headers = plan.n_headers,
-		.body = plan.body,
-		.body_len = plan.body_len,
-		.user_agent = "pacer/" PACER_VERSION,
-	};
-	size_t req_len = 0;
-	int rc = req_encode(&rs, &req, &req_len, &why);
-	if (rc) {
-		fprintf(stderr, "pacer run: --header: %s\n", rc == -ENOMEM ? "out of memory" : why);
+	ret = cli_setup_prepare(&setup, &plan);
+	if (ret)
 		goto out;
-	}
 
-	uint32_t conns = plan.open_loop ? plan.connections : plan.concurrency;
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    (rlim_t)conns + 64 + 2 * plan.threads > rl.rlim_cur) {
-		fprintf(stderr,
-			"pacer run: %u connections need more file descriptors than the limit of %llu "
-			"(ulimit -n)\n",
-			conns, (unsigned long long)rl.rlim_cur);
-		goto out;
-	}
-
-	struct net_addr addr;
-	rc = net_resolve(plan.url.host, plan.url.port, &addr, &why);
-	if (rc) {
-		fprintf(stderr, "pacer run: cannot resolve '%s': %s\n", plan.url.host,
-			why ? why : err_name(rc));
-		goto out;
-	}
-	char astr[96];
-	net_addr_str(&addr, astr, sizeof astr);
-	rc = net_probe(&addr, plan.timeout_ns < 5 * NS_PER_S ? plan.timeout_ns : 5 * NS_PER_S);
-	if (rc) {
-		fprintf(stderr, "pacer run: cannot connect to %s (%s): %s\n", plan.url_str, astr,
-			err_name(rc));
-		goto out;
-	}
-
-	struct engine_req ereq = {.buf = req, .len = req_len, .head = strcmp(rs.method, "HEAD") == 0};
-	struct engine_cfg cfg = {
-		.addr = addr,
-		.reqs = &ereq,
-		.n_reqs = 1,
-		.open_loop = plan.open_loop,
-		.arrival = plan.arrival,
-		.seed = plan.seed,
-		.connections = plan.connections,
-		.concurrency = plan.concurrency,
-		.threads = plan.threads,
-		.timeout_ns = plan.timeout_ns,
-		.spin_ns = plan.spin_ns,
-	};
+	struct engine_cfg cfg;
+	cli_setup_engine_cfg(&setup, &plan, &cfg);
 	struct engine_step step = {
 		.rate_per_s = plan.rate_per_s,
 		.warmup_ns = plan.warmup_ns,
@@ -349,8 +223,9 @@ int cmd_run(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	uint64_t wall0 = clock_wall_ns();
+	uint64_t tcpu0 = cli_setup_target_cpu_ns(&setup);
 	struct engine *e = NULL;
-	rc = engine_open(&e, &cfg);
+	int rc = engine_open(&e, &cfg);
 	if (!rc) {
 		rc = engine_step_start(e, &step);
 		if (rc)
@@ -367,6 +242,7 @@ int cmd_run(int argc, char **argv)
 	struct run_result res;
 	rc = engine_step_finish(e, &res);
 	engine_close(e);
+	uint64_t tcpu1 = cli_setup_target_cpu_ns(&setup);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	res.started_wall_ns = wall0;
 	res.interrupted = res.interrupted || interrupted;
@@ -379,11 +255,18 @@ int cmd_run(int argc, char **argv)
 
 	struct sysinfo_facts env;
 	sysinfo_read(&env);
+	struct report_target tgt = {0};
+	if (setup.srv) {
+		tgt.plan_name = setup.tplan->name;
+		tgt.threads = setup.target_threads ? setup.target_threads : 1;
+		tgt.cpu_ns = tcpu1 - tcpu0;
+	}
 	struct report_ctx ctx = {
 		.plan = &plan,
 		.env = &env,
 		.res = &res,
-		.mode = "live",
+		.mode = setup.srv ? "self_contained" : "live",
+		.target = setup.srv ? &tgt : NULL,
 		.version = PACER_VERSION,
 		.commit = PACER_COMMIT,
 	};
@@ -395,8 +278,7 @@ int cmd_run(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 	run_result_free(&res);
 out:
-	free(req);
-	free(body_buf);
+	cli_setup_release(&setup);
 	opt_list_free(&headers);
 	return ret;
 }

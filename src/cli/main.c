@@ -10,6 +10,8 @@ static void usage(FILE *f)
 		   "usage: pacer COMMAND [options]\n\n"
 		   "commands:\n"
 		   "  run URL      measure a target (open loop with --rate, closed loop without)\n"
+		   "  serve        run the embedded target server (pacer serve --list-plans)\n"
+		   "  demo         a short self-contained benchmark, end to end\n"
 		   "  version      print version and source commit\n"
 		   "  help         this text\n\n"
 		   "`pacer COMMAND --help` lists a command's options; docs/ has a page per command.\n",
@@ -25,6 +27,10 @@ int main(int argc, char **argv)
 	const char *cmd = argv[1];
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(cmd, "serve") == 0)
+		return cmd_serve(argc - 1, argv + 1);
+	if (strcmp(cmd, "demo") == 0)
+		return cmd_demo(argc - 1, argv + 1);
 	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
 		printf("pacer %s (commit %s)\n", PACER_VERSION, PACER_COMMIT);
 		return EXIT_OK;

@@ -18,6 +18,7 @@ static int set_value(struct opt *o, const char *val, char *err, size_t cap)
 	const char *expect = "";
 	switch (o->type) {
 	case OPT_STR:
+	case OPT_OPTSTR:
 		*(const char **)o->dst = val;
 		return 0;
 	case OPT_STRLIST: {
@@ -121,6 +122,10 @@ int opts_parse(struct opt *tab, size_t n, int argc, char **argv, const char **po
 		o->given = true;
 		if (o->type == OPT_HELP)
 			return 1;
+		if (o->type == OPT_OPTSTR && !val) {
+			*(const char **)o->dst = "";
+			continue;
+		}
 		if (o->type == OPT_FLAG) {
 			if (val) {
 				snprintf(err, errcap, "--%s takes no value", o->long_name);
@@ -156,12 +161,14 @@ void opts_help(FILE *f, const struct opt *tab, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const struct opt *o = &tab[i];
 		char left[64];
+		const char *sep = !o->metavar ? "" : o->type == OPT_OPTSTR ? "[=" : " ";
+		const char *end = o->metavar && o->type == OPT_OPTSTR ? "]" : "";
 		if (o->short_name)
-			snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->long_name,
-				 o->metavar ? " " : "", o->metavar ? o->metavar : "");
+			snprintf(left, sizeof left, "-%c, --%s%s%s%s", o->short_name, o->long_name, sep,
+				 o->metavar ? o->metavar : "", end);
 		else
-			snprintf(left, sizeof left, "    --%s%s%s", o->long_name, o->metavar ? " " : "",
-				 o->metavar ? o->metavar : "");
+			snprintf(left, sizeof left, "    --%s%s%s%s", o->long_name, sep,
+				 o->metavar ? o->metavar : "", end);
 		fprintf(f, "  %-28s %s", left, o->help);
 		if (o->def)
 			fprintf(f, " [default: %s]", o->def);

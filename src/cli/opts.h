@@ -11,6 +11,7 @@
 enum opt_type {
 	OPT_FLAG,     /* bool */
 	OPT_STR,      /* const char * (points into argv) */
+	OPT_OPTSTR,   /* const char *: value only as --name=VALUE; "" when given bare */
 	OPT_STRLIST,  /* repeatable: appended to a struct opt_list */
 	OPT_RATE,     /* double, per second, k/M suffixes */
 	OPT_DURATION, /* uint64_t ns */

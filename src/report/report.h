@@ -17,11 +17,19 @@
 /* Send-lag p99 above this means the generator may not have kept up. */
 #define REPORT_SEND_LAG_WARN_NS 1000000ull
 
+/* Self-contained mode: the embedded target pacer drove. */
+struct report_target {
+	const char *plan_name;
+	unsigned threads;
+	uint64_t cpu_ns;        /* its threads' CPU over the whole step */
+};
+
 struct report_ctx {
 	const struct run_plan *plan;
 	const struct sysinfo_facts *env;
 	const struct run_result *res;
-	const char *mode;       /* "live" */
+	const char *mode;       /* "live" or "self_contained" */
+	const struct report_target *target; /* self-contained only, else NULL */
 	const char *version;
 	const char *commit;
 };

@@ -37,6 +37,12 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 	const struct phase_stats *m = &r->measure;
 	char a[32], b[32];
 	w->n = 0;
+	if (c->target)
+		warn(w,
+		     "self-contained: driver and target (plan %s) share one process and one machine, "
+		     "over loopback: the target's capacity and latency here are not those of a real "
+		     "server, and the two compete for the same cores",
+		     c->target->plan_name);
 	if (r->interrupted)
 		warn(w, "interrupted: the run was stopped early; figures cover %.2fs of the planned %.2fs",
 		     (double)r->measure_ns / 1e9, (double)c->plan->duration_ns / 1e9);
@@ -339,6 +345,22 @@ int report_json(FILE *f, const struct report_ctx *c)
 	jw_u64(j, (uint64_t)c->env->cores);
 	jw_obj_end(j);
 
+	if (c->target) {
+		uint64_t served = r->measure.completed + r->warmup.completed;
+		jw_key(j, "target");
+		jw_obj(j);
+		jw_key(j, "plan");
+		jw_str(j, c->target->plan_name);
+		jw_key(j, "threads");
+		jw_u64(j, c->target->threads);
+		jw_key(j, "cpu_s");
+		jw_dbl(j, (double)c->target->cpu_ns / 1e9, 6);
+		jw_key(j, "cpu_ms_per_request");
+		jw_dbl(j, served ? (double)c->target->cpu_ns / 1e6 / (double)served : 0, 6);
+		jw_key(j, "shares_process_with_driver");
+		jw_bool(j, true);
+		jw_obj_end(j);
+	}
 	jw_key(j, "generator");
 	jw_obj(j);
 	jw_key(j, "threads");
@@ -430,7 +452,10 @@ void report_text(FILE *f, const struct report_ctx *c)
 	const struct phase_stats *m = &r->measure;
 	char a[48], b[48], d[48], e[48];
 
-	fprintf(f, "pacer run %s\n", p->url_str);
+	fprintf(f, "pacer run %s%s\n", p->url_str, c->target ? "  (self-contained)" : "");
+	if (c->target)
+		fprintf(f, "  embedded target: plan %s, %u thread%s\n", c->target->plan_name,
+			c->target->threads, c->target->threads == 1 ? "" : "s");
 	if (p->open_loop)
 		fprintf(f, "  open loop: %s req/s (%s arrivals), %u thread%s, up to %u connections\n",
 			units_fmt_thousands(a, sizeof a, p->rate_per_s, p->rate_per_s == (double)(uint64_t)p->rate_per_s ? 0 : 1),
@@ -476,6 +501,13 @@ void report_text(FILE *f, const struct report_ctx *c)
 				fprintf(f, "  %s %s", err_kind_name((enum err_kind)k),
 					units_fmt_thousands(a, sizeof a, (double)m->errors[k], 0));
 		fprintf(f, "\n");
+	}
+	if (c->target) {
+		uint64_t served = r->measure.completed + r->warmup.completed;
+		fprintf(f, "  target     CPU %.3fs over %s requests: %.4f ms per request\n",
+			(double)c->target->cpu_ns / 1e9,
+			units_fmt_thousands(a, sizeof a, (double)served, 0),
+			served ? (double)c->target->cpu_ns / 1e6 / (double)served : 0.0);
 	}
 	fprintf(f, "  bytes      in %s  out %s   connections opened %s\n\n",
 		bytes_h(a, sizeof a, m->bytes_in), bytes_h(b, sizeof b, m->bytes_out),

@@ -1,0 +1,287 @@
+/* pacer — shared set-up of a measurement: requests, target, engine config. */
+#include "cli/setup.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "http/req.h"
+#include "net/sock.h"
+#include "target/plan.h"
+#include "target/target.h"
+#include "util/clock.h"
+#include "util/err.h"
+#include "util/file.h"
+
+#define MAX_BODY_BYTES (64u * 1024 * 1024)
+#define USER_AGENT "pacer/" PACER_VERSION
+
+/* A JSON body for routes of the embedded target that take one. */
+static const char sample_json_body[] =
+	"{\"id\":\"pacer-self-contained\",\"imp\":[{\"id\":\"1\",\"video\":{\"w\":640,\"h\":360}}],"
+	"\"site\":{\"page\":\"http://example.invalid/\"},\"tmax\":120}";
+
+static int add_request(struct cli_setup *s, const char *method,
+		       const struct url *u, const char *const *headers, size_t n_headers,
+		       const char *body, size_t body_len)
+{
+	struct req_spec rs = {
+		.method = method,
+		.url = u,
+		.headers = headers,
+		.n_headers = n_headers,
+		.body = body,
+		.body_len = body_len,
+		.user_agent = USER_AGENT,
+	};
+	char *buf = NULL;
+	size_t len = 0;
+	const char *why = "out of memory";
+	int rc = req_encode(&rs, &buf, &len, &why);
+	if (rc) {
+		fprintf(stderr, "pacer %s: --header: %s\n", s->cmd, why);
+		return EXIT_USAGE;
+	}
+	struct engine_req *nr = realloc(s->reqs, (s->n_reqs + 1) * sizeof *nr);
+	char **nb = realloc(s->bufs, (s->n_reqs + 1) * sizeof *nb);
+	if (nr)
+		s->reqs = nr;
+	if (nb)
+		s->bufs = nb;
+	if (!nr || !nb) {
+		free(buf);
+		fprintf(stderr, "pacer %s: out of memory\n", s->cmd);
+		return EXIT_RUNTIME;
+	}
+	s->bufs[s->n_reqs] = buf;
+	s->reqs[s->n_reqs] = (struct engine_req){
+		.buf = buf, .len = len, .head = strcmp(method, "HEAD") == 0};
+	s->n_reqs++;
+	return 0;
+}
+
+/* Self-contained without a path: one request per route of the plan, so the
+ * load covers what the plan describes (e.g. vast_ortb_mix: half VAST GETs,
+ * half OpenRTB POSTs). */
+static int add_route_requests(struct cli_setup *s, const struct run_plan *plan, struct url *base)
+{
+	const struct target_plan *tp = s->tplan;
+	for (size_t i = 0; i < tp->n_routes; i++) {
+		const struct target_route *rt = &tp->routes[i];
+		const char *method = rt->method ? rt->method : "GET";
+		bool has_body = strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0 ||
+				strcmp(method, "PATCH") == 0;
+		struct url u = *base;
+		int n = snprintf(u.target, sizeof u.target, "%.*s", (int)rt->path_len, rt->path);
+		if (rt->kv && rt->kv->param) {
+			/* a lookup of a few keys the table holds */
+			n += snprintf(u.target + n, sizeof u.target - (size_t)n, "?%s=", rt->kv->param);
+			for (int k = 0; k < 4; k++) {
+				const char *key = NULL;
+				char gen[96];
+				if (rt->kv->generate) {
+					snprintf(gen, sizeof gen, "%s%llu", rt->kv->prefix ? rt->kv->prefix : "",
+						 (unsigned long long)((uint64_t)k % rt->kv->generate));
+					key = gen;
+				} else if (rt->kv->n_table) {
+					key = rt->kv->table[(size_t)k % rt->kv->n_table].name;
+				}
+				if (!key)
+					break;
+				n += snprintf(u.target + n, sizeof u.target - (size_t)n, "%s%s",
+					      k ? "," : "", key);
+			}
+		}
+		const char *hdrs[64];
+		size_t nh = 0;
+		for (size_t k = 0; k < plan->n_headers && nh < 63; k++)
+			hdrs[nh++] = plan->headers[k];
+		if (has_body && !plan->body)
+			hdrs[nh++] = "Content-Type: application/json";
+		const char *body = plan->body ? plan->body : has_body ? sample_json_body : NULL;
+		size_t body_len = plan->body ? plan->body_len : has_body ? strlen(sample_json_body) : 0;
+		int rc = add_request(s, method, &u, hdrs, nh, body, body_len);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int start_embedded(struct cli_setup *s, struct run_plan *plan)
+{
+	const char *name = s->self_contained && *s->self_contained ? s->self_contained : "hello";
+	char err[512] = "";
+	int rc = target_plan_builtin(name, &s->tplan);
+	if (rc == PACER_EPARSE && access(name, F_OK) == 0) {
+		rc = target_plan_load(name, &s->tplan, err, sizeof err);
+		if (rc) {
+			fprintf(stderr, "pacer %s: --self-contained: %s\n", s->cmd, err);
+			return EXIT_USAGE;
+		}
+	} else if (rc == PACER_EPARSE) {
+		fprintf(stderr,
+			"pacer %s: --self-contained=%s: no such built-in plan or plan file (see pacer "
+			"serve --list-plans)\n",
+			s->cmd, name);
+		return EXIT_USAGE;
+	} else if (rc) {
+		fprintf(stderr, "pacer %s: --self-contained=%s: %s\n", s->cmd, name, err_name(rc));
+		return EXIT_RUNTIME;
+	}
+	struct net_addr listen;
+	net_resolve("127.0.0.1", 0, &listen, NULL);
+	unsigned threads = s->target_threads ? s->target_threads : 1;
+	rc = target_start(&s->srv, s->tplan, &listen, threads);
+	if (rc) {
+		fprintf(stderr, "pacer %s: cannot start the embedded target: %s\n", s->cmd,
+			err_name(rc));
+		return EXIT_RUNTIME;
+	}
+	int port = target_port(s->srv);
+	const char *path = s->url_arg ? s->url_arg : "/";
+	snprintf(s->url_buf, sizeof s->url_buf, "http://127.0.0.1:%d%s", port, path);
+	plan->url_str = s->url_buf;
+	return 0;
+}
+
+int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
+{
+	const char *why = NULL;
+	if (s->self_contained) {
+		if (s->url_arg && s->url_arg[0] != '/') {
+			fprintf(stderr,
+				"pacer %s: with --self-contained, give a path on the embedded target "
+				"(like /vast) or nothing, not '%s'\n",
+				s->cmd, s->url_arg);
+			return EXIT_USAGE;
+		}
+		int rc = start_embedded(s, plan);
+		if (rc)
+			return rc;
+	} else {
+		if (!s->url_arg) {
+			fprintf(stderr, "pacer %s: missing URL (usage: pacer %s URL [options]; see --help)\n",
+				s->cmd, s->cmd);
+			return EXIT_USAGE;
+		}
+		plan->url_str = s->url_arg;
+	}
+	if (url_parse(&plan->url, plan->url_str, &why) < 0) {
+		fprintf(stderr, "pacer %s: bad URL '%s': %s\n", s->cmd, plan->url_str,
+			why ? why : "not understood");
+		return EXIT_USAGE;
+	}
+	if (plan->url.tls) {
+		fprintf(stderr, "pacer %s: %s: https is not supported yet (plain http:// only)\n",
+			s->cmd, plan->url_str);
+		return EXIT_USAGE;
+	}
+	if (plan->method && req_method_check(plan->method) < 0) {
+		fprintf(stderr, "pacer %s: --method '%s': not a valid method token\n", s->cmd,
+			plan->method);
+		return EXIT_USAGE;
+	}
+	if (s->body_arg) {
+		if (s->body_arg[0] == '@') {
+			size_t len = 0;
+			int rc = file_read_all(s->body_arg + 1, MAX_BODY_BYTES, &s->body_buf, &len);
+			if (rc) {
+				fprintf(stderr, "pacer %s: --body %s: cannot read: %s\n", s->cmd, s->body_arg,
+					rc == PACER_ETOOBIG ? "larger than 64 MiB" : err_name(rc));
+				return EXIT_USAGE;
+			}
+			plan->body = s->body_buf;
+			plan->body_len = len;
+			plan->body_source = s->body_arg;
+		} else {
+			plan->body = s->body_arg;
+			plan->body_len = strlen(s->body_arg);
+			plan->body_source = "literal";
+		}
+	}
+
+	int rc;
+	if (s->self_contained && !s->url_arg)
+		rc = add_route_requests(s, plan, &plan->url);
+	else
+		rc = add_request(s, plan_method(plan), &plan->url, plan->headers,
+				 plan->n_headers, plan->body, plan->body_len);
+	if (rc)
+		return rc;
+
+	uint32_t conns = plan->open_loop ? plan->connections : plan->concurrency;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (rlim_t)conns * (s->srv ? 2 : 1) + 64 + 2 * plan->threads > rl.rlim_cur) {
+		fprintf(stderr,
+			"pacer %s: %u connections need more file descriptors than the limit of %llu "
+			"(ulimit -n)%s\n",
+			s->cmd, conns, (unsigned long long)rl.rlim_cur,
+			s->srv ? "; self-contained, both ends of each connection count" : "");
+		return EXIT_USAGE;
+	}
+
+	rc = net_resolve(plan->url.host, plan->url.port, &s->addr, &why);
+	if (rc) {
+		fprintf(stderr, "pacer %s: cannot resolve '%s': %s\n", s->cmd, plan->url.host,
+			why ? why : err_name(rc));
+		return EXIT_USAGE;
+	}
+	rc = net_probe(&s->addr, plan->timeout_ns < 5 * NS_PER_S ? plan->timeout_ns : 5 * NS_PER_S);
+	if (rc) {
+		char astr[96];
+		net_addr_str(&s->addr, astr, sizeof astr);
+		fprintf(stderr, "pacer %s: cannot connect to %s (%s): %s\n", s->cmd, plan->url_str,
+			astr, err_name(rc));
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan,
+			  struct engine_cfg *cfg)
+{
+	*cfg = (struct engine_cfg){
+		.addr = s->addr,
+		.reqs = s->reqs,
+		.n_reqs = s->n_reqs,
+		.open_loop = plan->open_loop,
+		.arrival = plan->arrival,
+		.seed = plan->seed,
+		.connections = plan->connections,
+		.concurrency = plan->concurrency,
+		.threads = plan->threads,
+		.timeout_ns = plan->timeout_ns,
+		.spin_ns = plan->spin_ns,
+	};
+}
+
+uint64_t cli_setup_target_cpu_ns(const struct cli_setup *s)
+{
+	uint64_t ns = 0;
+	if (s->srv && target_cpu_ns(s->srv, &ns) != 0)
+		ns = 0;
+	return ns;
+}
+
+void cli_setup_release(struct cli_setup *s)
+{
+	target_stop(s->srv);
+	s->srv = NULL;
+	if (s->tplan)
+		target_plan_free(s->tplan);
+	s->tplan = NULL;
+	for (size_t i = 0; i < s->n_reqs; i++)
+		free(s->bufs[i]);
+	free(s->bufs);
+	free(s->reqs);
+	free(s->body_buf);
+	s->bufs = NULL;
+	s->reqs = NULL;
+	s->n_reqs = 0;
+	s->body_buf = NULL;
+}

@@ -1,0 +1,52 @@
+/* pacer — what run, ramp and later commands share between parsing options
+ * and starting the engine: the requests to send (encoded once), where to
+ * send them, and in self-contained mode the embedded target itself.
+ * CLI layer: prints one error line itself and returns an exit code. */
+#ifndef PACER_CLI_SETUP_H
+#define PACER_CLI_SETUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "engine/engine.h"
+#include "plan/plan.h"
+
+struct target;
+struct target_plan;
+
+struct cli_setup {
+	/* inputs (set by the caller before cli_setup_prepare) */
+	const char *cmd;            /* "run", "ramp": for error messages */
+	const char *url_arg;        /* the URL (or, self-contained, an optional path) */
+	const char *body_arg;       /* --body DATA|@FILE */
+	const char *self_contained; /* NULL, or the plan name/file (default "hello") */
+	unsigned target_threads;    /* self-contained: server threads */
+
+	/* outputs */
+	struct net_addr addr;
+	struct engine_req *reqs;    /* owned */
+	size_t n_reqs;
+	struct target *srv;         /* self-contained only */
+	struct target_plan *tplan;
+	char url_buf[512];          /* self-contained: the URL driven */
+	char *body_buf;
+	char **bufs;                /* encoded requests, owned */
+};
+
+/* Fill plan->url/body/url_str and s's outputs: parse the URL (or start the
+ * embedded target), read the body, encode the requests, resolve the name,
+ * and check that the target accepts a connection. Returns 0, or an exit
+ * code after printing one line naming the problem. */
+int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan);
+
+/* The session configuration for the engine from a validated plan. */
+void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan,
+			  struct engine_cfg *cfg);
+
+/* Stop the embedded target (if any) and free everything. */
+void cli_setup_release(struct cli_setup *s);
+
+/* CPU time the embedded target's threads used so far, in ns (0 if none). */
+uint64_t cli_setup_target_cpu_ns(const struct cli_setup *s);
+
+#endif

@@ -1,0 +1,50 @@
+#include "util/file.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util/err.h"
+
+int file_read_all(const char *path, size_t cap, char **out, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -errno;
+	size_t size = 4096, n = 0;
+	char *buf = malloc(size + 1);
+	int rc = buf ? 0 : -ENOMEM;
+	while (!rc) {
+		if (n == size) {
+			if (size >= cap) {
+				/* exactly cap bytes is fine; one more is not */
+				if (fgetc(f) != EOF)
+					rc = PACER_ETOOBIG;
+				break;
+			}
+			size = size * 2 > cap ? cap : size * 2;
+			char *nb = realloc(buf, size + 1);
+			if (!nb) {
+				rc = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		size_t r = fread(buf + n, 1, size - n, f);
+		n += r;
+		if (r == 0) {
+			if (ferror(f))
+				rc = -EIO;
+			break;
+		}
+	}
+	fclose(f);
+	if (rc) {
+		free(buf);
+		return rc;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return 0;
+}

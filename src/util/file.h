@@ -1,0 +1,11 @@
+/* pacer — reading whole files with a hard cap. */
+#ifndef PACER_UTIL_FILE_H
+#define PACER_UTIL_FILE_H
+
+#include <stddef.h>
+
+/* Read all of `path` into a malloc'd buffer (NUL-terminated, the NUL not
+ * counted in *len). 0, -errno, or PACER_ETOOBIG when over cap bytes. */
+int file_read_all(const char *path, size_t cap, char **out, size_t *len);
+
+#endif
