@@ -4,6 +4,7 @@
 
 enum {
 	EXIT_OK = 0,
+	EXIT_SLO_FAILED = 1,   /* ramp: the SLO failed before the required rate */
 	EXIT_USAGE = 2,        /* bad options, URL, unreachable target */
 	EXIT_RUNTIME = 3,      /* pacer itself failed (memory, output file) */
 	EXIT_INTERRUPTED = 130 /* Ctrl-C: results were still written */
@@ -12,5 +13,6 @@ enum {
 int cmd_run(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_ramp(int argc, char **argv);
 
 #endif

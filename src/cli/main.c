@@ -10,6 +10,7 @@ static void usage(FILE *f)
 		   "usage: pacer COMMAND [options]\n\n"
 		   "commands:\n"
 		   "  run URL      measure a target (open loop with --rate, closed loop without)\n"
+		   "  ramp URL     steps of load until an SLO breaks: the highest passing step\n"
 		   "  serve        run the embedded target server (pacer serve --list-plans)\n"
 		   "  demo         a short self-contained benchmark, end to end\n"
 		   "  version      print version and source commit\n"
@@ -27,6 +28,8 @@ int main(int argc, char **argv)
 	const char *cmd = argv[1];
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(cmd, "ramp") == 0)
+		return cmd_ramp(argc - 1, argv + 1);
 	if (strcmp(cmd, "serve") == 0)
 		return cmd_serve(argc - 1, argv + 1);
 	if (strcmp(cmd, "demo") == 0)

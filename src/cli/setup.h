@@ -49,4 +49,9 @@ void cli_setup_release(struct cli_setup *s);
 /* CPU time the embedded target's threads used so far, in ns (0 if none). */
 uint64_t cli_setup_target_cpu_ns(const struct cli_setup *s);
 
+/* Wait for the engine's current step, turning SIGINT/SIGTERM (blocked by
+ * the caller) into engine_interrupt, and drawing a progress line each second
+ * when `progress`. Returns true when interrupted. */
+bool cli_wait_engine(struct engine *e, bool progress);
+
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "report/json_parts.h"
 #include "report/report.h"
 #include "util/clock.h"
 #include "util/jsonw.h"
@@ -94,7 +95,7 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-static void json_hist(struct jsonw *j, const struct hist *h)
+void rj_hist(struct jsonw *j, const struct hist *h)
 {
 	jw_obj(j);
 	jw_key(j, "count");
@@ -142,7 +143,7 @@ static void json_hist(struct jsonw *j, const struct hist *h)
 	jw_obj_end(j);
 }
 
-static void json_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns,
+void rj_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns,
 		       double offered, bool open_loop, double achieved)
 {
 	jw_obj(j);
@@ -229,7 +230,7 @@ static void json_phase(struct jsonw *j, const struct phase_stats *p, double dura
 
 	for (int t = 0; t < TIM_COUNT; t++) {
 		jw_key(j, timing_name((enum timing)t));
-		json_hist(j, &p->timing[t]);
+		rj_hist(j, &p->timing[t]);
 	}
 	jw_obj_end(j);
 }
@@ -244,9 +245,8 @@ static void iso8601(char *out, size_t cap, uint64_t wall_ns)
 	snprintf(out, cap, "%s.%03uZ", buf, (unsigned)((wall_ns % NS_PER_S) / NS_PER_MS));
 }
 
-static void json_plan(struct jsonw *j, const struct run_plan *p)
+void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 {
-	jw_obj(j);
 	jw_key(j, "url");
 	jw_str(j, p->url_str);
 	jw_key(j, "method");
@@ -298,19 +298,16 @@ static void json_plan(struct jsonw *j, const struct run_plan *p)
 	for (int i = 0; i < p->argc; i++)
 		jw_str(j, p->argv[i]);
 	jw_arr_end(j);
-	jw_obj_end(j);
 }
 
-int report_json(FILE *f, const struct report_ctx *c)
+void rj_head(struct jsonw *j, const struct report_ctx *c, const char *kind,
+	     uint64_t started_wall_ns, bool interrupted)
 {
-	const struct run_result *r = c->res;
-	struct jsonw jj, *j = &jj;
-	jw_init(j, f, 1);
 	jw_obj(j);
 	jw_key(j, "schema_version");
 	jw_str(j, REPORT_SCHEMA_VERSION);
 	jw_key(j, "kind");
-	jw_str(j, "run");
+	jw_str(j, kind);
 	jw_key(j, "pacer");
 	jw_obj(j);
 	jw_key(j, "version");
@@ -321,95 +318,123 @@ int report_json(FILE *f, const struct report_ctx *c)
 	jw_key(j, "mode");
 	jw_str(j, c->mode);
 	char ts[48];
-	iso8601(ts, sizeof ts, r->started_wall_ns);
+	iso8601(ts, sizeof ts, started_wall_ns);
 	jw_key(j, "started_at");
 	jw_str(j, ts);
 	jw_key(j, "interrupted");
-	jw_bool(j, r->interrupted);
-	jw_key(j, "plan");
-	json_plan(j, c->plan);
+	jw_bool(j, interrupted);
+}
 
+void rj_env(struct jsonw *j, const struct sysinfo_facts *env)
+{
 	jw_key(j, "environment");
 	jw_obj(j);
 	jw_key(j, "hostname");
-	jw_str(j, c->env->hostname);
+	jw_str(j, env->hostname);
 	jw_key(j, "os");
-	jw_str(j, c->env->os);
+	jw_str(j, env->os);
 	jw_key(j, "kernel");
-	jw_str(j, c->env->kernel);
+	jw_str(j, env->kernel);
 	jw_key(j, "arch");
-	jw_str(j, c->env->arch);
+	jw_str(j, env->arch);
 	jw_key(j, "cpu_model");
-	jw_str(j, c->env->cpu_model);
+	jw_str(j, env->cpu_model);
 	jw_key(j, "cores");
-	jw_u64(j, (uint64_t)c->env->cores);
+	jw_u64(j, (uint64_t)env->cores);
 	jw_obj_end(j);
+}
 
-	if (c->target) {
-		uint64_t served = r->measure.completed + r->warmup.completed;
-		jw_key(j, "target");
-		jw_obj(j);
-		jw_key(j, "plan");
-		jw_str(j, c->target->plan_name);
-		jw_key(j, "threads");
-		jw_u64(j, c->target->threads);
-		jw_key(j, "cpu_s");
-		jw_dbl(j, (double)c->target->cpu_ns / 1e9, 6);
-		jw_key(j, "cpu_ms_per_request");
-		jw_dbl(j, served ? (double)c->target->cpu_ns / 1e6 / (double)served : 0, 6);
-		jw_key(j, "shares_process_with_driver");
-		jw_bool(j, true);
-		jw_obj_end(j);
-	}
+void rj_target(struct jsonw *j, const struct report_target *t, uint64_t served)
+{
+	jw_key(j, "target");
+	jw_obj(j);
+	jw_key(j, "plan");
+	jw_str(j, t->plan_name);
+	jw_key(j, "threads");
+	jw_u64(j, t->threads);
+	jw_key(j, "cpu_s");
+	jw_dbl(j, (double)t->cpu_ns / 1e9, 6);
+	jw_key(j, "cpu_ms_per_request");
+	jw_dbl(j, served ? (double)t->cpu_ns / 1e6 / (double)served : 0, 6);
+	jw_key(j, "shares_process_with_driver");
+	jw_bool(j, true);
+	jw_obj_end(j);
+}
+
+void rj_generator(struct jsonw *j, uint32_t threads, uint64_t cpu_ns, uint64_t responses)
+{
 	jw_key(j, "generator");
 	jw_obj(j);
 	jw_key(j, "threads");
-	jw_u64(j, r->threads);
+	jw_u64(j, threads);
 	jw_key(j, "cpu_s");
-	jw_dbl(j, (double)r->gen_cpu_ns / 1e9, 6);
+	jw_dbl(j, (double)cpu_ns / 1e9, 6);
 	jw_key(j, "cpu_us_per_response");
-	uint64_t responses = r->measure.completed + r->warmup.completed;
-	jw_dbl(j, responses ? (double)r->gen_cpu_ns / 1e3 / (double)responses : 0, 3);
+	jw_dbl(j, responses ? (double)cpu_ns / 1e3 / (double)responses : 0, 3);
 	jw_obj_end(j);
+}
 
-	if (r->warmup_ns) {
-		jw_key(j, "warmup");
-		double wrate = r->warmup_ns ? (double)r->warmup.completed * 1e9 / (double)r->warmup_ns : 0;
-		json_phase(j, &r->warmup, (double)r->warmup_ns, r->offered_rate_per_s, r->open_loop,
-			   wrate);
-	}
-	jw_key(j, "measure");
-	json_phase(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, r->open_loop,
-		   report_achieved_rate(r));
-
+void rj_series(struct jsonw *j, const struct series_point *pts, size_t n)
+{
 	jw_key(j, "series");
 	jw_arr(j);
-	for (size_t i = 0; i < r->series_len; i++) {
+	for (size_t i = 0; i < n; i++) {
 		int saved = j->indent;
 		jw_obj(j);
 		j->indent = 0;
 		jw_key(j, "t_s");
 		jw_u64(j, i);
 		jw_key(j, "completed");
-		jw_u64(j, r->series[i].completed);
+		jw_u64(j, pts[i].completed);
 		jw_key(j, "errors");
-		jw_u64(j, r->series[i].errors);
+		jw_u64(j, pts[i].errors);
 		jw_key(j, "p50_us");
-		jw_dbl(j, (double)r->series[i].p50_ns / 1e3, 3);
+		jw_dbl(j, (double)pts[i].p50_ns / 1e3, 3);
 		jw_key(j, "p99_us");
-		jw_dbl(j, (double)r->series[i].p99_ns / 1e3, 3);
+		jw_dbl(j, (double)pts[i].p99_ns / 1e3, 3);
 		jw_obj_end(j);
 		j->indent = saved;
 	}
 	jw_arr_end(j);
+}
 
-	struct report_warnings w;
-	report_warnings(c, &w);
+void rj_warnings(struct jsonw *j, const struct report_warnings *w)
+{
 	jw_key(j, "warnings");
 	jw_arr(j);
-	for (size_t i = 0; i < w.n; i++)
-		jw_str(j, w.msg[i]);
+	for (size_t i = 0; i < w->n; i++)
+		jw_str(j, w->msg[i]);
 	jw_arr_end(j);
+}
+
+int report_json(FILE *f, const struct report_ctx *c)
+{
+	const struct run_result *r = c->res;
+	struct jsonw jj, *j = &jj;
+	jw_init(j, f, 1);
+	rj_head(j, c, "run", r->started_wall_ns, r->interrupted);
+	jw_key(j, "plan");
+	jw_obj(j);
+	rj_plan_fields(j, c->plan);
+	jw_obj_end(j);
+	rj_env(j, c->env);
+	uint64_t responses = r->measure.completed + r->warmup.completed;
+	if (c->target)
+		rj_target(j, c->target, responses);
+	rj_generator(j, r->threads, r->gen_cpu_ns, responses);
+	if (r->warmup_ns) {
+		jw_key(j, "warmup");
+		double wrate = (double)r->warmup.completed * 1e9 / (double)r->warmup_ns;
+		rj_phase(j, &r->warmup, (double)r->warmup_ns, r->offered_rate_per_s, r->open_loop,
+			 wrate);
+	}
+	jw_key(j, "measure");
+	rj_phase(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, r->open_loop,
+		 report_achieved_rate(r));
+	rj_series(j, r->series, r->series_len);
+	struct report_warnings w;
+	report_warnings(c, &w);
+	rj_warnings(j, &w);
 	jw_obj_end(j);
 	return ferror(f) ? -EIO : 0;
 }

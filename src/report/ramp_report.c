@@ -1,0 +1,233 @@
+/* pacer — the terminal table and the JSON result of `pacer ramp`. */
+#include <errno.h>
+#include <string.h>
+
+#include "report/json_parts.h"
+#include "report/ramp_report.h"
+#include "util/units.h"
+
+static double achieved(const struct run_result *r) { return report_achieved_rate(r); }
+
+void ramp_text_header(FILE *f, const struct ramp_report *rr)
+{
+	const struct ramp_plan *rp = rr->plan;
+	fprintf(f, "pacer ramp %s%s\n", rp->run.url_str, rr->ctx.target ? "  (self-contained)" : "");
+	fprintf(f, "  %zu steps of %.1fs (+%.1fs warm-up each), %u thread%s, up to %u connections",
+		rp->n_rates, (double)rp->step_ns / 1e9, (double)rp->step_warmup_ns / 1e9,
+		rp->run.threads, rp->run.threads == 1 ? "" : "s", rp->run.connections);
+	if (rp->slo_expr)
+		fprintf(f, ", SLO %s", rp->slo_expr);
+	fprintf(f, "\n  latency from each request's scheduled time (open loop)\n\n");
+	fprintf(f, "  %-4s %10s %10s %9s %9s %9s %9s %9s %7s %7s  %s\n", "step", "offered/s",
+		"achieved/s", "p50", "p90", "p99", "p99.9", "max", "errors", "drops", "verdict");
+}
+
+void ramp_text_row(FILE *f, const struct ramp_step *s, size_t index)
+{
+	struct slo_measure m;
+	ramp_step_measure(&s->run, &m);
+	char a[32], b[32], c[32], d[32], e[32], o[32], ach[32], idx[16];
+	snprintf(idx, sizeof idx, "%s%zu", s->refine ? "r" : "", index + 1);
+	fprintf(f, "  %-4s %10s %10s %9s %9s %9s %9s %9s %6.2f%% %6.2f%%  %s%s\n", idx,
+		units_fmt_thousands(o, sizeof o, s->offered_per_s, 0),
+		units_fmt_thousands(ach, sizeof ach, achieved(&s->run), 1),
+		units_fmt_duration(a, sizeof a, (double)m.p50_ns),
+		units_fmt_duration(b, sizeof b, (double)m.p90_ns),
+		units_fmt_duration(c, sizeof c, (double)m.p99_ns),
+		units_fmt_duration(d, sizeof d, (double)m.p99_9_ns),
+		units_fmt_duration(e, sizeof e, (double)m.max_ns), m.error_pct, m.drop_pct,
+		s->verdict.reason, s->run.interrupted ? " (interrupted)" : "");
+	fflush(f);
+}
+
+void ramp_text_summary(FILE *f, const struct ramp_report *rr)
+{
+	const struct ramp_result *r = rr->res;
+	const struct ramp_plan *rp = rr->plan;
+	char a[32], b[32];
+	fprintf(f, "\n");
+	if (r->highest_pass >= 0) {
+		const struct ramp_step *s = &r->steps[r->highest_pass];
+		fprintf(f, "  highest passing step: %s req/s offered (%s achieved)",
+			units_fmt_thousands(a, sizeof a, s->offered_per_s, 0),
+			units_fmt_thousands(b, sizeof b, achieved(&s->run), 1));
+		if (rr->cores_for_per_core)
+			fprintf(f, ", about %.0f per core over %u cores", s->offered_per_s / rr->cores_for_per_core,
+				rr->cores_for_per_core);
+		fprintf(f, "\n");
+	} else {
+		fprintf(f, "  no step passed%s\n", rp->slo_expr ? " the SLO" : "");
+	}
+	if (r->knee >= 0)
+		fprintf(f, "  knee: p50 first exceeded twice its low-load value at %s req/s\n",
+			units_fmt_thousands(a, sizeof a, r->steps[r->knee].offered_per_s, 0));
+	else
+		fprintf(f, "  knee: p50 stayed within twice its low-load value\n");
+	if (rp->require_per_s > 0)
+		fprintf(f, "  required %s req/s: %s\n", units_fmt_thousands(a, sizeof a, rp->require_per_s, 0),
+			r->reached_require ? "reached" : "NOT reached");
+	struct report_warnings w;
+	ramp_warnings(rr, &w);
+	for (size_t i = 0; i < w.n; i++)
+		fprintf(f, "  warning: %s\n", w.msg[i]);
+}
+
+void ramp_warnings(const struct ramp_report *rr, struct report_warnings *w)
+{
+	w->n = 0;
+	const struct ramp_result *r = rr->res;
+	if (rr->ctx.target && w->n < REPORT_WARN_CAP)
+		snprintf(w->msg[w->n++], REPORT_WARN_LEN,
+			 "self-contained: driver and target (plan %s) share one process and one "
+			 "machine, over loopback: capacity found here is not that of a real server",
+			 rr->ctx.target->plan_name);
+	if (r->interrupted && w->n < REPORT_WARN_CAP)
+		snprintf(w->msg[w->n++], REPORT_WARN_LEN, "interrupted: the ramp was stopped early");
+	for (size_t i = 0; i < r->n_steps && w->n < REPORT_WARN_CAP; i++) {
+		const struct run_result *run = &r->steps[i].run;
+		uint64_t lag = hist_percentile(&run->measure.timing[TIM_LOOP_LAG], 99.0);
+		if (lag > REPORT_SEND_LAG_WARN_NS) {
+			char a[32], b[32];
+			snprintf(w->msg[w->n++], REPORT_WARN_LEN,
+				 "step %zu (%s req/s): the generator may have been the limit (loop-lag "
+				 "p99 %s > 1ms); a failure there may be pacer's, not the target's",
+				 i + 1, units_fmt_thousands(b, sizeof b, r->steps[i].offered_per_s, 0),
+				 units_fmt_duration(a, sizeof a, (double)lag));
+		}
+	}
+}
+
+static void json_step(struct jsonw *j, const struct ramp_step *s)
+{
+	const struct run_result *r = &s->run;
+	struct slo_measure m;
+	ramp_step_measure(r, &m);
+	jw_obj(j);
+	jw_key(j, "offered_per_s");
+	jw_dbl(j, s->offered_per_s, 3);
+	jw_key(j, "achieved_per_s");
+	jw_dbl(j, achieved(r), 3);
+	jw_key(j, "refine");
+	jw_bool(j, s->refine);
+	jw_key(j, "interrupted");
+	jw_bool(j, r->interrupted);
+	jw_key(j, "error_pct");
+	jw_dbl(j, m.error_pct, 4);
+	jw_key(j, "drop_pct");
+	jw_dbl(j, m.drop_pct, 4);
+	jw_key(j, "verdict");
+	jw_obj(j);
+	jw_key(j, "pass");
+	jw_bool(j, s->verdict.pass);
+	jw_key(j, "reason");
+	jw_str(j, s->verdict.reason);
+	jw_obj_end(j);
+	jw_key(j, "generator_cpu_s");
+	jw_dbl(j, (double)r->gen_cpu_ns / 1e9, 6);
+	if (s->target_cpu_ns) {
+		uint64_t served = r->measure.completed + r->warmup.completed;
+		jw_key(j, "target_cpu_ms_per_request");
+		jw_dbl(j, served ? (double)s->target_cpu_ns / 1e6 / (double)served : 0, 6);
+	}
+	jw_key(j, "warmup_completed");
+	jw_u64(j, r->warmup.completed);
+	jw_key(j, "measure");
+	rj_phase(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, true, achieved(r));
+	rj_series(j, r->series, r->series_len);
+	jw_obj_end(j);
+}
+
+int ramp_json(FILE *f, const struct ramp_report *rr)
+{
+	const struct ramp_result *r = rr->res;
+	const struct ramp_plan *rp = rr->plan;
+	struct jsonw jj, *j = &jj;
+	jw_init(j, f, 1);
+	rj_head(j, &rr->ctx, "ramp", r->started_wall_ns, r->interrupted);
+	jw_key(j, "plan");
+	jw_obj(j);
+	rj_plan_fields(j, &rp->run);
+	jw_key(j, "steps_per_s");
+	jw_arr(j);
+	for (size_t i = 0; i < rp->n_rates; i++)
+		jw_dbl(j, rp->rates[i], 3);
+	jw_arr_end(j);
+	jw_key(j, "step_duration_s");
+	jw_dbl(j, (double)rp->step_ns / 1e9, 6);
+	jw_key(j, "step_warmup_s");
+	jw_dbl(j, (double)rp->step_warmup_ns / 1e9, 6);
+	jw_key(j, "slo");
+	if (rp->slo_expr) {
+		char canon[SLO_FORMAT_MAX];
+		slo_format(&rp->slo, canon, sizeof canon);
+		jw_str(j, canon);
+	} else {
+		jw_null(j);
+	}
+	jw_key(j, "after_fail");
+	jw_u64(j, rp->after_fail);
+	jw_key(j, "refine");
+	jw_bool(j, rp->refine);
+	jw_key(j, "precision");
+	jw_dbl(j, rp->precision, 4);
+	jw_key(j, "require_per_s");
+	if (rp->require_per_s > 0)
+		jw_dbl(j, rp->require_per_s, 3);
+	else
+		jw_null(j);
+	jw_obj_end(j);
+	rj_env(j, rr->ctx.env);
+	if (rr->ctx.target) {
+		jw_key(j, "target");
+		jw_obj(j);
+		jw_key(j, "plan");
+		jw_str(j, rr->ctx.target->plan_name);
+		jw_key(j, "threads");
+		jw_u64(j, rr->ctx.target->threads);
+		jw_key(j, "shares_process_with_driver");
+		jw_bool(j, true);
+		jw_obj_end(j);
+	}
+	jw_key(j, "steps");
+	jw_arr(j);
+	for (size_t i = 0; i < r->n_steps; i++)
+		json_step(j, &r->steps[i]);
+	jw_arr_end(j);
+
+	jw_key(j, "highest_passing");
+	if (r->highest_pass >= 0) {
+		const struct ramp_step *s = &r->steps[r->highest_pass];
+		jw_obj(j);
+		jw_key(j, "step");
+		jw_u64(j, (uint64_t)r->highest_pass + 1);
+		jw_key(j, "offered_per_s");
+		jw_dbl(j, s->offered_per_s, 3);
+		jw_key(j, "achieved_per_s");
+		jw_dbl(j, achieved(&s->run), 3);
+		jw_key(j, "per_core_per_s");
+		if (rr->cores_for_per_core)
+			jw_dbl(j, s->offered_per_s / rr->cores_for_per_core, 3);
+		else
+			jw_null(j);
+		jw_key(j, "cores");
+		if (rr->cores_for_per_core)
+			jw_u64(j, rr->cores_for_per_core);
+		else
+			jw_null(j);
+		jw_obj_end(j);
+	} else {
+		jw_null(j);
+	}
+	jw_key(j, "knee_per_s");
+	if (r->knee >= 0)
+		jw_dbl(j, r->steps[r->knee].offered_per_s, 3);
+	else
+		jw_null(j);
+	jw_key(j, "reached_require");
+	jw_bool(j, r->reached_require);
+	struct report_warnings w;
+	ramp_warnings(rr, &w);
+	rj_warnings(j, &w);
+	jw_obj_end(j);
+	return ferror(f) ? -EIO : 0;
+}

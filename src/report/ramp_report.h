@@ -1,0 +1,26 @@
+/* pacer — ramp reports: the table as it is built, the summary, the JSON. */
+#ifndef PACER_REPORT_RAMP_REPORT_H
+#define PACER_REPORT_RAMP_REPORT_H
+
+#include <stdio.h>
+
+#include "plan/ramp.h"
+#include "report/report.h"
+#include "result/ramp.h"
+
+struct ramp_report {
+	struct report_ctx ctx;       /* env, mode, target, version (res unused) */
+	const struct ramp_plan *plan;
+	const struct ramp_result *res;
+	unsigned cores_for_per_core; /* 0: no per-core figure */
+};
+
+void ramp_text_header(FILE *f, const struct ramp_report *rr);
+/* One row, printed as soon as the step is judged. */
+void ramp_text_row(FILE *f, const struct ramp_step *s, size_t index);
+void ramp_text_summary(FILE *f, const struct ramp_report *rr);
+void ramp_warnings(const struct ramp_report *rr, struct report_warnings *w);
+/* The JSON result of kind "ramp". 0 or -EIO. */
+int ramp_json(FILE *f, const struct ramp_report *rr);
+
+#endif

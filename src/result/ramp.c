@@ -1,0 +1,84 @@
+#include "result/ramp.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ramp_result_add(struct ramp_result *r, const struct ramp_step *s)
+{
+	if (r->n_steps == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 16;
+		struct ramp_step *n = realloc(r->steps, cap * sizeof *n);
+		if (!n)
+			return -ENOMEM;
+		r->steps = n;
+		r->cap = cap;
+	}
+	r->steps[r->n_steps++] = *s;
+	return 0;
+}
+
+void ramp_result_summarize(struct ramp_result *r, double require_per_s)
+{
+	r->highest_pass = -1;
+	r->knee = -1;
+	for (size_t i = 0; i < r->n_steps; i++) {
+		const struct ramp_step *s = &r->steps[i];
+		if (s->verdict.pass && !s->run.interrupted &&
+		    (r->highest_pass < 0 ||
+		     s->offered_per_s > r->steps[r->highest_pass].offered_per_s))
+			r->highest_pass = (long)i;
+	}
+	/* The knee: where p50 first exceeds twice its low-load value (the first,
+	 * lowest step), scanning the planned steps in rate order. */
+	if (r->n_steps) {
+		uint64_t base = hist_percentile(&r->steps[0].run.measure.timing[TIM_LATENCY], 50);
+		double best = 0;
+		for (size_t i = 1; i < r->n_steps; i++) {
+			const struct ramp_step *s = &r->steps[i];
+			uint64_t p50 = hist_percentile(&s->run.measure.timing[TIM_LATENCY], 50);
+			if (base && p50 > 2 * base && (r->knee < 0 || s->offered_per_s < best)) {
+				r->knee = (long)i;
+				best = s->offered_per_s;
+			}
+		}
+	}
+	if (require_per_s > 0)
+		r->reached_require = r->highest_pass >= 0 &&
+				     r->steps[r->highest_pass].offered_per_s >= require_per_s;
+	else {
+		r->reached_require = r->n_steps > 0;
+		for (size_t i = 0; i < r->n_steps; i++)
+			if (!r->steps[i].verdict.pass)
+				r->reached_require = false;
+	}
+}
+
+void ramp_result_free(struct ramp_result *r)
+{
+	for (size_t i = 0; i < r->n_steps; i++)
+		run_result_free(&r->steps[i].run);
+	free(r->steps);
+	memset(r, 0, sizeof *r);
+}
+
+void ramp_step_measure(const struct run_result *run, struct slo_measure *m)
+{
+	const struct phase_stats *p = &run->measure;
+	const struct hist *h = &p->timing[TIM_LATENCY];
+	memset(m, 0, sizeof *m);
+	m->p50_ns = hist_percentile(h, 50);
+	m->p90_ns = hist_percentile(h, 90);
+	m->p99_ns = hist_percentile(h, 99);
+	m->p99_9_ns = hist_percentile(h, 99.9);
+	m->p99_99_ns = hist_percentile(h, 99.99);
+	m->max_ns = h->total ? h->max : 0;
+	m->mean_ns = hist_mean(h);
+	uint64_t errs = phase_stats_errors(p) - p->errors[ERRK_CONNECT];
+	m->error_pct = p->sent ? 100.0 * (double)errs / (double)p->sent : 0;
+	uint64_t unsent = p->dropped + p->queued_at_end;
+	m->drop_pct = p->scheduled ? 100.0 * (double)unsent / (double)p->scheduled : 0;
+	m->offered_known = run->open_loop && run->offered_rate_per_s > 0;
+	double achieved = run->measure_ns ? (double)p->completed * 1e9 / (double)run->measure_ns : 0;
+	m->achieved_fraction = m->offered_known ? achieved / run->offered_rate_per_s : 0;
+}
