@@ -122,28 +122,13 @@ int cmd_ramp(int argc, char **argv)
 		{0, "to", OPT_RATE, &to, "R", NULL, "geometric ramp: last rate", false},
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
-	const char *pos[2];
-	size_t npos = 0;
 	char err[512];
-	int ret = EXIT_USAGE;
 	struct ramp_result res = {0};
 	struct engine *e = NULL;
-
-	int prc = opts_parse(tab, ntab, argc, argv, pos, 2, &npos, err, sizeof err);
-	if (prc == 1) {
-		usage(stdout, tab, ntab);
-		ret = EXIT_OK;
+	int ret = cli_parse_args("ramp", tab, ntab, argc, argv, usage, &setup.url_arg);
+	if (ret >= 0)
 		goto out;
-	}
-	if (prc < 0) {
-		fprintf(stderr, "pacer ramp: %s\n", err);
-		goto out;
-	}
-	if (npos > 1) {
-		fprintf(stderr, "pacer ramp: expected one URL, got %zu arguments\n", npos);
-		goto out;
-	}
-	setup.url_arg = npos ? pos[0] : NULL;
+	ret = EXIT_USAGE;
 	bool geometric = opts_given(tab, ntab, "from") || opts_given(tab, ntab, "to");
 	if (steps && geometric) {
 		fprintf(stderr, "pacer ramp: give either --steps or --from/--to, not both\n");
@@ -188,16 +173,8 @@ int cmd_ramp(int argc, char **argv)
 		fprintf(stderr, "pacer ramp: --slo: %s\n", err);
 		goto out;
 	}
-	if (arrival) {
-		if (strcmp(arrival, "constant") == 0)
-			plan->arrival = SCHED_CONSTANT;
-		else if (strcmp(arrival, "poisson") == 0)
-			plan->arrival = SCHED_POISSON;
-		else {
-			fprintf(stderr, "pacer ramp: --arrival '%s': expected constant or poisson\n", arrival);
-			goto out;
-		}
-	}
+	if (cli_parse_arrival("ramp", arrival, plan))
+		goto out;
 	rp.require_per_s = require;
 	rp.target_cores = target_cores;
 	if (!opts_given(tab, ntab, "drain"))

@@ -107,26 +107,11 @@ int cmd_run(int argc, char **argv)
 		{'w', "warmup", OPT_DURATION, &plan.warmup_ns, "D", "0s", "warm-up phase, run but not counted", false},
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
-	const char *pos[4];
-	size_t npos = 0;
 	char err[512];
-	int ret = EXIT_USAGE;
-
-	int prc = opts_parse(tab, ntab, argc, argv, pos, 4, &npos, err, sizeof err);
-	if (prc == 1) {
-		usage(stdout, tab, ntab);
-		ret = 0;
+	int ret = cli_parse_args("run", tab, ntab, argc, argv, usage, &setup.url_arg);
+	if (ret >= 0)
 		goto out;
-	}
-	if (prc < 0) {
-		fprintf(stderr, "pacer run: %s\n", err);
-		goto out;
-	}
-	if (npos > 1) {
-		fprintf(stderr, "pacer run: expected one URL, got %zu arguments\n", npos);
-		goto out;
-	}
-	setup.url_arg = npos ? pos[0] : NULL;
+	ret = EXIT_USAGE;
 	plan.open_loop = opts_given(tab, ntab, "rate");
 	plan.duration_given = opts_given(tab, ntab, "duration");
 	if (!plan.open_loop && opts_given(tab, ntab, "connections") &&
@@ -134,16 +119,8 @@ int cmd_run(int argc, char **argv)
 		plan.concurrency = plan.connections;
 	if (!opts_given(tab, ntab, "drain"))
 		plan.drain_ns = plan.timeout_ns;
-	if (arrival) {
-		if (strcmp(arrival, "constant") == 0)
-			plan.arrival = SCHED_CONSTANT;
-		else if (strcmp(arrival, "poisson") == 0)
-			plan.arrival = SCHED_POISSON;
-		else {
-			fprintf(stderr, "pacer run: --arrival '%s': expected constant or poisson\n", arrival);
-			goto out;
-		}
-	}
+	if (cli_parse_arrival("run", arrival, &plan))
+		goto out;
 	if (setup.target_threads > 256) {
 		fprintf(stderr, "pacer run: --target-threads %u: at most 256\n", setup.target_threads);
 		goto out;

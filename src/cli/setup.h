@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "engine/engine.h"
 #include "plan/plan.h"
@@ -48,6 +49,19 @@ void cli_setup_release(struct cli_setup *s);
 
 /* CPU time the embedded target's threads used so far, in ns (0 if none). */
 uint64_t cli_setup_target_cpu_ns(const struct cli_setup *s);
+
+struct opt;
+
+/* Parse a subcommand's options and at most one positional argument (the URL
+ * or self-contained path) into *url. Returns -1 to go on, or the exit code
+ * to return: 0 after printing usage for --help, EXIT_USAGE after printing
+ * one error line. */
+int cli_parse_args(const char *cmd, struct opt *tab, size_t n, int argc, char **argv,
+		   void (*usage)(FILE *, struct opt *, size_t), const char **url);
+
+/* "constant" / "poisson" (NULL: leave the default) into plan->arrival. 0, or
+ * EXIT_USAGE after printing one error line. */
+int cli_parse_arrival(const char *cmd, const char *arrival, struct run_plan *plan);
 
 /* Wait for the engine's current step, turning SIGINT/SIGTERM (blocked by
  * the caller) into engine_interrupt, and drawing a progress line each second

@@ -3,6 +3,7 @@
 #include "http/h1.h"
 
 #include <string.h>
+#include <strings.h>
 
 #include "util/err.h"
 
@@ -45,19 +46,11 @@ static inline int hex_value(unsigned char c)
 	return -1;
 }
 
-/* ASCII case-insensitive equality of s[0..n) with the lower-case literal. */
+/* ASCII case-insensitive equality of s[0..n) with a literal (pacer never
+ * calls setlocale, so strncasecmp compares ASCII only). */
 static bool ieq(const char *s, size_t n, const char *lit, size_t lit_len)
 {
-	if (n != lit_len)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (c >= 'A' && c <= 'Z')
-			c = (char)(c + ('a' - 'A'));
-		if (c != lit[i])
-			return false;
-	}
-	return true;
+	return n == lit_len && strncasecmp(s, lit, n) == 0;
 }
 #define IEQ(s, n, lit) ieq((s), (n), (lit), sizeof(lit) - 1)
 

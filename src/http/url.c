@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/err.h"
 
@@ -18,19 +19,11 @@ static int fail(const char **why, int code, const char *phrase)
 static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* ASCII case-insensitive equality with a lower-case literal. */
+/* ASCII case-insensitive equality with a literal (pacer never calls
+ * setlocale, so strncasecmp compares ASCII only). */
 static bool ieq(const char *s, size_t n, const char *lit)
 {
-	if (strlen(lit) != n)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (c >= 'A' && c <= 'Z')
-			c = (char)(c + ('a' - 'A'));
-		if (c != lit[i])
-			return false;
-	}
-	return true;
+	return strlen(lit) == n && strncasecmp(s, lit, n) == 0;
 }
 
 /* A DNS name (letters, digits, '-', '_' for container names, dots between
