@@ -14,5 +14,6 @@ int cmd_run(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_ramp(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif

@@ -1,0 +1,34 @@
+/* pacer — summary statistics over repetitions (pure): median and range, and
+ * a bootstrap confidence interval for the ratio of two medians. */
+#ifndef PACER_STATS_SUMMARY_H
+#define PACER_STATS_SUMMARY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SUMMARY_MAX_N 1024 /* most repetitions a summary takes */
+
+struct summary {
+	double median, min, max;
+	size_t n;
+};
+
+/* Median (mean of the middle two for even n), min and max of v[0..n). n = 0
+ * gives zeros. n is capped at SUMMARY_MAX_N. */
+void summary_of(const double *v, size_t n, struct summary *s);
+
+struct ratio_ci {
+	double ratio;          /* median(b) / median(a) */
+	double lo, hi;         /* 95 % interval of the bootstrap distribution */
+	bool significant;      /* the interval excludes 1 */
+	bool defined;          /* false when a median is 0 or a side is empty */
+};
+
+/* Bootstrap the ratio of medians median(b)/median(a): `iters` resamples of
+ * each side with replacement (a fixed seed: the same inputs give the same
+ * interval), percentile interval at 2.5 % / 97.5 %. */
+void summary_ratio_ci(const double *a, size_t na, const double *b, size_t nb, unsigned iters,
+		      uint64_t seed, struct ratio_ci *out);
+
+#endif
