@@ -121,7 +121,7 @@ static const char *direction(enum cmp_metric m, const struct ratio_ci *ci)
 	return higher ? "slower" : "faster";
 }
 
-static void print_summary(struct variant *vs, size_t nv, size_t reps)
+static void print_summary(struct variant *vs, size_t nv, size_t reps, double noise)
 {
 	printf("\n  medians over %zu repetitions (min-max):\n", reps);
 	for (size_t i = 0; i < nv; i++) {
@@ -143,10 +143,11 @@ static void print_summary(struct variant *vs, size_t nv, size_t reps)
 		printf("\n");
 	}
 	for (size_t i = 1; i < nv; i++) {
-		printf("\n  %s / %s (95%% CI, bootstrap over repetitions):\n", vs[i].name, vs[0].name);
+		printf("\n  %s / %s (95%% CI, bootstrap over repetitions; within %.0f%% is noise):\n",
+		       vs[i].name, vs[0].name, noise * 100);
 		for (int m = 0; m < CM_COUNT; m++) {
 			struct ratio_ci ci;
-			summary_ratio_ci(vs[0].v[m], reps, vs[i].v[m], reps, 2000, 1 + (uint64_t)m, &ci);
+			summary_ratio_ci(vs[0].v[m], reps, vs[i].v[m], reps, 2000, 1 + (uint64_t)m, noise, &ci);
 			if (!ci.defined) {
 				printf("    %-10s  -\n", metric_names[m]);
 				continue;
@@ -175,7 +176,8 @@ static void json_summary(struct jsonw *j, const double *v, size_t n, double scal
 }
 
 static int write_json(FILE *f, const struct report_ctx *ctx, struct variant *vs, size_t nv,
-		      size_t reps, const struct run_plan *plan, uint64_t wall0, bool interrupted)
+		      size_t reps, double noise, const struct run_plan *plan, uint64_t wall0,
+		      bool interrupted)
 {
 	struct jsonw jj, *j = &jj;
 	jw_init(j, f, 1);
@@ -187,6 +189,8 @@ static int write_json(FILE *f, const struct report_ctx *ctx, struct variant *vs,
 	jw_u64(j, reps);
 	jw_key(j, "order");
 	jw_str(j, "rotating");
+	jw_key(j, "noise_pct");
+	jw_dbl(j, noise * 100, 3);
 	jw_obj_end(j);
 	/* the order the measurements ran in: A B, B A, ... */
 	jw_key(j, "sequence");
@@ -245,7 +249,7 @@ static int write_json(FILE *f, const struct report_ctx *ctx, struct variant *vs,
 	for (size_t i = 1; i < nv; i++) {
 		for (int m = 0; m < CM_COUNT; m++) {
 			struct ratio_ci ci;
-			summary_ratio_ci(vs[0].v[m], reps, vs[i].v[m], reps, 2000, 1 + (uint64_t)m, &ci);
+			summary_ratio_ci(vs[0].v[m], reps, vs[i].v[m], reps, 2000, 1 + (uint64_t)m, noise, &ci);
 			jw_obj(j);
 			jw_key(j, "metric");
 			jw_str(j, metric_names[m]);
@@ -304,7 +308,8 @@ int cmd_compare(int argc, char **argv)
 	plan.duration_ns = 5 * NS_PER_S;
 	plan.warmup_ns = NS_PER_S;
 	struct opt_list variants = {0}, headers = {0};
-	const char *arrival = NULL, *body_arg = NULL;
+	const char *arrival = NULL, *body_arg = NULL, *noise_arg = NULL;
+	double noise = 0.02;
 	uint32_t repeat = 5, target_threads = 0;
 	bool help = false;
 	struct opt tab[] = {
@@ -316,6 +321,7 @@ int cmd_compare(int argc, char **argv)
 		{'H', "header", OPT_STRLIST, &headers, "'Name: value'", NULL, "extra request header (repeatable)", false},
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
 		{'X', "method", OPT_STR, &plan.method, "M", "GET", "request method", false},
+		{0, "noise", OPT_STR, &noise_arg, "P%", "2%", "differences smaller than this are not called significant", false},
 		{'o', "out", OPT_STR, &plan.out_path, "FILE", NULL, "write the JSON result", false},
 		{'q', "quiet", OPT_FLAG, &plan.quiet, NULL, NULL, "no table", false},
 		{'r', "rate", OPT_RATE, &plan.rate_per_s, "R", NULL, "open loop at R req/s (else closed loop: throughput compared)", false},
@@ -350,6 +356,14 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (cli_parse_arrival("compare", arrival, &plan))
 		goto out;
+	if (noise_arg) {
+		if (units_parse_percent(noise_arg, &noise)) {
+			fprintf(stderr, "pacer compare: --noise '%s': expected a percent like 2%%\n",
+				noise_arg);
+			goto out;
+		}
+		noise /= 100;
+	}
 	plan.open_loop = opts_given(tab, ntab, "rate");
 	if (!plan.open_loop && opts_given(tab, ntab, "connections") &&
 	    !opts_given(tab, ntab, "concurrency"))
@@ -435,7 +449,7 @@ int cmd_compare(int argc, char **argv)
 			reps = r + 1;
 	}
 	if (!plan.quiet && reps)
-		print_summary(vs, nv, reps);
+		print_summary(vs, nv, reps, noise);
 
 	struct sysinfo_facts env;
 	sysinfo_read(&env);
@@ -450,7 +464,7 @@ int cmd_compare(int argc, char **argv)
 		struct afile af;
 		int rc = afile_open(&af, plan.out_path);
 		if (!rc) {
-			rc = write_json(af.f, &ctx, vs, nv, reps, &plan, wall0, interrupted);
+			rc = write_json(af.f, &ctx, vs, nv, reps, noise, &plan, wall0, interrupted);
 			if (rc)
 				afile_abort(&af);
 			else

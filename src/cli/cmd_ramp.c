@@ -18,6 +18,7 @@
 #include "util/clock.h"
 #include "util/err.h"
 #include "util/sysinfo.h"
+#include "util/units.h"
 
 static void usage(FILE *f, struct opt *tab, size_t n)
 {
@@ -154,16 +155,12 @@ int cmd_ramp(int argc, char **argv)
 		goto out;
 	}
 	if (precision) {
-		char *end = NULL;
-		double p = strtod(precision, &end);
-		if (end && *end == '%')
-			end++;
-		if (!end || *end || !(p > 0) || p >= 100) {
+		if (units_parse_percent(precision, &rp.precision) || rp.precision <= 0) {
 			fprintf(stderr, "pacer ramp: --precision '%s': expected a percent like 5%%\n",
 				precision);
 			goto out;
 		}
-		rp.precision = p / 100;
+		rp.precision /= 100;
 	}
 	if (rp.step_ns == 0) {
 		fprintf(stderr, "pacer ramp: --step-duration: must be above 0\n");

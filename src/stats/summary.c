@@ -1,5 +1,6 @@
 #include "stats/summary.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,7 +42,7 @@ static double resample_median(const double *v, size_t n, struct rng *r, double *
 }
 
 void summary_ratio_ci(const double *a, size_t na, const double *b, size_t nb, unsigned iters,
-		      uint64_t seed, struct ratio_ci *out)
+		      uint64_t seed, double noise, struct ratio_ci *out)
 {
 	memset(out, 0, sizeof *out);
 	if (na > SUMMARY_MAX_N)
@@ -80,6 +81,6 @@ void summary_ratio_ci(const double *a, size_t na, const double *b, size_t nb, un
 	qsort(ratios, k, sizeof *ratios, cmp_dbl);
 	out->lo = ratios[(size_t)((double)(k - 1) * 0.025)];
 	out->hi = ratios[(size_t)((double)(k - 1) * 0.975 + 0.5)];
-	out->significant = out->lo > 1.0 || out->hi < 1.0;
+	out->significant = (out->lo > 1.0 || out->hi < 1.0) && fabs(out->ratio - 1.0) > noise;
 	free(ratios);
 }

@@ -21,14 +21,17 @@ void summary_of(const double *v, size_t n, struct summary *s);
 struct ratio_ci {
 	double ratio;          /* median(b) / median(a) */
 	double lo, hi;         /* 95 % interval of the bootstrap distribution */
-	bool significant;      /* the interval excludes 1 */
+	bool significant;      /* the interval excludes 1 and the ratio is further
+				* from 1 than the noise threshold */
 	bool defined;          /* false when a median is 0 or a side is empty */
 };
 
 /* Bootstrap the ratio of medians median(b)/median(a): `iters` resamples of
  * each side with replacement (a fixed seed: the same inputs give the same
- * interval), percentile interval at 2.5 % / 97.5 %. */
+ * interval), percentile interval at 2.5 % / 97.5 %. A difference counts as
+ * significant only when the interval excludes 1 and |ratio - 1| > noise
+ * (e.g. 0.02: changes within 2 % are called noise, as criterion.rs does). */
 void summary_ratio_ci(const double *a, size_t na, const double *b, size_t nb, unsigned iters,
-		      uint64_t seed, struct ratio_ci *out);
+		      uint64_t seed, double noise, struct ratio_ci *out);
 
 #endif

@@ -137,6 +137,19 @@ int units_parse_size(const char *s, uint64_t *bytes)
 	return whole(v, bytes);
 }
 
+int units_parse_percent(const char *s, double *pct)
+{
+	static const struct suffix tab[] = {{"", 1}, {"%", 1}, {NULL, 0}};
+	double v;
+	int rc = parse_with(s, tab, &v);
+	if (rc)
+		return rc;
+	if (v >= 100)
+		return PACER_ERANGE;
+	*pct = v;
+	return 0;
+}
+
 char *units_fmt_duration(char *out, size_t cap, double ns)
 {
 	static const struct {

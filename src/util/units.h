@@ -17,6 +17,9 @@ int units_parse_count(const char *s, uint64_t *n);
 /* Byte size: "512", "4k"/"4KiB" (1024), "1.5MiB", "2M" (binary multiples). */
 int units_parse_size(const char *s, uint64_t *bytes);
 
+/* Percent: "5%", "0.5%" or a bare "5" (percent), in [0, 100). */
+int units_parse_percent(const char *s, double *pct);
+
 /* Format a duration given in ns with 3-4 significant digits and a unit
  * chosen for readability ("850ns", "12.3us", "1.95ms", "2.00s"). Returns out. */
 char *units_fmt_duration(char *out, size_t cap, double ns);

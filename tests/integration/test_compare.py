@@ -1,0 +1,104 @@
+"""pacer compare: rotation order, self-comparison, a 2x-work variant."""
+
+import os
+import unittest
+
+import harness
+
+PLANS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plans")
+
+
+def ratio(result, metric, variant="B"):
+    for r in result["ratios"]:
+        if r["metric"] == metric and r["variant"] == variant:
+            return r
+    raise AssertionError(f"no ratio for {metric}/{variant}")
+
+
+class CompareTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        harness.require_pacer()
+
+    def compare(self, *args, timeout=90):
+        run = harness.run_pacer(list(args), subcommand="compare", timeout=timeout)
+        self.assertEqual(run.code, 0, run.stderr)
+        self.assertIsNotNone(run.json)
+        return run.json
+
+    def self_compare(self):
+        return self.compare("--variant", "A=@hello", "--variant", "B=@hello",
+                            "--concurrency", "4", "-d", "0.5s", "-w", "0.2s", "--repeat", "5")
+
+    def test_rotation_and_self_comparison(self):
+        """The same plan twice: order A B, B A, ...; no significant difference
+        in throughput. Any 95 % interval excludes the truth 5 % of the time,
+        so a second, independent comparison is run when the first calls a
+        difference: a method that is biased fails both, chance rarely does
+        (about 0.25 %)."""
+        r = self.self_compare()
+        self.assertEqual(r["kind"], "compare")
+        self.assertEqual(r["sequence"], ["A", "B", "B", "A", "A", "B", "B", "A", "A", "B"])
+        names = [v["name"] for v in r["variants"]]
+        self.assertEqual(names, ["A", "B"])
+        for v in r["variants"]:
+            self.assertEqual(len(v["repetitions"]), 5)
+            for rep in v["repetitions"]:
+                self.assertGreater(rep["completed"], 0)
+                self.assertEqual(rep["errors"], 0)
+        t = ratio(r, "throughput")
+        if t["significant"]:
+            r = self.self_compare()
+            t = ratio(r, "throughput")
+        self.assertFalse(t["significant"], t)
+        self.assertEqual(t["verdict"], "no significant difference")
+        if t["ci95_low"] > 1.0 or t["ci95_high"] < 1.0:
+            # excluded 1 but within the noise threshold
+            self.assertLessEqual(abs(t["ratio"] - 1.0), r["plan"]["noise_pct"] / 100)
+
+    def test_three_variants_rotate(self):
+        r = self.compare("--variant", "A=@hello", "--variant", "B=@hello", "--variant", "C=@hello",
+                         "--concurrency", "2", "-d", "0.3s", "-w", "0", "--repeat", "3")
+        self.assertEqual(r["sequence"], ["A", "B", "C", "B", "C", "A", "C", "A", "B"])
+        self.assertEqual({x["variant"] for x in r["ratios"]}, {"B", "C"})
+
+    def test_twice_the_work_is_slower_by_about_two(self):
+        """B does 2 ms of CPU work per request, A 1 ms, each on one server
+        thread, closed loop: B's throughput is about half of A's and its p50
+        about twice, and both differences are significant."""
+        a = os.path.join(PLANS, "cmp_cpu1ms.yaml")
+        b = os.path.join(PLANS, "cmp_cpu2ms.yaml")
+        r = self.compare("--variant", f"A=@{a}", "--variant", f"B=@{b}", "--concurrency", "4",
+                         "-d", "1s", "-w", "0.3s", "--repeat", "5")
+        t = ratio(r, "throughput")
+        self.assertTrue(t["significant"], t)
+        self.assertEqual(t["verdict"], "slower")
+        # ~0.5: the fixed per-request cost (parsing, loopback, the driver) is
+        # the same for both, which pulls the ratio a little toward 1.
+        self.assertGreater(t["ratio"], 0.40)
+        self.assertLess(t["ratio"], 0.65)
+        p50 = ratio(r, "p50")
+        self.assertTrue(p50["significant"], p50)
+        self.assertEqual(p50["verdict"], "slower")
+        self.assertGreater(p50["ratio"], 1.5)
+        self.assertLess(p50["ratio"], 2.5)
+
+    def test_usage_errors(self):
+        cases = [
+            (["--variant", "A=@hello"], "between 2"),
+            (["--variant", "A=@hello", "--variant", "A=@hello"], "given twice"),
+            (["--variant", "noequals", "--variant", "B=@hello"], "NAME=URL"),
+            (["--variant", "A=@nosuchplan", "--variant", "B=@hello"], "no such built-in plan"),
+            (["http://127.0.0.1:1/", "--variant", "A=@hello", "--variant", "B=@hello"], "--variant"),
+        ]
+        for args, needle in cases:
+            with self.subTest(args=args):
+                run = harness.run_pacer(args, subcommand="compare", out=False, timeout=20)
+                self.assertEqual(run.code, 2, run.stderr)
+                lines = [ln for ln in run.stderr.splitlines() if ln.strip()]
+                self.assertEqual(len(lines), 1, run.stderr)
+                self.assertIn(needle, lines[0])
+
+
+if __name__ == "__main__":
+    unittest.main()
