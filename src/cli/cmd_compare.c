@@ -86,15 +86,16 @@ static int measure(struct variant *v, const struct engine_step *step, size_t rep
 		fprintf(stderr, "pacer compare: collecting results failed: %s\n", err_name(rc));
 		return EXIT_RUNTIME;
 	}
-	const struct hist *h = &r.measure.timing[TIM_LATENCY];
-	v->v[CM_RATE][rep] = r.measure_ns ? (double)r.measure.completed * 1e9 / (double)r.measure_ns : 0;
-	v->v[CM_P50][rep] = (double)hist_percentile(h, 50) / 1e3;
-	v->v[CM_P90][rep] = (double)hist_percentile(h, 90) / 1e3;
-	v->v[CM_P99][rep] = (double)hist_percentile(h, 99) / 1e3;
-	v->v[CM_P99_9][rep] = (double)hist_percentile(h, 99.9) / 1e3;
-	v->v[CM_MAX][rep] = h->total ? (double)h->max / 1e3 : 0;
-	v->errors[rep] = phase_stats_errors(&r.measure);
-	v->completed[rep] = r.measure.completed;
+	struct rep_figure f;
+	rep_figure_of(&r, &f);
+	v->v[CM_RATE][rep] = f.achieved_per_s;
+	v->v[CM_P50][rep] = (double)f.p50_ns / 1e3;
+	v->v[CM_P90][rep] = (double)f.p90_ns / 1e3;
+	v->v[CM_P99][rep] = (double)f.p99_ns / 1e3;
+	v->v[CM_P99_9][rep] = (double)f.p99_9_ns / 1e3;
+	v->v[CM_MAX][rep] = (double)f.max_ns / 1e3;
+	v->errors[rep] = f.errors;
+	v->completed[rep] = f.completed;
 	v->interrupted = v->interrupted || r.interrupted || *interrupted;
 	if (!quiet) {
 		char a[32], b[32], c[32], d[32];

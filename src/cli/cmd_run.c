@@ -97,6 +97,7 @@ int cmd_run(int argc, char **argv)
 		{'o', "out", OPT_STR, &plan.out_path, "FILE", NULL, "write the JSON result (docs/result.md)", false},
 		{'q', "quiet", OPT_FLAG, &plan.quiet, NULL, NULL, "no progress line, no summary", false},
 		{'r', "rate", OPT_RATE, &plan.rate_per_s, "R", NULL, "open loop: offered requests/s (k, M suffixes)", false},
+		{0, "repeat", OPT_U32, &plan.repeat, "N", "1", "repeat the measurement N times (same connections): results pooled, each kept", false},
 		{'n', "requests", OPT_COUNT, &plan.requests, "N", NULL, "closed loop: stop after N requests", false},
 		{0, "seed", OPT_COUNT, &plan.seed, "S", "1", "seed of the Poisson schedule", false},
 		{0, "self-contained", OPT_OPTSTR, &setup.self_contained, "PLAN", "hello", "drive pacer's own embedded target (a built-in plan or a plan file) on a loopback port", false},
@@ -157,11 +158,6 @@ int cmd_run(int argc, char **argv)
 	uint64_t tcpu0 = cli_setup_target_cpu_ns(&setup);
 	struct engine *e = NULL;
 	int rc = engine_open(&e, &cfg);
-	if (!rc) {
-		rc = engine_step_start(e, &step);
-		if (rc)
-			engine_close(e);
-	}
 	if (rc) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		fprintf(stderr, "pacer run: cannot start: %s\n", err_name(rc));
@@ -169,16 +165,52 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	bool progress = !plan.quiet && isatty(STDOUT_FILENO);
-	bool interrupted = cli_wait_engine(e, progress);
-	struct run_result res;
-	rc = engine_step_finish(e, &res);
+	bool interrupted = false;
+	struct run_result res = {0};
+	/* --repeat: the same measurement again on the same connections; the
+	 * result pools them and keeps each one's figures. */
+	res.reps = calloc(plan.repeat, sizeof *res.reps);
+	if (!res.reps)
+		rc = -ENOMEM;
+	for (uint32_t k = 0; k < plan.repeat && !rc && !interrupted; k++) {
+		rc = engine_step_start(e, &step);
+		if (rc)
+			break;
+		interrupted = cli_wait_engine(e, progress);
+		struct run_result cur;
+		rc = engine_step_finish(e, &cur);
+		if (!rc) {
+			rep_figure_of(&cur, &res.reps[res.n_reps++]);
+			if (plan.repeat > 1 && !plan.quiet) {
+				const struct rep_figure *f = &res.reps[res.n_reps - 1];
+				char a[32], b[32], c[32];
+				printf("  repetition %u/%u: %s/s  p50 %s  p99 %s  errors %llu\n", k + 1,
+				       plan.repeat, units_fmt_thousands(a, sizeof a, f->achieved_per_s, 1),
+				       units_fmt_duration(b, sizeof b, (double)f->p50_ns),
+				       units_fmt_duration(c, sizeof c, (double)f->p99_ns),
+				       (unsigned long long)f->errors);
+				fflush(stdout);
+			}
+		}
+		if (!rc && k == 0) {
+			struct rep_figure *keep = res.reps;
+			size_t n = res.n_reps;
+			res = cur;
+			res.reps = keep;
+			res.n_reps = n;
+		} else {
+			if (!rc)
+				rc = run_result_pool(&res, &cur);
+			run_result_free(&cur);
+		}
+	}
 	engine_close(e);
 	uint64_t tcpu1 = cli_setup_target_cpu_ns(&setup);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	res.started_wall_ns = wall0;
 	res.interrupted = res.interrupted || interrupted;
 	if (rc) {
-		fprintf(stderr, "pacer run: collecting results failed: %s\n", err_name(rc));
+		fprintf(stderr, "pacer run: %s\n", err_name(rc));
 		run_result_free(&res);
 		ret = EXIT_RUNTIME;
 		goto out;

@@ -17,6 +17,7 @@ void plan_defaults(struct run_plan *p)
 	p->connections = 64;
 	p->concurrency = 10;
 	p->threads = 1;
+	p->repeat = 1;
 }
 
 const char *plan_method(const struct run_plan *p)
@@ -41,6 +42,8 @@ int plan_validate(const struct run_plan *p, char *err, size_t cap)
 {
 	if (p->threads == 0 || p->threads > 256)
 		FAIL("--threads %u: must be between 1 and 256", p->threads);
+	if (p->repeat < 1 || p->repeat > 1000)
+		FAIL("--repeat %u: between 1 and 1000", p->repeat);
 	if (p->spin_ns > 10 * NS_PER_MS)
 		FAIL("--spin: at most 10ms");
 	if (p->timeout_ns < NS_PER_MS)

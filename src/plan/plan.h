@@ -30,6 +30,7 @@ struct run_plan {
 	bool duration_given;
 	uint32_t connections, concurrency, threads;
 	uint64_t requests;           /* closed loop: 0 = by duration */
+	uint32_t repeat;             /* measurements (warm-up + measure each) */
 
 	const char *out_path, *hgrm_path;
 	bool quiet;

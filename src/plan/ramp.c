@@ -63,7 +63,9 @@ int ramp_geometric(double from, double to, double factor, double *rates, size_t 
 		return PACER_ERANGE;
 	}
 	for (double r = from;; r *= factor) {
-		double v = r > to * (1 + 1e-9) ? to : r;
+		/* Past `to`, or short of it by a rounding error only (250 * 1.4 *
+		 * 1.4 is 489.99999999999994): the step is `to` itself, and the last. */
+		double v = r > to || (*n && r >= to * (1 - 1e-9)) ? to : r;
 		if (*n == cap) {
 			snprintf(err, errcap, "--from/--to/--factor: more than %zu steps", cap);
 			return PACER_ERANGE;

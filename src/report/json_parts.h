@@ -19,6 +19,12 @@ void rj_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns, 
 	      bool open_loop, double achieved);
 void rj_hist(struct jsonw *j, const struct hist *h);
 void rj_series(struct jsonw *j, const struct series_point *pts, size_t n);
+/* --repeat: each repetition's figures and their median/min/max. */
+void rj_repetitions(struct jsonw *j, const struct rep_figure *reps, size_t n);
+/* Median/min/max of figure k (0 achieved/s, 1 p50 us, 2 p90, 3 p99, 4 p99.9,
+ * 5 max, 6 errors) over repetitions. */
+struct summary;
+void report_rep_summary(const struct rep_figure *reps, size_t n, int k, struct summary *out);
 void rj_warnings(struct jsonw *j, const struct report_warnings *w);
 
 #endif

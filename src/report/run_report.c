@@ -9,6 +9,7 @@
 #include "report/report.h"
 #include "util/clock.h"
 #include "util/jsonw.h"
+#include "stats/summary.h"
 #include "util/units.h"
 
 double report_achieved_rate(const struct run_result *r)
@@ -286,6 +287,8 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	jw_dbl(j, (double)p->drain_ns / 1e6, 3);
 	jw_key(j, "spin_us");
 	jw_dbl(j, (double)p->spin_ns / 1e3, 3);
+	jw_key(j, "repeat");
+	jw_u64(j, p->repeat);
 	jw_key(j, "headers");
 	jw_arr(j);
 	for (size_t i = 0; i < p->n_headers; i++)
@@ -398,6 +401,73 @@ void rj_series(struct jsonw *j, const struct series_point *pts, size_t n)
 	jw_arr_end(j);
 }
 
+/* Figure k of a repetition, in the unit its JSON key says. */
+static double rep_value(const struct rep_figure *f, int k)
+{
+	switch (k) {
+	case 0: return f->achieved_per_s;
+	case 1: return (double)f->p50_ns / 1e3;
+	case 2: return (double)f->p90_ns / 1e3;
+	case 3: return (double)f->p99_ns / 1e3;
+	case 4: return (double)f->p99_9_ns / 1e3;
+	case 5: return (double)f->max_ns / 1e3;
+	case 6: return (double)f->errors;
+	default: return 0;
+	}
+}
+
+static const char *const rep_keys[] = {"achieved_per_s", "p50_us", "p90_us", "p99_us",
+				       "p99_9_us", "max_us", "errors"};
+#define REP_KEYS (sizeof rep_keys / sizeof rep_keys[0])
+
+void report_rep_summary(const struct rep_figure *reps, size_t n, int k, struct summary *out)
+{
+	double v[SUMMARY_MAX_N];
+	size_t m = n < SUMMARY_MAX_N ? n : SUMMARY_MAX_N;
+	for (size_t i = 0; i < m; i++)
+		v[i] = rep_value(&reps[i], k);
+	summary_of(v, m, out);
+}
+
+void rj_repetitions(struct jsonw *j, const struct rep_figure *reps, size_t n)
+{
+	jw_key(j, "repetitions");
+	jw_arr(j);
+	for (size_t i = 0; i < n; i++) {
+		int saved = j->indent;
+		jw_obj(j);
+		j->indent = 0;
+		for (size_t k = 0; k < REP_KEYS; k++) {
+			jw_key(j, rep_keys[k]);
+			jw_dbl(j, rep_value(&reps[i], (int)k), 3);
+		}
+		jw_key(j, "completed");
+		jw_u64(j, reps[i].completed);
+		jw_obj_end(j);
+		j->indent = saved;
+	}
+	jw_arr_end(j);
+	jw_key(j, "repeat_summary");
+	jw_obj(j);
+	for (size_t k = 0; k < REP_KEYS; k++) {
+		struct summary s;
+		report_rep_summary(reps, n, (int)k, &s);
+		jw_key(j, rep_keys[k]);
+		int saved = j->indent;
+		jw_obj(j);
+		j->indent = 0;
+		jw_key(j, "median");
+		jw_dbl(j, s.median, 3);
+		jw_key(j, "min");
+		jw_dbl(j, s.min, 3);
+		jw_key(j, "max");
+		jw_dbl(j, s.max, 3);
+		jw_obj_end(j);
+		j->indent = saved;
+	}
+	jw_obj_end(j);
+}
+
 void rj_warnings(struct jsonw *j, const struct report_warnings *w)
 {
 	jw_key(j, "warnings");
@@ -432,6 +502,8 @@ int report_json(FILE *f, const struct report_ctx *c)
 	rj_phase(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, r->open_loop,
 		 report_achieved_rate(r));
 	rj_series(j, r->series, r->series_len);
+	if (r->n_reps > 1)
+		rj_repetitions(j, r->reps, r->n_reps);
 	struct report_warnings w;
 	report_warnings(c, &w);
 	rj_warnings(j, &w);
@@ -509,6 +581,24 @@ void report_text(FILE *f, const struct report_ctx *c)
 	else
 		fprintf(f, "  rate       achieved %s/s\n",
 			units_fmt_thousands(a, sizeof a, report_achieved_rate(r), 1));
+	if (r->n_reps > 1) {
+		struct summary sr, s50, s99;
+		report_rep_summary(r->reps, r->n_reps, 0, &sr);
+		report_rep_summary(r->reps, r->n_reps, 1, &s50);
+		report_rep_summary(r->reps, r->n_reps, 3, &s99);
+		char g[32], h[32], i2[32];
+		fprintf(f, "  %zu repetitions, median (min-max): achieved %s/s (%s-%s)",
+			r->n_reps, units_fmt_thousands(a, sizeof a, sr.median, 1),
+			units_fmt_thousands(b, sizeof b, sr.min, 1),
+			units_fmt_thousands(d, sizeof d, sr.max, 1));
+		fprintf(f, "  p50 %s (%s-%s)", units_fmt_duration(e, sizeof e, s50.median * 1e3),
+			units_fmt_duration(g, sizeof g, s50.min * 1e3),
+			units_fmt_duration(h, sizeof h, s50.max * 1e3));
+		fprintf(f, "  p99 %s (%s-%s)\n", units_fmt_duration(i2, sizeof i2, s99.median * 1e3),
+			units_fmt_duration(g, sizeof g, s99.min * 1e3),
+			units_fmt_duration(h, sizeof h, s99.max * 1e3));
+		fprintf(f, "  (figures below pool every repetition)\n");
+	}
 	fprintf(f, "  responses ");
 	bool any = false;
 	for (int cls = 1; cls <= 5; cls++) {

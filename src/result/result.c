@@ -87,8 +87,37 @@ uint64_t phase_stats_class(const struct phase_stats *p, int cls)
 	return n;
 }
 
+void rep_figure_of(const struct run_result *r, struct rep_figure *f)
+{
+	const struct hist *h = &r->measure.timing[TIM_LATENCY];
+	f->achieved_per_s =
+		r->measure_ns ? (double)r->measure.completed * 1e9 / (double)r->measure_ns : 0;
+	f->p50_ns = hist_percentile(h, 50);
+	f->p90_ns = hist_percentile(h, 90);
+	f->p99_ns = hist_percentile(h, 99);
+	f->p99_9_ns = hist_percentile(h, 99.9);
+	f->max_ns = h->total ? h->max : 0;
+	f->completed = r->measure.completed;
+	f->errors = phase_stats_errors(&r->measure);
+}
+
+int run_result_pool(struct run_result *into, const struct run_result *add)
+{
+	int rc = phase_stats_merge(&into->warmup, &add->warmup);
+	if (!rc)
+		rc = phase_stats_merge(&into->measure, &add->measure);
+	into->warmup_ns += add->warmup_ns;
+	into->measure_ns += add->measure_ns;
+	into->gen_cpu_ns += add->gen_cpu_ns;
+	into->interrupted = into->interrupted || add->interrupted;
+	return rc;
+}
+
 void run_result_free(struct run_result *r)
 {
+	free(r->reps);
+	r->reps = NULL;
+	r->n_reps = 0;
 	phase_stats_free(&r->warmup);
 	phase_stats_free(&r->measure);
 	free(r->series);

@@ -77,6 +77,13 @@ struct series_point {
 	uint64_t p50_ns, p99_ns;
 };
 
+/* The headline figures of one repetition. */
+struct rep_figure {
+	double achieved_per_s;
+	uint64_t p50_ns, p90_ns, p99_ns, p99_9_ns, max_ns;
+	uint64_t completed, errors;
+};
+
 /* Everything a report needs about one run. */
 struct run_result {
 	/* identity / conditions */
@@ -93,11 +100,21 @@ struct run_result {
 	struct series_point *series; /* owned */
 	size_t series_len;
 
+	/* --repeat: each repetition's figures (owned); the phases above pool
+	 * every repetition (counters summed, histograms merged). */
+	struct rep_figure *reps;
+	size_t n_reps;
+
 	/* generator self-check inputs */
 	uint64_t gen_cpu_ns;         /* worker threads' CPU, measured phase + drain */
 	uint32_t threads;
 };
 
 void run_result_free(struct run_result *r);
+/* Pool `add` (a later repetition) into `into`: counters, histograms,
+ * durations and CPU are summed; the series of `into` is kept. */
+int run_result_pool(struct run_result *into, const struct run_result *add);
+/* Headline figures of a finished run's measured phase. */
+void rep_figure_of(const struct run_result *r, struct rep_figure *f);
 
 #endif

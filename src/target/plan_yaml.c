@@ -54,6 +54,11 @@ __attribute__((format(printf, 5, 6))) static int fail(struct ctx *c, int code,
 			vsnprintf(c->err + k, c->errcap - (size_t)k, fmt, ap);
 			va_end(ap);
 		}
+		/* one line: text echoed from the plan (values, keys) may hold
+		 * line breaks or other control bytes */
+		for (char *q = c->err; *q; q++)
+			if ((unsigned char)*q < 0x20 || *q == 0x7f)
+				*q = '?';
 	}
 	return code;
 }
