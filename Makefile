@@ -108,7 +108,7 @@ FUZZ_BUILD := build/fuzz
 fuzz:
 	@mkdir -p $(FUZZ_BUILD)
 	@for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
-	  clang $(CPPFLAGS) -std=c17 -g -O1 -fsanitize=fuzzer,address,undefined -o $(FUZZ_BUILD)/$$n $$f $(LIB_SRCS) -lm -pthread || exit 1; done
+	  clang $(CPPFLAGS) -std=c17 -g -O1 -fsanitize=fuzzer,address,undefined -o $(FUZZ_BUILD)/$$n $$f $(LIB_SRCS) $(LDLIBS) -pthread || exit 1; done
 	@echo "fuzzers in $(FUZZ_BUILD); run e.g. $(FUZZ_BUILD)/fuzz_h1 tests/fuzz/corpus/h1 -max_total_time=60"
 
 clean:

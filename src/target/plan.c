@@ -127,9 +127,14 @@ static uint64_t thresh_of(double cum)
 }
 
 /* Build head (and wire for static bodies) of one variant. */
+/* Precomputed response bytes of a whole plan are capped: each variant of a
+ * route (status x filled/no-fill) holds its own copy of a static body, so a
+ * small plan with large bodies could otherwise ask for gigabytes. */
+#define PLAN_COMPILED_CAP (256u << 20)
+
 static int build_resp(struct plan_arena **a, struct target_resp *r, int status,
                       const struct target_header *hdrs, size_t n_hdrs,
-                      const struct target_body *body)
+                      const struct target_body *body, size_t *budget)
 {
 	r->status = status;
 	r->body = body;
@@ -152,6 +157,9 @@ static int build_resp(struct plan_arena **a, struct target_resp *r, int status,
 	char cl[48];
 	size_t cl_len = r->no_body_allowed ? 0 : (size_t)snprintf(cl, sizeof cl, "Content-Length: %zu\r\n", body->len);
 	size_t wl = n + cl_len + 2 + body->len;
+	if (wl > *budget)
+		return PACER_ETOOBIG;
+	*budget -= wl;
 	char *w = plan_alloc(a, wl + 1);
 	if (!w)
 		return -ENOMEM;
@@ -176,7 +184,7 @@ static int error_body(struct plan_arena **a, struct target_body *b, int status)
 	return b->data ? 0 : -ENOMEM;
 }
 
-static int compile_route(struct plan_arena **a, struct target_route *rt)
+static int compile_route(struct plan_arena **a, struct target_route *rt, size_t *budget)
 {
 	struct target_resp *v = plan_alloc(a, sizeof *v * 2 * TARGET_MAX_STATUSES);
 	if (!v)
@@ -193,7 +201,7 @@ static int compile_route(struct plan_arena **a, struct target_route *rt)
 			double pf = p * rt->fill, pn = p * (1 - rt->fill);
 			if (pf > 0) {
 				rc = build_resp(a, &v[n], s, rt->filled.headers, rt->filled.n_headers,
-				                &rt->filled.body);
+				                &rt->filled.body, budget);
 				if (rc < 0)
 					return rc;
 				v[n].kind = TARGET_RESP_FILLED;
@@ -205,7 +213,7 @@ static int compile_route(struct plan_arena **a, struct target_route *rt)
 				const struct target_answer *nf = &rt->nofill;
 				const struct target_header *h = nf->headers_set ? nf->headers : rt->filled.headers;
 				size_t nh = nf->headers_set ? nf->n_headers : rt->filled.n_headers;
-				rc = build_resp(a, &v[n], nf->status ? nf->status : s, h, nh, &nf->body);
+				rc = build_resp(a, &v[n], nf->status ? nf->status : s, h, nh, &nf->body, budget);
 				if (rc < 0)
 					return rc;
 				v[n].kind = TARGET_RESP_NOFILL;
@@ -217,7 +225,7 @@ static int compile_route(struct plan_arena **a, struct target_route *rt)
 			struct target_body *eb = plan_alloc(a, sizeof *eb);
 			if (!eb || error_body(a, eb, s) < 0)
 				return -ENOMEM;
-			rc = build_resp(a, &v[n], s, text_plain, 1, eb);
+			rc = build_resp(a, &v[n], s, text_plain, 1, eb, budget);
 			if (rc < 0)
 				return rc;
 			v[n].kind = TARGET_RESP_ERROR;
@@ -242,11 +250,12 @@ int plan_compile(struct target_plan *p)
 {
 	struct plan_arena **a = (struct plan_arena **)&p->arena;
 	int rc;
+	size_t budget = PLAN_COMPILED_CAP;
 	for (size_t i = 0; i < p->n_routes; i++)
-		if ((rc = compile_route(a, &p->routes[i])) < 0)
+		if ((rc = compile_route(a, &p->routes[i], &budget)) < 0)
 			return rc;
 	static const struct target_body nf_body = {.data = "404 Not Found\n", .len = 14};
-	return build_resp(a, &p->not_found, 404, text_plain, 1, &nf_body);
+	return build_resp(a, &p->not_found, 404, text_plain, 1, &nf_body, &budget);
 }
 
 /* ---- use ------------------------------------------------------------ */

@@ -995,7 +995,11 @@ int target_plan_parse(const char *text_in, size_t len, const char *source, struc
 	if (rc == 0 && (!p->name || !p->source))
 		rc = oom(&c);
 	if (rc == 0 && (rc = plan_compile(p)) < 0)
-		rc = fail(&c, rc, NULL, NULL, "cannot compile the plan: %s", err_name(rc));
+		rc = fail(&c, rc, NULL, NULL, "cannot compile the plan: %s",
+			  rc == PACER_ETOOBIG ? "its precomputed responses would exceed 256 MiB (each "
+						"status and fill variant of a route holds its own copy of "
+						"the body): use smaller bodies or fewer variants"
+					      : err_name(rc));
 	if (rc < 0) {
 		target_plan_free(p);
 		return rc;

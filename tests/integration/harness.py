@@ -736,6 +736,12 @@ class _Result(unittest.TextTestResult):
         super().addError(test, err)
         print("FAIL %s (error)\n%s" % (self._name(test), self.errors[-1][1]), flush=True)
 
+    def addSubTest(self, test, subtest, err):
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            lst = self.failures if issubclass(err[0], test.failureException) else self.errors
+            print("FAIL %s\n%s" % (subtest.id().split(".", 1)[-1], lst[-1][1]), flush=True)
+
     def addSkip(self, test, reason):
         super().addSkip(test, reason)
         print("SKIP %s: %s" % (self._name(test), reason), flush=True)
@@ -810,3 +816,177 @@ class PacerTestCase(unittest.TestCase):
 
     def assert_no_errors(self, ph, run=None):
         self.assertEqual(ph["errors"]["total"], 0, "errors %s\n%s" % (ph["errors"], describe(run) if run else ""))
+
+
+# ---------------------------------------------------------------- pacer serve
+
+
+def _initial_cpus():
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return []
+
+
+_CPUS_AT_START = _initial_cpus()
+
+
+def pin_cpus():
+    """(server CPU, generator CPU): two different CPUs this process could use
+    when it started, or None on a machine with one CPU or without taskset."""
+    if len(_CPUS_AT_START) < 2 or not shutil.which("taskset"):
+        return None
+    return _CPUS_AT_START[0], _CPUS_AT_START[1]
+
+
+class pinned:
+    """Context manager: this process (and so every child started inside the
+    block, e.g. by run_pacer) runs on `cpus` only; the previous affinity is
+    restored on exit. cpus None or empty: no change.
+
+        with harness.pinned({1}):
+            harness.run_pacer([...])"""
+
+    def __init__(self, cpus):
+        if cpus is None:
+            cpus = ()
+        self.cpus = {cpus} if isinstance(cpus, int) else set(cpus)
+        self.old = None
+
+    def __enter__(self):
+        if self.cpus:
+            self.old = os.sched_getaffinity(0)
+            os.sched_setaffinity(0, self.cpus)
+        return self
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            os.sched_setaffinity(0, self.old)
+        return False
+
+
+class PacerServe:
+    """`pacer serve --plan PLAN --listen 127.0.0.1:0 --threads N` as a
+    separate process on the port it picks, optionally pinned to one CPU with
+    taskset (taskset execs pacer, so the PID is pacer's). Registered with the
+    same kill guard as nginx: stopped by PID on stop(), on leaving the `with`
+    block, or at interpreter exit.
+
+        with PacerServe("hello", cpu=0) as srv:
+            srv.url("/")"""
+
+    def __init__(self, plan, threads=1, extra=(), cpu=None, start_timeout=10.0):
+        self.plan = plan
+        self.threads = threads
+        self.extra = [str(a) for a in extra]
+        self.cpu = cpu
+        self.start_timeout = start_timeout
+        self.proc = None
+        self.port = None
+        self.returncode = None
+        self.dir = None
+
+    def argv(self):
+        argv = ["taskset", "-c", str(self.cpu)] if self.cpu is not None else []
+        return argv + [pacer_bin(), "serve", "--plan", self.plan, "--listen", "127.0.0.1:0",
+                       "--threads", str(self.threads)] + self.extra
+
+    def start(self):
+        self.dir = tempfile.mkdtemp(prefix="pacer-serve-")
+        self._stderr = open(os.path.join(self.dir, "stderr"), "wb")
+        self.proc = subprocess.Popen(self.argv(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=self._stderr)
+        _register(self.proc)
+        try:
+            line = self._read_line(self.start_timeout)
+            m = re.fullmatch(r"listening on 127\.0\.0\.1:(\d+)\n", line)
+            if not m:
+                raise RuntimeError("pacer serve printed %r, not 'listening on 127.0.0.1:PORT'" % line)
+            self.port = int(m.group(1))
+            wait_port(self.port, self.start_timeout, self.proc)
+        except Exception as e:
+            err = self.stderr()
+            self.stop()
+            raise RuntimeError("%s\nstderr: %s" % (e, err)) from None
+        return self
+
+    def _read_line(self, timeout):
+        fd = self.proc.stdout.fileno()
+        buf = b""
+        deadline = time.monotonic() + timeout
+        while not buf.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            r, _, _ = select.select([fd], [], [], max(left, 0))
+            if not r:
+                raise RuntimeError("pacer serve printed no 'listening on' line within %.1fs" % timeout)
+            d = os.read(fd, 256)
+            if not d:
+                raise RuntimeError("pacer serve exited (%s) without a 'listening on' line"
+                                   % self.proc.wait())
+            buf += d
+        return buf.decode(errors="replace")
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def url(self, path="/"):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def rss_kib(self):
+        """VmRSS of the server process in KiB (from /proc/PID/status)."""
+        with open("/proc/%d/status" % self.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        raise RuntimeError("no VmRSS for PID %d" % self.pid)
+
+    def cpu_s(self):
+        """User + system CPU time of the server process so far, in seconds."""
+        with open("/proc/%d/stat" % self.pid) as f:
+            stat = f.read()
+        fields = stat[stat.rindex(")") + 2:].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stderr(self):
+        if not self.dir:
+            return ""
+        try:
+            with open(os.path.join(self.dir, "stderr"), errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def signal_stop(self, sig, timeout=2.0):
+        """Sends sig and waits up to timeout for the exit. Returns (exit
+        status, seconds taken), or (None, timeout) when it did not exit in
+        time (it is then killed by stop())."""
+        t0 = time.monotonic()
+        os.kill(self.pid, sig)
+        try:
+            code = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None, timeout
+        return code, time.monotonic() - t0
+
+    def stop(self):
+        """SIGTERM (SIGKILL after 5 s) by PID; returns the exit status."""
+        if self.proc is not None:
+            self.returncode = stop_process(self.proc)
+            self.proc.stdout.close()
+            self._stderr.close()
+            self.proc = None
+        if self.dir and not os.environ.get("PACER_KEEP_TMP"):
+            shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = None
+        return self.returncode
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
