@@ -19,6 +19,13 @@ int ramp_parse_steps(const char *list, double *rates, size_t cap, size_t *n, cha
 	for (size_t idx = 1;; idx++) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		/* spaces around an item are allowed, as in SLO expressions */
+		while (len && (*p == ' ' || *p == '\t')) {
+			p++;
+			len--;
+		}
+		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+			len--;
 		char item[64];
 		if (len == 0 || len >= sizeof item) {
 			snprintf(err, errcap, "--steps: item %zu is %s (expected a rate like 500 or 2k)",

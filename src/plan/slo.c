@@ -556,6 +556,11 @@ static bool eval_clause(const struct slo_clause *c, const struct slo_measure *m,
 		val = m->achieved_fraction * 100;
 		break;
 	}
+	if ((have_u64 || c->metric == SLO_M_MEAN) && m->latency_known && m->latency_count == 0) {
+		/* no response at all: a latency bound is not met by absence */
+		snprintf(part, cap, "%s: no response measured", name);
+		return false;
+	}
 	if (have_u64)
 		val = (double)u;
 	cmp_val = val;

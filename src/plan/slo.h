@@ -92,6 +92,11 @@ int slo_format(const struct slo *s, char *out, size_t cap);
 struct slo_measure {
 	uint64_t p50_ns, p90_ns, p99_ns, p99_9_ns, p99_99_ns, max_ns;
 	double mean_ns;
+	/* When latency_known, latency_count responses were measured: with none,
+	 * every latency clause fails ("no response measured") instead of
+	 * comparing zeros. (latency_known false: the caller does not say.) */
+	bool latency_known;
+	uint64_t latency_count;
 	double error_pct, drop_pct; /* percent of requests, 0..100 */
 	double achieved_fraction;   /* achieved / offered rate */
 	bool offered_known;         /* false in closed loop: `rate` clauses fail */

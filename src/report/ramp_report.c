@@ -52,8 +52,9 @@ void ramp_text_summary(FILE *f, const struct ramp_report *rr)
 			units_fmt_thousands(a, sizeof a, s->offered_per_s, 0),
 			units_fmt_thousands(b, sizeof b, achieved(&s->run), 1));
 		if (rr->cores_for_per_core)
-			fprintf(f, ", about %.0f per core over %u cores", s->offered_per_s / rr->cores_for_per_core,
-				rr->cores_for_per_core);
+			fprintf(f, ", about %.0f per core over %u core%s",
+				s->offered_per_s / rr->cores_for_per_core, rr->cores_for_per_core,
+				rr->cores_for_per_core == 1 ? "" : "s");
 		fprintf(f, "\n");
 	} else {
 		fprintf(f, "  no step passed%s\n", rp->slo_expr ? " the SLO" : "");

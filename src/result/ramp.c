@@ -74,6 +74,8 @@ void ramp_step_measure(const struct run_result *run, struct slo_measure *m)
 	m->p99_99_ns = hist_percentile(h, 99.99);
 	m->max_ns = h->total ? h->max : 0;
 	m->mean_ns = hist_mean(h);
+	m->latency_known = true;
+	m->latency_count = h->total;
 	uint64_t errs = phase_stats_errors(p) - p->errors[ERRK_CONNECT];
 	m->error_pct = p->sent ? 100.0 * (double)errs / (double)p->sent : 0;
 	uint64_t unsent = p->dropped + p->queued_at_end;

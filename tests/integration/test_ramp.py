@@ -1,0 +1,456 @@
+"""pacer ramp: --refine finds the capacity of `pacer serve` with a known
+CPU-bound capacity; verdict wording and exit codes for pass, fail, --require
+and usage errors; --after-fail; the JSON result of kind "ramp"; geometric
+ramps; Ctrl-C.
+
+The capacity test runs `pacer serve` as a separate process pinned to one CPU
+and the ramp pinned to another (harness.pin_cpus). Every other test drives
+pacer's embedded target (--self-contained) with short steps, using either
+the built-in `hello` plan or plans/ramp_latency.yaml, whose fixed 10 ms
+answers on a single connection (-c 1) make a step far above 100 req/s fail
+and a step far below it pass, for certain, without depending on CPU speed.
+
+DeadTargetTest is marked as an expected failure: it documents a known bug
+(a step without a single response passes a latency SLO) and turns into an
+"unexpected success" once that is fixed."""
+
+import os
+import re
+import signal
+import time
+import unittest
+
+import harness
+from harness import PacerServe, PacerTestCase, describe
+
+PLANS = os.path.join(harness.HERE, "plans")
+CPU_PLAN = os.path.join(PLANS, "ramp_cpu.yaml")          # 1 ms of CPU per request
+LATENCY_PLAN = os.path.join(PLANS, "ramp_latency.yaml")  # 10 ms fixed, no CPU
+WORK_US = 1000.0
+
+
+def setUpModule():
+    harness.require_pacer()
+
+
+def ramp(args, **kw):
+    """run_pacer for `pacer ramp ARGS... --out DIR/result.json`."""
+    kw.setdefault("timeout", 20.0)
+    return harness.run_pacer(args, subcommand="ramp", **kw)
+
+
+def short(steps, *extra, duration="0.4s", warmup="0.1s"):
+    """Arguments of a short ramp: --steps, step duration and warm-up."""
+    return ["--steps", steps, "--step-duration", duration, "--step-warmup", warmup] + list(extra)
+
+
+def overload(*extra):
+    """A self-contained ramp on plans/ramp_latency.yaml with one connection
+    (at most 100 req/s): 20/s passes p99<100ms, 200/s and 300/s fail it."""
+    return (["--self-contained=" + LATENCY_PLAN, "/", "-c", 1, "--slo", "p99<100ms"]
+            + short("20,200,300") + list(extra))
+
+
+def run_queue_wait_s(pid):
+    """Seconds the threads of process pid have spent runnable but waiting for
+    a CPU (/proc/PID/task/*/schedstat, second field): time another program
+    took from it."""
+    total = 0
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                total += int(f.read().split()[1])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / 1e9
+
+
+def table_rows(stdout):
+    """{step label: row text} of the ramp table ("1", "2", "r3", ...)."""
+    rows = {}
+    for line in stdout.splitlines():
+        m = re.match(r"\s+(r?\d+)\s+[\d,]+\s+[\d,.]+\s", line)
+        if m:
+            rows[m.group(1)] = line.strip()
+    return rows
+
+
+class RampCase(PacerTestCase):
+    def ramp_code(self, args, code, **kw):
+        """ramp(args), asserting the exit code and a JSON result of kind
+        "ramp" with one step per table row."""
+        run = ramp(args, **kw)
+        self.assertFalse(run.timed_out, describe(run))
+        self.assertEqual(run.code, code, describe(run))
+        self.assertIsNotNone(run.json, "no JSON result\n" + describe(run))
+        self.assertEqual(run.json["kind"], "ramp")
+        if "-q" not in args:
+            self.assertEqual(len(table_rows(run.stdout)), len(run.json["steps"]), run.stdout)
+        return run
+
+    def offered(self, run):
+        return [s["offered_per_s"] for s in run.json["steps"]]
+
+    def verdicts(self, run):
+        return [s["verdict"]["pass"] for s in run.json["steps"]]
+
+
+# ---------------------------------------------------------------- capacity
+
+
+class CapacityTest(RampCase):
+    """`pacer serve` with 1 ms of CPU per request on one thread: a capacity
+    of 1e6/W = 1,000 req/s, less the server's own per-request overhead (tens
+    of us: a few %). The ramp 250, 500, 750, 1000, 1250 with --refine at
+    5 % must find it within +-10 %.
+
+    The reference is measured, not assumed: a closed-loop `pacer run` with 8
+    connections (the server never idle) just before and just after the ramp,
+    on the same pinned CPUs; their mean is the capacity the ramp is compared
+    with. Then, more loosely, the ramp's answer must be within +-20 % of
+    1e6/W itself.
+
+    Why +-10 % holds: --refine stops when the last passing and first failing
+    rates are within 5 %; and a rate above capacity passes p99<100ms only
+    while its queue stays short: overloaded by a fraction x, the wait grows
+    by x seconds per second, so over a 2.5 s step (warm-up included) a step
+    x > 4 % over capacity fails. Below capacity (750 is 80 % of it) latency
+    is a few ms, far under 100 ms.
+
+    A capacity can only be measured on CPUs that are not busy with something
+    else. When the machine was (the server got under 85 % of its CPU in a
+    calibration run, or it waited on its run queue for over 3 % of the ramp,
+    or the generator's loop lag p99 exceeded 20 ms in a step), the test is
+    skipped with those figures, never passed."""
+
+    STEPS = "250,500,750,1000,1250"
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.pins = harness.pin_cpus()
+        if cls.pins is None:
+            raise unittest.SkipTest("needs 2 CPUs and taskset to pin server and generator apart")
+        cls.srv = PacerServe(CPU_PLAN, cpu=cls.pins[0]).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+
+    def calibrate(self):
+        """Closed-loop capacity: (achieved req/s, server CPU share of the run)."""
+        cpu0 = self.srv.cpu_s()
+        with harness.pinned(self.pins[1]):
+            run = harness.run_pacer([self.srv.url("/work"), "--concurrency", 8, "--duration", "2s",
+                                     "--warmup", "0.2s"], timeout=20.0)
+        cpu1 = self.srv.cpu_s()
+        self.assertEqual(run.code, 0, describe(run))
+        m = run.json["measure"]
+        self.assert_no_errors(m, run)
+        return m["rate"]["achieved_per_s"], (cpu1 - cpu0) / run.elapsed_s
+
+    def test_refine_finds_capacity(self):
+        before, util_before = self.calibrate()
+        wait0, t0 = run_queue_wait_s(self.srv.pid), time.monotonic()
+        with harness.pinned(self.pins[1]):
+            run = self.ramp_code([self.srv.url("/work"), "--steps", self.STEPS, "--step-duration", "2s",
+                                  "--step-warmup", "0.5s", "--slo", "p99<100ms", "--refine",
+                                  "--precision", "5%"], 1, timeout=50.0)
+        server_waited = (run_queue_wait_s(self.srv.pid) - wait0) / (time.monotonic() - t0)
+        after, util_after = self.calibrate()
+        j = run.json
+        steps = j["steps"]
+        loop_lag_ms = max(s["measure"]["loop_lag"]["p99_us"] for s in steps) / 1000
+        busy = []
+        if min(util_before, util_after) < 0.85:
+            busy.append("server CPU in calibration %.0f %% / %.0f %% (< 85 %%)"
+                        % (100 * util_before, 100 * util_after))
+        if server_waited > 0.03:
+            busy.append("server waited for its CPU %.1f %% of the ramp (> 3 %%)" % (100 * server_waited))
+        if loop_lag_ms > 20:
+            busy.append("generator loop lag p99 up to %.1f ms (> 20 ms)" % loop_lag_ms)
+        if busy:
+            self.skipTest("machine busy, capacity not measurable: " + "; ".join(busy))
+        reference = (before + after) / 2
+        hp = j["highest_passing"]
+        self.assertIsNotNone(hp, describe(run))
+        found = hp["offered_per_s"]
+        trace = ", ".join("%s%.0f %s" % ("r" if s["refine"] else "", s["offered_per_s"],
+                                         "pass" if s["verdict"]["pass"] else "FAIL") for s in steps)
+        msg = ("ramp found %.0f req/s; closed-loop capacity %.0f before (server CPU %.0f %%) and "
+               "%.0f after (%.0f %%), 1e6/W = %.0f; server run-queue wait %.1f %%, loop lag p99 "
+               "up to %.1f ms; steps: %s\n%s"
+               % (found, before, 100 * util_before, after, 100 * util_after, 1e6 / WORK_US,
+                  100 * server_waited, loop_lag_ms, trace, run.stdout))
+
+        # the shape of a refined ramp
+        planned = [s for s in steps if not s["refine"]]
+        refined = [s for s in steps if s["refine"]]
+        self.assertEqual([s["offered_per_s"] for s in planned],
+                         [250, 500, 750, 1000, 1250][:len(planned)], msg)
+        self.assertTrue(all(s["verdict"]["pass"] for s in planned[:3]), msg)
+        self.assertFalse(planned[-1]["verdict"]["pass"], msg)  # stopped at the first fail
+        self.assertTrue(all(s["verdict"]["pass"] for s in planned[:-1]), msg)
+        self.assertGreater(len(refined), 0, msg)
+        lo, hi = planned[-2]["offered_per_s"], planned[-1]["offered_per_s"]
+        for s in refined:
+            self.assertTrue(lo < s["offered_per_s"] < hi, msg)
+        for s in steps:
+            self.assertEqual(s["error_pct"], 0, msg)
+        self.assertEqual(steps[hp["step"] - 1]["offered_per_s"], found, msg)
+        self.assertTrue(steps[hp["step"] - 1]["verdict"]["pass"], msg)
+        # refined until the first failing rate above it is within 5 %
+        fail_above = min(s["offered_per_s"] for s in steps
+                         if not s["verdict"]["pass"] and s["offered_per_s"] > found)
+        self.assertLessEqual((fail_above - found) / found, 0.05 + 1e-9, msg)
+        self.assertEqual(j["plan"]["precision"], 0.05)
+        self.assertTrue(j["plan"]["refine"])
+        self.assertFalse(j["reached_require"])
+
+        # the capacity itself
+        self.assertLessEqual(abs(found - reference), 0.10 * reference, msg)
+        self.assertLessEqual(abs(found - 1e6 / WORK_US), 0.20 * 1e6 / WORK_US, msg)
+        self.assertIn("highest passing step: ", run.stdout)
+
+
+# ---------------------------------------------------------------- verdicts and exit codes
+
+
+class PassTest(RampCase):
+    """Every step passes a generous SLO: exit 0, every verdict "Pass"; and
+    the JSON result's fields."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.run_ = ramp(["--self-contained"] + short("100,200", "--slo", " p99 < 1s , errors<1.0% ",
+                                                      duration="0.5s"))
+
+    def test_exit_and_verdicts(self):
+        run = self.run_
+        self.assertEqual(run.code, 0, describe(run))
+        self.assertEqual(run.stderr, "")
+        self.assertEqual(self.offered(run), [100, 200])
+        for s in run.json["steps"]:
+            self.assertEqual(s["verdict"], {"pass": True, "reason": "Pass"})
+            self.assertFalse(s["refine"])
+            self.assertFalse(s["interrupted"])
+        rows = table_rows(run.stdout)
+        self.assertEqual(sorted(rows), ["1", "2"])
+        self.assertTrue(rows["1"].endswith("  Pass"), rows)
+        self.assertTrue(rows["2"].endswith("  Pass"), rows)
+        self.assertRegex(rows["2"], r"^2\s+200\s")
+        self.assertIn("highest passing step: 200 req/s offered", run.stdout)
+        self.assertIn("SLO  p99 < 1s , errors<1.0% ", run.stdout)  # as written, in the header
+
+    def test_json_result(self):
+        j = self.run_.json
+        self.assertEqual(j["kind"], "ramp")
+        self.assertEqual(j["mode"], "self_contained")
+        self.assertFalse(j["interrupted"])
+        p = j["plan"]
+        self.assertEqual(p["steps_per_s"], [100, 200])
+        self.assertEqual(p["slo"], "p99<1s,errors<1%")  # canonical
+        self.assertEqual(p["step_duration_s"], 0.5)
+        self.assertEqual(p["step_warmup_s"], 0.1)
+        self.assertEqual(p["after_fail"], 0)
+        self.assertFalse(p["refine"])
+        self.assertEqual(p["precision"], 0.05)
+        self.assertIsNone(p["require_per_s"])
+        self.assertEqual(p["loop"], "open")
+        self.assertEqual(j["target"]["plan"], "hello")
+        for s, rate in zip(j["steps"], (100, 200)):
+            self.assertEqual(s["offered_per_s"], rate)
+            m = s["measure"]
+            self.assertEqual(m["rate"]["offered_per_s"], rate)
+            self.assertEqual(s["achieved_per_s"], m["rate"]["achieved_per_s"])
+            self.assertAlmostEqual(s["achieved_per_s"], m["requests"]["completed"] / m["duration_s"],
+                                   delta=0.01)
+            self.assertGreater(m["requests"]["completed"], 0)
+            self.assert_accounted(m)
+            self.assertEqual(s["error_pct"], 0)
+            lat = m["latency"]
+            self.assertEqual(lat["count"], m["requests"]["completed"])
+            for k in ("p50_us", "p90_us", "p99_us", "p99_9_us", "max_us"):
+                self.assertIn(k, lat)
+            self.assertTrue(0 < lat["p50_us"] <= lat["p90_us"] <= lat["p99_us"] <= lat["p99_9_us"]
+                            <= lat["max_us"], lat)
+            self.assertGreater(s["warmup_completed"], 0)
+            self.assertIn("series", s)
+        hp = j["highest_passing"]
+        self.assertEqual(hp["step"], 2)
+        self.assertEqual(hp["offered_per_s"], 200)
+        cores = j["environment"]["cores"]
+        self.assertEqual(hp["cores"], cores)  # self-contained: this machine's cores
+        self.assertAlmostEqual(hp["per_core_per_s"], 200 / cores, places=3)
+        self.assertIn("knee_per_s", j)
+        self.assertIn(j["knee_per_s"], (None, 200))
+        self.assertTrue(j["reached_require"])
+        self.assertTrue(any("self-contained" in w for w in j["warnings"]), j["warnings"])
+
+    def test_require_above_highest_passing(self):
+        """Every step passed, but not at the required rate: exit 1."""
+        run = self.ramp_code(["--self-contained"] + short("100,200", "--require", 250), 1)
+        self.assertTrue(all(self.verdicts(run)))
+        self.assertFalse(run.json["reached_require"])
+        self.assertEqual(run.json["plan"]["require_per_s"], 250)
+        self.assertIn("required 250 req/s: NOT reached", run.stdout)
+
+
+class FailTest(RampCase):
+    """An SLO that fails at the first step: exit 1, the reason in words."""
+
+    def test_first_step_fails(self):
+        run = self.ramp_code(["--self-contained"] + short("100,200,300", "--slo", "p50<1us"), 1)
+        steps = run.json["steps"]
+        self.assertEqual(len(steps), 1)  # stopped after the first failing step
+        reason = steps[0]["verdict"]["reason"]
+        self.assertFalse(steps[0]["verdict"]["pass"])
+        self.assertTrue(reason.startswith("Fail p50 "), reason)
+        self.assertRegex(reason, r"^Fail p50 [\d.]+(ns|us|ms|s) > 1us$")
+        row = table_rows(run.stdout)["1"]
+        self.assertRegex(row, r"Fail p50 \S+ > 1us$")
+        self.assertTrue(row.endswith(reason), row)
+        self.assertIsNone(run.json["highest_passing"])
+        self.assertFalse(run.json["reached_require"])
+        self.assertEqual(run.json["plan"]["slo"], "p50<1us")
+        self.assertIn("no step passed the SLO", run.stdout)
+
+    def test_every_failing_clause_named(self):
+        run = self.ramp_code(["--self-contained"] + short("100", "--slo", "p50<1us,max<2us,errors<1%"), 1)
+        reason = run.json["steps"][0]["verdict"]["reason"]
+        self.assertRegex(reason, r"^Fail p50 \S+ > 1us; max \S+ > 2us$")
+
+    def test_stops_after_first_fail(self):
+        """20/s passes, 200/s fails: 300/s is never run."""
+        run = self.ramp_code(overload(), 1)
+        self.assertEqual(self.offered(run), [20, 200], run.stdout)
+        self.assertEqual(self.verdicts(run), [True, False], run.stdout)
+        self.assertRegex(run.json["steps"][1]["verdict"]["reason"], r"^Fail p99 \S+ > 100ms$")
+        self.assertEqual(run.json["highest_passing"]["offered_per_s"], 20)
+        # p50 at 200/s (a growing backlog) is far over twice that at 20/s (10 ms)
+        self.assertEqual(run.json["knee_per_s"], 200)
+        self.assertIn("knee: p50 first exceeded twice its low-load value at 200 req/s", run.stdout)
+
+    def test_after_fail_runs_one_more(self):
+        run = self.ramp_code(overload("--after-fail", 1), 1)
+        self.assertEqual(self.offered(run), [20, 200, 300], run.stdout)
+        self.assertEqual(self.verdicts(run), [True, False, False], run.stdout)
+        self.assertEqual(run.json["plan"]["after_fail"], 1)
+        self.assertEqual(run.json["highest_passing"]["offered_per_s"], 20)
+
+    def test_require_below_highest_passing(self):
+        """A step failed, but the required rate was reached first: exit 0."""
+        run = self.ramp_code(overload("--require", 20), 0)
+        self.assertEqual(self.verdicts(run), [True, False], run.stdout)
+        self.assertTrue(run.json["reached_require"])
+        self.assertIn("required 20 req/s: reached", run.stdout)
+        run = self.ramp_code(overload("--require", 21), 1)
+        self.assertFalse(run.json["reached_require"])
+
+
+class UsageTest(RampCase):
+    """Usage errors: exit 2, one line on stderr naming what is wrong, nothing
+    on stdout, no result file, no load sent."""
+
+    CASES = [
+        (["--steps", "100", "--slo", "p98<1ms"], 'unknown metric "p98"'),
+        (["--steps", "100", "--slo", "p99<100"], "missing unit"),
+        (["--steps", "500,400"], "--steps: item 2 '400' is not above the step before it"),
+        (["--steps", "100,,200"], "--steps: item 2 is empty"),
+        (["--steps", "100,2x"], "--steps: item 2 '2x'"),
+        (["--steps", "500", "--from", "100", "--to", "1k"], "either --steps or --from/--to"),
+        ([], "no steps"),
+        (["--from", "100"], "needs both --from and --to"),
+        (["--from", "1k", "--to", "100"], "--from"),
+        (["--from", "100", "--to", "1k", "--factor", "1"], "--factor"),
+        (["--steps", "100", "--precision", "0"], "--precision '0'"),
+        (["--steps", "100", "--precision", "100%"], "--precision"),
+        (["--steps", "100", "--step-duration", "0"], "--step-duration"),
+        (["--steps", "100", "--after-fail", "x"], "--after-fail"),
+    ]
+
+    def test_usage_errors(self):
+        for args, want in self.CASES:
+            run = ramp(["--self-contained"] + args, timeout=10.0)
+            what = "%s\n%s" % (args, describe(run))
+            self.assertEqual(run.code, 2, what)
+            lines = run.stderr.splitlines()
+            self.assertEqual(len(lines), 1, what)
+            self.assertTrue(lines[0].startswith("pacer ramp: "), what)
+            self.assertIn(want, lines[0], what)
+            self.assertEqual(run.stdout, "", what)
+            self.assertFalse(os.path.exists(run.out_path), what)
+
+
+class DeadTargetTest(RampCase):
+    def test_dead_target_fails_its_steps(self):
+        """KNOWN BUG (expected failure until fixed): the target stops during
+        step 2, so step 3 gets not a single response (every connection
+        attempt is refused). That step must not pass `p99<100ms`; but the
+        latency histogram is empty, every percentile reads 0 and passes, so
+        pacer reports 300 req/s as the highest passing step and exits 0."""
+        srv = PacerServe("hello").start()
+        try:
+            run = ramp([srv.url("/"), "--slo", "p99<100ms", "--timeout", "300ms"]
+                       + short("100,200,300", duration="0.5s", warmup="0.1s"),
+                       actions=[(0.9, lambda pid: srv.stop())])
+        finally:
+            srv.stop()
+        self.assertFalse(run.timed_out, describe(run))
+        self.assertIsNotNone(run.json, describe(run))
+        steps = run.json["steps"]
+        self.assertTrue(steps[0]["verdict"]["pass"], run.stdout)
+        self.assertEqual(len(steps), 3, run.stdout)
+        self.assertEqual(steps[2]["measure"]["requests"]["completed"], 0, run.stdout)
+        self.assertFalse(steps[2]["verdict"]["pass"], run.stdout)
+        self.assertEqual(run.code, 1, describe(run))
+
+
+# ---------------------------------------------------------------- geometric
+
+
+class GeometricTest(RampCase):
+    """--from/--to/--factor: the steps end exactly at --to. Without --slo
+    every step passes."""
+
+    def test_steps_end_at_to(self):
+        for args, want in ((["--from", 100, "--to", "1k", "--factor", 3], [100, 300, 900, 1000]),
+                           # 250 x 1.4 x 1.4 is 489.99999999999994 in floating point
+                           (["--from", 250, "--to", 490, "--factor", 1.4], [250, 350, 490])):
+            run = self.ramp_code(["--self-contained", "--step-duration", "0.2s", "--step-warmup", 0,
+                                  "-q"] + args, 0)
+            self.assertEqual(run.json["plan"]["steps_per_s"], want, args)
+            self.assertEqual(self.offered(run), want, args)
+            self.assertIsNone(run.json["plan"]["slo"])
+            for s in run.json["steps"]:
+                self.assertEqual(s["verdict"], {"pass": True, "reason": "Pass"})
+            self.assertEqual(run.json["highest_passing"]["offered_per_s"], want[-1])
+            self.assertEqual(run.stdout, "")  # -q
+
+    def test_default_factor_is_2(self):
+        run = self.ramp_code(["--self-contained", "--from", 100, "--to", 400, "--step-duration", "0.2s",
+                              "--step-warmup", 0], 0)
+        self.assertEqual(run.json["plan"]["steps_per_s"], [100, 200, 400])
+        self.assertIn("3 steps of 0.2s", run.stdout)
+
+
+# ---------------------------------------------------------------- Ctrl-C
+
+
+class InterruptTest(RampCase):
+    def test_ctrl_c(self):
+        """SIGINT in the middle of step 2 (steps of 0.2 s warm-up + 1.5 s):
+        exit 130, the JSON is still written, marked interrupted, with step 1
+        whole and step 2 interrupted; step 3 never runs."""
+        run = self.ramp_code(["--self-contained"] + short("100,200,300", duration="1.5s", warmup="0.2s"),
+                             130, actions=[(2.5, lambda pid: os.kill(pid, signal.SIGINT))])
+        j = run.json
+        self.assertTrue(j["interrupted"])
+        self.assertEqual(self.offered(run), [100, 200], run.stdout)
+        self.assertFalse(j["steps"][0]["interrupted"])
+        self.assertTrue(j["steps"][1]["interrupted"])
+        # an interrupted step is not a passing step
+        self.assertEqual(j["highest_passing"]["offered_per_s"], 100)
+        self.assertTrue(any("interrupted" in w for w in j["warnings"]), j["warnings"])
+        self.assertIn("(interrupted)", table_rows(run.stdout)["2"])
