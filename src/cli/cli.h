@@ -15,5 +15,6 @@ int cmd_serve(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_ramp(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

@@ -11,6 +11,7 @@ static void usage(FILE *f)
 		   "commands:\n"
 		   "  run URL      measure a target (open loop with --rate, closed loop without)\n"
 		   "  ramp URL     steps of load until an SLO breaks: the highest passing step\n"
+		   "  bench FILE   run the benchmark a scenario file describes\n"
 		   "  compare      A/B variants, interleaved, with confidence intervals\n"
 		   "  serve        run the embedded target server (pacer serve --list-plans)\n"
 		   "  demo         a short self-contained benchmark, end to end\n"
@@ -31,6 +32,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(cmd, "ramp") == 0)
 		return cmd_ramp(argc - 1, argv + 1);
+	if (strcmp(cmd, "bench") == 0)
+		return cmd_bench(argc - 1, argv + 1);
 	if (strcmp(cmd, "compare") == 0)
 		return cmd_compare(argc - 1, argv + 1);
 	if (strcmp(cmd, "serve") == 0)

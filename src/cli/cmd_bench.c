@@ -1,0 +1,55 @@
+/* pacer bench SCENARIO.yaml [options] — run the benchmark a scenario file
+ * describes (docs/scenario.md). The file becomes the command line of the
+ * subcommand it names; options given after the file are appended, so they
+ * override the file's values (repeatable ones, like --header, add to them). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "plan/scenario.h"
+#include "util/err.h"
+#include "util/file.h"
+
+int cmd_bench(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		FILE *f = argc < 2 ? stderr : stdout;
+		fprintf(f, "usage: pacer bench SCENARIO.yaml [options of its kind...]\n\n"
+			   "Runs the run, ramp or compare a scenario file describes; options after "
+			   "the file\noverride its values. See docs/scenario.md and examples/.\n");
+		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	}
+	const char *path = argv[1];
+	char *text = NULL;
+	size_t len = 0;
+	int rc = file_read_all(path, SCENARIO_FILE_CAP, &text, &len);
+	if (rc) {
+		fprintf(stderr, "pacer bench: %s: cannot read: %s\n", path,
+			rc == PACER_ETOOBIG ? "larger than 1 MiB" : err_name(rc));
+		return EXIT_USAGE;
+	}
+	static struct scenario sc;
+	char err[1024];
+	rc = scenario_parse(text, len, path, &sc, err, sizeof err);
+	free(text);
+	if (rc) {
+		fprintf(stderr, "pacer bench: %s\n", err);
+		return EXIT_USAGE;
+	}
+	char *args[SCENARIO_MAX_ARGS * 2];
+	int n = 0;
+	for (int i = 0; i < sc.nargs; i++)
+		args[n++] = sc.args[i];
+	for (int i = 2; i < argc && n < (int)(sizeof args / sizeof args[0]) - 1; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	if (!strcmp(sc.kind, "run"))
+		rc = cmd_run(n, args);
+	else if (!strcmp(sc.kind, "ramp"))
+		rc = cmd_ramp(n, args);
+	else
+		rc = cmd_compare(n, args);
+	scenario_free(&sc);
+	return rc;
+}

@@ -1,0 +1,335 @@
+#include "plan/scenario.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "util/err.h"
+
+/* The options each kind takes as keys (long option names; flags marked). */
+struct key {
+	const char *name;
+	bool flag;
+};
+
+static const struct key run_keys[] = {
+	{"arrival", 0}, {"body", 0}, {"connections", 0}, {"concurrency", 0}, {"drain", 0},
+	{"duration", 0}, {"hgrm", 0}, {"method", 0}, {"out", 0}, {"quiet", 1}, {"rate", 0},
+	{"repeat", 0}, {"requests", 0}, {"seed", 0}, {"spin", 0}, {"target-threads", 0},
+	{"threads", 0}, {"timeout", 0}, {"warmup", 0}, {NULL, 0},
+};
+static const struct key ramp_keys[] = {
+	{"after-fail", 0}, {"arrival", 0}, {"body", 0}, {"connections", 0}, {"drain", 0},
+	{"factor", 0}, {"from", 0}, {"method", 0}, {"out", 0}, {"precision", 0}, {"quiet", 1},
+	{"refine", 1}, {"require", 0}, {"seed", 0}, {"slo", 0}, {"spin", 0},
+	{"step-duration", 0}, {"step-warmup", 0}, {"steps", 0}, {"target-cores", 0},
+	{"target-threads", 0}, {"threads", 0}, {"timeout", 0}, {"to", 0}, {NULL, 0},
+};
+static const struct key compare_keys[] = {
+	{"arrival", 0}, {"body", 0}, {"concurrency", 0}, {"connections", 0}, {"duration", 0},
+	{"method", 0}, {"noise", 0}, {"out", 0}, {"quiet", 1}, {"rate", 0}, {"repeat", 0},
+	{"seed", 0}, {"spin", 0}, {"target-threads", 0}, {"threads", 0}, {"timeout", 0},
+	{"warmup", 0}, {NULL, 0},
+};
+
+struct ctx {
+	const char *source;
+	char *err;
+	size_t errcap;
+	struct scenario *s;
+	yaml_document_t *doc;
+};
+
+__attribute__((format(printf, 3, 4))) static int fail(struct ctx *c, const yaml_node_t *n,
+						       const char *fmt, ...)
+{
+	int k = snprintf(c->err, c->errcap, "%s:%lu: ", c->source,
+			 n ? (unsigned long)n->start_mark.line + 1 : 1ul);
+	if (k >= 0 && (size_t)k < c->errcap) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(c->err + k, c->errcap - (size_t)k, fmt, ap);
+		va_end(ap);
+	}
+	for (char *q = c->err; *q; q++)
+		if ((unsigned char)*q < 0x20)
+			*q = '?';
+	return PACER_EPARSE;
+}
+
+static int push(struct ctx *c, const yaml_node_t *at, const char *a)
+{
+	if (c->s->nargs >= SCENARIO_MAX_ARGS - 1)
+		return fail(c, at, "too many settings (at most %d arguments)", SCENARIO_MAX_ARGS);
+	char *d = strdup(a);
+	if (!d)
+		return -ENOMEM;
+	c->s->args[c->s->nargs++] = d;
+	return 0;
+}
+
+static int push_opt(struct ctx *c, const yaml_node_t *at, const char *name, const char *value)
+{
+	char opt[96];
+	snprintf(opt, sizeof opt, "--%s", name);
+	int rc = push(c, at, opt);
+	return rc ? rc : value ? push(c, at, value) : 0;
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static const struct key *find_key(const struct key *tab, const char *name)
+{
+	for (; tab->name; tab++)
+		if (strcmp(tab->name, name) == 0)
+			return tab;
+	return NULL;
+}
+
+static void key_list(const struct key *tab, char *out, size_t cap)
+{
+	size_t o = 0;
+	out[0] = '\0';
+	for (; tab->name && o < cap; tab++)
+		o += (size_t)snprintf(out + o, cap - o, "%s%s", o ? ", " : "", tab->name);
+}
+
+/* "Name: value" headers from a map or a list of strings. */
+static int headers(struct ctx *c, const yaml_node_t *v)
+{
+	if (v->type == YAML_MAPPING_NODE) {
+		for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
+		     p++) {
+			const char *k = scalar(yaml_document_get_node(c->doc, p->key));
+			const yaml_node_t *vn = yaml_document_get_node(c->doc, p->value);
+			const char *val = scalar(vn);
+			if (!k || !val)
+				return fail(c, vn, "header: expected Name: value pairs");
+			char line[4096];
+			snprintf(line, sizeof line, "%s: %s", k, val);
+			int rc = push_opt(c, vn, "header", line);
+			if (rc)
+				return rc;
+		}
+		return 0;
+	}
+	if (v->type == YAML_SEQUENCE_NODE) {
+		for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top;
+		     i++) {
+			const yaml_node_t *in = yaml_document_get_node(c->doc, *i);
+			if (!scalar(in))
+				return fail(c, in, "header: expected \"Name: value\" strings");
+			int rc = push_opt(c, in, "header", scalar(in));
+			if (rc)
+				return rc;
+		}
+		return 0;
+	}
+	return push_opt(c, v, "header", scalar(v));
+}
+
+static int variants(struct ctx *c, const yaml_node_t *v)
+{
+	if (v->type != YAML_MAPPING_NODE)
+		return fail(c, v, "variants: expected a map of NAME: URL or NAME: \"@PLAN\"");
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		const char *k = scalar(yaml_document_get_node(c->doc, p->key));
+		const yaml_node_t *vn = yaml_document_get_node(c->doc, p->value);
+		const char *val = scalar(vn);
+		if (!k || !val || !*val)
+			return fail(c, vn, "variants: expected NAME: URL or NAME: \"@PLAN\"");
+		char spec[2048];
+		snprintf(spec, sizeof spec, "%s=%s", k, val);
+		int rc = push_opt(c, vn, "variant", spec);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* A scalar, or a list of scalars joined by commas (e.g. steps). */
+static int joined(struct ctx *c, const yaml_node_t *v, const char *name, char *out, size_t cap)
+{
+	if (v->type == YAML_SCALAR_NODE) {
+		snprintf(out, cap, "%s", scalar(v));
+		return 0;
+	}
+	if (v->type != YAML_SEQUENCE_NODE)
+		return fail(c, v, "%s: expected a value or a list of values", name);
+	size_t o = 0;
+	out[0] = '\0';
+	for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top; i++) {
+		const yaml_node_t *in = yaml_document_get_node(c->doc, *i);
+		if (!scalar(in))
+			return fail(c, in, "%s: expected a list of plain values", name);
+		o += (size_t)snprintf(out + o, o < cap ? cap - o : 0, "%s%s", o ? "," : "", scalar(in));
+		if (o >= cap)
+			return fail(c, in, "%s: list too long", name);
+	}
+	return 0;
+}
+
+static int build(struct ctx *c, const yaml_node_t *root)
+{
+	if (!root || root->type != YAML_MAPPING_NODE)
+		return fail(c, root, "expected a mapping with kind: run, ramp or compare");
+	const yaml_node_t *kind_node = NULL, *target = NULL, *path = NULL;
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+	     p++) {
+		const yaml_node_t *kn = yaml_document_get_node(c->doc, p->key);
+		const char *k = scalar(kn);
+		if (k && strcmp(k, "kind") == 0)
+			kind_node = yaml_document_get_node(c->doc, p->value);
+	}
+	const char *kind = scalar(kind_node);
+	const struct key *tab = NULL;
+	if (kind && strcmp(kind, "run") == 0)
+		tab = run_keys;
+	else if (kind && strcmp(kind, "ramp") == 0)
+		tab = ramp_keys;
+	else if (kind && strcmp(kind, "compare") == 0)
+		tab = compare_keys;
+	if (!tab)
+		return fail(c, kind_node ? kind_node : root,
+			    "kind: expected run, ramp or compare%s%s%s", kind ? " (got '" : "",
+			    kind ? kind : "", kind ? "')" : "");
+	snprintf(c->s->kind, sizeof c->s->kind, "%s", kind);
+	int rc = push(c, root, kind);
+	if (rc)
+		return rc;
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+	     p++) {
+		const yaml_node_t *kn = yaml_document_get_node(c->doc, p->key);
+		const yaml_node_t *vn = yaml_document_get_node(c->doc, p->value);
+		const char *k0 = scalar(kn);
+		if (!k0)
+			return fail(c, kn, "expected a plain key");
+		char k[64];
+		snprintf(k, sizeof k, "%s", k0);
+		for (char *q = k; *q; q++)
+			if (*q == '_')
+				*q = '-';
+		if (!strcmp(k, "kind"))
+			continue;
+		if (!strcmp(k, "name") || !strcmp(k, "description")) {
+			if (!scalar(vn))
+				return fail(c, vn, "%s: expected text", k);
+			if (!strcmp(k, "name"))
+				snprintf(c->s->name, sizeof c->s->name, "%s", scalar(vn));
+			continue;
+		}
+		if (!strcmp(k, "target")) {
+			if (tab == compare_keys)
+				return fail(c, kn, "target: a compare takes variants: {A: URL, B: URL}");
+			if (!scalar(vn) || !*scalar(vn))
+				return fail(c, vn, "target: expected a URL or self-contained[:PLAN]");
+			target = vn;
+			continue;
+		}
+		if (!strcmp(k, "path")) {
+			if (!scalar(vn) || scalar(vn)[0] != '/')
+				return fail(c, vn, "path: expected a path starting with /");
+			path = vn;
+			continue;
+		}
+		if (!strcmp(k, "variants")) {
+			if (tab != compare_keys)
+				return fail(c, kn, "variants: only for kind: compare");
+			if ((rc = variants(c, vn)))
+				return rc;
+			continue;
+		}
+		if (!strcmp(k, "header") || !strcmp(k, "headers")) {
+			if ((rc = headers(c, vn)))
+				return rc;
+			continue;
+		}
+		const struct key *key = find_key(tab, k);
+		if (!key) {
+			char list[1024];
+			key_list(tab, list, sizeof list);
+			return fail(c, kn, "unknown key '%s' for kind %s (expected kind, name, %s%s)", k0,
+				    kind, tab == compare_keys ? "variants, header, " : "target, path, header, ",
+				    list);
+		}
+		char val[4096];
+		if ((rc = joined(c, vn, k0, val, sizeof val)))
+			return rc;
+		if (key->flag) {
+			if (!strcmp(val, "true") || !strcmp(val, "yes") || !strcmp(val, "on")) {
+				if ((rc = push_opt(c, vn, k, NULL)))
+					return rc;
+			} else if (strcmp(val, "false") && strcmp(val, "no") && strcmp(val, "off")) {
+				return fail(c, vn, "%s: expected true or false", k0);
+			}
+			continue;
+		}
+		if ((rc = push_opt(c, vn, k, val)))
+			return rc;
+	}
+	if (tab != compare_keys) {
+		const char *t = scalar(target);
+		if (!t)
+			return fail(c, root, "target: missing (a URL, or self-contained[:PLAN])");
+		if (!strncmp(t, "self-contained", 14) && (t[14] == '\0' || t[14] == ':')) {
+			char opt[1024];
+			snprintf(opt, sizeof opt, "--self-contained%s%s", t[14] ? "=" : "", t[14] ? t + 15 : "");
+			if ((rc = push(c, target, opt)))
+				return rc;
+			if (path && (rc = push(c, path, scalar(path))))
+				return rc;
+		} else {
+			if (path)
+				return fail(c, path, "path: only with target: self-contained (put it in the URL)");
+			if ((rc = push(c, target, t)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int scenario_parse(const char *text, size_t len, const char *source, struct scenario *out,
+		   char *err, size_t errcap)
+{
+	memset(out, 0, sizeof *out);
+	struct ctx c = {.source = source, .err = err, .errcap = errcap, .s = out};
+	if (len > SCENARIO_FILE_CAP) {
+		snprintf(err, errcap, "%s: larger than 1 MiB", source);
+		return PACER_ETOOBIG;
+	}
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	if (!yaml_parser_initialize(&parser))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	int rc;
+	if (!yaml_parser_load(&parser, &doc)) {
+		snprintf(err, errcap, "%s:%lu: %s", source, (unsigned long)parser.problem_mark.line + 1,
+			 parser.problem ? parser.problem : "not valid YAML");
+		yaml_parser_delete(&parser);
+		return PACER_EPARSE;
+	}
+	c.doc = &doc;
+	rc = build(&c, yaml_document_get_root_node(&doc));
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	if (rc)
+		scenario_free(out);
+	else
+		out->args[out->nargs] = NULL;
+	return rc;
+}
+
+void scenario_free(struct scenario *s)
+{
+	for (int i = 0; i < s->nargs; i++)
+		free(s->args[i]);
+	s->nargs = 0;
+}
