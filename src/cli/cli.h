@@ -16,5 +16,13 @@ int cmd_demo(int argc, char **argv);
 int cmd_ramp(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* pacer table hash|show|generate (docs/tables.md); argv[0] is "table". */
+int cmd_table(int argc, char **argv);
+/* pacer import har FILE.har [--keep-cookies] [-o FILE]; argv[0] is "import". */
+int cmd_import(int argc, char **argv);
+
+/* The User-Agent pacer sends unless -H User-Agent: is given; part of every
+ * request's wire bytes, so of a request table's hash too. */
+#define PACER_USER_AGENT "pacer/" PACER_VERSION
 
 #endif

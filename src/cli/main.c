@@ -15,6 +15,8 @@ static void usage(FILE *f)
 		   "  compare      A/B variants, interleaved, with confidence intervals\n"
 		   "  serve        run the embedded target server (pacer serve --list-plans)\n"
 		   "  demo         a short self-contained benchmark, end to end\n"
+		   "  table CMD    request tables: hash, show, generate (pacer table --help)\n"
+		   "  import har   turn a HAR recording into a request table (JSON Lines)\n"
 		   "  version      print version and source commit\n"
 		   "  help         this text\n\n"
 		   "`pacer COMMAND --help` lists a command's options; docs/ has a page per command.\n",
@@ -40,6 +42,10 @@ int main(int argc, char **argv)
 		return cmd_serve(argc - 1, argv + 1);
 	if (strcmp(cmd, "demo") == 0)
 		return cmd_demo(argc - 1, argv + 1);
+	if (strcmp(cmd, "table") == 0)
+		return cmd_table(argc - 1, argv + 1);
+	if (strcmp(cmd, "import") == 0)
+		return cmd_import(argc - 1, argv + 1);
 	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
 		printf("pacer %s (commit %s)\n", PACER_VERSION, PACER_COMMIT);
 		return EXIT_OK;

@@ -22,7 +22,6 @@
 #include "util/units.h"
 
 #define MAX_BODY_BYTES (64u * 1024 * 1024)
-#define USER_AGENT "pacer/" PACER_VERSION
 
 /* A JSON body for routes of the embedded target that take one. */
 static const char sample_json_body[] =
@@ -40,7 +39,7 @@ static int add_request(struct cli_setup *s, const char *method,
 		.n_headers = n_headers,
 		.body = body,
 		.body_len = body_len,
-		.user_agent = USER_AGENT,
+		.user_agent = PACER_USER_AGENT,
 	};
 	char *buf = NULL;
 	size_t len = 0;

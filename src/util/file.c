@@ -11,7 +11,7 @@ int file_read_all(const char *path, size_t cap, char **out, size_t *len)
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return -errno;
-	size_t size = 4096, n = 0;
+	size_t size = cap < 4096 ? cap : 4096, n = 0;
 	char *buf = malloc(size + 1);
 	int rc = buf ? 0 : -ENOMEM;
 	while (!rc) {

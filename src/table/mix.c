@@ -1,0 +1,1059 @@
+/* pacer — the mix generator: YAML spec (libyaml document API) → table.
+ * See mix.h for the contract and docs/tables.md for the schema. */
+#include "table/mix.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "http/req.h"
+#include "http/url.h"
+#include "table/table_int.h"
+#include "util/err.h"
+#include "util/file.h"
+#include "util/rng.h"
+#include "util/units.h"
+
+#define MIX_FILE_CAP (1u << 20)
+#define MIX_MAX_SHAPES 64
+#define MIX_MAX_TEMPLATES 256
+#define MIX_MAX_METHODS 16
+#define MIX_MAX_ROUTES 1000000u
+#define MIX_MAX_HEADERS 32
+#define MIX_TEMPLATE_CAP 4096u
+#define MIX_BODY_TEMPLATE_CAP (64u << 10)
+#define MIX_MAX_WEIGHT 1e9
+#define MIX_ID_MAX 1000000000000ull
+
+enum ph { PH_LIT, PH_ROUTE, PH_ID, PH_UUID, PH_WORD, PH_PATH, PH_N, PH_COUNT };
+static const char *const ph_names[PH_COUNT] = {NULL, "route", "id", "uuid", "word", "path", "n"};
+
+struct part {
+	enum ph kind;
+	const char *lit;
+	size_t len;
+};
+
+struct tpl {
+	struct part *parts;
+	size_t n;
+	bool has_route;
+};
+
+struct shape {
+	const char *name;
+	double weight;
+	size_t routes;
+	struct tpl *tpls;
+	size_t n_tpls;
+	bool has_loc;
+	double loc_req, loc_routes;
+	unsigned line;
+};
+
+struct method {
+	const char *name;
+	double weight;
+	bool body;
+};
+
+struct table_mix {
+	struct ta *arena;
+	const char *source;
+	const char *base_url;          /* without a trailing '/' */
+	struct method *methods;
+	size_t n_methods;
+	struct shape *shapes;
+	size_t n_shapes;
+	bool has_loc;
+	double loc_req, loc_routes;
+	double query_share;
+	struct tpl query;
+	struct tb_hdr *headers;
+	size_t n_headers;
+	bool has_body;
+	struct tpl body;
+	const char *content_type;      /* NULL: none added */
+	uint64_t id_max;
+};
+
+/* ---- parsing -------------------------------------------------------- */
+
+struct pctx {
+	const char *src;
+	char *err;
+	size_t cap;
+	yaml_document_t *doc;
+	struct table_mix *m;
+};
+
+static unsigned line_of(const yaml_node_t *n) { return n ? (unsigned)n->start_mark.line + 1 : 0; }
+
+__attribute__((format(printf, 5, 6))) static int fail(struct pctx *c, int code,
+                                                      const yaml_node_t *n, const char *where,
+                                                      const char *fmt, ...)
+{
+	if (c->err && c->cap) {
+		int k = n ? snprintf(c->err, c->cap, "%s:%u: ", c->src, line_of(n))
+		          : snprintf(c->err, c->cap, "%s: ", c->src);
+		if (k >= 0 && (size_t)k < c->cap && where && *where) {
+			int w = snprintf(c->err + k, c->cap - (size_t)k, "%s: ", where);
+			if (w > 0)
+				k += w;
+		}
+		if (k >= 0 && (size_t)k < c->cap) {
+			va_list ap;
+			va_start(ap, fmt);
+			vsnprintf(c->err + k, c->cap - (size_t)k, fmt, ap);
+			va_end(ap);
+		}
+		tb_one_line(c->err);
+	}
+	return code;
+}
+
+static int oom(struct pctx *c) { return fail(c, -ENOMEM, NULL, NULL, "out of memory"); }
+
+static yaml_node_t *node(struct pctx *c, int id) { return yaml_document_get_node(c->doc, id); }
+
+static const char *kind_name(const yaml_node_t *n)
+{
+	switch (n->type) {
+	case YAML_SCALAR_NODE: return "a scalar";
+	case YAML_SEQUENCE_NODE: return "a list";
+	case YAML_MAPPING_NODE: return "a mapping";
+	default: return "nothing";
+	}
+}
+
+static void *alloc(struct pctx *c, size_t n) { return ta_alloc(c->m->arena, n); }
+
+static int text(struct pctx *c, const yaml_node_t *n, const char *where, const char *what,
+                const char **s, size_t *len)
+{
+	*s = "";
+	*len = 0;
+	if (!n || n->type != YAML_SCALAR_NODE)
+		return fail(c, PACER_EPARSE, n, where, "expected %s, got %s", what,
+		            n ? kind_name(n) : "nothing");
+	*s = (const char *)n->data.scalar.value;
+	*len = n->data.scalar.length;
+	if (strlen(*s) != *len)
+		return fail(c, PACER_EPARSE, n, where, "expected %s without NUL bytes", what);
+	return 0;
+}
+
+/* A number in [lo, hi]; "N%" means N / 100 when pct is true. */
+static int number(struct pctx *c, const yaml_node_t *n, const char *where, double lo, double hi,
+                  bool pct, double *out)
+{
+	const char *s = "";
+	size_t len = 0;
+	int rc = text(c, n, where, "a number", &s, &len);
+	if (rc)
+		return rc;
+	char buf[64];
+	if (len == 0 || len >= sizeof buf)
+		return fail(c, PACER_EPARSE, n, where, "expected a number, got '%.40s'", s);
+	memcpy(buf, s, len + 1);
+	bool percent = pct && buf[len - 1] == '%';
+	if (percent)
+		buf[--len] = '\0';
+	char *end = NULL;
+	errno = 0;
+	double v = strtod(buf, &end);
+	if (len == 0 || end != buf + len || errno || !isfinite(v) || buf[0] == ' ')
+		return fail(c, PACER_EPARSE, n, where, "expected a number, got '%.40s'", s);
+	if (percent)
+		v /= 100.0;
+	if (v < lo || v > hi)
+		return fail(c, PACER_ERANGE, n, where, "%.40s is out of range (%g to %g%s)", s, lo, hi,
+		            pct ? ", or a percentage" : "");
+	*out = v;
+	return 0;
+}
+
+static int count(struct pctx *c, const yaml_node_t *n, const char *where, uint64_t lo,
+                 uint64_t hi, uint64_t *out)
+{
+	const char *s = "";
+	size_t len = 0;
+	int rc = text(c, n, where, "a whole number", &s, &len);
+	if (rc)
+		return rc;
+	uint64_t v;
+	if (units_parse_count(s, &v))
+		return fail(c, PACER_EPARSE, n, where, "expected a whole number, got '%.40s'", s);
+	if (v < lo || v > hi)
+		return fail(c, PACER_ERANGE, n, where, "%.40s is out of range (%llu to %llu)", s,
+		            (unsigned long long)lo, (unsigned long long)hi);
+	*out = v;
+	return 0;
+}
+
+/* Check n is a mapping whose keys are scalars from keys[] (no repeats);
+ * vals[i] gets the value of keys[i] or NULL. */
+static int fields(struct pctx *c, const yaml_node_t *n, const char *where, const char *what,
+                  const char *const *keys, size_t nk, yaml_node_t **vals)
+{
+	for (size_t i = 0; i < nk; i++)
+		vals[i] = NULL;
+	if (!n || n->type != YAML_MAPPING_NODE)
+		return fail(c, PACER_EPARSE, n, where, "expected %s, got %s", what,
+		            n ? kind_name(n) : "nothing");
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = node(c, p->key), *v = node(c, p->value);
+		if (!k || k->type != YAML_SCALAR_NODE || !v)
+			return fail(c, PACER_EPARSE, k ? k : n, where, "expected scalar keys");
+		const char *ks = (const char *)k->data.scalar.value;
+		size_t i = 0;
+		while (i < nk && strcmp(ks, keys[i]) != 0)
+			i++;
+		if (i == nk) {
+			char list[256] = "";
+			size_t o = 0;
+			for (size_t j = 0; j < nk && o < sizeof list; j++)
+				o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", j ? ", " : "", keys[j]);
+			return fail(c, PACER_EPARSE, k, where, "unknown key '%.40s' (expected %s)", ks, list);
+		}
+		if (vals[i])
+			return fail(c, PACER_EPARSE, k, where, "duplicate key '%s'", ks);
+		vals[i] = v;
+	}
+	return 0;
+}
+
+enum tpl_kind { TPL_PATH, TPL_QUERY, TPL_BODY };
+
+/* Compile "text with ${name} placeholders" ("$$" is a literal '$'). */
+static int template(struct pctx *c, const yaml_node_t *n, const char *where, enum tpl_kind kind,
+                    struct tpl *t)
+{
+	const char *s;
+	size_t len;
+	int rc = text(c, n, where, "a template string", &s, &len);
+	if (rc)
+		return rc;
+	size_t cap_bytes = kind == TPL_BODY ? MIX_BODY_TEMPLATE_CAP : MIX_TEMPLATE_CAP;
+	if (len > cap_bytes)
+		return fail(c, PACER_ETOOBIG, n, where, "template longer than %zu bytes", cap_bytes);
+	if (kind == TPL_PATH && s[0] != '/')
+		return fail(c, PACER_EPARSE, n, where, "a path template starts with '/', got '%.40s'", s);
+	if (kind != TPL_BODY)
+		for (size_t i = 0; i < len; i++) {
+			unsigned char ch = (unsigned char)s[i];
+			if (ch <= 0x20 || ch >= 0x7f)
+				return fail(c, PACER_EPARSE, n, where,
+				            "template has a space, control or non-ASCII byte (percent-encode it)");
+			if (ch == '#' || (kind == TPL_PATH && ch == '?'))
+				return fail(c, PACER_EPARSE, n, where,
+				            "template has '%c' (query strings come from 'query:')", ch);
+		}
+	/* at most one part per byte, plus one */
+	t->parts = alloc(c, (len + 1) * sizeof *t->parts);
+	if (!t->parts)
+		return oom(c);
+	t->n = 0;
+	t->has_route = false;
+	size_t i = 0, lit = 0;
+	char *buf = alloc(c, len + 1); /* literal text with "$$" folded */
+	if (!buf)
+		return oom(c);
+	size_t bo = 0;
+	while (i < len) {
+		if (s[i] == '$' && i + 1 < len && s[i + 1] == '$') {
+			buf[bo++] = '$';
+			i += 2;
+			continue;
+		}
+		if (s[i] == '$' && i + 1 < len && s[i + 1] == '{') {
+			const char *close = memchr(s + i + 2, '}', len - i - 2);
+			if (!close)
+				return fail(c, PACER_EPARSE, n, where, "unterminated '${' in template");
+			size_t nl = (size_t)(close - (s + i + 2));
+			enum ph k = PH_LIT;
+			for (int x = 1; x < PH_COUNT; x++)
+				if (strlen(ph_names[x]) == nl && memcmp(ph_names[x], s + i + 2, nl) == 0)
+					k = (enum ph)x;
+			if (k == PH_LIT)
+				return fail(c, PACER_EPARSE, n, where,
+				            "unknown placeholder '${%.*s}' (expected route, id, uuid, word, path, n)",
+				            nl > 30 ? 30 : (int)nl, s + i + 2);
+			if (bo > lit)
+				t->parts[t->n++] = (struct part){PH_LIT, buf + lit, bo - lit};
+			lit = bo;
+			t->parts[t->n++] = (struct part){k, NULL, 0};
+			if (k == PH_ROUTE)
+				t->has_route = true;
+			i += nl + 3;
+			continue;
+		}
+		buf[bo++] = s[i++];
+	}
+	if (bo > lit)
+		t->parts[t->n++] = (struct part){PH_LIT, buf + lit, bo - lit};
+	return 0;
+}
+
+static int locality(struct pctx *c, const yaml_node_t *n, const char *where, double *req,
+                    double *routes)
+{
+	static const char *const keys[] = {"requests", "routes"};
+	yaml_node_t *v[2];
+	int rc = fields(c, n, where, "a mapping {requests: SHARE, routes: SHARE}", keys, 2, v);
+	if (rc)
+		return rc;
+	if (!v[0] || !v[1])
+		return fail(c, PACER_EPARSE, n, where, "expected both 'requests' and 'routes'");
+	if ((rc = number(c, v[0], where, 0, 1, true, req)) ||
+	    (rc = number(c, v[1], where, 0, 1, true, routes)))
+		return rc;
+	if (*routes <= 0)
+		return fail(c, PACER_ERANGE, v[1], where, "routes must be above 0");
+	return 0;
+}
+
+static int methods(struct pctx *c, const yaml_node_t *n)
+{
+	struct table_mix *m = c->m;
+	if (n->type != YAML_MAPPING_NODE)
+		return fail(c, PACER_EPARSE, n, "methods", "expected a mapping METHOD: weight, got %s",
+		            kind_name(n));
+	size_t k = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+	if (k == 0 || k > MIX_MAX_METHODS)
+		return fail(c, PACER_ERANGE, n, "methods", "expected 1 to %d methods", MIX_MAX_METHODS);
+	m->methods = alloc(c, k * sizeof *m->methods);
+	if (!m->methods)
+		return oom(c);
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *kn = node(c, p->key), *vn = node(c, p->value);
+		const char *name;
+		size_t len;
+		int rc = text(c, kn, "methods", "a method name", &name, &len);
+		if (rc)
+			return rc;
+		if (req_method_check(name))
+			return fail(c, PACER_EPARSE, kn, "methods", "'%.40s' is not a method token", name);
+		for (size_t i = 0; i < m->n_methods; i++)
+			if (strcmp(m->methods[i].name, name) == 0)
+				return fail(c, PACER_EPARSE, kn, "methods", "duplicate method '%s'", name);
+		struct method *me = &m->methods[m->n_methods];
+		me->name = name; /* re-pointed into the arena below */
+		if ((rc = number(c, vn, "methods", 0, MIX_MAX_WEIGHT, true, &me->weight)))
+			return rc;
+		if (!(me->name = ta_strndup(m->arena, name, len)))
+			return oom(c);
+		m->n_methods++;
+	}
+	double sum = 0;
+	for (size_t i = 0; i < m->n_methods; i++)
+		sum += m->methods[i].weight;
+	if (sum <= 0)
+		return fail(c, PACER_ERANGE, n, "methods", "the weights add up to 0");
+	return 0;
+}
+
+static int shape(struct pctx *c, const yaml_node_t *n, size_t idx, struct shape *s)
+{
+	static const char *const keys[] = {"name", "weight", "routes", "templates", "template",
+	                                   "locality"};
+	enum { K_NAME, K_WEIGHT, K_ROUTES, K_TEMPLATES, K_TEMPLATE, K_LOCALITY, K_N };
+	char where[64];
+	snprintf(where, sizeof where, "shapes[%zu]", idx);
+	yaml_node_t *v[K_N];
+	int rc = fields(c, n, where, "a mapping with name and templates", keys, K_N, v);
+	if (rc)
+		return rc;
+	s->line = line_of(n);
+	const char *name;
+	size_t len;
+	if (!v[K_NAME])
+		return fail(c, PACER_EPARSE, n, where, "missing 'name'");
+	if ((rc = text(c, v[K_NAME], where, "a shape name", &name, &len)))
+		return rc;
+	if (len == 0 || len > 64)
+		return fail(c, PACER_EPARSE, v[K_NAME], where, "a name of 1 to 64 characters");
+	if (!(s->name = ta_strndup(c->m->arena, name, len)))
+		return oom(c);
+	snprintf(where, sizeof where, "shapes[%zu] (%s)", idx, s->name);
+	s->weight = 1;
+	if (v[K_WEIGHT] && (rc = number(c, v[K_WEIGHT], where, 0, MIX_MAX_WEIGHT, true, &s->weight)))
+		return rc;
+	if (v[K_TEMPLATES] && v[K_TEMPLATE])
+		return fail(c, PACER_EPARSE, n, where, "give 'templates' or 'template', not both");
+	if (v[K_TEMPLATE]) {
+		s->n_tpls = 1;
+		s->tpls = alloc(c, sizeof *s->tpls);
+		if (!s->tpls)
+			return oom(c);
+		if ((rc = template(c, v[K_TEMPLATE], where, TPL_PATH, &s->tpls[0])))
+			return rc;
+	} else if (v[K_TEMPLATES]) {
+		const yaml_node_t *l = v[K_TEMPLATES];
+		if (l->type != YAML_SEQUENCE_NODE)
+			return fail(c, PACER_EPARSE, l, where, "templates: expected a list, got %s", kind_name(l));
+		size_t k = (size_t)(l->data.sequence.items.top - l->data.sequence.items.start);
+		if (k == 0 || k > MIX_MAX_TEMPLATES)
+			return fail(c, PACER_ERANGE, l, where, "templates: expected 1 to %d", MIX_MAX_TEMPLATES);
+		s->tpls = alloc(c, k * sizeof *s->tpls);
+		if (!s->tpls)
+			return oom(c);
+		for (yaml_node_item_t *it = l->data.sequence.items.start; it < l->data.sequence.items.top;
+		     it++)
+			if ((rc = template(c, node(c, *it), where, TPL_PATH, &s->tpls[s->n_tpls++])))
+				return rc;
+	} else {
+		return fail(c, PACER_EPARSE, n, where, "missing 'templates'");
+	}
+	uint64_t routes = s->n_tpls;
+	if (v[K_ROUTES] && (rc = count(c, v[K_ROUTES], where, 1, MIX_MAX_ROUTES, &routes)))
+		return rc;
+	if (routes < s->n_tpls)
+		return fail(c, PACER_ERANGE, v[K_ROUTES], where,
+		            "routes: %llu is fewer than the %zu templates", (unsigned long long)routes,
+		            s->n_tpls);
+	if (routes > s->n_tpls)
+		for (size_t i = 0; i < s->n_tpls; i++)
+			if (!s->tpls[i].has_route)
+				return fail(c, PACER_EPARSE, v[K_ROUTES] ? v[K_ROUTES] : n, where,
+				            "%llu distinct routes from %zu templates need ${route} in every "
+				            "template",
+				            (unsigned long long)routes, s->n_tpls);
+	s->routes = (size_t)routes;
+	if (v[K_LOCALITY]) {
+		s->has_loc = true;
+		if ((rc = locality(c, v[K_LOCALITY], where, &s->loc_req, &s->loc_routes)))
+			return rc;
+	}
+	return 0;
+}
+
+static int shapes(struct pctx *c, const yaml_node_t *n)
+{
+	struct table_mix *m = c->m;
+	if (n->type != YAML_SEQUENCE_NODE)
+		return fail(c, PACER_EPARSE, n, "shapes", "expected a list of shapes, got %s", kind_name(n));
+	size_t k = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+	if (k == 0 || k > MIX_MAX_SHAPES)
+		return fail(c, PACER_ERANGE, n, "shapes", "expected 1 to %d shapes", MIX_MAX_SHAPES);
+	m->shapes = alloc(c, k * sizeof *m->shapes);
+	if (!m->shapes)
+		return oom(c);
+	memset(m->shapes, 0, k * sizeof *m->shapes);
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		struct shape *s = &m->shapes[m->n_shapes];
+		int rc = shape(c, node(c, *it), m->n_shapes, s);
+		if (rc)
+			return rc;
+		for (size_t i = 0; i < m->n_shapes; i++)
+			if (strcmp(m->shapes[i].name, s->name) == 0)
+				return fail(c, PACER_EPARSE, node(c, *it), "shapes", "duplicate shape name '%s'",
+				            s->name);
+		m->n_shapes++;
+	}
+	double sum = 0;
+	for (size_t i = 0; i < m->n_shapes; i++)
+		sum += m->shapes[i].weight;
+	if (sum <= 0)
+		return fail(c, PACER_ERANGE, n, "shapes", "the weights add up to 0");
+	return 0;
+}
+
+static bool named(const char *line, size_t n, const char *name)
+{
+	return n == strlen(name) && strncasecmp(line, name, n) == 0;
+}
+
+static int headers(struct pctx *c, const yaml_node_t *n)
+{
+	struct table_mix *m = c->m;
+	if (n->type != YAML_SEQUENCE_NODE)
+		return fail(c, PACER_EPARSE, n, "headers", "expected a list of \"Name: value\", got %s",
+		            kind_name(n));
+	size_t k = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+	if (k > MIX_MAX_HEADERS)
+		return fail(c, PACER_ERANGE, n, "headers", "more than %d headers", MIX_MAX_HEADERS);
+	m->headers = alloc(c, (k ? k : 1) * sizeof *m->headers);
+	if (!m->headers)
+		return oom(c);
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		yaml_node_t *h = node(c, *it);
+		const char *s, *why = NULL;
+		size_t len;
+		int rc = text(c, h, "headers", "a \"Name: value\" string", &s, &len);
+		if (rc)
+			return rc;
+		if (len > 8192)
+			return fail(c, PACER_ETOOBIG, h, "headers", "header longer than 8192 bytes");
+		if ((rc = req_header_check(s, &why)))
+			return fail(c, rc, h, "headers", "'%.40s': %s", s, why);
+		const char *colon = strchr(s, ':');
+		size_t nl = (size_t)(colon - s);
+		if (named(s, nl, "Content-Length") || named(s, nl, "Transfer-Encoding"))
+			return fail(c, PACER_EPARSE, h, "headers", "'%.*s' is set by pacer, per request", (int)nl, s);
+		char *copy = ta_strndup(m->arena, s, len);
+		if (!copy)
+			return oom(c);
+		m->headers[m->n_headers++] = (struct tb_hdr){copy, nl, copy + nl + 1, len - nl - 1};
+	}
+	return 0;
+}
+
+static bool has_header(const struct table_mix *m, const char *name)
+{
+	for (size_t i = 0; i < m->n_headers; i++)
+		if (named(m->headers[i].name, m->headers[i].name_len, name))
+			return true;
+	return false;
+}
+
+static int body(struct pctx *c, const yaml_node_t *n)
+{
+	static const char *const keys[] = {"methods", "content_type", "template"};
+	struct table_mix *m = c->m;
+	yaml_node_t *v[3];
+	int rc = fields(c, n, "body", "a mapping with a template", keys, 3, v);
+	if (rc)
+		return rc;
+	if (!v[2])
+		return fail(c, PACER_EPARSE, n, "body", "missing 'template'");
+	if ((rc = template(c, v[2], "body", TPL_BODY, &m->body)))
+		return rc;
+	m->has_body = true;
+	if (v[1]) {
+		const char *s, *why = NULL;
+		size_t len;
+		if ((rc = text(c, v[1], "body", "a content type", &s, &len)))
+			return rc;
+		if (has_header(m, "Content-Type"))
+			return fail(c, PACER_EPARSE, v[1], "body",
+			            "content_type and a Content-Type in headers: give one");
+		char line[600];
+		if (len > 500)
+			return fail(c, PACER_ETOOBIG, v[1], "body", "content_type longer than 500 bytes");
+		snprintf(line, sizeof line, "Content-Type: %s", s);
+		if (len && (rc = req_header_check(line, &why)))
+			return fail(c, rc, v[1], "body", "content_type: %s", why);
+		m->content_type = len ? ta_strndup(m->arena, s, len) : NULL;
+		if (len && !m->content_type)
+			return oom(c);
+	} else if (!has_header(m, "Content-Type")) {
+		m->content_type = "application/json";
+	}
+	if (v[0]) {
+		const yaml_node_t *l = v[0];
+		if (l->type != YAML_SEQUENCE_NODE)
+			return fail(c, PACER_EPARSE, l, "body", "methods: expected a list, got %s", kind_name(l));
+		for (yaml_node_item_t *it = l->data.sequence.items.start; it < l->data.sequence.items.top;
+		     it++) {
+			yaml_node_t *x = node(c, *it);
+			const char *s;
+			size_t len;
+			if ((rc = text(c, x, "body", "a method", &s, &len)))
+				return rc;
+			size_t i = 0;
+			while (i < m->n_methods && strcmp(m->methods[i].name, s) != 0)
+				i++;
+			if (i == m->n_methods)
+				return fail(c, PACER_EPARSE, x, "body", "methods: '%.40s' is not in 'methods'", s);
+			m->methods[i].body = true;
+		}
+	} else {
+		for (size_t i = 0; i < m->n_methods; i++) {
+			const char *s = m->methods[i].name;
+			m->methods[i].body = strcmp(s, "POST") == 0 || strcmp(s, "PUT") == 0 ||
+			                     strcmp(s, "PATCH") == 0;
+		}
+	}
+	return 0;
+}
+
+static int query(struct pctx *c, const yaml_node_t *n)
+{
+	static const char *const keys[] = {"share", "template"};
+	struct table_mix *m = c->m;
+	yaml_node_t *v[2];
+	int rc = fields(c, n, "query", "a mapping {share: SHARE, template: TEXT}", keys, 2, v);
+	if (rc)
+		return rc;
+	if (!v[0])
+		return fail(c, PACER_EPARSE, n, "query", "missing 'share'");
+	if ((rc = number(c, v[0], "query", 0, 1, true, &m->query_share)))
+		return rc;
+	if (v[1])
+		return template(c, v[1], "query", TPL_QUERY, &m->query);
+	/* the default: q=${word}&page=${id} */
+	static struct part def[] = {{PH_LIT, "q=", 2}, {PH_WORD, NULL, 0},
+	                            {PH_LIT, "&page=", 6}, {PH_ID, NULL, 0}};
+	m->query = (struct tpl){def, 4, false};
+	return 0;
+}
+
+static int base_url(struct pctx *c, const yaml_node_t *n)
+{
+	struct table_mix *m = c->m;
+	const char *s, *why = NULL;
+	size_t len;
+	int rc = text(c, n, "base_url", "a URL", &s, &len);
+	if (rc)
+		return rc;
+	if (len > 1024)
+		return fail(c, PACER_ETOOBIG, n, "base_url", "longer than 1024 bytes");
+	struct url *u = malloc(sizeof *u);
+	if (!u)
+		return oom(c);
+	rc = url_parse(u, s, &why);
+	bool bad = !rc && (strchr(u->target, '?') || strchr(s, '#'));
+	free(u);
+	if (rc)
+		return fail(c, rc, n, "base_url", "'%.100s': %s", s, why);
+	if (bad)
+		return fail(c, PACER_EURL, n, "base_url", "'%.100s': no query or fragment here", s);
+	while (len && s[len - 1] == '/')
+		len--;
+	if (!(m->base_url = ta_strndup(m->arena, s, len)))
+		return oom(c);
+	return 0;
+}
+
+static int spec(struct pctx *c, const yaml_node_t *root)
+{
+	static const char *const keys[] = {"base_url", "methods", "shapes", "locality",
+	                                   "query", "headers", "body", "id_max"};
+	enum { K_BASE, K_METHODS, K_SHAPES, K_LOC, K_QUERY, K_HEADERS, K_BODY, K_IDMAX, K_N };
+	struct table_mix *m = c->m;
+	yaml_node_t *v[K_N];
+	int rc = fields(c, root, NULL, "a mapping with base_url and shapes", keys, K_N, v);
+	if (rc)
+		return rc;
+	if (!v[K_BASE])
+		return fail(c, PACER_EPARSE, root, NULL, "missing 'base_url'");
+	if (!v[K_SHAPES])
+		return fail(c, PACER_EPARSE, root, NULL, "missing 'shapes'");
+	if ((rc = base_url(c, v[K_BASE])))
+		return rc;
+	if (v[K_METHODS]) {
+		if ((rc = methods(c, v[K_METHODS])))
+			return rc;
+	} else {
+		m->methods = alloc(c, sizeof *m->methods);
+		if (!m->methods)
+			return oom(c);
+		m->methods[0] = (struct method){"GET", 1, false};
+		m->n_methods = 1;
+	}
+	if ((rc = shapes(c, v[K_SHAPES])))
+		return rc;
+	if (v[K_LOC]) {
+		m->has_loc = true;
+		if ((rc = locality(c, v[K_LOC], "locality", &m->loc_req, &m->loc_routes)))
+			return rc;
+	}
+	if (v[K_QUERY] && (rc = query(c, v[K_QUERY])))
+		return rc;
+	if (v[K_HEADERS] && (rc = headers(c, v[K_HEADERS])))
+		return rc;
+	if (v[K_BODY] && (rc = body(c, v[K_BODY])))
+		return rc;
+	m->id_max = 1000000;
+	if (v[K_IDMAX] && (rc = count(c, v[K_IDMAX], "id_max", 1, MIX_ID_MAX, &m->id_max)))
+		return rc;
+	return 0;
+}
+
+static struct table_mix *mix_new(const char *source)
+{
+	struct table_mix *m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	m->arena = calloc(1, sizeof *m->arena);
+	if (!m->arena || !(m->source = ta_strndup(m->arena, source, strlen(source)))) {
+		table_mix_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void table_mix_free(struct table_mix *m)
+{
+	if (!m)
+		return;
+	ta_free(m->arena);
+	free(m);
+}
+
+int table_mix_from_yaml(yaml_document_t *doc, yaml_node_t *n, const char *source,
+                        struct table_mix **out, char *err, size_t cap)
+{
+	*out = NULL;
+	if (err && cap)
+		err[0] = '\0';
+	if (!source)
+		source = "(mix)";
+	struct table_mix *m = mix_new(source);
+	if (!m)
+		return tb_err(err, cap, -ENOMEM, "%s: out of memory", source);
+	struct pctx c = {.src = m->source, .err = err, .cap = cap, .doc = doc, .m = m};
+	int rc = n ? spec(&c, n) : fail(&c, PACER_EPARSE, NULL, NULL, "empty spec");
+	if (rc) {
+		table_mix_free(m);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}
+
+int table_mix_parse(const char *text_in, size_t len, const char *source, struct table_mix **out,
+                    char *err, size_t cap)
+{
+	*out = NULL;
+	if (!source)
+		source = "(mix)";
+	if (len > MIX_FILE_CAP)
+		return tb_err(err, cap, PACER_ETOOBIG, "%s: over the limit of %u bytes", source,
+		              MIX_FILE_CAP);
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	if (!yaml_parser_initialize(&parser))
+		return tb_err(err, cap, -ENOMEM, "%s: out of memory", source);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text_in, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		int rc = tb_err(err, cap, PACER_EPARSE, "%s:%u: invalid YAML: %s%s%s", source,
+		                (unsigned)parser.problem_mark.line + 1,
+		                parser.problem ? parser.problem : "syntax error", parser.context ? " " : "",
+		                parser.context ? parser.context : "");
+		yaml_parser_delete(&parser);
+		return rc;
+	}
+	yaml_node_t *root = yaml_document_get_root_node(&doc);
+	int rc = table_mix_from_yaml(&doc, root, source, out, err, cap);
+	if (rc == 0) {
+		yaml_document_t doc2;
+		if (yaml_parser_load(&parser, &doc2)) {
+			yaml_node_t *r2 = yaml_document_get_root_node(&doc2);
+			if (r2) {
+				rc = tb_err(err, cap, PACER_EPARSE, "%s:%u: expected a single YAML document", source,
+				            line_of(r2));
+				table_mix_free(*out);
+				*out = NULL;
+			}
+			yaml_document_delete(&doc2);
+		}
+	}
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
+int table_mix_load(const char *path, struct table_mix **out, char *err, size_t cap)
+{
+	*out = NULL;
+	char *text_in = NULL;
+	size_t len = 0;
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return tb_err(err, cap, -EISDIR, "%s: cannot read: it is a folder", path);
+	int rc = file_read_all(path, MIX_FILE_CAP, &text_in, &len);
+	if (rc == PACER_ETOOBIG)
+		return tb_err(err, cap, rc, "%s: over the limit of %u bytes", path, MIX_FILE_CAP);
+	if (rc)
+		return tb_err(err, cap, rc, "%s: cannot read: %s", path, strerror(-rc));
+	rc = table_mix_parse(text_in, len, path, out, err, cap);
+	free(text_in);
+	return rc;
+}
+
+/* ---- generation ----------------------------------------------------- */
+
+/* Uniform in [0, n), n >= 1, without modulo bias. */
+static uint64_t uniform(struct rng *r, uint64_t n)
+{
+	uint64_t floor_ = (0 - n) % n; /* 2^64 mod n */
+	for (;;) {
+		uint64_t x = rng_next(r);
+		if (x >= floor_)
+			return x % n;
+	}
+}
+
+/* Split total into k parts in proportion to w (largest remainder; ties to
+ * the lower index). */
+static void quotas(const double *w, size_t k, size_t total, size_t *q)
+{
+	double sum = 0;
+	for (size_t i = 0; i < k; i++)
+		sum += w[i];
+	double rem[MIX_MAX_SHAPES > MIX_MAX_METHODS ? MIX_MAX_SHAPES : MIX_MAX_METHODS];
+	size_t given = 0;
+	for (size_t i = 0; i < k; i++) {
+		double exact = sum > 0 ? (double)total * (w[i] / sum) : 0;
+		q[i] = (size_t)floor(exact);
+		if (q[i] > total)
+			q[i] = total;
+		rem[i] = exact - (double)q[i];
+		given += q[i];
+	}
+	while (given > total) { /* rounding could only overshoot by a hair */
+		for (size_t i = k; i-- > 0 && given > total;)
+			if (q[i]) {
+				q[i]--;
+				given--;
+			}
+	}
+	while (given < total) {
+		size_t best = k;
+		for (size_t i = 0; i < k; i++)
+			if (rem[i] >= 0 && (best == k || rem[i] > rem[best]))
+				best = i;
+		if (best == k) { /* every part got one more (only by rounding): again */
+			for (size_t i = 0; i < k; i++)
+				rem[i] = w[i];
+			continue;
+		}
+		q[best]++;
+		rem[best] = -1;
+		given++;
+	}
+}
+
+static void shuffle(struct rng *r, uint8_t *a, size_t n)
+{
+	for (size_t i = n; i > 1; i--) {
+		size_t j = (size_t)uniform(r, i);
+		uint8_t t = a[i - 1];
+		a[i - 1] = a[j];
+		a[j] = t;
+	}
+}
+
+/* Fill a[n] with label i q[i] times, then shuffle. */
+static void labels(struct rng *r, uint8_t *a, size_t n, const size_t *q, size_t k)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < k; i++)
+		for (size_t j = 0; j < q[i] && o < n; j++)
+			a[o++] = (uint8_t)i;
+	shuffle(r, a, n);
+}
+
+struct sbuf {
+	char *p;
+	size_t n, cap;
+	bool oom;
+};
+
+static void put(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->n + n + 1 > b->cap) {
+		size_t nc = b->cap ? b->cap : 256;
+		while (b->n + n + 1 > nc)
+			nc *= 2;
+		char *np = realloc(b->p, nc);
+		if (!np) {
+			b->oom = true;
+			return;
+		}
+		b->p = np;
+		b->cap = nc;
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = '\0';
+}
+
+static void put_u64(struct sbuf *b, uint64_t v)
+{
+	char d[24];
+	int k = snprintf(d, sizeof d, "%llu", (unsigned long long)v);
+	put(b, d, (size_t)k);
+}
+
+static void put_word(struct sbuf *b, struct rng *r)
+{
+	char w[10];
+	size_t n = 3 + (size_t)uniform(r, 8);
+	for (size_t i = 0; i < n; i++)
+		w[i] = (char)('a' + uniform(r, 26));
+	put(b, w, n);
+}
+
+static void expand(struct sbuf *b, const struct tpl *t, const struct table_mix *m, struct rng *r,
+                   size_t route, size_t index)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct part *p = &t->parts[i];
+		switch (p->kind) {
+		case PH_LIT: put(b, p->lit, p->len); break;
+		case PH_ROUTE: put_u64(b, route); break;
+		case PH_ID: put_u64(b, 1 + uniform(r, m->id_max)); break;
+		case PH_N: put_u64(b, index); break;
+		case PH_WORD: put_word(b, r); break;
+		case PH_PATH: {
+			size_t segs = 1 + (size_t)uniform(r, 4);
+			for (size_t k = 0; k < segs; k++) {
+				if (k)
+					put(b, "/", 1);
+				put_word(b, r);
+			}
+			break;
+		}
+		case PH_UUID: {
+			uint64_t hi = rng_next(r), lo = rng_next(r);
+			char u[40];
+			snprintf(u, sizeof u, "%08llx-%04llx-%04llx-%04llx-%012llx",
+			         (unsigned long long)(hi >> 32), (unsigned long long)((hi >> 16) & 0xffff),
+			         (unsigned long long)(hi & 0xffff), (unsigned long long)(lo >> 48),
+			         (unsigned long long)(lo & 0xffffffffffffull));
+			put(b, u, 36);
+			break;
+		}
+		case PH_COUNT: break;
+		}
+	}
+}
+
+int table_mix_generate(const struct table_mix *m, size_t size, uint64_t seed,
+                       const struct table_limits *lim, struct table **out, char *err, size_t cap)
+{
+	*out = NULL;
+	if (err && cap)
+		err[0] = '\0';
+	struct tb b;
+	int rc = tb_init(&b, lim, TABLE_FMT_MIX, m->source);
+	if (rc)
+		return tb_err(err, cap, rc, "%s: out of memory", m->source);
+	if (size == 0 || size > b.lim.max_requests) {
+		tb_abort(&b);
+		return tb_err(err, cap, PACER_ERANGE, "%s: size %zu is out of range (1 to %zu)", m->source,
+		              size, b.lim.max_requests);
+	}
+	const size_t nm = m->n_methods, ns = m->n_shapes, ncell = nm * ns;
+	uint8_t *meth = malloc(size), *shp = malloc(size), *qry = malloc(size), *hot = malloc(size);
+	uint32_t *route = malloc(size * sizeof *route);
+	size_t *cell_n = calloc(ncell, sizeof *cell_n), *cell_at = calloc(ncell + 1, sizeof *cell_at);
+	size_t *by_cell = malloc(size * sizeof *by_cell);
+	struct tb_hdr *hdrs = malloc((m->n_headers + 1) * sizeof *hdrs);
+	struct sbuf url = {0}, qs = {0}, bd = {0};
+	if (!meth || !shp || !qry || !hot || !route || !cell_n || !cell_at || !by_cell || !hdrs) {
+		rc = tb_err(err, cap, -ENOMEM, "%s: out of memory", m->source);
+		goto done;
+	}
+	struct rng r;
+	rng_seed(&r, seed);
+	double w[MIX_MAX_SHAPES];
+	size_t q[MIX_MAX_SHAPES];
+	for (size_t i = 0; i < nm; i++)
+		w[i] = m->methods[i].weight;
+	quotas(w, nm, size, q);
+	labels(&r, meth, size, q, nm);
+	for (size_t i = 0; i < ns; i++)
+		w[i] = m->shapes[i].weight;
+	quotas(w, ns, size, q);
+	labels(&r, shp, size, q, ns);
+	w[0] = 1 - m->query_share;
+	w[1] = m->query_share;
+	quotas(w, 2, size, q);
+	labels(&r, qry, size, q, 2);
+
+	/* locality, cell by cell: the requests of a cell in table order */
+	for (size_t i = 0; i < size; i++)
+		cell_n[meth[i] * ns + shp[i]]++;
+	for (size_t c = 0; c < ncell; c++)
+		cell_at[c + 1] = cell_at[c] + cell_n[c];
+	memset(cell_n, 0, ncell * sizeof *cell_n);
+	for (size_t i = 0; i < size; i++) {
+		size_t c = meth[i] * ns + shp[i];
+		by_cell[cell_at[c] + cell_n[c]++] = i;
+	}
+	for (size_t c = 0; c < ncell; c++) {
+		const struct shape *s = &m->shapes[c % ns];
+		size_t k = cell_n[c];
+		bool has_loc = s->has_loc || m->has_loc;
+		double lr = s->has_loc ? s->loc_req : m->loc_req;
+		double lt = s->has_loc ? s->loc_routes : m->loc_routes;
+		size_t hot_routes = s->routes;
+		if (has_loc) {
+			double x = floor((double)s->routes * lt + 0.5);
+			hot_routes = x < 1 ? 1 : x > (double)s->routes ? s->routes : (size_t)x;
+		}
+		size_t n_hot = k;
+		if (has_loc && hot_routes < s->routes) {
+			double lw[2] = {lr, 1 - lr};
+			size_t lq[2];
+			quotas(lw, 2, k, lq);
+			n_hot = lq[0];
+		}
+		uint8_t *h = hot + cell_at[c]; /* scratch: one flag per request of the cell */
+		memset(h, 1, n_hot);
+		memset(h + n_hot, 0, k - n_hot);
+		shuffle(&r, h, k);
+		for (size_t j = 0; j < k; j++) {
+			size_t i = by_cell[cell_at[c] + j];
+			route[i] = h[j] ? (uint32_t)uniform(&r, hot_routes)
+			                : (uint32_t)(hot_routes + uniform(&r, s->routes - hot_routes));
+		}
+	}
+
+	for (size_t i = 0; i < size && !rc; i++) {
+		const struct method *me = &m->methods[meth[i]];
+		const struct shape *s = &m->shapes[shp[i]];
+		const struct tpl *t = &s->tpls[route[i] % s->n_tpls];
+		url.n = 0;
+		put(&url, m->base_url, strlen(m->base_url));
+		expand(&url, t, m, &r, route[i], i);
+		if (qry[i]) {
+			qs.n = 0;
+			expand(&qs, &m->query, m, &r, route[i], i);
+			put(&url, "?", 1);
+			put(&url, qs.p ? qs.p : "", qs.n);
+		}
+		size_t nh = m->n_headers;
+		if (nh)
+			memcpy(hdrs, m->headers, nh * sizeof *hdrs);
+		bool with_body = m->has_body && me->body;
+		bd.n = 0;
+		if (with_body) {
+			put(&bd, "", 0);
+			expand(&bd, &m->body, m, &r, route[i], i);
+			if (m->content_type)
+				hdrs[nh++] = (struct tb_hdr){"Content-Type", 12, m->content_type,
+				                             strlen(m->content_type)};
+		}
+		if (url.oom || qs.oom || bd.oom) {
+			rc = tb_err(err, cap, -ENOMEM, "%s: out of memory", m->source);
+			break;
+		}
+		struct tb_req rq = {.method = me->name, .url = url.p, .headers = hdrs, .n_headers = nh,
+		                    .body = with_body ? bd.p : NULL, .body_len = with_body ? bd.n : 0,
+		                    .shape = s->name, .line = (unsigned)(i + 1)};
+		if ((rc = tb_add(&b, &rq)))
+			tb_err(err, cap, rc, "%s: request %zu (shape %s): %s", m->source, i + 1, s->name,
+			       b.why[0] ? b.why : "out of memory");
+	}
+done:
+	free(meth);
+	free(shp);
+	free(qry);
+	free(hot);
+	free(route);
+	free(cell_n);
+	free(cell_at);
+	free(by_cell);
+	free(hdrs);
+	free(url.p);
+	free(qs.p);
+	free(bd.p);
+	if (rc) {
+		tb_abort(&b);
+		return rc;
+	}
+	*out = tb_finish(&b);
+	return *out ? 0 : tb_err(err, cap, -ENOMEM, "%s: out of memory", m->source);
+}

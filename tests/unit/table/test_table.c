@@ -1,0 +1,373 @@
+/* Tests of the table core (src/table/table.c, summary.c): wire bytes of a
+ * table through req_encode, extra headers (-H) replacing the table's own,
+ * the SHA-256 over the canonical form checked against vectors computed
+ * independently (Python hashlib), what changes the hash, folders of bodies
+ * (sorted, hidden files and folders skipped, limits and errors naming the
+ * file), the summary, base64, and the default limits. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "table/table.h"
+#include "table/table_int.h"
+#include "util/err.h"
+#include "util/rng.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define UA "pacer/test"
+
+static char dir[256];
+
+static void write_file(const char *name, const char *data, size_t len)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/pacer-test-table-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[400];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static struct table *parse(const char *text)
+{
+	struct table *t = NULL;
+	char err[512];
+	int rc = table_parse(text, strlen(text), TABLE_FMT_AUTO, "t", dir, NULL, &t, err, sizeof err);
+	if (rc)
+		fail_msg("parse: %s", err);
+	return t;
+}
+
+static const char two[] = "GET http://h/\n\nPOST http://h:8080/p\nContent-Type: text/plain\n@abc.txt\n";
+static const char wire0[] = "GET / HTTP/1.1\r\nHost: h\r\nUser-Agent: pacer/test\r\n\r\n";
+static const char wire1[] = "POST /p HTTP/1.1\r\nHost: h:8080\r\nUser-Agent: pacer/test\r\n"
+                            "Content-Type: text/plain\r\nContent-Length: 3\r\n\r\nabc";
+
+static void test_encode(void **state)
+{
+	(void)state;
+	write_file("abc.txt", "abc", 3);
+	struct table *t = parse(two);
+	struct table_wire w;
+	char err[256];
+	assert_int_equal(table_encode(t, UA, NULL, 0, &w, err, sizeof err), 0);
+	assert_int_equal(w.n, 2);
+	assert_int_equal(w.off[0], 0);
+	assert_int_equal(w.off[1], strlen(wire0));
+	assert_int_equal(w.off[2], strlen(wire0) + strlen(wire1));
+	assert_memory_equal(w.bytes, wire0, strlen(wire0));
+	assert_memory_equal(w.bytes + w.off[1], wire1, strlen(wire1));
+	table_wire_free(&w);
+	assert_null(w.bytes);
+	table_free(t);
+}
+
+static void test_extra_headers(void **state)
+{
+	(void)state;
+	struct table *t = parse("GET http://h/\nX-A: 1\nAccept: a\nx-a: 2\n");
+	struct table_wire w;
+	char err[256];
+	const char *extra[] = {"X-A: 9", "User-Agent: me", "X-New:v"};
+	assert_int_equal(table_encode(t, UA, extra, 3, &w, err, sizeof err), 0);
+	const char *want = "GET / HTTP/1.1\r\nHost: h\r\nAccept: a\r\nX-A: 9\r\nUser-Agent: me\r\nX-New: v\r\n\r\n";
+	assert_int_equal(w.off[1], strlen(want));
+	assert_memory_equal(w.bytes, want, strlen(want));
+	table_wire_free(&w);
+
+	const char *bad[] = {"X Y: 1"};
+	assert_int_equal(table_encode(t, UA, bad, 1, &w, err, sizeof err), PACER_EHEADER);
+	assert_string_equal(err, "header 'X Y: 1': header name has a character not allowed in a token");
+	assert_null(w.bytes);
+	const char *cl[] = {"content-length: 3"};
+	assert_int_equal(table_encode(t, UA, cl, 1, &w, err, sizeof err), PACER_EHEADER);
+	assert_string_equal(err, "header 'content-length' cannot be set for a whole table (pacer frames each body)");
+	const char *te[] = {"Transfer-Encoding: chunked"};
+	assert_int_equal(table_encode(t, UA, te, 1, &w, err, sizeof err), PACER_EHEADER);
+	table_free(t);
+}
+
+static void test_hash_vectors(void **state)
+{
+	(void)state;
+	write_file("abc.txt", "abc", 3);
+	char hex[65], err[256];
+	struct table *t = parse("GET http://h/\n");
+	assert_int_equal(table_hash(t, UA, NULL, 0, hex, err, sizeof err), 0);
+	/* sha256(be64(len) || wire), from Python's hashlib */
+	assert_string_equal(hex, "5a3ae1cd6ef0768e514cc62703dc2ce00731893b0f358ca4577630865986b7a4");
+	table_free(t);
+	t = parse(two);
+	assert_int_equal(table_hash(t, UA, NULL, 0, hex, err, sizeof err), 0);
+	assert_string_equal(hex, "a3b7e211a3fa0401c986bcf02f237be2a403725b3c100db6c1666ad4250f68e5");
+	struct table_wire w;
+	char hex2[65];
+	assert_int_equal(table_encode(t, UA, NULL, 0, &w, err, sizeof err), 0);
+	assert_int_equal(table_wire_hash(&w, hex2), 0);
+	assert_string_equal(hex, hex2);
+	table_wire_free(&w);
+	table_free(t);
+}
+
+static void hash_of(const char *text, const char *ua, char hex[65])
+{
+	struct table *t = parse(text);
+	char err[256];
+	assert_int_equal(table_hash(t, ua, NULL, 0, hex, err, sizeof err), 0);
+	table_free(t);
+}
+
+static void test_hash_changes(void **state)
+{
+	(void)state;
+	const char *base = "GET http://h/1\n\nGET http://h/2\n";
+	char h0[65], h[65];
+	hash_of(base, UA, h0);
+	hash_of("GET http://h/1\n\n\n# a comment\nGET http://h/2", UA, h);
+	assert_string_equal(h0, h); /* layout does not matter */
+	hash_of("GET http://h/2\n\nGET http://h/1\n", UA, h);
+	assert_string_not_equal(h0, h); /* order does */
+	hash_of("GET http://h/1\nA: 1\n\nGET http://h/2\n", UA, h);
+	assert_string_not_equal(h0, h);
+	hash_of(base, "pacer/other", h);
+	assert_string_not_equal(h0, h);
+	/* the length prefix: "ab" + "c" and "a" + "bc" bodies differ */
+	write_file("ab", "ab", 2);
+	write_file("c", "c", 1);
+	write_file("a", "a", 1);
+	write_file("bc", "bc", 2);
+	char x[65], y[65];
+	hash_of("POST http://h/\nContent-Length: 2\n@ab\n\nPOST http://h/\n@c\n", NULL, x);
+	hash_of("POST http://h/\nContent-Length: 1\n@a\n\nPOST http://h/\n@bc\n", NULL, y);
+	assert_string_not_equal(x, y);
+}
+
+static void test_bodies(void **state)
+{
+	(void)state;
+	char bd[300], path[400];
+	snprintf(bd, sizeof bd, "%s/bodies", dir);
+	assert_int_equal(mkdir(bd, 0700), 0);
+	write_file("bodies/b.json", "{\"b\":2}", 7);
+	write_file("bodies/a.json", "{\"a\":1}", 7);
+	write_file("bodies/.hidden", "x", 1);
+	write_file("bodies/C.bin", "\0\1", 2);
+	snprintf(path, sizeof path, "%s/sub", bd);
+	assert_int_equal(mkdir(path, 0700), 0);
+	struct table *t = NULL;
+	char err[600];
+	assert_int_equal(table_from_bodies(bd, "http://h/api", NULL, "application/json", NULL, &t, err, sizeof err), 0);
+	assert_int_equal(t->format, TABLE_FMT_BODIES);
+	assert_int_equal(t->n, 3);
+	const char *want[] = {"\0\1", "{\"a\":1}", "{\"b\":2}"}; /* byte order: 'C' < 'a' */
+	size_t wl[] = {2, 7, 7};
+	for (size_t i = 0; i < 3; i++) {
+		assert_string_equal(t->reqs[i].method, "POST");
+		assert_string_equal(t->reqs[i].url, "http://h/api");
+		assert_int_equal(t->reqs[i].n_headers, 1);
+		assert_string_equal(t->reqs[i].headers[0], "Content-Type: application/json");
+		assert_int_equal(t->reqs[i].body_len, wl[i]);
+		assert_memory_equal(t->reqs[i].body, want[i], wl[i]);
+		assert_int_equal(t->reqs[i].line, i + 1);
+	}
+	table_free(t);
+
+	assert_int_equal(table_from_bodies(bd, "http://h/", "PUT", NULL, NULL, &t, err, sizeof err), 0);
+	assert_string_equal(t->reqs[0].method, "PUT");
+	assert_int_equal(t->reqs[0].n_headers, 0);
+	table_free(t);
+
+	struct table_limits lim = {.max_body_bytes = 3};
+	assert_int_equal(table_from_bodies(bd, "http://h/", NULL, NULL, &lim, &t, err, sizeof err), PACER_ETOOBIG);
+	assert_null(t);
+	char w[700];
+	snprintf(w, sizeof w, "%s/a.json: body of 7 bytes is over the limit of 3 bytes (--max-body)", bd);
+	assert_string_equal(err, w);
+	char big[5000];
+	memset(big, 'q', sizeof big);
+	write_file("bodies/zz", big, sizeof big);
+	lim.max_body_bytes = 4096;
+	assert_int_equal(table_from_bodies(bd, "http://h/", NULL, NULL, &lim, &t, err, sizeof err), PACER_ETOOBIG);
+	snprintf(w, sizeof w, "%s/zz: over the limit of 4096 bytes (--max-body)", bd);
+	assert_string_equal(err, w);
+	lim = (struct table_limits){.max_requests = 2};
+	assert_int_equal(table_from_bodies(bd, "http://h/", NULL, NULL, &lim, &t, err, sizeof err), PACER_ETOOBIG);
+	snprintf(w, sizeof w, "%s: more than 2 files (the request limit)", bd);
+	assert_string_equal(err, w);
+
+	assert_int_equal(table_from_bodies(bd, "ftp://h/", NULL, NULL, NULL, &t, err, sizeof err), PACER_EURL);
+	assert_string_equal(err, "bad URL 'ftp://h/': unsupported scheme (only http and https)");
+	assert_int_equal(table_from_bodies(bd, "http://h/", "P T", NULL, NULL, &t, err, sizeof err), PACER_EPARSE);
+	assert_string_equal(err, "bad method 'P T': expected a token such as POST");
+	assert_int_equal(table_from_bodies(bd, "http://h/", NULL, "a\nb", NULL, &t, err, sizeof err), PACER_EHEADER);
+	assert_non_null(strstr(err, "header 'Content-Type': header value has a control character"));
+
+	snprintf(path, sizeof path, "%s/nope", dir);
+	assert_int_equal(table_from_bodies(path, "http://h/", NULL, NULL, NULL, &t, err, sizeof err), -ENOENT);
+	snprintf(w, sizeof w, "%s: cannot open the folder: No such file or directory", path);
+	assert_string_equal(err, w);
+	snprintf(path, sizeof path, "%s/empty", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	write_file("empty/.only-hidden", "x", 1);
+	assert_int_equal(table_from_bodies(path, "http://h/", NULL, NULL, NULL, &t, err, sizeof err), PACER_EPARSE);
+	snprintf(w, sizeof w, "%s: no files to send (the folder is empty)", path);
+	assert_string_equal(err, w);
+	assert_null(t);
+}
+
+static void test_summary(void **state)
+{
+	(void)state;
+	write_file("abc.txt", "abc", 3);
+	write_file("five", "fives", 5);
+	struct table *t = parse("GET http://h/users/12\n\nGET http://h/users/13?x=1\n\n"
+	                        "POST http://h/users\n@abc.txt\n\nGET https://h/users/0123456789abcdef0123\n\n"
+	                        "PUT http://h/users/12\n@five\n\nGET http://h/users/12\n");
+	struct table_wire w;
+	char err[256];
+	assert_int_equal(table_encode(t, UA, NULL, 0, &w, err, sizeof err), 0);
+	struct table_summary s;
+	assert_int_equal(table_summarize(t, &w, &s), 0);
+	assert_int_equal(s.n, 6);
+	assert_int_equal(s.n_methods, 3);
+	assert_string_equal(s.methods[0].name, "GET");
+	assert_int_equal(s.methods[0].n, 4);
+	assert_string_equal(s.methods[1].name, "POST"); /* ties by name */
+	assert_int_equal(s.methods[1].n, 1);
+	assert_string_equal(s.methods[2].name, "PUT");
+	assert_int_equal(s.n_hosts, 2);
+	assert_string_equal(s.hosts[0].name, "h:80");
+	assert_int_equal(s.hosts[0].n, 5);
+	assert_string_equal(s.hosts[1].name, "https://h:443");
+	assert_false(s.shapes_known);
+	assert_int_equal(s.n_shapes, 3);
+	assert_string_equal(s.shapes[0].name, "/users/{id}");
+	assert_int_equal(s.shapes[0].n, 4);
+	assert_string_equal(s.shapes[1].name, "/users");
+	assert_string_equal(s.shapes[2].name, "/users/{hex}");
+	assert_int_equal(s.distinct_targets, 4);
+	assert_int_equal(s.with_query, 1);
+	assert_int_equal(s.with_body, 2);
+	assert_int_equal(s.body_min, 3);
+	assert_int_equal(s.body_max, 5);
+	assert_int_equal(s.body_total, 8);
+	size_t min = SIZE_MAX, max = 0, total = 0;
+	for (size_t i = 0; i < w.n; i++) {
+		size_t l = w.off[i + 1] - w.off[i];
+		min = l < min ? l : min;
+		max = l > max ? l : max;
+		total += l;
+	}
+	assert_int_equal(s.wire_min, min);
+	assert_int_equal(s.wire_max, max);
+	assert_int_equal(s.wire_total, total);
+	assert_true(s.wire_p50 >= min && s.wire_p50 <= max);
+	table_summary_free(&s);
+	table_wire_free(&w);
+	table_free(t);
+
+	t = parse("{\"method\":\"GET\",\"url\":\"http://h/a\",\"shape\":\"static\"}\n"
+	          "{\"method\":\"GET\",\"url\":\"http://h/b\",\"shape\":\"static\"}\n"
+	          "{\"method\":\"GET\",\"url\":\"http://h/c\"}\n");
+	assert_int_equal(table_summarize(t, NULL, &s), 0);
+	assert_true(s.shapes_known);
+	assert_int_equal(s.n_shapes, 2);
+	assert_string_equal(s.shapes[0].name, "static");
+	assert_int_equal(s.shapes[0].n, 2);
+	assert_string_equal(s.shapes[1].name, "(none)");
+	assert_int_equal(s.wire_total, 0);
+	table_summary_free(&s);
+	table_free(t);
+}
+
+static void test_base64(void **state)
+{
+	(void)state;
+	struct rng r;
+	rng_seed(&r, 7);
+	unsigned char in[64], back[64];
+	char enc[100];
+	for (size_t n = 0; n <= sizeof in; n++) {
+		for (size_t i = 0; i < n; i++)
+			in[i] = (unsigned char)rng_next(&r);
+		size_t el = tb_b64_encode(in, n, enc);
+		assert_int_equal(el, (n + 2) / 3 * 4);
+		size_t bl = 99;
+		assert_int_equal(tb_b64_decode(enc, el, back, &bl), 0);
+		assert_int_equal(bl, n);
+		if (n)
+			assert_memory_equal(in, back, n);
+	}
+	const struct {
+		const char *in, *out;
+	} v[] = {{"", ""}, {"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"}, {"foob", "Zm9vYg=="},
+	         {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"}};
+	for (size_t i = 0; i < N(v); i++) {
+		size_t el = tb_b64_encode((const unsigned char *)v[i].in, strlen(v[i].in), enc);
+		assert_int_equal(el, strlen(v[i].out));
+		assert_memory_equal(enc, v[i].out, el);
+	}
+	const char *bad[] = {"Zg", "Zg=", "Z===", "Zh==", "Zm9=", "Zm9v=", "Zg==Zg==", "Zm 9", "Zm9*"};
+	for (size_t i = 0; i < N(bad); i++) {
+		size_t bl;
+		if (tb_b64_decode(bad[i], strlen(bad[i]), back, &bl) != PACER_EPARSE)
+			fail_msg("'%s' decoded", bad[i]);
+	}
+}
+
+static void test_limits(void **state)
+{
+	(void)state;
+	struct table_limits l;
+	tb_limits(&l, NULL);
+	assert_int_equal(l.max_requests, 1000000);
+	assert_int_equal(l.max_body_bytes, 1 << 20);
+	assert_int_equal(l.max_line_bytes, 64 << 10);
+	assert_int_equal(l.max_headers, 100);
+	struct table_limits in = {.max_body_bytes = 5};
+	tb_limits(&l, &in);
+	assert_int_equal(l.max_body_bytes, 5);
+	assert_int_equal(l.max_requests, 1000000);
+	table_free(NULL);
+	table_wire_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_encode),
+		cmocka_unit_test(test_extra_headers),
+		cmocka_unit_test(test_hash_vectors),
+		cmocka_unit_test(test_hash_changes),
+		cmocka_unit_test(test_bodies),
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_base64),
+		cmocka_unit_test(test_limits),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
