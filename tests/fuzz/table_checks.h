@@ -1,0 +1,120 @@
+/* Checks shared by the table fuzz harnesses (fuzz_targets, fuzz_jsonl,
+ * fuzz_har): the contract every successfully parsed table must meet, and the
+ * JSON Lines round trip. Define FUZZ_NAME before including. */
+#ifndef PACER_FUZZ_TABLE_CHECKS_H
+#define PACER_FUZZ_TABLE_CHECKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "http/req.h"
+#include "http/url.h"
+#include "table/table.h"
+#include "util/err.h"
+
+#define CHECK(c)                                                                           \
+	do {                                                                                   \
+		if (!(c)) {                                                                        \
+			fprintf(stderr, FUZZ_NAME ": invariant failed: %s (%s:%d)\n", #c, __FILE__,  \
+			        __LINE__);                                                             \
+			abort();                                                                       \
+		}                                                                                  \
+	} while (0)
+
+static const struct table_limits lim = {
+	.max_requests = 512, .max_body_bytes = 4096, .max_line_bytes = 2048,
+	.max_file_bytes = 1 << 20, .max_headers = 16, .max_total_bytes = 1 << 22,
+	.no_body_files = true,
+};
+
+static struct url u;
+
+static void check_table(const struct table *t, const struct table_limits *l)
+{
+	CHECK(t->n >= 1 && t->n <= l->max_requests);
+	CHECK(t->n_hosts >= 1 && t->n_hosts <= t->n);
+	size_t sum = 0;
+	for (size_t h = 0; h < t->n_hosts; h++)
+		sum += t->hosts[h].n_reqs;
+	CHECK(sum == t->n);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct table_req *q = &t->reqs[i];
+		CHECK(req_method_check(q->method) == 0);
+		const char *why = NULL;
+		CHECK(url_parse(&u, q->url, &why) == 0);
+		CHECK(strcmp(u.target, q->target) == 0);
+		CHECK(q->host < t->n_hosts);
+		const struct table_host *h = &t->hosts[q->host];
+		CHECK(h->port == u.port && h->tls == u.tls && strcasecmp(h->name, u.host) == 0);
+		CHECK(q->n_headers <= l->max_headers);
+		for (size_t k = 0; k < q->n_headers; k++) {
+			CHECK(req_header_check(q->headers[k], &why) == 0);
+			CHECK(strstr(q->headers[k], ": ") != NULL);
+		}
+		CHECK(q->body_len <= l->max_body_bytes);
+		CHECK((q->body_len == 0) == (q->body == NULL));
+	}
+}
+
+static char *jsonl_of(const struct table *t, size_t *len, int *rc)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	CHECK(f != NULL);
+	char err[256];
+	*rc = table_write_jsonl(f, t, err, sizeof err);
+	CHECK(*rc == 0 || *rc == PACER_EUNSUPPORTED);
+	fclose(f);
+	return buf;
+}
+
+static void check_round_trip(const struct table *t)
+{
+	struct table_wire w;
+	char err[512], hex[65], hex2[65];
+	CHECK(table_encode(t, "fuzz", NULL, 0, &w, err, sizeof err) == 0);
+	CHECK(w.n == t->n);
+	for (size_t i = 0; i < w.n; i++) {
+		const char *b = w.bytes + w.off[i];
+		size_t len = w.off[i + 1] - w.off[i];
+		const struct table_req *q = &t->reqs[i];
+		size_t ml = strlen(q->method);
+		CHECK(len > ml + 1 && memcmp(b, q->method, ml) == 0 && b[ml] == ' ');
+		CHECK(len >= q->body_len + 4);
+		CHECK(memcmp(b + len - q->body_len - 4, "\r\n\r\n", 4) == 0);
+		if (q->body_len)
+			CHECK(memcmp(b + len - q->body_len, q->body, q->body_len) == 0);
+	}
+	CHECK(table_wire_hash(&w, hex) == 0);
+	CHECK(strlen(hex) == 64);
+	table_wire_free(&w);
+
+	size_t len = 0;
+	int rc;
+	char *jl = jsonl_of(t, &len, &rc);
+	if (rc == 0) {
+		struct table_limits big = lim;
+		big.max_line_bytes = 1 << 20;
+		struct table *b = NULL;
+		rc = table_parse(jl, len, TABLE_FMT_AUTO, "rt.jsonl", NULL, &big, &b, err, sizeof err);
+		if (rc)
+			fprintf(stderr, "round trip: %s\n", err);
+		CHECK(rc == 0);
+		CHECK(b->n == t->n && b->format == TABLE_FMT_JSONL);
+		CHECK(table_hash(b, "fuzz", NULL, 0, hex2, err, sizeof err) == 0);
+		CHECK(strcmp(hex, hex2) == 0);
+		size_t len2 = 0;
+		char *jl2 = jsonl_of(b, &len2, &rc);
+		CHECK(rc == 0 && len2 == len && memcmp(jl, jl2, len) == 0);
+		free(jl2);
+		table_free(b);
+	}
+	free(jl);
+}
+
+
+#endif
