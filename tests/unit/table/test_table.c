@@ -206,7 +206,8 @@ static void test_bodies(void **state)
 	assert_int_equal(table_from_bodies(bd, "http://h/", NULL, NULL, &lim, &t, err, sizeof err), PACER_ETOOBIG);
 	assert_null(t);
 	char w[700];
-	snprintf(w, sizeof w, "%s/a.json: body of 7 bytes is over the limit of 3 bytes (--max-body)", bd);
+	/* the file is read only up to the cap, so its full size is not known */
+	snprintf(w, sizeof w, "%s/a.json: over the limit of 3 bytes (--max-body)", bd);
 	assert_string_equal(err, w);
 	char big[5000];
 	memset(big, 'q', sizeof big);
