@@ -88,6 +88,7 @@ int cmd_ramp(int argc, char **argv)
 	rp.step_warmup_ns = NS_PER_S;
 	rp.precision = 0.05;
 	struct opt_list headers = {0};
+	const char *order = NULL;
 	const char *arrival = NULL, *steps = NULL, *precision = NULL;
 	double from = 0, to = 0, factor = 2, require = 0;
 	uint32_t target_cores = 0;
@@ -96,6 +97,7 @@ int cmd_ramp(int argc, char **argv)
 	struct opt tab[] = {
 		{0, "after-fail", OPT_U32, &rp.after_fail, "N", "0", "steps to run after the first failing one", false},
 		{0, "arrival", OPT_STR, &arrival, "constant|poisson", "constant", "spacing of due times", false},
+		{0, "bodies", OPT_STR, &setup.bodies_dir, "DIR", NULL, "one request per file in DIR, sent in turn to URL", false},
 		{0, "body", OPT_STR, &setup.body_arg, "DATA|@FILE", NULL, "request body, literal or from a file", false},
 		{'c', "connections", OPT_U32, &plan->connections, "N", "64", "most connections", false},
 		{0, "drain", OPT_DURATION, &plan->drain_ns, "D", "= --timeout", "after each step, wait this long for responses", false},
@@ -103,12 +105,16 @@ int cmd_ramp(int argc, char **argv)
 		{0, "from", OPT_RATE, &from, "R", NULL, "geometric ramp: first rate", false},
 		{'H', "header", OPT_STRLIST, &headers, "'Name: value'", NULL, "extra request header (repeatable)", false},
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
+		{0, "max-body", OPT_STR, &setup.max_body, "SIZE", "1MiB", "largest request body in a table", false},
 		{'X', "method", OPT_STR, &plan->method, "M", "GET", "request method (POST when a body is given)", false},
+		{0, "order", OPT_STR, &order, "sequential|random", "sequential", "order of a table's requests (random: seeded by --seed)", false},
 		{'o', "out", OPT_STR, &plan->out_path, "FILE", NULL, "write the JSON result (docs/result.md)", false},
 		{0, "precision", OPT_STR, &precision, "P%", "5%", "--refine: stop when pass and fail rates are this close", false},
 		{'q', "quiet", OPT_FLAG, &plan->quiet, NULL, NULL, "no table, no progress", false},
 		{0, "refine", OPT_FLAG, &rp.refine, NULL, NULL, "bisect between the last passing and first failing rate", false},
 		{0, "require", OPT_RATE, &require, "R", NULL, "exit 0 only if a step at or above R passed", false},
+		{0, "requests-file", OPT_STR, &setup.requests_file, "FILE", NULL, "a request table (targets or JSON Lines; docs/tables.md)", false},
+		{0, "requests-format", OPT_STR, &setup.requests_format, "auto|targets|jsonl", "auto", "format of --requests-file", false},
 		{0, "seed", OPT_COUNT, &plan->seed, "S", "1", "seed of Poisson schedules", false},
 		{0, "self-contained", OPT_OPTSTR, &setup.self_contained, "PLAN", "hello", "drive pacer's own embedded target on a loopback port", false},
 		{0, "slo", OPT_STR, &rp.slo_expr, "EXPR", NULL, "pass condition of a step, e.g. 'p99<100ms,errors<1%' (docs/slo.md)", false},
@@ -170,7 +176,7 @@ int cmd_ramp(int argc, char **argv)
 		fprintf(stderr, "pacer ramp: --slo: %s\n", err);
 		goto out;
 	}
-	if (cli_parse_arrival("ramp", arrival, plan))
+	if (cli_parse_arrival("ramp", arrival, plan) || cli_parse_order("ramp", order, plan))
 		goto out;
 	rp.require_per_s = require;
 	rp.target_cores = target_cores;

@@ -80,11 +80,13 @@ int cmd_run(int argc, char **argv)
 	plan.argc = argc;
 	plan.argv = argv;
 	struct opt_list headers = {0};
+	const char *order = NULL;
 	const char *arrival = NULL;
 	struct cli_setup setup = {.cmd = "run"};
 	bool help = false;
 	struct opt tab[] = {
 		{0, "arrival", OPT_STR, &arrival, "constant|poisson", "constant", "spacing of due times (open loop)", false},
+		{0, "bodies", OPT_STR, &setup.bodies_dir, "DIR", NULL, "one request per file in DIR, sent in turn to URL", false},
 		{0, "body", OPT_STR, &setup.body_arg, "DATA|@FILE", NULL, "request body, literal or from a file", false},
 		{'c', "connections", OPT_U32, &plan.connections, "N", "64", "open loop: most connections (closed loop: same as --concurrency)", false},
 		{0, "concurrency", OPT_U32, &plan.concurrency, "P", "10", "closed loop: connections each with one request outstanding", false},
@@ -93,12 +95,16 @@ int cmd_run(int argc, char **argv)
 		{'H', "header", OPT_STRLIST, &headers, "'Name: value'", NULL, "extra request header (repeatable)", false},
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
 		{0, "hgrm", OPT_STR, &plan.hgrm_path, "FILE", NULL, "write the latency spectrum as HdrHistogram .hgrm (ms)", false},
+		{0, "max-body", OPT_STR, &setup.max_body, "SIZE", "1MiB", "largest request body in a table", false},
 		{'X', "method", OPT_STR, &plan.method, "M", "GET", "request method (POST when a body is given)", false},
+		{0, "order", OPT_STR, &order, "sequential|random", "sequential", "order of a table's requests (random: seeded by --seed)", false},
 		{'o', "out", OPT_STR, &plan.out_path, "FILE", NULL, "write the JSON result (docs/result.md)", false},
 		{'q', "quiet", OPT_FLAG, &plan.quiet, NULL, NULL, "no progress line, no summary", false},
 		{'r', "rate", OPT_RATE, &plan.rate_per_s, "R", NULL, "open loop: offered requests/s (k, M suffixes)", false},
 		{0, "repeat", OPT_U32, &plan.repeat, "N", "1", "repeat the measurement N times (same connections): results pooled, each kept", false},
 		{'n', "requests", OPT_COUNT, &plan.requests, "N", NULL, "closed loop: stop after N requests", false},
+		{0, "requests-file", OPT_STR, &setup.requests_file, "FILE", NULL, "a request table (targets or JSON Lines; docs/tables.md)", false},
+		{0, "requests-format", OPT_STR, &setup.requests_format, "auto|targets|jsonl", "auto", "format of --requests-file", false},
 		{0, "seed", OPT_COUNT, &plan.seed, "S", "1", "seed of the Poisson schedule", false},
 		{0, "self-contained", OPT_OPTSTR, &setup.self_contained, "PLAN", "hello", "drive pacer's own embedded target (a built-in plan or a plan file) on a loopback port", false},
 		{0, "spin", OPT_DURATION, &plan.spin_ns, "D", "100us", "open loop: poll instead of sleeping this close to a due time (0: always sleep)", false},
@@ -120,7 +126,7 @@ int cmd_run(int argc, char **argv)
 		plan.concurrency = plan.connections;
 	if (!opts_given(tab, ntab, "drain"))
 		plan.drain_ns = plan.timeout_ns;
-	if (cli_parse_arrival("run", arrival, &plan))
+	if (cli_parse_arrival("run", arrival, &plan) || cli_parse_order("run", order, &plan))
 		goto out;
 	if (setup.target_threads > 256) {
 		fprintf(stderr, "pacer run: --target-threads %u: at most 256\n", setup.target_threads);

@@ -14,6 +14,7 @@
 #include "cli/opts.h"
 #include "http/req.h"
 #include "net/sock.h"
+#include "table/table.h"
 #include "target/plan.h"
 #include "target/target.h"
 #include "util/clock.h"
@@ -190,6 +191,92 @@ int cli_parse_arrival(const char *cmd, const char *arrival, struct run_plan *pla
 	return 0;
 }
 
+/* --requests-file / --bodies: load, check, encode and identify the table. */
+static int load_table(struct cli_setup *s, struct run_plan *plan)
+{
+	char err[1024];
+	struct table_limits lim = {0};
+	if (s->max_body) {
+		uint64_t v;
+		if (units_parse_size(s->max_body, &v) || v == 0) {
+			fprintf(stderr, "pacer %s: --max-body '%s': expected a size like 64k or 1MiB\n",
+				s->cmd, s->max_body);
+			return EXIT_USAGE;
+		}
+		lim.max_body_bytes = (size_t)v;
+	}
+	int rc;
+	if (s->bodies_dir) {
+		if (!s->url_arg) {
+			fprintf(stderr, "pacer %s: --bodies needs the URL to send them to\n", s->cmd);
+			return EXIT_USAGE;
+		}
+		rc = table_from_bodies(s->bodies_dir, s->url_arg, plan->method, NULL, &lim, &s->table,
+				       err, sizeof err);
+	} else {
+		enum table_format fmt = TABLE_FMT_AUTO;
+		if (s->requests_format && table_format_parse(s->requests_format, &fmt)) {
+			fprintf(stderr,
+				"pacer %s: --requests-format '%s': expected auto, targets or jsonl\n",
+				s->cmd, s->requests_format);
+			return EXIT_USAGE;
+		}
+		rc = table_load(s->requests_file, fmt, &lim, &s->table, err, sizeof err);
+	}
+	if (rc) {
+		fprintf(stderr, "pacer %s: %s\n", s->cmd, err);
+		return EXIT_USAGE;
+	}
+	const struct table *t = s->table;
+	if (t->n_hosts > 1) {
+		fprintf(stderr,
+			"pacer %s: %s: the table spans %zu hosts; one host per run is supported so far\n",
+			s->cmd, t->source, t->n_hosts);
+		return EXIT_USAGE;
+	}
+	/* The URL of the first request names the host all of them go to. */
+	plan->url_str = t->reqs[0].url;
+	s->wire = calloc(1, sizeof *s->wire);
+	if (!s->wire)
+		return EXIT_RUNTIME;
+	rc = table_encode(t, PACER_USER_AGENT, plan->headers, plan->n_headers, s->wire, err,
+			  sizeof err);
+	if (!rc)
+		rc = table_wire_hash(s->wire, s->table_sha256);
+	if (rc) {
+		fprintf(stderr, "pacer %s: %s\n", s->cmd, err);
+		return EXIT_USAGE;
+	}
+	s->reqs = calloc(t->n, sizeof *s->reqs);
+	if (!s->reqs)
+		return EXIT_RUNTIME;
+	for (size_t i = 0; i < t->n; i++)
+		s->reqs[i] = (struct engine_req){
+			.buf = s->wire->bytes + s->wire->off[i],
+			.len = s->wire->off[i + 1] - s->wire->off[i],
+			.head = strcmp(t->reqs[i].method, "HEAD") == 0,
+		};
+	s->n_reqs = t->n;
+	plan->table_source = t->source;
+	plan->table_format = table_format_name(t->format);
+	plan->table_sha256 = s->table_sha256;
+	plan->table_requests = t->n;
+	return 0;
+}
+
+int cli_parse_order(const char *cmd, const char *order, struct run_plan *plan)
+{
+	if (!order || !strcmp(order, "sequential"))
+		plan->order_random = false;
+	else if (!strcmp(order, "random"))
+		plan->order_random = true;
+	else {
+		fprintf(stderr, "pacer %s: --order '%s': expected sequential or random\n", cmd, order);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
 {
 	const char *why = NULL;
@@ -202,6 +289,23 @@ int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
 			return EXIT_USAGE;
 		}
 		int rc = start_embedded(s, plan);
+		if (rc)
+			return rc;
+	} else if (s->requests_file || s->bodies_dir) {
+		if (s->requests_file && s->bodies_dir) {
+			fprintf(stderr, "pacer %s: give --requests-file or --bodies, not both\n", s->cmd);
+			return EXIT_USAGE;
+		}
+		if (s->requests_file && s->url_arg) {
+			fprintf(stderr, "pacer %s: with --requests-file the table names the URLs; drop '%s'\n",
+				s->cmd, s->url_arg);
+			return EXIT_USAGE;
+		}
+		if (s->body_arg) {
+			fprintf(stderr, "pacer %s: --body does not combine with a request table\n", s->cmd);
+			return EXIT_USAGE;
+		}
+		int rc = load_table(s, plan);
 		if (rc)
 			return rc;
 	} else {
@@ -247,7 +351,9 @@ int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
 	}
 
 	int rc;
-	if (s->self_contained && !s->url_arg)
+	if (s->table)
+		rc = 0; /* encoded by load_table */
+	else if (s->self_contained && !s->url_arg)
 		rc = add_route_requests(s, plan, &plan->url);
 	else
 		rc = add_request(s, plan_method(plan), &plan->url, plan->headers,
@@ -291,6 +397,7 @@ void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan
 		.addr = s->addr,
 		.reqs = s->reqs,
 		.n_reqs = s->n_reqs,
+		.order_random = plan->order_random,
 		.open_loop = plan->open_loop,
 		.arrival = plan->arrival,
 		.seed = plan->seed,
@@ -317,8 +424,15 @@ void cli_setup_release(struct cli_setup *s)
 	if (s->tplan)
 		target_plan_free(s->tplan);
 	s->tplan = NULL;
-	for (size_t i = 0; i < s->n_reqs; i++)
+	for (size_t i = 0; s->bufs && i < s->n_reqs; i++)
 		free(s->bufs[i]);
+	if (s->wire) {
+		table_wire_free(s->wire);
+		free(s->wire);
+		s->wire = NULL;
+	}
+	table_free(s->table);
+	s->table = NULL;
 	free(s->bufs);
 	free(s->reqs);
 	free(s->body_buf);

@@ -14,6 +14,8 @@
 
 struct target;
 struct target_plan;
+struct table;
+struct table_wire;
 
 struct cli_setup {
 	/* inputs (set by the caller before cli_setup_prepare) */
@@ -22,6 +24,10 @@ struct cli_setup {
 	const char *body_arg;       /* --body DATA|@FILE */
 	const char *self_contained; /* NULL, or the plan name/file (default "hello") */
 	unsigned target_threads;    /* self-contained: server threads */
+	const char *requests_file;  /* --requests-file: a request table */
+	const char *requests_format;/* --requests-format auto|targets|jsonl */
+	const char *bodies_dir;     /* --bodies DIR: one request per file, to url_arg */
+	const char *max_body;       /* --max-body SIZE */
 
 	/* outputs */
 	struct net_addr addr;
@@ -32,6 +38,9 @@ struct cli_setup {
 	char url_buf[512];          /* self-contained: the URL driven */
 	char *body_buf;
 	char **bufs;                /* encoded requests, owned */
+	struct table *table;        /* --requests-file / --bodies */
+	struct table_wire *wire;    /* the table's encoded requests */
+	char table_sha256[65];
 };
 
 /* Fill plan->url/body/url_str and s's outputs: parse the URL (or start the
@@ -62,6 +71,9 @@ int cli_parse_args(const char *cmd, struct opt *tab, size_t n, int argc, char **
 /* "constant" / "poisson" (NULL: leave the default) into plan->arrival. 0, or
  * EXIT_USAGE after printing one error line. */
 int cli_parse_arrival(const char *cmd, const char *arrival, struct run_plan *plan);
+
+/* --order sequential|random (NULL: sequential). 0 or EXIT_USAGE after one line. */
+int cli_parse_order(const char *cmd, const char *order, struct run_plan *plan);
 
 /* Wait for the engine's current step, turning SIGINT/SIGTERM (blocked by
  * the caller) into engine_interrupt, and drawing a progress line each second

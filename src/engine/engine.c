@@ -85,6 +85,7 @@ struct worker {
 	uint64_t issued_measure;
 
 	size_t next_req; /* index into cfg.reqs */
+	struct rng order_rng; /* --order random */
 
 	struct sched sched;
 	bool sched_active;
@@ -351,9 +352,14 @@ static void conn_send(struct worker *w, struct conn *c, uint64_t sched_ns)
 	c->sched_ns = sched_ns;
 	c->write_ns = now;
 	c->deadline_ns = now + w->e->cfg.timeout_ns;
-	c->req = &w->e->cfg.reqs[w->next_req];
-	if (++w->next_req == w->e->cfg.n_reqs)
-		w->next_req = 0;
+	const struct engine_cfg *cfg = &w->e->cfg;
+	if (cfg->order_random) {
+		c->req = &cfg->reqs[rng_next(&w->order_rng) % cfg->n_reqs];
+	} else {
+		c->req = &cfg->reqs[w->next_req];
+		if (++w->next_req == cfg->n_reqs)
+			w->next_req = 0;
+	}
 	c->wr_off = 0;
 	c->got_byte = false;
 	h1_resp_init(&c->resp, c->req->head);
@@ -746,6 +752,7 @@ static int worker_init(struct worker *w, struct engine *e, uint32_t id)
 	    hist_init(&w->sec_hist, SERIES_SUB_BITS, HIST_MAX_NS))
 		return -ENOMEM;
 	w->next_req = (size_t)((uint64_t)cfg->n_reqs * id / cfg->threads);
+	rng_seed(&w->order_rng, cfg->seed * 0xbf58476d1ce4e5b9ull + id);
 	w->rbuf = malloc(READ_BUF_CAP);
 	if (!w->rbuf)
 		return -ENOMEM;

@@ -24,6 +24,7 @@ struct engine_cfg {
 	struct net_addr addr;   /* where to connect */
 	const struct engine_req *reqs; /* sent in turn; each thread starts at its own offset */
 	size_t n_reqs;
+	bool order_random;      /* pick requests at random (seeded) instead of in turn */
 
 	bool open_loop;
 	enum sched_arrival arrival;

@@ -32,6 +32,11 @@ struct run_plan {
 	uint64_t requests;           /* closed loop: 0 = by duration */
 	uint32_t repeat;             /* measurements (warm-up + measure each) */
 
+	bool order_random;           /* --order random (seeded by --seed) */
+	/* the request table, when one was given (for the record) */
+	const char *table_source, *table_format, *table_sha256;
+	size_t table_requests;
+
 	const char *out_path, *hgrm_path;
 	bool quiet;
 

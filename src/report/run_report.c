@@ -289,6 +289,25 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	jw_dbl(j, (double)p->spin_ns / 1e3, 3);
 	jw_key(j, "repeat");
 	jw_u64(j, p->repeat);
+	jw_key(j, "table");
+	if (p->table_sha256) {
+		jw_obj(j);
+		jw_key(j, "source");
+		jw_str(j, p->table_source);
+		jw_key(j, "format");
+		jw_str(j, p->table_format);
+		jw_key(j, "requests");
+		jw_u64(j, p->table_requests);
+		jw_key(j, "sha256");
+		jw_str(j, p->table_sha256);
+		jw_key(j, "order");
+		jw_str(j, p->order_random ? "random" : "sequential");
+		jw_key(j, "seed");
+		jw_u64(j, p->seed);
+		jw_obj_end(j);
+	} else {
+		jw_null(j);
+	}
 	jw_key(j, "headers");
 	jw_arr(j);
 	for (size_t i = 0; i < p->n_headers; i++)

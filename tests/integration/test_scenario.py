@@ -20,12 +20,13 @@ VALUES = {
     "require": "100", "requests": "10", "seed": "3", "slo": "p99<1s", "spin": "50us",
     "step_duration": "1s", "step_warmup": "0s", "steps": "[100, 200]", "target_cores": "2",
     "target_threads": "1", "threads": "1", "timeout": "2s", "to": "400", "warmup": "0s",
+    "order": "random", "max_body": "64k", "requests_format": "jsonl",
 }
 KEYS = {
-    "run": ["arrival", "body", "connections", "concurrency", "drain", "duration", "hgrm",
+    "run": ["arrival", "order", "max_body", "requests_format", "body", "connections", "concurrency", "drain", "duration", "hgrm",
             "method", "out", "quiet", "rate", "repeat", "requests", "seed", "spin",
             "target_threads", "threads", "timeout", "warmup"],
-    "ramp": ["after_fail", "arrival", "body", "connections", "drain", "factor", "from", "method",
+    "ramp": ["after_fail", "arrival", "order", "max_body", "requests_format", "body", "connections", "drain", "factor", "from", "method",
              "out", "precision", "quiet", "refine", "require", "seed", "slo", "spin",
              "step_duration", "step_warmup", "steps", "target_cores", "target_threads",
              "threads", "timeout", "to"],
