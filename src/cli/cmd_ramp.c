@@ -1,6 +1,7 @@
 /* pacer ramp — steps of offered load until the SLO breaks; the highest
  * passing step is the headline. Each step is an open-loop measurement with
  * its own warm-up; connections carry over between steps. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,18 +44,36 @@ static int run_step(struct engine *e, struct cli_setup *setup, const struct ramp
 		.drain_ns = rp->run.drain_ns,
 	};
 	uint64_t tcpu0 = cli_setup_target_cpu_ns(setup);
-	int rc = engine_step_start(e, &step);
-	if (rc) {
-		fprintf(stderr, "pacer ramp: cannot start a step: %s\n", err_name(rc));
-		return EXIT_RUNTIME;
-	}
-	bool progress = !rp->run.quiet && isatty(STDOUT_FILENO);
-	*interrupted = cli_wait_engine(e, progress) || *interrupted;
 	struct ramp_step s = {.offered_per_s = rate, .refine = refine};
-	rc = engine_step_finish(e, &s.run);
+	uint32_t repeat = rp->run.repeat ? rp->run.repeat : 1;
+	struct rep_figure *reps = calloc(repeat, sizeof *reps);
+	size_t n_reps = 0;
+	int rc = reps ? 0 : -ENOMEM;
+	bool progress = !rp->run.quiet && isatty(STDOUT_FILENO);
+	/* --repeat: the step is measured `repeat` times on the same
+	 * connections; the verdict judges them pooled, and each is kept. */
+	for (uint32_t k = 0; k < repeat && !rc && !*interrupted; k++) {
+		rc = engine_step_start(e, &step);
+		if (rc)
+			break;
+		*interrupted = cli_wait_engine(e, progress) || *interrupted;
+		struct run_result cur;
+		rc = engine_step_finish(e, &cur);
+		if (!rc)
+			rep_figure_of(&cur, &reps[n_reps++]);
+		if (!rc && k == 0) {
+			s.run = cur;
+		} else {
+			if (!rc)
+				rc = run_result_pool(&s.run, &cur);
+			run_result_free(&cur);
+		}
+	}
+	s.run.reps = reps;
+	s.run.n_reps = n_reps;
 	if (rc) {
 		run_result_free(&s.run);
-		fprintf(stderr, "pacer ramp: collecting results failed: %s\n", err_name(rc));
+		fprintf(stderr, "pacer ramp: a step failed: %s\n", err_name(rc));
 		return EXIT_RUNTIME;
 	}
 	s.run.interrupted = s.run.interrupted || *interrupted;
@@ -112,6 +131,7 @@ int cmd_ramp(int argc, char **argv)
 		{0, "precision", OPT_STR, &precision, "P%", "5%", "--refine: stop when pass and fail rates are this close", false},
 		{'q', "quiet", OPT_FLAG, &plan->quiet, NULL, NULL, "no table, no progress", false},
 		{0, "refine", OPT_FLAG, &rp.refine, NULL, NULL, "bisect between the last passing and first failing rate", false},
+		{0, "repeat", OPT_U32, &plan->repeat, "N", "1", "measure each step N times (same connections): judged pooled, each kept", false},
 		{0, "require", OPT_RATE, &require, "R", NULL, "exit 0 only if a step at or above R passed", false},
 		{0, "requests-file", OPT_STR, &setup.requests_file, "FILE", NULL, "a request table (targets or JSON Lines; docs/tables.md)", false},
 		{0, "requests-format", OPT_STR, &setup.requests_format, "auto|targets|jsonl", "auto", "format of --requests-file", false},

@@ -27,7 +27,7 @@ static const struct key ramp_keys[] = {
 	{"after-fail", 0}, {"arrival", 0}, {"bodies", 0}, {"body", 0}, {"max-body", 0},
 	{"order", 0}, {"requests-file", 0}, {"requests-format", 0}, {"connections", 0}, {"drain", 0},
 	{"factor", 0}, {"from", 0}, {"method", 0}, {"out", 0}, {"precision", 0}, {"quiet", 1},
-	{"refine", 1}, {"require", 0}, {"seed", 0}, {"slo", 0}, {"spin", 0},
+	{"refine", 1}, {"repeat", 0}, {"require", 0}, {"seed", 0}, {"slo", 0}, {"spin", 0},
 	{"step-duration", 0}, {"step-warmup", 0}, {"steps", 0}, {"target-cores", 0},
 	{"target-threads", 0}, {"threads", 0}, {"timeout", 0}, {"to", 0}, {NULL, 0},
 };

@@ -135,6 +135,8 @@ static void json_step(struct jsonw *j, const struct ramp_step *s)
 	jw_key(j, "measure");
 	rj_phase(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, true, achieved(r));
 	rj_series(j, r->series, r->series_len);
+	if (r->n_reps > 1)
+		rj_repetitions(j, r->reps, r->n_reps);
 	jw_obj_end(j);
 }
 

@@ -454,3 +454,22 @@ class InterruptTest(RampCase):
         self.assertEqual(j["highest_passing"]["offered_per_s"], 100)
         self.assertTrue(any("interrupted" in w for w in j["warnings"]), j["warnings"])
         self.assertIn("(interrupted)", table_rows(run.stdout)["2"])
+
+
+class RepeatTest(RampCase):
+    def test_each_step_repeated_and_kept(self):
+        """--repeat 3: every step is measured three times; the step keeps
+        each repetition's figures with their median and range, and its
+        measured phase pools all three (three times the step's length)."""
+        run = self.ramp_code(["--self-contained", "--slo", "p99<1s", "--repeat", 3]
+                             + short("100,200"), 0)
+        self.assertEqual(run.json["plan"]["repeat"], 3)
+        for st in run.json["steps"]:
+            reps = st["repetitions"]
+            self.assertEqual(len(reps), 3)
+            self.assertEqual(sum(r["completed"] for r in reps),
+                             st["measure"]["requests"]["completed"])
+            s = st["repeat_summary"]["p50_us"]
+            vals = sorted(r["p50_us"] for r in reps)
+            self.assertEqual((s["min"], s["median"], s["max"]), (vals[0], vals[1], vals[2]))
+            self.assertAlmostEqual(st["measure"]["duration_s"], 3 * 0.4, delta=0.1)

@@ -27,7 +27,7 @@ KEYS = {
             "method", "out", "quiet", "rate", "repeat", "requests", "seed", "spin",
             "target_threads", "threads", "timeout", "warmup"],
     "ramp": ["after_fail", "arrival", "order", "max_body", "requests_format", "body", "connections", "drain", "factor", "from", "method",
-             "out", "precision", "quiet", "refine", "require", "seed", "slo", "spin",
+             "out", "precision", "quiet", "refine", "repeat", "require", "seed", "slo", "spin",
              "step_duration", "step_warmup", "steps", "target_cores", "target_threads",
              "threads", "timeout", "to"],
     "compare": ["arrival", "body", "concurrency", "connections", "duration", "method", "noise",
