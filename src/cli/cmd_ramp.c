@@ -94,6 +94,41 @@ static int run_step(struct engine *e, struct cli_setup *setup, const struct ramp
 	return 0;
 }
 
+int ramp_execute(struct engine *e, struct cli_setup *setup, const struct ramp_plan *rp,
+		 struct ramp_result *res, bool *interrupted)
+{
+	long first_fail = -1;
+	int ret;
+	for (size_t i = 0; i < rp->n_rates && !*interrupted; i++) {
+		ret = run_step(e, setup, rp, rp->rates[i], false, res, interrupted);
+		if (ret)
+			return ret;
+		if (!res->steps[res->n_steps - 1].verdict.pass && first_fail < 0)
+			first_fail = (long)i;
+		if (first_fail >= 0 && i >= (size_t)first_fail + rp->after_fail)
+			break;
+	}
+	/* --refine: bisect between the last passing rate before the first
+	 * failure and that failure (planned steps come first in res). */
+	if (rp->refine && first_fail > 0 && !*interrupted &&
+	    res->steps[first_fail - 1].verdict.pass) {
+		double fail = rp->rates[first_fail];
+		double pass = rp->rates[first_fail - 1];
+		while (!ramp_refined(pass, fail, rp->precision) && !*interrupted) {
+			double mid = ramp_bisect(pass, fail);
+			ret = run_step(e, setup, rp, mid, true, res, interrupted);
+			if (ret)
+				return ret;
+			if (res->steps[res->n_steps - 1].verdict.pass)
+				pass = mid;
+			else
+				fail = mid;
+		}
+	}
+	res->interrupted = *interrupted;
+	return 0;
+}
+
 int cmd_ramp(int argc, char **argv)
 {
 	static struct ramp_plan rp; /* large (rates, SLO): not on the stack */
@@ -250,34 +285,9 @@ int cmd_ramp(int argc, char **argv)
 		ramp_text_header(stdout, &rr);
 
 	bool interrupted = false;
-	long first_fail = -1;
-	for (size_t i = 0; i < rp.n_rates && !interrupted; i++) {
-		ret = run_step(e, &setup, &rp, rp.rates[i], false, &res, &interrupted);
-		if (ret)
-			goto restore;
-		if (!res.steps[res.n_steps - 1].verdict.pass && first_fail < 0)
-			first_fail = (long)i;
-		if (first_fail >= 0 && i >= (size_t)first_fail + rp.after_fail)
-			break;
-	}
-	/* --refine: bisect between the highest passing rate below the first
-	 * failure and that failure. */
-	if (rp.refine && first_fail > 0 && !interrupted) {
-		double fail = rp.rates[first_fail];
-		double pass = rp.rates[first_fail - 1];
-		if (res.steps[first_fail - 1].verdict.pass) {
-			while (!ramp_refined(pass, fail, rp.precision) && !interrupted) {
-				double mid = ramp_bisect(pass, fail);
-				ret = run_step(e, &setup, &rp, mid, true, &res, &interrupted);
-				if (ret)
-					goto restore;
-				if (res.steps[res.n_steps - 1].verdict.pass)
-					pass = mid;
-				else
-					fail = mid;
-			}
-		}
-	}
+	ret = ramp_execute(e, &setup, &rp, &res, &interrupted);
+	if (ret)
+		goto restore;
 	res.interrupted = interrupted;
 	ramp_result_summarize(&res, rp.require_per_s);
 	if (!plan->quiet)

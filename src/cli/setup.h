@@ -75,6 +75,14 @@ int cli_parse_arrival(const char *cmd, const char *arrival, struct run_plan *pla
 /* --order sequential|random (NULL: sequential). 0 or EXIT_USAGE after one line. */
 int cli_parse_order(const char *cmd, const char *order, struct run_plan *plan);
 
+struct ramp_plan;
+struct ramp_result;
+/* Run a ramp's steps (and --refine) on an open engine session, appending to
+ * res and printing a row per step unless rp->run.quiet. 0, or an exit code
+ * after printing one line. Does not summarize. */
+int ramp_execute(struct engine *e, struct cli_setup *setup, const struct ramp_plan *rp,
+		 struct ramp_result *res, bool *interrupted);
+
 /* Wait for the engine's current step, turning SIGINT/SIGTERM (blocked by
  * the caller) into engine_interrupt, and drawing a progress line each second
  * when `progress`. Returns true when interrupted. */
