@@ -12,6 +12,8 @@
 #include "cli/opts.h"
 #include "cli/setup.h"
 #include "engine/engine.h"
+#include "plan/ramp.h"
+#include "result/ramp.h"
 #include "report/json_parts.h"
 #include "stats/summary.h"
 #include "target/plan.h"
@@ -27,9 +29,9 @@
 
 /* The figures compared, per repetition. */
 enum cmp_metric { CM_RATE, CM_P50, CM_P90, CM_P99, CM_P99_9, CM_MAX, CM_COUNT };
-static const char *const metric_names[CM_COUNT] = {"throughput", "p50", "p90", "p99", "p99.9",
+static const char *metric_names[CM_COUNT] = {"throughput", "p50", "p90", "p99", "p99.9",
 						   "max"};
-static const char *const metric_keys[CM_COUNT] = {"achieved_per_s", "p50_us", "p90_us",
+static const char *metric_keys[CM_COUNT] = {"achieved_per_s", "p50_us", "p90_us",
 						  "p99_us", "p99_9_us", "max_us"};
 
 struct variant {
@@ -69,10 +71,66 @@ static int parse_variant(const char *arg, struct variant *v)
 	return 0;
 }
 
+/* Ramp mode: the ramp every repetition runs (rates, SLO, refine). */
+static struct ramp_plan ramp_rp;
+static bool ramp_mode;
+
+/* Store one repetition's figures and print its row. */
+static void keep(struct variant *v, size_t rep, const struct rep_figure *f, bool quiet)
+{
+	v->v[CM_RATE][rep] = f->achieved_per_s;
+	v->v[CM_P50][rep] = (double)f->p50_ns / 1e3;
+	v->v[CM_P90][rep] = (double)f->p90_ns / 1e3;
+	v->v[CM_P99][rep] = (double)f->p99_ns / 1e3;
+	v->v[CM_P99_9][rep] = (double)f->p99_9_ns / 1e3;
+	v->v[CM_MAX][rep] = (double)f->max_ns / 1e3;
+	v->errors[rep] = f->errors;
+	v->completed[rep] = f->completed;
+	if (!quiet) {
+		char a[32], b[32], c[32], d[32];
+		printf("  %-4zu %-10s %12s %10s %10s %10s  %llu\n", rep + 1, v->name,
+		       units_fmt_thousands(a, sizeof a, v->v[CM_RATE][rep], 1),
+		       units_fmt_duration(b, sizeof b, v->v[CM_P50][rep] * 1e3),
+		       units_fmt_duration(c, sizeof c, v->v[CM_P99][rep] * 1e3),
+		       units_fmt_duration(d, sizeof d, v->v[CM_MAX][rep] * 1e3),
+		       (unsigned long long)v->errors[rep]);
+		fflush(stdout);
+	}
+}
+
+/* Ramp mode: one repetition is a whole ramp; its figure is the capacity
+ * (the highest passing offered rate, 0 if none passed) and the latency at
+ * that step. */
+static int measure_ramp(struct variant *v, size_t rep, bool quiet, bool *interrupted)
+{
+	struct ramp_plan rp = ramp_rp;
+	rp.run = v->plan;
+	rp.run.quiet = true;
+	struct ramp_result res = {0};
+	int rc = ramp_execute(v->e, &v->setup, &rp, &res, interrupted);
+	if (rc) {
+		ramp_result_free(&res);
+		return rc;
+	}
+	ramp_result_summarize(&res, 0);
+	struct rep_figure f = {0};
+	if (res.highest_pass >= 0) {
+		const struct ramp_step *st = &res.steps[res.highest_pass];
+		rep_figure_of(&st->run, &f);
+		f.achieved_per_s = st->offered_per_s;
+	}
+	v->interrupted = v->interrupted || res.interrupted;
+	ramp_result_free(&res);
+	keep(v, rep, &f, quiet);
+	return 0;
+}
+
 /* One repetition of one variant: a warm-up + measured step on its session. */
 static int measure(struct variant *v, const struct engine_step *step, size_t rep, bool quiet,
 		   bool *interrupted)
 {
+	if (ramp_mode)
+		return measure_ramp(v, rep, quiet, interrupted);
 	int rc = engine_step_start(v->e, step);
 	if (rc) {
 		fprintf(stderr, "pacer compare: variant %s: cannot start: %s\n", v->name, err_name(rc));
@@ -88,25 +146,8 @@ static int measure(struct variant *v, const struct engine_step *step, size_t rep
 	}
 	struct rep_figure f;
 	rep_figure_of(&r, &f);
-	v->v[CM_RATE][rep] = f.achieved_per_s;
-	v->v[CM_P50][rep] = (double)f.p50_ns / 1e3;
-	v->v[CM_P90][rep] = (double)f.p90_ns / 1e3;
-	v->v[CM_P99][rep] = (double)f.p99_ns / 1e3;
-	v->v[CM_P99_9][rep] = (double)f.p99_9_ns / 1e3;
-	v->v[CM_MAX][rep] = (double)f.max_ns / 1e3;
-	v->errors[rep] = f.errors;
-	v->completed[rep] = f.completed;
 	v->interrupted = v->interrupted || r.interrupted || *interrupted;
-	if (!quiet) {
-		char a[32], b[32], c[32], d[32];
-		printf("  %-4zu %-10s %12s %10s %10s %10s  %llu\n", rep + 1, v->name,
-		       units_fmt_thousands(a, sizeof a, v->v[CM_RATE][rep], 1),
-		       units_fmt_duration(b, sizeof b, v->v[CM_P50][rep] * 1e3),
-		       units_fmt_duration(c, sizeof c, v->v[CM_P99][rep] * 1e3),
-		       units_fmt_duration(d, sizeof d, v->v[CM_MAX][rep] * 1e3),
-		       (unsigned long long)v->errors[rep]);
-		fflush(stdout);
-	}
+	keep(v, rep, &f, quiet);
 	run_result_free(&r);
 	return 0;
 }
@@ -192,6 +233,24 @@ static int write_json(FILE *f, const struct report_ctx *ctx, struct variant *vs,
 	jw_str(j, "rotating");
 	jw_key(j, "noise_pct");
 	jw_dbl(j, noise * 100, 3);
+	jw_key(j, "ramp");
+	if (ramp_mode) {
+		jw_obj(j);
+		jw_key(j, "steps_per_s");
+		jw_arr(j);
+		for (size_t i = 0; i < ramp_rp.n_rates; i++)
+			jw_dbl(j, ramp_rp.rates[i], 3);
+		jw_arr_end(j);
+		jw_key(j, "slo");
+		jw_str(j, ramp_rp.slo_expr);
+		jw_key(j, "refine");
+		jw_bool(j, ramp_rp.refine);
+		jw_key(j, "step_duration_s");
+		jw_dbl(j, (double)ramp_rp.step_ns / 1e9, 6);
+		jw_obj_end(j);
+	} else {
+		jw_null(j);
+	}
 	jw_obj_end(j);
 	/* the order the measurements ran in: A B, B A, ... */
 	jw_key(j, "sequence");
@@ -309,7 +368,10 @@ int cmd_compare(int argc, char **argv)
 	plan.duration_ns = 5 * NS_PER_S;
 	plan.warmup_ns = NS_PER_S;
 	struct opt_list variants = {0}, headers = {0};
-	const char *arrival = NULL, *body_arg = NULL, *noise_arg = NULL;
+	const char *arrival = NULL, *body_arg = NULL, *noise_arg = NULL, *steps = NULL,
+		   *slo = NULL, *precision = NULL;
+	uint64_t step_ns = 5 * NS_PER_S, step_warmup_ns = NS_PER_S;
+	bool refine = false;
 	double noise = 0.02;
 	uint32_t repeat = 5, target_threads = 0;
 	bool help = false;
@@ -326,9 +388,15 @@ int cmd_compare(int argc, char **argv)
 		{'o', "out", OPT_STR, &plan.out_path, "FILE", NULL, "write the JSON result", false},
 		{'q', "quiet", OPT_FLAG, &plan.quiet, NULL, NULL, "no table", false},
 		{'r', "rate", OPT_RATE, &plan.rate_per_s, "R", NULL, "open loop at R req/s (else closed loop: throughput compared)", false},
+		{0, "precision", OPT_STR, &precision, "P%", "5%", "ramp mode, --refine: stop when pass and fail are this close", false},
+		{0, "refine", OPT_FLAG, &refine, NULL, NULL, "ramp mode: bisect to the capacity", false},
 		{0, "repeat", OPT_U32, &repeat, "N", "5", "repetitions per variant", false},
 		{0, "seed", OPT_COUNT, &plan.seed, "S", "1", "seed of Poisson schedules", false},
+		{0, "slo", OPT_STR, &slo, "EXPR", NULL, "ramp mode: pass condition of a step (docs/slo.md)", false},
 		{0, "spin", OPT_DURATION, &plan.spin_ns, "D", "100us", "poll instead of sleeping this close to a due time", false},
+		{0, "step-duration", OPT_DURATION, &step_ns, "D", "5s", "ramp mode: measured length of each step", false},
+		{0, "step-warmup", OPT_DURATION, &step_warmup_ns, "D", "1s", "ramp mode: warm-up of each step", false},
+		{0, "steps", OPT_STR, &steps, "R1,R2,...", NULL, "ramp mode: each repetition is a ramp over these rates; capacity is compared", false},
 		{0, "target-threads", OPT_U32, &target_threads, "N", "1", "threads of embedded (@PLAN) targets", false},
 		{'t', "threads", OPT_U32, &plan.threads, "T", "1", "worker threads per variant", false},
 		{0, "timeout", OPT_DURATION, &plan.timeout_ns, "D", "10s", "per-request timeout", false},
@@ -365,7 +433,44 @@ int cmd_compare(int argc, char **argv)
 		}
 		noise /= 100;
 	}
-	plan.open_loop = opts_given(tab, ntab, "rate");
+	ramp_mode = steps != NULL;
+	if (ramp_mode) {
+		memset(&ramp_rp, 0, sizeof ramp_rp);
+		if (ramp_parse_steps(steps, ramp_rp.rates, RAMP_MAX_STEPS, &ramp_rp.n_rates, err,
+				     sizeof err)) {
+			fprintf(stderr, "pacer compare: %s\n", err);
+			goto out;
+		}
+		if (!slo) {
+			fprintf(stderr, "pacer compare: --steps needs --slo (what a passing step is)\n");
+			goto out;
+		}
+		if (slo_parse(&ramp_rp.slo, slo, NULL, 0, err, sizeof err)) {
+			fprintf(stderr, "pacer compare: --slo: %s\n", err);
+			goto out;
+		}
+		ramp_rp.slo_expr = slo;
+		ramp_rp.precision = 0.05;
+		if (precision && (units_parse_percent(precision, &ramp_rp.precision) ||
+				  ramp_rp.precision <= 0)) {
+			fprintf(stderr, "pacer compare: --precision '%s': expected a percent like 5%%\n",
+				precision);
+			goto out;
+		}
+		if (precision)
+			ramp_rp.precision /= 100;
+		ramp_rp.refine = refine;
+		ramp_rp.step_ns = step_ns;
+		ramp_rp.step_warmup_ns = step_warmup_ns;
+		if (opts_given(tab, ntab, "rate")) {
+			fprintf(stderr, "pacer compare: give --rate or --steps, not both\n");
+			goto out;
+		}
+		plan.rate_per_s = ramp_rp.rates[0];
+		metric_names[CM_RATE] = "capacity";
+		metric_keys[CM_RATE] = "capacity_per_s";
+	}
+	plan.open_loop = opts_given(tab, ntab, "rate") || ramp_mode;
 	if (!plan.open_loop && opts_given(tab, ntab, "connections") &&
 	    !opts_given(tab, ntab, "concurrency"))
 		plan.concurrency = plan.connections;
@@ -434,7 +539,7 @@ int cmd_compare(int argc, char **argv)
 		printf(", ...)\n  %s; %.1fs warm-up + %.1fs measured per repetition\n\n",
 		       plan.open_loop ? "open loop" : "closed loop", (double)plan.warmup_ns / 1e9,
 		       (double)plan.duration_ns / 1e9);
-		printf("  %-4s %-10s %12s %10s %10s %10s  %s\n", "rep", "variant", "achieved/s", "p50",
+		printf("  %-4s %-10s %12s %10s %10s %10s  %s\n", "rep", "variant", ramp_mode ? "capacity/s" : "achieved/s", "p50",
 		       "p99", "max", "errors");
 	}
 	bool interrupted = false;

@@ -33,8 +33,9 @@ static const struct key ramp_keys[] = {
 };
 static const struct key compare_keys[] = {
 	{"arrival", 0}, {"body", 0}, {"concurrency", 0}, {"connections", 0}, {"duration", 0},
-	{"method", 0}, {"noise", 0}, {"out", 0}, {"quiet", 1}, {"rate", 0}, {"repeat", 0},
-	{"seed", 0}, {"spin", 0}, {"target-threads", 0}, {"threads", 0}, {"timeout", 0},
+	{"method", 0}, {"noise", 0}, {"out", 0}, {"precision", 0}, {"quiet", 1}, {"rate", 0},
+	{"refine", 1}, {"repeat", 0}, {"seed", 0}, {"slo", 0}, {"spin", 0}, {"step-duration", 0},
+	{"step-warmup", 0}, {"steps", 0}, {"target-threads", 0}, {"threads", 0}, {"timeout", 0},
 	{"warmup", 0}, {NULL, 0},
 };
 

@@ -83,6 +83,25 @@ class CompareTest(unittest.TestCase):
         self.assertGreater(p50["ratio"], 1.5)
         self.assertLess(p50["ratio"], 2.5)
 
+    def test_ramp_mode_compares_capacity(self):
+        """--steps: each repetition is a ramp per variant (refined to 10 %);
+        the capacity of the 2 ms plan is about half that of the 1 ms plan."""
+        a = os.path.join(PLANS, "cmp_cpu1ms.yaml")
+        b = os.path.join(PLANS, "cmp_cpu2ms.yaml")
+        r = self.compare("--variant", f"A=@{a}", "--variant", f"B=@{b}", "--steps",
+                         "250,500,750,1000,1250", "--slo", "p99<50ms", "--refine",
+                         "--precision", "10%", "--step-duration", "0.5s", "--step-warmup", "0.1s",
+                         "-c", "16", "--repeat", "3", timeout=150)
+        self.assertEqual(r["plan"]["ramp"]["slo"], "p99<50ms")
+        for v in r["variants"]:
+            for rep in v["repetitions"]:
+                self.assertGreater(rep["capacity_per_s"], 0, v)
+        cap = ratio(r, "capacity")
+        self.assertTrue(cap["significant"], cap)
+        self.assertEqual(cap["verdict"], "slower")
+        self.assertGreater(cap["ratio"], 0.35)
+        self.assertLess(cap["ratio"], 0.70)
+
     def test_usage_errors(self):
         cases = [
             (["--variant", "A=@hello"], "between 2"),
@@ -90,6 +109,9 @@ class CompareTest(unittest.TestCase):
             (["--variant", "noequals", "--variant", "B=@hello"], "NAME=URL"),
             (["--variant", "A=@nosuchplan", "--variant", "B=@hello"], "no such built-in plan"),
             (["http://127.0.0.1:1/", "--variant", "A=@hello", "--variant", "B=@hello"], "--variant"),
+            (["--variant", "A=@hello", "--variant", "B=@hello", "--steps", "100,200"], "--slo"),
+            (["--variant", "A=@hello", "--variant", "B=@hello", "--steps", "100,200", "--slo",
+              "p99<1s", "--rate", "100"], "not both"),
         ]
         for args, needle in cases:
             with self.subTest(args=args):

@@ -31,8 +31,9 @@ KEYS = {
              "step_duration", "step_warmup", "steps", "target_cores", "target_threads",
              "threads", "timeout", "to"],
     "compare": ["arrival", "body", "concurrency", "connections", "duration", "method", "noise",
-                "out", "quiet", "rate", "repeat", "seed", "spin", "target_threads", "threads",
-                "timeout", "warmup"],
+                "out", "quiet", "repeat", "seed", "spin", "target_threads", "threads",
+                "timeout", "warmup", "precision", "refine", "slo", "step_duration",
+                "step_warmup", "steps"],
 }
 
 
