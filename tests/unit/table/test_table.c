@@ -22,21 +22,11 @@
 #include "table/table_int.h"
 #include "util/err.h"
 #include "util/rng.h"
+#include "tmpfiles.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define UA "pacer/test"
 
-static char dir[256];
-
-static void write_file(const char *name, const char *data, size_t len)
-{
-	char path[512];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
 
 static int setup(void **state)
 {
@@ -45,13 +35,6 @@ static int setup(void **state)
 	return mkdtemp(dir) ? 0 : -1;
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	char cmd[400];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
 
 static struct table *parse(const char *text)
 {
