@@ -34,7 +34,8 @@
 
 #define READ_BUF_CAP (64 * 1024)
 #define MAX_EVENTS 256
-#define CONNECT_BACKOFF_NS (10 * NS_PER_MS)
+#define CONNECT_BACKOFF_NS (10 * NS_PER_MS)   /* after a failed connect ... */
+#define CONNECT_BACKOFF_MAX_NS (1 * NS_PER_S) /* ... doubling per failure in a row */
 #define SERIES_SUB_BITS 7
 #define IDLE_WAIT_NS (100 * NS_PER_MS)
 
@@ -100,6 +101,7 @@ struct worker {
 	uint32_t n_open, n_connecting;
 	struct list idle, timed;
 	uint64_t backoff_until_ns;
+	uint32_t connect_fails;  /* connect failures in a row (backoff doubles) */
 
 	char *rbuf;
 
@@ -276,6 +278,16 @@ static void conn_close(struct worker *w, struct conn *c)
 	w->free_slots = c;
 }
 
+/* A connect failed: wait before the next attempt, twice as long for each
+ * failure in a row (a dead target is not hammered), up to a second. */
+static void connect_failed(struct worker *w, uint64_t now)
+{
+	uint32_t k = w->connect_fails < 7 ? w->connect_fails : 7;
+	uint64_t wait = CONNECT_BACKOFF_NS << k;
+	w->backoff_until_ns = now + (wait < CONNECT_BACKOFF_MAX_NS ? wait : CONNECT_BACKOFF_MAX_NS);
+	w->connect_fails++;
+}
+
 static void conn_open(struct worker *w, uint64_t now)
 {
 	struct conn *c = w->free_slots;
@@ -285,13 +297,13 @@ static void conn_open(struct worker *w, uint64_t now)
 	struct phase_stats *ph = phase_of(w, now);
 	if (fd < 0) {
 		ph->errors[ERRK_CONNECT]++;
-		w->backoff_until_ns = now + CONNECT_BACKOFF_NS;
+		connect_failed(w, now);
 		return;
 	}
 	if (loop_add(&w->loop, fd, EPOLLIN | EPOLLOUT, c) < 0) {
 		close(fd);
 		ph->errors[ERRK_CONNECT]++;
-		w->backoff_until_ns = now + CONNECT_BACKOFF_NS;
+		connect_failed(w, now);
 		return;
 	}
 	w->free_slots = c->next;
@@ -466,12 +478,13 @@ static void conn_event(struct worker *w, struct conn *c, uint32_t events)
 		int rc = net_connect_result(c->fd);
 		if (rc != 0 || (events & (EPOLLERR | EPOLLHUP))) {
 			phase_of(w, now)->errors[ERRK_CONNECT]++;
-			w->backoff_until_ns = now + CONNECT_BACKOFF_NS;
+			connect_failed(w, now);
 			conn_close(w, c);
 			return;
 		}
 		struct phase_stats *ph = phase_of(w, c->connect_start_ns);
 		ph->conns_opened++;
+		w->connect_fails = 0;
 		hist_record(&ph->timing[TIM_CONNECT], now - c->connect_start_ns);
 		w->n_connecting--;
 		list_remove(&w->timed, c);
@@ -529,6 +542,9 @@ static void dispatch(struct worker *w, uint64_t now)
 		while (w->q_len && w->idle.head)
 			conn_send(w, w->idle.head, q_pop(w));
 		size_t want = w->q_len > w->n_connecting ? w->q_len - w->n_connecting : 0;
+		/* after failures, probe with one connection at a time */
+		if (w->connect_fails && want > 1)
+			want = w->n_connecting ? 0 : 1;
 		while (want-- && w->n_open < w->max_conns && now >= w->backoff_until_ns &&
 		       w->free_slots)
 			conn_open(w, now);
@@ -558,7 +574,7 @@ static void check_timeouts(struct worker *w, uint64_t now)
 		struct conn *c = w->timed.head;
 		if (c->state == CS_CONNECTING) {
 			phase_of(w, now)->errors[ERRK_CONNECT]++;
-			w->backoff_until_ns = now + CONNECT_BACKOFF_NS;
+			connect_failed(w, now);
 		} else {
 			/* Not dropped: the time waited is a lower bound of its latency. */
 			struct phase_stats *ph = phase_of(w, c->sched_ns);
