@@ -47,23 +47,6 @@ static int parse_max_body(const char *cmd, const char *s, struct table_limits *l
 	return 0;
 }
 
-static int parse_seed(const char *cmd, const char *s, uint64_t *seed)
-{
-	char *end = NULL;
-	errno = 0;
-	if (s[0] < '0' || s[0] > '9')
-		goto bad;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || !end || *end)
-		goto bad;
-	*seed = v;
-	return 0;
-bad:
-	fprintf(stderr, "%s: --seed '%s': not understood (expected a whole number 0 to 18446744073709551615)\n",
-	        cmd, s);
-	return -1;
-}
-
 /* Open -o FILE (or stdout for NULL / "-"). */
 static int out_open(const char *cmd, const char *path, struct afile *a)
 {
@@ -268,14 +251,15 @@ static int write_table(const char *cmd, const struct table *t, const char *path)
 static int generate(int argc, char **argv)
 {
 	const char *cmd = "pacer table generate";
-	const char *spec = NULL, *seed_s = "1", *out = NULL, *max_body = NULL;
+	const char *spec = NULL, *out = NULL, *max_body = NULL;
+	uint64_t seed = 1;
 	uint64_t size = 0;
 	bool help = false;
 	struct opt tab[] = {
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
 		{0, "max-body", OPT_STR, &max_body, "SIZE", "1MiB", "largest request body accepted", false},
 		{'o', "out", OPT_STR, &out, "FILE", "-", "write the table here (atomically) instead of stdout", false},
-		{0, "seed", OPT_STR, &seed_s, "S", "1", "seed: the same spec, size and seed give the same bytes", false},
+		{0, "seed", OPT_U64, &seed, "S", "1", "seed: the same spec, size and seed give the same bytes", false},
 		{0, "size", OPT_COUNT, &size, "N", NULL, "number of requests (required)", false},
 		{0, "spec", OPT_STR, &spec, "MIX.yaml", NULL, "the mix spec (required; docs/tables.md)", false},
 	};
@@ -304,8 +288,7 @@ static int generate(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	struct table_limits lim = {0};
-	uint64_t seed;
-	if (parse_max_body(cmd, max_body, &lim) || parse_seed(cmd, seed_s, &seed))
+	if (parse_max_body(cmd, max_body, &lim))
 		return EXIT_USAGE;
 	if (size == 0 || size > TABLE_DEFAULT_MAX_REQUESTS) {
 		fprintf(stderr, "%s: --size %" PRIu64 ": out of range (1 to %u)\n", cmd, size,

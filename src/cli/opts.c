@@ -1,5 +1,6 @@
 #include "cli/opts.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,19 @@ static int set_value(struct opt *o, const char *val, char *err, size_t cap)
 		if (!rc)
 			*(uint32_t *)o->dst = (uint32_t)v;
 		expect = "a whole number";
+		break;
+	}
+	case OPT_U64: {
+		char *end = NULL;
+		errno = 0;
+		unsigned long long v = strtoull(val, &end, 10);
+		if (val[0] < '0' || val[0] > '9' || !end || *end)
+			rc = PACER_EPARSE;
+		else if (errno == ERANGE)
+			rc = PACER_ERANGE;
+		else
+			*(uint64_t *)o->dst = (uint64_t)v;
+		expect = "a whole number from 0 to 18446744073709551615";
 		break;
 	}
 	default:

@@ -17,6 +17,7 @@ enum opt_type {
 	OPT_DURATION, /* uint64_t ns */
 	OPT_COUNT,    /* uint64_t, k/M suffixes */
 	OPT_U32,      /* uint32_t count */
+	OPT_U64,      /* uint64_t, exact decimal digits (e.g. a seed) */
 	OPT_HELP,     /* prints help */
 };
 

@@ -327,6 +327,48 @@ static void test_u32_bounds(void **state)
 	assert_int_equal(f->v.threads, 2000);
 }
 
+/* OPT_U64 takes exact decimal integers up to UINT64_MAX; OPT_OPTSTR takes a
+ * value only as --name=VALUE and is "" when given bare. */
+static void test_u64_and_optional_value(void **state)
+{
+	(void)state;
+	uint64_t seed = 5;
+	const char *sc = NULL;
+	struct opt tab[] = {
+		{0, "seed", OPT_U64, &seed, "S", "1", "seed", false},
+		{0, "self-contained", OPT_OPTSTR, &sc, "PLAN", "hello", "embedded target", false},
+	};
+	const char *pos[2];
+	size_t npos;
+	char err[256];
+	char *a1[] = {"run", "--seed", "18446744073709551615", "--self-contained", "x"};
+	assert_int_equal(opts_parse(tab, 2, 5, a1, pos, 2, &npos, err, sizeof err), 0);
+	assert_true(seed == UINT64_MAX);
+	assert_string_equal(sc, "");        /* bare: the default plan */
+	assert_int_equal(npos, 1);          /* "x" is positional, not the value */
+	char *a2[] = {"run", "--self-contained=kv", "--seed=0"};
+	assert_int_equal(opts_parse(tab, 2, 3, a2, pos, 2, &npos, err, sizeof err), 0);
+	assert_string_equal(sc, "kv");
+	assert_true(seed == 0);
+	static const struct {
+		const char *v, *want;
+	} bad[] = {
+		{"18446744073709551616", "out of range"},
+		{"1e3", "not understood"},
+		{"-1", "not understood"},
+		{"12x", "not understood"},
+		{"", "not understood"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *a3[] = {"run", "--seed", (char *)bad[i].v};
+		seed = 77;
+		assert_int_equal(opts_parse(tab, 2, 3, a3, pos, 2, &npos, err, sizeof err), -1);
+		assert_non_null(strstr(err, bad[i].want));
+		assert_non_null(strstr(err, "--seed"));
+		assert_true(seed == 77);
+	}
+}
+
 /* A short error buffer truncates the message and keeps it terminated. */
 static void test_small_err_buffer(void **state)
 {
@@ -351,6 +393,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_u32_bounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_small_err_buffer, setup, teardown),
+		cmocka_unit_test(test_u64_and_optional_value),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
