@@ -170,7 +170,7 @@ int cmd_ramp(int argc, char **argv)
 		{0, "require", OPT_RATE, &require, "R", NULL, "exit 0 only if a step at or above R passed", false},
 		{0, "requests-file", OPT_STR, &setup.requests_file, "FILE", NULL, "a request table (targets or JSON Lines; docs/tables.md)", false},
 		{0, "requests-format", OPT_STR, &setup.requests_format, "auto|targets|jsonl", "auto", "format of --requests-file", false},
-		{0, "seed", OPT_U64, &plan->seed, "S", "1", "seed of Poisson schedules", false},
+		{0, "seed", OPT_U64, &plan->seed, "S", "1", "seed of Poisson schedules and --order random", false},
 		{0, "self-contained", OPT_OPTSTR, &setup.self_contained, "PLAN", "hello", "drive pacer's own embedded target on a loopback port", false},
 		{0, "slo", OPT_STR, &rp.slo_expr, "EXPR", NULL, "pass condition of a step, e.g. 'p99<100ms,errors<1%' (docs/slo.md)", false},
 		{0, "spin", OPT_DURATION, &plan->spin_ns, "D", "100us", "poll instead of sleeping this close to a due time", false},

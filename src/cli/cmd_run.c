@@ -105,7 +105,7 @@ int cmd_run(int argc, char **argv)
 		{'n', "requests", OPT_COUNT, &plan.requests, "N", NULL, "closed loop: stop after N requests", false},
 		{0, "requests-file", OPT_STR, &setup.requests_file, "FILE", NULL, "a request table (targets or JSON Lines; docs/tables.md)", false},
 		{0, "requests-format", OPT_STR, &setup.requests_format, "auto|targets|jsonl", "auto", "format of --requests-file", false},
-		{0, "seed", OPT_U64, &plan.seed, "S", "1", "seed of the Poisson schedule", false},
+		{0, "seed", OPT_U64, &plan.seed, "S", "1", "seed of Poisson schedules and --order random", false},
 		{0, "self-contained", OPT_OPTSTR, &setup.self_contained, "PLAN", "hello", "drive pacer's own embedded target (a built-in plan or a plan file) on a loopback port", false},
 		{0, "spin", OPT_DURATION, &plan.spin_ns, "D", "100us", "open loop: poll instead of sleeping this close to a due time (0: always sleep)", false},
 		{0, "target-threads", OPT_U32, &setup.target_threads, "N", "1", "self-contained: threads of the embedded target", false},
