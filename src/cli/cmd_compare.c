@@ -391,7 +391,7 @@ int cmd_compare(int argc, char **argv)
 		{0, "precision", OPT_STR, &precision, "P%", "5%", "ramp mode, --refine: stop when pass and fail are this close", false},
 		{0, "refine", OPT_FLAG, &refine, NULL, NULL, "ramp mode: bisect to the capacity", false},
 		{0, "repeat", OPT_U32, &repeat, "N", "5", "repetitions per variant", false},
-		{0, "seed", OPT_U64, &plan.seed, "S", "1", "seed of Poisson schedules and --order random", false},
+		{0, "seed", OPT_U64, &plan.seed, "S", "1", "seed of Poisson schedules", false},
 		{0, "slo", OPT_STR, &slo, "EXPR", NULL, "ramp mode: pass condition of a step (docs/slo.md)", false},
 		{0, "spin", OPT_DURATION, &plan.spin_ns, "D", "100us", "poll instead of sleeping this close to a due time", false},
 		{0, "step-duration", OPT_DURATION, &step_ns, "D", "5s", "ramp mode: measured length of each step", false},
