@@ -9,6 +9,7 @@
 #include <yaml.h>
 
 #include "util/err.h"
+#include "util/text.h"
 
 /* The options each kind takes as keys (long option names; flags marked). */
 struct key {
@@ -58,9 +59,7 @@ __attribute__((format(printf, 3, 4))) static int fail(struct ctx *c, const yaml_
 		vsnprintf(c->err + k, c->errcap - (size_t)k, fmt, ap);
 		va_end(ap);
 	}
-	for (char *q = c->err; *q; q++)
-		if ((unsigned char)*q < 0x20)
-			*q = '?';
+	text_one_line(c->err);
 	return PACER_EPARSE;
 }
 

@@ -52,7 +52,7 @@ __attribute__((format(printf, 3, 4))) static int efail(struct har_ctx *c, int co
 			vsnprintf(c->err + k, c->cap - (size_t)k, fmt, ap);
 			va_end(ap);
 		}
-		tb_one_line(c->err);
+		text_one_line(c->err);
 	}
 	return code;
 }

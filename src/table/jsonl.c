@@ -57,7 +57,7 @@ __attribute__((format(printf, 2, 3))) static void append(struct line_ctx *c, con
 	va_start(ap, fmt);
 	vsnprintf(c->err + k, c->cap - k, fmt, ap);
 	va_end(ap);
-	tb_one_line(c->err);
+	text_one_line(c->err);
 }
 
 static int add_header(struct line_ctx *c, const char *name, const char *value, size_t vlen)

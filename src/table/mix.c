@@ -112,7 +112,7 @@ __attribute__((format(printf, 5, 6))) static int fail(struct pctx *c, int code,
 			vsnprintf(c->err + k, c->cap - (size_t)k, fmt, ap);
 			va_end(ap);
 		}
-		tb_one_line(c->err);
+		text_one_line(c->err);
 	}
 	return code;
 }

@@ -84,20 +84,13 @@ char *ta_strndup(struct ta *a, const char *s, size_t n)
 
 /* ---- messages ------------------------------------------------------- */
 
-void tb_one_line(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
-}
-
 int tb_why(struct tb *b, int code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(b->why, sizeof b->why, fmt, ap);
 	va_end(ap);
-	tb_one_line(b->why);
+	text_one_line(b->why);
 	return code;
 }
 
@@ -108,7 +101,7 @@ int tb_err(char *err, size_t cap, int code, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(err, cap, fmt, ap);
 		va_end(ap);
-		tb_one_line(err);
+		text_one_line(err);
 	}
 	return code;
 }

@@ -8,6 +8,8 @@
 #ifndef PACER_TABLE_TABLE_INT_H
 #define PACER_TABLE_TABLE_INT_H
 
+#include "util/text.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -106,9 +108,6 @@ char *tb_strndup(struct tb *b, const char *s, size_t n);
 int tb_body_file(struct tb *b, const char *base_dir, const char *path, size_t path_len,
                  const char **body, size_t *len);
 
-/* Replace control characters (a newline in a quoted name, ...) by '?' so
- * that every message stays one line. */
-void tb_one_line(char *s);
 /* Write "fmt..." into b->why and return code. */
 __attribute__((format(printf, 3, 4))) int tb_why(struct tb *b, int code, const char *fmt, ...);
 /* Write "prefix: fmt..." into err[cap] (when cap > 0) and return code. */

@@ -18,6 +18,7 @@
 #include "target/plan_int.h"
 #include "util/clock.h"
 #include "util/err.h"
+#include "util/text.h"
 #include "util/units.h"
 
 #define WHERE_CAP 96
@@ -56,9 +57,7 @@ __attribute__((format(printf, 5, 6))) static int fail(struct ctx *c, int code,
 		}
 		/* one line: text echoed from the plan (values, keys) may hold
 		 * line breaks or other control bytes */
-		for (char *q = c->err; *q; q++)
-			if ((unsigned char)*q < 0x20 || *q == 0x7f)
-				*q = '?';
+		text_one_line(c->err);
 	}
 	return code;
 }
