@@ -510,6 +510,24 @@ BADSERVER_MODES = ("ok", "stall", "close-before", "close-mid", "garbage", "huge-
                    "slow", "every-other-close", "chunked", "close-delimited", "interim")
 
 
+def read_first_line(proc, timeout, who, what):
+    """The first line `proc` writes to its stdout pipe, within `timeout`
+    seconds; RuntimeError naming `who` and `what` if it does not come."""
+    fd = proc.stdout.fileno()
+    buf = b""
+    deadline = time.monotonic() + timeout
+    while not buf.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        r, _, _ = select.select([fd], [], [], max(left, 0))
+        if not r:
+            raise RuntimeError("%s printed no %s within %.1fs" % (who, what, timeout))
+        d = os.read(fd, 256)
+        if not d:
+            raise RuntimeError("%s exited (%s) without a %s" % (who, proc.wait(), what))
+        buf += d
+    return buf.decode(errors="replace")
+
+
 class BadServer:
     """tests/tools/badserver in one mode on an ephemeral loopback port.
 
@@ -549,19 +567,7 @@ class BadServer:
         return self
 
     def _read_line(self, timeout):
-        fd = self.proc.stdout.fileno()
-        buf = b""
-        deadline = time.monotonic() + timeout
-        while not buf.endswith(b"\n"):
-            left = deadline - time.monotonic()
-            r, _, _ = select.select([fd], [], [], max(left, 0))
-            if not r:
-                raise RuntimeError("badserver printed no port line within %.1fs" % timeout)
-            d = os.read(fd, 256)
-            if not d:
-                raise RuntimeError("badserver exited (%s) without a port line" % self.proc.wait())
-            buf += d
-        return buf.decode()
+        return read_first_line(self.proc, timeout, "badserver", "port line")
 
     def stop(self):
         if self.proc is not None:
@@ -911,20 +917,7 @@ class PacerServe:
         return self
 
     def _read_line(self, timeout):
-        fd = self.proc.stdout.fileno()
-        buf = b""
-        deadline = time.monotonic() + timeout
-        while not buf.endswith(b"\n"):
-            left = deadline - time.monotonic()
-            r, _, _ = select.select([fd], [], [], max(left, 0))
-            if not r:
-                raise RuntimeError("pacer serve printed no 'listening on' line within %.1fs" % timeout)
-            d = os.read(fd, 256)
-            if not d:
-                raise RuntimeError("pacer serve exited (%s) without a 'listening on' line"
-                                   % self.proc.wait())
-            buf += d
-        return buf.decode(errors="replace")
+        return read_first_line(self.proc, timeout, "pacer serve", "'listening on' line")
 
     @property
     def pid(self):
