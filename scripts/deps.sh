@@ -23,6 +23,17 @@ have_cmd wrk || need+=(wrk)
 [ -x /usr/bin/time ] || need+=(time)
 have_cmd clang || need+=(clang)
 have_cmd valgrind || need+=(valgrind)
+have_hdr zlib.h || need+=(zlib1g-dev)
+have_cmd openssl || need+=(openssl)
+# Browser tests (HAR recording, HTML reports): Debian's Chromium driven over
+# the DevTools protocol from Debian's Python with python3-websocket.
+have_cmd chromium || need+=(chromium)
+/usr/bin/python3 -c 'import websocket' 2>/dev/null || need+=(python3-websocket)
+# The JSON result is validated against its schema with a standard validator.
+/usr/bin/python3 -c 'import jsonschema' 2>/dev/null || need+=(python3-jsonschema)
+# hlog output is decoded by HdrHistogram's own Java implementation.
+[ -e /usr/share/java/hdrhistogram.jar ] || need+=(libhdrhistogram-java)
+have_cmd javac || need+=(default-jdk-headless)
 
 if [ ${#need[@]} -eq 0 ]; then
 	exit 0

@@ -39,4 +39,6 @@ if [ ! -x /usr/sbin/nginx ] && [ -z "${NGINX_BIN:-}" ]; then
 	exit 1
 fi
 cd "$root/tests/integration" || exit 1
-exec python3 -c 'import sys, harness; sys.exit(harness.run_suite())' "$@"
+# Debian's own Python sees the Debian modules the browser and schema tests use.
+PY=python3; [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+exec "$PY" -c 'import sys, harness; sys.exit(harness.run_suite())' "$@"
