@@ -17,6 +17,7 @@ static void usage(FILE *f)
 		   "  demo         a short self-contained benchmark, end to end\n"
 		   "  table CMD    request tables: hash, show, generate (pacer table --help)\n"
 		   "  import har   turn a HAR recording into a request table (JSON Lines)\n"
+		   "  report FILE  render a saved result: Markdown, HTML, text, CSV, hgrm, hlog\n"
 		   "  version      print version and source commit\n"
 		   "  help         this text\n\n"
 		   "`pacer COMMAND --help` lists a command's options; docs/ has a page per command.\n",
@@ -46,6 +47,8 @@ int main(int argc, char **argv)
 		return cmd_table(argc - 1, argv + 1);
 	if (strcmp(cmd, "import") == 0)
 		return cmd_import(argc - 1, argv + 1);
+	if (strcmp(cmd, "report") == 0)
+		return cmd_report(argc - 1, argv + 1);
 	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
 		printf("pacer %s (commit %s)\n", PACER_VERSION, PACER_COMMIT);
 		return EXIT_OK;

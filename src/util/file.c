@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "util/err.h"
 
@@ -47,4 +49,32 @@ int file_read_all(const char *path, size_t cap, char **out, size_t *len)
 	*out = buf;
 	*len = n;
 	return 0;
+}
+
+int file_mkdir_p(const char *dir)
+{
+	size_t n = strlen(dir);
+	char *p = malloc(n + 1);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, dir, n + 1);
+	int rc = 0;
+	for (size_t i = 1; i <= n && !rc; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		char save = p[i];
+		p[i] = '\0';
+		if (mkdir(p, 0777) != 0 && errno != EEXIST)
+			rc = -errno;
+		p[i] = save;
+	}
+	free(p);
+	if (!rc) {
+		struct stat st;
+		if (stat(dir, &st) != 0)
+			rc = -errno;
+		else if (!S_ISDIR(st.st_mode))
+			rc = -ENOTDIR;
+	}
+	return rc;
 }

@@ -8,4 +8,8 @@
  * counted in *len). 0, -errno, or PACER_ETOOBIG when over cap bytes. */
 int file_read_all(const char *path, size_t cap, char **out, size_t *len);
 
+/* mkdir -p: create dir and any missing parents (mode 0777 before the
+ * umask). 0, -ENOTDIR when a part is not a folder, or another -errno. */
+int file_mkdir_p(const char *dir);
+
 #endif

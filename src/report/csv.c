@@ -1,0 +1,251 @@
+/* pacer — CSV (RFC 4180, header row, CRLF-free "\n" lines) of a result:
+ *
+ *   run      one row per second of the measured phase (`series`):
+ *            t_s,completed,errors,p50_us,p99_us
+ *   ramp     one row per step, in the order they ran:
+ *            step,refine,interrupted,offered_per_s,achieved_per_s,p50_us,p90_us,
+ *            p99_us,p99_9_us,max_us,error_pct,drop_pct,pass,reason,
+ *            then <outcome>_rate_pct per outcome name
+ *   compare  one row per variant and metric:
+ *            variant,baseline,metric,median,min,max,ratio,ci95_low,ci95_high,
+ *            significant,verdict   (ratio columns empty for the baseline; at
+ *            most REPORT_MAX_VARIANTS variants)
+ *
+ * Numbers are written as in the JSON (shortest form that reads back the
+ * same); a missing value is an empty field. Text fields are quoted when they
+ * hold a comma, quote or line break, and a text field that a spreadsheet
+ * would read as a formula (= + - @ first) gets a leading apostrophe. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/render_int.h"
+
+static void num(FILE *f, const json_t *o, const char *path)
+{
+	double v;
+	if (!rr_num(o, path, &v))
+		return;
+	char b[64];
+	snprintf(b, sizeof b, "%.15g", v);
+	if (strtod(b, NULL) != v)
+		snprintf(b, sizeof b, "%.17g", v);
+	fputs(b, f);
+}
+
+static void text(FILE *f, const char *s)
+{
+	if (!s)
+		return;
+	bool formula = *s == '=' || *s == '+' || *s == '-' || *s == '@';
+	if (formula) {
+		/* a negative number is data, not a formula */
+		char *end;
+		strtod(s, &end);
+		if (end != s && *end == '\0')
+			formula = false;
+	}
+	bool quote = formula || strpbrk(s, ",\"\r\n") != NULL;
+	if (quote)
+		fputc('"', f);
+	if (formula)
+		fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	if (quote)
+		fputc('"', f);
+}
+
+static void boolean(FILE *f, const json_t *o, const char *path)
+{
+	bool b;
+	if (rr_bool(o, path, &b))
+		fputs(b ? "true" : "false", f);
+}
+
+static void run_csv(FILE *f, const json_t *root)
+{
+	fputs("t_s,completed,errors,p50_us,p99_us\n", f);
+	size_t i;
+	const json_t *p;
+	json_array_foreach(rr_arr(root, "series"), i, p) {
+		num(f, p, "t_s");
+		fputc(',', f);
+		num(f, p, "completed");
+		fputc(',', f);
+		num(f, p, "errors");
+		fputc(',', f);
+		num(f, p, "p50_us");
+		fputc(',', f);
+		num(f, p, "p99_us");
+		fputc('\n', f);
+	}
+}
+
+static const json_t *outcome_of(const json_t *step, const char *name)
+{
+	const json_t *oc = rr_arr(step, "outcomes");
+	if (!oc)
+		oc = rr_arr(step, "measure.outcomes");
+	size_t k;
+	const json_t *o;
+	json_array_foreach(oc, k, o) {
+		const char *n = rr_str(o, "name");
+		if (n && strcmp(n, name) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+static void ramp_csv(FILE *f, const json_t *root)
+{
+	const json_t *steps = rr_arr(root, "steps");
+	const char *names[16];
+	size_t nn = 0;
+	size_t i;
+	const json_t *s;
+	json_array_foreach(steps, i, s) {
+		const json_t *oc = rr_arr(s, "outcomes");
+		if (!oc)
+			oc = rr_arr(s, "measure.outcomes");
+		size_t k;
+		const json_t *o;
+		json_array_foreach(oc, k, o) {
+			const char *n = rr_str(o, "name");
+			bool seen = false;
+			for (size_t j = 0; j < nn; j++)
+				if (n && strcmp(names[j], n) == 0)
+					seen = true;
+			if (n && !seen && nn < 16)
+				names[nn++] = n;
+		}
+	}
+	fputs("step,refine,interrupted,offered_per_s,achieved_per_s,p50_us,p90_us,p99_us,p99_9_us,"
+	      "max_us,error_pct,drop_pct,pass,reason",
+	      f);
+	for (size_t j = 0; j < nn; j++) {
+		fputc(',', f);
+		char h[160];
+		snprintf(h, sizeof h, "%s_rate_pct", names[j]);
+		text(f, h);
+	}
+	fputc('\n', f);
+	json_array_foreach(steps, i, s) {
+		fprintf(f, "%zu,", i + 1);
+		boolean(f, s, "refine");
+		fputc(',', f);
+		boolean(f, s, "interrupted");
+		fputc(',', f);
+		num(f, s, "offered_per_s");
+		fputc(',', f);
+		num(f, s, "achieved_per_s");
+		static const char *const lat[] = {"p50_us", "p90_us", "p99_us", "p99_9_us", "max_us"};
+		for (size_t k = 0; k < 5; k++) {
+			char path[64];
+			snprintf(path, sizeof path, "measure.latency.%s", lat[k]);
+			fputc(',', f);
+			num(f, s, path);
+		}
+		fputc(',', f);
+		num(f, s, "error_pct");
+		fputc(',', f);
+		num(f, s, "drop_pct");
+		fputc(',', f);
+		boolean(f, s, "verdict.pass");
+		fputc(',', f);
+		text(f, rr_str(s, "verdict.reason"));
+		for (size_t j = 0; j < nn; j++) {
+			fputc(',', f);
+			num(f, outcome_of(s, names[j]), "rate_pct");
+		}
+		fputc('\n', f);
+	}
+}
+
+static const struct {
+	const char *summary, *ratio;
+} metric_map[] = {
+	{"achieved_per_s", "throughput"}, {"capacity_per_s", "capacity"}, {"p50_us", "p50"},
+	{"p90_us", "p90"},                {"p99_us", "p99"},              {"p99_9_us", "p99.9"},
+	{"max_us", "max"},
+};
+
+static void compare_csv(FILE *f, const json_t *root)
+{
+	fputs("variant,baseline,metric,median,min,max,ratio,ci95_low,ci95_high,significant,verdict\n",
+	      f);
+	const json_t *variants = rr_arr(root, "variants");
+	const json_t *ratios = rr_arr(root, "ratios");
+	const char *base = rr_str(json_array_get(variants, 0), "name");
+	size_t i;
+	const json_t *v;
+	json_array_foreach(variants, i, v) {
+		if (i >= REPORT_MAX_VARIANTS)
+			break;
+		const char *name = rr_str(v, "name");
+		const json_t *summary = rr_obj(v, "summary");
+		const char *key;
+		const json_t *fig;
+		size_t nfig = 0;
+		json_object_foreach((json_t *)summary, key, fig) {
+			if (!json_is_object(fig))
+				continue;
+			if (++nfig > 32) /* pacer writes 6 */
+				break;
+			text(f, name);
+			fputc(',', f);
+			text(f, base);
+			fputc(',', f);
+			text(f, key);
+			fputc(',', f);
+			num(f, fig, "median");
+			fputc(',', f);
+			num(f, fig, "min");
+			fputc(',', f);
+			num(f, fig, "max");
+			const char *rm = NULL;
+			for (size_t k = 0; k < sizeof metric_map / sizeof metric_map[0]; k++)
+				if (strcmp(metric_map[k].summary, key) == 0)
+					rm = metric_map[k].ratio;
+			const json_t *ratio = NULL;
+			size_t k;
+			const json_t *r;
+			json_array_foreach(ratios, k, r) {
+				if (k >= REPORT_MAX_RATIOS)
+					break;
+				const char *m = rr_str(r, "metric"), *vn = rr_str(r, "variant");
+				if (rm && m && vn && name && !strcmp(m, rm) && !strcmp(vn, name))
+					ratio = r;
+			}
+			fputc(',', f);
+			num(f, ratio, "ratio");
+			fputc(',', f);
+			num(f, ratio, "ci95_low");
+			fputc(',', f);
+			num(f, ratio, "ci95_high");
+			fputc(',', f);
+			boolean(f, ratio, "significant");
+			fputc(',', f);
+			text(f, rr_str(ratio, "verdict"));
+			fputc('\n', f);
+		}
+	}
+}
+
+int csv_write(FILE *f, const struct loaded_result *r, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	switch (r->kind) {
+	case RESULT_KIND_RUN: run_csv(f, r->root); break;
+	case RESULT_KIND_RAMP: ramp_csv(f, r->root); break;
+	case RESULT_KIND_COMPARE: compare_csv(f, r->root); break;
+	}
+	if (fflush(f) != 0 || ferror(f))
+		return errno ? -errno : -EIO;
+	return 0;
+}

@@ -1,0 +1,854 @@
+/* Unit tests: the report writers (report/render.c and the files behind it):
+ * escaping in Markdown, HTML and text; the seven sections and the facts they
+ * state (self-contained, loopback, closed loop, interrupted, errors,
+ * generator-limited, cost); determinism; CSV layout and quoting; .hgrm from
+ * saved pairs; .hlog decoded here by an independent reader of HdrHistogram's
+ * V2 encoding (base64, zlib, ZigZag LEB128, HdrHistogram's own index
+ * formula); the SVG charts; and the report folder. */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cmocka.h>
+
+#include "fixtures.h"
+#include "report/doc.h"
+#include "report/render.h"
+#include "report/svg.h"
+#include "stats/hist.h"
+#include "stats/hist_io.h"
+#include "util/err.h"
+
+#define CHECK(cond, ...)                                                                   \
+	do {                                                                               \
+		if (!(cond)) {                                                             \
+			print_error("%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
+			print_error(__VA_ARGS__);                                          \
+			print_error("\n");                                                 \
+			fail();                                                            \
+		}                                                                          \
+	} while (0)
+
+static const char HOSTILE[] = "<script>alert(1)</script>|x\ny & \"q\" 'a' `c` *b* _u_ "
+			      "[l](javascript:alert(1)) # $m$ \x1b[31m";
+
+/* Render fmt of j (taking it) with options o; asserts success. */
+static char *render(json_t *j, enum report_format fmt, const struct report_options *o)
+{
+	struct loaded_result r;
+	char err[512];
+	int rc = fx_load(j, &r, err, sizeof err);
+	CHECK(rc == 0, "load: %s", err);
+	char *out = fx_render(&r, fmt, o, &rc, err, sizeof err);
+	CHECK(rc == 0 && out, "render %s: rc %d: %s", report_format_name(fmt), rc, err);
+	result_free(&r);
+	return out;
+}
+
+static bool has(const char *hay, const char *needle)
+{
+	return strstr(hay, needle) != NULL;
+}
+
+/* ---- escaping ------------------------------------------------------------------ */
+
+static char *capture_esc(void (*esc)(FILE *, const char *), const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	esc(f, s);
+	fclose(f);
+	return buf;
+}
+
+static void test_escape_md(void **state)
+{
+	(void)state;
+	char *m = capture_esc(esc_md, HOSTILE);
+	/* every markup character is preceded by a backslash, no line break remains */
+	for (const char *p = m; *p; p++) {
+		CHECK(*p != '\n' && *p != '\r' && (unsigned char)*p >= 0x20, "control byte in '%s'", m);
+		if (strchr("<>|`*_[]&#$~", *p))
+			CHECK(p > m && p[-1] == '\\', "unescaped '%c' at %zu in '%s'", *p,
+			      (size_t)(p - m), m);
+	}
+	assert_string_equal(m, "\\<script\\>alert(1)\\</script\\>\\|x y \\& \"q\" 'a' \\`c\\` \\*b\\* "
+			       "\\_u\\_ \\[l\\](javascript:alert(1)) \\# \\$m\\$  \\[31m");
+	free(m);
+	m = capture_esc(esc_md, "a\\b");
+	assert_string_equal(m, "a\\\\b");
+	free(m);
+}
+
+static void test_escape_html(void **state)
+{
+	(void)state;
+	char *h = capture_esc(esc_html, HOSTILE);
+	CHECK(!has(h, "<") && !has(h, ">") && !has(h, "\""), "'%s'", h);
+	assert_string_equal(h, "&lt;script&gt;alert(1)&lt;/script&gt;|x\ny &amp; &quot;q&quot; "
+			       "&#39;a&#39; `c` *b* _u_ [l](javascript:alert(1)) # $m$ ?[31m");
+	free(h);
+}
+
+static void test_numbers(void **state)
+{
+	(void)state;
+	struct fring r = {0};
+	static const struct {
+		double us;
+		const char *want;
+	} us[] = {{0.85, "850 ns"}, {28.83, "28.8 µs"}, {2646.015, "2.65 ms"}, {26656.8, "26.7 ms"},
+		  {634400, "634 ms"}, {1380000, "1.38 s"}, {5.0, "5.00 µs"}, {999.6, "1.00 ms"},
+		  {NAN, "–"}};
+	for (size_t i = 0; i < sizeof us / sizeof us[0]; i++)
+		CHECK(strcmp(fmt_us(&r, us[i].us), us[i].want) == 0, "%g us: '%s' want '%s'", us[i].us,
+		      fmt_us(&r, us[i].us), us[i].want);
+	assert_string_equal(fmt_rate(&r, 1000), "1,000");
+	assert_string_equal(fmt_rate(&r, 499.549), "499.5");
+	assert_string_equal(fmt_rate(&r, 107572.1), "107,572");
+	assert_string_equal(fmt_int(&r, 1500), "1,500");
+	assert_string_equal(fmt_pct(&r, 0), "0.00%");
+	assert_string_equal(fmt_pct(&r, 1.234), "1.23%");
+	assert_string_equal(fmt_pct(&r, 0.001), "0.001%");
+	assert_string_equal(fmt_ratio(&r, 0.99664), "0.997");
+	assert_string_equal(fmt_ratio(&r, 100.51), "100.5");
+	assert_string_equal(fmt_bytes(&r, 7012352), "6.7 MiB");
+	assert_string_equal(fmt_s(&r, 3.0027), "3.0 s");
+	/* the ring keeps 32 results alive at once */
+	const char *first = fmt_int(&r, 1);
+	for (int i = 0; i < 31; i++)
+		fmt_int(&r, 2);
+	assert_string_equal(first, "1");
+}
+
+/* ---- Markdown / HTML / text -------------------------------------------------------- */
+
+static const char *const sections[7] = {
+	"## Summary", "## Identity", "## Methodology", "## Test conditions and limits",
+	"## Results", "## Cost and resources", "## What this number means / does not establish"};
+
+static void test_md_sections_and_facts(void **state)
+{
+	(void)state;
+	json_t *(*const make[3])(void) = {fx_run, fx_ramp, fx_compare};
+	for (int k = 0; k < 3; k++) {
+		char *md = render(make[k](), REPORT_FMT_MD, NULL);
+		const char *prev = md;
+		for (int s = 0; s < 7; s++) {
+			const char *at = strstr(md, sections[s]);
+			CHECK(at && at >= prev, "kind %d: section '%s' missing or out of order", k,
+			      sections[s]);
+			prev = at ? at : prev;
+		}
+		/* the headline is a bold paragraph right after "## Summary" */
+		CHECK(has(md, "## Summary\n\n**In a"), "kind %d: no headline", k);
+		CHECK(!has(md, "chart-"), "kind %d: stdout Markdown references a chart file", k);
+		free(md);
+	}
+	char *md = render(fx_run(), REPORT_FMT_MD, NULL);
+	CHECK(has(md, "**In an open-loop test over loopback HTTP on a 4-core Test CPU machine, the "
+		      "target measured p50 1.00 ms and p99 20.0 ms at 500 requests/s offered (500 "
+		      "achieved) with a 0.00% error rate.**"),
+	      "headline: %s", md);
+	CHECK(has(md, "Loopback: the target was on this machine (127.0.0.1)"), "no loopback fact");
+	CHECK(has(md, "One run: there is no estimate of run-to-run variance"), "no variance fact");
+	CHECK(has(md, "10 responses had a status other than 2xx (5xx 10)"), "no 5xx fact");
+	CHECK(!has(md, "Self-contained"), "a live run called self-contained");
+	CHECK(!has(md, "Closed loop"), "an open loop called closed");
+	/* statuses in numeric order although the file has 503 first */
+	const char *s200 = strstr(md, "| 200 |"), *s503 = strstr(md, "| 503 |");
+	CHECK(s200 && s503 && s200 < s503, "status order");
+	free(md);
+
+	md = render(fx_ramp(), REPORT_FMT_MD, NULL);
+	CHECK(has(md, "Self-contained: the driver and the target (pacer's embedded plan hello) "
+		      "shared one process"),
+	      "no self-contained caveat");
+	CHECK(has(md, "the highest step within the SLO p99\\<10ms,errors\\<1% reached 500 "
+		      "requests/s"),
+	      "ramp headline: %s", md);
+	CHECK(has(md, "The next step tried, 1,000 requests/s, did not: Fail p99 20.0ms \\> 10ms."),
+	      "no next-step reason");
+	CHECK(has(md, "| 3 | 1,000 | 700 | 1.00 ms | 20.0 ms | 0.00% | 0.00% | no: p99 20.0ms \\> "
+		      "10ms |"),
+	      "ramp row: %s", md);
+	CHECK(has(md, "capacity lies between 500 and 1,000 requests/s"), "no capacity range");
+	free(md);
+
+	md = render(fx_compare(), REPORT_FMT_MD, NULL);
+	CHECK(has(md, "b against baseline a: throughput faster (ratio 2.000, 95% CI 1.800–2.200)"),
+	      "compare headline: %s", md);
+	CHECK(has(md, "| throughput | b | a | 2.000 | 1.800–2.200 | faster |"), "ratio row");
+	CHECK(has(md, "Closed loop: each connection waits"), "no closed-loop caveat");
+	CHECK(has(md, "Only 3 repetitions per variant"), "no repetitions caveat");
+	free(md);
+}
+
+static void test_conditions_from_facts(void **state)
+{
+	(void)state;
+	json_t *j = fx_run();
+	json_object_set_new(j, "interrupted", json_true());
+	json_t *plan = json_object_get(j, "plan");
+	json_object_set_new(plan, "loop", json_string("closed"));
+	json_object_set_new(plan, "url", json_string("http://[::1]:9/"));
+	json_t *m = json_object_get(j, "measure");
+	json_t *e = json_object_get(m, "errors");
+	json_object_set_new(e, "timeout", json_integer(3));
+	json_object_set_new(e, "read", json_integer(2));
+	json_object_set_new(e, "total", json_integer(5));
+	json_object_set_new(json_object_get(m, "requests"), "dropped", json_integer(7));
+	json_object_set_new(j, "generator_limited",
+			    fx_parse("{\"flagged\":true,\"checks\":[{\"name\":\"loop_lag_p99\","
+				     "\"fired\":true,\"value\":1500.0,\"threshold\":1000.0,"
+				     "\"unit\":\"us\",\"advice\":\"add --threads\"}]}"));
+	json_object_set_new(j, "cost",
+			    fx_parse("{\"basis\":\"target CPU\",\"caveat\":\"CPU only.\","
+				     "\"profiles\":[{\"name\":\"x\",\"usd_per_core_hour\":0.02,"
+				     "\"usd_per_million_requests\":0.000555}]}"));
+	char *md = render(j, REPORT_FMT_MD, NULL);
+	static const char *const facts[] = {
+		"Interrupted: the run was stopped before its planned end",
+		"Closed loop: each connection waits for a response",
+		"coordinated omission",
+		"Loopback: the target was on this machine (::1)",
+		"5 requests failed (read 2, timeout 3): 0.50% of those sent.",
+		"A timed-out request is in the latency figures at the moment it was abandoned",
+		"7 requests were due but never sent (7 dropped",
+		("Generator-limited: the check loop\\_lag\\_p99 fired: 1.50 ms against a limit of "
+		 "1.00 ms."),
+		"Advice: add --threads.",
+		"Cost figures are CPU-only extrapolations",
+		"| x | 0.02 | 0.000555 |",
+		"The run was interrupted before its planned end.",
+		"pacer flagged the load generator itself as a possible limit.",
+		"A bill: cost figures extrapolate CPU time only.",
+		"Latency at a given arrival rate: a closed loop slows down with the target",
+	};
+	for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++)
+		CHECK(has(md, facts[i]), "missing: %s\n%s", facts[i], md);
+	free(md);
+
+	/* a target on another machine: no loopback claim */
+	j = fx_run();
+	json_object_set_new(json_object_get(j, "plan"), "url",
+			    json_string("http://bench-target.example:8080/"));
+	md = render(j, REPORT_FMT_MD, NULL);
+	CHECK(!has(md, "Loopback"), "a remote target called loopback");
+	CHECK(has(md, "over HTTP to bench-target.example"), "no host in the headline");
+	free(md);
+}
+
+static void test_hostile_strings(void **state)
+{
+	(void)state;
+	json_t *j = fx_run();
+	json_t *plan = json_object_get(j, "plan");
+	char url[256];
+	snprintf(url, sizeof url, "http://127.0.0.1:1/%s", HOSTILE);
+	json_object_set_new(plan, "url", json_string(url));
+	json_t *hdrs = json_array();
+	json_array_append_new(hdrs, json_string(HOSTILE));
+	json_object_set_new(plan, "headers", hdrs);
+	json_array_append_new(json_object_get(j, "warnings"), json_string(HOSTILE));
+	json_t *copy = json_deep_copy(j);
+	json_t *copy2 = json_deep_copy(j);
+
+	char *md = render(j, REPORT_FMT_MD, NULL);
+	for (const char *p = md; (p = strchr(p, '<')); p++)
+		CHECK(p > md && p[-1] == '\\', "unescaped < in Markdown: %.40s", p);
+	CHECK(!has(md, "\x1b"), "ESC in Markdown");
+	/* every table row has as many unescaped pipes as its header */
+	char *save = NULL;
+	int want = -1;
+	for (char *line = strtok_r(md, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] != '|') {
+			want = -1;
+			continue;
+		}
+		int pipes = 0;
+		for (char *p = line; *p; p++)
+			if (*p == '|' && (p == line || p[-1] != '\\'))
+				pipes++;
+		if (want < 0)
+			want = pipes;
+		CHECK(pipes == want, "row with %d cells, header %d: %s", pipes, want, line);
+	}
+	free(md);
+
+	char *html = render(copy, REPORT_FMT_HTML, NULL);
+	CHECK(!has(html, "<script"), "raw <script in HTML");
+	CHECK(has(html, "&lt;script&gt;alert(1)&lt;/script&gt;"), "escaped text missing");
+	CHECK(has(html, "default-src 'none'"), "no Content-Security-Policy");
+	free(html);
+
+	char *txt = render(copy2, REPORT_FMT_TEXT, NULL);
+	CHECK(!has(txt, "\x1b"), "ESC reaches the terminal");
+	free(txt);
+}
+
+static void test_html_structure(void **state)
+{
+	(void)state;
+	json_t *(*const make[3])(void) = {fx_run, fx_ramp, fx_compare};
+	static const char *const charts[3][3] = {{"chart-spectrum", "chart-timeline", NULL},
+						 {"chart-latency-vs-load", "chart-spectrum", "chart-timeline"},
+						 {"chart-compare-ratios", "chart-compare-latency",
+						  "chart-compare-throughput"}};
+	for (int k = 0; k < 3; k++) {
+		char *html = render(make[k](), REPORT_FMT_HTML, NULL);
+		CHECK(strncmp(html, "<!DOCTYPE html>\n<html lang=\"en\">", 32) == 0, "kind %d", k);
+		CHECK(has(html, "</html>\n"), "kind %d: not closed", k);
+		for (int c = 0; c < 3 && charts[k][c]; c++) {
+			char id[80];
+			snprintf(id, sizeof id, "<figure class=\"chart\" id=\"%s\">\n<svg ", charts[k][c]);
+			const char *at = strstr(html, id);
+			CHECK(at, "kind %d: no figure %s", k, charts[k][c]);
+			if (!at)
+				continue;
+			const char *end = strstr(at, "</svg>");
+			CHECK(end, "kind %d: %s not closed", k, charts[k][c]);
+			/* visible marks: a line, bar or dot inside that svg */
+			size_t n = (size_t)(end - at);
+			char *fig = strndup(at, n);
+			CHECK(has(fig, "<polyline") || has(fig, "<rect x=\"") || has(fig, "<circle"),
+			      "kind %d: %s has no marks", k, charts[k][c]);
+			free(fig);
+		}
+		/* balanced elements we open */
+		static const char *const tags[] = {"figure", "table", "ul", "svg", "p"};
+		for (size_t t = 0; t < sizeof tags / sizeof tags[0]; t++) {
+			char open[16], close[16];
+			snprintf(open, sizeof open, "<%s", tags[t]);
+			snprintf(close, sizeof close, "</%s>", tags[t]);
+			size_t no = 0, nc = 0;
+			for (const char *p = html; (p = strstr(p, open)); p++)
+				if (p[strlen(open)] == ' ' || p[strlen(open)] == '>')
+					no++;
+			for (const char *p = html; (p = strstr(p, close)); p++)
+				nc++;
+			CHECK(no == nc, "kind %d: %zu <%s> but %zu closed", k, no, tags[t], nc);
+		}
+		CHECK(!has(html, "<script") && !has(html, "src=\"http") && !has(html, "href=\"http"),
+		      "kind %d: script or external reference", k);
+		free(html);
+	}
+}
+
+static void test_deterministic(void **state)
+{
+	(void)state;
+	json_t *(*const make[3])(void) = {fx_run, fx_ramp, fx_compare};
+	for (int k = 0; k < 3; k++)
+		for (int fmt = REPORT_FMT_MD; fmt <= REPORT_FMT_HLOG; fmt++) {
+			if (k == 2 && fmt >= REPORT_FMT_HGRM)
+				continue;
+			char *a = render(make[k](), (enum report_format)fmt, NULL);
+			char *b = render(make[k](), (enum report_format)fmt, NULL);
+			CHECK(strcmp(a, b) == 0, "kind %d format %d differs between renders", k, fmt);
+			CHECK(strlen(a) > 50, "kind %d format %d: %zu bytes", k, fmt, strlen(a));
+			free(a);
+			free(b);
+		}
+}
+
+static void test_text(void **state)
+{
+	(void)state;
+	char *t = render(fx_ramp(), REPORT_FMT_TEXT, NULL);
+	CHECK(strncmp(t, "pacer ramp report: http://127.0.0.1:8080/x\n", 43) == 0, "%s", t);
+	CHECK(has(t, "\nResults\n") && has(t, "\nTest conditions and limits\n"), "%s", t);
+	CHECK(!has(t, "Identity") && !has(t, "**") && !has(t, "\\"), "not compact plain text");
+	/* the result section comes before the conditions */
+	CHECK(strstr(t, "\nResults\n") < strstr(t, "\nTest conditions"), "order");
+	for (const char *line = t; *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+		size_t cols = 0;
+		for (size_t i = 0; i < n; i++)
+			if (((unsigned char)line[i] & 0xc0) != 0x80)
+				cols++;
+		/* prose wraps at 78; tables may be wider */
+		if (!strstr(line, "  ") || line[0] != ' ' || line[2] == '-')
+			CHECK(cols <= 78 || memchr(line, '%', n), "line of %zu columns: %.*s", cols,
+			      (int)n, line);
+		line = nl ? nl + 1 : line + n;
+	}
+	free(t);
+}
+
+/* ---- CSV ------------------------------------------------------------------------------- */
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void test_csv(void **state)
+{
+	(void)state;
+	char *c = render(fx_run(), REPORT_FMT_CSV, NULL);
+	assert_string_equal(c, "t_s,completed,errors,p50_us,p99_us\n0,600,0,999,1998\n"
+			       "1,400,0,1998,19988\n");
+	free(c);
+	json_t *j = fx_ramp();
+	json_t *s2 = json_array_get(json_object_get(j, "steps"), 2);
+	json_object_set_new(json_object_get(s2, "verdict"), "reason",
+			    json_string("=HYPERLINK(\"x\"), p99"));
+	json_t *oc = json_array();
+	json_array_append_new(oc, fx_parse("{\"name\":\"fill\",\"rate_pct\":76.5}"));
+	json_object_set_new(s2, "outcomes", oc);
+	c = render(j, REPORT_FMT_CSV, NULL);
+	static const char hdr[] = "step,refine,interrupted,offered_per_s,achieved_per_s,p50_us,p90_us,"
+				  "p99_us,p99_9_us,max_us,error_pct,drop_pct,pass,reason,fill_rate_pct\n";
+	CHECK(strncmp(c, hdr, strlen(hdr)) == 0, "%s", c);
+	assert_int_equal(count_lines(c), 4);
+	CHECK(has(c, "\n1,false,false,250,250,999.999,999.999,19988.479,19988.48,19988.48,0,0,true,"
+		     "Pass,\n"),
+	      "%s", c);
+	CHECK(has(c, ",false,\"'=HYPERLINK(\"\"x\"\"), p99\",76.5\n"), "quoting: %s", c);
+	free(c);
+	c = render(fx_compare(), REPORT_FMT_CSV, NULL);
+	assert_int_equal(count_lines(c), 1 + 2 * 3);
+	CHECK(has(c, "\nb,a,achieved_per_s,200,200,200,2,1.8,2.2,true,faster\n"), "%s", c);
+	CHECK(has(c, "\na,a,p50_us,10,10,10,,,,,\n"), "%s", c);
+	free(c);
+}
+
+/* ---- hgrm ------------------------------------------------------------------------------ */
+
+static void test_hgrm(void **state)
+{
+	(void)state;
+	char *got = render(fx_run(), REPORT_FMT_HGRM, NULL);
+	/* the same as hist_write_hgrm of the pairs, with the exact max */
+	struct hist h;
+	assert_int_equal(hist_init(&h, 11, HIST_MAX_NS), 0);
+	const uint64_t pairs[4][2] = {{1000, 1}, {999936, 599}, {1998848, 390}, {19988480, 10}};
+	assert_int_equal(hist_from_pairs(&h, pairs, 4), 0);
+	h.sum = (long double)999.999e3L * 1000;
+	char *want = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&want, &len);
+	assert_int_equal(hist_write_hgrm(f, &h, 1e6), 0);
+	fclose(f);
+	assert_string_equal(got, want);
+	CHECK(has(got, "#[Max     =       19.988, Total count    =         1000]"), "%s", got);
+	free(want);
+	free(got);
+	hist_free(&h);
+
+	/* another timing, a ramp step, and the errors */
+	struct report_options o;
+	report_options_default(&o);
+	o.timing = "service_time";
+	got = render(fx_run(), REPORT_FMT_HGRM, &o);
+	CHECK(has(got, "Total count    =         1000"), "%s", got);
+	free(got);
+	o.timing = "latency";
+	o.step = 1;
+	got = render(fx_ramp(), REPORT_FMT_HGRM, &o);
+	CHECK(has(got, "Value"), "%s", got);
+	free(got);
+
+	struct loaded_result r;
+	char err[256];
+	int rc;
+	assert_int_equal(fx_load(fx_ramp(), &r, err, sizeof err), 0);
+	o.step = 4;
+	assert_null(fx_render(&r, REPORT_FMT_HGRM, &o, &rc, err, sizeof err));
+	assert_int_equal(rc, PACER_EPARSE);
+	assert_string_equal(err, "--step 4: the ramp has 3 steps");
+	o.step = 0;
+	o.timing = "bogus";
+	assert_null(fx_render(&r, REPORT_FMT_HGRM, &o, &rc, err, sizeof err));
+	CHECK(has(err, "unknown timing 'bogus'"), "'%s'", err);
+	result_free(&r);
+	assert_int_equal(fx_load(fx_compare(), &r, err, sizeof err), 0);
+	assert_null(fx_render(&r, REPORT_FMT_HGRM, NULL, &rc, err, sizeof err));
+	assert_int_equal(rc, PACER_EUNSUPPORTED);
+	CHECK(has(err, "a compare result carries no histograms"), "'%s'", err);
+	assert_null(fx_render(&r, REPORT_FMT_HLOG, NULL, &rc, err, sizeof err));
+	assert_int_equal(rc, PACER_EUNSUPPORTED);
+	result_free(&r);
+	/* a malformed histogram is an error naming it */
+	json_t *j = fx_run();
+	json_object_set_new(json_object_get(json_object_get(json_object_get(j, "measure"), "latency"),
+					    "hist"),
+			    "counts", fx_parse("[[5,1],[\"x\",2]]"));
+	assert_int_equal(fx_load(j, &r, err, sizeof err), 0);
+	assert_null(fx_render(&r, REPORT_FMT_HGRM, NULL, &rc, err, sizeof err));
+	assert_int_equal(rc, PACER_EPARSE);
+	CHECK(has(err, "latency: histogram counts[1]"), "'%s'", err);
+	result_free(&r);
+}
+
+/* ---- hlog: an independent decoder ----------------------------------------------------------- */
+
+static int b64_val(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+static size_t b64_decode(const char *s, size_t n, unsigned char *out)
+{
+	size_t o = 0;
+	uint32_t acc = 0;
+	int bits = 0;
+	for (size_t i = 0; i < n && s[i] != '='; i++) {
+		int v = b64_val(s[i]);
+		CHECK(v >= 0, "bad base64 byte 0x%02x", (unsigned char)s[i]);
+		acc = acc << 6 | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[o++] = (unsigned char)(acc >> bits);
+		}
+	}
+	return o;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t be64(const unsigned char *p)
+{
+	return (uint64_t)be32(p) << 32 | be32(p + 4);
+}
+
+/* HdrHistogram's countsArrayIndex for 3 significant digits, lowest 1:
+ * subBucketCount 2048, subBucketHalfCountMagnitude 10, unitMagnitude 0. */
+static size_t hdr_index(uint64_t v)
+{
+	int lzc_base = 64 - 0 - 10 - 1;
+	int bucket = lzc_base - __builtin_clzll(v | 2047);
+	uint64_t sub = v >> bucket;
+	return ((size_t)(bucket + 1) << 10) + (size_t)(sub - 1024);
+}
+
+struct decoded {
+	double start, len, max_ms;
+	uint64_t counts[40000];
+	size_t n;
+	uint64_t total;
+};
+
+/* Decode one interval line; returns false on a layout error (reported). */
+static bool decode_line(const char *line, struct decoded *d)
+{
+	memset(d, 0, sizeof *d);
+	char *end;
+	d->start = strtod(line, &end);
+	CHECK(*end == ',', "no start in '%s'", line);
+	d->len = strtod(end + 1, &end);
+	CHECK(*end == ',', "no length");
+	d->max_ms = strtod(end + 1, &end);
+	CHECK(*end == ',', "no max");
+	const char *b = end + 1;
+	size_t bl = strcspn(b, "\n");
+	unsigned char *raw = malloc(bl);
+	size_t n = b64_decode(b, bl, raw);
+	CHECK(n >= 8 && be32(raw) == 0x1c849314u, "compressed cookie %08x", n >= 4 ? be32(raw) : 0);
+	uint32_t clen = be32(raw + 4);
+	CHECK(clen == n - 8, "compressed length %u of %zu", clen, n - 8);
+	uLongf ulen = 1 << 20;
+	unsigned char *u = malloc(ulen);
+	CHECK(uncompress(u, &ulen, raw + 8, clen) == Z_OK, "zlib");
+	free(raw);
+	CHECK(ulen >= 40 && be32(u) == 0x1c849313u, "cookie %08x", be32(u));
+	/* the base cookie, as readers mask it */
+	CHECK((be32(u) & ~0xf0u) == 0x1c849303u, "cookie base");
+	uint32_t plen = be32(u + 4);
+	CHECK(plen == ulen - 40, "payload length %u of %lu", plen, (unsigned long)(ulen - 40));
+	CHECK(be32(u + 8) == 0, "normalizing offset");
+	CHECK(be32(u + 12) == 3, "significant digits %u", be32(u + 12));
+	CHECK(be64(u + 16) == 1, "lowest");
+	CHECK(be64(u + 24) == (1ull << 42), "highest");
+	double ratio;
+	uint64_t bits = be64(u + 32);
+	memcpy(&ratio, &bits, sizeof ratio);
+	CHECK(ratio == 1.0, "ratio %g", ratio);
+	size_t idx = 0;
+	for (size_t p = 40; p < ulen;) {
+		uint64_t z = 0;
+		int shift = 0, k = 0;
+		for (;;) {
+			unsigned char c = u[p++];
+			if (k == 8) {
+				z |= (uint64_t)c << 56;
+				break;
+			}
+			z |= (uint64_t)(c & 0x7f) << shift;
+			shift += 7;
+			k++;
+			if (!(c & 0x80))
+				break;
+		}
+		int64_t v = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+		if (v < 0) {
+			idx += (size_t)-v;
+		} else {
+			CHECK(idx < 40000, "index %zu", idx);
+			d->counts[idx++] = (uint64_t)v;
+			d->total += (uint64_t)v;
+		}
+	}
+	d->n = idx;
+	free(u);
+	return true;
+}
+
+static void test_hlog_decodes(void **state)
+{
+	(void)state;
+	char *log = render(fx_run(), REPORT_FMT_HLOG, NULL);
+	CHECK(has(log, "#[Histogram log format version 1.3]\n"), "%s", log);
+	/* 2026-01-02T03:04:05.678Z is 1767323045.678 */
+	CHECK(has(log, "#[StartTime: 1767323045.678 (seconds since epoch), Fri Jan 02 03:04:05 UTC "
+		       "2026]\n"),
+	      "%s", log);
+	CHECK(has(log, "#[BaseTime: 1767323045.678 (seconds since epoch)]\n"), "%s", log);
+	CHECK(has(log, "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\","
+		       "\"Interval_Compressed_Histogram\"\n"),
+	      "no legend");
+	/* the series' sub_bits-7 pairs, per second */
+	static const uint64_t pairs[2][2][2] = {{{983040, 300}, {1966080, 300}},
+						 {{1966080, 390}, {19922944, 10}}};
+	static struct decoded d;
+	int seen = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(log, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#' || line[0] == '"')
+			continue;
+		CHECK(seen < 2, "more intervals than seconds");
+		if (seen >= 2 || !decode_line(line, &d))
+			break;
+		CHECK(d.start == seen && d.len == 1.0, "interval %d at %g+%g", seen, d.start, d.len);
+		uint64_t want_total = 0;
+		uint64_t top = 0;
+		for (int k = 0; k < 2; k++) {
+			uint64_t v = pairs[seen][k][0], c = pairs[seen][k][1];
+			size_t i = hdr_index(v);
+			CHECK(d.counts[i] == c, "second %d value %llu: count %llu at index %zu, want %llu",
+			      seen, (unsigned long long)v, (unsigned long long)d.counts[i], i,
+			      (unsigned long long)c);
+			want_total += c;
+			top = v;
+		}
+		CHECK(d.total == want_total, "second %d: total %llu", seen, (unsigned long long)d.total);
+		/* encoded up to the highest non-empty index, no further */
+		CHECK(d.n == hdr_index(top) + 1, "second %d: %zu counts", seen, d.n);
+		/* Interval_Max: the top bucket's highest equivalent value, in ms */
+		double max_ms = top >= 16777216 ? (double)(top + 16383) / 1e6 : (double)(top + 1023) / 1e6;
+		CHECK(fabs(d.max_ms - max_ms) < 0.0006, "second %d: max %.3f want %.3f", seen, d.max_ms,
+		      max_ms);
+		seen++;
+	}
+	assert_int_equal(seen, 2);
+	free(log);
+
+	/* without per-second histograms: one interval, the measured phase */
+	json_t *j = fx_run();
+	json_t *series = json_object_get(j, "series");
+	size_t i;
+	json_t *pt;
+	json_array_foreach(series, i, pt) json_object_del(pt, "hist");
+	log = render(j, REPORT_FMT_HLOG, NULL);
+	const char *line = strstr(log, "\n0.000,2.000,");
+	CHECK(line, "no whole-phase interval: %s", log);
+	if (line) {
+		assert_true(decode_line(line + 1, &d));
+		assert_int_equal(d.total, 1000);
+		assert_int_equal(d.counts[hdr_index(1000)], 1);
+		assert_int_equal(d.counts[hdr_index(999936)], 599);
+	}
+	free(log);
+
+	/* a ramp: every step's seconds, one after another */
+	log = render(fx_ramp(), REPORT_FMT_HLOG, NULL);
+	CHECK(has(log, "#[pacer ramp step 1: 250.000 requests/s offered, from 0.000 s]\n0.000,"), "%s",
+	      log);
+	CHECK(has(log, "#[pacer ramp step 2: 500.000 requests/s offered, from 2.000 s]\n2.000,"), "%s",
+	      log);
+	CHECK(has(log, "#[pacer ramp step 3: 1000.000 requests/s offered, from 4.000 s]\n4.000,2.000,"),
+	      "%s", log);
+	free(log);
+}
+
+/* ---- SVG ---------------------------------------------------------------------------------- */
+
+static void test_svg(void **state)
+{
+	(void)state;
+	double x[4] = {0, 0.5, 0.9, 0.99}, y[4] = {1, 2, -3, 4};
+	struct svg_series s = {"<lat>", x, y, 4, 0, false, true};
+	struct svg_panel p = {.x = {"pct", SVG_INV_PCT, false},
+			      .y = {"ms & more", SVG_LOG10, true},
+			      .series = &s,
+			      .n_series = 1};
+	char *svg = svg_line_chart("T \"1\"", &p, 1);
+	assert_non_null(svg);
+	CHECK(strncmp(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\"", 39) == 0, "%.60s", svg);
+	CHECK(has(svg, "<title>T &quot;1&quot;</title>") && has(svg, "&lt;lat&gt;") &&
+		      has(svg, "ms &amp; more"),
+	      "labels not escaped");
+	/* the negative value breaks the line on a log axis: two polylines */
+	size_t lines = 0;
+	for (const char *q = svg; (q = strstr(q, "<polyline")); q++)
+		lines++;
+	assert_int_equal(lines, 2);
+	CHECK(has(svg, ">99%</text>") && has(svg, ">90%</text>"), "percentile ticks");
+	free(svg);
+	/* nothing drawable: no chart */
+	double bad[2] = {-1, 0};
+	struct svg_series s2 = {"x", bad, bad, 2, 0, false, false};
+	struct svg_panel p2 = {.x = {"x", SVG_LOG10, false}, .y = {"y", SVG_LOG10, false},
+			       .series = &s2, .n_series = 1};
+	assert_null(svg_line_chart("none", &p2, 1));
+	assert_null(svg_line_chart("none", &p2, 0));
+	struct svg_bar bars[2] = {{"g", "a", 1.0, 0.5, 1.5, true}, {"g", "b", 2.0, 0, 0, false}};
+	svg = svg_bar_chart("bars", "y", bars, 2, 1.0, "ref", false);
+	assert_non_null(svg);
+	CHECK(has(svg, "<path d=\"M") && has(svg, "stroke-dasharray=\"8 4\""), "whisker or ref missing");
+	free(svg);
+	assert_true(svg_wants_log(1, 100));
+	assert_false(svg_wants_log(1, 10));
+	assert_false(svg_wants_log(0, 10));
+}
+
+/* ---- the report folder -------------------------------------------------------------------- */
+
+static void test_write_dir(void **state)
+{
+	(void)state;
+	char tmpl[] = "/tmp/pacer-rdir-XXXXXX";
+	char *base = mkdtemp(tmpl);
+	assert_non_null(base);
+	char dir[256];
+	snprintf(dir, sizeof dir, "%s/a/b", base); /* parents are created */
+	struct loaded_result r;
+	char err[512];
+	assert_int_equal(fx_load(fx_ramp(), &r, err, sizeof err), 0);
+	int rc = report_write_dir_loaded(&r, dir, err, sizeof err);
+	CHECK(rc == 0, "rc %d: %s", rc, err);
+	static const char *const files[] = {"report.md", "report.html", "report.txt", "report.csv",
+					    "latency.hgrm", "latency.hlog", "chart-spectrum.svg",
+					    "chart-timeline.svg", "chart-latency-vs-load.svg"};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char p[512];
+		snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+		struct stat st;
+		CHECK(stat(p, &st) == 0 && st.st_size > 0, "%s missing or empty", files[i]);
+	}
+	/* nothing else (no temporary files left) */
+	DIR *dd = opendir(dir);
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(dd)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(dd);
+	assert_int_equal(n, sizeof files / sizeof files[0]);
+	/* the Markdown references the chart files by name */
+	char p[512];
+	snprintf(p, sizeof p, "%s/report.md", dir);
+	FILE *f = fopen(p, "r");
+	char md[65536];
+	size_t len = fread(md, 1, sizeof md - 1, f);
+	md[len] = '\0';
+	fclose(f);
+	CHECK(has(md, "](chart-latency-vs-load.svg)") && has(md, "](chart-spectrum.svg)"),
+	      "no chart references");
+	/* a second write replaces the files */
+	assert_int_equal(report_write_dir_loaded(&r, dir, err, sizeof err), 0);
+	result_free(&r);
+	/* a compare folder has no histogram files; a file in the way is an error */
+	assert_int_equal(fx_load(fx_compare(), &r, err, sizeof err), 0);
+	snprintf(dir, sizeof dir, "%s/c", base);
+	assert_int_equal(report_write_dir_loaded(&r, dir, err, sizeof err), 0);
+	snprintf(p, sizeof p, "%s/latency.hgrm", dir);
+	CHECK(access(p, F_OK) != 0, "compare wrote latency.hgrm");
+	snprintf(dir, sizeof dir, "%s/c/report.md/x", base);
+	rc = report_write_dir_loaded(&r, dir, err, sizeof err);
+	CHECK(rc == -ENOTDIR, "rc %d: %s", rc, err);
+	CHECK(has(err, "cannot create the folder"), "'%s'", err);
+	result_free(&r);
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_formats(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"md", "html", "text", "csv", "hgrm", "hlog"};
+	for (int i = 0; i < 6; i++) {
+		enum report_format f;
+		assert_int_equal(report_format_parse(names[i], &f), 0);
+		assert_int_equal((int)f, i);
+		assert_string_equal(report_format_name(f), names[i]);
+	}
+	enum report_format f;
+	assert_int_equal(report_format_parse("pdf", &f), PACER_EPARSE);
+	assert_int_equal(report_format_parse(NULL, &f), PACER_EPARSE);
+	/* a failing stream is reported, not ignored */
+	struct loaded_result r;
+	char err[256];
+	assert_int_equal(fx_load(fx_run(), &r, err, sizeof err), 0);
+	FILE *full = fopen("/dev/full", "w");
+	if (full) {
+		setvbuf(full, NULL, _IONBF, 0);
+		int rc = report_render(&r, REPORT_FMT_MD, full, err, sizeof err);
+		CHECK(rc < 0, "rc %d", rc);
+		fclose(full);
+	}
+	result_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_escape_md),
+		cmocka_unit_test(test_escape_html),
+		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_md_sections_and_facts),
+		cmocka_unit_test(test_conditions_from_facts),
+		cmocka_unit_test(test_hostile_strings),
+		cmocka_unit_test(test_html_structure),
+		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_hgrm),
+		cmocka_unit_test(test_hlog_decodes),
+		cmocka_unit_test(test_svg),
+		cmocka_unit_test(test_write_dir),
+		cmocka_unit_test(test_formats),
+	};
+	return cmocka_run_group_tests_name("report/render", tests, NULL, NULL);
+}
