@@ -1,13 +1,18 @@
 /* pacer bench SCENARIO.yaml [options] — run the benchmark a scenario file
  * describes (docs/scenario.md). The file becomes the command line of the
  * subcommand it names; options given after the file are appended, so they
- * override the file's values (repeatable ones, like --header, add to them). */
+ * override the file's values (repeatable ones, like --header, add to them).
+ * A `table:` (a mix spec inline) is generated here and offered to the run
+ * in memory (cli_setup_offer_table). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/setup.h"
 #include "plan/scenario.h"
+#include "table/table.h"
 #include "util/err.h"
 #include "util/file.h"
 
@@ -37,6 +42,16 @@ int cmd_bench(int argc, char **argv)
 		fprintf(stderr, "pacer bench: %s\n", err);
 		return EXIT_USAGE;
 	}
+	/* a mix spec inline (table:) is built now and handed to the run in
+	 * memory; --requests-file or --bodies after the file override it */
+	struct table *table = NULL;
+	rc = scenario_table(&sc, NULL, &table, err, sizeof err);
+	if (rc) {
+		fprintf(stderr, "pacer bench: %s\n", rc == -ENOMEM ? "out of memory" : err);
+		scenario_free(&sc);
+		return rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+	}
+	cli_setup_offer_table(table);
 	char *args[SCENARIO_MAX_ARGS * 2];
 	int n = 0;
 	for (int i = 0; i < sc.nargs; i++)
@@ -50,6 +65,7 @@ int cmd_bench(int argc, char **argv)
 		rc = cmd_ramp(n, args);
 	else
 		rc = cmd_compare(n, args);
+	cli_setup_offer_table(NULL);
 	scenario_free(&sc);
 	return rc;
 }

@@ -1,5 +1,6 @@
 #include "plan/scenario.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -8,8 +9,11 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "table/mix.h"
+#include "table/table.h"
 #include "util/err.h"
 #include "util/text.h"
+#include "util/units.h"
 
 /* The options each kind takes as keys (long option names; flags marked). */
 struct key {
@@ -156,6 +160,97 @@ static int variants(struct ctx *c, const yaml_node_t *v)
 	return 0;
 }
 
+/* A message of the mix generator ("SOURCE:LINE: what" or "SOURCE: what")
+ * retold as "SOURCE:LINE: table: [mix: ]what" (LINE: its own, else `line`). */
+static void retell(const char *source, unsigned line, const char *what, const char *msg,
+		   char *err, size_t cap)
+{
+	size_t sl = strlen(source);
+	const char *rest = msg;
+	unsigned at = line;
+	if (strncmp(msg, source, sl) == 0 && msg[sl] == ':') {
+		const char *p = msg + sl + 1;
+		if (isdigit((unsigned char)*p)) {
+			unsigned long v = strtoul(p, (char **)&p, 10);
+			if (*p == ':') {
+				at = (unsigned)v;
+				p++;
+			}
+		}
+		rest = p + (*p == ' ');
+	}
+	snprintf(err, cap, "%s:%u: table: %s%s", source, at, what, rest);
+	text_one_line(err);
+}
+
+static bool parse_u64(const char *v, uint64_t *out)
+{
+	if (!v || *v < '0' || *v > '9')
+		return false;
+	char *end = NULL;
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, 10);
+	if (errno == ERANGE || !end || *end)
+		return false;
+	*out = x;
+	return true;
+}
+
+/* table: {mix: SPEC, size: N, seed: S}: the spec is parsed and checked now
+ * (by the mix generator's own parser, on this document); built later by
+ * scenario_table. */
+static int table_spec(struct ctx *c, const yaml_node_t *kn, yaml_node_t *v)
+{
+	if (c->s->table_mix)
+		return fail(c, kn, "table: given twice");
+	if (v->type != YAML_MAPPING_NODE)
+		return fail(c, v, "table: expected {mix: {...}, size: N, seed: S} (a mix spec inline; "
+			    "docs/scenario.md)");
+	yaml_node_t *mix = NULL, *size = NULL, *seed = NULL;
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+		yaml_node_t *val = yaml_document_get_node(c->doc, p->value);
+		const char *name = scalar(k);
+		yaml_node_t **slot = !name ? NULL
+				   : !strcmp(name, "mix") ? &mix
+				   : !strcmp(name, "size") ? &size
+				   : !strcmp(name, "seed") ? &seed
+							   : NULL;
+		if (!slot)
+			return fail(c, k, "table: unknown key '%s' (expected mix, size, seed)",
+				    name ? name : "(not a plain key)");
+		if (*slot)
+			return fail(c, k, "table: %s given twice", name);
+		*slot = val;
+	}
+	if (!mix)
+		return fail(c, v, "table: missing mix: {...} (the spec pacer table generate --spec "
+			    "reads; docs/tables.md)");
+	if (!size)
+		return fail(c, v, "table: missing size: N (the number of requests)");
+	uint64_t n;
+	if (!scalar(size) || units_parse_count(scalar(size), &n) || n == 0 ||
+	    n > TABLE_DEFAULT_MAX_REQUESTS)
+		return fail(c, size, "table: size: expected a whole number from 1 to %u",
+			    TABLE_DEFAULT_MAX_REQUESTS);
+	uint64_t sd = 1;
+	if (seed && !parse_u64(scalar(seed), &sd))
+		return fail(c, seed, "table: seed: expected a whole number from 0 to 2^64-1");
+	if (mix->type != YAML_MAPPING_NODE)
+		return fail(c, mix, "table: mix: expected a mapping (base_url, methods, shapes, ...; "
+			    "docs/tables.md)");
+	char why[1024];
+	int rc = table_mix_from_yaml(c->doc, mix, c->source, &c->s->table_mix, why, sizeof why);
+	if (rc) {
+		retell(c->source, (unsigned)mix->start_mark.line + 1, "mix: ", why, c->err, c->errcap);
+		return rc;
+	}
+	c->s->table_size = n;
+	c->s->table_seed = sd;
+	c->s->table_line = (unsigned)kn->start_mark.line + 1;
+	return 0;
+}
+
 /* A scalar, or a list of scalars joined by commas (e.g. steps). */
 static int joined(struct ctx *c, const yaml_node_t *v, const char *name, char *out, size_t cap)
 {
@@ -183,6 +278,7 @@ static int build(struct ctx *c, const yaml_node_t *root)
 	if (!root || root->type != YAML_MAPPING_NODE)
 		return fail(c, root, "expected a mapping with kind: run, ramp or compare");
 	const yaml_node_t *kind_node = NULL, *target = NULL, *path = NULL;
+	const yaml_node_t *table_key = NULL, *file_key = NULL, *bodies_key = NULL;
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
 	     p++) {
 		const yaml_node_t *kn = yaml_document_get_node(c->doc, p->key);
@@ -209,7 +305,7 @@ static int build(struct ctx *c, const yaml_node_t *root)
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
 	     p++) {
 		const yaml_node_t *kn = yaml_document_get_node(c->doc, p->key);
-		const yaml_node_t *vn = yaml_document_get_node(c->doc, p->value);
+		yaml_node_t *vn = yaml_document_get_node(c->doc, p->value);
 		const char *k0 = scalar(kn);
 		if (!k0)
 			return fail(c, kn, "expected a plain key");
@@ -253,6 +349,21 @@ static int build(struct ctx *c, const yaml_node_t *root)
 				return rc;
 			continue;
 		}
+		if (!strcmp(k, "table")) {
+			if (tab == compare_keys)
+				return fail(c, kn, "table: only for kind run or ramp");
+			if ((rc = table_spec(c, kn, vn)))
+				return rc;
+			table_key = kn;
+			continue;
+		}
+		if (!strcmp(k, "requests") && vn->type == YAML_MAPPING_NODE)
+			return fail(c, vn, "requests: expected a count (closed loop: stop after N); a mix "
+				    "spec inline goes under table: {mix: {...}, size: N, seed: S}");
+		if (!strcmp(k, "requests-file"))
+			file_key = kn;
+		if (!strcmp(k, "bodies"))
+			bodies_key = kn;
 		const struct key *key = find_key(tab, k);
 		if (!key) {
 			char list[1024];
@@ -276,10 +387,22 @@ static int build(struct ctx *c, const yaml_node_t *root)
 		if ((rc = push_opt(c, vn, k, val)))
 			return rc;
 	}
-	if (tab != compare_keys) {
+	if (table_key && (file_key || bodies_key))
+		return fail(c, file_key ? file_key : bodies_key,
+			    "%s: not with table: (give one source of requests)",
+			    file_key ? "requests_file" : "bodies");
+	if ((table_key || file_key) && target)
+		return fail(c, target, "target: not with %s (the table names the URLs%s)",
+			    table_key ? "table:" : "requests_file",
+			    table_key ? ": the mix's base_url" : "");
+	if (tab != compare_keys && (table_key || file_key)) {
+		if (path)
+			return fail(c, path, "path: only with target: self-contained");
+	} else if (tab != compare_keys) {
 		const char *t = scalar(target);
 		if (!t)
-			return fail(c, root, "target: missing (a URL, or self-contained[:PLAN])");
+			return fail(c, root, "target: missing (a URL, or self-contained[:PLAN]; or "
+				    "requests_file: or table: instead)");
 		if (!strncmp(t, "self-contained", 14) && (t[14] == '\0' || t[14] == ':')) {
 			char opt[1024];
 			snprintf(opt, sizeof opt, "--self-contained%s%s", t[14] ? "=" : "", t[14] ? t + 15 : "");
@@ -301,7 +424,11 @@ int scenario_parse(const char *text, size_t len, const char *source, struct scen
 		   char *err, size_t errcap)
 {
 	memset(out, 0, sizeof *out);
+	if (!source)
+		source = "(scenario)";
 	struct ctx c = {.source = source, .err = err, .errcap = errcap, .s = out};
+	if (errcap)
+		err[0] = '\0';
 	if (len > SCENARIO_FILE_CAP) {
 		snprintf(err, errcap, "%s: larger than 1 MiB", source);
 		return PACER_ETOOBIG;
@@ -319,7 +446,8 @@ int scenario_parse(const char *text, size_t len, const char *source, struct scen
 		return PACER_EPARSE;
 	}
 	c.doc = &doc;
-	rc = build(&c, yaml_document_get_root_node(&doc));
+	out->source = strdup(source);
+	rc = out->source ? build(&c, yaml_document_get_root_node(&doc)) : -ENOMEM;
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
 	if (rc)
@@ -329,9 +457,27 @@ int scenario_parse(const char *text, size_t len, const char *source, struct scen
 	return rc;
 }
 
+int scenario_table(const struct scenario *s, const struct table_limits *lim, struct table **out,
+		   char *err, size_t errcap)
+{
+	*out = NULL;
+	if (!s->table_mix)
+		return 0;
+	char why[1024];
+	int rc = table_mix_generate(s->table_mix, (size_t)s->table_size, s->table_seed, lim, out, why,
+				    sizeof why);
+	if (rc)
+		retell(s->source, s->table_line, "", why, err, errcap);
+	return rc;
+}
+
 void scenario_free(struct scenario *s)
 {
 	for (int i = 0; i < s->nargs; i++)
 		free(s->args[i]);
 	s->nargs = 0;
+	table_mix_free(s->table_mix);
+	s->table_mix = NULL;
+	free(s->source);
+	s->source = NULL;
 }

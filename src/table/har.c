@@ -1,5 +1,8 @@
 /* pacer — HAR 1.2 import: a browser recording → a request table.
- * See table_har_import in table.h for what is kept and what is dropped. */
+ * See table_har_import in table.h for what is kept and what is dropped.
+ * An entry whose recorded Content-Length disagrees with the body the HAR
+ * holds (a browser often does not keep binary uploads) is an error: the
+ * table would replay a different request than the one recorded. */
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -154,6 +157,30 @@ static int form_body(struct har_ctx *c, json_t *params, size_t *len)
 	return 0;
 }
 
+/* A Content-Length header value: digits only, with optional whitespace
+ * around. False for anything else (it is dropped anyway). */
+static bool cl_value(json_t *v, unsigned long long *out)
+{
+	const char *s = json_string_value(v);
+	size_t n = json_string_length(v), i = 0;
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (i == n || s[i] < '0' || s[i] > '9')
+		return false;
+	unsigned long long x = 0;
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+		if (x > (~0ull - 9) / 10)
+			return false;
+		x = x * 10 + (unsigned)(s[i] - '0');
+	}
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (i != n)
+		return false;
+	*out = x;
+	return true;
+}
+
 static int entry(struct har_ctx *c, json_t *e, struct tb_hdr *hdrs)
 {
 	struct tb *b = c->b;
@@ -192,11 +219,14 @@ static int entry(struct har_ctx *c, json_t *e, struct tb_hdr *hdrs)
 	}
 	size_t nh = 0, cookies = 0, cookie_bytes = 0;
 	bool has_ct = false;
+	json_t *recorded_cl = NULL; /* the Content-Length the browser sent, if it was recorded */
 	for (size_t i = 0; i < nj; i++) {
 		json_t *h = json_array_get(jh, i);
 		json_t *hn = json_object_get(h, "name"), *hv = json_object_get(h, "value");
 		const char *n = json_string_value(hn);
 		size_t nl = json_string_length(hn);
+		if (!recorded_cl && ieqn(n, nl, "Content-Length"))
+			recorded_cl = hv;
 		if ((nl && n[0] == ':') || hop_by_hop(n, nl) || (conn && in_connection(conn, conn_len, n, nl))) {
 			c->st->dropped_headers++;
 			continue;
@@ -243,6 +273,7 @@ static int entry(struct har_ctx *c, json_t *e, struct tb_hdr *hdrs)
 	}
 	const char *body = NULL;
 	size_t body_len = 0;
+	bool form = false;
 	json_t *pd = json_object_get(rq, "postData");
 	if (pd && !json_is_null(pd)) {
 		if (!json_is_object(pd))
@@ -267,6 +298,7 @@ static int entry(struct har_ctx *c, json_t *e, struct tb_hdr *hdrs)
 			if (rc)
 				return rc;
 			body = c->form.p;
+			form = true;
 		}
 		if (body_len && !has_ct && mime && json_string_length(mime)) {
 			if (nh >= b->lim.max_headers)
@@ -276,6 +308,18 @@ static int entry(struct har_ctx *c, json_t *e, struct tb_hdr *hdrs)
 			                             json_string_length(mime)};
 		}
 	}
+	/* A browser records the body it can see: a binary upload (a file, a
+	 * Blob) is often missing or cut short in postData, while the headers
+	 * still say how long it was. Replaying a different body would be a
+	 * different request: refuse. (A form rebuilt from params may encode
+	 * differently, so it is not compared.) */
+	unsigned long long sent;
+	if (!form && recorded_cl && cl_value(recorded_cl, &sent) && sent != body_len)
+		return efail(c, PACER_EPARSE,
+		             ".request.postData: holds %zu bytes of body but the request was sent with "
+		             "Content-Length: %llu (the recording did not keep the whole body, as "
+		             "browsers often do not for binary uploads)",
+		             body_len, sent);
 	struct tb_req r = {.method = json_string_value(jm), .url = url, .headers = hdrs,
 	                   .n_headers = nh, .body = body, .body_len = body_len,
 	                   .line = (unsigned)c->entry};

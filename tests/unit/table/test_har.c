@@ -3,7 +3,11 @@
  * every hop-by-hop header and one named by Connection, Host and
  * Content-Length, a form body from params, a ws: and a data: entry, an IPv6
  * host) with and without --keep-cookies; its round trip through JSON Lines;
- * and a table of bad HARs, each with the exact message naming the entry. */
+ * a table of bad HARs, each with the exact message naming the entry (among
+ * them bodies the recording lost: a recorded Content-Length that is not the
+ * body's size in bytes); and a recorded Content-Length that is no reason to
+ * refuse (it agrees, it is not a number, or the body is a form rebuilt from
+ * params). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -201,6 +205,18 @@ static const struct err_case errs[] = {
 	{"too many requests", E("{\"request\":{" GETREQ "}},{\"request\":{" GETREQ "}}"), {.max_requests = 1},
 	 PACER_ETOOBIG, "r.har: log.entries[1].request: more than 1 requests (the limit)"},
 	{"file over the limit", E(""), {.max_file_bytes = 5}, PACER_ETOOBIG, "r.har: over the limit of 5 bytes"},
+	/* the recording lost (part of) the body the browser sent */
+	{"binary upload not kept", E("{\"request\":{" GETREQ "}},{\"request\":{\"method\":\"POST\",\"url\":\"http://h/up\","
+	                              "\"headers\":[{\"name\":\"Content-Length\",\"value\":\"290\"}],"
+	                              "\"postData\":{\"mimeType\":\"multipart/form-data; boundary=x\",\"comment\":\"binary\"}}}"),
+	 {0}, PACER_EPARSE,
+	 "r.har: log.entries[1].request.postData: holds 0 bytes of body but the request was sent with "
+	 "Content-Length: 290 (the recording did not keep the whole body, as browsers often do not for binary uploads)"},
+	{"body cut short", E("{\"request\":{\"method\":\"PUT\",\"url\":\"http://h/\",\"headers\":[{\"name\":\"content-length\","
+	                     "\"value\":\"5\"}],\"postData\":{\"text\":\"h\\u00e9llo\"}}}"),
+	 {0}, PACER_EPARSE, "~log.entries[0].request.postData: holds 6 bytes of body but the request was sent with Content-Length: 5 ("},
+	{"no postData", E("{\"request\":{" GETREQ ",\"headers\":[{\"name\":\"Content-Length\",\"value\":\" 5 \"}]}}"),
+	 {0}, PACER_EPARSE, "~log.entries[0].request.postData: holds 0 bytes of body but the request was sent with Content-Length: 5 ("},
 };
 
 static void test_errors(void **state)
@@ -240,6 +256,24 @@ static void test_small_cases(void **state)
 	assert_int_equal(t->reqs[1].n_headers, 1); /* Connection and the "close" it names dropped; no empty mimeType */
 	assert_string_equal(t->reqs[1].headers[0], "Accept: */*");
 	assert_int_equal(st.dropped_headers, 2);
+	table_free(t);
+	/* a recorded Content-Length that agrees with the body (UTF-8 bytes, not
+	 * characters), or that is not a number, or next to a form rebuilt from
+	 * params (encoded anew), is no reason to refuse; it is dropped either way */
+	text = E("{\"request\":{\"method\":\"POST\",\"url\":\"http://h/\",\"headers\":[{\"name\":\"Content-Length\",\"value\":\"6\"}],"
+	         "\"postData\":{\"text\":\"h\\u00e9llo\"}}},"
+	         "{\"request\":{\"method\":\"GET\",\"url\":\"http://h/\",\"headers\":[{\"name\":\"content-length\",\"value\":\"0\"}]}},"
+	         "{\"request\":{\"method\":\"GET\",\"url\":\"http://h/\",\"headers\":[{\"name\":\"Content-Length\",\"value\":\"x1\"}]}},"
+	         "{\"request\":{\"method\":\"GET\",\"url\":\"http://h/\",\"headers\":[{\"name\":\"Content-Length\","
+	         "\"value\":\"99999999999999999999999\"}]}},"
+	         "{\"request\":{\"method\":\"POST\",\"url\":\"http://h/\",\"headers\":[{\"name\":\"Content-Length\",\"value\":\"99\"}],"
+	         "\"postData\":{\"params\":[{\"name\":\"a\",\"value\":\"b c\"}]}}}");
+	assert_int_equal(table_har_parse(text, strlen(text), "s", NULL, NULL, &t, &st, err, sizeof err), 0);
+	assert_int_equal(t->n, 5);
+	assert_int_equal(t->reqs[0].body_len, 6);
+	assert_int_equal(t->reqs[1].body_len, 0);
+	assert_int_equal(t->reqs[4].body_len, 5); /* a=b+c */
+	assert_int_equal(st.dropped_headers, 5);
 	table_free(t);
 	char path[64] = "/nonexistent/x.har";
 	assert_int_equal(table_har_import(path, NULL, NULL, &t, NULL, err, sizeof err), -ENOENT);
