@@ -1,7 +1,7 @@
 /* pacer serve — run the embedded target server until SIGINT/SIGTERM.
  *
  *   pacer serve --plan NAME|FILE [--listen 127.0.0.1:8080] [--threads N]
- *               [--seed S] [--list-plans]
+ *               [--seed S] [--list-plans] [--tls | --tls-cert FILE [--tls-key FILE]]
  *
  * Prints "listening on ADDR:PORT" on stdout once the socket listens; errors
  * as one line "pacer serve: <what>" on stderr. Exit: 0 after a clean stop,
@@ -20,6 +20,7 @@
 
 #include "cli/cli.h"
 #include "net/sock.h"
+#include "net/tls.h"
 #include "target/target.h"
 #include "util/err.h"
 #include "util/units.h"
@@ -35,6 +36,10 @@ static const char usage[] =
 	"  -t, --threads N        server threads, each with its own event loop (default 1)\n"
 	"      --seed S           seed of the plan's randomness (default: the plan's, else 1)\n"
 	"      --list-plans       list the built-in plans and exit\n"
+	"      --tls              serve HTTPS with a generated self-signed certificate\n"
+	"                         (localhost, 127.0.0.1, ::1; its SHA-256 fingerprint goes to stderr)\n"
+	"      --tls-cert FILE    serve HTTPS with this PEM certificate (chain)\n"
+	"      --tls-key FILE     its PEM private key (default: in --tls-cert)\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"Prints \"listening on ADDR:PORT\" once ready. Plan files: see docs/serve.md.\n";
@@ -116,12 +121,17 @@ int cmd_serve(int argc, char **argv)
 		{"threads", required_argument, NULL, 't'},
 		{"seed", required_argument, NULL, 's'},
 		{"list-plans", no_argument, NULL, 'L'},
+		{"tls", no_argument, NULL, 'T'},
+		{"tls-cert", required_argument, NULL, 'C'},
+		{"tls-key", required_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *plan_arg = NULL, *listen_arg = "127.0.0.1:8080";
 	uint64_t threads = 1, seed = 0;
 	bool have_seed = false;
+	bool tls_gen = false;
+	const char *tls_cert = NULL, *tls_key = NULL;
 	int opt;
 	optind = 0; /* full reinitialisation (GNU): argv[0] is "serve" */
 	opterr = 0;
@@ -152,6 +162,15 @@ int cmd_serve(int argc, char **argv)
 		case 'L':
 			list_plans();
 			return EXIT_OK;
+		case 'T':
+			tls_gen = true;
+			break;
+		case 'C':
+			tls_cert = optarg;
+			break;
+		case 'K':
+			tls_key = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return EXIT_OK;
@@ -170,6 +189,10 @@ int cmd_serve(int argc, char **argv)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (!plan_arg)
 		return usage_error("%s", "--plan is required: a built-in name (see --list-plans) or a YAML file");
+	if (tls_gen && (tls_cert || tls_key))
+		return usage_error("%s", "--tls generates a certificate: give it or --tls-cert, not both");
+	if (tls_key && !tls_cert)
+		return usage_error("%s", "--tls-key needs --tls-cert");
 
 	struct net_addr addr;
 	const char *why = NULL;
@@ -217,6 +240,23 @@ int cmd_serve(int argc, char **argv)
 	if (have_seed)
 		plan->seed = seed;
 
+	struct tls_identity *tls_id = NULL;
+	struct tls_ctx *tls = NULL;
+	char fp[TLS_FINGERPRINT_CAP] = "";
+	if (tls_gen || tls_cert) {
+		char err[512] = "";
+		rc = tls_gen ? tls_identity_self_signed(&tls_id, err, sizeof err) : 0;
+		if (!rc)
+			rc = tls_server_ctx_new(&tls, tls_cert, tls_key, tls_id, err, sizeof err);
+		if (rc) {
+			fprintf(stderr, "pacer serve: %s\n", err);
+			tls_identity_free(tls_id);
+			target_plan_free(plan);
+			return rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+		}
+		tls_ctx_fingerprint(tls, fp, sizeof fp);
+	}
+
 	/* SIGINT/SIGTERM are taken synchronously with sigwait: block them
 	 * before the server threads exist (they inherit the mask). A handler
 	 * (never run) replaces SIG_IGN, which a shell sets for background
@@ -232,13 +272,15 @@ int cmd_serve(int argc, char **argv)
 	sigaction(SIGTERM, &sa, &old_term);
 
 	struct target *t = NULL;
-	rc = target_start(&t, plan, &addr, (unsigned)threads);
+	rc = target_start_tls(&t, plan, &addr, (unsigned)threads, tls);
 	if (rc < 0) {
 		char a[80];
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		target_plan_free(plan);
+		tls_ctx_free(tls);
+		tls_identity_free(tls_id);
 		fprintf(stderr, "pacer serve: cannot listen on %s: %s\n", net_addr_str(&addr, a, sizeof a),
 		        err_name(rc));
 		return rc == -ENOMEM || rc == -EAGAIN ? EXIT_RUNTIME : EXIT_USAGE;
@@ -250,6 +292,14 @@ int cmd_serve(int argc, char **argv)
 	else
 		((struct sockaddr_in6 *)&bound.ss)->sin6_port = htons(port);
 	char a[80];
+	if (tls) {
+		/* before the ready line: whoever waits for that has this too */
+		fprintf(stderr, "pacer serve: HTTPS with %s%s; certificate SHA-256 %s\n",
+		        tls_gen ? "a generated self-signed certificate (localhost, 127.0.0.1, ::1)"
+		                : "certificate ",
+		        tls_gen ? "" : tls_cert, fp);
+		fflush(stderr);
+	}
 	printf("listening on %s\n", net_addr_str(&bound, a, sizeof a));
 	fflush(stdout);
 
@@ -258,6 +308,8 @@ int cmd_serve(int argc, char **argv)
 		;
 	target_stop(t);
 	target_plan_free(plan);
+	tls_ctx_free(tls);
+	tls_identity_free(tls_id);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -7,6 +7,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stddef.h>
+#include <sys/un.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -48,13 +50,29 @@ int net_resolve(const char *host, uint16_t port, struct net_addr *out, const cha
 	return 0;
 }
 
+int net_addr_unix(const char *path, struct net_addr *out)
+{
+	memset(out, 0, sizeof *out);
+	struct sockaddr_un *un = (struct sockaddr_un *)&out->ss;
+	size_t n = strlen(path);
+	if (n == 0)
+		return -EINVAL;
+	if (n >= sizeof un->sun_path)
+		return -ENAMETOOLONG;
+	un->sun_family = AF_UNIX;
+	memcpy(un->sun_path, path, n + 1);
+	out->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+	return 0;
+}
+
 int net_connect_start(const struct net_addr *a)
 {
 	int fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	int one = 1;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	if (a->ss.ss_family != AF_UNIX)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	if (connect(fd, (const struct sockaddr *)&a->ss, a->len) < 0 && errno != EINPROGRESS) {
 		int e = errno;
 		close(fd);
@@ -121,7 +139,9 @@ int net_local_port(int fd)
 char *net_addr_str(const struct net_addr *a, char *out, size_t cap)
 {
 	char host[INET6_ADDRSTRLEN] = "?";
-	if (a->ss.ss_family == AF_INET) {
+	if (a->ss.ss_family == AF_UNIX) {
+		snprintf(out, cap, "unix:%s", ((const struct sockaddr_un *)&a->ss)->sun_path);
+	} else if (a->ss.ss_family == AF_INET) {
 		const struct sockaddr_in *a4 = (const struct sockaddr_in *)&a->ss;
 		inet_ntop(AF_INET, &a4->sin_addr, host, sizeof host);
 		snprintf(out, cap, "%s:%u", host, ntohs(a4->sin_port));

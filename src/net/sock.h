@@ -18,7 +18,11 @@ struct net_addr {
  * not resolve; *why (if not NULL) gets the resolver's message. */
 int net_resolve(const char *host, uint16_t port, struct net_addr *out, const char **why);
 
-/* Start a non-blocking connect with TCP_NODELAY. Returns the fd (the connect
+/* A Unix-domain stream socket at path (--unix-socket). 0, or -EINVAL for
+ * an empty path, -ENAMETOOLONG when it does not fit sun_path. */
+int net_addr_unix(const char *path, struct net_addr *out);
+
+/* Start a non-blocking connect with TCP_NODELAY (for TCP). Returns the fd (the connect
  * may still be in progress: wait for writability, then net_connect_result). */
 int net_connect_start(const struct net_addr *a);
 /* After writability: 0 if connected, else the negative errno of the failure. */
@@ -32,7 +36,7 @@ int net_probe(const struct net_addr *a, uint64_t timeout_ns);
 int net_listen(const struct net_addr *a, int backlog, bool reuseport);
 /* Local port a socket is bound to, or a negative errno. */
 int net_local_port(int fd);
-/* "127.0.0.1:8080" / "[::1]:8080". Returns out. */
+/* "127.0.0.1:8080" / "[::1]:8080" / "unix:/path". Returns out. */
 char *net_addr_str(const struct net_addr *a, char *out, size_t cap);
 
 #endif

@@ -18,6 +18,7 @@ void plan_defaults(struct run_plan *p)
 	p->concurrency = 10;
 	p->threads = 1;
 	p->repeat = 1;
+	p->tls.resume = true;
 }
 
 const char *plan_method(const struct run_plan *p)
@@ -67,6 +68,12 @@ int plan_validate(const struct run_plan *p, char *err, size_t cap)
 		if (!p->requests && p->duration_ns == 0)
 			FAIL("--duration: must be above 0 (or give --requests)");
 	}
+	if (p->tls.resume_flag && p->tls.no_resume)
+		FAIL("--tls-resume and --no-tls-resume: give one");
+	if (p->tls.insecure && p->tls.cacert)
+		FAIL("--insecure and --cacert: give one (--insecure verifies nothing)");
+	if (p->tls.key && !p->tls.cert)
+		FAIL("--key: needs --cert (the client certificate)");
 	uint32_t conns = p->open_loop ? p->connections : p->concurrency;
 	if (conns > 1000000)
 		FAIL("%s %u: at most 1000000", p->open_loop ? "--connections" : "--concurrency", conns);

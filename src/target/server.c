@@ -18,6 +18,7 @@
 #include "http/h1req.h"
 #include "net/loop.h"
 #include "net/sock.h"
+#include "net/tls.h"
 #include "target/target.h"
 #include "target/theap.h"
 #include "util/clock.h"
@@ -60,6 +61,9 @@ struct conn {
 	bool closing;       /* close once the output is flushed */
 	bool write_blocked; /* the last send hit EAGAIN */
 	bool need_more;     /* the input holds an incomplete request */
+	struct tls_conn *tls; /* NULL: plain */
+	bool tls_ready;       /* TLS handshake done */
+	bool tls_rd_want_wr;  /* a TLS read waits for the socket to be writable */
 
 	/* input: the current request starts at in + in_off */
 	char *in;
@@ -118,6 +122,7 @@ struct worker {
 
 struct target {
 	const struct target_plan *plan;
+	struct tls_ctx *tls; /* NULL: plain HTTP; borrowed */
 	int lfd;
 	int port;
 	unsigned n;
@@ -214,6 +219,8 @@ static void conn_close(struct conn *c)
 		return;
 	struct worker *w = c->w;
 	theap_cancel(&w->heap, &c->tn);
+	tls_conn_free(c->tls);
+	c->tls = NULL;
 	close(c->fd);
 	c->fd = -1;
 	c->dead = true;
@@ -301,6 +308,10 @@ static void conn_new(struct worker *w, int fd)
 	}
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	if (w->t->tls && tls_conn_new(&c->tls, w->t->tls, fd, NULL, NULL) < 0) {
+		conn_close(c);
+		return;
+	}
 	stat_inc(&w->st.connections);
 	conn_rearm(c);
 }
@@ -812,7 +823,18 @@ static bool conn_flush(struct conn *c)
 			}
 		}
 		ssize_t s;
-		if (n == 1) {
+		if (c->tls) {
+			/* one segment per round; a retry after "would block" sends
+			 * the same bytes (at least as many), as OpenSSL requires */
+			s = tls_write(c->tls, iov[0].iov_base, iov[0].iov_len);
+			if (s == TLS_WANT_WRITE || s == TLS_WANT_READ) {
+				s = -1;
+				errno = EAGAIN;
+			} else if (s < 0) {
+				conn_close(c);
+				return false;
+			}
+		} else if (n == 1) {
 			s = send(c->fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL);
 		} else {
 			struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)n};
@@ -858,6 +880,8 @@ static void start_linger(struct conn *c)
 		conn_close(c);
 		return;
 	}
+	if (c->tls)
+		tls_shutdown(c->tls); /* close_notify before the FIN */
 	shutdown(c->fd, SHUT_WR);
 	c->state = C_LINGER;
 	c->linger_end_ns = c->w->now + LINGER_NS;
@@ -932,7 +956,7 @@ static void conn_settle(struct conn *c)
 	bool room = c->in_len < IN_MAX || c->in_off > 0;
 	if (!c->peer_eof && (c->state == C_LINGER || (!c->closing && room)))
 		want |= EPOLLIN;
-	if (c->write_blocked)
+	if (c->write_blocked || c->tls_rd_want_wr)
 		want |= EPOLLOUT;
 	if (want != c->events) {
 		if (loop_mod(&c->w->loop, c->fd, want, c) < 0) {
@@ -972,7 +996,20 @@ static void conn_read(struct conn *c)
 			return; /* full and blocked: conn_settle drops EPOLLIN */
 		}
 	}
-	ssize_t n = read(c->fd, c->in + c->in_len, c->in_cap - c->in_len);
+	ssize_t n;
+	if (c->tls) {
+		n = tls_read(c->tls, c->in + c->in_len, c->in_cap - c->in_len);
+		c->tls_rd_want_wr = n == TLS_WANT_WRITE;
+		if (n == TLS_WANT_READ || n == TLS_WANT_WRITE) {
+			n = -1;
+			errno = EAGAIN;
+		} else if (n < 0) {
+			conn_close(c);
+			return;
+		}
+	} else {
+		n = read(c->fd, c->in + c->in_len, c->in_cap - c->in_len);
+	}
 	if (n > 0) {
 		c->in_len += (uint32_t)n;
 		c->last_io_ns = w->now;
@@ -983,6 +1020,46 @@ static void conn_read(struct conn *c)
 	}
 }
 
+/* TLS: advance the handshake. false while it is not done (interest set
+ * for what it waits for) or when it failed (connection closed). */
+static bool conn_tls_handshake(struct conn *c)
+{
+	int rc = tls_handshake(c->tls);
+	if (rc == 0) {
+		c->tls_ready = true;
+		c->last_io_ns = c->w->now;
+		return true;
+	}
+	if (rc == TLS_FAILED) {
+		conn_close(c);
+		return false;
+	}
+	uint32_t want = rc == TLS_WANT_WRITE ? EPOLLIN | EPOLLOUT : EPOLLIN;
+	if (want != c->events) {
+		if (loop_mod(&c->w->loop, c->fd, want, c) < 0) {
+			conn_close(c);
+			return false;
+		}
+		c->events = want;
+	}
+	conn_rearm(c); /* the idle timeout bounds a stalled handshake */
+	return false;
+}
+
+/* TLS: bytes already decrypted or read ahead never wake epoll again; take
+ * them in while the connection wants input. */
+static void conn_tls_more(struct conn *c)
+{
+	for (int i = 0; i < 64 && !c->dead && c->tls && c->tls_ready && (c->events & EPOLLIN) &&
+	                c->state != C_LINGER && tls_pending(c->tls);
+	     i++) {
+		conn_read(c);
+		if (c->dead)
+			return;
+		conn_settle(c);
+	}
+}
+
 static void conn_event(struct conn *c, uint32_t ev)
 {
 	if (ev & (EPOLLERR | EPOLLHUP)) {
@@ -990,8 +1067,15 @@ static void conn_event(struct conn *c, uint32_t ev)
 		conn_close(c);
 		return;
 	}
+	if (c->tls && !c->tls_ready) {
+		if (!conn_tls_handshake(c))
+			return;
+		ev = EPOLLIN; /* the client's first request may be here already */
+	}
 	if (ev & EPOLLOUT) {
 		c->write_blocked = false;
+		if (c->tls_rd_want_wr)
+			ev |= EPOLLIN;
 		if (!conn_flush(c))
 			return;
 	}
@@ -1001,6 +1085,7 @@ static void conn_event(struct conn *c, uint32_t ev)
 			return;
 	}
 	conn_settle(c);
+	conn_tls_more(c);
 }
 
 static void conn_timer(struct conn *c)
@@ -1046,7 +1131,12 @@ static void conn_timer(struct conn *c)
 		conn_close(c);
 		return;
 	}
+	if (c->tls && !c->tls_ready) {
+		conn_rearm(c); /* still in the handshake: its interest stays */
+		return;
+	}
 	conn_settle(c);
+	conn_tls_more(c);
 }
 
 /* ---- accepting ------------------------------------------------------ */
@@ -1197,6 +1287,12 @@ static void worker_destroy(struct worker *w)
 int target_start(struct target **out, const struct target_plan *plan, const struct net_addr *listen,
                  unsigned threads)
 {
+	return target_start_tls(out, plan, listen, threads, NULL);
+}
+
+int target_start_tls(struct target **out, const struct target_plan *plan,
+                     const struct net_addr *listen, unsigned threads, struct tls_ctx *tls)
+{
 	*out = NULL;
 	if (!plan || !listen || threads == 0 || threads > TARGET_MAX_THREADS)
 		return -EINVAL;
@@ -1204,6 +1300,7 @@ int target_start(struct target **out, const struct target_plan *plan, const stru
 	if (!t)
 		return -ENOMEM;
 	t->plan = plan;
+	t->tls = tls;
 	t->n = threads;
 	atomic_init(&t->stop, false);
 	atomic_init(&t->ticket, 0);

@@ -53,6 +53,15 @@ struct target_stats {
 int target_start(struct target **out, const struct target_plan *plan, const struct net_addr *listen,
                  unsigned threads);
 
+struct tls_ctx;
+
+/* target_start serving HTTPS: every accepted connection does a TLS
+ * handshake (non-blocking, bounded by the idle timeout) with `tls`, a server
+ * context from tls_server_ctx_new, borrowed until target_stop. NULL: plain,
+ * as target_start. Same returns. */
+int target_start_tls(struct target **out, const struct target_plan *plan,
+                     const struct net_addr *listen, unsigned threads, struct tls_ctx *tls);
+
 /* The port the server listens on. */
 int target_port(const struct target *t);
 
