@@ -7,6 +7,8 @@ enum {
 	EXIT_SLO_FAILED = 1,   /* ramp: the SLO failed before the required rate */
 	EXIT_USAGE = 2,        /* bad options, URL, unreachable target */
 	EXIT_RUNTIME = 3,      /* pacer itself failed (memory, output file) */
+	EXIT_GENERATOR_LIMITED = 4, /* results written, but the generator, not the target,
+	                             * was the limit (gencheck); --limited-ok: 0 instead */
 	EXIT_INTERRUPTED = 130 /* Ctrl-C: results were still written */
 };
 
@@ -20,6 +22,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_table(int argc, char **argv);
 /* pacer import har FILE.har [--keep-cookies] [-o FILE]; argv[0] is "import". */
 int cmd_import(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* The User-Agent pacer sends unless -H User-Agent: is given; part of every
  * request's wire bytes, so of a request table's hash too. */

@@ -375,6 +375,8 @@ int cmd_compare(int argc, char **argv)
 	double noise = 0.02;
 	uint32_t repeat = 5, target_threads = 0;
 	bool help = false;
+	const char *report_dir = NULL;
+	char report_json[4096];
 	struct opt tab[] = {
 		{0, "arrival", OPT_STR, &arrival, "constant|poisson", "constant", "spacing of due times (open loop)", false},
 		{0, "body", OPT_STR, &body_arg, "DATA|@FILE", NULL, "request body, literal or from a file", false},
@@ -402,6 +404,8 @@ int cmd_compare(int argc, char **argv)
 		{0, "timeout", OPT_DURATION, &plan.timeout_ns, "D", "10s", "per-request timeout", false},
 		{0, "variant", OPT_STRLIST, &variants, "NAME=URL|NAME=@PLAN", NULL, "a variant (repeatable, at least 2; the first is the baseline)", false},
 		{'w', "warmup", OPT_DURATION, &plan.warmup_ns, "D", "1s", "warm-up of each repetition, not counted", false},
+		{0, "report-dir", OPT_STR, &report_dir, "DIR", NULL, "also write Markdown, HTML, text, CSV, hgrm, hlog and SVG charts into DIR (docs/report.md)", false},
+		CLI_TRANSPORT_OPTS(plan),
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
 	char err[512];
@@ -411,6 +415,9 @@ int cmd_compare(int argc, char **argv)
 	if (ret >= 0)
 		goto out;
 	ret = EXIT_USAGE;
+	if (cli_report_dir_prepare("compare", report_dir, &plan.out_path, report_json,
+				   sizeof report_json))
+		goto out;
 	if (nourl) {
 		fprintf(stderr, "pacer compare: targets are given with --variant NAME=URL, not '%s'\n", nourl);
 		goto out;
@@ -579,6 +586,8 @@ int cmd_compare(int argc, char **argv)
 		if (rc) {
 			fprintf(stderr, "pacer compare: cannot write --out %s: %s\n", plan.out_path,
 				err_name(rc));
+			ret = EXIT_RUNTIME;
+		} else if (cli_report_dir_write("compare", report_dir, plan.out_path)) {
 			ret = EXIT_RUNTIME;
 		}
 	}

@@ -11,6 +11,8 @@
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "cli/setup.h"
+#include "plan/inspect.h"
+#include "report/usage_report.h"
 #include "engine/engine.h"
 #include "plan/ramp.h"
 #include "report/ramp_report.h"
@@ -59,8 +61,10 @@ static int run_step(struct engine *e, struct cli_setup *setup, const struct ramp
 		*interrupted = cli_wait_engine(e, progress) || *interrupted;
 		struct run_result cur;
 		rc = engine_step_finish(e, &cur);
-		if (!rc)
+		if (!rc) {
+			cli_setup_probe_window(setup, &cur);
 			rep_figure_of(&cur, &reps[n_reps++]);
+		}
 		if (!rc && k == 0) {
 			s.run = cur;
 		} else {
@@ -82,7 +86,8 @@ static int run_step(struct engine *e, struct cli_setup *setup, const struct ramp
 	 * histograms are not kept (its counts are). */
 	phase_stats_free(&s.run.warmup);
 	struct slo_measure m;
-	ramp_step_measure(&s.run, &m);
+	double pct[RESULT_MAX_OUTCOMES];
+	ramp_step_measure(&s.run, rp->run.inspect ? rp->run.inspect->n_outcomes : 0, pct, &m);
 	slo_eval(&rp->slo, &m, &s.verdict);
 	if (ramp_result_add(res, &s)) {
 		run_result_free(&s.run);
@@ -90,7 +95,8 @@ static int run_step(struct engine *e, struct cli_setup *setup, const struct ramp
 		return EXIT_RUNTIME;
 	}
 	if (!rp->run.quiet)
-		ramp_text_row(stdout, &res->steps[res->n_steps - 1], res->n_steps - 1);
+		ramp_text_row(stdout, &res->steps[res->n_steps - 1], res->n_steps - 1,
+			      rp->run.inspect);
 	return 0;
 }
 
@@ -148,6 +154,8 @@ int cmd_ramp(int argc, char **argv)
 	uint32_t target_cores = 0;
 	struct cli_setup setup = {.cmd = "ramp"};
 	bool help = false;
+	const char *report_dir = NULL;
+	char report_json[4096];
 	struct opt tab[] = {
 		{0, "after-fail", OPT_U32, &rp.after_fail, "N", "0", "steps to run after the first failing one", false},
 		{0, "arrival", OPT_STR, &arrival, "constant|poisson", "constant", "spacing of due times", false},
@@ -182,6 +190,10 @@ int cmd_ramp(int argc, char **argv)
 		{'t', "threads", OPT_U32, &plan->threads, "T", "1", "worker threads", false},
 		{0, "timeout", OPT_DURATION, &plan->timeout_ns, "D", "10s", "per-request timeout", false},
 		{0, "to", OPT_RATE, &to, "R", NULL, "geometric ramp: last rate", false},
+		{0, "report-dir", OPT_STR, &report_dir, "DIR", NULL, "also write Markdown, HTML, text, CSV, hgrm, hlog and SVG charts into DIR (docs/report.md)", false},
+		CLI_RULE_OPTS(setup),
+		CLI_TARGET_OPTS(setup),
+		CLI_TRANSPORT_OPTS(*plan),
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
 	char err[512];
@@ -227,7 +239,14 @@ int cmd_ramp(int argc, char **argv)
 		fprintf(stderr, "pacer ramp: --step-duration: must be above 0\n");
 		goto out;
 	}
-	if (rp.slo_expr && slo_parse(&rp.slo, rp.slo_expr, NULL, 0, err, sizeof err)) {
+	if (cli_setup_rules(&setup, plan) ||
+	    cli_report_dir_prepare("ramp", report_dir, &plan->out_path, report_json,
+				   sizeof report_json))
+		goto out;
+	const char *onames[RESULT_MAX_OUTCOMES];
+	inspect_outcome_names(&setup.inspect, onames);
+	if (rp.slo_expr && slo_parse(&rp.slo, rp.slo_expr, onames, setup.inspect.n_outcomes, err,
+				     sizeof err)) {
 		fprintf(stderr, "pacer ramp: --slo: %s\n", err);
 		goto out;
 	}
@@ -247,6 +266,8 @@ int cmd_ramp(int argc, char **argv)
 		goto out;
 	}
 	ret = cli_setup_prepare(&setup, plan);
+	if (!ret)
+		ret = cli_setup_start_probe(&setup);
 	if (ret)
 		goto out;
 
@@ -265,6 +286,7 @@ int cmd_ramp(int argc, char **argv)
 		.res = &res,
 		.cores_for_per_core = target_cores ? target_cores : setup.srv ? (unsigned)env.cores : 0,
 	};
+	cli_setup_report_ctx(&setup, &rr.ctx);
 
 	sigset_t set, old;
 	sigemptyset(&set);
@@ -294,6 +316,16 @@ int cmd_ramp(int argc, char **argv)
 		ramp_text_summary(stdout, &rr);
 	fflush(stdout);
 	ret = interrupted ? EXIT_INTERRUPTED : res.reached_require ? EXIT_OK : EXIT_SLO_FAILED;
+	/* The answer is the first failing step: if the generator limited it,
+	 * the capacity found may be pacer's, not the target's. */
+	for (size_t i = 0; i < res.n_steps && !interrupted; i++) {
+		if (res.steps[i].verdict.pass)
+			continue;
+		struct gen_verdict gv;
+		report_gencheck(&res.steps[i].run, &rr.ctx, &gv);
+		ret = cli_setup_exit_code(&setup, ret, gv.flagged);
+		break;
+	}
 	if (plan->out_path) {
 		struct afile af;
 		rc = afile_open(&af, plan->out_path);
@@ -307,6 +339,8 @@ int cmd_ramp(int argc, char **argv)
 		if (rc) {
 			fprintf(stderr, "pacer ramp: cannot write --out %s: %s\n", plan->out_path,
 				err_name(rc));
+			ret = EXIT_RUNTIME;
+		} else if (cli_report_dir_write("ramp", report_dir, plan->out_path)) {
 			ret = EXIT_RUNTIME;
 		}
 	}

@@ -16,6 +16,7 @@
 #include "net/sock.h"
 #include "plan/plan.h"
 #include "report/report.h"
+#include "report/usage_report.h"
 #include "stats/hist_io.h"
 #include "util/afile.h"
 #include "util/clock.h"
@@ -84,6 +85,8 @@ int cmd_run(int argc, char **argv)
 	const char *arrival = NULL;
 	struct cli_setup setup = {.cmd = "run"};
 	bool help = false;
+	const char *report_dir = NULL;
+	char report_json[4096];
 	struct opt tab[] = {
 		{0, "arrival", OPT_STR, &arrival, "constant|poisson", "constant", "spacing of due times (open loop)", false},
 		{0, "bodies", OPT_STR, &setup.bodies_dir, "DIR", NULL, "one request per file in DIR, sent in turn to URL", false},
@@ -112,6 +115,10 @@ int cmd_run(int argc, char **argv)
 		{'t', "threads", OPT_U32, &plan.threads, "T", "1", "worker threads", false},
 		{0, "timeout", OPT_DURATION, &plan.timeout_ns, "D", "10s", "per-request timeout: close, count, reconnect", false},
 		{'w', "warmup", OPT_DURATION, &plan.warmup_ns, "D", "0s", "warm-up phase, run but not counted", false},
+		{0, "report-dir", OPT_STR, &report_dir, "DIR", NULL, "also write Markdown, HTML, text, CSV, hgrm, hlog and SVG charts into DIR (docs/report.md)", false},
+		CLI_RULE_OPTS(setup),
+		CLI_TARGET_OPTS(setup),
+		CLI_TRANSPORT_OPTS(plan),
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
 	char err[512];
@@ -134,11 +141,17 @@ int cmd_run(int argc, char **argv)
 	}
 	plan.headers = headers.v;
 	plan.n_headers = headers.n;
+	if (cli_setup_rules(&setup, &plan) ||
+	    cli_report_dir_prepare("run", report_dir, &plan.out_path, report_json,
+				   sizeof report_json))
+		goto out;
 	if (plan_validate(&plan, err, sizeof err)) {
 		fprintf(stderr, "pacer run: %s\n", err);
 		goto out;
 	}
 	ret = cli_setup_prepare(&setup, &plan);
+	if (!ret)
+		ret = cli_setup_start_probe(&setup);
 	if (ret)
 		goto out;
 
@@ -185,6 +198,8 @@ int cmd_run(int argc, char **argv)
 		interrupted = cli_wait_engine(e, progress);
 		struct run_result cur;
 		rc = engine_step_finish(e, &cur);
+		if (!rc)
+			cli_setup_probe_window(&setup, &cur);
 		if (!rc) {
 			rep_figure_of(&cur, &res.reps[res.n_reps++]);
 			if (plan.repeat > 1 && !plan.quiet) {
@@ -239,11 +254,14 @@ int cmd_run(int argc, char **argv)
 		.version = PACER_VERSION,
 		.commit = PACER_COMMIT,
 	};
+	cli_setup_report_ctx(&setup, &ctx);
 	if (!plan.quiet)
 		report_text(stdout, &ctx);
 	fflush(stdout);
-	ret = res.interrupted ? EXIT_INTERRUPTED : 0;
-	if (write_outputs(&ctx))
+	struct gen_verdict gv;
+	report_gencheck(&res, &ctx, &gv);
+	ret = res.interrupted ? EXIT_INTERRUPTED : cli_setup_exit_code(&setup, EXIT_OK, gv.flagged);
+	if (write_outputs(&ctx) || cli_report_dir_write("run", report_dir, plan.out_path))
 		ret = EXIT_RUNTIME;
 	run_result_free(&res);
 out:

@@ -170,10 +170,24 @@ bool opts_given(const struct opt *tab, size_t n, const char *long_name)
 	return false;
 }
 
+static int by_long_name(const void *a, const void *b)
+{
+	const struct opt *x = *(const struct opt *const *)a, *y = *(const struct opt *const *)b;
+	return strcmp(x->long_name, y->long_name);
+}
+
 void opts_help(FILE *f, const struct opt *tab, size_t n)
 {
+	/* Listed by name, whatever the table's order: shared option groups
+	 * (e.g. CLI_RULE_OPTS) can sit anywhere in a table. */
+	const struct opt *sorted[256];
+	if (n > sizeof sorted / sizeof sorted[0])
+		n = sizeof sorted / sizeof sorted[0];
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = &tab[i];
+	qsort(sorted, n, sizeof sorted[0], by_long_name);
 	for (size_t i = 0; i < n; i++) {
-		const struct opt *o = &tab[i];
+		const struct opt *o = sorted[i];
 		char left[64];
 		const char *sep = !o->metavar ? "" : o->type == OPT_OPTSTR ? "[=" : " ";
 		const char *end = o->metavar && o->type == OPT_OPTSTR ? "]" : "";

@@ -45,7 +45,7 @@ int opts_parse(struct opt *tab, size_t n, int argc, char **argv, const char **po
 	       size_t *npos, char *err, size_t errcap);
 /* Was the option with this long name given? */
 bool opts_given(const struct opt *tab, size_t n, const char *long_name);
-/* Print the option table. */
+/* Print the option table, sorted by long name. */
 void opts_help(FILE *f, const struct opt *tab, size_t n);
 void opt_list_free(struct opt_list *l);
 

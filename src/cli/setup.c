@@ -14,6 +14,9 @@
 #include "cli/opts.h"
 #include "http/req.h"
 #include "net/sock.h"
+#include "net/tls.h"
+#include "report/render.h"
+#include "report/report.h"
 #include "table/table.h"
 #include "target/plan.h"
 #include "target/target.h"
@@ -136,10 +139,20 @@ static int start_embedded(struct cli_setup *s, struct run_plan *plan)
 		fprintf(stderr, "pacer %s: --self-contained=%s: %s\n", s->cmd, name, err_name(rc));
 		return EXIT_RUNTIME;
 	}
+	if (plan->tls.self_signed) {
+		/* a certificate of its own, trusted by this driver alone */
+		rc = tls_identity_self_signed(&s->tls_id, err, sizeof err);
+		if (!rc)
+			rc = tls_server_ctx_new(&s->tls_server, NULL, NULL, s->tls_id, err, sizeof err);
+		if (rc) {
+			fprintf(stderr, "pacer %s: --tls: %s\n", s->cmd, err);
+			return EXIT_RUNTIME;
+		}
+	}
 	struct net_addr listen;
 	net_resolve("127.0.0.1", 0, &listen, NULL);
 	unsigned threads = s->target_threads ? s->target_threads : 1;
-	rc = target_start(&s->srv, s->tplan, &listen, threads);
+	rc = target_start_tls(&s->srv, s->tplan, &listen, threads, s->tls_server);
 	if (rc) {
 		fprintf(stderr, "pacer %s: cannot start the embedded target: %s\n", s->cmd,
 			err_name(rc));
@@ -147,7 +160,8 @@ static int start_embedded(struct cli_setup *s, struct run_plan *plan)
 	}
 	int port = target_port(s->srv);
 	const char *path = s->url_arg ? s->url_arg : "/";
-	snprintf(s->url_buf, sizeof s->url_buf, "http://127.0.0.1:%d%s", port, path);
+	snprintf(s->url_buf, sizeof s->url_buf, "%s://127.0.0.1:%d%s",
+		 plan->tls.self_signed ? "https" : "http", port, path);
 	plan->url_str = s->url_buf;
 	return 0;
 }
@@ -191,7 +205,18 @@ int cli_parse_arrival(const char *cmd, const char *arrival, struct run_plan *pla
 	return 0;
 }
 
-/* --requests-file / --bodies: load, check, encode and identify the table. */
+/* A table built by the caller of the subcommand (cli_setup_offer_table). */
+static struct table *offered_table;
+
+void cli_setup_offer_table(struct table *t)
+{
+	if (offered_table != t)
+		table_free(offered_table);
+	offered_table = t;
+}
+
+/* --requests-file / --bodies / an offered table: load, check, encode and
+ * identify the table. */
 static int load_table(struct cli_setup *s, struct run_plan *plan)
 {
 	char err[1024];
@@ -213,6 +238,10 @@ static int load_table(struct cli_setup *s, struct run_plan *plan)
 		}
 		rc = table_from_bodies(s->bodies_dir, s->url_arg, plan->method, NULL, &lim, &s->table,
 				       err, sizeof err);
+	} else if (!s->requests_file) {
+		s->table = offered_table;
+		offered_table = NULL;
+		rc = 0;
 	} else {
 		enum table_format fmt = TABLE_FMT_AUTO;
 		if (s->requests_format && table_format_parse(s->requests_format, &fmt)) {
@@ -277,9 +306,76 @@ int cli_parse_order(const char *cmd, const char *order, struct run_plan *plan)
 	return 0;
 }
 
+/* The TLS side of the plan: check the options against the URL and make the
+ * driver's context. 0 or an exit code after one line. */
+static int setup_tls(struct cli_setup *s, struct run_plan *plan)
+{
+	const struct plan_tls *t = &plan->tls;
+	plan->tls.resume = !t->no_resume;
+	if (!plan->url.tls) {
+		const char *opt = t->insecure ? "--insecure"
+				  : t->cacert ? "--cacert"
+				  : t->cert   ? "--cert"
+				  : t->key    ? "--key"
+					      : NULL;
+		if (opt) {
+			fprintf(stderr, "pacer %s: %s is for https:// URLs; '%s' is plain http\n", s->cmd,
+				opt, plan->url_str);
+			return EXIT_USAGE;
+		}
+		return 0;
+	}
+	struct tls_client_cfg cfg = {
+		.insecure = t->insecure,
+		.cacert = t->cacert,
+		.cert = t->cert,
+		.key = t->key,
+		.trust = s->tls_id, /* self-contained --tls: exactly the generated one */
+	};
+	char err[512];
+	int rc = tls_client_ctx_new(&s->tls_client, &cfg, err, sizeof err);
+	if (rc) {
+		fprintf(stderr, "pacer %s: %s\n", s->cmd, err);
+		return rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* https: one handshake before the run, so that a certificate or protocol
+ * problem is said once, at the start, in words. The run still goes on (each
+ * failed handshake counted in errors.tls), unless it is bounded by
+ * --requests alone and so could never end. 0 or an exit code. */
+static int probe_tls(struct cli_setup *s, const struct run_plan *plan)
+{
+	if (!s->tls_client)
+		return 0;
+	char reason[256] = "";
+	uint64_t t = plan->timeout_ns < 5 * NS_PER_S ? plan->timeout_ns : 5 * NS_PER_S;
+	int rc = tls_probe(s->tls_client, &s->addr, plan->url.host, t, reason, sizeof reason);
+	if (rc == 0)
+		return 0;
+	if (rc != TLS_FAILED)
+		snprintf(reason, sizeof reason, "%s", rc == -ETIMEDOUT ? "timed out" : err_name(rc));
+	bool endless = !plan->open_loop && plan->requests && !plan->duration_given;
+	fprintf(stderr, "pacer %s: TLS handshake with %s failed: %s%s\n", s->cmd, plan->url_str,
+		reason,
+		endless ? "" : "\n  (the run goes on; every failed handshake is counted in errors.tls)");
+	return endless ? EXIT_USAGE : 0;
+}
+
 int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
 {
 	const char *why = NULL;
+	if (plan->tls.self_signed && !s->self_contained) {
+		fprintf(stderr, "pacer %s: --tls is for --self-contained runs; for another server "
+			"give an https:// URL\n", s->cmd);
+		return EXIT_USAGE;
+	}
+	if (plan->unix_socket && s->self_contained) {
+		fprintf(stderr, "pacer %s: --unix-socket does not combine with --self-contained (the "
+			"embedded target listens on loopback TCP)\n", s->cmd);
+		return EXIT_USAGE;
+	}
 	if (s->self_contained) {
 		if (s->url_arg && s->url_arg[0] != '/') {
 			fprintf(stderr,
@@ -291,14 +387,14 @@ int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
 		int rc = start_embedded(s, plan);
 		if (rc)
 			return rc;
-	} else if (s->requests_file || s->bodies_dir) {
+	} else if (s->requests_file || s->bodies_dir || offered_table) {
 		if (s->requests_file && s->bodies_dir) {
 			fprintf(stderr, "pacer %s: give --requests-file or --bodies, not both\n", s->cmd);
 			return EXIT_USAGE;
 		}
-		if (s->requests_file && s->url_arg) {
-			fprintf(stderr, "pacer %s: with --requests-file the table names the URLs; drop '%s'\n",
-				s->cmd, s->url_arg);
+		if (!s->bodies_dir && s->url_arg) {
+			fprintf(stderr, "pacer %s: with %s the table names the URLs; drop '%s'\n", s->cmd,
+				s->requests_file ? "--requests-file" : "a scenario's table", s->url_arg);
 			return EXIT_USAGE;
 		}
 		if (s->body_arg) {
@@ -321,11 +417,9 @@ int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
 			why ? why : "not understood");
 		return EXIT_USAGE;
 	}
-	if (plan->url.tls) {
-		fprintf(stderr, "pacer %s: %s: https is not supported yet (plain http:// only)\n",
-			s->cmd, plan->url_str);
-		return EXIT_USAGE;
-	}
+	int trc = setup_tls(s, plan);
+	if (trc)
+		return trc;
 	if (plan->method && req_method_check(plan->method) < 0) {
 		fprintf(stderr, "pacer %s: --method '%s': not a valid method token\n", s->cmd,
 			plan->method);
@@ -373,6 +467,27 @@ int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
 		return EXIT_USAGE;
 	}
 
+	if (plan->unix_socket) {
+		rc = net_addr_unix(plan->unix_socket, &s->addr);
+		if (rc) {
+			fprintf(stderr, "pacer %s: --unix-socket %s: %s\n", s->cmd, plan->unix_socket,
+				rc == -ENAMETOOLONG ? "path too long for a Unix socket (107 bytes at most)"
+						    : err_name(rc));
+			return EXIT_USAGE;
+		}
+		rc = net_probe(&s->addr,
+			       plan->timeout_ns < 5 * NS_PER_S ? plan->timeout_ns : 5 * NS_PER_S);
+		if (rc) {
+			fprintf(stderr, "pacer %s: --unix-socket %s: cannot connect: %s%s\n", s->cmd,
+				plan->unix_socket, err_name(rc),
+				rc == -ENOENT		? " (no socket at that path: is the server listening there?)"
+				: rc == -ECONNREFUSED ? " (a socket file, but nothing accepts on it)"
+				: rc == -ENOTSOCK	? " (not a socket)"
+							: "");
+			return EXIT_USAGE;
+		}
+		return probe_tls(s, plan);
+	}
 	rc = net_resolve(plan->url.host, plan->url.port, &s->addr, &why);
 	if (rc) {
 		fprintf(stderr, "pacer %s: cannot resolve '%s': %s\n", s->cmd, plan->url.host,
@@ -387,7 +502,149 @@ int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
 			astr, err_name(rc));
 		return EXIT_USAGE;
 	}
+	return probe_tls(s, plan);
+}
+
+int cli_setup_rules(struct cli_setup *s, struct run_plan *plan)
+{
+	char err[512];
+	inspect_init(&s->inspect);
+	if (s->inspect_body) {
+		uint64_t v;
+		if (units_parse_size(s->inspect_body, &v) || v == 0 || v > INSPECT_BODY_CAP_MAX) {
+			fprintf(stderr, "pacer %s: --inspect-body '%s': expected a size from 1 to 16MiB\n",
+				s->cmd, s->inspect_body);
+			return EXIT_USAGE;
+		}
+		s->inspect.body_cap = (size_t)v;
+	}
+	if (s->success && inspect_set_success(&s->inspect, s->success, err, sizeof err)) {
+		fprintf(stderr, "pacer %s: --success: %s\n", s->cmd, err);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < s->outcomes.n; i++) {
+		if (inspect_add_outcome(&s->inspect, s->outcomes.v[i], err, sizeof err)) {
+			fprintf(stderr, "pacer %s: --outcome '%s': %s\n", s->cmd, s->outcomes.v[i], err);
+			return EXIT_USAGE;
+		}
+	}
+	if (s->server_time && inspect_set_srvtime(&s->inspect, s->server_time, err, sizeof err)) {
+		fprintf(stderr, "pacer %s: %s\n", s->cmd, err);
+		return EXIT_USAGE;
+	}
+	inspect_finish(&s->inspect);
+	plan->inspect = s->inspect.active ? &s->inspect : NULL;
+
+	cost_profiles_default(&s->costs);
+	for (size_t i = 0; i < s->cost_args.n; i++) {
+		if (cost_profile_add(&s->costs, s->cost_args.v[i], err, sizeof err)) {
+			fprintf(stderr, "pacer %s: %s\n", s->cmd, err);
+			return EXIT_USAGE;
+		}
+	}
+	int sources = (s->target_pid != 0) + (s->target_cgroup != NULL) + (s->self_contained != NULL);
+	if (sources > 1) {
+		fprintf(stderr, "pacer %s: give one of --target-pid, --target-cgroup, --self-contained "
+			"(a self-contained run measures its embedded target itself)\n", s->cmd);
+		return EXIT_USAGE;
+	}
+	if (s->target_children && !s->target_pid) {
+		fprintf(stderr, "pacer %s: --target-children needs --target-pid\n", s->cmd);
+		return EXIT_USAGE;
+	}
+	/* A wrong PID or path fails now, before anything connects. */
+	if (s->target_pid || s->target_cgroup) {
+		struct probe *p;
+		struct probe_cfg pc = {.pid = (pid_t)s->target_pid, .cgroup = s->target_cgroup};
+		if (probe_start(&p, &pc, err, sizeof err)) {
+			fprintf(stderr, "pacer %s: %s\n", s->cmd, err);
+			return EXIT_USAGE;
+		}
+		probe_stop(p);
+	}
 	return 0;
+}
+
+static uint64_t self_target_cpu(void *arg)
+{
+	return cli_setup_target_cpu_ns(arg);
+}
+
+int cli_setup_start_probe(struct cli_setup *s)
+{
+	struct probe_cfg pc = {.pid = (pid_t)s->target_pid,
+			       .children = s->target_children,
+			       .cgroup = s->target_cgroup};
+	if (s->srv) {
+		pc.self_cpu_ns = self_target_cpu;
+		pc.self_arg = s;
+	} else if (!s->target_pid && !s->target_cgroup) {
+		return 0;
+	}
+	char err[512];
+	int rc = probe_start(&s->probe, &pc, err, sizeof err);
+	if (rc) {
+		fprintf(stderr, "pacer %s: %s\n", s->cmd, err);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+void cli_setup_probe_window(struct cli_setup *s, struct run_result *res)
+{
+	if (!s->probe)
+		return;
+	probe_window(s->probe, res->measure_start_ns, res->measure_start_ns + res->measure_ns,
+		     &res->target);
+}
+
+void cli_setup_report_ctx(const struct cli_setup *s, struct report_ctx *ctx)
+{
+	ctx->cost = &s->costs;
+	ctx->lag_limit_ns = s->lag_limit_ns;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	ctx->target_cores = s->srv ? (double)(s->target_threads ? s->target_threads : 1)
+				   : (double)(cores > 0 ? cores : 1);
+}
+
+int cli_report_dir_prepare(const char *cmd, const char *dir, const char **out_path, char *buf,
+			   size_t cap)
+{
+	if (!dir)
+		return 0;
+	int rc = file_mkdir_p(dir);
+	if (rc) {
+		fprintf(stderr, "pacer %s: --report-dir %s: cannot create it: %s\n", cmd, dir,
+			err_name(rc));
+		return EXIT_USAGE;
+	}
+	if (!*out_path) {
+		if ((size_t)snprintf(buf, cap, "%s/result.json", dir) >= cap) {
+			fprintf(stderr, "pacer %s: --report-dir %s: path too long\n", cmd, dir);
+			return EXIT_USAGE;
+		}
+		*out_path = buf;
+	}
+	return 0;
+}
+
+int cli_report_dir_write(const char *cmd, const char *dir, const char *json_path)
+{
+	if (!dir)
+		return 0;
+	char err[512];
+	if (report_write_dir(json_path, dir, err, sizeof err)) {
+		fprintf(stderr, "pacer %s: --report-dir: %s\n", cmd, err);
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+int cli_setup_exit_code(const struct cli_setup *s, int base, bool limited)
+{
+	if (limited && !s->limited_ok)
+		return EXIT_GENERATOR_LIMITED;
+	return base;
 }
 
 void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan,
@@ -406,6 +663,10 @@ void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan
 		.threads = plan->threads,
 		.timeout_ns = plan->timeout_ns,
 		.spin_ns = plan->spin_ns,
+		.inspect = plan->inspect,
+		.tls = s->tls_client,
+		.tls_host = plan->url.host,
+		.tls_resume = plan->tls.resume,
 	};
 }
 
@@ -419,8 +680,18 @@ uint64_t cli_setup_target_cpu_ns(const struct cli_setup *s)
 
 void cli_setup_release(struct cli_setup *s)
 {
+	probe_stop(s->probe);
+	s->probe = NULL;
+	opt_list_free(&s->cost_args);
+	inspect_free(&s->inspect);
+	opt_list_free(&s->outcomes);
 	target_stop(s->srv);
 	s->srv = NULL;
+	tls_ctx_free(s->tls_client);
+	tls_ctx_free(s->tls_server);
+	tls_identity_free(s->tls_id);
+	s->tls_client = s->tls_server = NULL;
+	s->tls_id = NULL;
 	if (s->tplan)
 		target_plan_free(s->tplan);
 	s->tplan = NULL;

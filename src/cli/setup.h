@@ -9,13 +9,20 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "cli/opts.h"
 #include "engine/engine.h"
+#include "plan/inspect.h"
 #include "plan/plan.h"
+#include "probe/probe.h"
+#include "result/cost.h"
 
+struct report_ctx;
 struct target;
 struct target_plan;
 struct table;
 struct table_wire;
+struct tls_ctx;
+struct tls_identity;
 
 struct cli_setup {
 	/* inputs (set by the caller before cli_setup_prepare) */
@@ -28,6 +35,16 @@ struct cli_setup {
 	const char *requests_format;/* --requests-format auto|targets|jsonl */
 	const char *bodies_dir;     /* --bodies DIR: one request per file, to url_arg */
 	const char *max_body;       /* --max-body SIZE */
+	const char *success;        /* --success RULE */
+	struct opt_list outcomes;   /* --outcome NAME=RULE (repeatable) */
+	const char *server_time;    /* --server-time SPEC */
+	const char *inspect_body;   /* --inspect-body SIZE */
+	uint32_t target_pid;        /* --target-pid PID (0: none) */
+	bool target_children;       /* --target-children */
+	const char *target_cgroup;  /* --target-cgroup PATH */
+	struct opt_list cost_args;  /* --cost-profile NAME=USD (repeatable) */
+	uint64_t lag_limit_ns;      /* --lag-limit D (generator check; 0: 1 ms) */
+	bool limited_ok;            /* --limited-ok: exit 0 even when generator-limited */
 
 	/* outputs */
 	struct net_addr addr;
@@ -41,6 +58,12 @@ struct cli_setup {
 	struct table *table;        /* --requests-file / --bodies */
 	struct table_wire *wire;    /* the table's encoded requests */
 	char table_sha256[65];
+	struct tls_ctx *tls_client;   /* https: the driver's TLS context */
+	struct tls_ctx *tls_server;   /* self-contained --tls: the embedded target's */
+	struct tls_identity *tls_id;  /* self-contained --tls: its generated certificate */
+	struct inspect inspect;     /* response rules; plan->inspect points here when active */
+	struct cost_profiles costs; /* --cost-profile, or the illustrative defaults */
+	struct probe *probe;        /* target resource sampler, when there is a target to probe */
 };
 
 /* Fill plan->url/body/url_str and s's outputs: parse the URL (or start the
@@ -49,12 +72,104 @@ struct cli_setup {
  * code after printing one line naming the problem. */
 int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan);
 
+/* Parse --success, --outcome, --server-time and --inspect-body into
+ * s->inspect and point plan->inspect at it when any was given. Call right
+ * after option parsing (before SLOs, which may name outcomes). 0, or
+ * EXIT_USAGE after printing one line naming the option and the problem. */
+int cli_setup_rules(struct cli_setup *s, struct run_plan *plan);
+
+/* The options cli_setup_rules reads, for a subcommand's option table
+ * (copied in by the caller; see cmd_run.c). */
+#define CLI_RULE_OPTS(s)                                                                          \
+	{0, "inspect-body", OPT_STR, &(s).inspect_body, "SIZE", "64KiB",                           \
+	 "body bytes the rules look at (the rest is not inspected)", false},                       \
+	{0, "outcome", OPT_STRLIST, &(s).outcomes, "NAME=RULE", NULL,                              \
+	 "count responses matching RULE as outcome NAME, e.g. fill='body contains \"<Ad\"' "     \
+	 "(repeatable; docs/rules.md)", false},                                                    \
+	{0, "server-time", OPT_STR, &(s).server_time, "SPEC", NULL,                                \
+	 "server-reported execution time: server-timing[:METRIC], header:NAME[:UNIT], "           \
+	 "json:PATH[:UNIT]", false},                                                              \
+	{0, "success", OPT_STR, &(s).success, "RULE", "status in 200..399",                        \
+	 "what counts as a successful response (docs/rules.md)", false}
+
+/* The transport options (docs/tls.md) of run, ramp and compare, for a
+ * subcommand's option table; p is the struct run_plan they fill. */
+#define CLI_TRANSPORT_OPTS(p)                                                                     \
+	{0, "cacert", OPT_STR, &(p).tls.cacert, "FILE", "system store",                            \
+	 "https: trust the CAs in this PEM file instead of the system's", false},                  \
+	{0, "cert", OPT_STR, &(p).tls.cert, "FILE", NULL,                                           \
+	 "https: client certificate (PEM) for servers that ask for one", false},                    \
+	{0, "insecure", OPT_FLAG, &(p).tls.insecure, NULL, NULL,                                    \
+	 "https: do not verify the server's certificate", false},                                   \
+	{0, "key", OPT_STR, &(p).tls.key, "FILE", "in --cert", "https: private key of --cert (PEM)", \
+	 false},                                                                                    \
+	{0, "no-tls-resume", OPT_FLAG, &(p).tls.no_resume, NULL, NULL,                              \
+	 "https: a full handshake on every new connection", false},                                 \
+	{0, "tls", OPT_FLAG, &(p).tls.self_signed, NULL, NULL,                                      \
+	 "self-contained: the embedded target serves https with a generated certificate", false},   \
+	{0, "tls-resume", OPT_FLAG, &(p).tls.resume_flag, NULL, "on",                              \
+	 "https: resume TLS sessions when reconnecting", false},                                    \
+	{0, "unix-socket", OPT_STR, &(p).unix_socket, "PATH", NULL,                                 \
+	 "connect to this Unix socket instead of the URL's host and port", false}
+
+/* The options about the target's resources, cost and the generator check
+ * (read by cli_setup_rules, used by cli_setup_prepare and the reports). */
+#define CLI_TARGET_OPTS(s)                                                                        \
+	{0, "cost-profile", OPT_STRLIST, &(s).cost_args, "NAME=USD", "on-demand-x86=0.02,arm-spot=0.017", \
+	 "price per core-hour for cost per million requests (repeatable; CPU only)", false},       \
+	{0, "lag-limit", OPT_DURATION, &(s).lag_limit_ns, "D", "1ms",                              \
+	 "generator check: loop-lag p99 above this flags the run generator-limited", false},       \
+	{0, "limited-ok", OPT_FLAG, &(s).limited_ok, NULL, NULL,                                   \
+	 "exit 0 even when the run is flagged generator-limited (default: exit 4)", false},        \
+	{0, "target-cgroup", OPT_STR, &(s).target_cgroup, "PATH", NULL,                            \
+	 "measure the target's CPU and memory from this cgroup v2 directory", false},              \
+	{0, "target-children", OPT_FLAG, &(s).target_children, NULL, NULL,                         \
+	 "with --target-pid: include its descendant processes", false},                            \
+	{0, "target-pid", OPT_U32, &(s).target_pid, "PID", NULL,                                   \
+	 "measure this process's CPU and memory (all its threads)", false}
+
+/* Start sampling the target's resources (--target-pid / --target-cgroup,
+ * or the embedded target): after cli_setup_prepare. 0, or EXIT_USAGE after
+ * one line naming the PID or path. */
+int cli_setup_start_probe(struct cli_setup *s);
+
+/* --report-dir DIR: create DIR now (so a bad path fails before the load)
+ * and, when there is no --out, point *out_path at DIR/result.json (in
+ * buf[cap]). dir NULL: nothing. 0, or EXIT_USAGE after one line. */
+int cli_report_dir_prepare(const char *cmd, const char *dir, const char **out_path, char *buf,
+			   size_t cap);
+
+/* After the JSON result is written to json_path: write the reports
+ * (docs/report.md) into dir. 0, or EXIT_RUNTIME after one line. */
+int cli_report_dir_write(const char *cmd, const char *dir, const char *json_path);
+
+/* Fill res->target from the probe over res's measured phase (nothing
+ * when there is no probe). */
+void cli_setup_probe_window(struct cli_setup *s, struct run_result *res);
+
+/* Report settings that come from the options: cost profiles, the cores
+ * the target could use, the generator-check threshold. */
+void cli_setup_report_ctx(const struct cli_setup *s, struct report_ctx *ctx);
+
+/* The exit code for a finished measurement: `base` (EXIT_OK, or
+ * EXIT_SLO_FAILED) becomes EXIT_GENERATOR_LIMITED when `limited` and not
+ * --limited-ok. */
+int cli_setup_exit_code(const struct cli_setup *s, int base, bool limited);
+
 /* The session configuration for the engine from a validated plan. */
 void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan,
 			  struct engine_cfg *cfg);
 
 /* Stop the embedded target (if any) and free everything. */
 void cli_setup_release(struct cli_setup *s);
+
+/* Offer a request table built before the subcommand runs (pacer bench: a
+ * mix spec inline in a scenario file). The next cli_setup_prepare given
+ * neither --requests-file, --bodies nor --self-contained takes it (s->table
+ * then owns it; it is recorded like a --requests-file table, format "mix");
+ * otherwise it stays offered. Offering another table, or NULL, frees one
+ * not taken. CLI main thread only. */
+void cli_setup_offer_table(struct table *t);
 
 /* CPU time the embedded target's threads used so far, in ns (0 if none). */
 uint64_t cli_setup_target_cpu_ns(const struct cli_setup *s);

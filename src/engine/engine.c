@@ -29,6 +29,8 @@
 
 #include "http/h1.h"
 #include "net/loop.h"
+#include "net/tls.h"
+#include "plan/inspect.h"
 #include "util/clock.h"
 #include "util/err.h"
 
@@ -36,12 +38,12 @@
 #define MAX_EVENTS 256
 #define CONNECT_BACKOFF_NS (10 * NS_PER_MS)   /* after a failed connect ... */
 #define CONNECT_BACKOFF_MAX_NS (1 * NS_PER_S) /* ... doubling per failure in a row */
-#define SERIES_SUB_BITS 7
 #define IDLE_WAIT_NS (100 * NS_PER_MS)
 
 enum conn_state {
 	CS_FREE = 0,
 	CS_CONNECTING,
+	CS_HANDSHAKE, /* connected, TLS handshake under way (counts as connecting) */
 	CS_IDLE,
 	CS_WRITING, /* request partly written */
 	CS_READING, /* request written, waiting for the response */
@@ -61,11 +63,15 @@ struct conn {
 	struct conn *prev, *next; /* idle list or timed list (see `in`) */
 	struct list *in;          /* the list the connection is on, or NULL */
 	uint64_t connect_start_ns;
+	uint64_t hs_start_ns;     /* TLS: connected, handshake started */
+	struct tls_conn *tls;     /* NULL: plain TCP (or Unix socket) */
+	uint32_t ev;              /* TLS: epoll interest registered */
 	uint64_t sched_ns, write_ns, first_byte_ns, deadline_ns;
 	const struct engine_req *req; /* the request in flight */
 	size_t wr_off;
 	bool got_byte;
 	struct h1_resp resp;
+	struct h1_capture cap; /* used only when cfg.inspect needs headers/body */
 };
 
 struct sec_rec {
@@ -104,6 +110,9 @@ struct worker {
 	uint32_t connect_fails;  /* connect failures in a row (backoff doubles) */
 
 	char *rbuf;
+	struct tls_resume tls_resume;  /* TLS: the last session, offered on reconnects */
+	const struct inspect *inspect; /* NULL: no response rules */
+	bool capture;                  /* rules look at headers or the body */
 
 	struct phase_stats warm, meas;
 	uint64_t last_completion_ns; /* of a measured request */
@@ -117,7 +126,7 @@ struct worker {
 	size_t pairs_len, pairs_cap;
 	int oom;
 
-	uint64_t cpu_ns;
+	uint64_t cpu_ns, wall_ns; /* this thread's CPU and wall time over the step */
 
 	/* read by the progress line; written only by this worker */
 	_Alignas(64) _Atomic uint64_t pub_completed;
@@ -266,8 +275,12 @@ static void conn_close(struct worker *w, struct conn *c)
 {
 	if (c->in)
 		list_remove(c->in, c);
-	if (c->state == CS_CONNECTING)
+	if (c->state == CS_CONNECTING || c->state == CS_HANDSHAKE)
 		w->n_connecting--;
+	if (c->tls) {
+		tls_conn_free(c->tls);
+		c->tls = NULL;
+	}
 	if (c->fd >= 0) {
 		close(c->fd); /* also removes it from the epoll set */
 		c->fd = -1;
@@ -322,23 +335,89 @@ static void conn_make_idle(struct worker *w, struct conn *c)
 	list_push_tail(&w->idle, c);
 }
 
+/* ---- transport: plain socket or TLS ------------------------------------------ */
+
+/* TLS: make `ev` the registered epoll interest (a TLS read may need the
+ * socket writable, a write readable). */
+static void conn_want(struct worker *w, struct conn *c, uint32_t ev)
+{
+	if (c->ev != ev) {
+		loop_mod(&w->loop, c->fd, ev, c);
+		c->ev = ev;
+	}
+}
+
+/* A TLS failure on an established connection: keep OpenSSL's reason (the
+ * error itself is counted by the caller, as a read or write error). */
+static void conn_tls_reason(struct worker *w, struct conn *c)
+{
+	phase_stats_tls_reason(phase_of(w, clock_now_ns()), tls_fail_reason(c->tls));
+}
+
+/* Write through the transport: bytes written, -EAGAIN (wait for an event;
+ * TLS registers the one it needs), or another negative errno. */
+static ssize_t conn_tx(struct worker *w, struct conn *c, const char *buf, size_t len)
+{
+	if (!c->tls) {
+		for (;;) {
+			ssize_t n = write(c->fd, buf, len);
+			if (n >= 0 || errno != EINTR)
+				return n >= 0 ? n : -errno;
+		}
+	}
+	ssize_t n = tls_write(c->tls, buf, len);
+	if (n > 0)
+		return n;
+	if (n == TLS_WANT_WRITE || n == TLS_WANT_READ) {
+		conn_want(w, c, n == TLS_WANT_WRITE ? EPOLLIN | EPOLLOUT : EPOLLIN);
+		return -EAGAIN;
+	}
+	conn_tls_reason(w, c);
+	return -EPROTO;
+}
+
+/* Read through the transport: bytes (0 at the end of the stream), -EAGAIN
+ * (nothing now), or another negative errno. */
+static ssize_t conn_rx(struct worker *w, struct conn *c, char *buf, size_t cap)
+{
+	if (!c->tls) {
+		for (;;) {
+			ssize_t n = read(c->fd, buf, cap);
+			if (n >= 0 || errno != EINTR)
+				return n >= 0 ? n : -errno;
+		}
+	}
+	ssize_t n = tls_read(c->tls, buf, cap);
+	if (n == TLS_WANT_WRITE) {
+		conn_want(w, c, EPOLLIN | EPOLLOUT);
+		return -EAGAIN;
+	}
+	if ((c->ev & EPOLLOUT) && c->state != CS_WRITING)
+		conn_want(w, c, EPOLLIN); /* a read that wanted a write got it */
+	if (n >= 0)
+		return n;
+	if (n == TLS_WANT_READ)
+		return -EAGAIN;
+	conn_tls_reason(w, c);
+	return -EPROTO;
+}
+
 /* Write what remains of the request; returns false if the connection died. */
 static bool conn_write(struct worker *w, struct conn *c)
 {
 	const struct engine_req *rq = c->req;
 	while (c->wr_off < rq->len) {
-		ssize_t n = write(c->fd, rq->buf + c->wr_off, rq->len - c->wr_off);
+		ssize_t n = conn_tx(w, c, rq->buf + c->wr_off, rq->len - c->wr_off);
 		if (n > 0) {
 			c->wr_off += (size_t)n;
 			phase_of(w, c->sched_ns)->bytes_out += (uint64_t)n;
 			continue;
 		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		if (n == -EAGAIN || n == -EWOULDBLOCK) {
 			if (c->state != CS_WRITING) {
 				c->state = CS_WRITING;
-				loop_mod(&w->loop, c->fd, EPOLLIN | EPOLLOUT, c);
+				if (!c->tls) /* TLS registered what it waits for */
+					loop_mod(&w->loop, c->fd, EPOLLIN | EPOLLOUT, c);
 			}
 			return true;
 		}
@@ -346,7 +425,9 @@ static bool conn_write(struct worker *w, struct conn *c)
 		conn_close(w, c);
 		return false;
 	}
-	if (c->state == CS_WRITING)
+	if (c->tls)
+		conn_want(w, c, EPOLLIN);
+	else if (c->state == CS_WRITING)
 		loop_mod(&w->loop, c->fd, EPOLLIN, c);
 	c->state = CS_READING;
 	return true;
@@ -375,6 +456,8 @@ static void conn_send(struct worker *w, struct conn *c, uint64_t sched_ns)
 	c->wr_off = 0;
 	c->got_byte = false;
 	h1_resp_init(&c->resp, c->req->head);
+	if (w->capture)
+		h1_resp_capture(&c->resp, &c->cap);
 	c->state = CS_READING; /* conn_write turns it into CS_WRITING if needed */
 	list_push_tail(&w->timed, c);
 	conn_write(w, c);
@@ -395,6 +478,8 @@ static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 	int st = c->resp.status;
 	if (st >= STATUS_MIN && st <= STATUS_MAX)
 		ph->status[st]++;
+	if (w->inspect)
+		inspect_response(w->inspect, st, c->resp.cap, ph);
 	hist_record(&ph->timing[TIM_LATENCY], now - c->sched_ns);
 	hist_record(&ph->timing[TIM_SERVICE], now - c->write_ns);
 	hist_record(&ph->timing[TIM_TTFB], c->first_byte_ns - c->write_ns);
@@ -422,12 +507,10 @@ static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 static void conn_readable(struct worker *w, struct conn *c)
 {
 	for (;;) {
-		ssize_t n = read(c->fd, w->rbuf, READ_BUF_CAP);
+		ssize_t n = conn_rx(w, c, w->rbuf, READ_BUF_CAP);
 		uint64_t now = clock_now_ns();
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return;
+		if (n == -EAGAIN || n == -EWOULDBLOCK)
+			return; /* TLS: also records that were not data (session tickets) */
 		if (c->state == CS_IDLE) {
 			/* The server closed an idle keep-alive connection (or sent
 			 * bytes nobody asked for: not reusable either). No request
@@ -466,9 +549,73 @@ static void conn_readable(struct worker *w, struct conn *c)
 			conn_done(w, c, now);
 			return;
 		}
-		if ((size_t)n < READ_BUF_CAP)
+		if ((size_t)n < READ_BUF_CAP && !(c->tls && tls_pending(c->tls)))
 			return; /* level-triggered: epoll tells us when there is more */
 	}
+}
+
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+	size_t n = strnlen(src, cap - 1);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Advance a TLS handshake; when done the connection becomes idle. A failure
+ * is counted like a failed connect (errors.tls, backoff) with its reason. */
+static void conn_handshake(struct worker *w, struct conn *c)
+{
+	int rc = tls_handshake(c->tls);
+	if (rc == TLS_WANT_READ || rc == TLS_WANT_WRITE) {
+		conn_want(w, c, rc == TLS_WANT_WRITE ? EPOLLIN | EPOLLOUT : EPOLLIN);
+		return;
+	}
+	uint64_t now = clock_now_ns();
+	if (rc != 0) {
+		struct phase_stats *ph = phase_of(w, now);
+		ph->errors[ERRK_TLS]++;
+		phase_stats_tls_reason(ph, tls_fail_reason(c->tls));
+		connect_failed(w, now);
+		conn_close(w, c);
+		return;
+	}
+	struct phase_stats *ph = phase_of(w, c->connect_start_ns);
+	ph->tls_handshakes++;
+	if (tls_resumed(c->tls))
+		ph->tls_resumed++;
+	for (int k = 0; k < 2; k++) { /* what was negotiated: for both phases */
+		struct phase_stats *p = k ? &w->meas : &w->warm;
+		if (!p->tls_version[0]) {
+			copy_str(p->tls_version, sizeof p->tls_version, tls_version(c->tls));
+			copy_str(p->tls_cipher, sizeof p->tls_cipher, tls_cipher(c->tls));
+		}
+	}
+	hist_record(&ph->timing[TIM_HANDSHAKE], now - c->hs_start_ns);
+	w->connect_fails = 0;
+	w->n_connecting--;
+	list_remove(&w->timed, c);
+	conn_want(w, c, EPOLLIN);
+	conn_make_idle(w, c);
+}
+
+/* Connected over TCP: start TLS. The handshake keeps the connect deadline
+ * and counts as connecting until it is done. */
+static void conn_start_tls(struct worker *w, struct conn *c, uint64_t now)
+{
+	const struct engine_cfg *cfg = &w->e->cfg;
+	c->state = CS_HANDSHAKE;
+	c->hs_start_ns = now;
+	c->ev = EPOLLIN | EPOLLOUT; /* as conn_open registered it */
+	if (tls_conn_new(&c->tls, cfg->tls, c->fd, cfg->tls_host,
+			 cfg->tls_resume ? &w->tls_resume : NULL) < 0) {
+		struct phase_stats *ph = phase_of(w, now);
+		ph->errors[ERRK_TLS]++;
+		phase_stats_tls_reason(ph, "out of memory for a TLS connection");
+		connect_failed(w, now);
+		conn_close(w, c);
+		return;
+	}
+	conn_handshake(w, c);
 }
 
 static void conn_event(struct worker *w, struct conn *c, uint32_t events)
@@ -484,19 +631,30 @@ static void conn_event(struct worker *w, struct conn *c, uint32_t events)
 		}
 		struct phase_stats *ph = phase_of(w, c->connect_start_ns);
 		ph->conns_opened++;
-		w->connect_fails = 0;
 		hist_record(&ph->timing[TIM_CONNECT], now - c->connect_start_ns);
+		if (w->e->cfg.tls) {
+			conn_start_tls(w, c, now);
+			return;
+		}
+		w->connect_fails = 0;
 		w->n_connecting--;
 		list_remove(&w->timed, c);
 		loop_mod(&w->loop, c->fd, EPOLLIN, c);
 		conn_make_idle(w, c);
 		return;
 	}
-	if (c->state == CS_WRITING && (events & EPOLLOUT)) {
+	if (c->state == CS_HANDSHAKE) {
+		conn_handshake(w, c);
+		return;
+	}
+	/* TLS: a write may wait for readability, a read for writability */
+	uint32_t wr_ev = c->tls ? EPOLLOUT | EPOLLIN : EPOLLOUT;
+	if (c->state == CS_WRITING && (events & wr_ev)) {
 		if (!conn_write(w, c))
 			return;
 	}
-	if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+	if ((events & (EPOLLIN | EPOLLERR | EPOLLHUP)) || (c->tls && (c->ev & EPOLLOUT) &&
+							       c->state != CS_WRITING))
 		conn_readable(w, c);
 }
 
@@ -575,6 +733,11 @@ static void check_timeouts(struct worker *w, uint64_t now)
 		if (c->state == CS_CONNECTING) {
 			phase_of(w, now)->errors[ERRK_CONNECT]++;
 			connect_failed(w, now);
+		} else if (c->state == CS_HANDSHAKE) {
+			struct phase_stats *ph = phase_of(w, now);
+			ph->errors[ERRK_TLS]++;
+			phase_stats_tls_reason(ph, "TLS handshake timed out (--timeout)");
+			connect_failed(w, now);
 		} else {
 			/* Not dropped: the time waited is a lower bound of its latency. */
 			struct phase_stats *ph = phase_of(w, c->sched_ns);
@@ -626,6 +789,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	struct engine *e = w->e;
 	const struct engine_cfg *cfg = &e->cfg;
 	uint64_t cpu0 = clock_thread_cpu_ns();
+	uint64_t wall0 = clock_now_ns();
 	worker_reset(w);
 
 	/* Connections are opened before the start, so the first requests do
@@ -712,6 +876,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	if (w->secs_len)
 		series_close_sec(w);
 	w->cpu_ns = clock_thread_cpu_ns() - cpu0;
+	w->wall_ns = clock_now_ns() - wall0;
 	atomic_store_explicit(&w->done, true, memory_order_release);
 }
 
@@ -744,7 +909,10 @@ static void *worker_main(void *arg)
 static void worker_free(struct worker *w)
 {
 	loop_close(&w->loop);
+	tls_resume_clear(&w->tls_resume);
 	free(w->q);
+	for (uint32_t i = 0; i < w->max_conns && w->conns; i++)
+		h1_capture_free(&w->conns[i].cap);
 	free(w->conns);
 	free(w->rbuf);
 	free(w->secs);
@@ -779,7 +947,14 @@ static int worker_init(struct worker *w, struct engine *e, uint32_t id)
 		if (!w->conns)
 			return -ENOMEM;
 	}
+	const struct inspect *in = cfg->inspect;
+	if (in && in->active) {
+		w->inspect = in;
+		w->capture = in->need_headers || in->need_body;
+	}
 	for (uint32_t i = w->max_conns; i-- > 0;) {
+		w->conns[i].cap.headers = w->capture && in->need_headers;
+		w->conns[i].cap.body_cap = w->capture ? in->need_body : 0;
 		w->conns[i].fd = -1;
 		w->conns[i].next = w->free_slots;
 		w->free_slots = &w->conns[i];
@@ -973,6 +1148,23 @@ static int merge_series(struct engine *e, struct run_result *res)
 		}
 		pt->p50_ns = hist_percentile(&h, 50.0);
 		pt->p99_ns = hist_percentile(&h, 99.0);
+		size_t np = 0, cur = 0;
+		uint64_t v, n;
+		while (hist_next_nonzero(&h, &cur, &v, &n))
+			np++;
+		if (np) {
+			pt->pairs = malloc(np * sizeof *pt->pairs);
+			if (!pt->pairs) {
+				hist_free(&h);
+				return -ENOMEM;
+			}
+			cur = 0;
+			while (hist_next_nonzero(&h, &cur, &v, &n)) {
+				pt->pairs[pt->n_pairs][0] = v;
+				pt->pairs[pt->n_pairs][1] = n;
+				pt->n_pairs++;
+			}
+		}
 	}
 	hist_free(&h);
 	return 0;
@@ -999,6 +1191,9 @@ int engine_step_finish(struct engine *e, struct run_result *res)
 		if (w->last_completion_ns > last)
 			last = w->last_completion_ns;
 		res->gen_cpu_ns += w->cpu_ns;
+		double pct = w->wall_ns ? 100.0 * (double)w->cpu_ns / (double)w->wall_ns : 0;
+		if (pct > res->gen_busiest_thread_pct)
+			res->gen_busiest_thread_pct = pct;
 		oom |= w->oom != 0;
 	}
 	if (!rc)
@@ -1008,6 +1203,7 @@ int engine_step_finish(struct engine *e, struct run_result *res)
 	res->offered_rate_per_s = e->cfg.open_loop ? e->step.rate_per_s : 0;
 	res->threads = e->n_threads;
 	res->warmup_ns = e->step.warmup_ns;
+	res->measure_start_ns = e->warm_end_ns;
 	/* Measured time: the planned window, or up to the last measured response
 	 * when that is later (a count-based run, or a backlog served in drain). */
 	uint64_t window = e->meas_end_ns != UINT64_MAX ? e->meas_end_ns - e->warm_end_ns : 0;

@@ -12,6 +12,9 @@
 #include "plan/sched.h"
 #include "result/result.h"
 
+struct inspect;
+struct tls_ctx;
+
 /* One request, encoded to wire bytes before the run. */
 struct engine_req {
 	const char *buf;        /* borrowed; must outlive the run */
@@ -35,6 +38,13 @@ struct engine_cfg {
 	uint64_t timeout_ns;
 	uint64_t spin_ns;       /* open loop: poll instead of sleeping this close to a due time */
 	size_t queue_cap;       /* open loop: per-thread backlog cap; 0 = 30 s of the step's rate */
+	struct tls_ctx *tls;    /* NULL: plain; else TLS with this client context (borrowed,
+	                         * must outlive the engine; see net/tls.h) */
+	const char *tls_host;   /* TLS: SNI and the name the certificate must carry */
+	bool tls_resume;        /* TLS: offer each thread's last session on reconnects */
+	const struct inspect *inspect; /* NULL, or response rules evaluated on every completed
+	                                * response (borrowed, read-only, shared by the threads;
+	                                * inspect_finish must have been called) */
 };
 
 /* One measurement: warm-up then measured phase, then a drain. Connections

@@ -2,6 +2,7 @@
  * made where RFC 9112 leaves room. */
 #include "http/h1.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -62,10 +63,88 @@ static bool values_ok(const char *s, size_t n)
 	return true;
 }
 
+void h1_capture_free(struct h1_capture *cap)
+{
+	if (!cap)
+		return;
+	free(cap->hbuf);
+	free(cap->body);
+	cap->hbuf = cap->body = NULL;
+	cap->hbuf_len = cap->hbuf_cap = cap->body_len = cap->body_alloc = 0;
+	cap->n_fields = 0;
+	cap->headers_truncated = cap->body_truncated = cap->oom = false;
+}
+
+void h1_capture_clear(struct h1_capture *cap)
+{
+	cap->hbuf_len = 0;
+	cap->n_fields = 0;
+	cap->body_len = 0;
+	cap->headers_truncated = cap->body_truncated = cap->oom = false;
+}
+
+/* Grow *buf to hold `need` bytes, doubling from 1 KiB, never past `cap`. */
+static bool capture_grow(char **buf, size_t *alloc, size_t need, size_t cap)
+{
+	if (need <= *alloc)
+		return true;
+	size_t n = *alloc ? *alloc : 1024;
+	while (n < need)
+		n *= 2;
+	if (n > cap)
+		n = cap;
+	char *p = realloc(*buf, n);
+	if (!p)
+		return false;
+	*buf = p;
+	*alloc = n;
+	return true;
+}
+
+static void capture_field(struct h1_capture *cap, const char *name, size_t name_len,
+			  const char *v, size_t v_len)
+{
+	size_t need = cap->hbuf_len + name_len + v_len + 2;
+	if (cap->n_fields >= H1_CAPTURE_MAX_FIELDS || need > H1_CAPTURE_HDR_CAP) {
+		cap->headers_truncated = true;
+		return;
+	}
+	if (!capture_grow(&cap->hbuf, &cap->hbuf_cap, need, H1_CAPTURE_HDR_CAP)) {
+		cap->oom = true;
+		return;
+	}
+	char *d = cap->hbuf + cap->hbuf_len;
+	memcpy(d, name, name_len);
+	d[name_len] = '\0';
+	memcpy(d + name_len + 1, v, v_len);
+	d[name_len + 1 + v_len] = '\0';
+	cap->hbuf_len = need;
+	cap->n_fields++;
+}
+
+static void capture_body(struct h1_capture *cap, const char *p, size_t n)
+{
+	size_t room = cap->body_cap - cap->body_len;
+	if (n > room) {
+		cap->body_truncated = true;
+		n = room;
+	}
+	if (!n)
+		return;
+	if (!capture_grow(&cap->body, &cap->body_alloc, cap->body_len + n, cap->body_cap)) {
+		cap->oom = true;
+		return;
+	}
+	memcpy(cap->body + cap->body_len, p, n);
+	cap->body_len += n;
+}
+
 /* Per-response fields: everything before `head_request` in the struct plus
  * the framing flags. The line buffer is left alone. */
 static void reset_response(struct h1_resp *r)
 {
+	if (r->cap)
+		h1_capture_clear(r->cap);
 	r->status = 0;
 	r->version_minor = 0;
 	r->keep_alive = false;
@@ -86,6 +165,7 @@ static void reset_response(struct h1_resp *r)
 
 void h1_resp_init(struct h1_resp *r, bool head_request)
 {
+	r->cap = NULL;
 	reset_response(r);
 	r->interim = 0;
 	r->head_request = head_request;
@@ -247,6 +327,8 @@ static int parse_field(struct h1_resp *r, const char *s, size_t n, bool trailer)
 		return PACER_EHEADER;
 	if (trailer)
 		return 0; /* framing fields in trailers mean nothing */
+	if (r->cap && r->cap->headers)
+		capture_field(r->cap, s, name_len, v, (size_t)(end - v));
 
 	switch (name_len) {
 	case 10:
@@ -425,6 +507,8 @@ ssize_t h1_resp_feed(struct h1_resp *r, const char *buf, size_t len)
 		switch (r->state) {
 		case H1_BODY_LEN: {
 			size_t take = r->remaining < n ? (size_t)r->remaining : n;
+			if (r->cap && r->cap->body_cap)
+				capture_body(r->cap, p, take);
 			p += take;
 			r->body_bytes += take;
 			r->remaining -= take;
@@ -434,6 +518,8 @@ ssize_t h1_resp_feed(struct h1_resp *r, const char *buf, size_t len)
 		}
 		case H1_CHUNK_DATA: {
 			size_t take = r->remaining < n ? (size_t)r->remaining : n;
+			if (r->cap && r->cap->body_cap)
+				capture_body(r->cap, p, take);
 			p += take;
 			r->body_bytes += take;
 			r->remaining -= take;
@@ -455,6 +541,8 @@ ssize_t h1_resp_feed(struct h1_resp *r, const char *buf, size_t len)
 			p++;
 			break;
 		case H1_BODY_EOF:
+			if (r->cap && r->cap->body_cap)
+				capture_body(r->cap, p, n);
 			r->body_bytes += n;
 			p = end;
 			break;

@@ -60,6 +60,30 @@ enum h1_state {
 	H1_ERROR,
 };
 
+/* Optional capture of what rules look at (outcome/success rules, server
+ * time): the final response's header fields and a prefix of its body
+ * (de-chunked). Owned by the caller, attached with h1_resp_capture; the
+ * parser appends, and clears it when a 1xx interim response ends.
+ * Buffers grow on demand up to their caps; what does not fit is dropped
+ * and flagged, never an error. Trailers are not captured. */
+#define H1_CAPTURE_HDR_CAP (16 * 1024) /* bytes of "name\0value\0" pairs */
+#define H1_CAPTURE_MAX_FIELDS 128
+
+struct h1_capture {
+	/* settings */
+	bool headers;           /* keep header fields */
+	size_t body_cap;        /* keep up to this many body bytes (0: none) */
+	/* per response */
+	char *hbuf;             /* n_fields pairs "name\0value\0" */
+	size_t hbuf_len, hbuf_cap;
+	uint32_t n_fields;
+	bool headers_truncated;
+	char *body;
+	size_t body_len, body_alloc;
+	bool body_truncated;
+	bool oom;               /* a buffer could not grow: capture incomplete */
+};
+
 struct h1_resp {
 	/* results, valid once H1_DONE (status/version once headers are parsed) */
 	int status;              /* final status code, 100..999 */
@@ -72,6 +96,8 @@ struct h1_resp {
 	uint64_t body_bytes;     /* body bytes consumed (excluding chunk framing) */
 	uint64_t header_bytes;   /* bytes of status line + headers of the final response */
 	uint32_t interim;        /* 1xx responses skipped (saturates) */
+
+	struct h1_capture *cap;  /* NULL: capture nothing (set by h1_resp_capture) */
 
 	/* internal state */
 	enum h1_state state;
@@ -91,6 +117,21 @@ struct h1_resp {
  * the same connection). head_request: the request was HEAD. Does not touch
  * the line buffer, so it is cheap. */
 void h1_resp_init(struct h1_resp *r, bool head_request);
+
+/* Clear a capture's per-response results (keeps its buffers). */
+void h1_capture_clear(struct h1_capture *cap);
+
+/* Attach a capture (NULL detaches) after h1_resp_init (which detaches):
+ * clears it and captures the response now being parsed. */
+static inline void h1_resp_capture(struct h1_resp *r, struct h1_capture *cap)
+{
+	r->cap = cap;
+	if (cap)
+		h1_capture_clear(cap);
+}
+
+/* Free a capture's buffers (not the struct) and clear its results. */
+void h1_capture_free(struct h1_capture *cap);
 
 /* Consume bytes. Returns the number of bytes consumed (<= len) or a negative
  * PACER_E* code (state becomes H1_ERROR): PACER_ESTATUS, PACER_EHEADER,

@@ -35,10 +35,25 @@ struct run_plan {
 	bool order_random;           /* --order random (seeded by --seed) */
 	/* the request table, when one was given (for the record) */
 	const char *table_source, *table_format, *table_sha256;
+	const struct inspect *inspect; /* response rules (--success, --outcome, --server-time);
+	                                * NULL: none. Borrowed. */
 	size_t table_requests;
 
 	const char *out_path, *hgrm_path;
 	bool quiet;
+
+	/* transport (docs/tls.md) */
+	const char *unix_socket;     /* --unix-socket PATH: connect there instead of TCP */
+	struct plan_tls {
+		bool insecure;           /* --insecure: no certificate verification */
+		const char *cacert;      /* --cacert FILE; NULL: the system store */
+		const char *cert, *key;  /* --cert/--key: client certificate for mutual TLS */
+		bool resume;             /* session resumption on reconnects (default on) */
+		bool resume_flag;        /* --tls-resume given (the default, for symmetry) */
+		bool no_resume;          /* --no-tls-resume given */
+		bool self_signed;        /* --tls: the embedded target serves TLS with a
+		                          * generated certificate the driver trusts */
+	} tls;
 
 	int argc;                    /* the command line as given, for the record */
 	char **argv;

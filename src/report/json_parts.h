@@ -7,16 +7,19 @@
 #include "util/jsonw.h"
 
 /* Open the top object: schema_version, kind, pacer, mode, started_at, interrupted. */
+struct inspect;
+
 void rj_head(struct jsonw *j, const struct report_ctx *c, const char *kind,
 	     uint64_t started_wall_ns, bool interrupted);
 /* The run plan's fields, inside an object the caller opened. */
 void rj_plan_fields(struct jsonw *j, const struct run_plan *p);
 void rj_env(struct jsonw *j, const struct sysinfo_facts *env);
 void rj_target(struct jsonw *j, const struct report_target *t, uint64_t served);
-void rj_generator(struct jsonw *j, uint32_t threads, uint64_t cpu_ns, uint64_t responses);
+void rj_generator(struct jsonw *j, uint32_t threads, uint64_t cpu_ns, uint64_t responses,
+		  double busiest_thread_pct);
 /* A phase object (docs/result.md). */
 void rj_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns, double offered,
-	      bool open_loop, double achieved);
+	      bool open_loop, double achieved, const struct inspect *in);
 void rj_hist(struct jsonw *j, const struct hist *h);
 void rj_series(struct jsonw *j, const struct series_point *pts, size_t n);
 /* --repeat: each repetition's figures and their median/min/max. */

@@ -2,8 +2,11 @@
 #include <errno.h>
 #include <string.h>
 
+#include "plan/inspect.h"
 #include "report/json_parts.h"
 #include "report/ramp_report.h"
+#include "report/rules_report.h"
+#include "report/usage_report.h"
 #include "util/units.h"
 
 static double achieved(const struct run_result *r) { return report_achieved_rate(r); }
@@ -22,10 +25,11 @@ void ramp_text_header(FILE *f, const struct ramp_report *rr)
 		"achieved/s", "p50", "p90", "p99", "p99.9", "max", "errors", "drops", "verdict");
 }
 
-void ramp_text_row(FILE *f, const struct ramp_step *s, size_t index)
+void ramp_text_row(FILE *f, const struct ramp_step *s, size_t index, const struct inspect *in)
 {
 	struct slo_measure m;
-	ramp_step_measure(&s->run, &m);
+	double pct[RESULT_MAX_OUTCOMES];
+	ramp_step_measure(&s->run, 0, pct, &m);
 	char a[32], b[32], c[32], d[32], e[32], o[32], ach[32], idx[16];
 	snprintf(idx, sizeof idx, "%s%zu", s->refine ? "r" : "", index + 1);
 	fprintf(f, "  %-4s %10s %10s %9s %9s %9s %9s %9s %6.2f%% %6.2f%%  %s%s\n", idx,
@@ -37,6 +41,13 @@ void ramp_text_row(FILE *f, const struct ramp_step *s, size_t index)
 		units_fmt_duration(d, sizeof d, (double)m.p99_9_ns),
 		units_fmt_duration(e, sizeof e, (double)m.max_ns), m.error_pct, m.drop_pct,
 		s->verdict.reason, s->run.interrupted ? " (interrupted)" : "");
+	if (in && in->n_outcomes) {
+		fprintf(f, "       ");
+		for (size_t k = 0; k < in->n_outcomes; k++)
+			fprintf(f, "%s %s %.2f %%", k ? "," : "", in->outcome_name[k],
+				report_outcome_pct(&s->run.measure, k));
+		fprintf(f, "\n");
+	}
 	fflush(f);
 }
 
@@ -86,23 +97,30 @@ void ramp_warnings(const struct ramp_report *rr, struct report_warnings *w)
 		snprintf(w->msg[w->n++], REPORT_WARN_LEN, "interrupted: the ramp was stopped early");
 	for (size_t i = 0; i < r->n_steps && w->n < REPORT_WARN_CAP; i++) {
 		const struct run_result *run = &r->steps[i].run;
-		uint64_t lag = hist_percentile(&run->measure.timing[TIM_LOOP_LAG], 99.0);
-		if (lag > REPORT_SEND_LAG_WARN_NS) {
-			char a[32], b[32];
+		struct gen_verdict gv;
+		report_gencheck(run, &rr->ctx, &gv);
+		if (gv.flagged) {
+			char b[32], which[96] = "";
+			for (int k = 0; k < GENCHECK_N; k++)
+				if (gv.c[k].fired)
+					snprintf(which + strlen(which), sizeof which - strlen(which), "%s%s",
+						 which[0] ? ", " : "", gv.c[k].name);
 			snprintf(w->msg[w->n++], REPORT_WARN_LEN,
-				 "step %zu (%s req/s): the generator may have been the limit (loop-lag "
-				 "p99 %s > 1ms); a failure there may be pacer's, not the target's",
+				 "step %zu (%s req/s): generator limited (%s); a failure there may be "
+				 "pacer's, not the target's",
 				 i + 1, units_fmt_thousands(b, sizeof b, r->steps[i].offered_per_s, 0),
-				 units_fmt_duration(a, sizeof a, (double)lag));
+				 which);
 		}
 	}
 }
 
-static void json_step(struct jsonw *j, const struct ramp_step *s)
+static void json_step(struct jsonw *j, const struct ramp_step *s, const struct inspect *in,
+		      const struct report_ctx *ctx)
 {
 	const struct run_result *r = &s->run;
 	struct slo_measure m;
-	ramp_step_measure(r, &m);
+	double pct[RESULT_MAX_OUTCOMES];
+	ramp_step_measure(r, in ? in->n_outcomes : 0, pct, &m);
 	jw_obj(j);
 	jw_key(j, "offered_per_s");
 	jw_dbl(j, s->offered_per_s, 3);
@@ -133,10 +151,12 @@ static void json_step(struct jsonw *j, const struct ramp_step *s)
 	jw_key(j, "warmup_completed");
 	jw_u64(j, r->warmup.completed);
 	jw_key(j, "measure");
-	rj_phase(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, true, achieved(r));
+	rj_phase(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, true, achieved(r),
+		 in);
 	rj_series(j, r->series, r->series_len);
 	if (r->n_reps > 1)
 		rj_repetitions(j, r->reps, r->n_reps);
+	rj_usage(j, r, ctx);
 	jw_obj_end(j);
 }
 
@@ -194,7 +214,7 @@ int ramp_json(FILE *f, const struct ramp_report *rr)
 	jw_key(j, "steps");
 	jw_arr(j);
 	for (size_t i = 0; i < r->n_steps; i++)
-		json_step(j, &r->steps[i]);
+		json_step(j, &r->steps[i], rp->run.inspect, &rr->ctx);
 	jw_arr_end(j);
 
 	jw_key(j, "highest_passing");

@@ -15,9 +15,11 @@ struct ramp_report {
 	unsigned cores_for_per_core; /* 0: no per-core figure */
 };
 
+struct inspect;
+
 void ramp_text_header(FILE *f, const struct ramp_report *rr);
 /* One row, printed as soon as the step is judged. */
-void ramp_text_row(FILE *f, const struct ramp_step *s, size_t index);
+void ramp_text_row(FILE *f, const struct ramp_step *s, size_t index, const struct inspect *in);
 void ramp_text_summary(FILE *f, const struct ramp_report *rr);
 void ramp_warnings(const struct ramp_report *rr, struct report_warnings *w);
 /* The JSON result of kind "ramp". 0 or -EIO. */

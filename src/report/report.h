@@ -32,7 +32,12 @@ struct report_ctx {
 	const struct report_target *target; /* self-contained only, else NULL */
 	const char *version;
 	const char *commit;
+	const struct cost_profiles *cost; /* NULL: no cost figures */
+	double target_cores;    /* cores the target could use, for the generator check */
+	uint64_t lag_limit_ns;  /* generator check threshold (0: default) */
 };
+
+struct cost_profiles;
 
 struct report_warnings {
 	size_t n;

@@ -7,6 +7,8 @@
 
 #include "report/json_parts.h"
 #include "report/report.h"
+#include "report/rules_report.h"
+#include "report/usage_report.h"
 #include "util/clock.h"
 #include "util/jsonw.h"
 #include "stats/summary.h"
@@ -33,6 +35,30 @@ static void warn(struct report_warnings *w, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* TLS handshake failures, once, with the reasons seen (warm-up included:
+ * pre-opened connections count there). */
+static void tls_warning(struct report_warnings *w, const struct phase_stats *warm,
+			const struct phase_stats *m)
+{
+	uint64_t n = warm->errors[ERRK_TLS] + m->errors[ERRK_TLS];
+	if (!n)
+		return;
+	char reasons[REPORT_WARN_LEN] = "";
+	size_t len = 0;
+	const struct phase_stats *ph[2] = {m, warm};
+	for (int k = 0; k < 2; k++)
+		for (uint32_t i = 0; i < ph[k]->n_tls_reasons && len < sizeof reasons; i++) {
+			const char *r = ph[k]->tls_reasons[i];
+			if (k == 1 && memmem(reasons, len, r, strlen(r)))
+				continue;
+			int wr = snprintf(reasons + len, sizeof reasons - len, "%s%s", len ? "; " : "", r);
+			if (wr > 0)
+				len += (size_t)wr;
+		}
+	warn(w, "TLS handshake failed (%" PRIu64 " time%s): %s", n, n == 1 ? "" : "s",
+	     reasons[0] ? reasons : "no reason recorded");
+}
+
 void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 {
 	const struct run_result *r = c->res;
@@ -48,17 +74,18 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 	if (r->interrupted)
 		warn(w, "interrupted: the run was stopped early; figures cover %.2fs of the planned %.2fs",
 		     (double)r->measure_ns / 1e9, (double)c->plan->duration_ns / 1e9);
+	struct gen_verdict gv;
+	report_gencheck(r, c, &gv);
+	for (int i = 0; i < GENCHECK_N; i++) {
+		const struct gencheck *k = &gv.c[i];
+		if (k->fired)
+			warn(w, "generator limited (%s %.1f%s, limit %.1f%s): %s", k->name, k->value,
+			     !strcmp(k->unit, "pct") ? " %" : " us", k->threshold,
+			     !strcmp(k->unit, "pct") ? " %" : " us", k->advice);
+	}
 	if (r->open_loop) {
-		uint64_t loop_lag = hist_percentile(&m->timing[TIM_LOOP_LAG], 99.0);
 		uint64_t lag = hist_percentile(&m->timing[TIM_SEND_LAG], 99.0);
-		if (loop_lag > REPORT_SEND_LAG_WARN_NS)
-			warn(w,
-			     "generator may be the bottleneck: its loop picked up due requests late "
-			     "(loop-lag p99 %s > %s); try more --threads, fewer --connections, or "
-			     "another machine",
-			     units_fmt_duration(a, sizeof a, (double)loop_lag),
-			     units_fmt_duration(b, sizeof b, (double)REPORT_SEND_LAG_WARN_NS));
-		else if (lag > REPORT_SEND_LAG_WARN_NS)
+		if (!gv.c[0].fired && lag > REPORT_SEND_LAG_WARN_NS)
 			warn(w,
 			     "requests waited for a free connection before they could be sent "
 			     "(send-lag p99 %s > %s): the target was slow to answer or --connections "
@@ -86,6 +113,7 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 		     "%" PRIu64 " requests timed out; their latency is recorded as the time waited "
 		     "(a lower bound)",
 		     m->errors[ERRK_TIMEOUT]);
+	tls_warning(w, &r->warmup, m);
 	uint64_t errs = phase_stats_errors(m);
 	if (errs)
 		warn(w, "%" PRIu64 " errors (%.2f%% of requests sent)", errs,
@@ -145,7 +173,7 @@ void rj_hist(struct jsonw *j, const struct hist *h)
 }
 
 void rj_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns,
-		       double offered, bool open_loop, double achieved)
+		       double offered, bool open_loop, double achieved, const struct inspect *in)
 {
 	jw_obj(j);
 	jw_key(j, "duration_s");
@@ -210,6 +238,25 @@ void rj_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns,
 	jw_u64(j, p->closed_by_server);
 	jw_obj_end(j);
 
+	jw_key(j, "tls");
+	jw_obj(j);
+	jw_key(j, "handshakes");
+	jw_u64(j, p->tls_handshakes);
+	jw_key(j, "resumed");
+	jw_u64(j, p->tls_resumed);
+	jw_key(j, "failed");
+	jw_u64(j, p->errors[ERRK_TLS]);
+	jw_key(j, "version");
+	jw_str(j, p->tls_version[0] ? p->tls_version : NULL);
+	jw_key(j, "cipher");
+	jw_str(j, p->tls_cipher[0] ? p->tls_cipher : NULL);
+	jw_key(j, "failure_reasons");
+	jw_arr(j);
+	for (uint32_t i = 0; i < p->n_tls_reasons; i++)
+		jw_str(j, p->tls_reasons[i]);
+	jw_arr_end(j);
+	jw_obj_end(j);
+
 	jw_key(j, "bytes");
 	jw_obj(j);
 	jw_key(j, "in");
@@ -229,7 +276,11 @@ void rj_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns,
 	jw_dbl(j, achieved, 3);
 	jw_obj_end(j);
 
+	rj_phase_rules(j, p, in);
+
 	for (int t = 0; t < TIM_COUNT; t++) {
+		if (t == TIM_SERVER && !(in && in->srvtime.src != SRVTIME_NONE))
+			continue;
 		jw_key(j, timing_name((enum timing)t));
 		rj_hist(j, &p->timing[t]);
 	}
@@ -308,6 +359,28 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	} else {
 		jw_null(j);
 	}
+	jw_key(j, "unix_socket");
+	jw_str(j, p->unix_socket);
+	jw_key(j, "tls");
+	if (p->url.tls) {
+		jw_obj(j);
+		jw_key(j, "verify");
+		jw_bool(j, !p->tls.insecure);
+		jw_key(j, "trust");
+		jw_str(j, p->tls.insecure ? "none" : p->tls.self_signed ? "generated certificate"
+				       : p->tls.cacert ? "cacert" : "system store");
+		jw_key(j, "cacert");
+		jw_str(j, p->tls.cacert);
+		jw_key(j, "client_cert");
+		jw_str(j, p->tls.cert);
+		jw_key(j, "resume");
+		jw_bool(j, p->tls.resume);
+		jw_key(j, "self_signed_target");
+		jw_bool(j, p->tls.self_signed);
+		jw_obj_end(j);
+	} else {
+		jw_null(j);
+	}
 	jw_key(j, "headers");
 	jw_arr(j);
 	for (size_t i = 0; i < p->n_headers; i++)
@@ -315,6 +388,7 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	jw_arr_end(j);
 	jw_key(j, "body_bytes");
 	jw_u64(j, p->body_len);
+	rj_plan_rules(j, p->inspect);
 	jw_key(j, "argv");
 	jw_arr(j);
 	for (int i = 0; i < p->argc; i++)
@@ -383,7 +457,8 @@ void rj_target(struct jsonw *j, const struct report_target *t, uint64_t served)
 	jw_obj_end(j);
 }
 
-void rj_generator(struct jsonw *j, uint32_t threads, uint64_t cpu_ns, uint64_t responses)
+void rj_generator(struct jsonw *j, uint32_t threads, uint64_t cpu_ns, uint64_t responses,
+		  double busiest_thread_pct)
 {
 	jw_key(j, "generator");
 	jw_obj(j);
@@ -393,6 +468,8 @@ void rj_generator(struct jsonw *j, uint32_t threads, uint64_t cpu_ns, uint64_t r
 	jw_dbl(j, (double)cpu_ns / 1e9, 6);
 	jw_key(j, "cpu_us_per_response");
 	jw_dbl(j, responses ? (double)cpu_ns / 1e3 / (double)responses : 0, 3);
+	jw_key(j, "busiest_thread_cpu_pct");
+	jw_dbl(j, busiest_thread_pct, 2);
 	jw_obj_end(j);
 }
 
@@ -414,6 +491,22 @@ void rj_series(struct jsonw *j, const struct series_point *pts, size_t n)
 		jw_dbl(j, (double)pts[i].p50_ns / 1e3, 3);
 		jw_key(j, "p99_us");
 		jw_dbl(j, (double)pts[i].p99_ns / 1e3, 3);
+		jw_key(j, "hist");
+		jw_obj(j);
+		jw_key(j, "unit");
+		jw_str(j, "ns");
+		jw_key(j, "sub_bits");
+		jw_u64(j, SERIES_SUB_BITS);
+		jw_key(j, "counts");
+		jw_arr(j);
+		for (size_t k = 0; k < pts[i].n_pairs; k++) {
+			jw_arr(j);
+			jw_u64(j, pts[i].pairs[k][0]);
+			jw_u64(j, pts[i].pairs[k][1]);
+			jw_arr_end(j);
+		}
+		jw_arr_end(j);
+		jw_obj_end(j);
 		jw_obj_end(j);
 		j->indent = saved;
 	}
@@ -510,19 +603,20 @@ int report_json(FILE *f, const struct report_ctx *c)
 	uint64_t responses = r->measure.completed + r->warmup.completed;
 	if (c->target)
 		rj_target(j, c->target, responses);
-	rj_generator(j, r->threads, r->gen_cpu_ns, responses);
+	rj_generator(j, r->threads, r->gen_cpu_ns, responses, r->gen_busiest_thread_pct);
 	if (r->warmup_ns) {
 		jw_key(j, "warmup");
 		double wrate = (double)r->warmup.completed * 1e9 / (double)r->warmup_ns;
 		rj_phase(j, &r->warmup, (double)r->warmup_ns, r->offered_rate_per_s, r->open_loop,
-			 wrate);
+			 wrate, c->plan->inspect);
 	}
 	jw_key(j, "measure");
 	rj_phase(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, r->open_loop,
-		 report_achieved_rate(r));
+		 report_achieved_rate(r), c->plan->inspect);
 	rj_series(j, r->series, r->series_len);
 	if (r->n_reps > 1)
 		rj_repetitions(j, r->reps, r->n_reps);
+	rj_usage(j, r, c);
 	struct report_warnings w;
 	report_warnings(c, &w);
 	rj_warnings(j, &w);
@@ -636,13 +730,21 @@ void report_text(FILE *f, const struct report_ctx *c)
 					units_fmt_thousands(a, sizeof a, (double)m->errors[k], 0));
 		fprintf(f, "\n");
 	}
-	if (c->target) {
+	report_text_rules(f, m, p->inspect);
+	if (c->target && !r->target.known) {
 		uint64_t served = r->measure.completed + r->warmup.completed;
 		fprintf(f, "  target     CPU %.3fs over %s requests: %.4f ms per request\n",
 			(double)c->target->cpu_ns / 1e9,
 			units_fmt_thousands(a, sizeof a, (double)served, 0),
 			served ? (double)c->target->cpu_ns / 1e6 / (double)served : 0.0);
 	}
+	report_text_usage(f, r, c);
+	if (p->url.tls || m->tls_handshakes)
+		fprintf(f, "  tls        %s %s  handshakes %s (resumed %s)  failed %s\n",
+			m->tls_version[0] ? m->tls_version : "-", m->tls_cipher,
+			units_fmt_thousands(a, sizeof a, (double)m->tls_handshakes, 0),
+			units_fmt_thousands(b, sizeof b, (double)m->tls_resumed, 0),
+			units_fmt_thousands(d, sizeof d, (double)m->errors[ERRK_TLS], 0));
 	fprintf(f, "  bytes      in %s  out %s   connections opened %s\n\n",
 		bytes_h(a, sizeof a, m->bytes_in), bytes_h(b, sizeof b, m->bytes_out),
 		units_fmt_thousands(d, sizeof d, (double)m->conns_opened, 0));
@@ -657,6 +759,10 @@ void report_text(FILE *f, const struct report_ctx *c)
 		text_row(f, "loop lag", &m->timing[TIM_LOOP_LAG]);
 	}
 	text_row(f, "connect", &m->timing[TIM_CONNECT]);
+	if (p->url.tls || m->timing[TIM_HANDSHAKE].total)
+		text_row(f, "tls handshake", &m->timing[TIM_HANDSHAKE]);
+	if (p->inspect && p->inspect->srvtime.src != SRVTIME_NONE)
+		text_row(f, "server time", &m->timing[TIM_SERVER]);
 	if (p->open_loop)
 		fprintf(f, "  (latency: from each request's scheduled time to its last byte, so "
 			   "queueing counts)\n");

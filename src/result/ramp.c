@@ -62,7 +62,8 @@ void ramp_result_free(struct ramp_result *r)
 	memset(r, 0, sizeof *r);
 }
 
-void ramp_step_measure(const struct run_result *run, struct slo_measure *m)
+void ramp_step_measure(const struct run_result *run, size_t n_outcomes,
+		       double pct[RESULT_MAX_OUTCOMES], struct slo_measure *m)
 {
 	const struct phase_stats *p = &run->measure;
 	const struct hist *h = &p->timing[TIM_LATENCY];
@@ -76,11 +77,17 @@ void ramp_step_measure(const struct run_result *run, struct slo_measure *m)
 	m->mean_ns = hist_mean(h);
 	m->latency_known = true;
 	m->latency_count = h->total;
-	uint64_t errs = phase_stats_errors(p) - p->errors[ERRK_CONNECT];
+	uint64_t errs = phase_stats_request_errors(p);
 	m->error_pct = p->sent ? 100.0 * (double)errs / (double)p->sent : 0;
 	uint64_t unsent = p->dropped + p->queued_at_end;
 	m->drop_pct = p->scheduled ? 100.0 * (double)unsent / (double)p->scheduled : 0;
 	m->offered_known = run->open_loop && run->offered_rate_per_s > 0;
 	double achieved = run->measure_ns ? (double)p->completed * 1e9 / (double)run->measure_ns : 0;
 	m->achieved_fraction = m->offered_known ? achieved / run->offered_rate_per_s : 0;
+	if (n_outcomes > RESULT_MAX_OUTCOMES)
+		n_outcomes = RESULT_MAX_OUTCOMES;
+	for (size_t k = 0; k < n_outcomes; k++)
+		pct[k] = p->completed ? 100.0 * (double)p->outcome[k] / (double)p->completed : 0;
+	m->outcome_pct = n_outcomes ? pct : NULL;
+	m->n_outcomes = n_outcomes;
 }

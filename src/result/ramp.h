@@ -34,6 +34,7 @@ void ramp_result_summarize(struct ramp_result *r, double require_per_s);
 void ramp_result_free(struct ramp_result *r);
 
 /* The SLO inputs of a step's measured phase. */
-void ramp_step_measure(const struct run_result *run, struct slo_measure *m);
+void ramp_step_measure(const struct run_result *run, size_t n_outcomes,
+		       double pct[RESULT_MAX_OUTCOMES], struct slo_measure *m);
 
 #endif

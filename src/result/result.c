@@ -6,14 +6,16 @@
 
 const char *err_kind_name(enum err_kind k)
 {
-	static const char *names[ERRK_COUNT] = {"connect", "read", "write", "timeout", "parse", "closed"};
+	static const char *names[ERRK_COUNT] = {"connect", "read", "write", "timeout", "parse", "closed",
+						 "tls"};
 	return (unsigned)k < ERRK_COUNT ? names[k] : "unknown";
 }
 
 const char *timing_name(enum timing t)
 {
 	static const char *names[TIM_COUNT] = {"latency", "service_time", "ttfb", "connect_time",
-					       "send_lag", "loop_lag"};
+					       "send_lag", "loop_lag", "server_time",
+					       "handshake"};
 	return (unsigned)t < TIM_COUNT ? names[t] : "unknown";
 }
 
@@ -63,6 +65,18 @@ int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 	dst->bytes_out += src->bytes_out;
 	for (int i = 0; i <= STATUS_MAX; i++)
 		dst->status[i] += src->status[i];
+	dst->success_ok += src->success_ok;
+	for (int i = 0; i < RESULT_MAX_OUTCOMES; i++)
+		dst->outcome[i] += src->outcome[i];
+	dst->server_time_missing += src->server_time_missing;
+	dst->tls_handshakes += src->tls_handshakes;
+	dst->tls_resumed += src->tls_resumed;
+	if (!dst->tls_version[0]) {
+		memcpy(dst->tls_version, src->tls_version, sizeof dst->tls_version);
+		memcpy(dst->tls_cipher, src->tls_cipher, sizeof dst->tls_cipher);
+	}
+	for (uint32_t i = 0; i < src->n_tls_reasons; i++)
+		phase_stats_tls_reason(dst, src->tls_reasons[i]);
 	for (int i = 0; i < TIM_COUNT; i++) {
 		int rc = hist_merge(&dst->timing[i], &src->timing[i]);
 		if (rc)
@@ -77,6 +91,31 @@ uint64_t phase_stats_errors(const struct phase_stats *p)
 	for (int i = 0; i < ERRK_COUNT; i++)
 		n += p->errors[i];
 	return n;
+}
+
+uint64_t phase_stats_request_errors(const struct phase_stats *p)
+{
+	return phase_stats_errors(p) - p->errors[ERRK_CONNECT] - p->errors[ERRK_TLS];
+}
+
+void phase_stats_tls_reason(struct phase_stats *p, const char *reason)
+{
+	if (!reason || !*reason)
+		return;
+	for (uint32_t i = 0; i < p->n_tls_reasons; i++)
+		if (strncmp(p->tls_reasons[i], reason, RESULT_TLS_REASON_CAP - 1) == 0)
+			return;
+	if (p->n_tls_reasons >= RESULT_TLS_REASONS)
+		return;
+	char *d = p->tls_reasons[p->n_tls_reasons++];
+	size_t n = strlen(reason);
+	if (n > RESULT_TLS_REASON_CAP - 1) {
+		n = RESULT_TLS_REASON_CAP - 1;
+		while (n && ((unsigned char)reason[n] & 0xC0) == 0x80)
+			n--; /* do not cut a UTF-8 sequence */
+	}
+	memcpy(d, reason, n);
+	d[n] = '\0';
 }
 
 uint64_t phase_stats_class(const struct phase_stats *p, int cls)
@@ -101,6 +140,36 @@ void rep_figure_of(const struct run_result *r, struct rep_figure *f)
 	f->errors = phase_stats_errors(&r->measure);
 }
 
+void target_usage_pool(struct target_usage *into, const struct target_usage *add,
+		       double total_s)
+{
+	if (!add->known)
+		return;
+	if (!into->known) {
+		*into = *add;
+		return;
+	}
+	into->cpu_user_s += add->cpu_user_s;
+	into->cpu_sys_s += add->cpu_sys_s;
+	into->cpu_s += add->cpu_s;
+	into->cores_busy = total_s > 0 ? into->cpu_s / total_s : 0;
+	if (add->rss_known) {
+		if (!into->rss_known)
+			into->rss_start_bytes = add->rss_start_bytes;
+		if (add->rss_peak_bytes > into->rss_peak_bytes)
+			into->rss_peak_bytes = add->rss_peak_bytes;
+		into->rss_end_bytes = add->rss_end_bytes;
+		into->rss_known = true;
+	}
+	for (size_t i = 0; i < add->n_notes && into->n_notes < TARGET_NOTE_CAP; i++) {
+		bool dup = false;
+		for (size_t k = 0; k < into->n_notes && !dup; k++)
+			dup = !strcmp(into->notes[k], add->notes[i]);
+		if (!dup)
+			memcpy(into->notes[into->n_notes++], add->notes[i], TARGET_NOTE_LEN);
+	}
+}
+
 int run_result_pool(struct run_result *into, const struct run_result *add)
 {
 	int rc = phase_stats_merge(&into->warmup, &add->warmup);
@@ -109,7 +178,10 @@ int run_result_pool(struct run_result *into, const struct run_result *add)
 	into->warmup_ns += add->warmup_ns;
 	into->measure_ns += add->measure_ns;
 	into->gen_cpu_ns += add->gen_cpu_ns;
+	if (add->gen_busiest_thread_pct > into->gen_busiest_thread_pct)
+		into->gen_busiest_thread_pct = add->gen_busiest_thread_pct;
 	into->interrupted = into->interrupted || add->interrupted;
+	target_usage_pool(&into->target, &add->target, (double)into->measure_ns / 1e9);
 	return rc;
 }
 
@@ -120,6 +192,8 @@ void run_result_free(struct run_result *r)
 	r->n_reps = 0;
 	phase_stats_free(&r->warmup);
 	phase_stats_free(&r->measure);
+	for (size_t i = 0; r->series && i < r->series_len; i++)
+		free(r->series[i].pairs);
 	free(r->series);
 	r->series = NULL;
 	r->series_len = 0;

@@ -18,6 +18,7 @@ enum err_kind {
 	ERRK_TIMEOUT,     /* no complete response within --timeout */
 	ERRK_PARSE,       /* malformed response */
 	ERRK_CLOSED,      /* closed by the server before any response byte */
+	ERRK_TLS,         /* TLS handshake failed (not tied to a request, like connect) */
 	ERRK_COUNT
 };
 
@@ -33,11 +34,20 @@ enum timing {
 	TIM_LOOP_LAG,    /* due → picked up by the worker's loop (open loop):
 			  * the generator's own lateness, without waits for a
 			  * free connection */
+	TIM_SERVER,      /* server-reported execution time (--server-time);
+			  * empty unless asked for */
+	TIM_HANDSHAKE,   /* connected → TLS handshake done, per new TLS connection
+			  * (full and resumed handshakes both) */
 	TIM_COUNT
 };
 
 /* JSON name of a timing ("latency", "service_time", ...). */
 const char *timing_name(enum timing t);
+
+#define RESULT_MAX_OUTCOMES 16 /* --outcome rules per run */
+
+#define RESULT_TLS_REASONS 4       /* distinct TLS failure reasons kept */
+#define RESULT_TLS_REASON_CAP 200  /* bytes of each, NUL included */
 
 #define STATUS_MIN 100
 #define STATUS_MAX 999
@@ -57,6 +67,20 @@ struct phase_stats {
 	uint64_t bytes_in, bytes_out;
 	uint64_t status[STATUS_MAX + 1]; /* index = status code */
 	struct hist timing[TIM_COUNT];
+
+	/* Response rules (--success, --outcome, --server-time): counted only
+	 * for completed responses, and only when such rules were given. */
+	uint64_t success_ok;                   /* the --success rule held */
+	uint64_t outcome[RESULT_MAX_OUTCOMES]; /* per --outcome, in the order given */
+	uint64_t server_time_missing;          /* no readable server time in the response */
+
+	/* TLS: completed handshakes, resumed ones among them, what was
+	 * negotiated first, and the first distinct failure reasons (failures
+	 * are counted in errors[ERRK_TLS]). */
+	uint64_t tls_handshakes, tls_resumed;
+	char tls_version[16], tls_cipher[64];
+	uint32_t n_tls_reasons;
+	char tls_reasons[RESULT_TLS_REASONS][RESULT_TLS_REASON_CAP];
 };
 
 /* Allocate the histograms (default layout). 0 or -ENOMEM. */
@@ -67,15 +91,43 @@ void phase_stats_reset(struct phase_stats *p);
 /* dst += src. 0 or a negative code from hist_merge. */
 int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src);
 uint64_t phase_stats_errors(const struct phase_stats *p);
+/* Errors of requests sent: all but the connection-level kinds (connect,
+ * tls), which no request was waiting on. */
+uint64_t phase_stats_request_errors(const struct phase_stats *p);
+/* Keep a TLS failure reason if it is new and there is room (truncated to
+ * RESULT_TLS_REASON_CAP - 1 bytes). */
+void phase_stats_tls_reason(struct phase_stats *p, const char *reason);
 /* Responses with status in [lo*100, lo*100+99]. */
 uint64_t phase_stats_class(const struct phase_stats *p, int cls);
+
+/* The target's resources over one measured phase (--target-pid,
+ * --target-cgroup, or the embedded target when self-contained). */
+#define TARGET_NOTE_CAP 4
+#define TARGET_NOTE_LEN 200
+struct target_usage {
+	bool known;
+	char source[128];        /* "pid 1234", "pid 1234 + children", "cgroup PATH", "self_contained" */
+	bool split_known;        /* user/system split available */
+	double cpu_user_s, cpu_sys_s, cpu_s;
+	double cores_busy;       /* cpu_s / phase seconds */
+	bool rss_known;
+	uint64_t rss_start_bytes, rss_peak_bytes, rss_end_bytes;
+	size_t n_notes;
+	char notes[TARGET_NOTE_CAP][TARGET_NOTE_LEN];
+};
 
 /* Per-second time series of the measured phase. */
 struct series_point {
 	uint64_t completed;
 	uint64_t errors;
 	uint64_t p50_ns, p99_ns;
+	/* the second's latency histogram (layout SERIES_SUB_BITS): non-empty
+	 * buckets as [lowest value ns, count] pairs, owned */
+	uint64_t (*pairs)[2];
+	size_t n_pairs;
 };
+
+#define SERIES_SUB_BITS 7 /* per-second histograms: relative error < 1/64 */
 
 /* The headline figures of one repetition. */
 struct rep_figure {
@@ -107,10 +159,21 @@ struct run_result {
 
 	/* generator self-check inputs */
 	uint64_t gen_cpu_ns;         /* worker threads' CPU, measured phase + drain */
+	double gen_busiest_thread_pct; /* the busiest worker's CPU over its step, % of one core */
+	uint64_t measure_start_ns;   /* CLOCK_MONOTONIC start of the measured phase (its
+				      * end: + measure_ns), for probes sampled beside it */
+
+	/* What the target used over the measured phase (probe/probe.h), filled
+	 * by the CLI after the step; known = false when nothing was probed. */
+	struct target_usage target;
 	uint32_t threads;
 };
 
 void run_result_free(struct run_result *r);
+/* Add a later measurement's target usage (CPU summed, RSS peak kept, notes
+ * merged); total_s: the pooled measured seconds, for cores_busy. */
+void target_usage_pool(struct target_usage *into, const struct target_usage *add,
+		       double total_s);
 /* Pool `add` (a later repetition) into `into`: counters, histograms,
  * durations and CPU are summed; the series of `into` is kept. */
 int run_result_pool(struct run_result *into, const struct run_result *add);

@@ -70,7 +70,9 @@ void hist_free(struct hist *h)
 
 void hist_reset(struct hist *h)
 {
-	if (h->counts)
+	/* An empty histogram is already zero: leaving its pages untouched keeps
+	 * never-used histograms (e.g. server_time) out of the resident set. */
+	if (h->counts && h->total)
 		memset(h->counts, 0, h->counts_len * sizeof(*h->counts));
 	clear_stats(h);
 }

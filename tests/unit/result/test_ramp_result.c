@@ -326,7 +326,8 @@ static void test_step_measure_counters(void **state)
 		hist_record(&p->timing[TIM_LATENCY], v * US);
 
 	struct slo_measure m;
-	ramp_step_measure(&run, &m);
+	double pct[RESULT_MAX_OUTCOMES];
+	ramp_step_measure(&run, 0, pct, &m);
 	assert_true(fabs(m.error_pct - 1.0) < 1e-12);  /* 10 of 1000 sent */
 	assert_true(fabs(m.drop_pct - 2.0) < 1e-12);   /* 40 of 2000 due */
 	assert_true(m.offered_known);
@@ -342,6 +343,15 @@ static void test_step_measure_counters(void **state)
 	/* within the histogram's 0.1 % of the true percentiles */
 	assert_true(m.p50_ns >= 500 * US && m.p50_ns < 501 * US);
 	assert_true(m.p99_ns >= 990 * US && m.p99_ns < 991 * US);
+	assert_int_equal(m.n_outcomes, 0);
+	/* outcome rates: percent of completed responses, for SLOs by name */
+	p->outcome[0] = 450;
+	p->outcome[1] = 9;
+	ramp_step_measure(&run, 2, pct, &m);
+	assert_int_equal(m.n_outcomes, 2);
+	assert_ptr_equal(m.outcome_pct, pct);
+	assert_true(fabs(pct[0] - 100.0 * 450 / (double)p->completed) < 1e-9);
+	assert_true(fabs(pct[1] - 100.0 * 9 / (double)p->completed) < 1e-9);
 
 	/* through the SLO: the units line up with the clauses */
 	struct slo s;
@@ -374,8 +384,9 @@ static void test_step_measure_edges(void **state)
 	run.open_loop = true;
 	run.offered_rate_per_s = 1000;
 	struct slo_measure m;
+	double pct[RESULT_MAX_OUTCOMES];
 	memset(&m, 0xa5, sizeof m);
-	ramp_step_measure(&run, &m);
+	ramp_step_measure(&run, 0, pct, &m);
 	assert_true(m.error_pct == 0);
 	assert_true(m.drop_pct == 0);
 	assert_true(m.achieved_fraction == 0);
@@ -389,18 +400,18 @@ static void test_step_measure_edges(void **state)
 	run.measure.scheduled = 300;
 	run.measure.dropped = 100;
 	run.measure.queued_at_end = 200;
-	ramp_step_measure(&run, &m);
+	ramp_step_measure(&run, 0, pct, &m);
 	assert_true(m.drop_pct == 100);
 
 	/* only connect errors: no request failed */
 	run.measure.sent = 50;
 	run.measure.errors[ERRK_CONNECT] = 12;
-	ramp_step_measure(&run, &m);
+	ramp_step_measure(&run, 0, pct, &m);
 	assert_true(m.error_pct == 0);
 	run.measure.errors[ERRK_PARSE] = 1;
 	run.measure.errors[ERRK_CLOSED] = 1;
 	run.measure.errors[ERRK_WRITE] = 3;
-	ramp_step_measure(&run, &m);
+	ramp_step_measure(&run, 0, pct, &m);
 	assert_true(fabs(m.error_pct - 10.0) < 1e-12); /* 5 of 50 */
 
 	/* closed loop: no offered rate, so no achieved fraction */
@@ -408,18 +419,18 @@ static void test_step_measure_edges(void **state)
 	run.offered_rate_per_s = 0;
 	run.measure.completed = 50;
 	run.measure_ns = 1000000000ull;
-	ramp_step_measure(&run, &m);
+	ramp_step_measure(&run, 0, pct, &m);
 	assert_false(m.offered_known);
 	assert_true(m.achieved_fraction == 0);
 
 	/* open loop but an offered rate of 0: unknown too */
 	run.open_loop = true;
-	ramp_step_measure(&run, &m);
+	ramp_step_measure(&run, 0, pct, &m);
 	assert_false(m.offered_known);
 
 	/* more achieved than offered (a burst from the warm-up's backlog) */
 	run.offered_rate_per_s = 40;
-	ramp_step_measure(&run, &m);
+	ramp_step_measure(&run, 0, pct, &m);
 	assert_true(m.offered_known);
 	assert_true(fabs(m.achieved_fraction - 1.25) < 1e-12);
 	phase_stats_free(&run.measure);

@@ -1,0 +1,482 @@
+#include "probe/probe.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/clock.h"
+
+/* Read a small file (up to cap-1 bytes) into buf, NUL-terminated. */
+static int read_small(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t n = 0;
+	while (n < cap - 1) {
+		ssize_t r = read(fd, buf + n, cap - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = -errno;
+			close(fd);
+			return e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return (int)n;
+}
+
+/* utime, stime (ticks) and ppid from /proc/PID/stat. The command name is
+ * in parentheses and may contain anything, so parse after the last ')'. */
+static int read_stat(const char *root, pid_t pid, uint64_t *ticks, pid_t *ppid)
+{
+	char path[256], buf[1024];
+	snprintf(path, sizeof path, "%s/%d/stat", root, (int)pid);
+	int n = read_small(path, buf, sizeof buf);
+	if (n < 0)
+		return n;
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return -EINVAL;
+	p++;
+	/* fields from 3 (state) on: state ppid pgrp session tty tpgid flags
+	 * minflt cminflt majflt cmajflt utime stime */
+	char state;
+	long pp;
+	unsigned long long ut, st;
+	if (sscanf(p, " %c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state, &pp, &ut,
+		   &st) != 4)
+		return -EINVAL;
+	*ticks = ut + st;
+	*ppid = (pid_t)pp;
+	return 0;
+}
+
+static int read_stat_split(const char *root, pid_t pid, uint64_t *ut, uint64_t *st)
+{
+	char path[256], buf[1024];
+	snprintf(path, sizeof path, "%s/%d/stat", root, (int)pid);
+	int n = read_small(path, buf, sizeof buf);
+	if (n < 0)
+		return n;
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return -EINVAL;
+	unsigned long long u, s;
+	char state;
+	if (sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state, &u, &s) !=
+	    3)
+		return -EINVAL;
+	if (state == 'Z' || state == 'X')
+		return -ENOENT; /* exited, not yet reaped: gone for our purposes */
+	*ut = u;
+	*st = s;
+	return 0;
+}
+
+static int read_rss(const char *root, pid_t pid, uint64_t *rss)
+{
+	char path[256], buf[4096];
+	snprintf(path, sizeof path, "%s/%d/status", root, (int)pid);
+	int n = read_small(path, buf, sizeof buf);
+	if (n < 0)
+		return n;
+	const char *l = strstr(buf, "\nVmRSS:");
+	if (!l)
+		return -ENOENT; /* a zombie or kernel thread has none */
+	unsigned long long kib;
+	if (sscanf(l + 7, " %llu", &kib) != 1)
+		return -EINVAL;
+	*rss = kib * 1024;
+	return 0;
+}
+
+static uint64_t ns_per_tick(void)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	return hz > 0 ? 1000000000ull / (uint64_t)hz : 10000000ull;
+}
+
+int probe_read_proc(const char *root, pid_t pid, bool children, struct probe_sample *out)
+{
+	memset(out, 0, sizeof *out);
+	uint64_t ut, st, tick = ns_per_tick();
+	int rc = read_stat_split(root, pid, &ut, &st);
+	if (rc)
+		return rc == -ENOENT || rc == -ESRCH ? -ENOENT : rc;
+	out->user_ns = ut * tick;
+	out->sys_ns = st * tick;
+	uint64_t rss = 0;
+	out->rss_ok = read_rss(root, pid, &rss) == 0;
+	out->rss_bytes = rss;
+	if (!children)
+		return 0;
+	/* Descendants: one pass over the table of processes, then parent
+	 * chains resolved by repeated sweeps (depth is small in practice). */
+	DIR *d = opendir(root);
+	if (!d)
+		return 0;
+	size_t cap = 256, n = 0;
+	struct ent {
+		pid_t pid, ppid;
+		bool in;
+	} *v = malloc(cap * sizeof *v);
+	struct dirent *de;
+	while (v && (de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid_t q = (pid_t)atol(de->d_name);
+		uint64_t t;
+		pid_t pp;
+		if (q == pid || read_stat(root, q, &t, &pp))
+			continue;
+		if (n == cap) {
+			cap *= 2;
+			struct ent *nv = realloc(v, cap * sizeof *v);
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[n++] = (struct ent){q, pp, false};
+		if (n >= 65536)
+			break;
+	}
+	closedir(d);
+	if (!v)
+		return 0;
+	for (bool grew = true; grew;) {
+		grew = false;
+		for (size_t i = 0; i < n; i++) {
+			if (v[i].in)
+				continue;
+			bool parent_in = v[i].ppid == pid;
+			for (size_t k = 0; k < n && !parent_in; k++)
+				parent_in = v[k].in && v[k].pid == v[i].ppid;
+			if (parent_in) {
+				v[i].in = true;
+				grew = true;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i].in || read_stat_split(root, v[i].pid, &ut, &st))
+			continue;
+		out->user_ns += ut * tick;
+		out->sys_ns += st * tick;
+		if (out->rss_ok && read_rss(root, v[i].pid, &rss) == 0)
+			out->rss_bytes += rss;
+	}
+	free(v);
+	return 0;
+}
+
+static int read_kv(const char *buf, const char *key, uint64_t *v)
+{
+	size_t kl = strlen(key);
+	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		if (!strncmp(l, key, kl) && l[kl] == ' ') {
+			unsigned long long x;
+			if (sscanf(l + kl + 1, "%llu", &x) != 1)
+				return -EINVAL;
+			*v = x;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int probe_read_cgroup(const char *dir, struct probe_sample *out)
+{
+	memset(out, 0, sizeof *out);
+	char path[512], buf[2048];
+	snprintf(path, sizeof path, "%s/cpu.stat", dir);
+	int n = read_small(path, buf, sizeof buf);
+	if (n < 0)
+		return n;
+	uint64_t user, sys;
+	if (read_kv(buf, "user_usec", &user) || read_kv(buf, "system_usec", &sys))
+		return -EINVAL;
+	out->user_ns = user * 1000;
+	out->sys_ns = sys * 1000;
+	snprintf(path, sizeof path, "%s/memory.current", dir);
+	if (read_small(path, buf, sizeof buf) > 0) {
+		unsigned long long m;
+		if (sscanf(buf, "%llu", &m) == 1) {
+			out->rss_bytes = m;
+			out->rss_ok = true;
+		}
+	}
+	return 0;
+}
+
+/* ---- the sampler ---- */
+
+struct probe {
+	struct probe_cfg cfg;
+	char cgroup[512];
+	bool self_rss;          /* self-contained: RSS of this process */
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stop;
+	struct probe_sample *s;
+	size_t n, cap;
+	bool dropped;
+	bool gone;              /* the process exited */
+	uint64_t gone_at_ns;
+};
+
+static int sample_now(struct probe *p, struct probe_sample *out)
+{
+	int rc;
+	if (p->cfg.pid > 0) {
+		rc = probe_read_proc("/proc", p->cfg.pid, p->cfg.children, out);
+	} else if (p->cfg.cgroup) {
+		rc = probe_read_cgroup(p->cgroup, out);
+	} else {
+		memset(out, 0, sizeof *out);
+		out->user_ns = p->cfg.self_cpu_ns(p->cfg.self_arg);
+		uint64_t rss;
+		out->rss_ok = read_rss("/proc", getpid(), &rss) == 0;
+		out->rss_bytes = out->rss_ok ? rss : 0;
+		rc = 0;
+	}
+	out->t_ns = clock_now_ns();
+	return rc;
+}
+
+/* Take one sample and store it (mu held). */
+static void take(struct probe *p)
+{
+	if (p->gone)
+		return;
+	struct probe_sample s;
+	int rc = sample_now(p, &s);
+	if (rc) {
+		if (rc == -ENOENT && p->cfg.pid > 0) {
+			p->gone = true;
+			p->gone_at_ns = s.t_ns;
+		}
+		return;
+	}
+	if (p->n == p->cap) {
+		if (p->cap >= PROBE_MAX_SAMPLES) {
+			p->dropped = true;
+			return;
+		}
+		size_t nc = p->cap ? p->cap * 2 : 1024;
+		struct probe_sample *ns = realloc(p->s, nc * sizeof *ns);
+		if (!ns) {
+			p->dropped = true;
+			return;
+		}
+		p->s = ns;
+		p->cap = nc;
+	}
+	p->s[p->n++] = s;
+}
+
+static void *sampler(void *arg)
+{
+	struct probe *p = arg;
+	pthread_mutex_lock(&p->mu);
+	while (!p->stop) {
+		take(p);
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		uint64_t due = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec +
+			       p->cfg.interval_ns;
+		ts.tv_sec = (time_t)(due / 1000000000ull);
+		ts.tv_nsec = (long)(due % 1000000000ull);
+		while (!p->stop && pthread_cond_timedwait(&p->cv, &p->mu, &ts) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+int probe_start(struct probe **out, const struct probe_cfg *cfg, char *err, size_t cap)
+{
+	*out = NULL;
+	struct probe *p = calloc(1, sizeof *p);
+	if (!p)
+		return -ENOMEM;
+	p->cfg = *cfg;
+	if (!p->cfg.interval_ns)
+		p->cfg.interval_ns = 100 * 1000 * 1000ull;
+	if (cfg->cgroup) {
+		if (cfg->cgroup[0] == '/')
+			snprintf(p->cgroup, sizeof p->cgroup, "%s", cfg->cgroup);
+		else
+			snprintf(p->cgroup, sizeof p->cgroup, "/sys/fs/cgroup/%s", cfg->cgroup);
+		p->cfg.cgroup = p->cgroup;
+	}
+	struct probe_sample s;
+	int rc = sample_now(p, &s);
+	if (rc) {
+		if (cfg->pid > 0)
+			snprintf(err, cap, "--target-pid %d: %s", (int)cfg->pid,
+				 rc == -ENOENT ? "no such process" : strerror(-rc));
+		else
+			snprintf(err, cap, "--target-cgroup %s: cannot read cpu.stat (%s); a cgroup v2 "
+				 "directory with the cpu controller is needed",
+				 p->cgroup, rc == -EINVAL ? "no user_usec/system_usec" : strerror(-rc));
+		free(p);
+		return rc;
+	}
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&p->thread, NULL, sampler, p)) {
+		snprintf(err, cap, "cannot start the resource sampler thread");
+		pthread_mutex_destroy(&p->mu);
+		pthread_cond_destroy(&p->cv);
+		free(p);
+		return -EAGAIN;
+	}
+	p->started = true;
+	*out = p;
+	return 0;
+}
+
+__attribute__((format(printf, 2, 3))) static void note(struct target_usage *u, const char *fmt,
+							 ...)
+{
+	if (u->n_notes >= TARGET_NOTE_CAP)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(u->notes[u->n_notes++], TARGET_NOTE_LEN, fmt, ap);
+	va_end(ap);
+}
+
+/* Cumulative CPU at time t by linear interpolation (clamped at the ends). */
+static void cpu_at(const struct probe_sample *s, size_t n, uint64_t t, double *user, double *sys)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) { /* first sample with t_ns >= t */
+		size_t mid = (lo + hi) / 2;
+		if (s[mid].t_ns < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0) {
+		*user = (double)s[0].user_ns;
+		*sys = (double)s[0].sys_ns;
+		return;
+	}
+	if (lo == n) {
+		*user = (double)s[n - 1].user_ns;
+		*sys = (double)s[n - 1].sys_ns;
+		return;
+	}
+	const struct probe_sample *a = &s[lo - 1], *b = &s[lo];
+	double f = b->t_ns > a->t_ns ? (double)(t - a->t_ns) / (double)(b->t_ns - a->t_ns) : 1;
+	*user = (double)a->user_ns + f * ((double)b->user_ns - (double)a->user_ns);
+	*sys = (double)a->sys_ns + f * ((double)b->sys_ns - (double)a->sys_ns);
+}
+
+void probe_window(struct probe *p, uint64_t t0, uint64_t t1, struct target_usage *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	if (!p->n || p->s[p->n - 1].t_ns < t1)
+		take(p);
+	if (p->cfg.pid > 0)
+		snprintf(out->source, sizeof out->source, "pid %d%s", (int)p->cfg.pid,
+			 p->cfg.children ? " + children" : "");
+	else if (p->cfg.cgroup)
+		snprintf(out->source, sizeof out->source, "cgroup %.119s", p->cgroup);
+	else
+		snprintf(out->source, sizeof out->source, "self_contained");
+	out->split_known = p->cfg.pid > 0 || p->cfg.cgroup;
+	size_t n = p->n;
+	const struct probe_sample *s = p->s;
+	if (!n || s[n - 1].t_ns < t0 || s[0].t_ns > t1 || t1 <= t0) {
+		note(out, "no sample of the target fell in the measured phase");
+		if (p->gone)
+			note(out, "the target process (%s) exited before the measured phase", out->source);
+		pthread_mutex_unlock(&p->mu);
+		return;
+	}
+	out->known = true;
+	double u0, s0, u1, s1;
+	cpu_at(s, n, t0, &u0, &s0);
+	cpu_at(s, n, t1, &u1, &s1);
+	out->cpu_user_s = (u1 - u0) / 1e9;
+	out->cpu_sys_s = (s1 - s0) / 1e9;
+	if (out->cpu_user_s < 0)
+		out->cpu_user_s = 0;
+	if (out->cpu_sys_s < 0)
+		out->cpu_sys_s = 0;
+	out->cpu_s = out->cpu_user_s + out->cpu_sys_s;
+	if (!out->split_known)
+		out->cpu_user_s = out->cpu_sys_s = 0;
+	out->cores_busy = out->cpu_s / ((double)(t1 - t0) / 1e9);
+	/* RSS: the sample nearest the start, the peak inside, the last one */
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!s[i].rss_ok)
+			continue;
+		if (s[i].t_ns <= t0 || !any) {
+			out->rss_start_bytes = s[i].rss_bytes;
+		}
+		if (s[i].t_ns >= t0 && s[i].t_ns <= t1 + p->cfg.interval_ns) {
+			if (s[i].rss_bytes > out->rss_peak_bytes)
+				out->rss_peak_bytes = s[i].rss_bytes;
+			out->rss_end_bytes = s[i].rss_bytes;
+			any = true;
+		}
+	}
+	out->rss_known = any;
+	if (any && out->rss_start_bytes > out->rss_peak_bytes)
+		out->rss_peak_bytes = out->rss_start_bytes;
+	if (p->gone && p->gone_at_ns <= t1)
+		note(out, "the target process (%s) exited %.2f s into the measured phase: CPU and "
+			  "memory after that were not measured",
+		     out->source, p->gone_at_ns > t0 ? (double)(p->gone_at_ns - t0) / 1e9 : 0);
+	if (p->dropped)
+		note(out, "resource samples past the cap (%u) were dropped", PROBE_MAX_SAMPLES);
+	if (!p->cfg.pid && !p->cfg.cgroup)
+		note(out, "self-contained: CPU is the embedded target's threads; memory is the whole "
+			  "pacer process (driver included)");
+	pthread_mutex_unlock(&p->mu);
+}
+
+void probe_stop(struct probe *p)
+{
+	if (!p)
+		return;
+	if (p->started) {
+		pthread_mutex_lock(&p->mu);
+		p->stop = true;
+		pthread_cond_signal(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+		pthread_join(p->thread, NULL);
+		pthread_mutex_destroy(&p->mu);
+		pthread_cond_destroy(&p->cv);
+	}
+	free(p->s);
+	free(p);
+}

@@ -1,0 +1,68 @@
+/* pacer — what the target uses: CPU time and resident memory of a process
+ * (its threads, optionally its descendants) from /proc, of a cgroup v2 from
+ * cpu.stat and memory.current, or of the embedded target through a
+ * callback. A sampler thread reads them every interval (100 ms by default)
+ * into a bounded series; probe_window turns the series into figures over a
+ * phase's [start, end] (CLOCK_MONOTONIC), interpolating CPU between
+ * samples and taking the RSS peak among the samples in the window.
+ *
+ * Pure readers (probe_read_proc, probe_read_cgroup) take a root directory
+ * so tests can point them at a fake tree. */
+#ifndef PACER_PROBE_PROBE_H
+#define PACER_PROBE_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "result/result.h"
+
+#define PROBE_MAX_SAMPLES (1u << 19) /* ~14.5 h at 100 ms; later samples are dropped */
+
+struct probe_sample {
+	uint64_t t_ns;          /* CLOCK_MONOTONIC */
+	uint64_t user_ns, sys_ns; /* cumulative; split unknown: all in user_ns */
+	uint64_t rss_bytes;
+	bool rss_ok;
+};
+
+/* One reading of process `pid` under `proc_root` ("/proc"): utime+stime of
+ * all its threads, and VmRSS; with `children`, plus every live descendant.
+ * 0, -ENOENT when the process is gone, or another negative errno. */
+int probe_read_proc(const char *proc_root, pid_t pid, bool children, struct probe_sample *out);
+
+/* One reading of a cgroup v2 directory: cpu.stat user_usec/system_usec and
+ * memory.current (rss_ok false when the memory controller is off). */
+int probe_read_cgroup(const char *dir, struct probe_sample *out);
+
+struct probe_cfg {
+	pid_t pid;              /* > 0: probe this process */
+	bool children;          /* with pid: its descendants too */
+	const char *cgroup;     /* or: a cgroup v2 directory (absolute, or relative to
+	                         * /sys/fs/cgroup) */
+	/* or: the embedded target (self-contained): its CPU so far, in ns */
+	uint64_t (*self_cpu_ns)(void *arg);
+	void *self_arg;
+	uint64_t interval_ns;   /* 0: 100 ms */
+};
+
+struct probe;
+
+/* Check the source is readable now (so a typo fails before any load) and
+ * start sampling. 0, or a negative code with one line in err naming the PID
+ * or path and the cause. */
+int probe_start(struct probe **out, const struct probe_cfg *cfg, char *err, size_t cap);
+
+/* Figures over [t0_ns, t1_ns]: takes a sample at once if the newest is older
+ * than t1_ns, so a window that just ended is covered. Fills every field of
+ * *out (known true unless no sample at all fell near the window, in which
+ * case a note says why). Notes name a process that exited, samples
+ * dropped past PROBE_MAX_SAMPLES, and, self-contained, that the RSS is the
+ * whole process's. */
+void probe_window(struct probe *p, uint64_t t0_ns, uint64_t t1_ns, struct target_usage *out);
+
+/* Stop the sampler and free. NULL is fine. */
+void probe_stop(struct probe *p);
+
+#endif

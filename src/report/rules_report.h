@@ -1,0 +1,39 @@
+/* pacer — the response rules in reports: success counts, outcome rates and
+ * the server-reported time (plan/inspect.h), in the JSON result and the
+ * terminal summary. */
+#ifndef PACER_REPORT_RULES_REPORT_H
+#define PACER_REPORT_RULES_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "plan/inspect.h"
+#include "result/result.h"
+#include "util/jsonw.h"
+
+/* Success figures of a phase. Without a --success rule, success means a
+ * final status in 200..399. `of` counts every request that got an answer or
+ * failed on its connection: completed + request errors (not connect). */
+struct success_figures {
+	uint64_t ok, failed, of;
+	double ok_pct;           /* 0 when of == 0 */
+};
+void report_success(const struct phase_stats *p, const struct inspect *in,
+		    struct success_figures *out);
+
+/* Percent of completed responses for which outcome k held (0 when none
+ * completed). */
+double report_outcome_pct(const struct phase_stats *p, size_t k);
+
+/* Keys "success", "outcomes" (when any) and "server_time_missing" (when
+ * --server-time) inside an open phase object. in may be NULL. */
+void rj_phase_rules(struct jsonw *j, const struct phase_stats *p, const struct inspect *in);
+
+/* The "rules" key of the plan object: success rule, outcomes, server-time
+ * spec and body cap; null when no rule was given. */
+void rj_plan_rules(struct jsonw *j, const struct inspect *in);
+
+/* Terminal lines: success, outcome rates (indented two spaces). */
+void report_text_rules(FILE *f, const struct phase_stats *p, const struct inspect *in);
+
+#endif

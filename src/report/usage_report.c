@@ -1,0 +1,182 @@
+#include "report/usage_report.h"
+
+#include <inttypes.h>
+
+#include "result/cost.h"
+#include "util/units.h"
+
+void report_gencheck(const struct run_result *r, const struct report_ctx *c,
+		     struct gen_verdict *v)
+{
+	gencheck_eval(r, c->lag_limit_ns, c->target_cores, v);
+}
+
+double report_target_cpu_ms_per_request(const struct run_result *r)
+{
+	if (!r->target.known)
+		return -1;
+	return r->measure.completed ? r->target.cpu_s * 1e3 / (double)r->measure.completed : 0;
+}
+
+static void dbl_or_null(struct jsonw *j, bool known, double v, int digits)
+{
+	if (known)
+		jw_dbl(j, v, digits);
+	else
+		jw_null(j);
+}
+
+static void rj_target_resources(struct jsonw *j, const struct run_result *r)
+{
+	const struct target_usage *t = &r->target;
+	jw_key(j, "target_resources");
+	if (!t->known && !t->n_notes) {
+		jw_null(j);
+		return;
+	}
+	jw_obj(j);
+	jw_key(j, "source");
+	jw_str(j, t->source);
+	jw_key(j, "cpu_user_s");
+	dbl_or_null(j, t->known && t->split_known, t->cpu_user_s, 6);
+	jw_key(j, "cpu_sys_s");
+	dbl_or_null(j, t->known && t->split_known, t->cpu_sys_s, 6);
+	jw_key(j, "cpu_s");
+	dbl_or_null(j, t->known, t->cpu_s, 6);
+	jw_key(j, "cores_busy");
+	dbl_or_null(j, t->known, t->cores_busy, 4);
+	jw_key(j, "cpu_ms_per_request");
+	dbl_or_null(j, t->known, report_target_cpu_ms_per_request(r), 6);
+	jw_key(j, "rss_start_bytes");
+	if (t->rss_known)
+		jw_u64(j, t->rss_start_bytes);
+	else
+		jw_null(j);
+	jw_key(j, "rss_peak_bytes");
+	if (t->rss_known)
+		jw_u64(j, t->rss_peak_bytes);
+	else
+		jw_null(j);
+	jw_key(j, "rss_end_bytes");
+	if (t->rss_known)
+		jw_u64(j, t->rss_end_bytes);
+	else
+		jw_null(j);
+	jw_key(j, "notes");
+	jw_arr(j);
+	for (size_t i = 0; i < t->n_notes; i++)
+		jw_str(j, t->notes[i]);
+	jw_arr_end(j);
+	jw_obj_end(j);
+}
+
+static void rj_cost(struct jsonw *j, const struct run_result *r, const struct report_ctx *c)
+{
+	jw_key(j, "cost");
+	double ms = report_target_cpu_ms_per_request(r);
+	if (ms < 0 || !c->cost || !c->cost->n) {
+		jw_null(j);
+		return;
+	}
+	jw_obj(j);
+	jw_key(j, "basis");
+	jw_str(j, COST_BASIS);
+	jw_key(j, "caveat");
+	jw_str(j, COST_CAVEAT);
+	jw_key(j, "cpu_ms_per_request");
+	jw_dbl(j, ms, 6);
+	jw_key(j, "default_prices");
+	jw_bool(j, c->cost->defaults != 0);
+	jw_key(j, "profiles");
+	jw_arr(j);
+	for (size_t i = 0; i < c->cost->n; i++) {
+		int saved = j->indent;
+		jw_obj(j);
+		j->indent = 0;
+		jw_key(j, "name");
+		jw_str(j, c->cost->p[i].name);
+		jw_key(j, "usd_per_core_hour");
+		jw_dbl(j, c->cost->p[i].usd_per_core_hour, 6);
+		jw_key(j, "usd_per_million_requests");
+		jw_dbl(j, cost_usd_per_million(ms, c->cost->p[i].usd_per_core_hour), 6);
+		jw_obj_end(j);
+		j->indent = saved;
+	}
+	jw_arr_end(j);
+	jw_obj_end(j);
+}
+
+static void rj_gencheck(struct jsonw *j, const struct run_result *r, const struct report_ctx *c)
+{
+	struct gen_verdict v;
+	report_gencheck(r, c, &v);
+	jw_key(j, "generator_limited");
+	jw_obj(j);
+	jw_key(j, "flagged");
+	jw_bool(j, v.flagged);
+	jw_key(j, "checks");
+	jw_arr(j);
+	for (int i = 0; i < GENCHECK_N; i++) {
+		const struct gencheck *k = &v.c[i];
+		int saved = j->indent;
+		jw_obj(j);
+		j->indent = 0;
+		jw_key(j, "name");
+		jw_str(j, k->name);
+		jw_key(j, "evaluated");
+		jw_bool(j, k->evaluated);
+		jw_key(j, "fired");
+		jw_bool(j, k->fired);
+		jw_key(j, "value");
+		dbl_or_null(j, k->evaluated, k->value, 3);
+		jw_key(j, "threshold");
+		jw_dbl(j, k->threshold, 3);
+		jw_key(j, "unit");
+		jw_str(j, k->unit);
+		jw_key(j, "advice");
+		jw_str(j, k->advice);
+		jw_obj_end(j);
+		j->indent = saved;
+	}
+	jw_arr_end(j);
+	jw_obj_end(j);
+}
+
+void rj_usage(struct jsonw *j, const struct run_result *r, const struct report_ctx *c)
+{
+	rj_target_resources(j, r);
+	rj_cost(j, r, c);
+	rj_gencheck(j, r, c);
+}
+
+static const char *mib(char *b, size_t cap, uint64_t v)
+{
+	snprintf(b, cap, "%.1f MiB", (double)v / (1024.0 * 1024.0));
+	return b;
+}
+
+void report_text_usage(FILE *f, const struct run_result *r, const struct report_ctx *c)
+{
+	const struct target_usage *t = &r->target;
+	char a[32], b[32], d[32];
+	if (t->known) {
+		fprintf(f, "  target     %s: CPU %.3fs (%.2f cores busy), %.4f ms per request",
+			t->source, t->cpu_s, t->cores_busy, report_target_cpu_ms_per_request(r));
+		if (t->rss_known)
+			fprintf(f, "; RSS %s -> peak %s -> %s", mib(a, sizeof a, t->rss_start_bytes),
+				mib(b, sizeof b, t->rss_peak_bytes), mib(d, sizeof d, t->rss_end_bytes));
+		fprintf(f, "\n");
+	}
+	for (size_t i = 0; i < t->n_notes; i++)
+		fprintf(f, "  note: %s\n", t->notes[i]);
+	double ms = report_target_cpu_ms_per_request(r);
+	if (ms >= 0 && c->cost && c->cost->n) {
+		fprintf(f, "  cost       per million requests (CPU only, an estimate%s):",
+			c->cost->defaults ? ", illustrative prices" : "");
+		for (size_t i = 0; i < c->cost->n; i++)
+			fprintf(f, "  %s $%.4f", c->cost->p[i].name,
+				cost_usd_per_million(ms, c->cost->p[i].usd_per_core_hour));
+		fprintf(f, "\n");
+	}
+	fprintf(f, "  generator  busiest thread %.0f %% CPU\n", r->gen_busiest_thread_pct);
+}

@@ -1,0 +1,28 @@
+/* pacer — what the load cost and whether the generator kept up, in reports:
+ * the target's resources over the measured phase, cost per million
+ * requests per price profile, and the generator self-checks. */
+#ifndef PACER_REPORT_USAGE_REPORT_H
+#define PACER_REPORT_USAGE_REPORT_H
+
+#include <stdio.h>
+
+#include "report/report.h"
+#include "result/gencheck.h"
+#include "util/jsonw.h"
+
+/* The generator checks of r under c's settings. */
+void report_gencheck(const struct run_result *r, const struct report_ctx *c,
+		     struct gen_verdict *v);
+
+/* Target CPU-ms per completed request of the measured phase, or a negative
+ * value when the target's CPU was not measured. */
+double report_target_cpu_ms_per_request(const struct run_result *r);
+
+/* Keys "target_resources" (null when not probed), "cost" (null without
+ * target CPU or profiles) and "generator_limited" in an open object. */
+void rj_usage(struct jsonw *j, const struct run_result *r, const struct report_ctx *c);
+
+/* Terminal lines for the same. */
+void report_text_usage(FILE *f, const struct run_result *r, const struct report_ctx *c);
+
+#endif
