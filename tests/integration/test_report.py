@@ -92,6 +92,10 @@ def real_results():
                   "--step-warmup", "0.2s", "--slo", "p99<100ms"], "ramp"),
         "compare": (["--variant", "a=@hello", "--variant", "b=@hello", "--repeat", 2,
                      "--duration", "0.5s", "--warmup", "0.1s", "--rate", 200], "compare"),
+        # the optional parts: TLS, rules, server time, target resources, cost
+        "run_tls_rules": (["--self-contained=exec", "--tls", "--rate", 40, "--duration", "1s",
+                           "--server-time", "server-timing:app", "--success", "status == 200",
+                           "--outcome", "ok=status == 200"], "run"),
     }
     for name, (args, sub) in runs.items():
         path = os.path.join(d, name + ".json")
