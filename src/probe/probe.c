@@ -40,9 +40,10 @@ static int read_small(const char *path, char *buf, size_t cap)
 	return (int)n;
 }
 
-/* utime, stime (ticks) and ppid from /proc/PID/stat. The command name is
- * in parentheses and may contain anything, so parse after the last ')'. */
-static int read_stat(const char *root, pid_t pid, uint64_t *ticks, pid_t *ppid)
+/* utime and stime (ticks) and the parent PID from /proc/PID/stat. The
+ * command name is in parentheses and may contain anything, so parse after
+ * the last ')'. A zombie (exited, not reaped) is -ENOENT: gone. */
+static int read_stat(const char *root, pid_t pid, uint64_t *ut, uint64_t *st, pid_t *ppid)
 {
 	char path[256], buf[1024];
 	snprintf(path, sizeof path, "%s/%d/stat", root, (int)pid);
@@ -52,39 +53,19 @@ static int read_stat(const char *root, pid_t pid, uint64_t *ticks, pid_t *ppid)
 	char *p = strrchr(buf, ')');
 	if (!p)
 		return -EINVAL;
-	p++;
-	/* fields from 3 (state) on: state ppid pgrp session tty tpgid flags
-	 * minflt cminflt majflt cmajflt utime stime */
+	/* fields from 3 on: state ppid pgrp session tty tpgid flags minflt
+	 * cminflt majflt cmajflt utime stime */
 	char state;
 	long pp;
-	unsigned long long ut, st;
-	if (sscanf(p, " %c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state, &pp, &ut,
-		   &st) != 4)
-		return -EINVAL;
-	*ticks = ut + st;
-	*ppid = (pid_t)pp;
-	return 0;
-}
-
-static int read_stat_split(const char *root, pid_t pid, uint64_t *ut, uint64_t *st)
-{
-	char path[256], buf[1024];
-	snprintf(path, sizeof path, "%s/%d/stat", root, (int)pid);
-	int n = read_small(path, buf, sizeof buf);
-	if (n < 0)
-		return n;
-	char *p = strrchr(buf, ')');
-	if (!p)
-		return -EINVAL;
 	unsigned long long u, s;
-	char state;
-	if (sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state, &u, &s) !=
-	    3)
+	if (sscanf(p + 1, " %c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state, &pp, &u,
+		   &s) != 4)
 		return -EINVAL;
 	if (state == 'Z' || state == 'X')
-		return -ENOENT; /* exited, not yet reaped: gone for our purposes */
+		return -ENOENT;
 	*ut = u;
 	*st = s;
+	*ppid = (pid_t)pp;
 	return 0;
 }
 
@@ -115,7 +96,8 @@ int probe_read_proc(const char *root, pid_t pid, bool children, struct probe_sam
 {
 	memset(out, 0, sizeof *out);
 	uint64_t ut, st, tick = ns_per_tick();
-	int rc = read_stat_split(root, pid, &ut, &st);
+	pid_t parent;
+	int rc = read_stat(root, pid, &ut, &st, &parent);
 	if (rc)
 		return rc == -ENOENT || rc == -ESRCH ? -ENOENT : rc;
 	out->user_ns = ut * tick;
@@ -140,9 +122,9 @@ int probe_read_proc(const char *root, pid_t pid, bool children, struct probe_sam
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		pid_t q = (pid_t)atol(de->d_name);
-		uint64_t t;
+		uint64_t u, t;
 		pid_t pp;
-		if (q == pid || read_stat(root, q, &t, &pp))
+		if (q == pid || read_stat(root, q, &u, &t, &pp))
 			continue;
 		if (n == cap) {
 			cap *= 2;
@@ -173,7 +155,7 @@ int probe_read_proc(const char *root, pid_t pid, bool children, struct probe_sam
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (!v[i].in || read_stat_split(root, v[i].pid, &ut, &st))
+		if (!v[i].in || read_stat(root, v[i].pid, &ut, &st, &parent))
 			continue;
 		out->user_ns += ut * tick;
 		out->sys_ns += st * tick;

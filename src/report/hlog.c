@@ -229,24 +229,6 @@ static void acc_clear(struct hdr_acc *a)
 	a->h.sum = 0;
 }
 
-/* A non-negative integer (an integral real up to 2^53 too). */
-static bool as_count(const json_t *v, uint64_t *out)
-{
-	if (json_is_integer(v)) {
-		if (json_integer_value(v) < 0)
-			return false;
-		*out = (uint64_t)json_integer_value(v);
-		return true;
-	}
-	if (json_is_real(v)) {
-		double d = json_real_value(v);
-		if (!(d >= 0) || d > 9007199254740992.0 || d != floor(d))
-			return false;
-		*out = (uint64_t)d;
-		return true;
-	}
-	return false;
-}
 
 /* Re-record a saved histogram object's pairs into the accumulator (values
  * above 2^42 ns count at 2^42, as pacer's own histograms clamp). 0,
@@ -273,7 +255,7 @@ static int acc_record(struct hdr_acc *a, const json_t *hobj, char *err, size_t e
 	json_array_foreach(counts, i, pair) {
 		uint64_t v, c;
 		if (!json_is_array(pair) || json_array_size(pair) != 2 ||
-		    !as_count(json_array_get(pair, 0), &v) || !as_count(json_array_get(pair, 1), &c)) {
+		    !rr_as_u64(json_array_get(pair, 0), &v) || !rr_as_u64(json_array_get(pair, 1), &c)) {
 			snprintf(err, errlen, "histogram counts[%zu] is not [value_ns, count]", i);
 			return PACER_EPARSE;
 		}

@@ -362,9 +362,7 @@ size_t rr_len(const json_t *obj, const char *path)
 	return v ? json_array_size(v) : 0;
 }
 
-/* A non-negative JSON integer (reals with an integral value up to 2^53
- * too, as other writers may emit 5.0). */
-static bool as_u64(const json_t *v, uint64_t *out)
+bool rr_as_u64(const json_t *v, uint64_t *out)
 {
 	if (json_is_integer(v)) {
 		json_int_t i = json_integer_value(v);
@@ -399,13 +397,13 @@ int rr_hist(const json_t *hobj, struct hist *h, char *err, size_t errlen)
 	}
 	uint64_t sub_bits = HIST_SUB_BITS, max_value = HIST_MAX_NS;
 	const json_t *v = json_object_get(hobj, "sub_bits");
-	if (v && (!as_u64(v, &sub_bits) || sub_bits < 2 || sub_bits > RESULT_HIST_MAX_SUB_BITS)) {
+	if (v && (!rr_as_u64(v, &sub_bits) || sub_bits < 2 || sub_bits > RESULT_HIST_MAX_SUB_BITS)) {
 		set_err(err, errlen, "histogram sub_bits is not a whole number from 2 to %d",
 			RESULT_HIST_MAX_SUB_BITS);
 		return PACER_EPARSE;
 	}
 	v = json_object_get(hobj, "max_value");
-	if (v && (!as_u64(v, &max_value) || max_value < 1 || max_value > RESULT_HIST_MAX_VALUE)) {
+	if (v && (!rr_as_u64(v, &max_value) || max_value < 1 || max_value > RESULT_HIST_MAX_VALUE)) {
 		set_err(err, errlen, "histogram max_value is not a whole number from 1 to 2^50");
 		return PACER_EPARSE;
 	}
@@ -425,7 +423,7 @@ int rr_hist(const json_t *hobj, struct hist *h, char *err, size_t errlen)
 	json_array_foreach(counts, i, pair) {
 		uint64_t val, cnt;
 		if (!json_is_array(pair) || json_array_size(pair) != 2 ||
-		    !as_u64(json_array_get(pair, 0), &val) || !as_u64(json_array_get(pair, 1), &cnt)) {
+		    !rr_as_u64(json_array_get(pair, 0), &val) || !rr_as_u64(json_array_get(pair, 1), &cnt)) {
 			set_err(err, errlen, "histogram counts[%zu] is not [value_ns, count]", i);
 			hist_free(h);
 			return PACER_EPARSE;

@@ -69,6 +69,9 @@ const char *result_kind_name(enum result_kind k);
 const json_t *rr_get(const json_t *obj, const char *path);
 /* A finite number (integer or real) at path into *out: true, else false and
  * *out untouched. */
+/* A non-negative JSON integer (reals with an integral value up to 2^53
+ * too, as other writers may emit 5.0) into *out; false otherwise. */
+bool rr_as_u64(const json_t *v, uint64_t *out);
 bool rr_num(const json_t *obj, const char *path, double *out);
 /* The number at path, or def when absent. */
 double rr_num_or(const json_t *obj, const char *path, double def);

@@ -39,6 +39,8 @@ import time
 import urllib.parse
 import zlib
 
+import harness
+
 try:
     import websocket  # Debian: python3-websocket
 except ImportError:  # pragma: no cover - reported by available()
@@ -112,13 +114,7 @@ def _pids_with_arg_under(path):
     return out
 
 
-def _alive(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            stat = f.read()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] != "Z"
+_alive = harness._pid_alive  # alive and not a zombie
 
 
 def _kill(pid, sig):
