@@ -21,12 +21,20 @@ struct key {
 	bool flag;
 };
 
+/* What run and ramp share: response rules, the target's resources, reports,
+ * TLS and Unix sockets (outcomes and cost_profiles are maps, handled apart). */
+#define RULE_AND_TRANSPORT_KEYS                                                                   \
+	{"success", 0}, {"server-time", 0}, {"inspect-body", 0}, {"target-pid", 0},               \
+	{"target-children", 1}, {"target-cgroup", 0}, {"lag-limit", 0}, {"limited-ok", 1},         \
+	{"report-dir", 0}, {"insecure", 1}, {"cacert", 0}, {"cert", 0}, {"key", 0},                \
+	{"unix-socket", 0}, {"tls", 1}, {"no-tls-resume", 1}
+
 static const struct key run_keys[] = {
 	{"arrival", 0}, {"bodies", 0}, {"body", 0}, {"max-body", 0}, {"order", 0},
 	{"requests-file", 0}, {"requests-format", 0}, {"connections", 0}, {"concurrency", 0}, {"drain", 0},
 	{"duration", 0}, {"hgrm", 0}, {"method", 0}, {"out", 0}, {"quiet", 1}, {"rate", 0},
 	{"repeat", 0}, {"requests", 0}, {"seed", 0}, {"spin", 0}, {"target-threads", 0},
-	{"threads", 0}, {"timeout", 0}, {"warmup", 0}, {NULL, 0},
+	{"threads", 0}, {"timeout", 0}, {"warmup", 0}, RULE_AND_TRANSPORT_KEYS, {NULL, 0},
 };
 static const struct key ramp_keys[] = {
 	{"after-fail", 0}, {"arrival", 0}, {"bodies", 0}, {"body", 0}, {"max-body", 0},
@@ -34,7 +42,8 @@ static const struct key ramp_keys[] = {
 	{"factor", 0}, {"from", 0}, {"method", 0}, {"out", 0}, {"precision", 0}, {"quiet", 1},
 	{"refine", 1}, {"repeat", 0}, {"require", 0}, {"seed", 0}, {"slo", 0}, {"spin", 0},
 	{"step-duration", 0}, {"step-warmup", 0}, {"steps", 0}, {"target-cores", 0},
-	{"target-threads", 0}, {"threads", 0}, {"timeout", 0}, {"to", 0}, {NULL, 0},
+	{"target-threads", 0}, {"threads", 0}, {"timeout", 0}, {"to", 0}, RULE_AND_TRANSPORT_KEYS,
+	{NULL, 0},
 };
 static const struct key compare_keys[] = {
 	{"arrival", 0}, {"body", 0}, {"concurrency", 0}, {"connections", 0}, {"duration", 0},
@@ -141,19 +150,22 @@ static int headers(struct ctx *c, const yaml_node_t *v)
 	return push_opt(c, v, "header", scalar(v));
 }
 
-static int variants(struct ctx *c, const yaml_node_t *v)
+/* A map of NAME: VALUE given as one --option NAME=VALUE per entry
+ * (variants, outcomes, cost_profiles). `shape` says what an entry is. */
+static int name_map(struct ctx *c, const yaml_node_t *v, const char *key, const char *option,
+		    const char *shape)
 {
 	if (v->type != YAML_MAPPING_NODE)
-		return fail(c, v, "variants: expected a map of NAME: URL or NAME: \"@PLAN\"");
+		return fail(c, v, "%s: expected a map of %s", key, shape);
 	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
 		const char *k = scalar(yaml_document_get_node(c->doc, p->key));
 		const yaml_node_t *vn = yaml_document_get_node(c->doc, p->value);
 		const char *val = scalar(vn);
 		if (!k || !val || !*val)
-			return fail(c, vn, "variants: expected NAME: URL or NAME: \"@PLAN\"");
+			return fail(c, vn, "%s: expected %s", key, shape);
 		char spec[2048];
 		snprintf(spec, sizeof spec, "%s=%s", k, val);
-		int rc = push_opt(c, vn, "variant", spec);
+		int rc = push_opt(c, vn, option, spec);
 		if (rc)
 			return rc;
 	}
@@ -340,7 +352,16 @@ static int build(struct ctx *c, const yaml_node_t *root)
 		if (!strcmp(k, "variants")) {
 			if (tab != compare_keys)
 				return fail(c, kn, "variants: only for kind: compare");
-			if ((rc = variants(c, vn)))
+			if ((rc = name_map(c, vn, "variants", "variant", "NAME: URL or NAME: \"@PLAN\"")))
+				return rc;
+			continue;
+		}
+		if (!strcmp(k, "outcomes") || !strcmp(k, "cost-profiles")) {
+			if (tab == compare_keys)
+				return fail(c, kn, "%s: only for kind run or ramp", k0);
+			bool oc = !strcmp(k, "outcomes");
+			if ((rc = name_map(c, vn, k0, oc ? "outcome" : "cost-profile",
+					   oc ? "NAME: RULE (docs/rules.md)" : "NAME: USD per core-hour")))
 				return rc;
 			continue;
 		}

@@ -194,6 +194,30 @@ static void test_no_table(void **state)
 	assert_string_equal(s.args[2], "api.jsonl");
 	scenario_free(&s);
 
+	/* outcomes and cost profiles as maps; rule and transport keys as options */
+	parse_ok("kind: ramp\ntarget: self-contained:vast_ortb_mix\nsteps: [100]\n"
+		 "outcomes:\n  fill: 'status == 200 and body contains \"<Ad\"'\n  err: status >= 500\n"
+		 "cost_profiles: {x86: 0.02}\nsuccess: status == 200\nlimited_ok: true\n"
+		 "report_dir: out/\nslo: fill>=50%\n", &s);
+	bool fill = false, err5 = false, cost = false, lim = false, rep = false, succ = false;
+	for (int i = 1; i + 1 < s.nargs; i++) {
+		fill |= !strcmp(s.args[i], "--outcome") &&
+			!strcmp(s.args[i + 1], "fill=status == 200 and body contains \"<Ad\"");
+		err5 |= !strcmp(s.args[i], "--outcome") && !strcmp(s.args[i + 1], "err=status >= 500");
+		cost |= !strcmp(s.args[i], "--cost-profile") && !strcmp(s.args[i + 1], "x86=0.02");
+		succ |= !strcmp(s.args[i], "--success") && !strcmp(s.args[i + 1], "status == 200");
+		rep |= !strcmp(s.args[i], "--report-dir") && !strcmp(s.args[i + 1], "out/");
+	}
+	for (int i = 1; i < s.nargs; i++)
+		lim |= !strcmp(s.args[i], "--limited-ok");
+	assert_true(fill && err5 && cost && lim && rep && succ);
+	scenario_free(&s);
+	char e2[512];
+	static struct scenario s2;
+	const char *bad = "kind: run\ntarget: http://127.0.0.1:1/\noutcomes: [a]\n";
+	assert_int_not_equal(scenario_parse(bad, strlen(bad), "s.yaml", &s2, e2, sizeof e2), 0);
+	assert_non_null(strstr(e2, "s.yaml:3: outcomes: expected a map of NAME: RULE"));
+
 	/* self-contained with a path, as before */
 	parse_ok("kind: run\ntarget: self-contained:hello\npath: /x\n", &s);
 	assert_int_equal(s.nargs, 3);
