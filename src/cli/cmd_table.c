@@ -347,9 +347,12 @@ int cmd_import(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cmd = "pacer import har";
-	bool keep = false, help = false;
+	bool keep = false, help = false, skip_incomplete = false;
 	const char *out = NULL, *max_body = NULL;
+	struct opt_list hosts = {0};
 	struct opt tab[] = {
+		{0, "host", OPT_STRLIST, &hosts, "HOST[:PORT]", NULL, "keep only requests to this host (repeatable): a page's third-party hosts are left out", false},
+		{0, "skip-incomplete", OPT_FLAG, &skip_incomplete, NULL, NULL, "leave out entries whose recorded body is shorter than their Content-Length (instead of failing)", false},
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
 		{0, "keep-cookies", OPT_FLAG, &keep, NULL, NULL, "keep the recorded Cookie headers", false},
 		{0, "max-body", OPT_STR, &max_body, "SIZE", "1MiB", "largest request body accepted", false},
@@ -366,31 +369,45 @@ int cmd_import(int argc, char **argv)
 		       "hop-by-hop headers, Host and Content-Length, and cookies unless --keep-cookies.\n"
 		       "Entries that are not http(s) (ws:, data:, ...) are skipped.\n\n");
 		opts_help(stdout, tab, ntab);
+		opt_list_free(&hosts);
 		return EXIT_OK;
 	}
 	if (prc < 0) {
 		fprintf(stderr, "%s: %s\n", cmd, err);
+		opt_list_free(&hosts);
 		return EXIT_USAGE;
 	}
 	if (npos == 0) {
 		fprintf(stderr, "%s: missing FILE.har\n", cmd);
+		opt_list_free(&hosts);
 		return EXIT_USAGE;
 	}
 	struct table_limits lim = {0};
-	if (parse_max_body(cmd, max_body, &lim))
+	if (parse_max_body(cmd, max_body, &lim)) {
+		opt_list_free(&hosts);
 		return EXIT_USAGE;
-	struct table_har_opts o = {.keep_cookies = keep};
+	}
+	struct table_har_opts o = {.keep_cookies = keep, .hosts = hosts.v, .n_hosts = hosts.n,
+				   .skip_incomplete = skip_incomplete};
 	struct table_har_stats st;
 	struct table *t = NULL;
 	int rc = table_har_import(pos[0], &o, &lim, &t, &st, err, sizeof err);
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", cmd, err);
+		opt_list_free(&hosts);
 		return rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
 	}
 	rc = write_table(cmd, t, out);
 	if (rc == EXIT_OK && st.skipped)
 		fprintf(stderr, "%s: %zu of %zu entries skipped (not http or https)\n", cmd, st.skipped,
 		        st.entries);
+	if (rc == EXIT_OK && st.other_hosts)
+		fprintf(stderr, "%s: %zu of %zu entries left out (other hosts than --host)\n", cmd,
+			st.other_hosts, st.entries);
+	if (rc == EXIT_OK && st.incomplete)
+		fprintf(stderr, "%s: %zu of %zu entries left out (body incomplete in the recording)\n",
+			cmd, st.incomplete, st.entries);
 	table_free(t);
+	opt_list_free(&hosts);
 	return rc;
 }

@@ -181,6 +181,36 @@ static bool cl_value(json_t *v, unsigned long long *out)
 	return true;
 }
 
+/* Does url's authority match one of the --host filters? */
+static bool host_wanted(const struct table_har_opts *o, const char *url)
+{
+	if (!o->n_hosts)
+		return true;
+	const char *a = strstr(url, "://");
+	a = a ? a + 3 : url;
+	size_t n = strcspn(a, "/?#");
+	const char *at = memchr(a, '@', n);
+	if (at) {
+		n -= (size_t)(at + 1 - a);
+		a = at + 1;
+	}
+	/* the host part: up to the port's ':' (after a bracketed IPv6) */
+	size_t hn = n;
+	const char *close = a[0] == '[' ? memchr(a, ']', n) : NULL;
+	const char *colon = memchr(close ? close : a, ':', n - (size_t)((close ? close : a) - a));
+	if (colon)
+		hn = (size_t)(colon - a);
+	for (size_t i = 0; i < o->n_hosts; i++) {
+		const char *h = o->hosts[i];
+		size_t l = strlen(h);
+		bool with_port = h[0] == '[' ? strstr(h, "]:") != NULL : strchr(h, ':') != NULL;
+		size_t cmp = with_port ? n : hn;
+		if (l == cmp && strncasecmp(h, a, l) == 0)
+			return true;
+	}
+	return false;
+}
+
 static int entry(struct har_ctx *c, json_t *e, struct tb_hdr *hdrs)
 {
 	struct tb *b = c->b;
@@ -197,6 +227,10 @@ static int entry(struct har_ctx *c, json_t *e, struct tb_hdr *hdrs)
 	const char *url = json_string_value(ju);
 	if (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0) {
 		c->st->skipped++;
+		return 0;
+	}
+	if (!host_wanted(c->o, url)) {
+		c->st->other_hosts++;
 		return 0;
 	}
 	json_t *jh = json_object_get(rq, "headers");
@@ -314,11 +348,17 @@ static int entry(struct har_ctx *c, json_t *e, struct tb_hdr *hdrs)
 	 * different request: refuse. (A form rebuilt from params may encode
 	 * differently, so it is not compared.) */
 	unsigned long long sent;
+	if (!form && recorded_cl && cl_value(recorded_cl, &sent) && sent != body_len &&
+	    c->o->skip_incomplete) {
+		c->st->incomplete++;
+		return 0;
+	}
 	if (!form && recorded_cl && cl_value(recorded_cl, &sent) && sent != body_len)
 		return efail(c, PACER_EPARSE,
 		             ".request.postData: holds %zu bytes of body but the request was sent with "
 		             "Content-Length: %llu (the recording did not keep the whole body, as "
-		             "browsers often do not for binary uploads)",
+		             "browsers often do not for binary uploads; --skip-incomplete leaves such "
+		             "entries out)",
 		             body_len, sent);
 	struct tb_req r = {.method = json_string_value(jm), .url = url, .headers = hdrs,
 	                   .n_headers = nh, .body = body, .body_len = body_len,

@@ -187,6 +187,12 @@ void table_summary_free(struct table_summary *s);
 /* HAR 1.2 import options. */
 struct table_har_opts {
 	bool keep_cookies;            /* keep Cookie headers (several are joined with "; ") */
+	/* keep only entries for these hosts ("HOST" matches any port,
+	 * "HOST:PORT" / "[V6]:PORT" exactly; case-insensitive); none: all */
+	const char *const *hosts;
+	size_t n_hosts;
+	bool skip_incomplete;         /* skip (and count) entries whose recorded body is
+	                               * shorter than their Content-Length, instead of failing */
 };
 
 /* What a HAR import left out. */
@@ -195,6 +201,8 @@ struct table_har_stats {
 	size_t skipped;               /* entries whose URL is not http(s): ws:, data:, blob:, ... */
 	size_t dropped_headers;       /* hop-by-hop, Host, Content-Length, pseudo-headers */
 	size_t dropped_cookies;       /* Cookie headers left out */
+	size_t other_hosts;           /* entries left out by the hosts filter */
+	size_t incomplete;            /* entries skipped by skip_incomplete */
 };
 
 /* Import a HAR file: log.entries[].request {method, url, headers[{name,

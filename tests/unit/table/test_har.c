@@ -211,7 +211,7 @@ static const struct err_case errs[] = {
 	                              "\"postData\":{\"mimeType\":\"multipart/form-data; boundary=x\",\"comment\":\"binary\"}}}"),
 	 {0}, PACER_EPARSE,
 	 "r.har: log.entries[1].request.postData: holds 0 bytes of body but the request was sent with "
-	 "Content-Length: 290 (the recording did not keep the whole body, as browsers often do not for binary uploads)"},
+	 "Content-Length: 290 (the recording did not keep the whole body, as browsers often do not for binary uploads; --skip-incomplete leaves such entries out)"},
 	{"body cut short", E("{\"request\":{\"method\":\"PUT\",\"url\":\"http://h/\",\"headers\":[{\"name\":\"content-length\","
 	                     "\"value\":\"5\"}],\"postData\":{\"text\":\"h\\u00e9llo\"}}}"),
 	 {0}, PACER_EPARSE, "~log.entries[0].request.postData: holds 6 bytes of body but the request was sent with Content-Length: 5 ("},
@@ -280,6 +280,52 @@ static void test_small_cases(void **state)
 	assert_string_equal(err, "/nonexistent/x.har: cannot read: No such file or directory");
 }
 
+static void test_host_filter_and_incomplete(void **state)
+{
+	(void)state;
+	struct table *t = NULL;
+	char err[512];
+	struct table_har_stats st;
+	const char *text = E("{\"request\":{\"method\":\"GET\",\"url\":\"http://App.local:8080/a\"}},"
+	                     "{\"request\":{\"method\":\"GET\",\"url\":\"https://cdn.example/x.js\"}},"
+	                     "{\"request\":{\"method\":\"GET\",\"url\":\"http://app.local/b\"}},"
+	                     "{\"request\":{\"method\":\"GET\",\"url\":\"http://[::1]:9/c\"}},"
+	                     "{\"request\":{\"method\":\"POST\",\"url\":\"http://app.local:8080/up\","
+	                     "\"headers\":[{\"name\":\"Content-Length\",\"value\":\"290\"}],"
+	                     "\"postData\":{\"mimeType\":\"multipart/form-data\",\"text\":\"\"}}}");
+	/* a host without a port matches any port, case-insensitively */
+	const char *h1[] = {"app.local"};
+	struct table_har_opts o = {.hosts = h1, .n_hosts = 1, .skip_incomplete = true};
+	assert_int_equal(table_har_parse(text, strlen(text), "s", &o, NULL, &t, &st, err, sizeof err), 0);
+	assert_int_equal(t->n, 2);
+	assert_string_equal(t->reqs[0].target, "/a");
+	assert_string_equal(t->reqs[1].target, "/b");
+	assert_int_equal(st.other_hosts, 2);
+	assert_int_equal(st.incomplete, 1);
+	table_free(t);
+	/* with a port, exactly that authority; IPv6 in brackets */
+	const char *h2[] = {"app.local:8080", "[::1]:9"};
+	o = (struct table_har_opts){.hosts = h2, .n_hosts = 2, .skip_incomplete = true};
+	assert_int_equal(table_har_parse(text, strlen(text), "s", &o, NULL, &t, &st, err, sizeof err), 0);
+	assert_int_equal(t->n, 2);
+	assert_string_equal(t->reqs[0].target, "/a");
+	assert_string_equal(t->reqs[1].target, "/c");
+	assert_int_equal(st.other_hosts, 2);
+	table_free(t);
+	/* without skip_incomplete the truncated upload is an error naming it */
+	o.skip_incomplete = false;
+	assert_int_equal(table_har_parse(text, strlen(text), "s", &o, NULL, &t, &st, err, sizeof err),
+	                 PACER_EPARSE);
+	assert_non_null(strstr(err, "log.entries[4]"));
+	assert_non_null(strstr(err, "--skip-incomplete"));
+	/* a filter that keeps nothing */
+	const char *h3[] = {"nowhere"};
+	o = (struct table_har_opts){.hosts = h3, .n_hosts = 1};
+	assert_int_equal(table_har_parse(text, strlen(text), "s", &o, NULL, &t, &st, err, sizeof err),
+	                 PACER_EPARSE);
+	assert_null(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_small_cases),
+		cmocka_unit_test(test_host_filter_and_incomplete),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
