@@ -257,13 +257,18 @@ static int load_table(struct cli_setup *s, struct run_plan *plan)
 		return EXIT_USAGE;
 	}
 	const struct table *t = s->table;
-	if (t->n_hosts > 1) {
-		fprintf(stderr,
-			"pacer %s: %s: the table spans %zu hosts; one host per run is supported so far\n",
-			s->cmd, t->source, t->n_hosts);
+	if (t->n_hosts > ENGINE_MAX_HOSTS) {
+		fprintf(stderr, "pacer %s: %s: the table spans %zu hosts; at most %d per run\n", s->cmd,
+			t->source, t->n_hosts, ENGINE_MAX_HOSTS);
 		return EXIT_USAGE;
 	}
-	/* The URL of the first request names the host all of them go to. */
+	if (t->n_hosts > 1 && plan->unix_socket) {
+		fprintf(stderr, "pacer %s: %s: --unix-socket sends every request to one socket; the "
+			"table spans %zu hosts\n", s->cmd, t->source, t->n_hosts);
+		return EXIT_USAGE;
+	}
+	/* The URL of the first request names the run (and, with one host, the
+	 * host all of them go to). */
 	plan->url_str = t->reqs[0].url;
 	s->wire = calloc(1, sizeof *s->wire);
 	if (!s->wire)
@@ -284,12 +289,15 @@ static int load_table(struct cli_setup *s, struct run_plan *plan)
 			.buf = s->wire->bytes + s->wire->off[i],
 			.len = s->wire->off[i + 1] - s->wire->off[i],
 			.head = strcmp(t->reqs[i].method, "HEAD") == 0,
+			.host = (uint32_t)t->reqs[i].host,
 		};
 	s->n_reqs = t->n;
 	plan->table_source = t->source;
 	plan->table_format = table_format_name(t->format);
 	plan->table_sha256 = s->table_sha256;
 	plan->table_requests = t->n;
+	plan->table_hosts = t->hosts;
+	plan->table_n_hosts = t->n_hosts;
 	return 0;
 }
 
@@ -312,7 +320,10 @@ static int setup_tls(struct cli_setup *s, struct run_plan *plan)
 {
 	const struct plan_tls *t = &plan->tls;
 	plan->tls.resume = !t->no_resume;
-	if (!plan->url.tls) {
+	bool any_tls = plan->url.tls;
+	for (size_t i = 0; s->table && i < s->table->n_hosts; i++)
+		any_tls |= s->table->hosts[i].tls;
+	if (!any_tls) {
 		const char *opt = t->insecure ? "--insecure"
 				  : t->cacert ? "--cacert"
 				  : t->cert   ? "--cert"
@@ -361,6 +372,75 @@ static int probe_tls(struct cli_setup *s, const struct run_plan *plan)
 		reason,
 		endless ? "" : "\n  (the run goes on; every failed handshake is counted in errors.tls)");
 	return endless ? EXIT_USAGE : 0;
+}
+
+/* A table of several hosts: resolve each (an error names the host and the
+ * table), give https hosts the driver's TLS context with their own name,
+ * and check that each accepts a connection. A host that does not is
+ * reported and the run goes on (its requests are dropped while it refuses,
+ * its connects counted in errors.connect), unless none does. 0 or an exit
+ * code after printing. */
+static int prepare_hosts(struct cli_setup *s, const struct run_plan *plan)
+{
+	const struct table *t = s->table;
+	s->hosts = calloc(t->n_hosts, sizeof *s->hosts);
+	if (!s->hosts) {
+		fprintf(stderr, "pacer %s: out of memory\n", s->cmd);
+		return EXIT_RUNTIME;
+	}
+	s->n_hosts = (uint32_t)t->n_hosts;
+	uint64_t tmo = plan->timeout_ns < 5 * NS_PER_S ? plan->timeout_ns : 5 * NS_PER_S;
+	size_t up = 0;
+	char down[2048] = ""; /* said only when some host is up */
+	size_t down_len = 0;
+	for (size_t i = 0; i < t->n_hosts; i++) {
+		const struct table_host *th = &t->hosts[i];
+		struct engine_host *eh = &s->hosts[i];
+		char label[300];
+		snprintf(label, sizeof label, "%s://%s%s%s:%u", th->tls ? "https" : "http",
+			 th->ipv6 ? "[" : "", th->name, th->ipv6 ? "]" : "", (unsigned)th->port);
+		const char *why = NULL;
+		int rc = net_resolve(th->name, th->port, &eh->addr, &why);
+		if (rc) {
+			fprintf(stderr, "pacer %s: %s: host %s: cannot resolve '%s': %s\n", s->cmd,
+				t->source, label, th->name, why ? why : err_name(rc));
+			return EXIT_USAGE;
+		}
+		eh->tls = th->tls ? s->tls_client : NULL;
+		eh->tls_host = th->name;
+		rc = net_probe(&eh->addr, tmo);
+		if (rc) {
+			char astr[96];
+			net_addr_str(&eh->addr, astr, sizeof astr);
+			if (down_len < sizeof down) {
+				int n = snprintf(down + down_len, sizeof down - down_len,
+						 "pacer %s: %s: host %s (%s): cannot connect: %s\n", s->cmd,
+						 t->source, label, astr, err_name(rc));
+				down_len += n > 0 ? (size_t)n : 0;
+			}
+			continue;
+		}
+		up++;
+		if (eh->tls) {
+			char reason[256] = "";
+			rc = tls_probe(s->tls_client, &eh->addr, th->name, tmo, reason, sizeof reason);
+			if (rc && rc != TLS_FAILED)
+				snprintf(reason, sizeof reason, "%s",
+					 rc == -ETIMEDOUT ? "timed out" : err_name(rc));
+			if (rc)
+				fprintf(stderr, "pacer %s: %s: host %s: TLS handshake failed: %s\n", s->cmd,
+					t->source, label, reason);
+		}
+	}
+	if (!up) {
+		fprintf(stderr, "pacer %s: %s: none of the table's %zu hosts accepts a connection\n",
+			s->cmd, t->source, t->n_hosts);
+		return EXIT_USAGE;
+	}
+	if (up < t->n_hosts)
+		fprintf(stderr, "%s  (the run goes on: requests to a host that refuses are dropped, its "
+			"connects counted in errors.connect)\n", down);
+	return 0;
 }
 
 int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
@@ -467,6 +547,8 @@ int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
 		return EXIT_USAGE;
 	}
 
+	if (s->table && s->table->n_hosts > 1)
+		return prepare_hosts(s, plan);
 	if (plan->unix_socket) {
 		rc = net_addr_unix(plan->unix_socket, &s->addr);
 		if (rc) {
@@ -667,6 +749,8 @@ void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan
 		.tls = s->tls_client,
 		.tls_host = plan->url.host,
 		.tls_resume = plan->tls.resume,
+		.hosts = s->hosts,
+		.n_hosts = s->n_hosts,
 	};
 }
 
@@ -704,6 +788,9 @@ void cli_setup_release(struct cli_setup *s)
 	}
 	table_free(s->table);
 	s->table = NULL;
+	free(s->hosts);
+	s->hosts = NULL;
+	s->n_hosts = 0;
 	free(s->bufs);
 	free(s->reqs);
 	free(s->body_buf);

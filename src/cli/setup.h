@@ -47,7 +47,9 @@ struct cli_setup {
 	bool limited_ok;            /* --limited-ok: exit 0 even when generator-limited */
 
 	/* outputs */
-	struct net_addr addr;
+	struct net_addr addr;       /* one host */
+	struct engine_host *hosts;  /* a table of several hosts: one each (owned), else NULL */
+	uint32_t n_hosts;           /* 0 with one host */
 	struct engine_req *reqs;    /* owned */
 	size_t n_reqs;
 	struct target *srv;         /* self-contained only */

@@ -5,11 +5,21 @@
  * a stop flag, a done flag, and a few relaxed atomics read by the progress
  * line (each written by one thread only).
  *
- * Open loop: due times come from the thread's schedule; a due request goes to
- * an idle connection or waits in the thread's backlog (its latency clock is
- * already running) while more connections are opened up to the cap.
+ * Open loop: due times come from the thread's schedule; a due request is
+ * chosen (in turn or at random) and goes to an idle connection of its host or
+ * waits in that host's backlog (its latency clock is already running) while
+ * more connections are opened up to the cap.
  * Closed loop: each connection sends its next request as soon as the previous
- * response is in.
+ * response is in. With several hosts, the worker keeps its share of the
+ * concurrency outstanding instead: a request is chosen when a slot frees and
+ * waits in its host's backlog when that host has no idle connection.
+ *
+ * Hosts: each worker keeps per host an idle list, open/connecting counts,
+ * connect backoff and a FIFO backlog; backlog entries of all hosts share one
+ * bounded pool (the per-thread backlog cap). The connection cap is per
+ * worker over all hosts; a host that needs a connection at the cap closes
+ * the least recently used idle connection of another host when it has none,
+ * or fewer than its share while the other has more (evict_idle).
  *
  * Every request belongs to the phase (warm-up or measure) in which it was
  * scheduled. Timeouts: every deadline is start + timeout with a start that
@@ -67,11 +77,34 @@ struct conn {
 	struct tls_conn *tls;     /* NULL: plain TCP (or Unix socket) */
 	uint32_t ev;              /* TLS: epoll interest registered */
 	uint64_t sched_ns, write_ns, first_byte_ns, deadline_ns;
+	uint64_t idle_ns;         /* when it last became idle (least recently used) */
+	uint32_t host;            /* index into engine.hosts */
 	const struct engine_req *req; /* the request in flight */
 	size_t wr_off;
 	bool got_byte;
 	struct h1_resp resp;
 	struct h1_capture cap; /* used only when cfg.inspect needs headers/body */
+};
+
+#define QE_NONE UINT32_MAX
+
+/* A backlog entry: a due request waiting for a connection of its host. */
+struct qent {
+	uint64_t due_ns;
+	uint32_t req;  /* index into cfg.reqs */
+	uint32_t next; /* next entry of the same host's FIFO, or of the free list */
+};
+
+/* One worker's state for one host. */
+struct hpool {
+	struct list idle;
+	uint32_t n_open, n_connecting;
+	uint64_t backoff_until_ns;
+	uint32_t connect_fails;  /* connect failures in a row (backoff doubles) */
+	uint32_t q_head, q_tail; /* FIFO of struct qent, QE_NONE when empty */
+	size_t q_len;
+	struct tls_resume tls_resume; /* TLS: the last session, offered on reconnects */
+	uint32_t fair;           /* its share of the worker's connections (by request share, >= 1) */
 };
 
 struct sec_rec {
@@ -98,19 +131,20 @@ struct worker {
 	bool sched_active;
 	uint64_t next_due_ns;
 
-	/* backlog of due times (open loop) */
-	uint64_t *q;
-	size_t q_cap, q_head, q_len;
+	/* backlog entries of every host (open loop; closed loop with hosts) */
+	struct qent *q;
+	size_t q_cap, q_len;  /* q_len: entries in use, over all hosts */
+	uint32_t q_free;      /* free list of returned entries */
+	uint32_t q_hi;        /* entries [q_hi, q_cap) never used since the reset */
 
 	struct conn *conns;
 	struct conn *free_slots; /* singly linked through ->next */
-	uint32_t n_open, n_connecting;
-	struct list idle, timed;
-	uint64_t backoff_until_ns;
-	uint32_t connect_fails;  /* connect failures in a row (backoff doubles) */
+	uint32_t n_open, n_connecting; /* over all hosts */
+	struct list timed;
+	struct hpool *hp;        /* per host */
+	uint32_t n_hosts;
 
 	char *rbuf;
-	struct tls_resume tls_resume;  /* TLS: the last session, offered on reconnects */
 	const struct inspect *inspect; /* NULL: no response rules */
 	bool capture;                  /* rules look at headers or the body */
 
@@ -138,6 +172,9 @@ struct worker {
 
 struct engine {
 	struct engine_cfg cfg;
+	struct engine_host *hosts; /* n_hosts >= 1, owned (cfg.hosts copied, or made of cfg.addr) */
+	uint32_t n_hosts;
+	uint64_t host_reqs[ENGINE_MAX_HOSTS]; /* requests of the table per host */
 	struct engine_step step;                  /* the current step */
 	uint64_t t0_ns, warm_end_ns, meas_end_ns; /* meas_end: UINT64_MAX when by count */
 	_Atomic bool stop;
@@ -255,10 +292,20 @@ static struct sec_rec *series_at(struct worker *w, uint64_t now)
 	return &w->secs[w->secs_len - 1];
 }
 
-static void count_error(struct worker *w, uint64_t sched_ns, enum err_kind k, uint64_t now)
+/* A connection-level error (connect, TLS) of a connection to host h. */
+static struct phase_stats *conn_error(struct worker *w, uint32_t h, enum err_kind k, uint64_t now)
 {
-	struct phase_stats *ph = phase_of(w, sched_ns);
+	struct phase_stats *ph = phase_of(w, now);
 	ph->errors[k]++;
+	ph->host[h].errors++;
+	return ph;
+}
+
+static void count_error(struct worker *w, const struct conn *c, enum err_kind k, uint64_t now)
+{
+	struct phase_stats *ph = phase_of(w, c->sched_ns);
+	ph->errors[k]++;
+	ph->host[c->host].errors++;
 	atomic_store_explicit(&w->pub_errors,
 			      atomic_load_explicit(&w->pub_errors, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
@@ -273,10 +320,13 @@ static void count_error(struct worker *w, uint64_t sched_ns, enum err_kind k, ui
 
 static void conn_close(struct worker *w, struct conn *c)
 {
+	struct hpool *p = &w->hp[c->host];
 	if (c->in)
 		list_remove(c->in, c);
-	if (c->state == CS_CONNECTING || c->state == CS_HANDSHAKE)
+	if (c->state == CS_CONNECTING || c->state == CS_HANDSHAKE) {
 		w->n_connecting--;
+		p->n_connecting--;
+	}
 	if (c->tls) {
 		tls_conn_free(c->tls);
 		c->tls = NULL;
@@ -287,52 +337,69 @@ static void conn_close(struct worker *w, struct conn *c)
 	}
 	c->state = CS_FREE;
 	w->n_open--;
+	p->n_open--;
 	c->next = w->free_slots;
 	w->free_slots = c;
 }
 
 /* A connect failed: wait before the next attempt, twice as long for each
  * failure in a row (a dead target is not hammered), up to a second. */
-static void connect_failed(struct worker *w, uint64_t now)
+/* A connect to host h failed: wait before the next attempt to it, twice as
+ * long for each failure in a row (a dead target is not hammered), up to a
+ * second. Other hosts are not held back. */
+static void connect_failed(struct worker *w, uint32_t h, uint64_t now)
 {
-	uint32_t k = w->connect_fails < 7 ? w->connect_fails : 7;
+	struct hpool *p = &w->hp[h];
+	uint32_t k = p->connect_fails < 7 ? p->connect_fails : 7;
 	uint64_t wait = CONNECT_BACKOFF_NS << k;
-	w->backoff_until_ns = now + (wait < CONNECT_BACKOFF_MAX_NS ? wait : CONNECT_BACKOFF_MAX_NS);
-	w->connect_fails++;
+	p->backoff_until_ns = now + (wait < CONNECT_BACKOFF_MAX_NS ? wait : CONNECT_BACKOFF_MAX_NS);
+	p->connect_fails++;
 }
 
-static void conn_open(struct worker *w, uint64_t now)
+/* Connected (and TLS done): no longer connecting, failures forgotten. */
+static void conn_connected(struct worker *w, struct conn *c)
+{
+	struct hpool *p = &w->hp[c->host];
+	p->connect_fails = 0;
+	p->n_connecting--;
+	w->n_connecting--;
+}
+
+static void conn_open(struct worker *w, uint32_t h, uint64_t now)
 {
 	struct conn *c = w->free_slots;
 	if (!c)
 		return;
-	int fd = net_connect_start(&w->e->cfg.addr);
-	struct phase_stats *ph = phase_of(w, now);
+	int fd = net_connect_start(&w->e->hosts[h].addr);
 	if (fd < 0) {
-		ph->errors[ERRK_CONNECT]++;
-		connect_failed(w, now);
+		conn_error(w, h, ERRK_CONNECT, now);
+		connect_failed(w, h, now);
 		return;
 	}
 	if (loop_add(&w->loop, fd, EPOLLIN | EPOLLOUT, c) < 0) {
 		close(fd);
-		ph->errors[ERRK_CONNECT]++;
-		connect_failed(w, now);
+		conn_error(w, h, ERRK_CONNECT, now);
+		connect_failed(w, h, now);
 		return;
 	}
 	w->free_slots = c->next;
 	c->fd = fd;
+	c->host = h;
 	c->state = CS_CONNECTING;
 	c->connect_start_ns = now;
 	c->deadline_ns = now + w->e->cfg.timeout_ns;
 	list_push_tail(&w->timed, c);
 	w->n_open++;
 	w->n_connecting++;
+	w->hp[h].n_open++;
+	w->hp[h].n_connecting++;
 }
 
-static void conn_make_idle(struct worker *w, struct conn *c)
+static void conn_make_idle(struct worker *w, struct conn *c, uint64_t now)
 {
 	c->state = CS_IDLE;
-	list_push_tail(&w->idle, c);
+	c->idle_ns = now;
+	list_push_tail(&w->hp[c->host].idle, c);
 }
 
 /* ---- transport: plain socket or TLS ------------------------------------------ */
@@ -421,7 +488,7 @@ static bool conn_write(struct worker *w, struct conn *c)
 			}
 			return true;
 		}
-		count_error(w, c->sched_ns, ERRK_WRITE, clock_now_ns());
+		count_error(w, c, ERRK_WRITE, clock_now_ns());
 		conn_close(w, c);
 		return false;
 	}
@@ -433,11 +500,25 @@ static bool conn_write(struct worker *w, struct conn *c)
 	return true;
 }
 
-/* Hand a request scheduled at sched_ns to an idle connection. */
-static void conn_send(struct worker *w, struct conn *c, uint64_t sched_ns)
+/* The next request: in turn, or at random. Its index into cfg.reqs. */
+static inline uint32_t pick_req(struct worker *w)
+{
+	const struct engine_cfg *cfg = &w->e->cfg;
+	if (cfg->order_random)
+		return (uint32_t)(rng_next(&w->order_rng) % cfg->n_reqs);
+	uint32_t r = (uint32_t)w->next_req;
+	if (++w->next_req == cfg->n_reqs)
+		w->next_req = 0;
+	return r;
+}
+
+/* Hand request rq (NULL: the next one), scheduled at sched_ns, to an idle
+ * connection of its host. */
+static void conn_send(struct worker *w, struct conn *c, uint64_t sched_ns,
+		      const struct engine_req *rq)
 {
 	uint64_t now = clock_now_ns();
-	list_remove(&w->idle, c);
+	list_remove(&w->hp[c->host].idle, c);
 	struct phase_stats *ph = phase_of(w, sched_ns);
 	ph->sent++;
 	if (w->e->cfg.open_loop)
@@ -445,14 +526,7 @@ static void conn_send(struct worker *w, struct conn *c, uint64_t sched_ns)
 	c->sched_ns = sched_ns;
 	c->write_ns = now;
 	c->deadline_ns = now + w->e->cfg.timeout_ns;
-	const struct engine_cfg *cfg = &w->e->cfg;
-	if (cfg->order_random) {
-		c->req = &cfg->reqs[rng_next(&w->order_rng) % cfg->n_reqs];
-	} else {
-		c->req = &cfg->reqs[w->next_req];
-		if (++w->next_req == cfg->n_reqs)
-			w->next_req = 0;
-	}
+	c->req = rq ? rq : &w->e->cfg.reqs[pick_req(w)];
 	c->wr_off = 0;
 	c->got_byte = false;
 	h1_resp_init(&c->resp, c->req->head);
@@ -475,6 +549,7 @@ static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 {
 	struct phase_stats *ph = phase_of(w, c->sched_ns);
 	ph->completed++;
+	ph->host[c->host].completed++;
 	int st = c->resp.status;
 	if (st >= STATUS_MIN && st <= STATUS_MAX)
 		ph->status[st]++;
@@ -497,7 +572,7 @@ static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 	list_remove(&w->timed, c);
 	bool keep = c->resp.keep_alive && c->state == CS_READING;
 	if (keep) {
-		conn_make_idle(w, c);
+		conn_make_idle(w, c, now);
 	} else {
 		ph->closed_by_server += c->resp.keep_alive ? 0 : 1;
 		conn_close(w, c);
@@ -525,7 +600,7 @@ static void conn_readable(struct worker *w, struct conn *c)
 				return;
 			}
 			enum err_kind k = (n == 0 && !c->got_byte) ? ERRK_CLOSED : ERRK_READ;
-			count_error(w, c->sched_ns, k, now);
+			count_error(w, c, k, now);
 			conn_close(w, c);
 			return;
 		}
@@ -537,7 +612,7 @@ static void conn_readable(struct worker *w, struct conn *c)
 		}
 		ssize_t used = h1_resp_feed(&c->resp, w->rbuf, (size_t)n);
 		if (used < 0) {
-			count_error(w, c->sched_ns, ERRK_PARSE, now);
+			count_error(w, c, ERRK_PARSE, now);
 			conn_close(w, c);
 			return;
 		}
@@ -572,10 +647,9 @@ static void conn_handshake(struct worker *w, struct conn *c)
 	}
 	uint64_t now = clock_now_ns();
 	if (rc != 0) {
-		struct phase_stats *ph = phase_of(w, now);
-		ph->errors[ERRK_TLS]++;
+		struct phase_stats *ph = conn_error(w, c->host, ERRK_TLS, now);
 		phase_stats_tls_reason(ph, tls_fail_reason(c->tls));
-		connect_failed(w, now);
+		connect_failed(w, c->host, now);
 		conn_close(w, c);
 		return;
 	}
@@ -591,27 +665,25 @@ static void conn_handshake(struct worker *w, struct conn *c)
 		}
 	}
 	hist_record(&ph->timing[TIM_HANDSHAKE], now - c->hs_start_ns);
-	w->connect_fails = 0;
-	w->n_connecting--;
+	conn_connected(w, c);
 	list_remove(&w->timed, c);
 	conn_want(w, c, EPOLLIN);
-	conn_make_idle(w, c);
+	conn_make_idle(w, c, now);
 }
 
 /* Connected over TCP: start TLS. The handshake keeps the connect deadline
  * and counts as connecting until it is done. */
 static void conn_start_tls(struct worker *w, struct conn *c, uint64_t now)
 {
-	const struct engine_cfg *cfg = &w->e->cfg;
+	const struct engine_host *h = &w->e->hosts[c->host];
 	c->state = CS_HANDSHAKE;
 	c->hs_start_ns = now;
 	c->ev = EPOLLIN | EPOLLOUT; /* as conn_open registered it */
-	if (tls_conn_new(&c->tls, cfg->tls, c->fd, cfg->tls_host,
-			 cfg->tls_resume ? &w->tls_resume : NULL) < 0) {
-		struct phase_stats *ph = phase_of(w, now);
-		ph->errors[ERRK_TLS]++;
+	if (tls_conn_new(&c->tls, h->tls, c->fd, h->tls_host,
+			 w->e->cfg.tls_resume ? &w->hp[c->host].tls_resume : NULL) < 0) {
+		struct phase_stats *ph = conn_error(w, c->host, ERRK_TLS, now);
 		phase_stats_tls_reason(ph, "out of memory for a TLS connection");
-		connect_failed(w, now);
+		connect_failed(w, c->host, now);
 		conn_close(w, c);
 		return;
 	}
@@ -624,23 +696,23 @@ static void conn_event(struct worker *w, struct conn *c, uint32_t events)
 	if (c->state == CS_CONNECTING) {
 		int rc = net_connect_result(c->fd);
 		if (rc != 0 || (events & (EPOLLERR | EPOLLHUP))) {
-			phase_of(w, now)->errors[ERRK_CONNECT]++;
-			connect_failed(w, now);
+			conn_error(w, c->host, ERRK_CONNECT, now);
+			connect_failed(w, c->host, now);
 			conn_close(w, c);
 			return;
 		}
 		struct phase_stats *ph = phase_of(w, c->connect_start_ns);
 		ph->conns_opened++;
+		ph->host[c->host].conns_opened++;
 		hist_record(&ph->timing[TIM_CONNECT], now - c->connect_start_ns);
-		if (w->e->cfg.tls) {
+		if (w->e->hosts[c->host].tls) {
 			conn_start_tls(w, c, now);
 			return;
 		}
-		w->connect_fails = 0;
-		w->n_connecting--;
+		conn_connected(w, c);
 		list_remove(&w->timed, c);
 		loop_mod(&w->loop, c->fd, EPOLLIN, c);
-		conn_make_idle(w, c);
+		conn_make_idle(w, c, now);
 		return;
 	}
 	if (c->state == CS_HANDSHAKE) {
@@ -660,21 +732,50 @@ static void conn_event(struct worker *w, struct conn *c, uint32_t events)
 
 /* ---- the worker loop ----------------------------------------------------- */
 
-static bool q_push(struct worker *w, uint64_t due)
+/* Append (due, request) to host h's backlog; false when the pool is full
+ * (the per-thread backlog cap counts the entries of every host). */
+static bool q_push(struct worker *w, uint32_t h, uint64_t due, uint32_t req)
 {
-	if (w->q_len == w->q_cap)
+	uint32_t i;
+	if (w->q_free != QE_NONE) {
+		i = w->q_free;
+		w->q_free = w->q[i].next;
+	} else if (w->q_hi < w->q_cap) {
+		i = w->q_hi++;
+	} else {
 		return false;
-	w->q[(w->q_head + w->q_len) % w->q_cap] = due;
+	}
+	w->q[i] = (struct qent){.due_ns = due, .req = req, .next = QE_NONE};
+	struct hpool *p = &w->hp[h];
+	if (p->q_tail == QE_NONE)
+		p->q_head = i;
+	else
+		w->q[p->q_tail].next = i;
+	p->q_tail = i;
+	p->q_len++;
 	w->q_len++;
 	return true;
 }
 
-static uint64_t q_pop(struct worker *w)
+/* Take the oldest entry of a non-empty host backlog. */
+static struct qent q_pop(struct worker *w, struct hpool *p)
 {
-	uint64_t v = w->q[w->q_head];
-	w->q_head = (w->q_head + 1) % w->q_cap;
+	uint32_t i = p->q_head;
+	struct qent v = w->q[i];
+	p->q_head = v.next;
+	if (p->q_head == QE_NONE)
+		p->q_tail = QE_NONE;
+	p->q_len--;
 	w->q_len--;
+	w->q[i].next = w->q_free;
+	w->q_free = i;
 	return v;
+}
+
+/* A host that refuses: its last connect failed and none is established. */
+static inline bool host_down(const struct hpool *p)
+{
+	return p->connect_fails && p->n_open == p->n_connecting;
 }
 
 static bool stopping(struct worker *w)
@@ -693,37 +794,114 @@ static bool closed_can_issue(struct worker *w, uint64_t now)
 	return true;
 }
 
+/* At the cap: close the least recently used idle connection of another
+ * host to make room for host h, when h has no connection at all, or has
+ * fewer than its share and the other host more than its own (so that
+ * connections settle at the shares instead of moving back and forth).
+ * False when there is none to close. */
+static bool evict_idle(struct worker *w, uint32_t h)
+{
+	bool starved = w->hp[h].n_open == 0;
+	if (!starved && w->hp[h].n_open >= w->hp[h].fair)
+		return false;
+	struct conn *lru = NULL;
+	for (uint32_t g = 0; g < w->n_hosts; g++) {
+		struct conn *c = w->hp[g].idle.head; /* each idle list is oldest first */
+		if (g != h && c && (starved || w->hp[g].n_open > w->hp[g].fair) &&
+		    (!lru || c->idle_ns < lru->idle_ns))
+			lru = c;
+	}
+	if (!lru)
+		return false;
+	conn_close(w, lru);
+	return true;
+}
+
+/* Serve host h's backlog from its idle connections, then open connections
+ * for what still waits (after failures one probe at a time; a host that
+ * refuses is probed even with nothing waiting, since its requests are
+ * dropped meanwhile), at the cap making room with evict_idle. */
+static void serve_host(struct worker *w, uint32_t h, uint64_t now)
+{
+	const struct engine_cfg *cfg = &w->e->cfg;
+	struct hpool *p = &w->hp[h];
+	while (p->q_len && p->idle.head) {
+		struct qent q = q_pop(w, p);
+		conn_send(w, p->idle.head, q.due_ns, &cfg->reqs[q.req]);
+	}
+	size_t want = p->q_len > p->n_connecting ? p->q_len - p->n_connecting : 0;
+	if (w->n_hosts > 1 && !want && host_down(p) && !p->n_connecting)
+		want = 1;
+	if (p->connect_fails && want > 1)
+		want = p->n_connecting ? 0 : 1;
+	while (want-- && now >= p->backoff_until_ns) {
+		if (!w->free_slots && !evict_idle(w, h))
+			break;
+		conn_open(w, h, now);
+	}
+}
+
+/* Closed loop with several hosts: keep the worker's share of the
+ * concurrency outstanding (sent, or waiting for a connection of its host).
+ * A request is scheduled when it is chosen; one for a host that refuses is
+ * dropped (at most max_conns of them per call, so a dead target is not
+ * spun on). */
+static void closed_issue_hosts(struct worker *w)
+{
+	const struct engine_cfg *cfg = &w->e->cfg;
+	uint32_t drops = 0;
+	while ((w->timed.len - w->n_connecting) + w->q_len < w->max_conns) {
+		uint64_t t = clock_now_ns();
+		if (!closed_can_issue(w, t))
+			break;
+		if (t >= w->e->warm_end_ns)
+			w->issued_measure++;
+		struct phase_stats *ph = phase_of(w, t);
+		ph->scheduled++;
+		uint32_t r = pick_req(w);
+		uint32_t h = cfg->reqs[r].host;
+		struct hpool *p = &w->hp[h];
+		if (p->idle.head) {
+			conn_send(w, p->idle.head, t, &cfg->reqs[r]);
+		} else if (host_down(p) || !q_push(w, h, t, r)) {
+			ph->dropped++;
+			if (++drops >= w->max_conns)
+				break;
+		}
+	}
+}
+
 static void dispatch(struct worker *w, uint64_t now)
 {
 	const struct engine_cfg *cfg = &w->e->cfg;
-	if (cfg->open_loop) {
-		while (w->q_len && w->idle.head)
-			conn_send(w, w->idle.head, q_pop(w));
-		size_t want = w->q_len > w->n_connecting ? w->q_len - w->n_connecting : 0;
-		/* after failures, probe with one connection at a time */
-		if (w->connect_fails && want > 1)
-			want = w->n_connecting ? 0 : 1;
-		while (want-- && w->n_open < w->max_conns && now >= w->backoff_until_ns &&
-		       w->free_slots)
-			conn_open(w, now);
+	if (w->n_hosts > 1) {
+		if (!cfg->open_loop)
+			closed_issue_hosts(w);
+		for (uint32_t h = 0; h < w->n_hosts; h++)
+			serve_host(w, h, now);
 		return;
 	}
-	while (w->idle.head) {
+	if (cfg->open_loop) {
+		serve_host(w, 0, now);
+		return;
+	}
+	struct hpool *p = &w->hp[0];
+	while (p->idle.head) {
 		uint64_t t = clock_now_ns();
 		if (!closed_can_issue(w, t))
 			break;
 		if (t >= w->e->warm_end_ns)
 			w->issued_measure++;
 		phase_of(w, t)->scheduled++;
-		conn_send(w, w->idle.head, t);
+		conn_send(w, p->idle.head, t, NULL);
 	}
 	/* Reopen connections (closed by the server or after errors), but in a
 	 * count-bounded measure phase only as many as requests remain. */
 	bool counted = w->e->step.requests && now >= w->e->warm_end_ns;
-	while (w->n_open < w->max_conns && now >= w->backoff_until_ns && w->free_slots &&
+	while (w->n_open < w->max_conns && now >= p->backoff_until_ns && w->free_slots &&
 	       closed_can_issue(w, now) &&
-	       (!counted || w->quota - w->issued_measure > w->idle.len + w->n_connecting))
-		conn_open(w, now);
+	       (!counted || w->quota - w->issued_measure > p->idle.len + w->n_connecting))
+		conn_open(w, 0, now);
 }
 
 static void check_timeouts(struct worker *w, uint64_t now)
@@ -731,18 +909,17 @@ static void check_timeouts(struct worker *w, uint64_t now)
 	while (w->timed.head && w->timed.head->deadline_ns <= now) {
 		struct conn *c = w->timed.head;
 		if (c->state == CS_CONNECTING) {
-			phase_of(w, now)->errors[ERRK_CONNECT]++;
-			connect_failed(w, now);
+			conn_error(w, c->host, ERRK_CONNECT, now);
+			connect_failed(w, c->host, now);
 		} else if (c->state == CS_HANDSHAKE) {
-			struct phase_stats *ph = phase_of(w, now);
-			ph->errors[ERRK_TLS]++;
+			struct phase_stats *ph = conn_error(w, c->host, ERRK_TLS, now);
 			phase_stats_tls_reason(ph, "TLS handshake timed out (--timeout)");
-			connect_failed(w, now);
+			connect_failed(w, c->host, now);
 		} else {
 			/* Not dropped: the time waited is a lower bound of its latency. */
 			struct phase_stats *ph = phase_of(w, c->sched_ns);
 			hist_record(&ph->timing[TIM_LATENCY], now - c->sched_ns);
-			count_error(w, c->sched_ns, ERRK_TIMEOUT, now);
+			count_error(w, c, ERRK_TIMEOUT, now);
 		}
 		conn_close(w, c);
 	}
@@ -757,13 +934,21 @@ static void worker_reset(struct worker *w)
 	const struct engine_cfg *cfg = &e->cfg;
 	phase_stats_reset(&w->warm);
 	phase_stats_reset(&w->meas);
+	w->warm.n_hosts = w->meas.n_hosts = w->n_hosts;
 	hist_reset(&w->sec_hist);
 	w->secs_len = w->pairs_len = 0;
 	w->sec_cur = 0;
 	w->last_completion_ns = 0;
 	w->issued_measure = 0;
-	w->q_head = w->q_len = 0;
-	w->backoff_until_ns = 0;
+	w->q_len = 0;
+	w->q_free = QE_NONE;
+	w->q_hi = 0;
+	for (uint32_t h = 0; h < w->n_hosts; h++) {
+		struct hpool *p = &w->hp[h];
+		p->q_head = p->q_tail = QE_NONE;
+		p->q_len = 0;
+		p->backoff_until_ns = 0;
+	}
 	w->sched_active = false;
 	atomic_store_explicit(&w->pub_p99_ns, 0, memory_order_relaxed);
 	atomic_store_explicit(&w->pub_last_sec_completed, 0, memory_order_relaxed);
@@ -783,6 +968,49 @@ static void worker_reset(struct worker *w)
 	}
 }
 
+/* The earliest end of a connect backoff that holds back a host with
+ * something to do (UINT64_MAX: none). */
+static uint64_t backoff_wake(const struct worker *w, uint64_t now)
+{
+	uint64_t wake = UINT64_MAX;
+	for (uint32_t h = 0; h < w->n_hosts; h++) {
+		const struct hpool *p = &w->hp[h];
+		bool waits = p->q_len || (w->n_hosts > 1 && host_down(p) && !p->n_connecting);
+		if (waits && p->backoff_until_ns > now)
+			wake = min_u64(wake, p->backoff_until_ns);
+	}
+	return wake;
+}
+
+/* Open connections before the start, so the first requests do not pay for
+ * them. With several hosts: first up to each host's share, the hosts of the
+ * next requests first, then to the hosts of the next requests in turn. */
+static void preopen(struct worker *w, uint64_t now)
+{
+	const struct engine_cfg *cfg = &w->e->cfg;
+	if (w->n_hosts == 1) {
+		while (w->free_slots && w->n_open < w->max_conns && now >= w->hp[0].backoff_until_ns)
+			conn_open(w, 0, now);
+		return;
+	}
+	size_t k = w->next_req;
+	for (size_t i = 0; i < cfg->n_reqs && w->free_slots; i++) {
+		uint32_t h = cfg->reqs[k].host;
+		if (++k == cfg->n_reqs)
+			k = 0;
+		if (w->hp[h].n_open < w->hp[h].fair && now >= w->hp[h].backoff_until_ns)
+			conn_open(w, h, now);
+	}
+	k = w->next_req;
+	for (uint32_t i = w->n_open; i < w->max_conns && w->free_slots; i++) {
+		uint32_t h = cfg->reqs[k].host;
+		if (++k == cfg->n_reqs)
+			k = 0;
+		if (now >= w->hp[h].backoff_until_ns)
+			conn_open(w, h, now);
+	}
+}
+
 /* Run one step: warm-up, measure, drain. */
 static void worker_step(struct worker *w, struct epoll_event *ev)
 {
@@ -792,11 +1020,9 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	uint64_t wall0 = clock_now_ns();
 	worker_reset(w);
 
-	/* Connections are opened before the start, so the first requests do
-	 * not pay for them; later ones open on demand. */
+	/* Connections are opened before the start; later ones open on demand. */
 	uint64_t now = clock_now_ns();
-	while (w->free_slots && w->n_open < w->max_conns && now >= w->backoff_until_ns)
-		conn_open(w, now);
+	preopen(w, now);
 
 	uint64_t drain_end = UINT64_MAX;
 	for (;;) {
@@ -812,7 +1038,11 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 				struct phase_stats *ph = phase_of(w, w->next_due_ns);
 				ph->scheduled++;
 				hist_record(&ph->timing[TIM_LOOP_LAG], now - w->next_due_ns);
-				if (!q_push(w, w->next_due_ns))
+				/* chosen now, so that it waits for its own host */
+				uint32_t r = pick_req(w);
+				uint32_t h = cfg->reqs[r].host;
+				if ((w->n_hosts > 1 && host_down(&w->hp[h])) ||
+				    !q_push(w, h, w->next_due_ns, r))
 					ph->dropped++;
 				w->next_due_ns = sched_next(&w->sched);
 			}
@@ -846,8 +1076,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 			wake = min_u64(wake, e->meas_end_ns);
 		if (drain_end != UINT64_MAX)
 			wake = min_u64(wake, drain_end);
-		if (w->q_len && w->backoff_until_ns > now)
-			wake = min_u64(wake, w->backoff_until_ns);
+		wake = min_u64(wake, backoff_wake(w, now));
 		int n = loop_wait(&w->loop, ev, MAX_EVENTS, wake > now ? wake - now : 0);
 		for (int i = 0; i < n; i++) {
 			if (ev[i].data.ptr == &w->loop) {
@@ -862,10 +1091,9 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 
 	/* What is left: never sent, or sent without a response. Idle
 	 * connections carry over to the next step; busy ones are closed. */
-	while (w->q_len) {
-		uint64_t due = q_pop(w);
-		phase_of(w, due)->queued_at_end++;
-	}
+	for (uint32_t h = 0; h < w->n_hosts; h++)
+		while (w->hp[h].q_len)
+			phase_of(w, q_pop(w, &w->hp[h]).due_ns)->queued_at_end++;
 	for (uint32_t i = 0; i < w->max_conns; i++) {
 		struct conn *c = &w->conns[i];
 		if (c->state == CS_READING || c->state == CS_WRITING)
@@ -909,7 +1137,9 @@ static void *worker_main(void *arg)
 static void worker_free(struct worker *w)
 {
 	loop_close(&w->loop);
-	tls_resume_clear(&w->tls_resume);
+	for (uint32_t h = 0; h < w->n_hosts && w->hp; h++)
+		tls_resume_clear(&w->hp[h].tls_resume);
+	free(w->hp);
 	free(w->q);
 	for (uint32_t i = 0; i < w->max_conns && w->conns; i++)
 		h1_capture_free(&w->conns[i].cap);
@@ -935,6 +1165,16 @@ static int worker_init(struct worker *w, struct engine *e, uint32_t id)
 	if (phase_stats_init(&w->warm) || phase_stats_init(&w->meas) ||
 	    hist_init(&w->sec_hist, SERIES_SUB_BITS, HIST_MAX_NS))
 		return -ENOMEM;
+	w->hp = calloc(e->n_hosts, sizeof *w->hp);
+	if (!w->hp)
+		return -ENOMEM;
+	w->n_hosts = e->n_hosts;
+	for (uint32_t h = 0; h < w->n_hosts; h++) {
+		w->hp[h].q_head = w->hp[h].q_tail = QE_NONE;
+		uint64_t f = (uint64_t)sched_split(cfg->open_loop ? cfg->connections : cfg->concurrency,
+						   cfg->threads, id) * e->host_reqs[h] / cfg->n_reqs;
+		w->hp[h].fair = f ? (uint32_t)f : 1;
+	}
 	w->next_req = (size_t)((uint64_t)cfg->n_reqs * id / cfg->threads);
 	rng_seed(&w->order_rng, cfg->seed * 0xbf58476d1ce4e5b9ull + id);
 	w->rbuf = malloc(READ_BUF_CAP);
@@ -970,9 +1210,11 @@ static int worker_size_queue(struct worker *w, double rate_per_s)
 		double c = rate_per_s * 30.0; /* 30 s of backlog */
 		cap = c < 4096 ? 4096 : c > 4194304 ? 4194304 : (size_t)c;
 	}
+	if (cap > (size_t)QE_NONE - 1)
+		cap = (size_t)QE_NONE - 1; /* entries are indexed with 32 bits */
 	if (cap <= w->q_cap)
 		return 0;
-	uint64_t *q = realloc(w->q, cap * sizeof *q);
+	struct qent *q = realloc(w->q, cap * sizeof *q);
 	if (!q)
 		return -ENOMEM;
 	w->q = q;
@@ -987,6 +1229,7 @@ static void engine_free(struct engine *e)
 	pthread_mutex_destroy(&e->mu);
 	pthread_cond_destroy(&e->cv);
 	free(e->w);
+	free(e->hosts);
 	free(e);
 }
 
@@ -994,21 +1237,42 @@ int engine_open(struct engine **out, const struct engine_cfg *cfg)
 {
 	if (cfg->threads == 0 || cfg->timeout_ns == 0 || !cfg->reqs || !cfg->n_reqs)
 		return -EINVAL;
+	if (cfg->n_hosts > ENGINE_MAX_HOSTS || (cfg->n_hosts && !cfg->hosts))
+		return -EINVAL;
+	uint32_t n_hosts = cfg->n_hosts ? cfg->n_hosts : 1;
 	for (size_t i = 0; i < cfg->n_reqs; i++)
-		if (!cfg->reqs[i].buf || !cfg->reqs[i].len)
+		if (!cfg->reqs[i].buf || !cfg->reqs[i].len || cfg->reqs[i].host >= n_hosts)
 			return -EINVAL;
 	if (cfg->open_loop ? cfg->connections == 0 : cfg->concurrency == 0)
+		return -EINVAL;
+	if (cfg->n_reqs > UINT32_MAX)
 		return -EINVAL;
 	struct engine *e = calloc(1, sizeof *e);
 	if (!e)
 		return -ENOMEM;
+	e->hosts = calloc(n_hosts, sizeof *e->hosts);
+	if (!e->hosts) {
+		free(e);
+		return -ENOMEM;
+	}
+	if (cfg->n_hosts)
+		memcpy(e->hosts, cfg->hosts, n_hosts * sizeof *e->hosts);
+	else
+		e->hosts[0] = (struct engine_host){
+			.addr = cfg->addr, .tls = cfg->tls, .tls_host = cfg->tls_host};
+	e->n_hosts = n_hosts;
+	for (size_t i = 0; i < cfg->n_reqs; i++)
+		e->host_reqs[cfg->reqs[i].host]++;
 	e->cfg = *cfg;
+	e->cfg.hosts = e->hosts;
+	e->cfg.n_hosts = n_hosts;
 	e->n_threads = cfg->threads;
 	e->collected = true;
 	pthread_mutex_init(&e->mu, NULL);
 	pthread_cond_init(&e->cv, NULL);
 	e->w = aligned_alloc(64, ((sizeof *e->w * cfg->threads) + 63) / 64 * 64);
 	if (!e->w) {
+		free(e->hosts);
 		free(e);
 		return -ENOMEM;
 	}

@@ -15,16 +15,33 @@
 struct inspect;
 struct tls_ctx;
 
+/* Most hosts one session may send to (RESULT_MAX_HOSTS). */
+#define ENGINE_MAX_HOSTS RESULT_MAX_HOSTS
+
 /* One request, encoded to wire bytes before the run. */
 struct engine_req {
 	const char *buf;        /* borrowed; must outlive the run */
 	size_t len;
 	bool head;              /* HEAD: the response has no body */
+	uint32_t host;          /* index into engine_cfg.hosts (0 with one host) */
+};
+
+/* One host requests go to. Each worker keeps, per host, its own idle
+ * connections, connect backoff and backlog; the connection cap is shared. */
+struct engine_host {
+	struct net_addr addr;   /* where to connect (TCP or a Unix socket) */
+	struct tls_ctx *tls;    /* NULL: plain; else TLS with this client context (borrowed,
+	                         * must outlive the engine; see net/tls.h) */
+	const char *tls_host;   /* TLS: SNI and the name the certificate must carry (borrowed) */
 };
 
 /* What stays the same for the whole session: target, requests, connections. */
 struct engine_cfg {
-	struct net_addr addr;   /* where to connect */
+	struct net_addr addr;   /* where to connect, when n_hosts is 0 (one host) */
+	const struct engine_host *hosts; /* n_hosts > 0: the hosts (copied by engine_open; their
+	                                  * tls and tls_host are borrowed). 0: one host made of
+	                                  * addr, tls and tls_host below */
+	uint32_t n_hosts;       /* at most ENGINE_MAX_HOSTS; every reqs[i].host < max(1, n_hosts) */
 	const struct engine_req *reqs; /* sent in turn; each thread starts at its own offset */
 	size_t n_reqs;
 	bool order_random;      /* pick requests at random (seeded) instead of in turn */
@@ -38,10 +55,10 @@ struct engine_cfg {
 	uint64_t timeout_ns;
 	uint64_t spin_ns;       /* open loop: poll instead of sleeping this close to a due time */
 	size_t queue_cap;       /* open loop: per-thread backlog cap; 0 = 30 s of the step's rate */
-	struct tls_ctx *tls;    /* NULL: plain; else TLS with this client context (borrowed,
-	                         * must outlive the engine; see net/tls.h) */
-	const char *tls_host;   /* TLS: SNI and the name the certificate must carry */
-	bool tls_resume;        /* TLS: offer each thread's last session on reconnects */
+	struct tls_ctx *tls;    /* n_hosts 0: NULL (plain) or TLS with this client context
+	                         * (borrowed, must outlive the engine; see net/tls.h) */
+	const char *tls_host;   /* n_hosts 0, TLS: SNI and the name the certificate must carry */
+	bool tls_resume;        /* TLS: offer each thread's last session (per host) on reconnects */
 	const struct inspect *inspect; /* NULL, or response rules evaluated on every completed
 	                                * response (borrowed, read-only, shared by the threads;
 	                                * inspect_finish must have been called) */
@@ -59,8 +76,20 @@ struct engine_step {
 struct engine;
 
 /* Validate cfg, allocate every worker and start the threads (signals blocked
- * in them); they wait for a step. 0, -EINVAL, -ENOMEM, or -errno from thread
- * creation. */
+ * in them); they wait for a step. 0, -EINVAL (also: more than
+ * ENGINE_MAX_HOSTS hosts, a request naming a host that is not there),
+ * -ENOMEM, or -errno from thread creation.
+ *
+ * Several hosts: a request is chosen (in order or at random) when it is due
+ * and waits in its host's backlog; a host without an idle connection opens
+ * one while the worker is under its share of the cap, else closes the least
+ * recently used idle connection of another host to make room, else waits.
+ * While a host refuses connections (a connect failed and none is
+ * established), requests due for it are counted as dropped instead of
+ * waiting, and one probe connection at a time tries it again (backoff per
+ * host). Closed loop: a worker keeps `concurrency share` requests
+ * outstanding (sent or waiting for a connection), each scheduled when it is
+ * chosen. One host: exactly the single-target behaviour. */
 int engine_open(struct engine **out, const struct engine_cfg *cfg);
 
 /* Start a step and return at once (the caller waits with engine_done, and

@@ -11,6 +11,8 @@
 #include "http/url.h"
 #include "plan/sched.h"
 
+struct table_host;
+
 struct run_plan {
 	const char *url_str;
 	struct url url;
@@ -38,6 +40,8 @@ struct run_plan {
 	const struct inspect *inspect; /* response rules (--success, --outcome, --server-time);
 	                                * NULL: none. Borrowed. */
 	size_t table_requests;
+	const struct table_host *table_hosts; /* the table's hosts (table/table.h), borrowed */
+	size_t table_n_hosts;
 
 	const char *out_path, *hgrm_path;
 	bool quiet;

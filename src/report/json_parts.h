@@ -20,6 +20,12 @@ void rj_generator(struct jsonw *j, uint32_t threads, uint64_t cpu_ns, uint64_t r
 /* A phase object (docs/result.md). */
 void rj_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns, double offered,
 	      bool open_loop, double achieved, const struct inspect *in);
+/* The same, with a "hosts" array (per-host counters of p, names from
+ * hosts[n_hosts], a request table's) when n_hosts > 1. */
+struct table_host;
+void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duration_ns,
+		    double offered, bool open_loop, double achieved, const struct inspect *in,
+		    const struct table_host *hosts, size_t n_hosts);
 void rj_hist(struct jsonw *j, const struct hist *h);
 void rj_series(struct jsonw *j, const struct series_point *pts, size_t n);
 /* --repeat: each repetition's figures and their median/min/max. */

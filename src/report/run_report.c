@@ -12,6 +12,7 @@
 #include "util/clock.h"
 #include "util/jsonw.h"
 #include "stats/summary.h"
+#include "table/table.h"
 #include "util/units.h"
 
 double report_achieved_rate(const struct run_result *r)
@@ -175,6 +176,13 @@ void rj_hist(struct jsonw *j, const struct hist *h)
 void rj_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns,
 		       double offered, bool open_loop, double achieved, const struct inspect *in)
 {
+	rj_phase_hosts(j, p, duration_ns, offered, open_loop, achieved, in, NULL, 0);
+}
+
+void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duration_ns,
+		    double offered, bool open_loop, double achieved, const struct inspect *in,
+		    const struct table_host *hosts, size_t n_hosts)
+{
 	jw_obj(j);
 	jw_key(j, "duration_s");
 	jw_dbl(j, duration_ns / 1e9, 6);
@@ -284,6 +292,25 @@ void rj_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns,
 		jw_key(j, timing_name((enum timing)t));
 		rj_hist(j, &p->timing[t]);
 	}
+	if (n_hosts > 1) {
+		jw_key(j, "hosts");
+		jw_arr(j);
+		for (size_t i = 0; i < n_hosts && i < RESULT_MAX_HOSTS; i++) {
+			jw_obj(j);
+			jw_key(j, "host");
+			jw_str(j, hosts[i].name);
+			jw_key(j, "port");
+			jw_u64(j, hosts[i].port);
+			jw_key(j, "completed");
+			jw_u64(j, p->host[i].completed);
+			jw_key(j, "errors");
+			jw_u64(j, p->host[i].errors);
+			jw_key(j, "connections_opened");
+			jw_u64(j, p->host[i].conns_opened);
+			jw_obj_end(j);
+		}
+		jw_arr_end(j);
+	}
 	jw_obj_end(j);
 }
 
@@ -355,6 +382,22 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 		jw_str(j, p->order_random ? "random" : "sequential");
 		jw_key(j, "seed");
 		jw_u64(j, p->seed);
+		jw_key(j, "hosts");
+		jw_arr(j);
+		for (size_t i = 0; i < p->table_n_hosts; i++) {
+			const struct table_host *h = &p->table_hosts[i];
+			jw_obj(j);
+			jw_key(j, "host");
+			jw_str(j, h->name);
+			jw_key(j, "port");
+			jw_u64(j, h->port);
+			jw_key(j, "tls");
+			jw_bool(j, h->tls);
+			jw_key(j, "requests");
+			jw_u64(j, h->n_reqs);
+			jw_obj_end(j);
+		}
+		jw_arr_end(j);
 		jw_obj_end(j);
 	} else {
 		jw_null(j);
@@ -607,12 +650,14 @@ int report_json(FILE *f, const struct report_ctx *c)
 	if (r->warmup_ns) {
 		jw_key(j, "warmup");
 		double wrate = (double)r->warmup.completed * 1e9 / (double)r->warmup_ns;
-		rj_phase(j, &r->warmup, (double)r->warmup_ns, r->offered_rate_per_s, r->open_loop,
-			 wrate, c->plan->inspect);
+		rj_phase_hosts(j, &r->warmup, (double)r->warmup_ns, r->offered_rate_per_s,
+			       r->open_loop, wrate, c->plan->inspect, c->plan->table_hosts,
+			       c->plan->table_n_hosts);
 	}
 	jw_key(j, "measure");
-	rj_phase(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, r->open_loop,
-		 report_achieved_rate(r), c->plan->inspect);
+	rj_phase_hosts(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, r->open_loop,
+		       report_achieved_rate(r), c->plan->inspect, c->plan->table_hosts,
+		       c->plan->table_n_hosts);
 	rj_series(j, r->series, r->series_len);
 	if (r->n_reps > 1)
 		rj_repetitions(j, r->reps, r->n_reps);

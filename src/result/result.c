@@ -77,6 +77,13 @@ int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 	}
 	for (uint32_t i = 0; i < src->n_tls_reasons; i++)
 		phase_stats_tls_reason(dst, src->tls_reasons[i]);
+	if (src->n_hosts > dst->n_hosts)
+		dst->n_hosts = src->n_hosts;
+	for (uint32_t i = 0; i < src->n_hosts && i < RESULT_MAX_HOSTS; i++) {
+		dst->host[i].completed += src->host[i].completed;
+		dst->host[i].errors += src->host[i].errors;
+		dst->host[i].conns_opened += src->host[i].conns_opened;
+	}
 	for (int i = 0; i < TIM_COUNT; i++) {
 		int rc = hist_merge(&dst->timing[i], &src->timing[i]);
 		if (rc)

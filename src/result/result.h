@@ -45,6 +45,14 @@ enum timing {
 const char *timing_name(enum timing t);
 
 #define RESULT_MAX_OUTCOMES 16 /* --outcome rules per run */
+#define RESULT_MAX_HOSTS 64    /* hosts of one request table */
+
+/* What one host of a request table saw (index = the table's host index). */
+struct host_stats {
+	uint64_t completed;        /* full responses received */
+	uint64_t errors;           /* errors of every kind on its connections */
+	uint64_t conns_opened;
+};
 
 #define RESULT_TLS_REASONS 4       /* distinct TLS failure reasons kept */
 #define RESULT_TLS_REASON_CAP 200  /* bytes of each, NUL included */
@@ -81,6 +89,10 @@ struct phase_stats {
 	char tls_version[16], tls_cipher[64];
 	uint32_t n_tls_reasons;
 	char tls_reasons[RESULT_TLS_REASONS][RESULT_TLS_REASON_CAP];
+
+	/* Per host (counted with one host too; reported with several). */
+	uint32_t n_hosts;
+	struct host_stats host[RESULT_MAX_HOSTS];
 };
 
 /* Allocate the histograms (default layout). 0 or -ENOMEM. */

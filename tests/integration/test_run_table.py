@@ -92,13 +92,22 @@ class TableRunTest(harness.PacerTestCase):
         bad = os.path.join(self.dir, "bad.targets")
         with open(bad, "w") as f:
             f.write(f"GET http://127.0.0.1:{self.ngx.port}/hello\nBad Header Line\n")
-        two = os.path.join(self.dir, "two.targets")
-        with open(two, "w") as f:
-            f.write(f"GET http://127.0.0.1:{self.ngx.port}/a\n\nGET http://127.0.0.2:{self.ngx.port}/b\n")
+        many = os.path.join(self.dir, "many.targets")
+        with open(many, "w") as f:  # 65 hosts: one more than a run takes
+            f.write("\n".join(f"GET http://127.0.0.1:{1000 + i}/x\n" for i in range(65)))
+        unres = os.path.join(self.dir, "unresolvable.targets")
+        with open(unres, "w") as f:
+            f.write(f"GET http://127.0.0.1:{self.ngx.port}/a\n\nGET http://no-such-host.invalid:81/b\n")
+        down = os.path.join(self.dir, "alldown.targets")
+        with open(down, "w") as f:
+            f.write(f"GET http://127.0.0.1:{harness.free_port()}/a\n\n"
+                    f"GET http://127.0.0.1:{harness.free_port()}/b\n")
         cases = [
             (["--requests-file", bad, "-n", "1"], bad + ":2:"),
             (["--requests-file", "/nonexistent.targets", "-n", "1"], "/nonexistent.targets"),
-            (["--requests-file", two, "-n", "1"], "hosts"),
+            (["--requests-file", many, "-n", "1"], "65 hosts; at most 64"),
+            (["--requests-file", unres, "-n", "1"], unres + ": host http://no-such-host.invalid:81"),
+            (["--requests-file", down, "-n", "1"], down + ": none of the table's 2 hosts"),
             (["--requests-file", self.table, "--order", "shuffled", "-n", "1"], "--order"),
             (["--requests-file", self.table, self.ngx.url("/hello"), "-n", "1"], "table names the URLs"),
             ([self.ngx.url("/hello"), "--bodies", "/nonexistent-dir", "-n", "1"], "/nonexistent-dir"),
@@ -109,6 +118,228 @@ class TableRunTest(harness.PacerTestCase):
             lines = run.stderr.splitlines()
             self.assertEqual(len(lines), 1, run.stderr)
             self.assertIn(want, lines[0])
+
+
+class MultiHostTest(harness.PacerTestCase):
+    """A table spanning two nginx servers (two hosts): connections pooled per
+    host, the mix per server, a dead host not blocking a live one."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.a = harness.Nginx().start()
+        cls.b = harness.Nginx().start()
+        cls.dir = tempfile.mkdtemp(prefix="pacer-hosts-")
+        # one request in three to a, two to b
+        cls.table = os.path.join(cls.dir, "two.targets")
+        with open(cls.table, "w") as f:
+            f.write(f"GET http://127.0.0.1:{cls.a.port}/hello\n\n"
+                    f"GET http://127.0.0.1:{cls.b.port}/hello\n\n"
+                    f"GET http://127.0.0.1:{cls.b.port}/notfound\n")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.a.stop()
+        cls.b.stop()
+
+    def marks(self):
+        return self.a.log_mark(), self.b.log_mark()
+
+    def seen(self, marks):
+        return (collections.Counter(self.a.counts_by(marks[0])),
+                collections.Counter(self.b.counts_by(marks[1])))
+
+    def hosts_of(self, run):
+        hs = run.json["measure"]["hosts"]
+        self.assertEqual([(h["host"], h["port"]) for h in hs],
+                         [("127.0.0.1", self.a.port), ("127.0.0.1", self.b.port)])
+        return hs
+
+    def check_plan_hosts(self, run, ports_requests):
+        t = run.json["plan"]["table"]
+        self.assertEqual([(h["host"], h["port"], h["tls"], h["requests"]) for h in t["hosts"]],
+                         [("127.0.0.1", p, False, n) for p, n in ports_requests])
+        self.assertTrue(run.json["plan"]["url"].endswith(f":{self.a.port}/hello"))
+
+    def test_result_validates_with_hosts(self):
+        try:
+            import test_report
+        except ImportError as e:  # pragma: no cover
+            self.skipTest(str(e))
+        if test_report.jsonschema is None:
+            self.skipTest("python3-jsonschema is not installed")
+        run = self.run_ok(["--requests-file", self.table, "-n", "30", "--concurrency", "2",
+                           "--warmup", "100ms"])
+        self.assertIn("hosts", run.json["measure"])
+        self.assertIn("hosts", run.json["warmup"])
+        errors = [e.message for e in test_report.validator().iter_errors(run.json)]
+        self.assertEqual(errors, [])
+        self.assertEqual(test_report.undescribed_fields(test_report.schema(), run.json), [])
+
+    def test_closed_loop_mix_is_exact_per_server(self):
+        for threads, conc in ((1, 3), (2, 4)):
+            with self.subTest(threads=threads, concurrency=conc):
+                m = self.marks()
+                run = self.run_ok(["--requests-file", self.table, "-n", "600",
+                                   "--concurrency", conc, "--threads", threads])
+                ph = self.phase(run)
+                self.assertEqual(ph["requests"]["completed"], 600)
+                self.assert_accounted(ph, run)
+                self.assert_no_errors(ph, run)
+                sa, sb = self.seen(m)
+                self.assertEqual(sa, {("/hello", 200): 200})
+                self.assertEqual(sb, {("/hello", 200): 200, ("/notfound", 404): 200})
+                self.check_plan_hosts(run, [(self.a.port, 1), (self.b.port, 2)])
+                ha, hb = self.hosts_of(run)
+                self.assertEqual((ha["completed"], hb["completed"]), (200, 400))
+                self.assertEqual((ha["errors"], hb["errors"]), (0, 0))
+                # pooled per host, the cap a total: no more connections than
+                # the concurrency, and none moved back and forth between hosts
+                self.assertLessEqual(ha["connections_opened"] + hb["connections_opened"], conc)
+                self.assertGreaterEqual(ha["connections_opened"], 1)
+                self.assertGreaterEqual(hb["connections_opened"], 1)
+                self.assertEqual(ph["connections"]["opened"],
+                                 ha["connections_opened"] + hb["connections_opened"])
+                self.assertLessEqual(len(self.a.connections(m[0])), conc)
+                self.assertLessEqual(len(self.b.connections(m[1])), conc)
+
+    def test_open_loop_mix_within_tolerance(self):
+        m = self.marks()
+        run = self.run_ok(["--requests-file", self.table, "--rate", "600", "-d", "2s",
+                           "--connections", "6", "--threads", "2"])
+        ph = self.phase(run)
+        r = ph["requests"]
+        self.assertEqual(r["scheduled"], r["sent"] + r["queued_at_end"] + r["dropped"], r)
+        self.assert_accounted(ph, run)
+        self.assert_no_errors(ph, run)
+        sa, sb = self.seen(m)
+        na, nb = sum(sa.values()), sum(sb.values())
+        total = r["completed"]
+        self.assertGreater(total, 0)
+        # in turn from each thread's offset: a third to a, within a request per thread
+        self.assertLessEqual(abs(na - total / 3), 2, (na, nb, total))
+        self.assertLessEqual(abs(sb[("/hello", 200)] - sb[("/notfound", 404)]), 2, sb)
+        ha, hb = self.hosts_of(run)
+        self.assertEqual(ha["completed"] + hb["completed"], total)
+        for h in (ha, hb):
+            self.assertLessEqual(h["connections_opened"], 6)
+        w = run.json.get("warmup")
+        if w:
+            self.assertIn("hosts", w)
+
+    def dead_table(self):
+        dead = harness.free_port()
+        path = os.path.join(self.dir, f"dead-{dead}.targets")
+        with open(path, "w") as f:
+            f.write(f"GET http://127.0.0.1:{self.a.port}/hello\n\n"
+                    f"GET http://127.0.0.1:{dead}/hello\n")
+        return path, dead
+
+    def test_dead_host_does_not_block_the_live_one_open_loop(self):
+        path, dead = self.dead_table()
+        m = self.marks()
+        run = self.run_ok(["--requests-file", path, "--rate", "400", "-d", "2s",
+                           "--connections", "4", "--threads", "1"])
+        self.assertIn(f"127.0.0.1:{dead}", run.stderr)
+        self.assertIn("cannot connect", run.stderr)
+        ph = self.phase(run)
+        r = ph["requests"]
+        self.assertEqual(r["scheduled"], r["sent"] + r["queued_at_end"] + r["dropped"], r)
+        self.assert_accounted(ph, run)
+        live, gone = ph["hosts"]
+        self.assertEqual(gone["port"], dead)
+        # every other request is for the live host: all of them completed,
+        # none held up behind the dead host's
+        self.assertEqual(live["completed"], r["scheduled"] // 2, (live, r))
+        self.assertEqual(live["errors"], 0)
+        self.assertEqual(sum(self.a.counts_by(m[0]).values()), live["completed"])
+        self.assertEqual(gone["completed"], 0)
+        self.assertGreaterEqual(gone["errors"], 1)
+        self.assertEqual(gone["errors"], ph["errors"]["connect"])
+        self.assertEqual(gone["connections_opened"], 0)
+        # the dead host's requests were dropped, not queued behind
+        self.assertEqual(r["dropped"], r["scheduled"] - live["completed"])
+        self.assertLessEqual(live["connections_opened"], 4)
+
+    def test_dead_host_closed_loop_ends(self):
+        path, dead = self.dead_table()
+        run = self.run_ok(["--requests-file", path, "-n", "200", "--concurrency", "2"], timeout=30)
+        ph = self.phase(run)
+        live, gone = ph["hosts"]
+        self.assertEqual(live["completed"], 100)
+        self.assertEqual(gone["completed"], 0)
+        self.assertGreaterEqual(gone["errors"], 1)
+        r = ph["requests"]
+        self.assertEqual(r["scheduled"], 200)
+        self.assertEqual(r["dropped"], 100)
+        self.assertEqual(r["scheduled"], r["sent"] + r["queued_at_end"] + r["dropped"], r)
+
+    def test_http_and_https_hosts(self):
+        import shutil
+        if not shutil.which("openssl"):
+            self.skipTest("openssl command not found")
+        import test_tls
+        pki = tempfile.mkdtemp(prefix="pacer-hosts-pki-")
+        test_tls.make_pki(pki)
+        port = harness.free_port()
+        conf = ("server { listen 127.0.0.1:%d ssl; ssl_certificate %s/server.pem; "
+                "ssl_certificate_key %s/server.key; location = /hello { default_type text/plain; "
+                "return 200 \"hello\\n\"; } }" % (port, pki, pki))
+        tls_ngx = harness.Nginx(extra_http=conf).start()
+        try:
+            path = os.path.join(self.dir, "mixed.targets")
+            with open(path, "w") as f:
+                f.write(f"GET http://127.0.0.1:{self.a.port}/hello\n\n"
+                        f"GET https://127.0.0.1:{port}/hello\n")
+            run = self.run_ok(["--requests-file", path, "-n", "100", "--concurrency", "2",
+                               "--cacert", os.path.join(pki, "ca.pem")])
+            ph = self.phase(run)
+            self.assert_no_errors(ph, run)
+            self.assertEqual(ph["requests"]["completed"], 100)
+            plain, tls = ph["hosts"]
+            self.assertEqual((plain["completed"], tls["completed"]), (50, 50))
+            # TLS only on the https host's connections
+            self.assertEqual(ph["tls"]["handshakes"], tls["connections_opened"])
+            self.assertGreaterEqual(tls["connections_opened"], 1)
+            self.assertEqual([h["tls"] for h in run.json["plan"]["table"]["hosts"]], [False, True])
+            # a certificate the driver does not trust: that host's handshakes
+            # fail (errors.tls, its requests dropped), the plain host is served
+            run = self.run_ok(["--requests-file", path, "--rate", "200", "-d", "1s",
+                               "--cacert", os.path.join(pki, "other-ca.pem")])
+            ph = self.phase(run)
+            plain, tls = ph["hosts"]
+            self.assertIn("TLS handshake failed", run.stderr)
+            self.assertEqual(plain["completed"], ph["requests"]["scheduled"] // 2)
+            self.assertEqual(tls["completed"], 0)
+            self.assertGreaterEqual(tls["errors"], 1)
+            self.assertEqual(tls["errors"], ph["errors"]["tls"])
+        finally:
+            tls_ngx.stop()
+            shutil.rmtree(pki, ignore_errors=True)
+
+    def test_one_host_table_has_no_phase_hosts(self):
+        path = os.path.join(self.dir, "one.targets")
+        with open(path, "w") as f:
+            f.write(f"GET http://127.0.0.1:{self.a.port}/hello\n")
+        run = self.run_ok(["--requests-file", path, "-n", "20"])
+        self.assertNotIn("hosts", run.json["measure"])
+        self.check_plan_hosts(run, [(self.a.port, 1)])
+
+    def test_cap_smaller_than_hosts_evicts_idle(self):
+        # one connection for two hosts: each request needs the other host, so
+        # the idle connection is closed to make room (no deadlock, no errors)
+        m = self.marks()
+        run = self.run_ok(["--requests-file", self.table, "-n", "30", "--concurrency", "1"])
+        ph = self.phase(run)
+        self.assertEqual(ph["requests"]["completed"], 30)
+        self.assert_no_errors(ph, run)
+        sa, sb = self.seen(m)
+        self.assertEqual(sum(sa.values()), 10)
+        self.assertEqual(sum(sb.values()), 20)
+        ha, hb = self.hosts_of(run)
+        # a, b, b, a, ...: a new connection at each change of host
+        self.assertEqual(ha["connections_opened"], 10)
+        self.assertEqual(hb["connections_opened"], 10)
 
 
 if __name__ == "__main__":
