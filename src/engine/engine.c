@@ -1445,6 +1445,11 @@ int engine_step_finish(struct engine *e, struct run_result *res)
 	int rc = phase_stats_init(&res->warmup);
 	if (!rc)
 		rc = phase_stats_init(&res->measure);
+	if (!rc) {
+		res->gen_thread_cpu_ns = calloc(e->n_threads, sizeof *res->gen_thread_cpu_ns);
+		if (!res->gen_thread_cpu_ns)
+			rc = -ENOMEM;
+	}
 	uint64_t last = 0;
 	bool oom = false;
 	for (uint32_t i = 0; i < e->n_threads && !rc; i++) {
@@ -1455,6 +1460,8 @@ int engine_step_finish(struct engine *e, struct run_result *res)
 		if (w->last_completion_ns > last)
 			last = w->last_completion_ns;
 		res->gen_cpu_ns += w->cpu_ns;
+		if (res->gen_thread_cpu_ns)
+			res->gen_thread_cpu_ns[i] = w->cpu_ns;
 		double pct = w->wall_ns ? 100.0 * (double)w->cpu_ns / (double)w->wall_ns : 0;
 		if (pct > res->gen_busiest_thread_pct)
 			res->gen_busiest_thread_pct = pct;

@@ -16,7 +16,7 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p);
 void rj_env(struct jsonw *j, const struct sysinfo_facts *env);
 void rj_target(struct jsonw *j, const struct report_target *t, uint64_t served);
 void rj_generator(struct jsonw *j, uint32_t threads, uint64_t cpu_ns, uint64_t responses,
-		  double busiest_thread_pct);
+		  double busiest_thread_pct, const uint64_t *thread_cpu_ns);
 /* A phase object (docs/result.md). */
 void rj_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns, double offered,
 	      bool open_loop, double achieved, const struct inspect *in);

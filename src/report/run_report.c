@@ -501,7 +501,7 @@ void rj_target(struct jsonw *j, const struct report_target *t, uint64_t served)
 }
 
 void rj_generator(struct jsonw *j, uint32_t threads, uint64_t cpu_ns, uint64_t responses,
-		  double busiest_thread_pct)
+		  double busiest_thread_pct, const uint64_t *thread_cpu_ns)
 {
 	jw_key(j, "generator");
 	jw_obj(j);
@@ -513,6 +513,11 @@ void rj_generator(struct jsonw *j, uint32_t threads, uint64_t cpu_ns, uint64_t r
 	jw_dbl(j, responses ? (double)cpu_ns / 1e3 / (double)responses : 0, 3);
 	jw_key(j, "busiest_thread_cpu_pct");
 	jw_dbl(j, busiest_thread_pct, 2);
+	jw_key(j, "thread_cpu_s");
+	jw_arr(j);
+	for (uint32_t i = 0; thread_cpu_ns && i < threads; i++)
+		jw_dbl(j, (double)thread_cpu_ns[i] / 1e9, 6);
+	jw_arr_end(j);
 	jw_obj_end(j);
 }
 
@@ -646,7 +651,8 @@ int report_json(FILE *f, const struct report_ctx *c)
 	uint64_t responses = r->measure.completed + r->warmup.completed;
 	if (c->target)
 		rj_target(j, c->target, responses);
-	rj_generator(j, r->threads, r->gen_cpu_ns, responses, r->gen_busiest_thread_pct);
+	rj_generator(j, r->threads, r->gen_cpu_ns, responses, r->gen_busiest_thread_pct,
+		     r->gen_thread_cpu_ns);
 	if (r->warmup_ns) {
 		jw_key(j, "warmup");
 		double wrate = (double)r->warmup.completed * 1e9 / (double)r->warmup_ns;

@@ -187,6 +187,9 @@ int run_result_pool(struct run_result *into, const struct run_result *add)
 	into->gen_cpu_ns += add->gen_cpu_ns;
 	if (add->gen_busiest_thread_pct > into->gen_busiest_thread_pct)
 		into->gen_busiest_thread_pct = add->gen_busiest_thread_pct;
+	if (into->gen_thread_cpu_ns && add->gen_thread_cpu_ns && into->threads == add->threads)
+		for (uint32_t i = 0; i < into->threads; i++)
+			into->gen_thread_cpu_ns[i] += add->gen_thread_cpu_ns[i];
 	into->interrupted = into->interrupted || add->interrupted;
 	target_usage_pool(&into->target, &add->target, (double)into->measure_ns / 1e9);
 	return rc;
@@ -194,6 +197,8 @@ int run_result_pool(struct run_result *into, const struct run_result *add)
 
 void run_result_free(struct run_result *r)
 {
+	free(r->gen_thread_cpu_ns);
+	r->gen_thread_cpu_ns = NULL;
 	free(r->reps);
 	r->reps = NULL;
 	r->n_reps = 0;

@@ -172,6 +172,7 @@ struct run_result {
 	/* generator self-check inputs */
 	uint64_t gen_cpu_ns;         /* worker threads' CPU, measured phase + drain */
 	double gen_busiest_thread_pct; /* the busiest worker's CPU over its step, % of one core */
+	uint64_t *gen_thread_cpu_ns; /* per worker thread (threads entries), owned; NULL if unknown */
 	uint64_t measure_start_ns;   /* CLOCK_MONOTONIC start of the measured phase (its
 				      * end: + measure_ns), for probes sampled beside it */
 
