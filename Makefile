@@ -66,7 +66,11 @@ $(CLI_LIB): $(filter-out $(BUILD)/src/cli/main.o,$(CLI_OBJS))
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(CLI_LIB) $(LIB)
+# Test-local headers (fixtures, shared checks) are listed outright: the
+# one-step compile-and-link of a test leaves no usable dependency file.
+TEST_HDRS := $(wildcard tests/unit/*/*.h tests/fuzz/*.h)
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(TEST_HDRS) $(CLI_LIB) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -o $@ $< $(CLI_LIB) $(LIB) $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
 
@@ -77,7 +81,7 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB)
 # Fuzz harnesses built with a plain main() that replays the corpus files
 # given on the command line (tests/fuzz/replay_main.c); `make fuzz` builds the
 # libFuzzer versions with clang.
-$(BUILD)/tests/fuzz/%-replay: tests/fuzz/%.c tests/fuzz/replay_main.c $(LIB)
+$(BUILD)/tests/fuzz/%-replay: tests/fuzz/%.c tests/fuzz/replay_main.c $(TEST_HDRS) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< tests/fuzz/replay_main.c $(LIB) $(LDFLAGS) $(LDLIBS)
 
