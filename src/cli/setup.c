@@ -262,6 +262,13 @@ static int load_table(struct cli_setup *s, struct run_plan *plan)
 			t->source, t->n_hosts, ENGINE_MAX_HOSTS);
 		return EXIT_USAGE;
 	}
+	for (size_t i = 0; plan->unix_socket && i < t->n_hosts; i++)
+		if (t->hosts[i].unix_path) {
+			fprintf(stderr, "pacer %s: %s: --unix-socket does not combine with a table whose "
+				"URLs name their own socket (unix:%s:...); drop --unix-socket\n", s->cmd,
+				t->source, t->hosts[i].unix_path);
+			return EXIT_USAGE;
+		}
 	if (t->n_hosts > 1 && plan->unix_socket) {
 		fprintf(stderr, "pacer %s: %s: --unix-socket sends every request to one socket; the "
 			"table spans %zu hosts\n", s->cmd, t->source, t->n_hosts);
@@ -374,6 +381,31 @@ static int probe_tls(struct cli_setup *s, const struct run_plan *plan)
 	return endless ? EXIT_USAGE : 0;
 }
 
+/* Why a connect to a Unix socket failed, in words ("" when errno says it). */
+static const char *unix_hint(int rc)
+{
+	return rc == -ENOENT	   ? " (no socket at that path: is the server listening there?)"
+	       : rc == -ECONNREFUSED ? " (a socket file, but nothing accepts on it)"
+	       : rc == -ENOTSOCK     ? " (not a socket)"
+				     : "";
+}
+
+/* A Unix socket at path into *a (no DNS). who names it in messages
+ * ("--unix-socket /run/x.sock", or a table host). 0, or EXIT_USAGE after
+ * one line when the path does not fit a socket address. */
+static int unix_addr(const struct cli_setup *s, const char *who, const char *path,
+		     struct net_addr *a)
+{
+	int rc = net_addr_unix(path, a);
+	if (rc) {
+		fprintf(stderr, "pacer %s: %s: %s\n", s->cmd, who,
+			rc == -ENAMETOOLONG ? "path too long for a Unix socket (107 bytes at most)"
+					    : err_name(rc));
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* A table of several hosts: resolve each (an error names the host and the
  * table), give https hosts the driver's TLS context with their own name,
  * and check that each accepts a connection. A host that does not is
@@ -396,19 +428,37 @@ static int prepare_hosts(struct cli_setup *s, const struct run_plan *plan)
 	for (size_t i = 0; i < t->n_hosts; i++) {
 		const struct table_host *th = &t->hosts[i];
 		struct engine_host *eh = &s->hosts[i];
-		char label[300];
-		snprintf(label, sizeof label, "%s://%s%s%s:%u", th->tls ? "https" : "http",
-			 th->ipv6 ? "[" : "", th->name, th->ipv6 ? "]" : "", (unsigned)th->port);
-		const char *why = NULL;
-		int rc = net_resolve(th->name, th->port, &eh->addr, &why);
-		if (rc) {
-			fprintf(stderr, "pacer %s: %s: host %s: cannot resolve '%s': %s\n", s->cmd,
-				t->source, label, th->name, why ? why : err_name(rc));
-			return EXIT_USAGE;
+		char label[512];
+		snprintf(label, sizeof label, "%s%s%s%s://%s%s%s:%u", th->unix_path ? "unix:" : "",
+			 th->unix_path ? th->unix_path : "", th->unix_path ? ":" : "",
+			 th->tls ? "https" : "http", th->ipv6 ? "[" : "", th->name, th->ipv6 ? "]" : "",
+			 (unsigned)th->port);
+		int rc;
+		if (th->unix_path) {
+			char who[700];
+			snprintf(who, sizeof who, "%s: host %s: socket %s", t->source, label,
+				 th->unix_path);
+			if ((rc = unix_addr(s, who, th->unix_path, &eh->addr)))
+				return rc;
+		} else {
+			const char *why = NULL;
+			rc = net_resolve(th->name, th->port, &eh->addr, &why);
+			if (rc) {
+				fprintf(stderr, "pacer %s: %s: host %s: cannot resolve '%s': %s\n", s->cmd,
+					t->source, label, th->name, why ? why : err_name(rc));
+				return EXIT_USAGE;
+			}
 		}
 		eh->tls = th->tls ? s->tls_client : NULL;
 		eh->tls_host = th->name;
 		rc = net_probe(&eh->addr, tmo);
+		/* a socket path that names no socket is a wrong address, like a
+		 * name that does not resolve; one that refuses is a host that is down */
+		if (rc && th->unix_path && rc != -ECONNREFUSED && rc != -ETIMEDOUT && rc != -EAGAIN) {
+			fprintf(stderr, "pacer %s: %s: host %s: socket %s: cannot connect: %s%s\n", s->cmd,
+				t->source, label, th->unix_path, err_name(rc), unix_hint(rc));
+			return EXIT_USAGE;
+		}
 		if (rc) {
 			char astr[96];
 			net_addr_str(&eh->addr, astr, sizeof astr);
@@ -492,7 +542,14 @@ int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
 		}
 		plan->url_str = s->url_arg;
 	}
-	if (url_parse(&plan->url, plan->url_str, &why) < 0) {
+	/* a table's first URL may be unix:PATH:http://...: the http part names the run's host */
+	const char *url_http = plan->url_str;
+	if (s->table) {
+		const char *upath = NULL;
+		size_t upath_len = 0;
+		(void)table_url_unix(plan->url_str, &upath, &upath_len, &url_http, NULL);
+	}
+	if (url_parse(&plan->url, url_http, &why) < 0) {
 		fprintf(stderr, "pacer %s: bad URL '%s': %s\n", s->cmd, plan->url_str,
 			why ? why : "not understood");
 		return EXIT_USAGE;
@@ -549,23 +606,24 @@ int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
 
 	if (s->table && s->table->n_hosts > 1)
 		return prepare_hosts(s, plan);
-	if (plan->unix_socket) {
-		rc = net_addr_unix(plan->unix_socket, &s->addr);
-		if (rc) {
-			fprintf(stderr, "pacer %s: --unix-socket %s: %s\n", s->cmd, plan->unix_socket,
-				rc == -ENAMETOOLONG ? "path too long for a Unix socket (107 bytes at most)"
-						    : err_name(rc));
-			return EXIT_USAGE;
-		}
+	/* one Unix socket: --unix-socket, or a one-host table of unix:PATH:... URLs */
+	const char *sock = plan->unix_socket;
+	char who[700];
+	if (sock) {
+		snprintf(who, sizeof who, "--unix-socket %s", sock);
+	} else if (s->table && s->table->hosts[0].unix_path) {
+		sock = s->table->hosts[0].unix_path;
+		snprintf(who, sizeof who, "%s: socket %s (unix:%s:%s)", s->table->source, sock, sock,
+			 url_http);
+	}
+	if (sock) {
+		if ((rc = unix_addr(s, who, sock, &s->addr)))
+			return rc;
 		rc = net_probe(&s->addr,
 			       plan->timeout_ns < 5 * NS_PER_S ? plan->timeout_ns : 5 * NS_PER_S);
 		if (rc) {
-			fprintf(stderr, "pacer %s: --unix-socket %s: cannot connect: %s%s\n", s->cmd,
-				plan->unix_socket, err_name(rc),
-				rc == -ENOENT		? " (no socket at that path: is the server listening there?)"
-				: rc == -ECONNREFUSED ? " (a socket file, but nothing accepts on it)"
-				: rc == -ENOTSOCK	? " (not a socket)"
-							: "");
+			fprintf(stderr, "pacer %s: %s: cannot connect: %s%s\n", s->cmd, who,
+				err_name(rc), unix_hint(rc));
 			return EXIT_USAGE;
 		}
 		return probe_tls(s, plan);

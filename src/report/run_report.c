@@ -301,6 +301,10 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 			jw_str(j, hosts[i].name);
 			jw_key(j, "port");
 			jw_u64(j, hosts[i].port);
+			if (hosts[i].unix_path) {
+				jw_key(j, "unix_socket");
+				jw_str(j, hosts[i].unix_path);
+			}
 			jw_key(j, "completed");
 			jw_u64(j, p->host[i].completed);
 			jw_key(j, "errors");
@@ -393,6 +397,10 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 			jw_u64(j, h->port);
 			jw_key(j, "tls");
 			jw_bool(j, h->tls);
+			if (h->unix_path) { /* not in the wire bytes: part of the table's identity here */
+				jw_key(j, "unix_socket");
+				jw_str(j, h->unix_path);
+			}
 			jw_key(j, "requests");
 			jw_u64(j, h->n_reqs);
 			jw_obj_end(j);

@@ -6,7 +6,9 @@
  * (required strings), header (an object: name → list of strings, or one
  * string), body (base64) or body_file (a path, relative to the file's
  * folder unless absolute), shape (a string shown by `pacer table show`, not
- * sent). Anything else is an error naming the line. */
+ * sent). Anything else is an error naming the line. A url of the form
+ * "unix:/PATH.sock:http://host/path" is HTTP over that Unix socket
+ * (table_url_unix). */
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>

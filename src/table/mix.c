@@ -607,7 +607,11 @@ static int base_url(struct pctx *c, const yaml_node_t *n)
 	struct url *u = malloc(sizeof *u);
 	if (!u)
 		return oom(c);
-	rc = url_parse(u, s, &why);
+	const char *upath = NULL, *http = NULL;
+	size_t upath_len = 0;
+	rc = table_url_unix(s, &upath, &upath_len, &http, &why); /* unix:PATH:http://... too */
+	if (!rc)
+		rc = url_parse(u, http, &why);
 	bool bad = !rc && (strchr(u->target, '?') || strchr(s, '#'));
 	free(u);
 	if (rc)

@@ -163,8 +163,11 @@ int table_summarize(const struct table *t, const struct table_wire *w, struct ta
 		rc = s->hosts ? 0 : -ENOMEM;
 		for (size_t i = 0; !rc && i < t->n_hosts; i++) {
 			const struct table_host *h = &t->hosts[i];
-			char buf[400];
-			snprintf(buf, sizeof buf, "%s%s%s%s:%u", h->tls ? "https://" : "", h->ipv6 ? "[" : "",
+			char buf[512];
+			/* a unix: host reads as its URL form: unix:PATH:http://host:port */
+			snprintf(buf, sizeof buf, "%s%s%s%s%s%s%s:%u", h->unix_path ? "unix:" : "",
+			         h->unix_path ? h->unix_path : "", h->unix_path ? ":" : "",
+			         h->tls ? "https://" : h->unix_path ? "http://" : "", h->ipv6 ? "[" : "",
 			         h->name, h->ipv6 ? "]" : "", (unsigned)h->port);
 			s->hosts[i].name = keep(p, strdup(buf));
 			s->hosts[i].n = h->n_reqs;

@@ -281,15 +281,71 @@ static bool is_singleton(const char *name, size_t n)
 
 static bool is_ows(char c) { return c == ' ' || c == '\t'; }
 
-static int add_host(struct tb *b, size_t *idx)
+/* ---- unix: URLs ----------------------------------------------------- */
+
+int table_url_unix(const char *url, const char **path, size_t *path_len, const char **http,
+                   const char **why)
+{
+	*path = NULL;
+	*path_len = 0;
+	*http = url;
+	if (why)
+		*why = NULL;
+	if (strncasecmp(url, "unix:", 5) != 0)
+		return 0;
+	const char *p = url + 5;
+	const char *end = NULL;
+	for (const char *c = p; *c; c++)
+		if (*c == ':' && (strncasecmp(c + 1, "http://", 7) == 0 ||
+		                  strncasecmp(c + 1, "https://", 8) == 0)) {
+			end = c;
+			break;
+		}
+	const char *phrase = NULL;
+	int rc = PACER_EURL;
+	if (!end)
+		phrase = "a unix: URL is unix:/PATH/TO.sock:http://HOST/PATH (no ':http://' or "
+		         "':https://' after the socket path)";
+	else if (end == p)
+		phrase = "empty socket path after 'unix:'";
+	else if (*p != '/')
+		phrase = "the socket path after 'unix:' must be absolute (start with '/')";
+	else if ((size_t)(end - p) > TABLE_UNIX_PATH_MAX) {
+		phrase = "socket path longer than 107 bytes (the limit of a Unix socket address)";
+		rc = PACER_ETOOBIG;
+	} else {
+		for (const char *c = p; c < end && !phrase; c++)
+			if ((unsigned char)*c <= 0x20 || (unsigned char)*c >= 0x7f)
+				phrase = "socket path has a space, control character or non-ASCII byte";
+	}
+	if (phrase) {
+		if (why)
+			*why = phrase;
+		*http = url;
+		return rc;
+	}
+	*path = p;
+	*path_len = (size_t)(end - p);
+	*http = end + 1;
+	return 0;
+}
+
+/* A URL's host key: "<s|p><port>|<host, lowercased>" and, for a unix:
+ * URL, "|<socket path>" (a host has no '|'). */
+static int add_host(struct tb *b, const char *upath, size_t upath_len, size_t *idx)
 {
 	const struct url *u = b->u;
-	char key[URL_HOST_CAP + 16];
+	char key[URL_HOST_CAP + TABLE_UNIX_PATH_MAX + 24];
 	int k = snprintf(key, sizeof key, "%c%u|", u->tls ? 's' : 'p', (unsigned)u->port);
 	size_t hl = strlen(u->host);
 	for (size_t i = 0; i < hl && (size_t)k + 1 < sizeof key; i++) {
 		char c = u->host[i];
 		key[k++] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+	}
+	if (upath) {
+		key[k++] = '|';
+		memcpy(key + k, upath, upath_len); /* upath_len <= TABLE_UNIX_PATH_MAX */
+		k += (int)upath_len;
 	}
 	struct tb_map_slot *s = map_find(b, &b->hosts, key, (size_t)k, false, 0);
 	if (s) {
@@ -306,11 +362,12 @@ static int add_host(struct tb *b, size_t *idx)
 		b->host_cap = nc;
 	}
 	const char *name = tb_strndup(b, u->host, hl);
-	if (!name || !map_find(b, &b->hosts, key, (size_t)k, true, t->n_hosts))
+	const char *up = upath ? tb_strndup(b, upath, upath_len) : NULL;
+	if (!name || (upath && !up) || !map_find(b, &b->hosts, key, (size_t)k, true, t->n_hosts))
 		return -ENOMEM;
-	t->hosts[t->n_hosts] = (struct table_host){name, u->port, u->tls, u->host_is_ipv6, 0};
+	t->hosts[t->n_hosts] = (struct table_host){name, u->port, u->tls, u->host_is_ipv6, 0, up};
 	*idx = t->n_hosts++;
-	b->total += hl + sizeof(struct table_host);
+	b->total += hl + upath_len + sizeof(struct table_host);
 	return 0;
 }
 
@@ -325,8 +382,11 @@ int tb_add(struct tb *b, const struct tb_req *r)
 	if (req_method_check(r->method))
 		return tb_why(b, PACER_EPARSE, "bad method '%.40s': expected a token such as GET or POST",
 		              r->method);
-	const char *uw = NULL;
-	int rc = url_parse(b->u, r->url, &uw);
+	const char *uw = NULL, *upath = NULL, *http = NULL;
+	size_t upath_len = 0;
+	int rc = table_url_unix(r->url, &upath, &upath_len, &http, &uw);
+	if (!rc)
+		rc = url_parse(b->u, http, &uw);
 	if (rc)
 		return tb_why(b, rc, "bad URL '%.100s%s': %s", r->url, strlen(r->url) > 100 ? "..." : "",
 		              uw);
@@ -414,7 +474,7 @@ int tb_add(struct tb *b, const struct tb_req *r)
 		              (unsigned long long)l->max_total_bytes);
 
 	size_t host;
-	if ((rc = add_host(b, &host)))
+	if ((rc = add_host(b, upath, upath_len, &host)))
 		return rc;
 	if (t->n == b->cap) {
 		size_t nc = b->cap ? b->cap * 2 : 64;
@@ -759,11 +819,13 @@ int table_from_bodies(const char *dir, const char *url, const char *method,
 	int rc = tb_init(&b, lim, TABLE_FMT_BODIES, dir);
 	if (rc)
 		return tb_err(err, cap, rc, "%s: out of memory", dir);
-	const char *why = NULL;
+	const char *why = NULL, *upath = NULL, *http = NULL;
+	size_t upath_len = 0;
 	if (req_method_check(method))
 		rc = tb_err(err, cap, PACER_EPARSE, "bad method '%.40s': expected a token such as POST",
 		            method);
-	else if ((rc = url_parse(b.u, url, &why)))
+	else if ((rc = table_url_unix(url, &upath, &upath_len, &http, &why)) ||
+	         (rc = url_parse(b.u, http, &why)))
 		rc = tb_err(err, cap, rc, "bad URL '%.100s': %s", url, why);
 	if (rc) {
 		tb_abort(&b);

@@ -51,14 +51,33 @@ struct table_limits {
 #define TABLE_DEFAULT_MAX_TOTAL (1ull << 30)
 
 /* A host the table sends to: connections are pooled per host. Two URLs name
- * the same host when scheme, port and host (ASCII case-insensitive) agree. */
+ * the same host when socket path (byte for byte, or none), scheme, port and
+ * host (ASCII case-insensitive) agree. */
 struct table_host {
 	const char *name;       /* as first written; IPv6 without brackets */
 	uint16_t port;
 	bool tls;               /* https */
 	bool ipv6;              /* name is an IPv6 literal */
 	size_t n_reqs;          /* requests in the table that go to this host */
+	const char *unix_path;  /* "unix:PATH:http://..." URLs: the socket PATH (name and
+	                         * port then only make the Host header and TLS name);
+	                         * NULL for TCP */
 };
+
+/* Longest Unix socket path a table accepts (sun_path less its NUL). */
+#define TABLE_UNIX_PATH_MAX 107
+
+/* Split a table URL of the form "unix:PATH:http(s)://host[:port]/..." (HTTP
+ * over the Unix domain socket PATH; "unix:" in any case). PATH ends at the
+ * first ":http://" or ":https://" (any case); it must be absolute, at most
+ * TABLE_UNIX_PATH_MAX bytes of printable ASCII without spaces.
+ * When url has the form: 0, *path / *path_len = PATH (not NUL-terminated,
+ * points into url) and *http = the http(s) URL after it (not checked here).
+ * When url does not start with "unix:": 0, *path = NULL, *path_len = 0 and
+ * *http = url. A malformed form: PACER_EURL (PACER_ETOOBIG for a long
+ * path) with *why (when not NULL) a static phrase. Pure; url NUL-terminated. */
+int table_url_unix(const char *url, const char **path, size_t *path_len, const char **http,
+                   const char **why);
 
 /* One request. Every pointer is owned by the table. */
 struct table_req {
@@ -163,7 +182,8 @@ struct table_summary {
 	size_t n;
 	struct table_count *methods;  /* by count, most first; ties by name */
 	size_t n_methods;
-	struct table_count *hosts;    /* "host:port" (IPv6 in brackets), https:// prefixed */
+	struct table_count *hosts;    /* "host:port" (IPv6 in brackets), https:// prefixed;
+	                               * unix hosts "unix:PATH:http(s)://host:port" */
 	size_t n_hosts;
 	struct table_count *shapes;   /* mix shapes when known, else path templates
 	                               * (digit-only segments → {id}, long hex/UUIDs → {hex}) */

@@ -8,10 +8,14 @@
  *   Content-Type: application/json
  *   @bodies/user.json
  *
+ *   GET unix:/run/app.sock:http://app.local/health
+ *
  * A request is a "METHOD URL" line, then "Name: value" header lines, then at
  * most one "@path" body line (relative to the file's folder unless
- * absolute); a blank line ends it (a next "METHOD http(s)://..." line does
- * too). Lines may end in CRLF. Every error names the line it is about. */
+ * absolute); a blank line ends it (a next "METHOD http(s)://..." or
+ * "METHOD unix:/..." line does too). A "unix:PATH:http://..." URL is HTTP
+ * over that Unix socket (table_url_unix). Lines may end in CRLF. Every
+ * error names the line it is about. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +33,7 @@ static bool is_tchar(unsigned char c)
 	return c && strchr("!#$%&'*+-.^_`|~", c) != NULL;
 }
 
-/* "TOKEN OWS http(s)://": a request line, not a header. */
+/* "TOKEN OWS http(s)://" or "TOKEN OWS unix:/": a request line, not a header. */
 static bool looks_like_request(const char *s, size_t n)
 {
 	size_t i = 0;
@@ -40,7 +44,8 @@ static bool looks_like_request(const char *s, size_t n)
 	while (i < n && is_ows(s[i]))
 		i++;
 	return (n - i >= 7 && strncasecmp(s + i, "http://", 7) == 0) ||
-	       (n - i >= 8 && strncasecmp(s + i, "https://", 8) == 0);
+	       (n - i >= 8 && strncasecmp(s + i, "https://", 8) == 0) ||
+	       (n - i >= 6 && strncasecmp(s + i, "unix:/", 6) == 0);
 }
 
 struct pending {

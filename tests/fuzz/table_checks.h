@@ -44,12 +44,20 @@ static void check_table(const struct table *t, const struct table_limits *l)
 	for (size_t i = 0; i < t->n; i++) {
 		const struct table_req *q = &t->reqs[i];
 		CHECK(req_method_check(q->method) == 0);
-		const char *why = NULL;
-		CHECK(url_parse(&u, q->url, &why) == 0);
+		const char *why = NULL, *upath = NULL, *http = NULL;
+		size_t upath_len = 0;
+		CHECK(table_url_unix(q->url, &upath, &upath_len, &http, &why) == 0);
+		CHECK(url_parse(&u, http, &why) == 0);
 		CHECK(strcmp(u.target, q->target) == 0);
 		CHECK(q->host < t->n_hosts);
 		const struct table_host *h = &t->hosts[q->host];
 		CHECK(h->port == u.port && h->tls == u.tls && strcasecmp(h->name, u.host) == 0);
+		/* a unix: URL's socket path is its host's, byte for byte; TCP hosts have none */
+		CHECK((upath == NULL) == (h->unix_path == NULL));
+		if (upath) {
+			CHECK(upath[0] == '/' && upath_len <= TABLE_UNIX_PATH_MAX);
+			CHECK(strlen(h->unix_path) == upath_len && memcmp(h->unix_path, upath, upath_len) == 0);
+		}
 		CHECK(q->n_headers <= l->max_headers);
 		for (size_t k = 0; k < q->n_headers; k++) {
 			CHECK(req_header_check(q->headers[k], &why) == 0);
@@ -105,6 +113,12 @@ static void check_round_trip(const struct table *t)
 			fprintf(stderr, "round trip: %s\n", err);
 		CHECK(rc == 0);
 		CHECK(b->n == t->n && b->format == TABLE_FMT_JSONL);
+		/* the socket paths are not in the wire bytes: they travel in the URLs */
+		CHECK(b->n_hosts == t->n_hosts);
+		for (size_t h = 0; h < t->n_hosts; h++) {
+			const char *p1 = t->hosts[h].unix_path, *p2 = b->hosts[h].unix_path;
+			CHECK((p1 == NULL) == (p2 == NULL) && (!p1 || strcmp(p1, p2) == 0));
+		}
 		CHECK(table_hash(b, "fuzz", NULL, 0, hex2, err, sizeof err) == 0);
 		CHECK(strcmp(hex, hex2) == 0);
 		size_t len2 = 0;

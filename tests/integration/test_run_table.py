@@ -342,5 +342,170 @@ class MultiHostTest(harness.PacerTestCase):
         self.assertEqual(hb["connections_opened"], 10)
 
 
+
+UNIX_SERVER = """
+	server {
+		listen unix:@PREFIX@/app.sock;
+		location = /hello { default_type text/plain; return 200 "hello\\n"; }
+		location = /unix { default_type text/plain; return 200 "unix\\n"; }
+	}
+"""
+
+
+class UnixHostTableTest(harness.PacerTestCase):
+    """Tables whose URLs name a Unix socket (unix:/PATH.sock:http://host/path),
+    alone or beside TCP hosts: each request reaches the server its URL
+    names, the result records the socket path, a missing path is an error."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.tcp = harness.Nginx().start()
+        cls.ux = harness.Nginx(extra_http=UNIX_SERVER).start()
+        cls.sock = os.path.join(cls.ux.dir, "app.sock")
+        cls.dir = tempfile.mkdtemp(prefix="pacer-unix-table-")
+        # one request in three over TCP, two over the socket (two paths)
+        cls.table = cls.write("mixed.targets",
+                              f"GET unix:{cls.sock}:http://app.local/hello\n\n"
+                              f"GET http://127.0.0.1:{cls.tcp.port}/hello\n\n"
+                              f"GET unix:{cls.sock}:http://app.local/unix\n")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tcp.stop()
+        cls.ux.stop()
+
+    @classmethod
+    def write(cls, name, text):
+        path = os.path.join(cls.dir, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def seen(self, marks):
+        return (collections.Counter(self.ux.counts_by(marks[0])),
+                collections.Counter(self.tcp.counts_by(marks[1])))
+
+    def test_unix_and_tcp_hosts_closed_loop_exact(self):
+        for threads, conc in ((1, 3), (2, 4)):
+            with self.subTest(threads=threads, concurrency=conc):
+                m = (self.ux.log_mark(), self.tcp.log_mark())
+                run = self.run_ok(["--requests-file", self.table, "-n", "600",
+                                   "--concurrency", conc, "--threads", threads])
+                ph = self.phase(run)
+                self.assertEqual(ph["requests"]["completed"], 600)
+                self.assert_accounted(ph, run)
+                self.assert_no_errors(ph, run)
+                su, st = self.seen(m)
+                self.assertEqual(su, {("/hello", 200): 200, ("/unix", 200): 200})
+                self.assertEqual(st, {("/hello", 200): 200})
+                hosts = run.json["plan"]["table"]["hosts"]
+                self.assertEqual([(h["host"], h["port"], h["tls"], h["requests"]) for h in hosts],
+                                 [("app.local", 80, False, 2), ("127.0.0.1", self.tcp.port, False, 1)])
+                # the socket path is in the result's identity of the table
+                self.assertEqual(hosts[0]["unix_socket"], self.sock)
+                self.assertNotIn("unix_socket", hosts[1])
+                self.assertIsNone(run.json["plan"]["unix_socket"])
+                hu, ht = ph["hosts"]
+                self.assertEqual(hu["unix_socket"], self.sock)
+                self.assertNotIn("unix_socket", ht)
+                self.assertEqual((hu["completed"], ht["completed"]), (400, 200))
+                self.assertEqual(ph["connections"]["opened"],
+                                 hu["connections_opened"] + ht["connections_opened"])
+                self.assertLessEqual(len(self.ux.connections(m[0])), conc)
+
+    def test_result_validates(self):
+        try:
+            import test_report
+        except ImportError as e:  # pragma: no cover
+            self.skipTest(str(e))
+        if test_report.jsonschema is None:
+            self.skipTest("python3-jsonschema is not installed")
+        run = self.run_ok(["--requests-file", self.table, "-n", "30", "--concurrency", "2"])
+        errors = [e.message for e in test_report.validator().iter_errors(run.json)]
+        self.assertEqual(errors, [])
+        self.assertEqual(test_report.undescribed_fields(test_report.schema(), run.json), [])
+
+    def test_jsonl_one_unix_host(self):
+        path = self.write("one.jsonl",
+                          json.dumps({"method": "GET",
+                                      "url": f"unix:{self.sock}:http://app.local/unix"}) + "\n")
+        m = self.ux.log_mark()
+        run = self.run_ok(["--requests-file", path, "-n", "50", "--concurrency", "2"])
+        ph = self.phase(run)
+        self.assert_no_errors(ph, run)
+        self.assertEqual(ph["requests"]["completed"], 50)
+        self.assertEqual(self.ux.counts_by(m), {("/unix", 200): 50})
+        self.assertNotIn("hosts", ph)
+        self.assertEqual(run.json["plan"]["table"]["hosts"][0]["unix_socket"], self.sock)
+        self.assertEqual(run.json["plan"]["table"]["format"], "jsonl")
+
+    def test_missing_socket_path_is_named(self):
+        missing = os.path.join(self.ux.dir, "nothing-here.sock")
+        mixed = self.write("missing.targets",
+                           f"GET http://127.0.0.1:{self.tcp.port}/hello\n\n"
+                           f"GET unix:{missing}:http://app.local/hello\n")
+        one = self.write("missing-one.targets", f"GET unix:{missing}:http://app.local/hello\n")
+        for path in (mixed, one):
+            with self.subTest(table=os.path.basename(path)):
+                run = harness.run_pacer(["--requests-file", path, "-n", "10"])
+                self.assertEqual(run.code, 2, harness.describe(run))
+                lines = run.stderr.strip().splitlines()
+                self.assertEqual(len(lines), 1, run.stderr)
+                self.assertIn(path, lines[0])
+                self.assertIn(missing, lines[0])
+                self.assertIn("No such file or directory", lines[0])
+                self.assertIn("no socket at that path", lines[0])
+                self.assertIsNone(run.json)
+
+    def test_bad_unix_url_names_file_and_line(self):
+        path = self.write("bad.targets", "GET http://127.0.0.1:1/x\n\nGET unix:app.sock:http://h/\n")
+        run = harness.run_pacer(["--requests-file", path, "-n", "10"])
+        self.assertEqual(run.code, 2, harness.describe(run))
+        self.assertIn(f"{path}:3: bad URL 'unix:app.sock:http://h/': the socket path after "
+                      "'unix:' must be absolute", run.stderr)
+
+    def test_unix_socket_option_with_unix_table_is_refused(self):
+        run = harness.run_pacer(["--requests-file", self.table, "--unix-socket", self.sock,
+                                 "-n", "10"])
+        self.assertEqual(run.code, 2, harness.describe(run))
+        self.assertIn("--unix-socket does not combine", run.stderr)
+        self.assertIn(self.sock, run.stderr)
+
+    def test_https_over_a_unix_socket_beside_tcp(self):
+        import shutil
+        if not shutil.which("openssl"):
+            self.skipTest("openssl command not found")
+        import test_tls
+        pki = tempfile.mkdtemp(prefix="pacer-unix-pki-")
+        test_tls.make_pki(pki)
+        conf = ("server { listen unix:@PREFIX@/tls.sock ssl; ssl_certificate %s/server.pem; "
+                "ssl_certificate_key %s/server.key; location = /hello { default_type text/plain; "
+                "return 200 \"hello\\n\"; } }" % (pki, pki))
+        tls_ngx = harness.Nginx(extra_http=conf).start()
+        try:
+            sock = os.path.join(tls_ngx.dir, "tls.sock")
+            # the certificate names localhost: the name checked is the URL's
+            path = self.write("tls.targets", f"GET unix:{sock}:https://localhost/hello\n\n"
+                                             f"GET http://127.0.0.1:{self.tcp.port}/hello\n")
+            m = (tls_ngx.log_mark(), self.tcp.log_mark())
+            run = self.run_ok(["--requests-file", path, "-n", "100", "--concurrency", "2",
+                               "--cacert", os.path.join(pki, "ca.pem")])
+            ph = self.phase(run)
+            self.assert_no_errors(ph, run)
+            tls, plain = ph["hosts"]
+            self.assertEqual((tls["completed"], plain["completed"]), (50, 50))
+            self.assertEqual(ph["tls"]["handshakes"], tls["connections_opened"])
+            self.assertGreaterEqual(tls["connections_opened"], 1)
+            self.assertEqual(tls_ngx.counts_by(m[0]), {("/hello", 200): 50})
+            self.assertEqual(self.tcp.counts_by(m[1]), {("/hello", 200): 50})
+            hosts = run.json["plan"]["table"]["hosts"]
+            self.assertEqual([(h["tls"], h.get("unix_socket")) for h in hosts],
+                             [(True, sock), (False, None)])
+        finally:
+            tls_ngx.stop()
+            shutil.rmtree(pki, ignore_errors=True)
+
+
 if __name__ == "__main__":
     unittest.main()
