@@ -1200,53 +1200,17 @@ static void results_run(struct ctx *c)
 	chart_ref(c, "timeline");
 }
 
-/* Outcome names over every step, in order of first appearance. */
-static size_t outcome_names(const json_t *steps, const char **names, size_t cap)
-{
-	size_t n = 0;
-	size_t i;
-	const json_t *s;
-	json_array_foreach(steps, i, s) {
-		const json_t *oc = rr_arr(s, "outcomes");
-		if (!oc)
-			oc = rr_arr(s, "measure.outcomes");
-		size_t k;
-		const json_t *o;
-		json_array_foreach(oc, k, o) {
-			const char *name = rr_str(o, "name");
-			if (!name)
-				continue;
-			bool seen = false;
-			for (size_t j = 0; j < n; j++)
-				if (strcmp(names[j], name) == 0)
-					seen = true;
-			if (!seen && n < cap)
-				names[n++] = name;
-		}
-	}
-	return n;
-}
-
 static double step_outcome(const json_t *s, const char *name)
 {
-	const json_t *oc = rr_arr(s, "outcomes");
-	if (!oc)
-		oc = rr_arr(s, "measure.outcomes");
-	size_t k;
-	const json_t *o;
-	json_array_foreach(oc, k, o) {
-		const char *n = rr_str(o, "name");
-		if (n && strcmp(n, name) == 0)
-			return rr_num_or(o, "rate_pct", NAN);
-	}
-	return NAN;
+	const json_t *o = report_step_outcome(s, name);
+	return o ? rr_num_or(o, "rate_pct", NAN) : NAN;
 }
 
 static void results_ramp(struct ctx *c)
 {
 	const json_t *steps = rr_arr(c->root, "steps");
 	const char *onames[8];
-	size_t no = outcome_names(steps, onames, N(onames));
+	size_t no = report_outcome_names(steps, onames, N(onames));
 	const char *slo = rr_str(c->plan, "slo");
 	doc_heading(c->d, 3, "steps", "Steps");
 	const char *hdr[DOC_MAX_COLS];

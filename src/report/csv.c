@@ -86,44 +86,13 @@ static void run_csv(FILE *f, const json_t *root)
 	}
 }
 
-static const json_t *outcome_of(const json_t *step, const char *name)
-{
-	const json_t *oc = rr_arr(step, "outcomes");
-	if (!oc)
-		oc = rr_arr(step, "measure.outcomes");
-	size_t k;
-	const json_t *o;
-	json_array_foreach(oc, k, o) {
-		const char *n = rr_str(o, "name");
-		if (n && strcmp(n, name) == 0)
-			return o;
-	}
-	return NULL;
-}
-
 static void ramp_csv(FILE *f, const json_t *root)
 {
 	const json_t *steps = rr_arr(root, "steps");
 	const char *names[16];
-	size_t nn = 0;
+	size_t nn = report_outcome_names(steps, names, 16);
 	size_t i;
 	const json_t *s;
-	json_array_foreach(steps, i, s) {
-		const json_t *oc = rr_arr(s, "outcomes");
-		if (!oc)
-			oc = rr_arr(s, "measure.outcomes");
-		size_t k;
-		const json_t *o;
-		json_array_foreach(oc, k, o) {
-			const char *n = rr_str(o, "name");
-			bool seen = false;
-			for (size_t j = 0; j < nn; j++)
-				if (n && strcmp(names[j], n) == 0)
-					seen = true;
-			if (n && !seen && nn < 16)
-				names[nn++] = n;
-		}
-	}
 	fputs("step,refine,interrupted,offered_per_s,achieved_per_s,p50_us,p90_us,p99_us,p99_9_us,"
 	      "max_us,error_pct,drop_pct,pass,reason",
 	      f);
@@ -160,7 +129,7 @@ static void ramp_csv(FILE *f, const json_t *root)
 		text(f, rr_str(s, "verdict.reason"));
 		for (size_t j = 0; j < nn; j++) {
 			fputc(',', f);
-			num(f, outcome_of(s, names[j]), "rate_pct");
+			num(f, report_step_outcome(s, names[j]), "rate_pct");
 		}
 		fputc('\n', f);
 	}

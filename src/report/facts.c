@@ -95,3 +95,43 @@ void report_phase_fig(const json_t *ph, struct phase_fig *f)
 	if (!isfinite(f->achieved) && isfinite(f->completed) && f->duration_s > 0)
 		f->achieved = f->completed / f->duration_s;
 }
+
+const json_t *report_step_outcome(const json_t *step, const char *name)
+{
+	const json_t *oc = rr_arr(step, "outcomes");
+	if (!oc)
+		oc = rr_arr(step, "measure.outcomes");
+	size_t k;
+	const json_t *o;
+	json_array_foreach(oc, k, o) {
+		const char *n = rr_str(o, "name");
+		if (n && strcmp(n, name) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+size_t report_outcome_names(const json_t *steps, const char **names, size_t cap)
+{
+	size_t n = 0;
+	size_t i;
+	const json_t *s;
+	json_array_foreach(steps, i, s) {
+		const json_t *oc = rr_arr(s, "outcomes");
+		if (!oc)
+			oc = rr_arr(s, "measure.outcomes");
+		size_t k;
+		const json_t *o;
+		json_array_foreach(oc, k, o) {
+			const char *name = rr_str(o, "name");
+			if (!name)
+				continue;
+			bool seen = false;
+			for (size_t j = 0; j < n && !seen; j++)
+				seen = strcmp(names[j], name) == 0;
+			if (!seen && n < cap)
+				names[n++] = name;
+		}
+	}
+	return n;
+}

@@ -65,6 +65,13 @@ struct phase_fig {
 };
 void report_phase_fig(const json_t *phase, struct phase_fig *f);
 
+/* The outcome object called `name` of a ramp step (its own "outcomes", or
+ * its measured phase's), or NULL. */
+const json_t *report_step_outcome(const json_t *step, const char *name);
+/* Outcome names over every step, in order of first appearance (at most
+ * cap). */
+size_t report_outcome_names(const json_t *steps, const char **names, size_t cap);
+
 /* ---- writers ------------------------------------------------------------------- */
 
 /* The report's content (report/content.c). 0 or -ENOMEM. */
