@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "cli/setup.h"
+#include "result/gencheck.h"
 #include "engine/engine.h"
 #include "plan/ramp.h"
 #include "result/ramp.h"
@@ -44,7 +45,31 @@ struct variant {
 	uint64_t errors[MAX_REPEAT];
 	uint64_t completed[MAX_REPEAT];
 	bool interrupted;
+	size_t limited_reps;        /* repetitions the generator self-check flagged */
+	char limited_by[96];        /* the checks that fired, comma-separated */
 };
+
+/* --lag-limit for the generator self-check (src/result/gencheck.h). */
+static uint64_t lag_limit_ns;
+
+/* Run the generator self-check on one repetition (run mode) or a ramp's
+ * decisive step, and remember what fired. The target's CPU is not probed
+ * in compare, so the rate-shortfall check is not evaluated. */
+static void check_generator(struct variant *v, const struct run_result *r)
+{
+	struct gen_verdict gv;
+	gencheck_eval(r, lag_limit_ns, 0, &gv);
+	if (!gv.flagged)
+		return;
+	v->limited_reps++;
+	for (int k = 0; k < GENCHECK_N; k++) {
+		if (!gv.c[k].fired || strstr(v->limited_by, gv.c[k].name))
+			continue;
+		size_t n = strlen(v->limited_by);
+		snprintf(v->limited_by + n, sizeof v->limited_by - n, "%s%s", n ? ", " : "",
+			 gv.c[k].name);
+	}
+}
 
 static void usage(FILE *f, struct opt *tab, size_t n)
 {
@@ -54,8 +79,8 @@ static void usage(FILE *f, struct opt *tab, size_t n)
 		   "each\nvariant's medians and its ratio to the first with a 95 %% confidence "
 		   "interval.\n\n");
 	opts_help(f, tab, n);
-	fprintf(f, "\nExit codes: 0 finished, 2 usage error, 3 runtime failure, 130 interrupted. "
-		   "See docs/compare.md.\n");
+	fprintf(f, "\nExit codes: 0 finished, 2 usage error, 3 runtime failure, 4 generator-limited "
+		   "(results written), 130 interrupted. See docs/compare.md.\n");
 }
 
 static int parse_variant(const char *arg, struct variant *v)
@@ -119,6 +144,13 @@ static int measure_ramp(struct variant *v, size_t rep, bool quiet, bool *interru
 		rep_figure_of(&st->run, &f);
 		f.achieved_per_s = st->offered_per_s;
 	}
+	/* the capacity is decided by the first failing step */
+	for (size_t i = 0; i < res.n_steps; i++) {
+		if (!res.steps[i].verdict.pass) {
+			check_generator(v, &res.steps[i].run);
+			break;
+		}
+	}
 	v->interrupted = v->interrupted || res.interrupted;
 	ramp_result_free(&res);
 	keep(v, rep, &f, quiet);
@@ -146,6 +178,7 @@ static int measure(struct variant *v, const struct engine_step *step, size_t rep
 	}
 	struct rep_figure f;
 	rep_figure_of(&r, &f);
+	check_generator(v, &r);
 	v->interrupted = v->interrupted || r.interrupted || *interrupted;
 	keep(v, rep, &f, quiet);
 	run_result_free(&r);
@@ -276,6 +309,8 @@ static int write_json(FILE *f, const struct report_ctx *ctx, struct variant *vs,
 		jw_str(j, v->plan.url_str);
 		jw_key(j, "mode");
 		jw_str(j, v->setup.srv ? "self_contained" : "live");
+		jw_key(j, "generator_limited_repetitions");
+		jw_u64(j, v->limited_reps);
 		jw_key(j, "repetitions");
 		jw_arr(j);
 		for (size_t r = 0; r < reps; r++) {
@@ -352,6 +387,13 @@ static int write_json(FILE *f, const struct report_ctx *ctx, struct variant *vs,
 			 "only %zu repetitions: confidence intervals from so few are coarse", reps);
 	if (interrupted && w.n < REPORT_WARN_CAP)
 		snprintf(w.msg[w.n++], REPORT_WARN_LEN, "interrupted: the comparison was stopped early");
+	for (size_t i = 0; i < nv && w.n < REPORT_WARN_CAP; i++)
+		if (vs[i].limited_reps)
+			snprintf(w.msg[w.n++], REPORT_WARN_LEN,
+				 "generator limited in %zu of %zu repetitions of variant %.31s (%s): its "
+				 "figures may be pacer's, not the target's; add --threads or run pacer on "
+				 "another machine",
+				 vs[i].limited_reps, reps, vs[i].name, vs[i].limited_by);
 	rj_warnings(j, &w);
 	jw_obj_end(j);
 	return ferror(f) ? -1 : 0;
@@ -377,6 +419,8 @@ int cmd_compare(int argc, char **argv)
 	bool help = false;
 	const char *report_dir = NULL;
 	char report_json[4096];
+	bool limited_ok = false;
+	lag_limit_ns = 0;
 	struct opt tab[] = {
 		{0, "arrival", OPT_STR, &arrival, "constant|poisson", "constant", "spacing of due times (open loop)", false},
 		{0, "body", OPT_STR, &body_arg, "DATA|@FILE", NULL, "request body, literal or from a file", false},
@@ -404,6 +448,8 @@ int cmd_compare(int argc, char **argv)
 		{0, "timeout", OPT_DURATION, &plan.timeout_ns, "D", "10s", "per-request timeout", false},
 		{0, "variant", OPT_STRLIST, &variants, "NAME=URL|NAME=@PLAN", NULL, "a variant (repeatable, at least 2; the first is the baseline)", false},
 		{'w', "warmup", OPT_DURATION, &plan.warmup_ns, "D", "1s", "warm-up of each repetition, not counted", false},
+		{0, "lag-limit", OPT_DURATION, &lag_limit_ns, "D", "1ms", "generator check: loop-lag p99 above this flags a repetition generator-limited", false},
+		{0, "limited-ok", OPT_FLAG, &limited_ok, NULL, NULL, "exit 0 even when a repetition is flagged generator-limited (default: exit 4)", false},
 		{0, "report-dir", OPT_STR, &report_dir, "DIR", NULL, "also write Markdown, HTML, text, CSV, hgrm, hlog and SVG charts into DIR (docs/report.md)", false},
 		CLI_TRANSPORT_OPTS(plan),
 	};
@@ -573,6 +619,15 @@ int cmd_compare(int argc, char **argv)
 				 .mode = any_sc ? "self_contained" : "live",
 				 .version = PACER_VERSION, .commit = PACER_COMMIT};
 	ret = interrupted ? EXIT_INTERRUPTED : EXIT_OK;
+	for (size_t i = 0; i < nv && !interrupted && !limited_ok; i++)
+		if (vs[i].limited_reps)
+			ret = EXIT_GENERATOR_LIMITED;
+	if (!plan.quiet)
+		for (size_t i = 0; i < nv; i++)
+			if (vs[i].limited_reps)
+				printf("  warning: variant %s: generator limited in %zu of %zu repetitions "
+				       "(%s)\n",
+				       vs[i].name, vs[i].limited_reps, reps, vs[i].limited_by);
 	if (plan.out_path) {
 		struct afile af;
 		int rc = afile_open(&af, plan.out_path);

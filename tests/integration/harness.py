@@ -609,7 +609,7 @@ PacerRun = collections.namedtuple(
 def run_pacer(args, timeout=60.0, actions=(), out=True, subcommand="run", limited_ok=True):
     """Runs `pacer run ARGS... --out DIR/result.json` (unless args already has
     --out/-o or out is False) with stdout/stderr to files and a hard timeout
-    (SIGKILL). run and ramp get --limited-ok unless limited_ok is False: a test
+    (SIGKILL). run, ramp and compare get --limited-ok unless limited_ok is False: a test
     of something else must not fail because this shared machine made the
     generator late (exit 4); the generator self-check tests pass False.
     actions: [(seconds after start, callable(pid)), ...] run from
@@ -622,7 +622,7 @@ def run_pacer(args, timeout=60.0, actions=(), out=True, subcommand="run", limite
     if not os.environ.get("PACER_KEEP_TMP"):
         atexit.register(shutil.rmtree, d, True)
     argv = [pacer_bin()] + ([subcommand] if subcommand else []) + [str(a) for a in args]
-    if limited_ok and subcommand in ("run", "ramp") and "--limited-ok" not in argv:
+    if limited_ok and subcommand in ("run", "ramp", "compare") and "--limited-ok" not in argv:
         argv.append("--limited-ok")
     out_path = None
     if out:

@@ -257,6 +257,23 @@ class GeneratorCheckTest(PacerTestCase):
         self.assertEqual(ok.code, 0, harness.describe(ok))
         self.assertTrue(ok.json["generator_limited"]["flagged"])
 
+    def test_compare_flags_limited_repetitions(self):
+        """compare checks every repetition: a starved generator flags them,
+        names the check, and exits 4 (0 with --limited-ok)."""
+        args = ["--variant", "a=@hello", "--variant", "b=@hello", "--rate", "400k",
+                "--duration", "1s", "--warmup", "0.2s", "--repeat", "2", "--connections", "16",
+                "--timeout", "1s"]
+        # not pinned: the embedded targets need the other core, so that the
+        # generator thread, not a shared CPU, is what runs out
+        run = harness.run_pacer(args, subcommand="compare", limited_ok=False)
+        self.assertEqual(run.code, 4, harness.describe(run))
+        for v in run.json["variants"]:
+            self.assertEqual(v["generator_limited_repetitions"], 2, v["name"])
+        self.assertTrue(any("generator limited in 2 of 2 repetitions" in w
+                            for w in run.json["warnings"]), run.json["warnings"])
+        ok = harness.run_pacer(args + ["--limited-ok"], subcommand="compare", limited_ok=False)
+        self.assertEqual(ok.code, 0, harness.describe(ok))
+
     def test_quiet_on_an_easy_run(self):
         """500 req/s against nginx is easy: no check fires, exit 0. (1,500
         requests, so the loop-lag p99 is the 15th latest, not one stall.)
