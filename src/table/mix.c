@@ -15,6 +15,7 @@
 #include "http/url.h"
 #include "table/table_int.h"
 #include "util/err.h"
+#include "util/yaml_msg.h"
 #include "util/file.h"
 #include "util/rng.h"
 #include "util/units.h"
@@ -92,28 +93,14 @@ struct pctx {
 	struct table_mix *m;
 };
 
-static unsigned line_of(const yaml_node_t *n) { return n ? (unsigned)n->start_mark.line + 1 : 0; }
-
 __attribute__((format(printf, 5, 6))) static int fail(struct pctx *c, int code,
                                                       const yaml_node_t *n, const char *where,
                                                       const char *fmt, ...)
 {
-	if (c->err && c->cap) {
-		int k = n ? snprintf(c->err, c->cap, "%s:%u: ", c->src, line_of(n))
-		          : snprintf(c->err, c->cap, "%s: ", c->src);
-		if (k >= 0 && (size_t)k < c->cap && where && *where) {
-			int w = snprintf(c->err + k, c->cap - (size_t)k, "%s: ", where);
-			if (w > 0)
-				k += w;
-		}
-		if (k >= 0 && (size_t)k < c->cap) {
-			va_list ap;
-			va_start(ap, fmt);
-			vsnprintf(c->err + k, c->cap - (size_t)k, fmt, ap);
-			va_end(ap);
-		}
-		text_one_line(c->err);
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	yaml_msg_v(c->err, c->cap, c->src, n, where, fmt, ap);
+	va_end(ap);
 	return code;
 }
 
@@ -121,15 +108,6 @@ static int oom(struct pctx *c) { return fail(c, -ENOMEM, NULL, NULL, "out of mem
 
 static yaml_node_t *node(struct pctx *c, int id) { return yaml_document_get_node(c->doc, id); }
 
-static const char *kind_name(const yaml_node_t *n)
-{
-	switch (n->type) {
-	case YAML_SCALAR_NODE: return "a scalar";
-	case YAML_SEQUENCE_NODE: return "a list";
-	case YAML_MAPPING_NODE: return "a mapping";
-	default: return "nothing";
-	}
-}
 
 static void *alloc(struct pctx *c, size_t n) { return ta_alloc(c->m->arena, n); }
 
@@ -140,7 +118,7 @@ static int text(struct pctx *c, const yaml_node_t *n, const char *where, const c
 	*len = 0;
 	if (!n || n->type != YAML_SCALAR_NODE)
 		return fail(c, PACER_EPARSE, n, where, "expected %s, got %s", what,
-		            n ? kind_name(n) : "nothing");
+		            n ? yaml_kind_name(n) : "nothing");
 	*s = (const char *)n->data.scalar.value;
 	*len = n->data.scalar.length;
 	if (strlen(*s) != *len)
@@ -205,7 +183,7 @@ static int fields(struct pctx *c, const yaml_node_t *n, const char *where, const
 		vals[i] = NULL;
 	if (!n || n->type != YAML_MAPPING_NODE)
 		return fail(c, PACER_EPARSE, n, where, "expected %s, got %s", what,
-		            n ? kind_name(n) : "nothing");
+		            n ? yaml_kind_name(n) : "nothing");
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = node(c, p->key), *v = node(c, p->value);
 		if (!k || k->type != YAML_SCALAR_NODE || !v)
@@ -323,7 +301,7 @@ static int methods(struct pctx *c, const yaml_node_t *n)
 	struct table_mix *m = c->m;
 	if (n->type != YAML_MAPPING_NODE)
 		return fail(c, PACER_EPARSE, n, "methods", "expected a mapping METHOD: weight, got %s",
-		            kind_name(n));
+		            yaml_kind_name(n));
 	size_t k = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
 	if (k == 0 || k > MIX_MAX_METHODS)
 		return fail(c, PACER_ERANGE, n, "methods", "expected 1 to %d methods", MIX_MAX_METHODS);
@@ -369,7 +347,7 @@ static int shape(struct pctx *c, const yaml_node_t *n, size_t idx, struct shape 
 	int rc = fields(c, n, where, "a mapping with name and templates", keys, K_N, v);
 	if (rc)
 		return rc;
-	s->line = line_of(n);
+	s->line = yaml_node_line(n);
 	const char *name;
 	size_t len;
 	if (!v[K_NAME])
@@ -396,7 +374,7 @@ static int shape(struct pctx *c, const yaml_node_t *n, size_t idx, struct shape 
 	} else if (v[K_TEMPLATES]) {
 		const yaml_node_t *l = v[K_TEMPLATES];
 		if (l->type != YAML_SEQUENCE_NODE)
-			return fail(c, PACER_EPARSE, l, where, "templates: expected a list, got %s", kind_name(l));
+			return fail(c, PACER_EPARSE, l, where, "templates: expected a list, got %s", yaml_kind_name(l));
 		size_t k = (size_t)(l->data.sequence.items.top - l->data.sequence.items.start);
 		if (k == 0 || k > MIX_MAX_TEMPLATES)
 			return fail(c, PACER_ERANGE, l, where, "templates: expected 1 to %d", MIX_MAX_TEMPLATES);
@@ -437,7 +415,7 @@ static int shapes(struct pctx *c, const yaml_node_t *n)
 {
 	struct table_mix *m = c->m;
 	if (n->type != YAML_SEQUENCE_NODE)
-		return fail(c, PACER_EPARSE, n, "shapes", "expected a list of shapes, got %s", kind_name(n));
+		return fail(c, PACER_EPARSE, n, "shapes", "expected a list of shapes, got %s", yaml_kind_name(n));
 	size_t k = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
 	if (k == 0 || k > MIX_MAX_SHAPES)
 		return fail(c, PACER_ERANGE, n, "shapes", "expected 1 to %d shapes", MIX_MAX_SHAPES);
@@ -474,7 +452,7 @@ static int headers(struct pctx *c, const yaml_node_t *n)
 	struct table_mix *m = c->m;
 	if (n->type != YAML_SEQUENCE_NODE)
 		return fail(c, PACER_EPARSE, n, "headers", "expected a list of \"Name: value\", got %s",
-		            kind_name(n));
+		            yaml_kind_name(n));
 	size_t k = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
 	if (k > MIX_MAX_HEADERS)
 		return fail(c, PACER_ERANGE, n, "headers", "more than %d headers", MIX_MAX_HEADERS);
@@ -548,7 +526,7 @@ static int body(struct pctx *c, const yaml_node_t *n)
 	if (v[0]) {
 		const yaml_node_t *l = v[0];
 		if (l->type != YAML_SEQUENCE_NODE)
-			return fail(c, PACER_EPARSE, l, "body", "methods: expected a list, got %s", kind_name(l));
+			return fail(c, PACER_EPARSE, l, "body", "methods: expected a list, got %s", yaml_kind_name(l));
 		for (yaml_node_item_t *it = l->data.sequence.items.start; it < l->data.sequence.items.top;
 		     it++) {
 			yaml_node_t *x = node(c, *it);
@@ -742,7 +720,7 @@ int table_mix_parse(const char *text_in, size_t len, const char *source, struct 
 			yaml_node_t *r2 = yaml_document_get_root_node(&doc2);
 			if (r2) {
 				rc = tb_err(err, cap, PACER_EPARSE, "%s:%u: expected a single YAML document", source,
-				            line_of(r2));
+				            yaml_node_line(r2));
 				table_mix_free(*out);
 				*out = NULL;
 			}

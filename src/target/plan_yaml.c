@@ -18,7 +18,7 @@
 #include "target/plan_int.h"
 #include "util/clock.h"
 #include "util/err.h"
-#include "util/text.h"
+#include "util/yaml_msg.h"
 #include "util/units.h"
 
 #define WHERE_CAP 96
@@ -31,34 +31,15 @@ struct ctx {
 	struct plan_arena **arena;
 };
 
-static unsigned line_of(const yaml_node_t *n) { return n ? (unsigned)n->start_mark.line + 1 : 0; }
-
 /* Write "SRC:LINE: WHERE: message" and return code. */
 __attribute__((format(printf, 5, 6))) static int fail(struct ctx *c, int code,
                                                       const yaml_node_t *n, const char *where,
                                                       const char *fmt, ...)
 {
-	if (c->err && c->errcap) {
-		int k;
-		if (n)
-			k = snprintf(c->err, c->errcap, "%s:%u: ", c->src, line_of(n));
-		else
-			k = snprintf(c->err, c->errcap, "%s: ", c->src);
-		if (k >= 0 && (size_t)k < c->errcap && where && *where) {
-			int m = snprintf(c->err + k, c->errcap - (size_t)k, "%s: ", where);
-			if (m > 0)
-				k += m;
-		}
-		if (k >= 0 && (size_t)k < c->errcap) {
-			va_list ap;
-			va_start(ap, fmt);
-			vsnprintf(c->err + k, c->errcap - (size_t)k, fmt, ap);
-			va_end(ap);
-		}
-		/* one line: text echoed from the plan (values, keys) may hold
-		 * line breaks or other control bytes */
-		text_one_line(c->err);
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	yaml_msg_v(c->err, c->errcap, c->src, n, where, fmt, ap);
+	va_end(ap);
 	return code;
 }
 
@@ -66,15 +47,6 @@ static int oom(struct ctx *c) { return fail(c, -ENOMEM, NULL, NULL, "out of memo
 
 static yaml_node_t *node(struct ctx *c, int id) { return yaml_document_get_node(c->doc, id); }
 
-static const char *kind_name(const yaml_node_t *n)
-{
-	switch (n->type) {
-	case YAML_SCALAR_NODE: return "a scalar";
-	case YAML_SEQUENCE_NODE: return "a list";
-	case YAML_MAPPING_NODE: return "a mapping";
-	default: return "nothing";
-	}
-}
 
 /* ---- scalars -------------------------------------------------------- */
 
@@ -85,7 +57,7 @@ static int scalar(struct ctx *c, const yaml_node_t *n, const char *where, const 
 	if (len)
 		*len = 0;
 	if (n->type != YAML_SCALAR_NODE)
-		return fail(c, PACER_EPARSE, n, where, "expected %s, got %s", what, kind_name(n));
+		return fail(c, PACER_EPARSE, n, where, "expected %s, got %s", what, yaml_kind_name(n));
 	*s = (const char *)n->data.scalar.value;
 	if (len)
 		*len = n->data.scalar.length;
@@ -217,7 +189,7 @@ static int fields(struct ctx *c, const yaml_node_t *n, const char *where, const 
 		vals[nk++] = NULL;
 	if (n->type != YAML_MAPPING_NODE)
 		return fail(c, PACER_EPARSE, n, where, "expected %s (a mapping), got %s", what,
-		            kind_name(n));
+		            yaml_kind_name(n));
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = node(c, p->key), *v = node(c, p->value);
 		const char *ks;
@@ -450,7 +422,7 @@ static int get_headers(struct ctx *c, const yaml_node_t *n, const char *where,
 {
 	if (n->type != YAML_MAPPING_NODE)
 		return fail(c, PACER_EPARSE, n, where, "expected a mapping of header names to values, got %s",
-		            kind_name(n));
+		            yaml_kind_name(n));
 	size_t m = map_len(n);
 	if (m > TARGET_MAX_HEADERS)
 		return fail(c, PACER_ETOOBIG, n, where, "expected at most %d headers", TARGET_MAX_HEADERS);
@@ -509,7 +481,7 @@ static int get_status_mix(struct ctx *c, const yaml_node_t *n, const char *where
 	if (n->type != YAML_MAPPING_NODE)
 		return fail(c, PACER_EPARSE, n, where,
 		            "expected a status code or a mapping of status codes to probabilities, got %s",
-		            kind_name(n));
+		            yaml_kind_name(n));
 	size_t m = map_len(n);
 	if (m == 0 || m > TARGET_MAX_STATUSES)
 		return fail(c, PACER_ERANGE, n, where, "expected 1 to %d status codes", TARGET_MAX_STATUSES);
@@ -603,7 +575,7 @@ static int get_kv(struct ctx *c, const yaml_node_t *n, const char *where, struct
 		const yaml_node_t *t = f[K_TABLE];
 		if (t->type != YAML_MAPPING_NODE)
 			return fail(c, PACER_EPARSE, t, w, "expected a mapping of keys to values, got %s",
-			            kind_name(t));
+			            yaml_kind_name(t));
 		size_t m = map_len(t);
 		if (m > TARGET_MAX_KV_TABLE)
 			return fail(c, PACER_ETOOBIG, t, w, "expected at most %d entries", TARGET_MAX_KV_TABLE);
@@ -746,7 +718,7 @@ static int get_route(struct ctx *c, const yaml_node_t *n, const char *where, str
 	int rc;
 	if ((rc = fields(c, n, where, "a route", keys, f)) < 0)
 		return rc;
-	rt->line = line_of(n);
+	rt->line = yaml_node_line(n);
 	rt->fill = 1;
 	rt->n_status = 1;
 	rt->status[0] = 200;
@@ -895,7 +867,7 @@ static int get_plan(struct ctx *c, const yaml_node_t *root, struct target_plan *
 		return fail(c, PACER_EPARSE, root, "", "expected 'routes:' with a list of routes");
 	const yaml_node_t *rs = f[K_ROUTES];
 	if (rs->type != YAML_SEQUENCE_NODE)
-		return fail(c, PACER_EPARSE, rs, "routes", "expected a list of routes, got %s", kind_name(rs));
+		return fail(c, PACER_EPARSE, rs, "routes", "expected a list of routes, got %s", yaml_kind_name(rs));
 	size_t n = (size_t)(rs->data.sequence.items.top - rs->data.sequence.items.start);
 	if (n == 0 || n > TARGET_MAX_ROUTES)
 		return fail(c, PACER_ERANGE, rs, "routes", "expected 1 to %d routes", TARGET_MAX_ROUTES);
