@@ -694,13 +694,11 @@ int cli_setup_rules(struct cli_setup *s, struct run_plan *plan)
 	}
 	/* A wrong PID or path fails now, before anything connects. */
 	if (s->target_pid || s->target_cgroup) {
-		struct probe *p;
 		struct probe_cfg pc = {.pid = (pid_t)s->target_pid, .cgroup = s->target_cgroup};
-		if (probe_start(&p, &pc, err, sizeof err)) {
+		if (probe_check(&pc, err, sizeof err)) {
 			fprintf(stderr, "pacer %s: %s\n", s->cmd, err);
 			return EXIT_USAGE;
 		}
-		probe_stop(p);
 	}
 	return 0;
 }

@@ -292,12 +292,10 @@ static void *sampler(void *arg)
 	return NULL;
 }
 
-int probe_start(struct probe **out, const struct probe_cfg *cfg, char *err, size_t cap)
+/* Settle p's configuration and take the first sample: 0, or a negative code
+ * with one line in err naming the PID or cgroup and the cause. */
+static int probe_init(struct probe *p, const struct probe_cfg *cfg, char *err, size_t cap)
 {
-	*out = NULL;
-	struct probe *p = calloc(1, sizeof *p);
-	if (!p)
-		return -ENOMEM;
 	p->cfg = *cfg;
 	if (!p->cfg.interval_ns)
 		p->cfg.interval_ns = 100 * 1000 * 1000ull;
@@ -318,6 +316,28 @@ int probe_start(struct probe **out, const struct probe_cfg *cfg, char *err, size
 			snprintf(err, cap, "--target-cgroup %s: cannot read cpu.stat (%s); a cgroup v2 "
 				 "directory with the cpu controller is needed",
 				 p->cgroup, rc == -EINVAL ? "no user_usec/system_usec" : strerror(-rc));
+	}
+	return rc;
+}
+
+int probe_check(const struct probe_cfg *cfg, char *err, size_t cap)
+{
+	struct probe *p = calloc(1, sizeof *p);
+	if (!p)
+		return -ENOMEM;
+	int rc = probe_init(p, cfg, err, cap);
+	free(p);
+	return rc;
+}
+
+int probe_start(struct probe **out, const struct probe_cfg *cfg, char *err, size_t cap)
+{
+	*out = NULL;
+	struct probe *p = calloc(1, sizeof *p);
+	if (!p)
+		return -ENOMEM;
+	int rc = probe_init(p, cfg, err, cap);
+	if (rc) {
 		free(p);
 		return rc;
 	}

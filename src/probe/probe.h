@@ -54,6 +54,10 @@ struct probe;
  * or path and the cause. */
 int probe_start(struct probe **out, const struct probe_cfg *cfg, char *err, size_t cap);
 
+/* The same check as probe_start, without starting anything: one reading
+ * of the source. 0, or a negative code with one line in err. */
+int probe_check(const struct probe_cfg *cfg, char *err, size_t cap);
+
 /* Figures over [t0_ns, t1_ns]: takes a sample at once if the newest is older
  * than t1_ns, so a window that just ended is covered. Fills every field of
  * *out (known true unless no sample at all fell near the window, in which

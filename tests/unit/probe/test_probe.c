@@ -139,6 +139,10 @@ static void test_window(void **state)
 	assert_int_equal(probe_start(&p, &(struct probe_cfg){.pid = 999999999}, err, sizeof err),
 			 -ENOENT);
 	assert_non_null(strstr(err, "999999999"));
+	err[0] = '\0';
+	assert_int_equal(probe_check(&(struct probe_cfg){.pid = 999999999}, err, sizeof err), -ENOENT);
+	assert_non_null(strstr(err, "--target-pid 999999999: no such process"));
+	assert_int_equal(probe_check(&(struct probe_cfg){.pid = getpid()}, err, sizeof err), 0);
 	t_start = clock_now_ns();
 	struct probe_cfg cfg = {.self_cpu_ns = half_wall, .interval_ns = 10 * 1000 * 1000};
 	assert_int_equal(probe_start(&p, &cfg, err, sizeof err), 0);
