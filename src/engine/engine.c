@@ -292,12 +292,20 @@ static struct sec_rec *series_at(struct worker *w, uint64_t now)
 	return &w->secs[w->secs_len - 1];
 }
 
+/* One more request that did not succeed, for the progress line. */
+static void publish_error(struct worker *w)
+{
+	atomic_store_explicit(&w->pub_errors,
+			      atomic_load_explicit(&w->pub_errors, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
 /* A connection-level error (connect, TLS) of a connection to host h. */
 static struct phase_stats *conn_error(struct worker *w, uint32_t h, enum err_kind k, uint64_t now)
 {
 	struct phase_stats *ph = phase_of(w, now);
 	ph->errors[k]++;
-	ph->host[h].errors++;
+	ph->host[h].conn_errors++;
 	return ph;
 }
 
@@ -306,9 +314,7 @@ static void count_error(struct worker *w, const struct conn *c, enum err_kind k,
 	struct phase_stats *ph = phase_of(w, c->sched_ns);
 	ph->errors[k]++;
 	ph->host[c->host].errors++;
-	atomic_store_explicit(&w->pub_errors,
-			      atomic_load_explicit(&w->pub_errors, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
+	publish_error(w);
 	if (ph == &w->meas) {
 		struct sec_rec *r = series_at(w, now);
 		if (r)
@@ -551,11 +557,16 @@ static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 	ph->completed++;
 	ph->host[c->host].completed++;
 	int st = c->resp.status;
-	if (st >= STATUS_MIN && st <= STATUS_MAX)
+	bool ok = w->inspect ? inspect_response(w->inspect, st, c->resp.cap, ph)
+			     : inspect_default_ok(st);
+	ph->success_ok += ok;
+	ph->host[c->host].errors += !ok;
+	if (st >= STATUS_MIN && st <= STATUS_MAX) {
 		ph->status[st]++;
-	if (w->inspect)
-		inspect_response(w->inspect, st, c->resp.cap, ph);
+		ph->status_failed[st] += !ok;
+	}
 	hist_record(&ph->timing[TIM_LATENCY], now - c->sched_ns);
+	hist_record(&ph->timing[ok ? TIM_LATENCY_OK : TIM_LATENCY_FAILED], now - c->sched_ns);
 	hist_record(&ph->timing[TIM_SERVICE], now - c->write_ns);
 	hist_record(&ph->timing[TIM_TTFB], c->first_byte_ns - c->write_ns);
 	if (now > c->deadline_ns)
@@ -565,10 +576,13 @@ static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 		struct sec_rec *r = series_at(w, now);
 		if (r) {
 			r->completed++;
+			r->errors += !ok;
 			hist_record(&w->sec_hist, now - c->sched_ns);
 		}
 	}
 	publish_completed(w);
+	if (!ok)
+		publish_error(w);
 	list_remove(&w->timed, c);
 	bool keep = c->resp.keep_alive && c->state == CS_READING;
 	if (keep) {
@@ -919,6 +933,7 @@ static void check_timeouts(struct worker *w, uint64_t now)
 			/* Not dropped: the time waited is a lower bound of its latency. */
 			struct phase_stats *ph = phase_of(w, c->sched_ns);
 			hist_record(&ph->timing[TIM_LATENCY], now - c->sched_ns);
+			hist_record(&ph->timing[TIM_LATENCY_FAILED], now - c->sched_ns);
 			count_error(w, c, ERRK_TIMEOUT, now);
 		}
 		conn_close(w, c);

@@ -91,9 +91,15 @@ static inline const char *const *inspect_outcome_names(const struct inspect *in,
 	return tmp;
 }
 
-/* Evaluate everything on one completed response and count it into ph.
- * `cap` is the parser's capture (NULL when nothing was captured). */
-void inspect_response(const struct inspect *in, int status, const struct h1_capture *cap,
+/* Whether a response with this status succeeds when no --success rule is
+ * given: 200..399. */
+static inline bool inspect_default_ok(int status) { return status >= 200 && status <= 399; }
+
+/* Evaluate everything on one completed response and count outcomes and
+ * server time into ph. `cap` is the parser's capture (NULL when nothing was
+ * captured). Returns whether the response succeeded: the --success rule, or
+ * inspect_default_ok without one. The caller counts success_ok. */
+bool inspect_response(const struct inspect *in, int status, const struct h1_capture *cap,
 		      struct phase_stats *ph);
 
 #endif

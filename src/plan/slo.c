@@ -21,12 +21,17 @@ static const struct {
 } builtin[] = {
 	{"p50", SLO_M_P50},       {"p90", SLO_M_P90},   {"p99", SLO_M_P99},
 	{"p99.9", SLO_M_P99_9},   {"p99.99", SLO_M_P99_99}, {"max", SLO_M_MAX},
-	{"mean", SLO_M_MEAN},     {"errors", SLO_M_ERRORS}, {"drops", SLO_M_DROPS},
-	{"rate", SLO_M_RATE},
+	{"mean", SLO_M_MEAN},     {"errors", SLO_M_ERRORS}, {"success", SLO_M_SUCCESS},
+	{"drops", SLO_M_DROPS},   {"rate", SLO_M_RATE},
 };
 
+/* Prefixes of latency metrics naming a set of requests (enum slo_set). */
+static const char *const set_prefix[] = {"", "ok.", "failed."};
+
 #define N_BUILTIN (sizeof builtin / sizeof builtin[0])
-#define EXPECTED_METRICS "p50, p90, p99, p99.9, p99.99, max, mean, errors, drops, rate or an outcome name"
+#define EXPECTED_METRICS                                                                           \
+	"p50, p90, p99, p99.9, p99.99, max, mean (each also as ok.p99 or failed.p99), errors, "    \
+	"success, drops, rate or an outcome name"
 
 const char *slo_metric_name(enum slo_metric m)
 {
@@ -294,7 +299,7 @@ static void fmt_threshold(char *out, size_t cap, const struct slo_clause *c)
 
 static const char *clause_name(const struct slo_clause *c)
 {
-	if (c->metric == SLO_M_OUTCOME)
+	if (c->metric == SLO_M_OUTCOME || c->set != SLO_SET_ALL)
 		return c->name;
 	return slo_metric_name(c->metric);
 }
@@ -345,6 +350,29 @@ static int parse_clause(const struct ctx *x, struct slo_clause *c, const char *c
 			c->metric = builtin[k].metric;
 			found = true;
 		}
+	/* ok.p99, failed.mean: a latency metric of one set of requests
+	 * (outcome names cannot hold a '.', so nothing is shadowed) */
+	for (size_t set = SLO_SET_OK; set <= SLO_SET_FAILED && !found; set++) {
+		size_t pl = strlen(set_prefix[set]);
+		if (ml <= pl || memcmp(s, set_prefix[set], pl) != 0)
+			continue;
+		for (size_t k = 0; k < N_BUILTIN && !found; k++) {
+			if (!is_latency(builtin[k].metric) || strlen(builtin[k].name) != ml - pl ||
+			    memcmp(builtin[k].name, s + pl, ml - pl) != 0)
+				continue;
+			c->metric = builtin[k].metric;
+			c->set = (enum slo_set)set;
+			found = true;
+		}
+		if (!found) {
+			char q[QUOTE_SHOWN + 8];
+			quote(q, sizeof q, s, ml);
+			return fail(x, PACER_EPARSE,
+				    "unknown metric \"%s\" (after \"%s\" expected a latency metric: p50, "
+				    "p90, p99, p99.9, p99.99, max or mean)",
+				    q, set_prefix[set]);
+		}
+	}
 	for (size_t k = 0; k < n_outcomes && !found; k++) {
 		if (!outcomes[k] || strlen(outcomes[k]) != ml || memcmp(outcomes[k], s, ml) != 0)
 			continue;
@@ -534,15 +562,22 @@ static bool eval_clause(const struct slo_clause *c, const struct slo_measure *m,
 	bool have_u64 = false;
 	uint64_t u = 0;
 	char shown[48];
+	struct slo_latency all = {m->p50_ns,  m->p90_ns, m->p99_ns,        m->p99_9_ns,
+				  m->p99_99_ns, m->max_ns, m->mean_ns,     m->latency_known,
+				  m->latency_count};
+	const struct slo_latency *l = c->set == SLO_SET_OK       ? &m->ok
+				      : c->set == SLO_SET_FAILED ? &m->failed
+								 : &all;
 	switch (c->metric) {
-	case SLO_M_P50: u = m->p50_ns; have_u64 = true; break;
-	case SLO_M_P90: u = m->p90_ns; have_u64 = true; break;
-	case SLO_M_P99: u = m->p99_ns; have_u64 = true; break;
-	case SLO_M_P99_9: u = m->p99_9_ns; have_u64 = true; break;
-	case SLO_M_P99_99: u = m->p99_99_ns; have_u64 = true; break;
-	case SLO_M_MAX: u = m->max_ns; have_u64 = true; break;
-	case SLO_M_MEAN: val = isfinite(m->mean_ns) ? m->mean_ns : NAN; break;
+	case SLO_M_P50: u = l->p50_ns; have_u64 = true; break;
+	case SLO_M_P90: u = l->p90_ns; have_u64 = true; break;
+	case SLO_M_P99: u = l->p99_ns; have_u64 = true; break;
+	case SLO_M_P99_9: u = l->p99_9_ns; have_u64 = true; break;
+	case SLO_M_P99_99: u = l->p99_99_ns; have_u64 = true; break;
+	case SLO_M_MAX: u = l->max_ns; have_u64 = true; break;
+	case SLO_M_MEAN: val = isfinite(l->mean_ns) ? l->mean_ns : NAN; break;
 	case SLO_M_ERRORS: val = m->error_pct; break;
+	case SLO_M_SUCCESS: val = m->success_pct; break;
 	case SLO_M_DROPS: val = m->drop_pct; break;
 	case SLO_M_OUTCOME:
 		if (m->outcome_pct && c->outcome_index >= 0 && (size_t)c->outcome_index < m->n_outcomes)
@@ -556,7 +591,7 @@ static bool eval_clause(const struct slo_clause *c, const struct slo_measure *m,
 		val = m->achieved_fraction * 100;
 		break;
 	}
-	if ((have_u64 || c->metric == SLO_M_MEAN) && m->latency_known && m->latency_count == 0) {
+	if ((have_u64 || c->metric == SLO_M_MEAN) && l->known && l->count == 0) {
 		/* no response at all: a latency bound is not met by absence */
 		snprintf(part, cap, "%s: no response measured", name);
 		return false;

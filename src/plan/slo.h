@@ -5,7 +5,9 @@
  * Grammar (see docs/slo.md): comma-separated clauses METRIC OP VALUE,
  * whitespace allowed around each token.
  *   p50|p90|p99|p99.9|p99.99|max|mean   < | <=            DURATION (unit required)
- *   errors|drops|<outcome name>         < | <= | > | >=   PERCENT  (0..100, "%" required)
+ *     (of every request; with an "ok." or "failed." prefix, of the requests
+ *     that succeeded or did not: ok.p99<100ms)
+ *   errors|success|drops|<outcome name> < | <= | > | >=   PERCENT  (0..100, "%" required)
  *   rate                                >= | >            FRACTION (0..1) or PERCENT
  * Metric names are case-sensitive; built-in names win over outcome names.
  * An unknown metric is an error, never silently true. Duplicate clauses are
@@ -33,7 +35,8 @@ enum slo_metric {
 	SLO_M_P99_99,
 	SLO_M_MAX,
 	SLO_M_MEAN,
-	SLO_M_ERRORS,  /* percent of requests that failed */
+	SLO_M_ERRORS,  /* percent of requests sent that did not succeed */
+	SLO_M_SUCCESS, /* percent of requests sent that succeeded */
 	SLO_M_DROPS,   /* percent of requests due but never sent */
 	SLO_M_RATE,    /* achieved / offered, open loop only */
 	SLO_M_OUTCOME, /* percent of responses with a named outcome */
@@ -46,8 +49,16 @@ enum slo_op {
 	SLO_GE,     /* >= */
 };
 
+/* Which requests a latency clause is about. */
+enum slo_set {
+	SLO_SET_ALL = 0, /* every request (p99) */
+	SLO_SET_OK,      /* those that succeeded (ok.p99) */
+	SLO_SET_FAILED,  /* those that did not (failed.p99) */
+};
+
 struct slo_clause {
 	enum slo_metric metric;
+	enum slo_set set;  /* latency metrics only; SLO_SET_ALL otherwise */
 	int outcome_index; /* SLO_M_OUTCOME: index into the outcome names given to
 	                    * slo_parse (and into slo_measure.outcome_pct); else -1 */
 	enum slo_op op;
@@ -88,8 +99,20 @@ int slo_parse(struct slo *out, const char *expr, const char *const *outcomes, si
  * (out then holds "" when cap > 0). */
 int slo_format(const struct slo *s, char *out, size_t cap);
 
+/* Latency figures of one set of requests, from scheduled time. When known,
+ * count responses were measured: with none, every latency clause fails
+ * ("no response measured") instead of comparing zeros. (known false: the
+ * caller does not say.) */
+struct slo_latency {
+	uint64_t p50_ns, p90_ns, p99_ns, p99_9_ns, p99_99_ns, max_ns;
+	double mean_ns;
+	bool known;
+	uint64_t count;
+};
+
 /* What one step measured. Latency figures are from scheduled time. */
 struct slo_measure {
+	/* every request */
 	uint64_t p50_ns, p90_ns, p99_ns, p99_9_ns, p99_99_ns, max_ns;
 	double mean_ns;
 	/* When latency_known, latency_count responses were measured: with none,
@@ -97,7 +120,9 @@ struct slo_measure {
 	 * comparing zeros. (latency_known false: the caller does not say.) */
 	bool latency_known;
 	uint64_t latency_count;
-	double error_pct, drop_pct; /* percent of requests, 0..100 */
+	/* the requests that succeeded (ok.*) and those that did not (failed.*) */
+	struct slo_latency ok, failed;
+	double error_pct, success_pct, drop_pct; /* percent of requests, 0..100 */
 	double achieved_fraction;   /* achieved / offered rate */
 	bool offered_known;         /* false in closed loop: `rate` clauses fail */
 	const double *outcome_pct;  /* percent per outcome, indexed like the names

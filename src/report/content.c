@@ -776,16 +776,26 @@ static void methodology(struct ctx *c)
 
 /* ---- 4. conditions and limits -------------------------------------------------------- */
 
-static void errors_detail(struct ctx *c, const json_t *errs, char *out, size_t cap)
+/* What the errors of a phase were: failed responses by status, then
+ * request transport errors by kind. */
+static void errors_detail(struct ctx *c, const json_t *ph, char *out, size_t cap)
 {
 	static const char *const kinds[] = {"read", "write", "timeout", "parse", "closed"};
 	out[0] = '\0';
+	const char *st;
+	const json_t *n;
+	json_object_foreach((json_t *)rr_obj(ph, "errors.by_status"), st, n) {
+		size_t l = strlen(out);
+		if (json_is_number(n) && l + 1 < cap)
+			snprintf(out + l, cap - l, "%sstatus %s: %s", l ? ", " : "", st,
+				 fmt_int(&c->f, json_number_value(n)));
+	}
+	const json_t *errs = rr_obj(ph, "transport_errors");
 	for (size_t k = 0; k < N(kinds); k++) {
 		double v = rr_num_or(errs, kinds[k], 0);
-		if (v > 0) {
-			size_t l = strlen(out);
+		size_t l = strlen(out);
+		if (v > 0 && l + 1 < cap)
 			snprintf(out + l, cap - l, "%s%s %s", l ? ", " : "", kinds[k], fmt_int(&c->f, v));
-		}
 	}
 }
 
@@ -794,13 +804,13 @@ static void phase_conditions(struct ctx *c, const json_t *ph, const char *label)
 	struct phase_fig m;
 	report_phase_fig(ph, &m);
 	char det[256];
-	double failed = m.errors - m.connect_errors - m.tls_errors;
+	double failed = m.errors;
 	if (failed > 0) {
-		errors_detail(c, rr_get(ph, "errors"), det, sizeof det);
-		doc_item(c->d, "%s%s %s failed (%s): %s of those sent.%s", label,
+		errors_detail(c, ph, det, sizeof det);
+		doc_item(c->d, "%s%s %s did not succeed (%s): %s of those sent.%s", label,
 			 fmt_int(&c->f, failed), plural(failed, "request", "requests"), det,
 			 fmt_pct(&c->f, m.error_pct),
-			 rr_num_or(ph, "errors.timeout", 0) > 0
+			 rr_num_or(ph, "transport_errors.timeout", 0) > 0
 				 ? " A timed-out request is in the latency figures at the moment it "
 				   "was abandoned, a lower bound of its real latency."
 				 : "");
@@ -853,9 +863,10 @@ static void phase_conditions(struct ctx *c, const json_t *ph, const char *label)
 	}
 	if (other > 0)
 		doc_item(c->d,
-			 "%s%s %s had a status other than 2xx (%s), %s of responses: pacer counts every "
-			 "complete response as completed, whatever its status, and their latency is in "
-			 "the figures.",
+			 "%s%s %s had a status other than 2xx (%s), %s of responses: every complete "
+			 "response is counted as completed, and one that fails the success rule is "
+			 "also an error; the latency of both kinds is in the figures, and apart in the "
+			 "latency table when any failed.",
 			 label, fmt_int(&c->f, other), plural(other, "response", "responses"), cls,
 			 fmt_pct(&c->f, total > 0 ? other / total * 100 : NAN));
 	const json_t *succ = rr_obj(ph, "success");
@@ -1054,6 +1065,8 @@ static void latency_table(struct ctx *c, const json_t *ph)
 		bool open_only;
 	} rows[] = {
 		{"latency", "latency (from scheduled time)", "latency (from send)", false},
+		{"latency_ok", "… of the requests that succeeded", "… of the requests that succeeded", false},
+		{"latency_failed", "… of the requests that failed", "… of the requests that failed", false},
 		{"service_time", "service time (write to last byte)", "service time (write to last byte)", false},
 		{"ttfb", "time to first byte", "time to first byte", false},
 		{"server_time", "server-reported time", "server-reported time", false},
@@ -1070,6 +1083,9 @@ static void latency_table(struct ctx *c, const json_t *ph)
 			continue;
 		double count = rr_num_or(t, "count", NAN);
 		if (i > 0 && !(count > 0))
+			continue;
+		/* successes and failures apart only when there were failures */
+		if ((i == 1 || i == 2) && !(rr_num_or(ph, "latency_failed.count", 0) > 0))
 			continue;
 		const char *row[9] = {
 			c->open_loop ? rows[i].open_label : rows[i].closed_label,
@@ -1152,7 +1168,7 @@ static void results_run(struct ctx *c)
 			      fmt_rate(&c->f, m.achieved),
 			      fmt_int(&c->f, m.sent),
 			      fmt_int(&c->f, m.completed),
-			      fmt_int(&c->f, m.errors - m.connect_errors - m.tls_errors),
+			      fmt_int(&c->f, m.errors),
 			      fmt_pct(&c->f, m.error_pct),
 			      c->open_loop ? fmt_pct(&c->f, m.drop_pct) : "–",
 			      fmt_s(&c->f, m.duration_s)};

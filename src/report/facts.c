@@ -86,10 +86,11 @@ void report_phase_fig(const json_t *ph, struct phase_fig *f)
 	f->queued = rr_num_or(ph, "requests.queued_at_end", 0);
 	f->in_flight = rr_num_or(ph, "requests.in_flight_at_end", 0);
 	f->errors = rr_num_or(ph, "errors.total", NAN);
-	f->connect_errors = rr_num_or(ph, "errors.connect", 0);
-	f->tls_errors = rr_num_or(ph, "errors.tls", 0);
-	double failed = f->errors - f->connect_errors - f->tls_errors;
-	f->error_pct = f->sent > 0 && failed >= 0 ? failed / f->sent * 100 : (f->sent == 0 ? 0 : NAN);
+	f->failed_responses = rr_num_or(ph, "errors.failed_responses", 0);
+	f->connect_errors = rr_num_or(ph, "transport_errors.connect", 0);
+	f->tls_errors = rr_num_or(ph, "transport_errors.tls", 0);
+	f->error_pct = f->sent > 0 && f->errors >= 0 ? f->errors / f->sent * 100
+						     : (f->sent == 0 ? 0 : NAN);
 	f->drop_pct = f->scheduled > 0 ? (f->dropped + f->queued) / f->scheduled * 100
 				       : (f->scheduled == 0 ? 0 : NAN);
 	if (!isfinite(f->achieved) && isfinite(f->completed) && f->duration_s > 0)

@@ -41,6 +41,14 @@ void ramp_text_row(FILE *f, const struct ramp_step *s, size_t index, const struc
 		units_fmt_duration(d, sizeof d, (double)m.p99_9_ns),
 		units_fmt_duration(e, sizeof e, (double)m.max_ns), m.error_pct, m.drop_pct,
 		s->verdict.reason, s->run.interrupted ? " (interrupted)" : "");
+	const struct phase_stats *ph = &s->run.measure;
+	if (phase_stats_errors(ph)) {
+		char line[REPORT_ERRORS_LINE_CAP];
+		report_errors_line(line, sizeof line, ph);
+		fprintf(f, "       errors %s; p99 ok %s, failed %s\n", line,
+			units_fmt_duration(a, sizeof a, (double)m.ok.p99_ns),
+			units_fmt_duration(b, sizeof b, (double)m.failed.p99_ns));
+	}
 	if (in && in->n_outcomes) {
 		fprintf(f, "       ");
 		for (size_t k = 0; k < in->n_outcomes; k++)
@@ -132,6 +140,8 @@ static void json_step(struct jsonw *j, const struct ramp_step *s, const struct i
 	jw_bool(j, r->interrupted);
 	jw_key(j, "error_pct");
 	jw_dbl(j, m.error_pct, 4);
+	jw_key(j, "success_pct");
+	jw_dbl(j, m.success_pct, 4);
 	jw_key(j, "drop_pct");
 	jw_dbl(j, m.drop_pct, 4);
 	jw_key(j, "verdict");

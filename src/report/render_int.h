@@ -57,10 +57,11 @@ struct phase_fig {
 	double offered, achieved, duration_s;
 	double p50, p90, p99, p999, p9999, max, mean; /* latency, us */
 	double scheduled, sent, completed, dropped, queued, in_flight;
-	double errors;         /* errors.total */
-	double connect_errors; /* errors.connect: failed connection attempts, not requests */
-	double tls_errors;     /* errors.tls: failed TLS handshakes, not requests */
-	double error_pct;  /* failed requests (total - connect - tls) / sent */
+	double errors;         /* errors.total: requests sent that did not succeed */
+	double failed_responses; /* errors.failed_responses: of those, complete responses */
+	double connect_errors; /* transport_errors.connect: failed connection attempts, not requests */
+	double tls_errors;     /* transport_errors.tls: failed TLS handshakes, not requests */
+	double error_pct;      /* errors / sent, percent */
 	double drop_pct;   /* (dropped + queued at end) / scheduled */
 };
 void report_phase_fig(const json_t *phase, struct phase_fig *f);

@@ -10,7 +10,9 @@
 #include "result/result.h"
 #include "util/sysinfo.h"
 
-#define REPORT_SCHEMA_VERSION "1.0"
+/* 2.0: `errors` counts requests that did not succeed (failed responses +
+ * request transport errors); the kinds moved to `transport_errors`. */
+#define REPORT_SCHEMA_VERSION "2.0"
 #define REPORT_WARN_CAP 16
 #define REPORT_WARN_LEN 320
 
@@ -54,6 +56,12 @@ int report_json(FILE *f, const struct report_ctx *c);
 
 /* The terminal summary. */
 void report_text(FILE *f, const struct report_ctx *c);
+
+#define REPORT_ERRORS_LINE_CAP 256
+/* One line of a phase's errors: "18,000 (75.00 %): 503 ×18,000; transport 0"
+ * (failed responses by status, then request transport errors by kind).
+ * Always terminated; cut to fit cap. */
+void report_errors_line(char *out, size_t cap, const struct phase_stats *p);
 
 /* Achieved rate of the measured phase, responses per second. */
 double report_achieved_rate(const struct run_result *r);

@@ -117,6 +117,97 @@ static int check_fields(const json_t *root, const struct need *need, size_t n, c
 	return 0;
 }
 
+/* A 1.x phase: an "errors" object with the transport kinds in it. */
+static bool v1_phase(const json_t *o)
+{
+	const json_t *e = json_object_get(o, "errors");
+	return json_is_object(e) && json_is_number(json_object_get(e, "connect")) &&
+	       !json_object_get(o, "transport_errors");
+}
+
+static double num_at(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+static int upgrade_phase(json_t *ph)
+{
+	json_t *te = json_object_get(ph, "errors");
+	json_incref(te);
+	if (json_object_del(ph, "errors") || json_object_set_new(ph, "transport_errors", te)) {
+		json_decref(te);
+		return -ENOMEM;
+	}
+	double req = num_at(te, "total") - num_at(te, "connect") - num_at(te, "tls");
+	if (req < 0)
+		req = 0;
+	if (json_object_set_new(te, "requests", json_real(req)))
+		return -ENOMEM;
+	const json_t *succ = json_object_get(ph, "success");
+	double total;
+	if (json_is_object(succ) && json_is_number(json_object_get(succ, "failed"))) {
+		total = num_at(succ, "failed");
+	} else {
+		/* before rules: success was a status in 200..399 */
+		const json_t *cls = json_object_get(json_object_get(ph, "responses"), "by_class");
+		double ok = num_at(cls, "2xx") + num_at(cls, "3xx");
+		double done = num_at(json_object_get(ph, "requests"), "completed");
+		total = req + (done > ok ? done - ok : 0);
+	}
+	double sent = num_at(json_object_get(ph, "requests"), "sent");
+	double pct = sent > 0 ? 100.0 * total / sent : 0;
+	json_t *e = json_pack("{s:f, s:f, s:f, s:f, s:{}}", "total", total, "pct", pct,
+			      "failed_responses", total > req ? total - req : 0, "transport", req,
+			      "by_status");
+	/* with the default rule, the failed statuses are those outside 200..399 */
+	const char *rule = json_string_value(json_object_get(succ, "rule"));
+	if (e && (!succ || (rule && strstr(rule, "(default)")))) {
+		const char *st;
+		json_t *n;
+		json_t *by = json_object_get(e, "by_status");
+		json_object_foreach(json_object_get(json_object_get(ph, "responses"), "by_status"), st, n) {
+			long code = strtol(st, NULL, 10);
+			if (json_is_number(n) && (code < 200 || code > 399) &&
+			    json_object_set(by, st, n)) {
+				json_decref(e);
+				return -ENOMEM;
+			}
+		}
+	}
+	if (!e || json_object_set_new(ph, "errors", e) ||
+	    json_object_set_new(ph, "error_pct", json_real(pct)))
+		return -ENOMEM;
+	return 0;
+}
+
+int result_upgrade_v1(json_t *root)
+{
+	if (json_is_object(root)) {
+		if (v1_phase(root)) {
+			int rc = upgrade_phase(root);
+			if (rc)
+				return rc;
+		}
+		const char *k;
+		json_t *v;
+		json_object_foreach(root, k, v) {
+			int rc = result_upgrade_v1(v);
+			if (rc)
+				return rc;
+		}
+	} else if (json_is_array(root)) {
+		size_t i;
+		json_t *v;
+		json_array_foreach(root, i, v) {
+			int rc = result_upgrade_v1(v);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 static int check_result(struct loaded_result *r, const char *name, char *err, size_t errlen)
 {
 	const json_t *root = r->root;
@@ -139,11 +230,15 @@ static int check_result(struct loaded_result *r, const char *name, char *err, si
 		set_err(err, errlen, "%s: schema_version '%s' is not MAJOR.MINOR", name, shown);
 		return PACER_EPARSE;
 	}
-	if (r->schema_major != RESULT_SCHEMA_MAJOR) {
+	if (r->schema_major < RESULT_SCHEMA_OLDEST || r->schema_major > RESULT_SCHEMA_MAJOR) {
 		set_err(err, errlen,
-			"%s: schema_version %s is not supported: this pacer reads %d.x results", name,
-			shown, RESULT_SCHEMA_MAJOR);
+			"%s: schema_version %s is not supported: this pacer reads %d.x to %d.x results",
+			name, shown, RESULT_SCHEMA_OLDEST, RESULT_SCHEMA_MAJOR);
 		return PACER_EUNSUPPORTED;
+	}
+	if (r->schema_major == 1 && result_upgrade_v1(r->root) != 0) {
+		set_err(err, errlen, "%s: out of memory upgrading a %s result", name, shown);
+		return -ENOMEM;
 	}
 	const char *kind = rr_str(root, "kind");
 	if (!kind) {

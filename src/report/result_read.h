@@ -22,13 +22,23 @@
 #include "stats/hist.h"
 
 #define RESULT_READ_CAP (256u * 1024u * 1024u) /* bytes: larger files are refused */
-#define RESULT_SCHEMA_MAJOR 1                  /* the major version this build reads */
+#define RESULT_SCHEMA_MAJOR 2                  /* the major version this build writes */
+#define RESULT_SCHEMA_OLDEST 1                 /* the oldest major it reads (1.x is upgraded
+						* on load: see result_upgrade_v1) */
 
 enum result_kind {
 	RESULT_KIND_RUN,
 	RESULT_KIND_RAMP,
 	RESULT_KIND_COMPARE,
 };
+
+/* Bring a 1.x result up to 2.0 in place: every phase object's `errors`
+ * (transport failures by kind) becomes `transport_errors`, and `errors`
+ * counts requests that did not succeed (1.x's success.failed, which already
+ * counted failed responses and request transport errors), with `pct`,
+ * `failed_responses` and `transport`; `error_pct` beside it. Objects that
+ * do not look like a 1.x phase are left alone. Returns 0 or -ENOMEM. */
+int result_upgrade_v1(json_t *root);
 
 struct loaded_result {
 	json_t *root;           /* the parsed result (owned) */

@@ -4,18 +4,11 @@
 
 #include "util/units.h"
 
-void report_success(const struct phase_stats *p, const struct inspect *in,
-		    struct success_figures *out)
+void report_success(const struct phase_stats *p, struct success_figures *out)
 {
-	uint64_t req_errors = phase_stats_request_errors(p);
-	out->of = p->completed + req_errors;
-	if (in && in->success)
-		out->ok = p->success_ok;
-	else
-		out->ok = phase_stats_class(p, 2) + phase_stats_class(p, 3);
-	if (out->ok > out->of)
-		out->ok = out->of;
-	out->failed = out->of - out->ok;
+	out->of = p->sent;
+	out->ok = p->success_ok;
+	out->failed = phase_stats_errors(p);
 	out->ok_pct = out->of ? 100.0 * (double)out->ok / (double)out->of : 0;
 }
 
@@ -29,7 +22,7 @@ double report_outcome_pct(const struct phase_stats *p, size_t k)
 void rj_phase_rules(struct jsonw *j, const struct phase_stats *p, const struct inspect *in)
 {
 	struct success_figures s;
-	report_success(p, in, &s);
+	report_success(p, &s);
 	jw_key(j, "success");
 	int saved = j->indent;
 	jw_obj(j);
@@ -40,6 +33,8 @@ void rj_phase_rules(struct jsonw *j, const struct phase_stats *p, const struct i
 	jw_u64(j, s.ok);
 	jw_key(j, "failed");
 	jw_u64(j, s.failed);
+	jw_key(j, "of");
+	jw_u64(j, s.of);
 	jw_key(j, "ok_pct");
 	jw_dbl(j, s.ok_pct, 4);
 	jw_obj_end(j);
@@ -133,7 +128,7 @@ void rj_plan_rules(struct jsonw *j, const struct inspect *in)
 void report_text_rules(FILE *f, const struct phase_stats *p, const struct inspect *in)
 {
 	struct success_figures s;
-	report_success(p, in, &s);
+	report_success(p, &s);
 	char a[48], b[48];
 	fprintf(f, "  success    %s of %s (%.2f %%)%s%s%s\n",
 		units_fmt_thousands(a, sizeof a, (double)s.ok, 0),

@@ -11,15 +11,15 @@
 #include "result/result.h"
 #include "util/jsonw.h"
 
-/* Success figures of a phase. Without a --success rule, success means a
- * final status in 200..399. `of` counts every request that got an answer or
- * failed on its connection: completed + request errors (not connect). */
+/* Success figures of a phase, over the requests sent (`of`): `ok`
+ * succeeded (the --success rule held, or without one a final status in
+ * 200..399), `failed` did not (phase_stats_errors: failed responses and
+ * request transport errors). ok + failed + in flight at the end = of. */
 struct success_figures {
 	uint64_t ok, failed, of;
 	double ok_pct;           /* 0 when of == 0 */
 };
-void report_success(const struct phase_stats *p, const struct inspect *in,
-		    struct success_figures *out);
+void report_success(const struct phase_stats *p, struct success_figures *out);
 
 /* Percent of completed responses for which outcome k held (0 when none
  * completed). */

@@ -116,9 +116,11 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 		     m->errors[ERRK_TIMEOUT]);
 	tls_warning(w, &r->warmup, m);
 	uint64_t errs = phase_stats_errors(m);
-	if (errs)
-		warn(w, "%" PRIu64 " errors (%.2f%% of requests sent)", errs,
-		     m->sent ? 100.0 * (double)errs / (double)m->sent : 0.0);
+	if (errs) {
+		char line[REPORT_ERRORS_LINE_CAP];
+		report_errors_line(line, sizeof line, m);
+		warn(w, "errors %s: requests sent that did not succeed", line);
+	}
 	if (m->completed == 0)
 		warn(w, "no response was completed in the measured phase");
 }
@@ -228,14 +230,43 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 	jw_obj_end(j);
 	jw_obj_end(j);
 
+	/* errors: requests sent that did not succeed (one definition);
+	 * transport_errors: failures of connections and requests by kind. */
 	jw_key(j, "errors");
+	jw_obj(j);
+	jw_key(j, "total");
+	jw_u64(j, phase_stats_errors(p));
+	jw_key(j, "pct");
+	jw_dbl(j, phase_stats_error_pct(p), 4);
+	jw_key(j, "failed_responses");
+	jw_u64(j, phase_stats_failed_responses(p));
+	jw_key(j, "transport");
+	jw_u64(j, phase_stats_request_errors(p));
+	jw_key(j, "by_status");
+	jw_obj(j);
+	for (int s = STATUS_MIN; s <= STATUS_MAX; s++) {
+		if (!p->status_failed[s])
+			continue;
+		char k[16];
+		snprintf(k, sizeof k, "%d", s);
+		jw_key(j, k);
+		jw_u64(j, p->status_failed[s]);
+	}
+	jw_obj_end(j);
+	jw_obj_end(j);
+	jw_key(j, "error_pct");
+	jw_dbl(j, phase_stats_error_pct(p), 4);
+
+	jw_key(j, "transport_errors");
 	jw_obj(j);
 	for (int k = 0; k < ERRK_COUNT; k++) {
 		jw_key(j, err_kind_name((enum err_kind)k));
 		jw_u64(j, p->errors[k]);
 	}
 	jw_key(j, "total");
-	jw_u64(j, phase_stats_errors(p));
+	jw_u64(j, phase_stats_transport_errors(p));
+	jw_key(j, "requests");
+	jw_u64(j, phase_stats_request_errors(p));
 	jw_obj_end(j);
 
 	jw_key(j, "connections");
@@ -309,6 +340,8 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 			jw_u64(j, p->host[i].completed);
 			jw_key(j, "errors");
 			jw_u64(j, p->host[i].errors);
+			jw_key(j, "connection_errors");
+			jw_u64(j, p->host[i].conn_errors);
 			jw_key(j, "connections_opened");
 			jw_u64(j, p->host[i].conns_opened);
 			jw_obj_end(j);
@@ -714,6 +747,51 @@ static const char *bytes_h(char *out, size_t cap, uint64_t v)
 	return out;
 }
 
+void report_errors_line(char *out, size_t cap, const struct phase_stats *p)
+{
+	char a[32], b[32];
+	size_t o = 0;
+#define ADD(...)                                                                                   \
+	do {                                                                                       \
+		int w_ = snprintf(out + o, o < cap ? cap - o : 0, __VA_ARGS__);                    \
+		if (w_ > 0)                                                                        \
+			o = o + (size_t)w_ < cap ? o + (size_t)w_ : cap - 1;                       \
+	} while (0)
+	out[0] = '\0';
+	ADD("%s (%.2f %%)", units_fmt_thousands(a, sizeof a, (double)phase_stats_errors(p), 0),
+	    phase_stats_error_pct(p));
+	uint64_t failed = phase_stats_failed_responses(p);
+	if (failed) {
+		int shown = 0;
+		ADD(": ");
+		for (int s = STATUS_MIN; s <= STATUS_MAX; s++) {
+			if (!p->status_failed[s])
+				continue;
+			if (shown == 6) {
+				ADD(", ...");
+				break;
+			}
+			ADD("%s%d \xc3\x97%s", shown ? ", " : "", s,
+			    units_fmt_thousands(a, sizeof a, (double)p->status_failed[s], 0));
+			shown++;
+		}
+	}
+	uint64_t tr = phase_stats_request_errors(p);
+	ADD("%stransport %s", failed ? "; " : ": ", units_fmt_thousands(b, sizeof b, (double)tr, 0));
+	if (tr) {
+		int shown = 0;
+		ADD(" (");
+		for (int k = 0; k < ERRK_COUNT; k++) {
+			if (k == ERRK_CONNECT || k == ERRK_TLS || !p->errors[k])
+				continue;
+			ADD("%s%s %s", shown++ ? ", " : "", err_kind_name((enum err_kind)k),
+			    units_fmt_thousands(a, sizeof a, (double)p->errors[k], 0));
+		}
+		ADD(")");
+	}
+#undef ADD
+}
+
 void report_text(FILE *f, const struct report_ctx *c)
 {
 	const struct run_plan *p = c->plan;
@@ -781,14 +859,13 @@ void report_text(FILE *f, const struct report_ctx *c)
 		any = true;
 	}
 	fprintf(f, "%s\n", any ? "" : "  none");
-	if (phase_stats_errors(m)) {
-		fprintf(f, "  errors    ");
-		for (int k = 0; k < ERRK_COUNT; k++)
-			if (m->errors[k])
-				fprintf(f, "  %s %s", err_kind_name((enum err_kind)k),
-					units_fmt_thousands(a, sizeof a, (double)m->errors[k], 0));
-		fprintf(f, "\n");
-	}
+	char eline[REPORT_ERRORS_LINE_CAP];
+	report_errors_line(eline, sizeof eline, m);
+	fprintf(f, "  errors     %s\n", eline);
+	if (m->errors[ERRK_CONNECT] || m->errors[ERRK_TLS])
+		fprintf(f, "  conn fails connect %s  tls %s  (connection attempts, not requests)\n",
+			units_fmt_thousands(a, sizeof a, (double)m->errors[ERRK_CONNECT], 0),
+			units_fmt_thousands(b, sizeof b, (double)m->errors[ERRK_TLS], 0));
 	report_text_rules(f, m, p->inspect);
 	if (c->target && !r->target.known) {
 		uint64_t served = r->measure.completed + r->warmup.completed;
@@ -810,7 +887,12 @@ void report_text(FILE *f, const struct report_ctx *c)
 
 	fprintf(f, "  %-13s%9s%9s%9s%9s%9s%9s%9s  %s\n", "", "p50", "p90", "p99", "p99.9", "p99.99",
 		"max", "mean", "count");
-	text_row(f, p->open_loop ? "latency" : "latency", &m->timing[TIM_LATENCY]);
+	text_row(f, "latency", &m->timing[TIM_LATENCY]);
+	if (m->timing[TIM_LATENCY_FAILED].total) {
+		/* a fast failure makes the blend look good: both apart */
+		text_row(f, "  succeeded", &m->timing[TIM_LATENCY_OK]);
+		text_row(f, "  failed", &m->timing[TIM_LATENCY_FAILED]);
+	}
 	text_row(f, "service time", &m->timing[TIM_SERVICE]);
 	text_row(f, "first byte", &m->timing[TIM_TTFB]);
 	if (p->open_loop) {

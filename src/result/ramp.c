@@ -62,23 +62,39 @@ void ramp_result_free(struct ramp_result *r)
 	memset(r, 0, sizeof *r);
 }
 
+void ramp_latency_of(const struct hist *h, struct slo_latency *l)
+{
+	l->p50_ns = hist_percentile(h, 50);
+	l->p90_ns = hist_percentile(h, 90);
+	l->p99_ns = hist_percentile(h, 99);
+	l->p99_9_ns = hist_percentile(h, 99.9);
+	l->p99_99_ns = hist_percentile(h, 99.99);
+	l->max_ns = h->total ? h->max : 0;
+	l->mean_ns = hist_mean(h);
+	l->known = true;
+	l->count = h->total;
+}
+
 void ramp_step_measure(const struct run_result *run, size_t n_outcomes,
 		       double pct[RESULT_MAX_OUTCOMES], struct slo_measure *m)
 {
 	const struct phase_stats *p = &run->measure;
-	const struct hist *h = &p->timing[TIM_LATENCY];
 	memset(m, 0, sizeof *m);
-	m->p50_ns = hist_percentile(h, 50);
-	m->p90_ns = hist_percentile(h, 90);
-	m->p99_ns = hist_percentile(h, 99);
-	m->p99_9_ns = hist_percentile(h, 99.9);
-	m->p99_99_ns = hist_percentile(h, 99.99);
-	m->max_ns = h->total ? h->max : 0;
-	m->mean_ns = hist_mean(h);
+	struct slo_latency all;
+	ramp_latency_of(&p->timing[TIM_LATENCY], &all);
+	m->p50_ns = all.p50_ns;
+	m->p90_ns = all.p90_ns;
+	m->p99_ns = all.p99_ns;
+	m->p99_9_ns = all.p99_9_ns;
+	m->p99_99_ns = all.p99_99_ns;
+	m->max_ns = all.max_ns;
+	m->mean_ns = all.mean_ns;
 	m->latency_known = true;
-	m->latency_count = h->total;
-	uint64_t errs = phase_stats_request_errors(p);
-	m->error_pct = p->sent ? 100.0 * (double)errs / (double)p->sent : 0;
+	m->latency_count = all.count;
+	ramp_latency_of(&p->timing[TIM_LATENCY_OK], &m->ok);
+	ramp_latency_of(&p->timing[TIM_LATENCY_FAILED], &m->failed);
+	m->error_pct = phase_stats_error_pct(p);
+	m->success_pct = p->sent ? 100.0 * (double)p->success_ok / (double)p->sent : 0;
 	uint64_t unsent = p->dropped + p->queued_at_end;
 	m->drop_pct = p->scheduled ? 100.0 * (double)unsent / (double)p->scheduled : 0;
 	m->offered_known = run->open_loop && run->offered_rate_per_s > 0;

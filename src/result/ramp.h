@@ -33,6 +33,9 @@ int ramp_result_add(struct ramp_result *r, const struct ramp_step *s);
 void ramp_result_summarize(struct ramp_result *r, double require_per_s);
 void ramp_result_free(struct ramp_result *r);
 
+/* The SLO latency figures of one histogram (known, with its count). */
+void ramp_latency_of(const struct hist *h, struct slo_latency *l);
+
 /* The SLO inputs of a step's measured phase. */
 void ramp_step_measure(const struct run_result *run, size_t n_outcomes,
 		       double pct[RESULT_MAX_OUTCOMES], struct slo_measure *m);

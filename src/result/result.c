@@ -15,7 +15,7 @@ const char *timing_name(enum timing t)
 {
 	static const char *names[TIM_COUNT] = {"latency", "service_time", "ttfb", "connect_time",
 					       "send_lag", "loop_lag", "server_time",
-					       "handshake"};
+					       "handshake", "latency_ok", "latency_failed"};
 	return (unsigned)t < TIM_COUNT ? names[t] : "unknown";
 }
 
@@ -63,8 +63,10 @@ int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 	dst->closed_by_server += src->closed_by_server;
 	dst->bytes_in += src->bytes_in;
 	dst->bytes_out += src->bytes_out;
-	for (int i = 0; i <= STATUS_MAX; i++)
+	for (int i = 0; i <= STATUS_MAX; i++) {
 		dst->status[i] += src->status[i];
+		dst->status_failed[i] += src->status_failed[i];
+	}
 	dst->success_ok += src->success_ok;
 	for (int i = 0; i < RESULT_MAX_OUTCOMES; i++)
 		dst->outcome[i] += src->outcome[i];
@@ -82,6 +84,7 @@ int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 	for (uint32_t i = 0; i < src->n_hosts && i < RESULT_MAX_HOSTS; i++) {
 		dst->host[i].completed += src->host[i].completed;
 		dst->host[i].errors += src->host[i].errors;
+		dst->host[i].conn_errors += src->host[i].conn_errors;
 		dst->host[i].conns_opened += src->host[i].conns_opened;
 	}
 	for (int i = 0; i < TIM_COUNT; i++) {
@@ -92,7 +95,7 @@ int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 	return 0;
 }
 
-uint64_t phase_stats_errors(const struct phase_stats *p)
+uint64_t phase_stats_transport_errors(const struct phase_stats *p)
 {
 	uint64_t n = 0;
 	for (int i = 0; i < ERRK_COUNT; i++)
@@ -102,7 +105,22 @@ uint64_t phase_stats_errors(const struct phase_stats *p)
 
 uint64_t phase_stats_request_errors(const struct phase_stats *p)
 {
-	return phase_stats_errors(p) - p->errors[ERRK_CONNECT] - p->errors[ERRK_TLS];
+	return phase_stats_transport_errors(p) - p->errors[ERRK_CONNECT] - p->errors[ERRK_TLS];
+}
+
+uint64_t phase_stats_failed_responses(const struct phase_stats *p)
+{
+	return p->completed > p->success_ok ? p->completed - p->success_ok : 0;
+}
+
+uint64_t phase_stats_errors(const struct phase_stats *p)
+{
+	return phase_stats_request_errors(p) + phase_stats_failed_responses(p);
+}
+
+double phase_stats_error_pct(const struct phase_stats *p)
+{
+	return p->sent ? 100.0 * (double)phase_stats_errors(p) / (double)p->sent : 0;
 }
 
 void phase_stats_tls_reason(struct phase_stats *p, const char *reason)

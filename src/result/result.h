@@ -38,6 +38,9 @@ enum timing {
 			  * empty unless asked for */
 	TIM_HANDSHAKE,   /* connected → TLS handshake done, per new TLS connection
 			  * (full and resumed handshakes both) */
+	TIM_LATENCY_OK,  /* latency of the requests that succeeded */
+	TIM_LATENCY_FAILED, /* latency of the requests that did not: failed
+			  * responses, and timeouts at the time waited */
 	TIM_COUNT
 };
 
@@ -50,7 +53,8 @@ const char *timing_name(enum timing t);
 /* What one host of a request table saw (index = the table's host index). */
 struct host_stats {
 	uint64_t completed;        /* full responses received */
-	uint64_t errors;           /* errors of every kind on its connections */
+	uint64_t errors;           /* its requests that did not succeed (phase_stats_errors) */
+	uint64_t conn_errors;      /* failed connects and TLS handshakes */
 	uint64_t conns_opened;
 };
 
@@ -74,11 +78,13 @@ struct phase_stats {
 	uint64_t closed_by_server; /* keep-alive ended by the server */
 	uint64_t bytes_in, bytes_out;
 	uint64_t status[STATUS_MAX + 1]; /* index = status code */
+	uint64_t status_failed[STATUS_MAX + 1]; /* of those, failed the success rule */
 	struct hist timing[TIM_COUNT];
 
-	/* Response rules (--success, --outcome, --server-time): counted only
-	 * for completed responses, and only when such rules were given. */
-	uint64_t success_ok;                   /* the --success rule held */
+	/* Response rules (--success, --outcome, --server-time): counted for
+	 * completed responses. success_ok always (the --success rule, or by
+	 * default a status in 200..399); the others only when given. */
+	uint64_t success_ok;                   /* responses that succeeded */
 	uint64_t outcome[RESULT_MAX_OUTCOMES]; /* per --outcome, in the order given */
 	uint64_t server_time_missing;          /* no readable server time in the response */
 
@@ -102,10 +108,19 @@ void phase_stats_free(struct phase_stats *p);
 void phase_stats_reset(struct phase_stats *p);
 /* dst += src. 0 or a negative code from hist_merge. */
 int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src);
-uint64_t phase_stats_errors(const struct phase_stats *p);
-/* Errors of requests sent: all but the connection-level kinds (connect,
- * tls), which no request was waiting on. */
+/* Transport errors of every kind, connection-level ones included. */
+uint64_t phase_stats_transport_errors(const struct phase_stats *p);
+/* Transport errors of requests sent: all but the connection-level kinds
+ * (connect, tls), which no request was waiting on. */
 uint64_t phase_stats_request_errors(const struct phase_stats *p);
+/* Complete responses that failed the success rule. */
+uint64_t phase_stats_failed_responses(const struct phase_stats *p);
+/* The errors of a phase: requests sent that did not succeed, i.e. request
+ * transport errors + failed responses. The one definition every figure,
+ * table, SLO and report uses. */
+uint64_t phase_stats_errors(const struct phase_stats *p);
+/* errors / sent, in percent (0 when nothing was sent). */
+double phase_stats_error_pct(const struct phase_stats *p);
 /* Keep a TLS failure reason if it is new and there is room (truncated to
  * RESULT_TLS_REASON_CAP - 1 bytes). */
 void phase_stats_tls_reason(struct phase_stats *p, const char *reason);

@@ -831,12 +831,20 @@ class PacerTestCase(unittest.TestCase):
     def assert_accounted(self, ph, run=None):
         """Every sent request is completed, one error kind (not connect or tls) or
         in flight at the end."""
-        r, e = ph["requests"], ph["errors"]
-        ended = (r["completed"] + sum(e[k] for k in ERROR_KINDS if k not in CONNECTION_ERROR_KINDS)
-                 + r["in_flight_at_end"])
+        r, e = ph["requests"], ph["transport_errors"]
+        req_errors = sum(e[k] for k in ERROR_KINDS if k not in CONNECTION_ERROR_KINDS)
+        ended = r["completed"] + req_errors + r["in_flight_at_end"]
         self.assertEqual(r["sent"], ended, "requests %s errors %s\n%s"
                          % (r, e, describe(run) if run else ""))
         self.assertEqual(e["total"], sum(e[k] for k in ERROR_KINDS), "errors %s" % e)
+        self.assertEqual(e["requests"], req_errors, "errors %s" % e)
+        # errors: the requests that did not succeed, one definition
+        errs = ph["errors"]
+        failed = r["completed"] - ph["success"]["ok"]
+        self.assertEqual(errs["failed_responses"], failed, errs)
+        self.assertEqual(errs["transport"], req_errors, errs)
+        self.assertEqual(errs["total"], failed + req_errors, errs)
+        self.assertEqual(sum(errs["by_status"].values()), failed, errs)
 
     def assert_no_errors(self, ph, run=None):
         self.assertEqual(ph["errors"]["total"], 0, "errors %s\n%s" % (ph["errors"], describe(run) if run else ""))

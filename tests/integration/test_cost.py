@@ -135,7 +135,7 @@ class TargetCpuTest(PacerTestCase):
         self.assertIsNotNone(run.json)
         t = run.json["target_resources"]
         self.assertTrue(any("exited" in n for n in t["notes"]), t)
-        self.assertGreater(run.json["measure"]["errors"]["total"], 0)
+        self.assertGreater(run.json["measure"]["transport_errors"]["total"], 0)
 
     def test_self_contained_target_and_bad_options(self):
         run = run_on(["--self-contained=hello", "--rate", "500", "--duration", "2s"])

@@ -28,6 +28,9 @@ from harness import PacerTestCase, describe
 GOLDEN = os.path.join(harness.HERE, "golden")
 GOLDEN_CASES = ("run", "ramp_fail", "compare", "self_contained")
 SCHEMA_PATH = os.path.join(harness.REPO, "docs", "schema", "result.schema.json")
+# The schema of 1.x results, kept for readers of old files (pacer report
+# upgrades them on load); the golden inputs are 1.0 results.
+SCHEMA_1_PATH = os.path.join(harness.REPO, "docs", "schema", "result-1.x.schema.json")
 HLOG_CHECK = os.path.join(harness.HERE, "java", "HlogCheck.java")
 HDR_JAR = "/usr/share/java/hdrhistogram.jar"
 PLANS = os.path.join(harness.HERE, "plans")
@@ -110,15 +113,15 @@ def real_results():
 # ---------------------------------------------------------------- schema helpers
 
 
-def schema():
-    with open(SCHEMA_PATH) as f:
+def schema(path=SCHEMA_PATH):
+    with open(path) as f:
         return json.load(f)
 
 
-def validator():
+def validator(path=SCHEMA_PATH):
     if jsonschema is None:
         raise unittest.SkipTest("python3-jsonschema is not installed")
-    s = schema()
+    s = schema(path)
     jsonschema.Draft202012Validator.check_schema(s)
     return jsonschema.Draft202012Validator(s)
 
@@ -209,12 +212,16 @@ def undocumented_schema_nodes(s):
 
 class SchemaTest(PacerTestCase):
     def test_real_and_golden_results_validate(self):
-        v = validator()
+        by_major = {"1": validator(SCHEMA_1_PATH), "2": validator()}
         paths = list(real_results().values()) + [golden_path(c, ".json") for c in GOLDEN_CASES]
         for path in paths:
             with self.subTest(result=os.path.basename(path)):
+                doc = load_json(path)
+                major = doc["schema_version"].split(".")[0]
+                if path in real_results().values():
+                    self.assertEqual(major, "2", "this build writes 2.x")
                 errors = ["%s: %s" % ("/".join(map(str, e.path)), e.message)
-                          for e in v.iter_errors(load_json(path))]
+                          for e in by_major[major].iter_errors(doc)]
                 self.assertEqual(errors, [], path)
 
     def test_every_field_is_described(self):
@@ -240,7 +247,9 @@ class SchemaTest(PacerTestCase):
         cases = {
             "measure missing": broken(good, lambda x: x.pop("measure")),
             "p99 as text": broken(good, lambda x: x["measure"]["latency"].__setitem__("p99_us", "fast")),
-            "major version 2": broken(good, lambda x: x.__setitem__("schema_version", "2.0")),
+            "major version 3": broken(good, lambda x: x.__setitem__("schema_version", "3.0")),
+            "major version 1": broken(good, lambda x: x.__setitem__("schema_version", "1.0")),
+            "errors as a count": broken(good, lambda x: x["measure"].__setitem__("errors", 3)),
             "unknown kind": broken(good, lambda x: x.__setitem__("kind", "bench")),
             "negative count": broken(good, lambda x: x["measure"]["requests"].__setitem__("sent", -1)),
             "histogram pair of one": broken(good, lambda x: x["measure"]["latency"]["hist"]["counts"].append([5])),
@@ -455,8 +464,9 @@ class BadInputTest(PacerTestCase):
         with open(not_json, "w") as f:
             f.write('{"schema_version": "1.0",\n  "kind": "run",\n  "plan": {]\n}\n')
         self.fails([not_json], 2, r"^pacer report: .*not\.json: not JSON: line 3 column \d+: ")
-        self.fails([variant("v2.json", lambda x: x.__setitem__("schema_version", "2.0"))], 2,
-                   r"v2\.json: schema_version 2\.0 is not supported: this pacer reads 1\.x results$")
+        self.fails([variant("v3.json", lambda x: x.__setitem__("schema_version", "3.0"))], 2,
+                   r"v3\.json: schema_version 3\.0 is not supported: this pacer reads 1\.x to 2\.x "
+                   r"results$")
         self.fails([variant("kind.json", lambda x: x.__setitem__("kind", "bench"))], 2,
                    r"kind\.json: unknown kind 'bench' \(expected run, ramp or compare\)$")
         self.fails([variant("nomeasure.json", lambda x: x.pop("measure"))], 2,

@@ -25,7 +25,7 @@ class BadServerRunTest(PacerTestCase):
         return run, m
 
     def assert_only_error(self, m, kind, run):
-        e = m["errors"]
+        e = m["transport_errors"]
         self.assertGreater(e[kind], 0, "%s: errors %s\n%s" % (kind, e, harness.describe(run)))
         self.assertEqual(e["total"], e[kind], "errors other than %s: %s" % (kind, e))
         self.assertEqual(m["requests"]["completed"], 0, m["requests"])
@@ -45,7 +45,7 @@ class BadServerRunTest(PacerTestCase):
         run, m = self.run_mode("stall", extra=["--timeout", "300ms"])
         self.assert_only_error(m, "timeout", run)
         # a timed-out request keeps its latency (the time waited, >= timeout)
-        self.assertGreaterEqual(m["latency"]["count"], m["errors"]["timeout"])
+        self.assertGreaterEqual(m["latency"]["count"], m["transport_errors"]["timeout"])
         self.assertGreaterEqual(m["latency"]["max_us"], 300000)
 
     def test_close_before_is_closed(self):
@@ -69,8 +69,8 @@ class BadServerRunTest(PacerTestCase):
     def test_every_other_close_continues(self):
         run, m = self.run_mode("every-other-close")
         self.assertGreater(m["requests"]["completed"], 0, m["requests"])
-        self.assertGreater(m["errors"]["closed"], 0, m["errors"])
-        self.assertEqual(m["errors"]["total"], m["errors"]["closed"], m["errors"])
+        self.assertGreater(m["transport_errors"]["closed"], 0, m["errors"])
+        self.assertEqual(m["errors"]["total"], m["transport_errors"]["closed"], m["errors"])
         self.assertEqual(m["responses"]["by_status"].get("200"), m["requests"]["completed"])
 
     def test_slow_latency_includes_delay(self):

@@ -69,7 +69,7 @@ class StallTest(PacerTestCase):
 
         # nothing lost, nothing timed out
         self.assertEqual(r["sent"], r["completed"], r)
-        self.assertEqual(m["errors"]["timeout"], 0, m["errors"])
+        self.assertEqual(m["transport_errors"]["timeout"], 0, m["errors"])
         self.assert_no_errors(m, run)
         self.assertEqual(r["in_flight_at_end"], 0, r)
         self.assertLessEqual(abs(r["scheduled"] - RATE * DURATION_S), RATE * DURATION_S * 0.01, r)

@@ -253,7 +253,7 @@ class MisbehaviourTest(BehaviourCase):
         n = self.CLOSE_AFTER
         run, m = self.run_ok_on("/close-after", ["--rate", 250, "--duration", "2s", "--drain", "1s",
                                                  "--connections", 4], timeout=30.0)
-        r, c, e = m["requests"], m["connections"], m["errors"]
+        r, c, e = m["requests"], m["connections"], m["transport_errors"]
         msg = "requests %s connections %s errors %s" % (r, c, e)
         self.assertEqual(e["total"], e["closed"], msg)
         self.assertEqual(r["completed"] + e["closed"], r["sent"], msg)
@@ -281,7 +281,7 @@ class MisbehaviourTest(BehaviourCase):
         and every close is one or the other."""
         n, conc = self.CLOSE_AFTER, 4
         run, m = self.run_ok_on("/close-after", ["--requests", 500, "--concurrency", conc], timeout=30.0)
-        r, c, e = m["requests"], m["connections"], m["errors"]
+        r, c, e = m["requests"], m["connections"], m["transport_errors"]
         msg = "requests %s connections %s errors %s" % (r, c, e)
         self.assertEqual(e["total"], e["closed"], msg)
         self.assertEqual(r["sent"], 500, msg)
@@ -298,7 +298,7 @@ class MisbehaviourTest(BehaviourCase):
         """garbage 1: every answer is non-HTTP bytes and a close, so every
         request is one parse error, on a connection of its own."""
         run, m = self.run_ok_on("/garbage", ["--requests", 300, "--concurrency", 4], timeout=30.0)
-        r, e = m["requests"], m["errors"]
+        r, e = m["requests"], m["transport_errors"]
         self.assertEqual(r["sent"], 300, r)
         self.assertEqual(e["parse"], r["sent"], e)
         self.assertEqual(e["total"], e["parse"], e)
@@ -313,7 +313,7 @@ class MisbehaviourTest(BehaviourCase):
         are counted, and each timed-out connection is reopened."""
         run, m = self.run_ok_on("/stall", ["--rate", 500, "--duration", "1200ms", "--timeout", "100ms",
                                            "--drain", "1s"], timeout=30.0)
-        r, e = m["requests"], m["errors"]
+        r, e = m["requests"], m["transport_errors"]
         msg = "requests %s errors %s" % (r, e)
         self.assertEqual(e["total"], e["timeout"], msg)
         self.assertEqual(r["completed"] + e["timeout"], r["sent"], msg)

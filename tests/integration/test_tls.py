@@ -179,9 +179,10 @@ class NginxTlsTest(TlsTestCase):
         run = self.run_ok([https("tls"), "--cacert", pki("other-ca.pem"), "--duration", "1s",
                            "--concurrency", 2])
         m = self.phase(run)
-        self.assertGreater(m["errors"]["tls"], 0, m["errors"])
-        self.assertEqual(m["errors"]["total"], m["errors"]["tls"])
-        self.assertEqual(m["tls"]["failed"], m["errors"]["tls"])
+        self.assertGreater(m["transport_errors"]["tls"], 0, m["errors"])
+        self.assertEqual(m["transport_errors"]["total"], m["transport_errors"]["tls"])
+        self.assertEqual(m["errors"]["total"], 0)  # no request was sent
+        self.assertEqual(m["tls"]["failed"], m["transport_errors"]["tls"])
         self.assertEqual(m["requests"]["completed"], 0)
         self.assertEqual(m["tls"]["handshakes"], 0)
         reasons = m["tls"]["failure_reasons"]
@@ -199,7 +200,7 @@ class NginxTlsTest(TlsTestCase):
     def test_system_store_rejects_a_private_ca(self):
         run = self.run_ok([https("tls"), "--duration", "1s", "--concurrency", 1])
         m = self.phase(run)
-        self.assertGreater(m["errors"]["tls"], 0)
+        self.assertGreater(m["transport_errors"]["tls"], 0)
         self.assertIn("certificate verify failed", m["tls"]["failure_reasons"][0])
         self.assertEqual(run.json["plan"]["tls"]["trust"], "system store")
 
@@ -219,7 +220,7 @@ class NginxTlsTest(TlsTestCase):
         url = "https://127.0.0.1:%d/hello" % _ngx.port
         run = self.run_ok([url, "--insecure", "--duration", "1s", "--concurrency", 1])
         m = self.phase(run)
-        self.assertGreater(m["errors"]["tls"], 0, m["errors"])
+        self.assertGreater(m["transport_errors"]["tls"], 0, m["errors"])
         self.assertEqual(m["requests"]["completed"], 0)
         reason = m["tls"]["failure_reasons"][0]
         self.assertIn("does not speak TLS", reason)
@@ -317,7 +318,7 @@ class UnixSocketTest(TlsTestCase):
         run = self.run_ok(["https://other.invalid/hello", "--unix-socket", sock, "--cacert",
                            pki("ca.pem"), "--duration", "1s", "--concurrency", 1])
         m = self.phase(run)
-        self.assertGreater(m["errors"]["tls"], 0)
+        self.assertGreater(m["transport_errors"]["tls"], 0)
         self.assertIn("hostname mismatch", m["tls"]["failure_reasons"][0])
 
     def test_missing_socket_is_named(self):
@@ -375,7 +376,7 @@ class PacerTlsTargetTest(TlsTestCase):
             self.assert_tls_ok(run, handshakes=2)
             run = self.run_ok([url, "--duration", "1s", "--concurrency", 1])
             m2 = self.phase(run)
-            self.assertGreater(m2["errors"]["tls"], 0)
+            self.assertGreater(m2["transport_errors"]["tls"], 0)
             self.assertIn("self-signed certificate", m2["tls"]["failure_reasons"][0])
             self.assertTrue(srv.alive())
 

@@ -163,7 +163,8 @@ struct invalid_case {
 static const struct invalid_case invalid_cases[] = {
 	{"p98<1ms", PACER_EPARSE,
 	 "SLO clause 1 \"p98<1ms\": unknown metric \"p98\" (expected p50, p90, p99, p99.9, p99.99, max, "
-	 "mean, errors, drops, rate or an outcome name: fill, no-bid, vast.empty)"},
+	 "mean (each also as ok.p99 or failed.p99), errors, success, drops, rate or an outcome name: "
+	 "fill, no-bid, vast.empty)"},
 	{"p99<1ms, p98<1ms", PACER_EPARSE, "SLO clause 2 \"p98<1ms\": unknown metric \"p98\""},
 	{"P99<1ms", PACER_EPARSE, "unknown metric \"P99\""},
 	{"bid<5%", PACER_EPARSE, "unknown metric \"bid\""},   /* not a prefix of no-bid */
@@ -250,7 +251,8 @@ static void test_outcome_names(void **state)
 	char err[256];
 	assert_int_equal(slo_parse(&s, "fill>=50%", NULL, 0, err, sizeof err), PACER_EPARSE);
 	assert_non_null(strstr(err, "unknown metric \"fill\" (expected p50, p90, p99, p99.9, p99.99, "
-				    "max, mean, errors, drops, rate or an outcome name)"));
+				    "max, mean (each also as ok.p99 or failed.p99), errors, success, drops, "
+				    "rate or an outcome name)"));
 
 	/* NULL entries are skipped; indexes are positions in the list */
 	const char *const sparse[] = {NULL, "fill", NULL, "errors"};
@@ -288,6 +290,47 @@ static void build(char *buf, size_t cap, size_t clauses, size_t pad)
 		o += (size_t)snprintf(buf + o, cap - o, "%serrors<1%%", i ? "," : "");
 	memset(buf + o, ' ', pad);
 	buf[o + pad] = '\0';
+}
+
+/* success and the latency of the requests that succeeded or failed: a fast
+ * 503 must not make an ok.p99 clause pass. */
+static void test_success_and_sets(void **state)
+{
+	(void)state;
+	struct slo s;
+	char err[256];
+	assert_int_equal(slo_parse(&s, "success>=99%, ok.p99<100ms, failed.max<=1s", NULL, 0, err,
+				   sizeof err),
+			 0);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.c[0].metric, SLO_M_SUCCESS);
+	assert_int_equal(s.c[1].metric, SLO_M_P99);
+	assert_int_equal(s.c[1].set, SLO_SET_OK);
+	assert_int_equal(s.c[2].metric, SLO_M_MAX);
+	assert_int_equal(s.c[2].set, SLO_SET_FAILED);
+	char canon[SLO_FORMAT_MAX];
+	assert_true(slo_format(&s, canon, sizeof canon) > 0);
+	assert_string_equal(canon, "success>=99%,ok.p99<100ms,failed.max<=1s");
+
+	struct slo_measure m = {.latency_known = true, .latency_count = 100, .p99_ns = 2000000,
+				.success_pct = 25.0};
+	m.ok = (struct slo_latency){.p99_ns = 150000000, .known = true, .count = 25};
+	m.failed = (struct slo_latency){.max_ns = 1000000, .known = true, .count = 75};
+	struct slo_verdict v;
+	slo_eval(&s, &m, &v);
+	assert_false(v.pass);
+	assert_int_equal(v.n_failed, 2);
+	assert_string_equal(v.reason, "Fail success 25.00% < 99%; ok.p99 150.0ms > 100ms");
+	/* no successful response at all: an ok.* bound is not met by absence */
+	m.ok = (struct slo_latency){.known = true, .count = 0};
+	m.success_pct = 100;
+	slo_eval(&s, &m, &v);
+	assert_string_equal(v.reason, "Fail ok.p99: no response measured");
+	/* bad set metrics */
+	assert_int_equal(slo_parse(&s, "ok.errors<1%", NULL, 0, err, sizeof err), PACER_EPARSE);
+	assert_non_null(strstr(err, "after \"ok.\" expected a latency metric"));
+	assert_int_equal(slo_parse(&s, "failed.p98<1s", NULL, 0, err, sizeof err), PACER_EPARSE);
+	assert_int_equal(slo_parse(&s, "ok.p99>1s", NULL, 0, err, sizeof err), PACER_EPARSE);
 }
 
 static void test_limits(void **state)
@@ -541,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_clause_text),
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_outcome_names),
+		cmocka_unit_test(test_success_and_sets),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_arguments_and_buffers),
 		cmocka_unit_test(test_verdicts),

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -107,7 +108,9 @@ static void test_versions(void **state)
 	} cases[] = {
 		{"1.0", 0, NULL},
 		{"1.7", 0, NULL},
-		{"2.0", PACER_EUNSUPPORTED, "schema_version 2.0 is not supported"},
+		{"2.0", 0, NULL},
+		{"2.3", 0, NULL},
+		{"3.0", PACER_EUNSUPPORTED, "schema_version 3.0 is not supported"},
 		{"0.9", PACER_EUNSUPPORTED, "0.9"},
 		{"10.0", PACER_EUNSUPPORTED, "10.0"},
 		{"1", PACER_EPARSE, "MAJOR.MINOR"},
@@ -355,6 +358,43 @@ static void test_timing_hist_exact(void **state)
 	result_free(&r);
 }
 
+/* A 1.0 result is upgraded on load: its transport kinds move to
+ * transport_errors, and errors counts every request that did not succeed. */
+static void test_upgrade_v1(void **state)
+{
+	(void)state;
+	json_t *j = fx_run(); /* 1.0: 1,000 sent, 990 200s, 10 503s, no success block */
+	json_t *e = json_object_get(json_object_get(j, "measure"), "errors");
+	json_object_set_new(e, "timeout", json_integer(3));
+	json_object_set_new(e, "connect", json_integer(4));
+	json_object_set_new(e, "total", json_integer(7));
+	struct loaded_result r;
+	char err[256];
+	assert_int_equal(fx_load(j, &r, err, sizeof err), 0);
+	const json_t *m = rr_get(r.root, "measure");
+	assert_true(rr_num_or(m, "errors.total", -1) == 13);           /* 10 x 503 + 3 timeouts */
+	assert_true(rr_num_or(m, "errors.failed_responses", -1) == 10);
+	assert_true(rr_num_or(m, "errors.transport", -1) == 3);        /* connect is not a request */
+	assert_true(fabs(rr_num_or(m, "error_pct", -1) - 1.3) < 1e-9);
+	assert_true(rr_num_or(m, "transport_errors.connect", -1) == 4);
+	assert_true(rr_num_or(m, "transport_errors.requests", -1) == 3);
+	/* with a success block, its failed count is the 1.x figure of errors */
+	j = fx_run();
+	json_object_set_new(json_object_get(j, "measure"), "success",
+			    fx_parse("{\"rule\":\"status == 200\",\"ok\":400,\"failed\":600,"
+				     "\"ok_pct\":40.0}"));
+	result_free(&r);
+	assert_int_equal(fx_load(j, &r, err, sizeof err), 0);
+	assert_true(rr_num_or(rr_get(r.root, "measure"), "errors.total", -1) == 600);
+	/* a 2.0 result is taken as it is */
+	j = fx_run();
+	json_object_set_new(j, "schema_version", json_string("2.0"));
+	result_free(&r);
+	assert_int_equal(fx_load(j, &r, err, sizeof err), 0);
+	assert_null(rr_get(r.root, "measure.transport_errors"));
+	result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_accessors),
 		cmocka_unit_test(test_hist),
 		cmocka_unit_test(test_timing_hist_exact),
+		cmocka_unit_test(test_upgrade_v1),
 	};
 	return cmocka_run_group_tests_name("report/result_read", tests, NULL, NULL);
 }

@@ -319,6 +319,7 @@ static void test_step_measure_counters(void **state)
 	p->errors[ERRK_CONNECT] = 5; /* not per request: not in error_pct */
 	p->errors[ERRK_READ] = 3;
 	p->errors[ERRK_TIMEOUT] = 7;
+	p->success_ok = 900; /* every response succeeded (see below for failed ones) */
 	run.open_loop = true;
 	run.offered_rate_per_s = 500;
 	run.measure_ns = 2000000000ull; /* 900 in 2 s: 450/s of 500/s */
@@ -329,6 +330,13 @@ static void test_step_measure_counters(void **state)
 	double pct[RESULT_MAX_OUTCOMES];
 	ramp_step_measure(&run, 0, pct, &m);
 	assert_true(fabs(m.error_pct - 1.0) < 1e-12);  /* 10 of 1000 sent */
+	assert_true(fabs(m.success_pct - 90.0) < 1e-12); /* 900 of 1000 sent */
+	assert_int_equal(phase_stats_errors(p), 10);
+	assert_int_equal(phase_stats_failed_responses(p), 0);
+	assert_int_equal(phase_stats_request_errors(p), 10);
+	assert_int_equal(phase_stats_transport_errors(p), 15);
+	assert_int_equal(m.ok.count, 0); /* nothing recorded apart */
+	assert_true(m.ok.known);
 	assert_true(fabs(m.drop_pct - 2.0) < 1e-12);   /* 40 of 2000 due */
 	assert_true(m.offered_known);
 	assert_true(fabs(m.achieved_fraction - 0.9) < 1e-12);
@@ -364,6 +372,15 @@ static void test_step_measure_counters(void **state)
 	assert_int_equal(v.n_failed, 3);
 	assert_string_equal(v.reason,
 			    "Fail errors 1.00% >= 1%; drops 2.00% >= 2%; rate 90.00% < 95%");
+	/* 20 of the 900 responses fail the success rule: they are errors too */
+	p->success_ok = 880;
+	struct slo_measure m2;
+	ramp_step_measure(&run, 0, pct, &m2);
+	assert_true(fabs(m2.error_pct - 3.0) < 1e-12);   /* 10 transport + 20 failed of 1000 */
+	assert_true(fabs(m2.success_pct - 88.0) < 1e-12);
+	assert_int_equal(phase_stats_errors(p), 30);
+	assert_int_equal(phase_stats_failed_responses(p), 20);
+	p->success_ok = 900;
 	assert_int_equal(slo_parse(&s, "errors<=1%,drops<=2%,rate>=90%,p99<=1ms,max<=1ms", NULL, 0,
 				   err, sizeof err),
 			 0);

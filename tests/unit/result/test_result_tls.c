@@ -68,7 +68,7 @@ static void test_merge(void **state)
 	assert_string_equal(a.tls_cipher, "TLS_AES_256_GCM_SHA384");
 	assert_int_equal(a.n_tls_reasons, 2);
 	assert_string_equal(a.tls_reasons[1], "y");
-	assert_int_equal(phase_stats_errors(&a), 10);
+	assert_int_equal(phase_stats_transport_errors(&a), 10);
 	assert_int_equal(phase_stats_request_errors(&a), 7); /* not connect, not tls */
 	assert_string_equal(err_kind_name(ERRK_TLS), "tls");
 	assert_string_equal(timing_name(TIM_HANDSHAKE), "handshake");
