@@ -1,0 +1,323 @@
+/* pacer — the runner (see runner.h): measurements, pooled repetitions, ramps
+ * with refinement, and variants in rotating order, over engine sessions. */
+#include "runner/runner.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/inspect.h"
+#include "util/clock.h"
+
+struct exec {
+	const struct runner_plan *p;
+	const struct runner_hooks *h;
+	struct runner_result *out;
+	struct engine *e[RUNNER_MAX_VARIANTS];
+	bool interrupted;
+};
+
+void runner_gencheck(const struct runner_plan *p, size_t variant, const struct run_result *r,
+		     struct gen_verdict *v)
+{
+	gencheck_eval(r, p->lag_limit_ns, p->variants[variant].target_cores, v);
+}
+
+static uint64_t target_cpu(const struct exec *x, size_t variant)
+{
+	return x->h->target_cpu_ns ? x->h->target_cpu_ns(x->h->arg, variant) : 0;
+}
+
+/* Remember what the generator check said of a repetition's decisive
+ * measurement. */
+static void note_limited(struct exec *x, size_t variant, const struct run_result *r)
+{
+	struct gen_verdict gv;
+	runner_gencheck(x->p, variant, r, &gv);
+	if (!gv.flagged)
+		return;
+	struct runner_vresult *v = &x->out->v[variant];
+	v->limited_reps++;
+	for (int k = 0; k < GENCHECK_N; k++) {
+		if (!gv.c[k].fired || strstr(v->limited_by, gv.c[k].name))
+			continue;
+		size_t n = strlen(v->limited_by);
+		snprintf(v->limited_by + n, sizeof v->limited_by - n, "%s%s", n ? ", " : "",
+			 gv.c[k].name);
+	}
+}
+
+/* One measurement (warm-up, measure, drain) of `step`, measured `repeat`
+ * times on the same connections and pooled into *res (initialised here),
+ * whose reps get one figure per measurement. */
+static int measure(struct exec *x, struct runner_at *at, const struct engine_step *step,
+		   uint32_t repeat, struct run_result *res)
+{
+	struct engine *e = x->e[at->variant];
+	memset(res, 0, sizeof *res);
+	if (repeat < 1)
+		repeat = 1;
+	struct rep_figure *reps = calloc(repeat, sizeof *reps);
+	if (!reps)
+		return -ENOMEM;
+	size_t n_reps = 0;
+	int rc = 0;
+	for (uint32_t k = 0; k < repeat && !x->interrupted; k++) {
+		at->measurement = k;
+		rc = engine_step_start(e, step);
+		if (rc)
+			break;
+		if (x->h->wait(x->h->arg, e, at))
+			x->interrupted = true;
+		struct run_result cur;
+		rc = engine_step_finish(e, &cur);
+		if (rc) {
+			run_result_free(&cur);
+			break;
+		}
+		if (x->h->measured)
+			x->h->measured(x->h->arg, at, &cur);
+		rep_figure_of(&cur, &reps[n_reps++]);
+		if (x->h->run_measurement && !at->in_ramp)
+			x->h->run_measurement(x->h->arg, at, &reps[n_reps - 1]);
+		if (k == 0) {
+			*res = cur;
+		} else {
+			rc = run_result_pool(res, &cur);
+			run_result_free(&cur);
+			if (rc)
+				break;
+		}
+	}
+	res->reps = reps;
+	res->n_reps = n_reps;
+	res->interrupted = res->interrupted || x->interrupted;
+	if (!rc && n_reps == 0)
+		rc = -EINTR; /* interrupted before the first measurement started */
+	return rc;
+}
+
+static struct engine_step step_of(const struct run_plan *run, double rate, uint64_t warmup_ns,
+				  uint64_t duration_ns)
+{
+	struct engine_step s = {
+		.rate_per_s = rate,
+		.warmup_ns = warmup_ns,
+		.duration_ns = duration_ns,
+		.drain_ns = run->drain_ns,
+		.requests = run->open_loop ? 0 : run->requests,
+		.duration_limits = run->duration_given,
+	};
+	return s;
+}
+
+/* One ramp step at `rate`, judged and appended to r. */
+static int ramp_step(struct exec *x, struct runner_at *at, const struct ramp_plan *rp,
+		     double rate, bool refine, struct ramp_result *r)
+{
+	const struct run_plan *run = x->p->variants[at->variant].run;
+	struct engine_step step = step_of(run, rate, rp->step_warmup_ns, rp->step_ns);
+	step.requests = 0;
+	step.duration_limits = false;
+	at->offered_per_s = rate;
+	uint64_t tcpu0 = target_cpu(x, at->variant);
+	struct ramp_step s = {.offered_per_s = rate, .refine = refine};
+	int rc = measure(x, at, &step, run->repeat, &s.run);
+	if (rc) {
+		run_result_free(&s.run);
+		return rc == -EINTR ? 0 : rc;
+	}
+	s.target_cpu_ns = target_cpu(x, at->variant) - tcpu0;
+	x->out->v[at->variant].target_cpu_ns += s.target_cpu_ns;
+	/* A ramp reports the measured phase of each step; the warm-up's
+	 * histograms are not kept (its counts are). */
+	phase_stats_free(&s.run.warmup);
+	struct slo_measure m;
+	double pct[RESULT_MAX_OUTCOMES];
+	ramp_step_measure(&s.run, run->inspect ? run->inspect->n_outcomes : 0, pct, &m);
+	slo_eval(&rp->slo, &m, &s.verdict);
+	rc = ramp_result_add(r, &s);
+	if (rc) {
+		run_result_free(&s.run);
+		return rc;
+	}
+	if (x->h->ramp_step)
+		x->h->ramp_step(x->h->arg, at, r);
+	return 0;
+}
+
+/* A whole ramp: the planned steps until the first failure (and
+ * --after-fail more), then --refine's bisection. */
+static int ramp(struct exec *x, struct runner_at *at, const struct ramp_plan *rp,
+		struct ramp_result *r)
+{
+	memset(r, 0, sizeof *r);
+	r->started_wall_ns = clock_wall_ns();
+	long first_fail = -1;
+	int rc;
+	for (size_t i = 0; i < rp->n_rates && !x->interrupted; i++) {
+		rc = ramp_step(x, at, rp, rp->rates[i], false, r);
+		if (rc)
+			return rc;
+		if (r->n_steps == 0)
+			break;
+		if (!r->steps[r->n_steps - 1].verdict.pass && first_fail < 0)
+			first_fail = (long)i;
+		if (first_fail >= 0 && i >= (size_t)first_fail + rp->after_fail)
+			break;
+	}
+	/* --refine: bisect between the last passing rate before the first
+	 * failure and that failure (planned steps come first in r). */
+	if (rp->refine && first_fail > 0 && !x->interrupted &&
+	    r->steps[first_fail - 1].verdict.pass) {
+		double fail = rp->rates[first_fail];
+		double pass = rp->rates[first_fail - 1];
+		while (!ramp_refined(pass, fail, rp->precision) && !x->interrupted) {
+			double mid = ramp_bisect(pass, fail);
+			size_t before = r->n_steps;
+			rc = ramp_step(x, at, rp, mid, true, r);
+			if (rc)
+				return rc;
+			if (r->n_steps == before)
+				break;
+			if (r->steps[r->n_steps - 1].verdict.pass)
+				pass = mid;
+			else
+				fail = mid;
+		}
+	}
+	r->interrupted = x->interrupted;
+	ramp_result_summarize(r, rp->require_per_s);
+	return 0;
+}
+
+/* One independent repetition of one variant. */
+static int repetition(struct exec *x, size_t vi, size_t rep)
+{
+	const struct runner_plan *p = x->p;
+	const struct runner_variant *var = &p->variants[vi];
+	struct runner_vresult *v = &x->out->v[vi];
+	struct runner_at at = {.variant = vi, .repetition = rep, .in_ramp = p->ramp != NULL,
+			       .offered_per_s = var->run->open_loop ? var->run->rate_per_s : 0};
+	struct rep_figure f = {0};
+	int rc;
+	if (p->ramp) {
+		struct ramp_result r;
+		rc = ramp(x, &at, p->ramp, &r);
+		if (rc) {
+			ramp_result_free(&r);
+			return rc;
+		}
+		if (r.highest_pass >= 0) {
+			const struct ramp_step *st = &r.steps[r.highest_pass];
+			rep_figure_of(&st->run, &f);
+			f.achieved_per_s = st->offered_per_s;
+		}
+		/* the capacity is decided by the first failing step */
+		for (size_t i = 0; i < r.n_steps; i++)
+			if (!r.steps[i].verdict.pass) {
+				note_limited(x, vi, &r.steps[i].run);
+				break;
+			}
+		if (p->compact_steps)
+			for (size_t i = 0; i < r.n_steps; i++)
+				phase_stats_free(&r.steps[i].run.measure);
+		v->interrupted = v->interrupted || r.interrupted;
+		struct ramp_result *n = realloc(v->ramps, (v->n_ramps + 1) * sizeof *n);
+		if (!n) {
+			ramp_result_free(&r);
+			return -ENOMEM;
+		}
+		v->ramps = n;
+		v->ramps[v->n_ramps++] = r;
+	} else {
+		struct engine_step step =
+			step_of(var->run, var->run->rate_per_s, var->run->warmup_ns, var->run->duration_ns);
+		uint64_t tcpu0 = target_cpu(x, vi);
+		struct run_result r;
+		rc = measure(x, &at, &step, var->run->repeat, &r);
+		if (rc) {
+			run_result_free(&r);
+			return rc == -EINTR ? 0 : rc;
+		}
+		v->target_cpu_ns += target_cpu(x, vi) - tcpu0;
+		rep_figure_of(&r, &f);
+		note_limited(x, vi, &r);
+		v->interrupted = v->interrupted || r.interrupted;
+		if (v->n_reps == 0) {
+			v->run = r;
+		} else {
+			/* the figures per measurement of every repetition */
+			struct rep_figure *all =
+				realloc(v->run.reps, (v->run.n_reps + r.n_reps) * sizeof *all);
+			if (!all) {
+				run_result_free(&r);
+				return -ENOMEM;
+			}
+			memcpy(all + v->run.n_reps, r.reps, r.n_reps * sizeof *all);
+			v->run.reps = all;
+			v->run.n_reps += r.n_reps;
+			rc = run_result_pool(&v->run, &r);
+			run_result_free(&r);
+			if (rc)
+				return rc;
+		}
+	}
+	v->reps[v->n_reps++] = f;
+	if (x->h->repetition)
+		x->h->repetition(x->h->arg, &at, &f);
+	return 0;
+}
+
+int runner_execute(const struct runner_plan *p, const struct runner_hooks *h,
+		   struct runner_result *out, size_t *failed_variant)
+{
+	memset(out, 0, sizeof *out);
+	if (!p || !h || !h->wait || p->n_variants < 1 || p->n_variants > RUNNER_MAX_VARIANTS ||
+	    p->repetitions > RUNNER_MAX_REPEAT)
+		return -EINVAL;
+	for (size_t i = 0; i < p->n_variants; i++)
+		if (!p->variants[i].run)
+			return -EINVAL;
+	struct exec x = {.p = p, .h = h, .out = out};
+	out->n_variants = p->n_variants;
+	out->started_wall_ns = clock_wall_ns();
+	int rc = 0;
+	for (size_t i = 0; i < p->n_variants && !rc; i++) {
+		rc = engine_open(&x.e[i], &p->variants[i].cfg);
+		if (rc && failed_variant)
+			*failed_variant = i;
+	}
+	size_t reps = p->repetitions ? p->repetitions : 1;
+	for (size_t r = 0; r < reps && !rc && !x.interrupted; r++) {
+		for (size_t k = 0; k < p->n_variants && !rc && !x.interrupted; k++) {
+			size_t vi = (r + k) % p->n_variants; /* rotate: A B, B A, ... */
+			rc = repetition(&x, vi, r);
+			if (rc && failed_variant)
+				*failed_variant = vi;
+		}
+		if (!rc && !x.interrupted)
+			out->repetitions_done = r + 1;
+	}
+	for (size_t i = 0; i < p->n_variants; i++)
+		engine_close(x.e[i]);
+	out->interrupted = x.interrupted;
+	for (size_t i = 0; i < p->n_variants; i++) {
+		out->v[i].interrupted = out->v[i].interrupted || x.interrupted;
+		out->v[i].run.started_wall_ns = out->started_wall_ns;
+		out->v[i].run.interrupted = out->v[i].run.interrupted || x.interrupted;
+	}
+	return rc;
+}
+
+void runner_result_free(struct runner_result *r)
+{
+	for (size_t i = 0; i < r->n_variants && i < RUNNER_MAX_VARIANTS; i++) {
+		run_result_free(&r->v[i].run);
+		for (size_t k = 0; k < r->v[i].n_ramps; k++)
+			ramp_result_free(&r->v[i].ramps[k]);
+		free(r->v[i].ramps);
+	}
+	memset(r, 0, sizeof *r);
+}

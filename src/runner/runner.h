@@ -1,0 +1,123 @@
+/* pacer — the runner: one executor of a complete, validated plan. It opens
+ * an engine session per variant, runs the measurements the plan's shape
+ * asks for (one measurement, or a ramp of steps with refinement), repeats
+ * them (pooled, or as independent repetitions in rotating variant order)
+ * and returns the results. `pacer run`, `ramp`, `compare` and `bench` are
+ * thin callers of runner_execute.
+ *
+ * Never prints, never exits, never touches signals: waiting (with Ctrl-C
+ * and the progress line), the target probes and the rows a command prints
+ * are hooks the caller hands in. */
+#ifndef PACER_RUNNER_RUNNER_H
+#define PACER_RUNNER_RUNNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "plan/plan.h"
+#include "plan/ramp.h"
+#include "result/gencheck.h"
+#include "result/ramp.h"
+#include "result/result.h"
+
+#define RUNNER_MAX_VARIANTS 8
+#define RUNNER_MAX_REPEAT 101
+
+/* One variant: a name and the engine session that drives it. */
+struct runner_variant {
+	const char *name;           /* borrowed; "" for a plain run or ramp */
+	struct engine_cfg cfg;      /* the session (borrowed pointers must outlive the run) */
+	const struct run_plan *run; /* its plan: load, durations, rules (borrowed) */
+	double target_cores;        /* cores its target could use, for the generator check */
+};
+
+struct runner_plan {
+	size_t n_variants;          /* 1..RUNNER_MAX_VARIANTS */
+	const struct runner_variant *variants;
+	/* The shape of one repetition: NULL, one measurement of variants[i].run
+	 * (warm-up, measure, drain), measured run->repeat times on the same
+	 * connections and pooled; else a ramp of steps (each measured
+	 * run->repeat times and pooled), with ramp->run's load options. */
+	const struct ramp_plan *ramp;
+	/* Independent repetitions of that shape per variant, interleaved in
+	 * rotating order (A B, B A, ...) so that drift hits every variant alike.
+	 * 0 or 1: one. */
+	uint32_t repetitions;
+	/* Ramp shape with repetitions > 1: free each step's histograms once its
+	 * figures are taken (keeps memory bounded by one ramp). */
+	bool compact_steps;
+	uint64_t lag_limit_ns;      /* generator check threshold (0: the default) */
+};
+
+/* Where a measurement stands, for the hooks. */
+struct runner_at {
+	size_t variant;             /* index into plan.variants */
+	size_t repetition;          /* 0-based independent repetition */
+	uint32_t measurement;       /* 0-based pooled measurement (run --repeat) */
+	bool in_ramp;
+	double offered_per_s;       /* the step's or run's offered rate (0: closed loop) */
+};
+
+struct runner_hooks {
+	void *arg;
+	/* Wait until engine_done(e) (the current measurement ended), turning
+	 * Ctrl-C into engine_interrupt. True when interrupted. Required. */
+	bool (*wait)(void *arg, struct engine *e, const struct runner_at *at);
+	/* CPU the variant's embedded target has used so far, ns (NULL or 0:
+	 * none). */
+	uint64_t (*target_cpu_ns)(void *arg, size_t variant);
+	/* A measurement is in: fill r->target from the variant's probe. */
+	void (*measured)(void *arg, const struct runner_at *at, struct run_result *r);
+	/* A pooled measurement of a run finished (figures of that one). */
+	void (*run_measurement)(void *arg, const struct runner_at *at, const struct rep_figure *f);
+	/* A ramp step was judged and appended to r (its last step). */
+	void (*ramp_step)(void *arg, const struct runner_at *at, const struct ramp_result *r);
+	/* One independent repetition of a variant finished: its figure (run:
+	 * the measurement's; ramp: the highest passing step's, with its offered
+	 * rate as achieved_per_s, zeros when none passed). */
+	void (*repetition)(void *arg, const struct runner_at *at, const struct rep_figure *f);
+};
+
+/* What one variant measured. */
+struct runner_vresult {
+	/* Run shape: every measurement of every repetition pooled (counters
+	 * summed, histograms merged); run.reps holds one figure per pooled
+	 * measurement. */
+	struct run_result run;
+	/* Ramp shape: one ramp per repetition (n_ramps of them). */
+	struct ramp_result *ramps;
+	size_t n_ramps;
+	/* One figure per independent repetition (see hooks.repetition). */
+	struct rep_figure reps[RUNNER_MAX_REPEAT];
+	size_t n_reps;
+	uint64_t target_cpu_ns;     /* the embedded target's CPU over every measurement */
+	size_t limited_reps;        /* repetitions the generator check flagged */
+	char limited_by[96];        /* the checks that fired, comma-separated */
+	bool interrupted;
+};
+
+struct runner_result {
+	uint64_t started_wall_ns;
+	bool interrupted;           /* Ctrl-C: the results so far are kept */
+	size_t repetitions_done;    /* complete rounds over every variant */
+	size_t n_variants;
+	struct runner_vresult v[RUNNER_MAX_VARIANTS];
+};
+
+/* Execute p. *out is initialised here (free with runner_result_free, also
+ * after an error). 0, -EINVAL for a plan out of range, or a negative code
+ * from the engine (-ENOMEM, thread creation); *failed_variant names the
+ * variant whose session could not start (may be NULL). On an error the
+ * measurements taken so far stay in *out. */
+int runner_execute(const struct runner_plan *p, const struct runner_hooks *h,
+		   struct runner_result *out, size_t *failed_variant);
+
+void runner_result_free(struct runner_result *r);
+
+/* Generator check of one finished measurement, as the runner judges it. */
+void runner_gencheck(const struct runner_plan *p, size_t variant, const struct run_result *r,
+		     struct gen_verdict *v);
+
+#endif
