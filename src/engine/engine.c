@@ -147,6 +147,8 @@ struct worker {
 	char *rbuf;
 	const struct inspect *inspect; /* NULL: no response rules */
 	bool capture;                  /* rules look at headers or the body */
+	bool by_name;                  /* 2 or more request names: count per name */
+	bool success_rule;             /* --success given (else: status 200..399 succeeds) */
 
 	struct phase_stats warm, meas;
 	uint64_t last_completion_ns; /* of a measured request */
@@ -306,6 +308,8 @@ static void count_error(struct worker *w, const struct conn *c, enum err_kind k,
 	struct phase_stats *ph = phase_of(w, c->sched_ns);
 	ph->errors[k]++;
 	ph->host[c->host].errors++;
+	if (w->by_name)
+		ph->name[c->req->name].errors++;
 	atomic_store_explicit(&w->pub_errors,
 			      atomic_load_explicit(&w->pub_errors, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
@@ -527,6 +531,8 @@ static void conn_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 	c->write_ns = now;
 	c->deadline_ns = now + w->e->cfg.timeout_ns;
 	c->req = rq ? rq : &w->e->cfg.reqs[pick_req(w)];
+	if (w->by_name)
+		ph->name[c->req->name].sent++;
 	c->wr_off = 0;
 	c->got_byte = false;
 	h1_resp_init(&c->resp, c->req->head);
@@ -553,8 +559,15 @@ static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 	int st = c->resp.status;
 	if (st >= STATUS_MIN && st <= STATUS_MAX)
 		ph->status[st]++;
+	bool rule_ok = false;
 	if (w->inspect)
-		inspect_response(w->inspect, st, c->resp.cap, ph);
+		rule_ok = inspect_response(w->inspect, st, c->resp.cap, ph);
+	if (w->by_name) {
+		struct name_stats *ns = &ph->name[c->req->name];
+		ns->completed++;
+		ns->ok += w->success_rule ? rule_ok : st >= 200 && st <= 399;
+		hist_record(&ns->latency, now - c->sched_ns);
+	}
 	hist_record(&ph->timing[TIM_LATENCY], now - c->sched_ns);
 	hist_record(&ph->timing[TIM_SERVICE], now - c->write_ns);
 	hist_record(&ph->timing[TIM_TTFB], c->first_byte_ns - c->write_ns);
@@ -919,6 +932,8 @@ static void check_timeouts(struct worker *w, uint64_t now)
 			/* Not dropped: the time waited is a lower bound of its latency. */
 			struct phase_stats *ph = phase_of(w, c->sched_ns);
 			hist_record(&ph->timing[TIM_LATENCY], now - c->sched_ns);
+			if (w->by_name)
+				hist_record(&ph->name[c->req->name].latency, now - c->sched_ns);
 			count_error(w, c, ERRK_TIMEOUT, now);
 		}
 		conn_close(w, c);
@@ -1165,6 +1180,14 @@ static int worker_init(struct worker *w, struct engine *e, uint32_t id)
 	if (phase_stats_init(&w->warm) || phase_stats_init(&w->meas) ||
 	    hist_init(&w->sec_hist, SERIES_SUB_BITS, HIST_MAX_NS))
 		return -ENOMEM;
+	/* Per-name figures only with several names: allocated here, once, so
+	 * that a run of one name records nothing more per request. */
+	if (cfg->n_names >= 2) {
+		if (phase_stats_init_names(&w->warm, cfg->n_names) ||
+		    phase_stats_init_names(&w->meas, cfg->n_names))
+			return -ENOMEM;
+		w->by_name = true;
+	}
 	w->hp = calloc(e->n_hosts, sizeof *w->hp);
 	if (!w->hp)
 		return -ENOMEM;
@@ -1191,6 +1214,7 @@ static int worker_init(struct worker *w, struct engine *e, uint32_t id)
 	if (in && in->active) {
 		w->inspect = in;
 		w->capture = in->need_headers || in->need_body;
+		w->success_rule = in->success != NULL;
 	}
 	for (uint32_t i = w->max_conns; i-- > 0;) {
 		w->conns[i].cap.headers = w->capture && in->need_headers;
@@ -1242,6 +1266,11 @@ int engine_open(struct engine **out, const struct engine_cfg *cfg)
 	uint32_t n_hosts = cfg->n_hosts ? cfg->n_hosts : 1;
 	for (size_t i = 0; i < cfg->n_reqs; i++)
 		if (!cfg->reqs[i].buf || !cfg->reqs[i].len || cfg->reqs[i].host >= n_hosts)
+			return -EINVAL;
+	if (cfg->n_names > RESULT_MAX_NAMES + 1)
+		return -EINVAL;
+	for (size_t i = 0; cfg->n_names >= 2 && i < cfg->n_reqs; i++)
+		if (cfg->reqs[i].name >= cfg->n_names)
 			return -EINVAL;
 	if (cfg->open_loop ? cfg->connections == 0 : cfg->concurrency == 0)
 		return -EINVAL;

@@ -481,7 +481,7 @@ void inspect_finish(struct inspect *in)
 	in->active = in->success || in->n_outcomes || in->srvtime.src != SRVTIME_NONE;
 }
 
-void inspect_response(const struct inspect *in, int status, const struct h1_capture *cap,
+bool inspect_response(const struct inspect *in, int status, const struct h1_capture *cap,
 		      struct phase_stats *ph)
 {
 	const char *names[H1_CAPTURE_MAX_FIELDS], *values[H1_CAPTURE_MAX_FIELDS];
@@ -499,7 +499,8 @@ void inspect_response(const struct inspect *in, int status, const struct h1_capt
 		ri.header_names = names;
 		ri.header_values = values;
 	}
-	if (in->success && rule_eval(in->success, &ri))
+	bool ok = in->success && rule_eval(in->success, &ri);
+	if (ok)
 		ph->success_ok++;
 	for (size_t i = 0; i < in->n_outcomes; i++)
 		if (rule_eval(in->outcome[i], &ri))
@@ -511,4 +512,5 @@ void inspect_response(const struct inspect *in, int status, const struct h1_capt
 		else
 			hist_record(&ph->timing[TIM_SERVER], (uint64_t)ns);
 	}
+	return ok;
 }

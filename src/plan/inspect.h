@@ -92,8 +92,9 @@ static inline const char *const *inspect_outcome_names(const struct inspect *in,
 }
 
 /* Evaluate everything on one completed response and count it into ph.
- * `cap` is the parser's capture (NULL when nothing was captured). */
-void inspect_response(const struct inspect *in, int status, const struct h1_capture *cap,
+ * `cap` is the parser's capture (NULL when nothing was captured). Returns
+ * true when the --success rule held (false when there is none). */
+bool inspect_response(const struct inspect *in, int status, const struct h1_capture *cap,
 		      struct phase_stats *ph);
 
 #endif
