@@ -148,6 +148,7 @@ struct worker {
 	const struct inspect *inspect; /* NULL: no response rules */
 	bool capture;                  /* rules look at headers or the body */
 	bool by_name;                  /* 2 or more request names: count per name */
+	bool resp_extra;               /* inspect or by_name: conn_done calls resp_extra */
 	bool success_rule;             /* --success given (else: status 200..399 succeeds) */
 
 	struct phase_stats warm, meas;
@@ -531,8 +532,6 @@ static void conn_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 	c->write_ns = now;
 	c->deadline_ns = now + w->e->cfg.timeout_ns;
 	c->req = rq ? rq : &w->e->cfg.reqs[pick_req(w)];
-	if (w->by_name)
-		ph->name[c->req->name].sent++;
 	c->wr_off = 0;
 	c->got_byte = false;
 	h1_resp_init(&c->resp, c->req->head);
@@ -550,6 +549,23 @@ static void publish_completed(struct worker *w)
 			      memory_order_relaxed);
 }
 
+/* What a completed response needs beyond the counters every run keeps:
+ * the response rules, and the per-name figures (two names or more). Out of
+ * line and behind one flag, so that conn_done of a run with neither does
+ * what it did before names were counted. */
+static __attribute__((noinline)) void resp_extra(struct worker *w, struct phase_stats *ph,
+						 const struct conn *c, uint64_t now)
+{
+	int st = c->resp.status;
+	bool rule_ok = w->inspect && inspect_response(w->inspect, st, c->resp.cap, ph);
+	if (!w->by_name)
+		return;
+	struct name_stats *ns = &ph->name[c->req->name];
+	ns->completed++;
+	ns->ok += w->success_rule ? rule_ok : st >= 200 && st <= 399;
+	hist_record(&ns->latency, now - c->sched_ns);
+}
+
 /* A full response arrived. */
 static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 {
@@ -559,15 +575,8 @@ static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 	int st = c->resp.status;
 	if (st >= STATUS_MIN && st <= STATUS_MAX)
 		ph->status[st]++;
-	bool rule_ok = false;
-	if (w->inspect)
-		rule_ok = inspect_response(w->inspect, st, c->resp.cap, ph);
-	if (w->by_name) {
-		struct name_stats *ns = &ph->name[c->req->name];
-		ns->completed++;
-		ns->ok += w->success_rule ? rule_ok : st >= 200 && st <= 399;
-		hist_record(&ns->latency, now - c->sched_ns);
-	}
+	if (w->resp_extra)
+		resp_extra(w, ph, c, now);
 	hist_record(&ph->timing[TIM_LATENCY], now - c->sched_ns);
 	hist_record(&ph->timing[TIM_SERVICE], now - c->write_ns);
 	hist_record(&ph->timing[TIM_TTFB], c->first_byte_ns - c->write_ns);
@@ -1111,8 +1120,12 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 			phase_of(w, q_pop(w, &w->hp[h]).due_ns)->queued_at_end++;
 	for (uint32_t i = 0; i < w->max_conns; i++) {
 		struct conn *c = &w->conns[i];
-		if (c->state == CS_READING || c->state == CS_WRITING)
-			phase_of(w, c->sched_ns)->in_flight_at_end++;
+		if (c->state == CS_READING || c->state == CS_WRITING) {
+			struct phase_stats *ph = phase_of(w, c->sched_ns);
+			ph->in_flight_at_end++;
+			if (w->by_name)
+				ph->name[c->req->name].in_flight_at_end++;
+		}
 		if (c->state != CS_FREE && c->state != CS_IDLE)
 			conn_close(w, c);
 	}
@@ -1216,6 +1229,7 @@ static int worker_init(struct worker *w, struct engine *e, uint32_t id)
 		w->capture = in->need_headers || in->need_body;
 		w->success_rule = in->success != NULL;
 	}
+	w->resp_extra = w->inspect || w->by_name;
 	for (uint32_t i = w->max_conns; i-- > 0;) {
 		w->conns[i].cap.headers = w->capture && in->need_headers;
 		w->conns[i].cap.body_cap = w->capture ? in->need_body : 0;

@@ -48,7 +48,7 @@ struct engine_cfg {
 	size_t n_reqs;
 	bool order_random;      /* pick requests at random (seeded) instead of in turn */
 	uint32_t n_names;       /* request names (0 or 1: none counted apart); >= 2: each
-	                         * phase counts sent, completed, ok, errors and latency per
+	                         * phase counts completed, ok, errors, in flight and latency per
 	                         * name (phase_stats.name), every reqs[i].name < n_names,
 	                         * at most RESULT_MAX_NAMES + 1 */
 

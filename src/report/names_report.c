@@ -33,7 +33,7 @@ void report_name_figures(const struct phase_stats *p, const struct req_names *na
 		out->latency = &p->timing[TIM_LATENCY];
 	} else {
 		const struct name_stats *ns = &p->name[i];
-		out->sent = ns->sent;
+		out->sent = ns->completed + ns->errors + ns->in_flight_at_end;
 		out->completed = ns->completed;
 		out->transport_errors = ns->errors;
 		out->ok = ns->ok < ns->completed ? ns->ok : ns->completed;

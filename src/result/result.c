@@ -106,10 +106,10 @@ static int names_merge(struct phase_stats *dst, const struct phase_stats *src)
 	for (uint32_t i = 0; i < src->n_names; i++) {
 		struct name_stats *d = &dst->name[i];
 		const struct name_stats *s = &src->name[i];
-		d->sent += s->sent;
 		d->completed += s->completed;
 		d->ok += s->ok;
 		d->errors += s->errors;
+		d->in_flight_at_end += s->in_flight_at_end;
 	}
 	return 0;
 }

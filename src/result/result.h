@@ -63,11 +63,13 @@ struct host_stats {
  * without one, when its status is 200..399; the name's errors are its
  * failed responses plus its transport errors (completed - ok + errors). */
 struct name_stats {
-	uint64_t sent;             /* fully written */
 	uint64_t completed;        /* full responses received (any status) */
 	uint64_t ok;               /* completed responses that succeeded */
 	uint64_t errors;           /* request transport errors: read, write, timeout,
 				    * parse, closed (connect and TLS are per connection) */
+	uint64_t in_flight_at_end; /* sent, no response by the end of the drain. Sent
+				    * (not counted apart, to keep it off the send path)
+				    * = completed + errors + in_flight_at_end */
 	struct hist latency;       /* as TIM_LATENCY (timeouts at the time waited), in the
 				    * coarser NAME_SUB_BITS layout */
 };

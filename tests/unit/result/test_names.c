@@ -57,7 +57,7 @@ static void test_one_name(void **state)
 static void check_bound(size_t k, size_t rep)
 {
 	size_t n = k * rep;
-	char(*buf)[16] = calloc(k, sizeof *buf);
+	char(*buf)[32] = calloc(k, sizeof *buf);
 	const char **nm = calloc(n, sizeof *nm);
 	uint16_t *idx = calloc(n, sizeof *idx);
 	assert_non_null(buf);
@@ -127,13 +127,13 @@ static void test_phase_init_names(void **state)
 
 	/* reset keeps the allocation and zeroes every figure */
 	struct name_stats *keep = p.name;
-	p.name[3].sent = 5;
+	p.name[3].in_flight_at_end = 5;
 	p.name[3].ok = 2;
 	hist_record(&p.name[3].latency, 1000);
 	phase_stats_reset(&p);
 	assert_ptr_equal(p.name, keep);
 	assert_int_equal(p.n_names, RESULT_MAX_NAMES + 1);
-	assert_int_equal(p.name[3].sent, 0);
+	assert_int_equal(p.name[3].in_flight_at_end, 0);
 	assert_int_equal(p.name[3].ok, 0);
 	assert_int_equal(p.name[3].latency.total, 0);
 	assert_non_null(p.name[3].latency.counts);
@@ -142,10 +142,10 @@ static void test_phase_init_names(void **state)
 	assert_int_equal(p.n_names, 0);
 }
 
-static void fill(struct name_stats *ns, uint64_t sent, uint64_t completed, uint64_t ok,
+static void fill(struct name_stats *ns, uint64_t in_flight, uint64_t completed, uint64_t ok,
 		 uint64_t errors, uint64_t lat_ns)
 {
-	ns->sent = sent;
+	ns->in_flight_at_end = in_flight;
 	ns->completed = completed;
 	ns->ok = ok;
 	ns->errors = errors;
@@ -171,11 +171,11 @@ static void test_merge_names(void **state)
 	assert_int_equal(phase_stats_merge(&dst, &a), 0);
 	assert_int_equal(dst.n_names, 3);
 	assert_int_equal(phase_stats_merge(&dst, &b), 0);
-	assert_int_equal(dst.name[0].sent, 16);
+	assert_int_equal(dst.name[0].in_flight_at_end, 16);
 	assert_int_equal(dst.name[0].completed, 15);
 	assert_int_equal(dst.name[0].ok, 14);
 	assert_int_equal(dst.name[0].errors, 1);
-	assert_int_equal(dst.name[1].sent, 2);
+	assert_int_equal(dst.name[1].in_flight_at_end, 2);
 	assert_int_equal(dst.name[1].errors, 1);
 	assert_int_equal(dst.name[2].completed, 4);
 	assert_int_equal(dst.name[2].ok, 0);
@@ -191,15 +191,15 @@ static void test_merge_names(void **state)
 	struct phase_stats none;
 	assert_int_equal(phase_stats_init(&none), 0);
 	assert_int_equal(phase_stats_merge(&dst, &none), 0);
-	assert_int_equal(dst.name[0].sent, 16);
+	assert_int_equal(dst.name[0].in_flight_at_end, 16);
 	/* and one with another name count is refused, dst unchanged */
 	struct phase_stats four;
 	assert_int_equal(phase_stats_init(&four), 0);
 	assert_int_equal(phase_stats_init_names(&four, 4), 0);
-	four.name[0].sent = 99;
+	four.name[0].in_flight_at_end = 99;
 	four.sent = 99;
 	assert_int_equal(phase_stats_merge(&dst, &four), PACER_ELAYOUT);
-	assert_int_equal(dst.name[0].sent, 16);
+	assert_int_equal(dst.name[0].in_flight_at_end, 16);
 	assert_int_equal(dst.sent, 0);
 
 	phase_stats_free(&a);
@@ -223,7 +223,7 @@ static void test_pool_names(void **state)
 	fill(&x.measure.name[1], 3, 3, 3, 0, 2000);
 	fill(&y.measure.name[1], 5, 4, 2, 1, 4000);
 	assert_int_equal(run_result_pool(&x, &y), 0);
-	assert_int_equal(x.measure.name[1].sent, 8);
+	assert_int_equal(x.measure.name[1].in_flight_at_end, 8);
 	assert_int_equal(x.measure.name[1].completed, 7);
 	assert_int_equal(x.measure.name[1].ok, 5);
 	assert_int_equal(x.measure.name[1].errors, 1);
