@@ -1149,12 +1149,17 @@ static void by_name_table(struct ctx *c, const json_t *ph, bool heading)
 	json_array_foreach(bn, i, e) {
 		if (i >= RESULT_READ_MAX_NAMES)
 			break;
+		if (!json_is_object(e))
+			continue;
 		char label[300];
 		const char *name = rr_str(e, "name");
 		if (rr_true(e, "other")) {
 			pooled = rr_num_or(e, "pooled_names", NAN);
-			snprintf(label, sizeof label, "other (%s pooled %s)", fmt_int(&c->f, pooled),
-				 plural(pooled, "name", "names"));
+			if (pooled >= 0)
+				snprintf(label, sizeof label, "other (%s pooled %s)", fmt_int(&c->f, pooled),
+					 plural(pooled, "name", "names"));
+			else
+				snprintf(label, sizeof label, "other (pooled)");
 			name = label;
 		}
 		if (!isfinite(sub_bits))

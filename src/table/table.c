@@ -393,8 +393,9 @@ static int check_name(struct tb *b, const char *name)
 }
 
 /* The name of a request that was given none: "METHOD shape" when its shape
- * is known, else "METHOD path" (its target without the query). In the arena;
- * NULL on ENOMEM. */
+ * is known, else "METHOD path" (its target without the query), control
+ * characters (a JSONL shape may hold them) as '?' since names are printed.
+ * In the arena; NULL on ENOMEM. */
 static const char *derive_name(struct tb *b, const struct table_req *q)
 {
 	const char *what = q->shape;
@@ -409,7 +410,10 @@ static const char *derive_name(struct tb *b, const struct table_req *q)
 		return NULL;
 	memcpy(s, q->method, mn);
 	s[mn] = ' ';
-	memcpy(s + mn + 1, what, wn);
+	for (size_t i = 0; i < wn; i++) {
+		unsigned char ch = (unsigned char)what[i];
+		s[mn + 1 + i] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+	}
 	s[mn + 1 + wn] = '\0';
 	return s;
 }

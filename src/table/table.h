@@ -198,6 +198,8 @@ struct table_summary {
 	                               * (digit-only segments → {id}, long hex/UUIDs → {hex}) */
 	size_t n_shapes;
 	bool shapes_known;            /* shapes came from the table, not from paths */
+	struct table_count *names;    /* request names (table_req.name), by count */
+	size_t n_names;
 	size_t distinct_targets;      /* distinct (host, path?query) */
 	size_t with_query;
 	size_t with_body;
