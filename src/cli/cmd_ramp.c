@@ -12,6 +12,7 @@
 #include "cli/opts.h"
 #include "cli/setup.h"
 #include "plan/inspect.h"
+#include "report/names_report.h"
 #include "report/usage_report.h"
 #include "engine/engine.h"
 #include "plan/ramp.h"
@@ -94,9 +95,15 @@ static int run_step(struct engine *e, struct cli_setup *setup, const struct ramp
 		fprintf(stderr, "pacer ramp: out of memory\n");
 		return EXIT_RUNTIME;
 	}
-	if (!rp->run.quiet)
+	if (!rp->run.quiet) {
 		ramp_text_row(stdout, &res->steps[res->n_steps - 1], res->n_steps - 1,
 			      rp->run.inspect);
+		if (rp->run.by_name) {
+			report_text_by_name(stdout, &res->steps[res->n_steps - 1].run.measure,
+					    rp->run.names);
+			printf("\n");
+		}
+	}
 	return 0;
 }
 
@@ -161,6 +168,7 @@ int cmd_ramp(int argc, char **argv)
 		{0, "arrival", OPT_STR, &arrival, "constant|poisson", "constant", "spacing of due times", false},
 		{0, "bodies", OPT_STR, &setup.bodies_dir, "DIR", NULL, "one request per file in DIR, sent in turn to URL", false},
 		{0, "body", OPT_STR, &setup.body_arg, "DATA|@FILE", NULL, "request body, literal or from a file", false},
+		{0, "by-name", OPT_FLAG, &plan->by_name, NULL, NULL, "after each step's row, a table per request name (docs/tables.md#request-names)", false},
 		{'c', "connections", OPT_U32, &plan->connections, "N", "64", "most connections", false},
 		{0, "drain", OPT_DURATION, &plan->drain_ns, "D", "= --timeout", "after each step, wait this long for responses", false},
 		{0, "factor", OPT_RATE, &factor, "F", "2", "geometric ramp: each step this many times the one before", false},

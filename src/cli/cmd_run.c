@@ -91,6 +91,7 @@ int cmd_run(int argc, char **argv)
 		{0, "arrival", OPT_STR, &arrival, "constant|poisson", "constant", "spacing of due times (open loop)", false},
 		{0, "bodies", OPT_STR, &setup.bodies_dir, "DIR", NULL, "one request per file in DIR, sent in turn to URL", false},
 		{0, "body", OPT_STR, &setup.body_arg, "DATA|@FILE", NULL, "request body, literal or from a file", false},
+		{0, "by-name", OPT_FLAG, &plan.by_name, NULL, NULL, "a table per request name: count, errors, latency (docs/tables.md#request-names)", false},
 		{'c', "connections", OPT_U32, &plan.connections, "N", "64", "open loop: most connections (closed loop: same as --concurrency)", false},
 		{0, "concurrency", OPT_U32, &plan.concurrency, "P", "10", "closed loop: connections each with one request outstanding", false},
 		{0, "drain", OPT_DURATION, &plan.drain_ns, "D", "= --timeout", "after the measured phase, wait this long for responses", false},

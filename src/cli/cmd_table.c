@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "result/result.h"
 #include "table/mix.h"
 #include "table/table.h"
 #include "util/afile.h"
@@ -25,7 +26,7 @@ static void table_usage(FILE *f)
 	           "Request tables: fixed sets of requests, replayed by pacer run --requests-file.\n\n"
 	           "commands:\n"
 	           "  hash FILE        print the table's SHA-256 (over its wire bytes) and size\n"
-	           "  show FILE        summarise the table: methods, hosts, shapes, sizes\n"
+	           "  show FILE        summarise the table: methods, hosts, shapes, names, sizes\n"
 	           "  generate --spec MIX.yaml --size N --seed S\n"
 	           "                   build a table from a mix spec, as JSON Lines on stdout\n\n"
 	           "hash and show read a targets or JSON Lines file, or a folder of bodies with\n"
@@ -157,7 +158,7 @@ static int hash_or_show(int argc, char **argv, bool show)
 	if (prc == 1) {
 		printf("usage: pacer table %s FILE [options]\n       pacer table %s --bodies DIR --url URL [options]\n\n%s\n\n",
 		       show ? "show" : "hash", show ? "show" : "hash",
-		       show ? "Summarise a request table: methods, hosts, shapes, queries, bodies, sizes."
+		       show ? "Summarise a request table: methods, hosts, shapes, names, queries, bodies, sizes."
 		            : "Print \"<sha256>  <n> requests\": the SHA-256 over the table's wire bytes\n"
 		              "(each request's length as 8 bytes big-endian, then its bytes), as pacer run\n"
 		              "records it.");
@@ -204,6 +205,11 @@ static int hash_or_show(int argc, char **argv, bool show)
 		counts("hosts", s.hosts, s.n_hosts, s.n);
 		counts("methods", s.methods, s.n_methods, s.n);
 		counts(s.shapes_known ? "shapes" : "shapes (path templates)", s.shapes, s.n_shapes, s.n);
+		counts("names (figures per name in a run)", s.names, s.n_names, s.n);
+		if (s.n_names > RESULT_MAX_NAMES)
+			printf("  (%zu names: a run reports the first %d in table order apart and pools "
+			       "the other %zu as \"other\")\n", s.n_names, RESULT_MAX_NAMES,
+			       s.n_names - RESULT_MAX_NAMES);
 		printf("targets   %s distinct\n", units_fmt_thousands(a, sizeof a, (double)s.distinct_targets, 0));
 		printf("queries   %s (%.1f%%) with a query string\n",
 		       units_fmt_thousands(a, sizeof a, (double)s.with_query, 0),

@@ -493,6 +493,49 @@ static int prepare_hosts(struct cli_setup *s, const struct run_plan *plan)
 	return 0;
 }
 
+/* Name every request and intern the names (result/names.h): a table's
+ * requests carry theirs (table_req.name); others are named "METHOD path"
+ * from their request line. Sets reqs[i].name and plan->names. 0 or
+ * EXIT_RUNTIME after one line. */
+static int name_requests(struct cli_setup *s, struct run_plan *plan)
+{
+	const char **nm = calloc(s->n_reqs, sizeof *nm);
+	char **own = s->table ? NULL : calloc(s->n_reqs, sizeof *own);
+	uint16_t *idx = calloc(s->n_reqs, sizeof *idx);
+	int rc = nm && idx && (s->table || own) ? 0 : -ENOMEM;
+	for (size_t i = 0; !rc && i < s->n_reqs; i++) {
+		if (s->table) {
+			nm[i] = s->table->reqs[i].name;
+			continue;
+		}
+		/* "METHOD SP target SP HTTP/1.1": the method and the path */
+		const char *b = s->reqs[i].buf, *end = b + s->reqs[i].len;
+		const char *sp = memchr(b, ' ', (size_t)(end - b));
+		const char *t = sp ? sp + 1 : end, *te = t;
+		while (te < end && *te != ' ' && *te != '?')
+			te++;
+		own[i] = strndup(b, (size_t)(te - b));
+		if (!own[i])
+			rc = -ENOMEM;
+		nm[i] = own[i];
+	}
+	if (!rc)
+		rc = req_names_build(&s->names, nm, s->n_reqs, idx);
+	for (size_t i = 0; !rc && i < s->n_reqs; i++)
+		s->reqs[i].name = idx[i];
+	for (size_t i = 0; own && i < s->n_reqs; i++)
+		free(own[i]);
+	free(own);
+	free(nm);
+	free(idx);
+	if (rc) {
+		fprintf(stderr, "pacer %s: out of memory\n", s->cmd);
+		return EXIT_RUNTIME;
+	}
+	plan->names = &s->names;
+	return 0;
+}
+
 int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
 {
 	const char *why = NULL;
@@ -589,6 +632,8 @@ int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
 	else
 		rc = add_request(s, plan_method(plan), &plan->url, plan->headers,
 				 plan->n_headers, plan->body, plan->body_len);
+	if (!rc)
+		rc = name_requests(s, plan);
 	if (rc)
 		return rc;
 
@@ -807,6 +852,7 @@ void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan
 		.tls_resume = plan->tls.resume,
 		.hosts = s->hosts,
 		.n_hosts = s->n_hosts,
+		.n_names = s->names.n,
 	};
 }
 
@@ -849,6 +895,7 @@ void cli_setup_release(struct cli_setup *s)
 	s->n_hosts = 0;
 	free(s->bufs);
 	free(s->reqs);
+	req_names_free(&s->names);
 	free(s->body_buf);
 	s->bufs = NULL;
 	s->reqs = NULL;

@@ -15,6 +15,7 @@
 #include "plan/plan.h"
 #include "probe/probe.h"
 #include "result/cost.h"
+#include "result/names.h"
 
 struct report_ctx;
 struct target;
@@ -52,6 +53,8 @@ struct cli_setup {
 	uint32_t n_hosts;           /* 0 with one host */
 	struct engine_req *reqs;    /* owned */
 	size_t n_reqs;
+	struct req_names names;     /* the requests' names (reqs[i].name indexes them);
+	                             * plan->names points here */
 	struct target *srv;         /* self-contained only */
 	struct target_plan *tplan;
 	char url_buf[512];          /* self-contained: the URL driven */

@@ -147,6 +147,7 @@ struct worker {
 	char *rbuf;
 	const struct inspect *inspect; /* NULL: no response rules */
 	bool capture;                  /* rules look at headers or the body */
+	bool by_name;                  /* 2 or more request names: count per name */
 
 	struct phase_stats warm, meas;
 	uint64_t last_completion_ns; /* of a measured request */
@@ -314,6 +315,8 @@ static void count_error(struct worker *w, const struct conn *c, enum err_kind k,
 	struct phase_stats *ph = phase_of(w, c->sched_ns);
 	ph->errors[k]++;
 	ph->host[c->host].errors++;
+	if (w->by_name)
+		ph->name[c->req->name].errors++;
 	publish_error(w);
 	if (ph == &w->meas) {
 		struct sec_rec *r = series_at(w, now);
@@ -550,6 +553,18 @@ static void publish_completed(struct worker *w)
 			      memory_order_relaxed);
 }
 
+/* The per-name figures of a completed response (two names or more): out
+ * of line and behind one flag, so that conn_done of a one-name run does
+ * what it did before names were counted. */
+static __attribute__((noinline)) void name_done(struct phase_stats *ph, const struct conn *c,
+						bool ok, uint64_t now)
+{
+	struct name_stats *ns = &ph->name[c->req->name];
+	ns->completed++;
+	ns->ok += ok;
+	hist_record(&ns->latency, now - c->sched_ns);
+}
+
 /* A full response arrived. */
 static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 {
@@ -565,6 +580,8 @@ static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 		ph->status[st]++;
 		ph->status_failed[st] += !ok;
 	}
+	if (w->by_name)
+		name_done(ph, c, ok, now);
 	hist_record(&ph->timing[TIM_LATENCY], now - c->sched_ns);
 	hist_record(&ph->timing[ok ? TIM_LATENCY_OK : TIM_LATENCY_FAILED], now - c->sched_ns);
 	hist_record(&ph->timing[TIM_SERVICE], now - c->write_ns);
@@ -934,6 +951,8 @@ static void check_timeouts(struct worker *w, uint64_t now)
 			struct phase_stats *ph = phase_of(w, c->sched_ns);
 			hist_record(&ph->timing[TIM_LATENCY], now - c->sched_ns);
 			hist_record(&ph->timing[TIM_LATENCY_FAILED], now - c->sched_ns);
+			if (w->by_name)
+				hist_record(&ph->name[c->req->name].latency, now - c->sched_ns);
 			count_error(w, c, ERRK_TIMEOUT, now);
 		}
 		conn_close(w, c);
@@ -1111,8 +1130,12 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 			phase_of(w, q_pop(w, &w->hp[h]).due_ns)->queued_at_end++;
 	for (uint32_t i = 0; i < w->max_conns; i++) {
 		struct conn *c = &w->conns[i];
-		if (c->state == CS_READING || c->state == CS_WRITING)
-			phase_of(w, c->sched_ns)->in_flight_at_end++;
+		if (c->state == CS_READING || c->state == CS_WRITING) {
+			struct phase_stats *ph = phase_of(w, c->sched_ns);
+			ph->in_flight_at_end++;
+			if (w->by_name)
+				ph->name[c->req->name].in_flight_at_end++;
+		}
 		if (c->state != CS_FREE && c->state != CS_IDLE)
 			conn_close(w, c);
 	}
@@ -1180,6 +1203,14 @@ static int worker_init(struct worker *w, struct engine *e, uint32_t id)
 	if (phase_stats_init(&w->warm) || phase_stats_init(&w->meas) ||
 	    hist_init(&w->sec_hist, SERIES_SUB_BITS, HIST_MAX_NS))
 		return -ENOMEM;
+	/* Per-name figures only with several names: allocated here, once, so
+	 * that a run of one name records nothing more per request. */
+	if (cfg->n_names >= 2) {
+		if (phase_stats_init_names(&w->warm, cfg->n_names) ||
+		    phase_stats_init_names(&w->meas, cfg->n_names))
+			return -ENOMEM;
+		w->by_name = true;
+	}
 	w->hp = calloc(e->n_hosts, sizeof *w->hp);
 	if (!w->hp)
 		return -ENOMEM;
@@ -1257,6 +1288,11 @@ int engine_open(struct engine **out, const struct engine_cfg *cfg)
 	uint32_t n_hosts = cfg->n_hosts ? cfg->n_hosts : 1;
 	for (size_t i = 0; i < cfg->n_reqs; i++)
 		if (!cfg->reqs[i].buf || !cfg->reqs[i].len || cfg->reqs[i].host >= n_hosts)
+			return -EINVAL;
+	if (cfg->n_names > RESULT_MAX_NAMES + 1)
+		return -EINVAL;
+	for (size_t i = 0; cfg->n_names >= 2 && i < cfg->n_reqs; i++)
+		if (cfg->reqs[i].name >= cfg->n_names)
 			return -EINVAL;
 	if (cfg->open_loop ? cfg->connections == 0 : cfg->concurrency == 0)
 		return -EINVAL;

@@ -24,6 +24,8 @@ struct engine_req {
 	size_t len;
 	bool head;              /* HEAD: the response has no body */
 	uint32_t host;          /* index into engine_cfg.hosts (0 with one host) */
+	uint16_t name;          /* its request name's index (result/names.h); read only
+	                         * when engine_cfg.n_names >= 2 */
 };
 
 /* One host requests go to. Each worker keeps, per host, its own idle
@@ -45,6 +47,10 @@ struct engine_cfg {
 	const struct engine_req *reqs; /* sent in turn; each thread starts at its own offset */
 	size_t n_reqs;
 	bool order_random;      /* pick requests at random (seeded) instead of in turn */
+	uint32_t n_names;       /* request names (0 or 1: none counted apart); >= 2: each
+	                         * phase counts completed, ok, errors, in flight and latency per
+	                         * name (phase_stats.name), every reqs[i].name < n_names,
+	                         * at most RESULT_MAX_NAMES + 1 */
 
 	bool open_loop;
 	enum sched_arrival arrival;
@@ -77,7 +83,8 @@ struct engine;
 
 /* Validate cfg, allocate every worker and start the threads (signals blocked
  * in them); they wait for a step. 0, -EINVAL (also: more than
- * ENGINE_MAX_HOSTS hosts, a request naming a host that is not there),
+ * ENGINE_MAX_HOSTS hosts, a request naming a host that is not there, more
+ * than RESULT_MAX_NAMES + 1 names or a request name index out of range),
  * -ENOMEM, or -errno from thread creation.
  *
  * Several hosts: a request is chosen (in order or at random) when it is due

@@ -11,6 +11,7 @@
 #include "http/url.h"
 #include "plan/sched.h"
 
+struct req_names;
 struct table_host;
 
 struct run_plan {
@@ -42,6 +43,9 @@ struct run_plan {
 	size_t table_requests;
 	const struct table_host *table_hosts; /* the table's hosts (table/table.h), borrowed */
 	size_t table_n_hosts;
+	const struct req_names *names; /* the requests' names (result/names.h), borrowed;
+	                                * NULL until the requests are made */
+	bool by_name;                /* --by-name: a table per request name in the terminal */
 
 	const char *out_path, *hgrm_path;
 	bool quiet;

@@ -1148,6 +1148,61 @@ static void outcomes_table(struct ctx *c, const json_t *ph)
 	}
 }
 
+/* Per request name (a phase's "by_name"), when there is more than one. */
+static void by_name_table(struct ctx *c, const json_t *ph, bool heading)
+{
+	const json_t *bn = rr_arr(ph, "by_name");
+	if (!bn || json_array_size(bn) < 2)
+		return;
+	if (heading)
+		doc_heading(c->d, 3, "by-name", "By request name");
+	const char *hdr[10] = {"Name", "Sent", "Completed", "Errors", "Error rate",
+			       "p50", "p90", "p99", "p99.9", "max"};
+	doc_table(c->d, 10, 0x3fe, hdr);
+	size_t i;
+	const json_t *e;
+	double pooled = NAN, sub_bits = NAN;
+	json_array_foreach(bn, i, e) {
+		if (i >= RESULT_READ_MAX_NAMES)
+			break;
+		if (!json_is_object(e))
+			continue;
+		char label[300];
+		const char *name = rr_str(e, "name");
+		if (rr_true(e, "other")) {
+			pooled = rr_num_or(e, "pooled_names", NAN);
+			if (pooled >= 0)
+				snprintf(label, sizeof label, "other (%s pooled %s)", fmt_int(&c->f, pooled),
+					 plural(pooled, "name", "names"));
+			else
+				snprintf(label, sizeof label, "other (pooled)");
+			name = label;
+		}
+		if (!isfinite(sub_bits))
+			sub_bits = rr_num_or(e, "latency.sub_bits", NAN);
+		const char *row[10] = {name ? name : "–",
+				       fmt_int(&c->f, rr_num_or(e, "sent", NAN)),
+				       fmt_int(&c->f, rr_num_or(e, "completed", NAN)),
+				       fmt_int(&c->f, rr_num_or(e, "errors", NAN)),
+				       fmt_pct(&c->f, rr_num_or(e, "error_pct", NAN)),
+				       fmt_us(&c->f, rr_num_or(e, "latency.p50_us", NAN)),
+				       fmt_us(&c->f, rr_num_or(e, "latency.p90_us", NAN)),
+				       fmt_us(&c->f, rr_num_or(e, "latency.p99_us", NAN)),
+				       fmt_us(&c->f, rr_num_or(e, "latency.p99_9_us", NAN)),
+				       fmt_us(&c->f, rr_num_or(e, "latency.max_us", NAN))};
+		doc_row(c->d, row);
+	}
+	char prec[96] = "";
+	if (sub_bits >= 2 && sub_bits <= RESULT_HIST_MAX_SUB_BITS)
+		snprintf(prec, sizeof prec, " Per-name latency is kept to within %s.",
+			 fmt_pct(&c->f, 100.0 / ldexp(1.0, (int)sub_bits - 1)));
+	doc_para(c->d, false,
+		 "Errors per name are its responses that failed the success rule plus its "
+		 "requests that failed on the connection (read, write, timeout, parse, closed); "
+		 "the error rate is of the requests that ended.%s%s",
+		 prec, isfinite(pooled) ? " Names beyond the first 64 are pooled as \"other\"." : "");
+}
+
 static void chart_ref(struct ctx *c, const char *name)
 {
 	const struct chart *ch = charts_find(c->cs, name);
@@ -1178,6 +1233,7 @@ static void results_run(struct ctx *c)
 	doc_heading(c->d, 3, "responses", "Responses by status");
 	responses_table(c, ph);
 	outcomes_table(c, ph);
+	by_name_table(c, ph, true);
 	const json_t *reps = rr_arr(c->root, "repetitions");
 	if (reps && json_array_size(reps) > 1) {
 		doc_heading(c->d, 3, "repetitions", "Repetitions");
@@ -1327,6 +1383,7 @@ static void results_ramp(struct ctx *c)
 			    fmt_rate(&c->f, rr_num_or(step_at(c, k), "offered_per_s", NAN)));
 		latency_table(c, rr_get(step_at(c, k), "measure"));
 		outcomes_table(c, rr_get(step_at(c, k), "measure"));
+		by_name_table(c, rr_get(step_at(c, k), "measure"), false);
 	}
 	chart_ref(c, "spectrum");
 	chart_ref(c, "timeline");

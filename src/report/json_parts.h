@@ -17,15 +17,18 @@ void rj_env(struct jsonw *j, const struct sysinfo_facts *env);
 void rj_target(struct jsonw *j, const struct report_target *t, uint64_t served);
 void rj_generator(struct jsonw *j, uint32_t threads, uint64_t cpu_ns, uint64_t responses,
 		  double busiest_thread_pct, const uint64_t *thread_cpu_ns);
-/* A phase object (docs/result.md). */
+/* A phase object (docs/result.md), with its "by_name" array when names is
+ * not NULL (report/names_report.h). */
+struct req_names;
 void rj_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns, double offered,
-	      bool open_loop, double achieved, const struct inspect *in);
+	      bool open_loop, double achieved, const struct inspect *in,
+	      const struct req_names *names);
 /* The same, with a "hosts" array (per-host counters of p, names from
  * hosts[n_hosts], a request table's) when n_hosts > 1. */
 struct table_host;
 void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duration_ns,
 		    double offered, bool open_loop, double achieved, const struct inspect *in,
-		    const struct table_host *hosts, size_t n_hosts);
+		    const struct table_host *hosts, size_t n_hosts, const struct req_names *names);
 void rj_hist(struct jsonw *j, const struct hist *h);
 void rj_series(struct jsonw *j, const struct series_point *pts, size_t n);
 /* --repeat: each repetition's figures and their median/min/max. */

@@ -123,7 +123,7 @@ void ramp_warnings(const struct ramp_report *rr, struct report_warnings *w)
 }
 
 static void json_step(struct jsonw *j, const struct ramp_step *s, const struct inspect *in,
-		      const struct report_ctx *ctx)
+		      const struct req_names *names, const struct report_ctx *ctx)
 {
 	const struct run_result *r = &s->run;
 	struct slo_measure m;
@@ -162,7 +162,7 @@ static void json_step(struct jsonw *j, const struct ramp_step *s, const struct i
 	jw_u64(j, r->warmup.completed);
 	jw_key(j, "measure");
 	rj_phase(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, true, achieved(r),
-		 in);
+		 in, names);
 	rj_series(j, r->series, r->series_len);
 	if (r->n_reps > 1)
 		rj_repetitions(j, r->reps, r->n_reps);
@@ -224,7 +224,7 @@ int ramp_json(FILE *f, const struct ramp_report *rr)
 	jw_key(j, "steps");
 	jw_arr(j);
 	for (size_t i = 0; i < r->n_steps; i++)
-		json_step(j, &r->steps[i], rp->run.inspect, &rr->ctx);
+		json_step(j, &r->steps[i], rp->run.inspect, rp->run.names, &rr->ctx);
 	jw_arr_end(j);
 
 	jw_key(j, "highest_passing");

@@ -97,6 +97,9 @@ const json_t *rr_obj(const json_t *obj, const char *path);
 /* Elements of the array at path (0 when absent). */
 size_t rr_len(const json_t *obj, const char *path);
 
+/* Rows of a phase's "by_name" a report shows at most (pacer writes 65). */
+#define RESULT_READ_MAX_NAMES 65
+
 /* Highest accepted sub_bits / max_value of a saved histogram, so a hostile
  * file cannot make a reader allocate more than a few MiB per histogram. */
 #define RESULT_HIST_MAX_SUB_BITS 16

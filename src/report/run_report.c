@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "report/json_parts.h"
+#include "report/names_report.h"
 #include "report/report.h"
 #include "report/rules_report.h"
 #include "report/usage_report.h"
@@ -176,14 +177,15 @@ void rj_hist(struct jsonw *j, const struct hist *h)
 }
 
 void rj_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns,
-		       double offered, bool open_loop, double achieved, const struct inspect *in)
+		       double offered, bool open_loop, double achieved, const struct inspect *in,
+		       const struct req_names *names)
 {
-	rj_phase_hosts(j, p, duration_ns, offered, open_loop, achieved, in, NULL, 0);
+	rj_phase_hosts(j, p, duration_ns, offered, open_loop, achieved, in, NULL, 0, names);
 }
 
 void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duration_ns,
 		    double offered, bool open_loop, double achieved, const struct inspect *in,
-		    const struct table_host *hosts, size_t n_hosts)
+		    const struct table_host *hosts, size_t n_hosts, const struct req_names *names)
 {
 	jw_obj(j);
 	jw_key(j, "duration_s");
@@ -348,6 +350,7 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 		}
 		jw_arr_end(j);
 	}
+	rj_by_name(j, p, names);
 	jw_obj_end(j);
 }
 
@@ -699,12 +702,12 @@ int report_json(FILE *f, const struct report_ctx *c)
 		double wrate = (double)r->warmup.completed * 1e9 / (double)r->warmup_ns;
 		rj_phase_hosts(j, &r->warmup, (double)r->warmup_ns, r->offered_rate_per_s,
 			       r->open_loop, wrate, c->plan->inspect, c->plan->table_hosts,
-			       c->plan->table_n_hosts);
+			       c->plan->table_n_hosts, c->plan->names);
 	}
 	jw_key(j, "measure");
 	rj_phase_hosts(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, r->open_loop,
 		       report_achieved_rate(r), c->plan->inspect, c->plan->table_hosts,
-		       c->plan->table_n_hosts);
+		       c->plan->table_n_hosts, c->plan->names);
 	rj_series(j, r->series, r->series_len);
 	if (r->n_reps > 1)
 		rj_repetitions(j, r->reps, r->n_reps);
@@ -910,6 +913,11 @@ void report_text(FILE *f, const struct report_ctx *c)
 	else
 		fprintf(f, "  (closed loop: latency is measured from the send, so a slow target "
 			   "also slows the offered load)\n");
+	if (p->by_name)
+		report_text_by_name(f, m, p->names);
+	else if (report_name_count(m, p->names) > 1)
+		fprintf(f, "  (%u request names: --by-name shows each one's counts and latency)\n",
+			report_name_count(m, p->names));
 
 	struct report_warnings w;
 	report_warnings(c, &w);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/err.h"
+
 const char *err_kind_name(enum err_kind k)
 {
 	static const char *names[ERRK_COUNT] = {"connect", "read", "write", "timeout", "parse", "closed",
@@ -32,24 +34,91 @@ int phase_stats_init(struct phase_stats *p)
 	return 0;
 }
 
+static void names_free(struct name_stats *ns, uint32_t n)
+{
+	for (uint32_t i = 0; ns && i < n; i++)
+		hist_free(&ns[i].latency);
+	free(ns);
+}
+
+int phase_stats_init_names(struct phase_stats *p, uint32_t n)
+{
+	if (n < 2 || n > RESULT_MAX_NAMES + 1 || p->name)
+		return -EINVAL;
+	struct name_stats *ns = calloc(n, sizeof *ns);
+	if (!ns)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		if (hist_init(&ns[i].latency, NAME_SUB_BITS, HIST_MAX_NS)) {
+			names_free(ns, n);
+			return -ENOMEM;
+		}
+	p->name = ns;
+	p->n_names = n;
+	return 0;
+}
+
 void phase_stats_free(struct phase_stats *p)
 {
 	for (int i = 0; i < TIM_COUNT; i++)
 		hist_free(&p->timing[i]);
+	names_free(p->name, p->n_names);
+	p->name = NULL;
+	p->n_names = 0;
 }
 
 void phase_stats_reset(struct phase_stats *p)
 {
 	struct hist keep[TIM_COUNT];
 	memcpy(keep, p->timing, sizeof keep);
+	struct name_stats *ns = p->name;
+	uint32_t n_names = p->n_names;
 	memset(p, 0, sizeof *p);
 	memcpy(p->timing, keep, sizeof keep);
 	for (int i = 0; i < TIM_COUNT; i++)
 		hist_reset(&p->timing[i]);
+	p->name = ns;
+	p->n_names = n_names;
+	for (uint32_t i = 0; i < n_names; i++) {
+		struct hist h = ns[i].latency;
+		hist_reset(&h);
+		ns[i] = (struct name_stats){.latency = h};
+	}
+}
+
+/* dst's per-name figures += src's (see phase_stats_merge). */
+static int names_merge(struct phase_stats *dst, const struct phase_stats *src)
+{
+	if (!src->n_names)
+		return 0;
+	if (!dst->n_names) {
+		int rc = phase_stats_init_names(dst, src->n_names);
+		if (rc)
+			return rc;
+	}
+	if (dst->n_names != src->n_names)
+		return PACER_ELAYOUT;
+	for (uint32_t i = 0; i < src->n_names; i++) {
+		int rc = hist_merge(&dst->name[i].latency, &src->name[i].latency);
+		if (rc)
+			return rc;
+	}
+	for (uint32_t i = 0; i < src->n_names; i++) {
+		struct name_stats *d = &dst->name[i];
+		const struct name_stats *s = &src->name[i];
+		d->completed += s->completed;
+		d->ok += s->ok;
+		d->errors += s->errors;
+		d->in_flight_at_end += s->in_flight_at_end;
+	}
+	return 0;
 }
 
 int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 {
+	int nrc = names_merge(dst, src);
+	if (nrc)
+		return nrc;
 	dst->scheduled += src->scheduled;
 	dst->sent += src->sent;
 	dst->completed += src->completed;

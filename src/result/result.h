@@ -49,6 +49,10 @@ const char *timing_name(enum timing t);
 
 #define RESULT_MAX_OUTCOMES 16 /* --outcome rules per run */
 #define RESULT_MAX_HOSTS 64    /* hosts of one request table */
+#define RESULT_MAX_NAMES 64    /* request names with figures of their own; later
+				* distinct names are pooled into one more entry,
+				* "other" (result/names.h) */
+#define NAME_SUB_BITS 7        /* per-name latency histograms: relative error < 1/64 */
 
 /* What one host of a request table saw (index = the table's host index). */
 struct host_stats {
@@ -56,6 +60,22 @@ struct host_stats {
 	uint64_t errors;           /* its requests that did not succeed (phase_stats_errors) */
 	uint64_t conn_errors;      /* failed connects and TLS handshakes */
 	uint64_t conns_opened;
+};
+
+/* What the requests of one name saw (index = the run's name index,
+ * result/names.h). A response succeeds when the --success rule holds or,
+ * without one, when its status is 200..399; the name's errors are its
+ * failed responses plus its transport errors (completed - ok + errors). */
+struct name_stats {
+	uint64_t completed;        /* full responses received (any status) */
+	uint64_t ok;               /* completed responses that succeeded */
+	uint64_t errors;           /* request transport errors: read, write, timeout,
+				    * parse, closed (connect and TLS are per connection) */
+	uint64_t in_flight_at_end; /* sent, no response by the end of the drain. Sent
+				    * (not counted apart, to keep it off the send path)
+				    * = completed + errors + in_flight_at_end */
+	struct hist latency;       /* as TIM_LATENCY (timeouts at the time waited), in the
+				    * coarser NAME_SUB_BITS layout */
 };
 
 #define RESULT_TLS_REASONS 4       /* distinct TLS failure reasons kept */
@@ -99,14 +119,30 @@ struct phase_stats {
 	/* Per host (counted with one host too; reported with several). */
 	uint32_t n_hosts;
 	struct host_stats host[RESULT_MAX_HOSTS];
+
+	/* Per request name: only when the run has 2 or more names
+	 * (phase_stats_init_names), else n_names 0 and name NULL: a run of one
+	 * name records nothing per name. Owned. */
+	uint32_t n_names;
+	struct name_stats *name;
 };
 
-/* Allocate the histograms (default layout). 0 or -ENOMEM. */
+/* Allocate the histograms (default layout); no per-name figures. 0 or
+ * -ENOMEM. */
 int phase_stats_init(struct phase_stats *p);
+/* Add per-name figures for n names (2..RESULT_MAX_NAMES + 1) to an
+ * initialised phase without them: counters zeroed, histograms in the
+ * NAME_SUB_BITS layout. 0, -EINVAL (n out of range, or names already there)
+ * or -ENOMEM (p unchanged). Not for the hot path. */
+int phase_stats_init_names(struct phase_stats *p, uint32_t n);
+/* Free the histograms and the per-name figures (name NULL, n_names 0). */
 void phase_stats_free(struct phase_stats *p);
-/* Zero every counter and histogram, keeping the allocations. */
+/* Zero every counter and histogram, keeping the allocations (the per-name
+ * entries too). */
 void phase_stats_reset(struct phase_stats *p);
-/* dst += src. 0 or a negative code from hist_merge. */
+/* dst += src. Per-name figures are summed by index; dst gets them (zeroed,
+ * then added) when src has them and dst has none. 0, -ENOMEM, or
+ * PACER_ELAYOUT (histogram layouts, or the two phases' name counts, differ). */
 int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src);
 /* Transport errors of every kind, connection-level ones included. */
 uint64_t phase_stats_transport_errors(const struct phase_stats *p);

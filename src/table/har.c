@@ -370,6 +370,9 @@ static int entry(struct har_ctx *c, json_t *e, struct tb_hdr *hdrs)
 		                                                : ".request";
 		return efail(c, rc, "%s: %s", where, b->why[0] ? b->why : "out of memory");
 	}
+	/* The import names each request "METHOD path" outright, so the JSON
+	 * Lines it writes carry a "name" the user can edit (group, rename). */
+	b->t->reqs[b->t->n - 1].name_given = true;
 	return 0;
 }
 

@@ -6,7 +6,7 @@
  * (required strings), header (an object: name → list of strings, or one
  * string), body (base64) or body_file (a path, relative to the file's
  * folder unless absolute), shape (a string shown by `pacer table show`, not
- * sent). Anything else is an error naming the line. A url of the form
+ * sent), name (the request's name in per-name figures, not sent). Anything else is an error naming the line. A url of the form
  * "unix:/PATH.sock:http://host/path" is HTTP over that Unix socket
  * (table_url_unix). */
 #include <errno.h>
@@ -76,15 +76,19 @@ static int one(struct line_ctx *c, json_t *o)
 	struct tb *b = c->b;
 	if (!json_is_object(o))
 		return LFAIL(c, PACER_EPARSE, "expected a JSON object, got %s", type_name(o));
-	const char *method = NULL, *url = NULL, *shape = NULL;
+	const char *method = NULL, *url = NULL, *shape = NULL, *rname = NULL;
 	json_t *header = NULL, *body = NULL, *body_file = NULL;
 	const char *key;
 	json_t *v;
 	json_object_foreach(o, key, v) {
-		if (strcmp(key, "method") == 0 || strcmp(key, "url") == 0 || strcmp(key, "shape") == 0) {
+		if (strcmp(key, "method") == 0 || strcmp(key, "url") == 0 || strcmp(key, "shape") == 0 ||
+		    strcmp(key, "name") == 0) {
 			if (!json_is_string(v))
 				return LFAIL(c, PACER_EPARSE, "\"%s\": expected a string, got %s", key, type_name(v));
-			*(key[0] == 'm' ? &method : key[0] == 'u' ? &url : &shape) = json_string_value(v);
+			*(key[0] == 'm'   ? &method
+			  : key[0] == 'u' ? &url
+			  : key[0] == 'n' ? &rname
+			                  : &shape) = json_string_value(v);
 		} else if (strcmp(key, "header") == 0) {
 			header = v;
 		} else if (strcmp(key, "body") == 0) {
@@ -93,7 +97,7 @@ static int one(struct line_ctx *c, json_t *o)
 			body_file = v;
 		} else {
 			return LFAIL(c, PACER_EPARSE,
-			             "unknown key \"%.40s\" (expected method, url, header, body, body_file, shape)",
+			             "unknown key \"%.40s\" (expected method, url, header, body, body_file, shape, name)",
 			             key);
 		}
 	}
@@ -167,7 +171,7 @@ static int one(struct line_ctx *c, json_t *o)
 	}
 	struct tb_req r = {.method = method, .url = url, .headers = c->hdrs, .n_headers = c->n_hdrs,
 	                   .body = bp, .body_len = blen, .body_in_arena = in_arena, .shape = shape,
-	                   .line = c->line};
+	                   .name = rname, .line = c->line};
 	int rc = tb_add(b, &r);
 	if (rc)
 		return LFAIL(c, rc, "%s", b->why[0] ? b->why : "out of memory");
@@ -302,6 +306,8 @@ int table_write_jsonl(FILE *f, const struct table *t, char *err, size_t cap)
 		}
 		if (q->shape)
 			bad |= json_object_set_new(o, "shape", json_string(q->shape));
+		if (q->name_given)
+			bad |= json_object_set_new(o, "name", json_string(q->name));
 		char *s = bad ? NULL : json_dumps(o, JSON_COMPACT);
 		json_decref(o);
 		if (!s) {

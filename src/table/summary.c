@@ -194,6 +194,11 @@ int table_summarize(const struct table *t, const struct table_wire *w, struct ta
 			rc = count_names(names, t->n, &s->shapes, &s->n_shapes);
 	}
 	if (!rc) {
+		for (size_t i = 0; i < t->n; i++)
+			names[i] = t->reqs[i].name;
+		rc = count_names(names, t->n, &s->names, &s->n_names);
+	}
+	if (!rc) {
 		for (size_t i = 0; i < t->n; i++) {
 			const struct table_req *q = &t->reqs[i];
 			tg[i] = (struct tgt){q->host, q->target};
@@ -245,5 +250,6 @@ void table_summary_free(struct table_summary *s)
 	free(s->methods);
 	free(s->hosts);
 	free(s->shapes);
+	free(s->names);
 	memset(s, 0, sizeof *s);
 }

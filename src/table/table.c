@@ -371,6 +371,53 @@ static int add_host(struct tb *b, const char *upath, size_t upath_len, size_t *i
 	return 0;
 }
 
+/* A request name from the source: 1..TABLE_NAME_MAX bytes without control
+ * characters (it is printed in terminal tables and reports). 0 or
+ * PACER_EPARSE / PACER_ETOOBIG with b->why set. */
+static int check_name(struct tb *b, const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0)
+		return tb_why(b, PACER_EPARSE, "empty request name");
+	if (n > TABLE_NAME_MAX)
+		return tb_why(b, PACER_ETOOBIG, "request name '%.40s...' is longer than %d bytes", name,
+		              TABLE_NAME_MAX);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)name[i];
+		if (c < 0x20 || c == 0x7f)
+			return tb_why(b, PACER_EPARSE,
+			              "request name '%.40s' has a control character (byte 0x%02x at %zu)",
+			              name, c, i);
+	}
+	return 0;
+}
+
+/* The name of a request that was given none: "METHOD shape" when its shape
+ * is known, else "METHOD path" (its target without the query), control
+ * characters (a JSONL shape may hold them) as '?' since names are printed.
+ * In the arena; NULL on ENOMEM. */
+static const char *derive_name(struct tb *b, const struct table_req *q)
+{
+	const char *what = q->shape;
+	size_t wn = what ? strlen(what) : 0;
+	if (!what) {
+		what = q->target;
+		wn = strcspn(q->target, "?");
+	}
+	size_t mn = strlen(q->method);
+	char *s = tb_alloc(b, mn + 1 + wn + 1);
+	if (!s)
+		return NULL;
+	memcpy(s, q->method, mn);
+	s[mn] = ' ';
+	for (size_t i = 0; i < wn; i++) {
+		unsigned char ch = (unsigned char)what[i];
+		s[mn + 1 + i] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+	}
+	s[mn + 1 + wn] = '\0';
+	return s;
+}
+
 int tb_add(struct tb *b, const struct tb_req *r)
 {
 	struct table *t = b->t;
@@ -398,6 +445,8 @@ int tb_add(struct tb *b, const struct tb_req *r)
 	if (r->n_headers > l->max_headers)
 		return tb_why(b, PACER_ETOOBIG, "%zu headers, more than the limit of %zu", r->n_headers,
 		              l->max_headers);
+	if (r->name && (rc = check_name(b, r->name)))
+		return rc;
 
 	/* normalise each header to "Name: value" and check it */
 	if (r->n_headers > b->hdr_cap) {
@@ -490,9 +539,13 @@ int tb_add(struct tb *b, const struct tb_req *r)
 	q->url = tb_strndup(b, r->url, strlen(r->url));
 	q->target = tb_strndup(b, b->u->target, strlen(b->u->target));
 	q->shape = r->shape ? tb_strndup(b, r->shape, strlen(r->shape)) : NULL;
+	q->name = r->name ? tb_strndup(b, r->name, strlen(r->name)) : derive_name(b, q);
+	q->name_given = r->name != NULL;
 	const char **hdrs = r->n_headers ? tb_alloc(b, r->n_headers * sizeof *hdrs) : NULL;
-	if (!q->method || !q->url || !q->target || (r->shape && !q->shape) || (r->n_headers && !hdrs))
+	if (!q->method || !q->url || !q->target || (r->shape && !q->shape) || !q->name ||
+	    (r->n_headers && !hdrs))
 		return -ENOMEM;
+	bytes += strlen(q->name) + 1;
 	/* group repeats of a name (exact spelling) at the first one's place,
 	 * keeping their order: the form JSON Lines can carry unchanged */
 	size_t o = 0;

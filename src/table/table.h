@@ -64,6 +64,9 @@ struct table_host {
 	                         * NULL for TCP */
 };
 
+/* Longest request name a table accepts, in bytes. */
+#define TABLE_NAME_MAX 200
+
 /* Longest Unix socket path a table accepts (sun_path less its NUL). */
 #define TABLE_UNIX_PATH_MAX 107
 
@@ -91,6 +94,12 @@ struct table_req {
 	const char *body;             /* NULL when body_len is 0; may contain NUL bytes */
 	size_t body_len;
 	const char *shape;            /* mix generator shape or JSONL "shape"; NULL if unknown */
+	const char *name;             /* never NULL: the name its figures are reported under
+	                               * (table_req_name): the JSONL "name" / HAR import's,
+	                               * else "METHOD shape" when the shape is known, else
+	                               * "METHOD path" (the target without its query) */
+	bool name_given;              /* name came from the source (written back by
+	                               * table_write_jsonl), not derived */
 	unsigned line;                /* source line (targets, JSONL), HAR entry index,
 	                               * 1-based file number (bodies) or request number (mix) */
 };
@@ -165,7 +174,7 @@ int table_hash(const struct table *t, const char *user_agent, const char *const 
                size_t n_extra, char hex[65], char *err, size_t cap);
 
 /* Write the table as JSON Lines (one object per request: method, url,
- * header, body as base64, shape when known) that table_load reads back to
+ * header, body as base64, shape when known, name when given) that table_load reads back to
  * the same wire bytes and hash. 0, PACER_EUNSUPPORTED when a header value is
  * not UTF-8 (JSON cannot carry it; err names the request), -EIO on a write
  * error or -ENOMEM. */
@@ -189,6 +198,8 @@ struct table_summary {
 	                               * (digit-only segments → {id}, long hex/UUIDs → {hex}) */
 	size_t n_shapes;
 	bool shapes_known;            /* shapes came from the table, not from paths */
+	struct table_count *names;    /* request names (table_req.name), by count */
+	size_t n_names;
 	size_t distinct_targets;      /* distinct (host, path?query) */
 	size_t with_query;
 	size_t with_body;
@@ -231,7 +242,8 @@ struct table_har_stats {
  * it lists, Keep-Alive, Proxy-*, TE, Trailer, Transfer-Encoding, Upgrade),
  * Host, Content-Length, and Cookie unless keep_cookies. A Content-Type is
  * added from postData.mimeType when missing. Entries that are not http(s)
- * are skipped and counted. o and stats may be NULL. Errors name the entry:
+ * are skipped and counted. Each request is named "METHOD path" (name_given,
+ * so table_write_jsonl writes it). o and stats may be NULL. Errors name the entry:
  * "rec.har: log.entries[3].request.url: ...". 0 or a negative code. */
 int table_har_import(const char *path, const struct table_har_opts *o,
                      const struct table_limits *lim, struct table **out,

@@ -46,6 +46,8 @@ struct tb_req {
 	size_t body_len;
 	bool body_in_arena;            /* body is already in this table's arena (cached body file) */
 	const char *shape;             /* NULL or NUL-terminated */
+	const char *name;              /* NULL (derived: see table_req.name) or NUL-terminated:
+	                                * 1..TABLE_NAME_MAX bytes, no control characters */
 	unsigned line;
 };
 

@@ -65,6 +65,11 @@ static void check_table(const struct table *t, const struct table_limits *l)
 		}
 		CHECK(q->body_len <= l->max_body_bytes);
 		CHECK((q->body_len == 0) == (q->body == NULL));
+		/* every request is named, printably; a given name within the limit */
+		CHECK(q->name != NULL && q->name[0] != '\0');
+		CHECK(!q->name_given || strlen(q->name) <= TABLE_NAME_MAX);
+		for (const char *p = q->name; *p; p++)
+			CHECK((unsigned char)*p >= 0x20 && *p != 0x7f);
 	}
 }
 
@@ -121,6 +126,10 @@ static void check_round_trip(const struct table *t)
 		}
 		CHECK(table_hash(b, "fuzz", NULL, 0, hex2, err, sizeof err) == 0);
 		CHECK(strcmp(hex, hex2) == 0);
+		/* names travel: given ones as "name", derived ones derive again */
+		for (size_t i = 0; i < t->n; i++)
+			CHECK(strcmp(t->reqs[i].name, b->reqs[i].name) == 0 &&
+			      t->reqs[i].name_given == b->reqs[i].name_given);
 		size_t len2 = 0;
 		char *jl2 = jsonl_of(b, &len2, &rc);
 		CHECK(rc == 0 && len2 == len && memcmp(jl, jl2, len) == 0);

@@ -845,9 +845,19 @@ class PacerTestCase(unittest.TestCase):
         self.assertEqual(errs["transport"], req_errors, errs)
         self.assertEqual(errs["total"], failed + req_errors, errs)
         self.assertEqual(sum(errs["by_status"].values()), failed, errs)
+        by = ph.get("by_name") or []
+        if by:  # the names partition the phase's requests
+            self.assertEqual(sum(e["completed"] for e in by), r["completed"], by)
+            self.assertEqual(sum(e["errors"] for e in by), errs["total"], by)
 
-    def assert_no_errors(self, ph, run=None):
-        self.assertEqual(ph["errors"]["total"], 0, "errors %s\n%s" % (ph["errors"], describe(run) if run else ""))
+    def assert_no_errors(self, ph, run=None, failing=()):
+        """No request failed, except the responses with a status in `failing`
+        (a table that asks for a 404 on purpose): those are errors, by the
+        one definition, and nothing else is."""
+        want = sum(ph["responses"]["by_status"].get(str(s), 0) for s in failing)
+        msg = "errors %s\n%s" % (ph["errors"], describe(run) if run else "")
+        self.assertEqual(ph["errors"]["total"], want, msg)
+        self.assertEqual(ph["errors"]["transport"], 0, msg)
 
 
 # ---------------------------------------------------------------- pacer serve

@@ -132,6 +132,18 @@ class TableCliTest(PacerTestCase):
         self.assertRegex(out, r"\n  /users/\{id\} +4 +66\.7%\n")
         self.assertIn("queries   1 (16.7%)", out)
         self.assertRegex(out, r"bodies    2 \(33\.3%\), 30 to 65 bytes")
+        # a targets file names each request METHOD path (docs/tables.md#request-names)
+        self.assertIn("names (figures per name in a run)\n", out)
+        self.assertRegex(out, r"\n  GET /users/1 +1 +16\.7%\n")
+        self.assertRegex(out, r"\n  DELETE /users/3 +1 +16\.7%\n")
+        self.assertNotIn("pools the other", out)
+        # more than 64 names: said how many a run pools
+        many = self.path("many.targets")
+        with open(many, "w") as f:
+            f.write("".join("GET http://127.0.0.1:8080/p%d\n\n" % i for i in range(70)))
+        out = self.table(["show", many]).stdout
+        self.assertIn("(70 names: a run reports the first 64 in table order apart and pools the "
+                      "other 6 as \"other\")", out)
 
     # ------------------------------------------------------------ generate
 
@@ -172,6 +184,8 @@ class TableCliTest(PacerTestCase):
         self.assertEqual(self.hash_of([out])[1], 4096)
         show = self.table(["show", out]).stdout
         self.assertRegex(show, r"\nshapes\n  rest_id +1,229 +30\.0%\n")
+        # generated requests are named METHOD shape
+        self.assertRegex(show, r"\n  GET rest_id +[0-9,]+ +[0-9.]+%\n")
 
     def test_generate_errors(self):
         self.usage_error("table", ["generate", "--size", "10"], "missing --spec")

@@ -84,6 +84,9 @@ static void test_import(void **state)
 	assert_string_equal(q->method, "GET");
 	assert_string_equal(q->url, "https://shop.example.com/products/42?ref=home#reviews");
 	assert_string_equal(q->target, "/products/42?ref=home");
+	/* named "METHOD path" outright, so the JSON Lines written carry it */
+	assert_string_equal(q->name, "GET /products/42");
+	assert_true(q->name_given);
 	const char *h0[] = {"accept: text/html", "user-agent: Mozilla/5.0 (test)"};
 	assert_headers(q, h0, N(h0));
 	assert_int_equal(q->body_len, 0);
@@ -91,6 +94,8 @@ static void test_import(void **state)
 	q = &t->reqs[1];
 	assert_int_equal(q->line, 1);
 	assert_string_equal(q->method, "POST");
+	assert_true(q->name_given);
+	assert_int_equal(strncmp(q->name, "POST /", 6), 0);
 	const char *h1[] = {"X-Request-Id: r-1", "Content-Type: application/json"};
 	assert_headers(q, h1, N(h1));
 	const char *b1 = "{\"sku\":42,\"quantity\":1}\n  ";
@@ -144,6 +149,11 @@ static void test_round_trip(void **state)
 	assert_int_equal(table_write_jsonl(f, a, err, sizeof err), 0);
 	fclose(f);
 	assert_int_equal(table_parse(buf, len, TABLE_FMT_AUTO, "j", NULL, NULL, &b, err, sizeof err), 0);
+	assert_non_null(strstr(buf, "\"name\":\"GET /products/42\""));
+	for (size_t i = 0; i < a->n; i++) {
+		assert_string_equal(b->reqs[i].name, a->reqs[i].name);
+		assert_true(b->reqs[i].name_given);
+	}
 	char ha[65], hb[65];
 	assert_int_equal(table_hash(a, "pacer/test", NULL, 0, ha, err, sizeof err), 0);
 	assert_int_equal(table_hash(b, "pacer/test", NULL, 0, hb, err, sizeof err), 0);

@@ -2,7 +2,8 @@
  * requests they give, each bad line with its exact "FILE:LINE: message",
  * and the round trip table → JSONL → table that keeps the hash (and writes
  * the same bytes again), from targets files with repeated headers, binary
- * bodies and several hosts. */
+ * bodies and several hosts; request names: given, derived (METHOD shape,
+ * METHOD path), checked, written back only when given, and not hashed. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -115,6 +116,9 @@ struct err_case {
 };
 
 #define GET "\"method\":\"GET\",\"url\":\"http://h/\""
+#define NAME10 "nnnnnnnnnn"
+#define NAME100 NAME10 NAME10 NAME10 NAME10 NAME10 NAME10 NAME10 NAME10 NAME10 NAME10
+#define NAME201 NAME100 NAME100 "n"
 static const struct err_case errs[] = {
 	{"not JSON", "{\"method\":", {0}, PACER_EPARSE, "~t.jsonl:1: invalid JSON: "},
 	{"trailing comma", "{" GET ",}", {0}, PACER_EPARSE, "~t.jsonl:1: invalid JSON: "},
@@ -127,7 +131,7 @@ static const struct err_case errs[] = {
 	 "t.jsonl:1: \"method\": expected a string, got a number"},
 	{"url null", "{\"method\":\"GET\",\"url\":null}", {0}, PACER_EPARSE, "t.jsonl:1: \"url\": expected a string, got null"},
 	{"unknown key", "{" GET ",\"headers\":{}}", {0}, PACER_EPARSE,
-	 "t.jsonl:1: unknown key \"headers\" (expected method, url, header, body, body_file, shape)"},
+	 "t.jsonl:1: unknown key \"headers\" (expected method, url, header, body, body_file, shape, name)"},
 	{"duplicate key", "{" GET ",\"method\":\"POST\"}", {0}, PACER_EPARSE, "~t.jsonl:1: invalid JSON: duplicate object key"},
 	{"NUL in a string", "{\"method\":\"GET\",\"url\":\"http://h/\\u0000\"}", {0}, PACER_EPARSE, "~t.jsonl:1: invalid JSON: "},
 	{"bad method", "{\"method\":\"G T\",\"url\":\"http://h/\"}", {0}, PACER_EPARSE,
@@ -172,6 +176,14 @@ static const struct err_case errs[] = {
 	{"body files not allowed", "{" GET ",\"body_file\":\"a.json\"}", {.no_body_files = true}, PACER_EUNSUPPORTED,
 	 "t.jsonl:1: body files are not allowed here"},
 	{"shape not a string", "{" GET ",\"shape\":[]}", {0}, PACER_EPARSE, "t.jsonl:1: \"shape\": expected a string, got a list"},
+	{"name not a string", "{" GET ",\"name\":7}", {0}, PACER_EPARSE, "t.jsonl:1: \"name\": expected a string, got a number"},
+	{"empty name", "{" GET "}\n{" GET ",\"name\":\"\"}", {0}, PACER_EPARSE, "t.jsonl:2: empty request name"},
+	{"name with a tab", "{" GET ",\"name\":\"a\\tb\"}", {0}, PACER_EPARSE,
+	 "t.jsonl:1: request name 'a?b' has a control character (byte 0x09 at 1)"},
+	{"name with DEL", "{" GET ",\"name\":\"ab\\u007f\"}", {0}, PACER_EPARSE,
+	 "t.jsonl:1: request name 'ab?' has a control character (byte 0x7f at 2)"},
+	{"name too long", "{" GET ",\"name\":\"" NAME201 "\"}", {0}, PACER_ETOOBIG,
+	 "t.jsonl:1: request name 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn...' is longer than 200 bytes"},
 	{"line too long", "{" GET ",\"header\":{\"A\":[\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"]}}",
 	 {.max_line_bytes = 100, .max_body_bytes = 3}, PACER_ETOOBIG, "t.jsonl:1: line longer than 108 bytes"},
 	{"too many requests", "{" GET "}\n{" GET "}\n", {.max_requests = 1}, PACER_ETOOBIG, "t.jsonl:2: more than 1 requests (the limit)"},
@@ -316,10 +328,69 @@ static void test_write_error(void **state)
 	table_free(t);
 }
 
+/* Names: given (kept as written, up to TABLE_NAME_MAX bytes of UTF-8),
+ * else "METHOD shape", else "METHOD path" without the query. */
+static void test_names(void **state)
+{
+	(void)state;
+	const char *text =
+		"{\"method\":\"GET\",\"url\":\"http://h/users/1?x=2\"}\n"
+		"{\"method\":\"GET\",\"url\":\"http://h/users/2\",\"name\":\"GET /users/{id}\"}\n"
+		"{\"method\":\"POST\",\"url\":\"http://h/a\",\"shape\":\"rest_id\"}\n"
+		"{\"method\":\"PUT\",\"url\":\"http://h/a\",\"shape\":\"rest_id\",\"name\":\"caf\u00e9\"}\n"
+		"{\"method\":\"GET\",\"url\":\"http://h\"}\n"
+		"{\"method\":\"GET\",\"url\":\"http://h/x\",\"name\":\"" NAME100 NAME100 "\"}\n";
+	static const struct {
+		const char *name;
+		bool given;
+	} want[] = {{"GET /users/1", false}, {"GET /users/{id}", true}, {"POST rest_id", false},
+	            {"caf\xc3\xa9", true},  {"GET /", false},          {NAME100 NAME100, true}};
+	struct table *t = NULL;
+	char err[512] = "";
+	int rc = table_parse(text, strlen(text), TABLE_FMT_JSONL, "n.jsonl", dir, NULL, &t, err, sizeof err);
+	if (rc)
+		fail_msg("rc %d: %s", rc, err);
+	assert_int_equal(t->n, N(want));
+	for (size_t i = 0; i < N(want); i++) {
+		assert_string_equal(t->reqs[i].name, want[i].name);
+		assert_int_equal(t->reqs[i].name_given, want[i].given);
+	}
+	/* written back: a given name as "name", a derived one not at all */
+	size_t len;
+	char *jl = to_jsonl(t, &len);
+	assert_non_null(strstr(jl, "\"url\":\"http://h/users/2\",\"name\":\"GET /users/{id}\"}"));
+	assert_non_null(strstr(jl, "\"url\":\"http://h/users/1?x=2\"}\n"));
+	assert_non_null(strstr(jl, "\"shape\":\"rest_id\"}\n"));
+	struct table *b = NULL;
+	assert_int_equal(table_parse(jl, len, TABLE_FMT_AUTO, "b", NULL, NULL, &b, err, sizeof err), 0);
+	for (size_t i = 0; i < N(want); i++) {
+		assert_string_equal(b->reqs[i].name, want[i].name);
+		assert_int_equal(b->reqs[i].name_given, want[i].given);
+	}
+	free(jl);
+	table_free(b);
+
+	/* a name is a label: not in the wire bytes, so not in the hash */
+	const char *plain = "{\"method\":\"GET\",\"url\":\"http://h/users/2\"}\n";
+	const char *named = "{\"method\":\"GET\",\"url\":\"http://h/users/2\",\"name\":\"x\"}\n";
+	struct table *p1 = NULL, *p2 = NULL;
+	assert_int_equal(table_parse(plain, strlen(plain), TABLE_FMT_JSONL, "p", NULL, NULL, &p1, err, sizeof err), 0);
+	assert_int_equal(table_parse(named, strlen(named), TABLE_FMT_JSONL, "p", NULL, NULL, &p2, err, sizeof err), 0);
+	char h1[65], h2[65];
+	assert_int_equal(table_hash(p1, UA, NULL, 0, h1, err, sizeof err), 0);
+	assert_int_equal(table_hash(p2, UA, NULL, 0, h2, err, sizeof err), 0);
+	assert_string_equal(h1, h2);
+	assert_string_not_equal(p1->reqs[0].name, p2->reqs[0].name);
+	table_free(p1);
+	table_free(p2);
+	table_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ok),
+		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_written_form),

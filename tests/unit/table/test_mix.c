@@ -121,6 +121,11 @@ static void test_mix_matches_spec(void **state)
 		const struct table_req *q = &t->reqs[i];
 		size_t mi = index_of(method_names, 5, q->method);
 		size_t si = index_of(shape_names, 6, q->shape);
+		/* named by method and shape, derived (the JSON Lines do not carry it) */
+		char name[96];
+		snprintf(name, sizeof name, "%s %s", q->method, q->shape);
+		assert_string_equal(q->name, name);
+		assert_false(q->name_given);
 		by_m[mi]++;
 		by_s[si]++;
 		assert_true(strncmp(q->url, "http://127.0.0.1:8080/", 22) == 0);
