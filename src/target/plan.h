@@ -23,6 +23,7 @@
 #define TARGET_BODY_CAP (16u << 20)     /* largest static body */
 #define TARGET_TEMPLATE_CAP (32u << 10) /* largest body template */
 #define TARGET_QUERY_ECHO_CAP 256u      /* bytes a {{query:NAME}} expands to at most */
+#define TARGET_QUERY_NAME_CAP 64u       /* longest NAME in {{query:NAME}} */
 #define TARGET_KV_MAX_KEYS 64u          /* keys one kv request may ask for */
 #define TARGET_KV_VALUE_CAP 1024u       /* longest kv value */
 #define TARGET_DYN_CAP (256u << 10)    /* largest rendered template or kv body */

@@ -345,7 +345,7 @@ static int parse_template(struct ctx *c, const yaml_node_t *n, const char *where
 			segs[ns++] = (struct target_seg){TARGET_SEG_ID, NULL, 0};
 		} else if (il == 3 && !memcmp(in, "seq", 3)) {
 			segs[ns++] = (struct target_seg){TARGET_SEG_SEQ, NULL, 0};
-		} else if (il > 6 && il <= 6 + 64 && !memcmp(in, "query:", 6)) {
+		} else if (il > 6 && il <= 6 + TARGET_QUERY_NAME_CAP && !memcmp(in, "query:", 6)) {
 			for (size_t k = 6; k < il; k++)
 				if (in[k] == '&' || in[k] == '=' || !h1req_is_tchar((unsigned char)in[k]))
 					return fail(c, PACER_EPARSE, n, where,
