@@ -161,7 +161,8 @@ int target_plan_builtin(const char *name, struct target_plan **out);
 /* Load a YAML plan file. On failure returns a negative code (PACER_EPARSE,
  * PACER_ERANGE, PACER_ETOOBIG, -errno from opening/reading) and writes one
  * line "FILE:LINE: what was expected" (or "FILE: why" when no line applies)
- * to err. */
+ * to err; a key given twice in one mapping is PACER_EPARSE "FILE:LINE:
+ * duplicate key 'K' (first at line N)" (util/yaml_get.h). */
 int target_plan_load(const char *path, struct target_plan **out, char *err, size_t errcap);
 
 /* Parse a plan held in memory; `source` names it in messages. Same results
