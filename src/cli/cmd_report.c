@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "cli/report_io.h"
 #include "report/render.h"
 #include "util/afile.h"
 #include "util/err.h"
@@ -81,13 +82,13 @@ int cmd_report(int argc, char **argv)
 	}
 
 	struct loaded_result res;
-	rc = result_read_file(&res, pos[0], err, sizeof err);
+	rc = cli_result_load(&res, pos[0], err, sizeof err);
 	if (rc) {
 		fprintf(stderr, "pacer report: %s\n", err);
 		return exit_for(rc);
 	}
 	if (dir) {
-		rc = report_write_dir_loaded(&res, dir, err, sizeof err);
+		rc = cli_report_folder_write(&res, dir, err, sizeof err);
 		result_free(&res);
 		if (rc) {
 			fprintf(stderr, "pacer report: %s\n", err);

@@ -12,10 +12,10 @@
 
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "cli/report_io.h"
 #include "http/req.h"
 #include "net/sock.h"
 #include "net/tls.h"
-#include "report/render.h"
 #include "report/report.h"
 #include "table/table.h"
 #include "target/plan.h"
@@ -816,7 +816,7 @@ int cli_report_dir_write(const char *cmd, const char *dir, const char *json_path
 	if (!dir)
 		return 0;
 	char err[512];
-	if (report_write_dir(json_path, dir, err, sizeof err)) {
+	if (cli_report_folder_write_from(json_path, dir, err, sizeof err)) {
 		fprintf(stderr, "pacer %s: --report-dir: %s\n", cmd, err);
 		return EXIT_RUNTIME;
 	}

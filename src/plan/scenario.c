@@ -2,7 +2,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "util/err.h"
 #include "util/text.h"
 #include "util/units.h"
+#include "util/yaml_get.h"
 
 /* The options each kind takes as keys (long option names; flags marked). */
 struct key {
@@ -61,20 +61,12 @@ struct ctx {
 	yaml_document_t *doc;
 };
 
-__attribute__((format(printf, 3, 4))) static int fail(struct ctx *c, const yaml_node_t *n,
-						       const char *fmt, ...)
-{
-	int k = snprintf(c->err, c->errcap, "%s:%lu: ", c->source,
-			 n ? (unsigned long)n->start_mark.line + 1 : 1ul);
-	if (k >= 0 && (size_t)k < c->errcap) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(c->err + k, c->errcap - (size_t)k, fmt, ap);
-		va_end(ap);
-	}
-	text_one_line(c->err);
-	return PACER_EPARSE;
-}
+/* The document as the YAML helper layer (util/yaml_get.h) reads it. */
+#define RD(c)                                                                                     \
+	(&(struct yaml_rd){.doc = (c)->doc, .src = (c)->source, .err = (c)->err, .cap = (c)->errcap})
+
+/* "SRC:LINE: message"; PACER_EPARSE. */
+#define fail(c, n, ...) yaml_fail(RD(c), PACER_EPARSE, n, NULL, __VA_ARGS__)
 
 static int push(struct ctx *c, const yaml_node_t *at, const char *a)
 {
@@ -95,10 +87,7 @@ static int push_opt(struct ctx *c, const yaml_node_t *at, const char *name, cons
 	return rc ? rc : value ? push(c, at, value) : 0;
 }
 
-static const char *scalar(const yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
+static const char *scalar(const yaml_node_t *n) { return yaml_scalar(n); }
 
 static const struct key *find_key(const struct key *tab, const char *name)
 {
@@ -213,8 +202,6 @@ static bool parse_u64(const char *v, uint64_t *out)
  * scenario_table. */
 static int table_spec(struct ctx *c, const yaml_node_t *kn, yaml_node_t *v)
 {
-	if (c->s->table_mix)
-		return fail(c, kn, "table: given twice");
 	if (v->type != YAML_MAPPING_NODE)
 		return fail(c, v, "table: expected {mix: {...}, size: N, seed: S} (a mix spec inline; "
 			    "docs/scenario.md)");
@@ -231,9 +218,7 @@ static int table_spec(struct ctx *c, const yaml_node_t *kn, yaml_node_t *v)
 		if (!slot)
 			return fail(c, k, "table: unknown key '%s' (expected mix, size, seed)",
 				    name ? name : "(not a plain key)");
-		if (*slot)
-			return fail(c, k, "table: %s given twice", name);
-		*slot = val;
+		*slot = val; /* once: yaml_check_unique refused repeated keys */
 	}
 	if (!mix)
 		return fail(c, v, "table: missing mix: {...} (the spec pacer table generate --spec "
@@ -285,6 +270,20 @@ static int joined(struct ctx *c, const yaml_node_t *v, const char *name, char *o
 	return 0;
 }
 
+/* Whether two keys name the same setting: `_` and `-` are one
+ * (requests_file is --requests-file). */
+static bool same_setting(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (*a != *b && !((*a == '_' || *a == '-') && (*b == '_' || *b == '-')))
+			return false;
+	return *a == *b;
+}
+
+/* Keys of the top mapping seen so far: every one is a known setting (an
+ * unknown key ends the parse), so this many is more than a kind has. */
+#define SEEN_CAP 128
+
 static int build(struct ctx *c, const yaml_node_t *root)
 {
 	if (!root || root->type != YAML_MAPPING_NODE)
@@ -310,6 +309,8 @@ static int build(struct ctx *c, const yaml_node_t *root)
 		return fail(c, kind_node ? kind_node : root,
 			    "kind: expected run, ramp or compare%s%s%s", kind ? " (got '" : "",
 			    kind ? kind : "", kind ? "')" : "");
+	const yaml_node_t *seen[SEEN_CAP];
+	size_t n_seen = 0;
 	snprintf(c->s->kind, sizeof c->s->kind, "%s", kind);
 	int rc = push(c, root, kind);
 	if (rc)
@@ -321,6 +322,13 @@ static int build(struct ctx *c, const yaml_node_t *root)
 		const char *k0 = scalar(kn);
 		if (!k0)
 			return fail(c, kn, "expected a plain key");
+		for (size_t i = 0; i < n_seen; i++)
+			if (same_setting(scalar(seen[i]), k0))
+				return fail(c, kn, "duplicate key '%s' (first at line %u as '%s')", k0,
+					    yaml_node_line(seen[i]), scalar(seen[i]));
+		if (n_seen == SEEN_CAP)
+			return fail(c, kn, "more than %d keys", SEEN_CAP);
+		seen[n_seen++] = kn;
 		char k[64];
 		snprintf(k, sizeof k, "%s", k0);
 		for (char *q = k; *q; q++)
@@ -393,18 +401,17 @@ static int build(struct ctx *c, const yaml_node_t *root)
 				    kind, tab == compare_keys ? "variants, header, " : "target, path, header, ",
 				    list);
 		}
+		if (key->flag) {
+			bool on;
+			if ((rc = yaml_get_bool(RD(c), vn, k0, &on)))
+				return rc;
+			if (on && (rc = push_opt(c, vn, k, NULL)))
+				return rc;
+			continue;
+		}
 		char val[4096];
 		if ((rc = joined(c, vn, k0, val, sizeof val)))
 			return rc;
-		if (key->flag) {
-			if (!strcmp(val, "true") || !strcmp(val, "yes") || !strcmp(val, "on")) {
-				if ((rc = push_opt(c, vn, k, NULL)))
-					return rc;
-			} else if (strcmp(val, "false") && strcmp(val, "no") && strcmp(val, "off")) {
-				return fail(c, vn, "%s: expected true or false", k0);
-			}
-			continue;
-		}
 		if ((rc = push_opt(c, vn, k, val)))
 			return rc;
 	}
@@ -467,8 +474,11 @@ int scenario_parse(const char *text, size_t len, const char *source, struct scen
 		return PACER_EPARSE;
 	}
 	c.doc = &doc;
+	yaml_node_t *root = yaml_document_get_root_node(&doc);
 	out->source = strdup(source);
-	rc = out->source ? build(&c, yaml_document_get_root_node(&doc)) : -ENOMEM;
+	rc = !out->source ? -ENOMEM : yaml_check_unique(RD(&c), root);
+	if (rc == 0)
+		rc = build(&c, root);
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
 	if (rc)

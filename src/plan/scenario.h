@@ -43,9 +43,12 @@ struct scenario {
 };
 
 /* Parse scenario text (`source` names it in messages). 0, or a negative code
- * with one line "SOURCE:LINE: what was expected" in err (-ENOMEM without a
- * message). On error nothing is left to free. Parsing is cheap and bounded:
- * an inline table is checked but not built. */
+ * with one line "SOURCE:LINE: what was expected" in err (-ENOMEM: the
+ * message may be empty). A key given twice in any mapping (or one setting
+ * under both spellings, requests_file and requests-file) is PACER_EPARSE
+ * "SOURCE:LINE: duplicate key 'K' (first at line N...)"; flags take the YAML
+ * 1.2 booleans (util/yaml_get.h). On error nothing is left to free. Parsing
+ * is cheap and bounded: an inline table is checked but not built. */
 int scenario_parse(const char *text, size_t len, const char *source, struct scenario *out,
 		   char *err, size_t errcap);
 

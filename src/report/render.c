@@ -3,14 +3,13 @@
 #include "report/render.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "report/render_int.h"
-#include "util/afile.h"
 #include "util/err.h"
-#include "util/file.h"
 #include "util/text.h"
 
 static const char *const format_names[] = {"md", "html", "text", "csv", "hgrm", "hlog"};
@@ -112,43 +111,36 @@ int report_render(const struct loaded_result *r, enum report_format fmt, FILE *o
 }
 
 
-static int write_one(const char *dir, const char *name, const struct loaded_result *r,
-		     enum report_format fmt, const struct report_options *o, const char *raw,
-		     char *err, size_t errlen)
+/* ---- the report folder ------------------------------------------------- */
+
+#define REPORT_DIR_MAX_FILES (CHART_MAX + 6)
+
+struct report_dir_file {
+	char name[64];
+	enum report_format fmt;
+	bool chart_files; /* md: charts referenced as the folder's files */
+	const char *raw;  /* a chart's SVG (owned by charts); NULL: rendered */
+};
+
+struct report_dir {
+	const struct loaded_result *r;
+	struct chart_set cs;
+	struct report_dir_file f[REPORT_DIR_MAX_FILES];
+	size_t n;
+};
+
+static void dir_add(struct report_dir *d, const char *name, enum report_format fmt,
+		    bool chart_files, const char *raw)
 {
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *path = malloc(n);
-	if (!path) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	snprintf(path, n, "%s/%s", dir, name);
-	struct afile af;
-	int rc = afile_open(&af, path);
-	if (rc) {
-		snprintf(err, errlen, "%s: cannot create: %s", path, err_name(rc));
-		free(path);
-		return rc;
-	}
-	char e2[512] = "";
-	if (raw)
-		rc = fputs(raw, af.f) < 0 ? -EIO : 0;
-	else
-		rc = report_render_opts(r, fmt, o, af.f, e2, sizeof e2);
-	if (rc) {
-		afile_abort(&af);
-		snprintf(err, errlen, "%s: %s", path, e2[0] ? e2 : err_name(rc));
-	} else {
-		rc = afile_commit(&af);
-		if (rc)
-			snprintf(err, errlen, "%s: cannot write: %s", path, err_name(rc));
-	}
-	free(path);
-	return rc;
+	struct report_dir_file *f = &d->f[d->n++];
+	snprintf(f->name, sizeof f->name, "%s", name);
+	f->fmt = fmt;
+	f->chart_files = chart_files;
+	f->raw = raw;
 }
 
-int report_write_dir_loaded(const struct loaded_result *r, const char *dir, char *err,
-			    size_t errlen)
+int report_dir_open(struct report_dir **out, const struct loaded_result *r, char *err,
+		    size_t errlen)
 {
 	char scratch[8];
 	if (!err || !errlen) {
@@ -156,56 +148,73 @@ int report_write_dir_loaded(const struct loaded_result *r, const char *dir, char
 		errlen = sizeof scratch;
 	}
 	err[0] = '\0';
-	if (!r || !r->root || !dir || !*dir) {
-		snprintf(err, errlen, "no result or no folder");
+	*out = NULL;
+	if (!r || !r->root) {
+		snprintf(err, errlen, "no result");
 		return -EINVAL;
 	}
-	int rc = file_mkdir_p(dir);
-	if (rc) {
-		snprintf(err, errlen, "%s: cannot create the folder: %s", dir, err_name(rc));
-		text_one_line(err);
-		return rc;
+	struct report_dir *d = calloc(1, sizeof *d);
+	if (!d || charts_build(r, &d->cs)) {
+		free(d);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	d->r = r;
+	for (size_t i = 0; i < d->cs.n; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "chart-%s.svg", d->cs.c[i].name);
+		dir_add(d, name, REPORT_FMT_MD, false, d->cs.c[i].svg);
+	}
+	dir_add(d, "report.md", REPORT_FMT_MD, true, NULL);
+	dir_add(d, "report.html", REPORT_FMT_HTML, false, NULL);
+	dir_add(d, "report.txt", REPORT_FMT_TEXT, false, NULL);
+	dir_add(d, "report.csv", REPORT_FMT_CSV, false, NULL);
+	if (r->kind != RESULT_KIND_COMPARE) {
+		dir_add(d, "latency.hgrm", REPORT_FMT_HGRM, false, NULL);
+		dir_add(d, "latency.hlog", REPORT_FMT_HLOG, false, NULL);
+	}
+	*out = d;
+	return 0;
+}
+
+size_t report_dir_count(const struct report_dir *d) { return d->n; }
+
+const char *report_dir_name(const struct report_dir *d, size_t i)
+{
+	return i < d->n ? d->f[i].name : NULL;
+}
+
+int report_dir_write(const struct report_dir *d, size_t i, FILE *out, char *err, size_t errlen)
+{
+	char scratch[8];
+	if (!err || !errlen) {
+		err = scratch;
+		errlen = sizeof scratch;
+	}
+	err[0] = '\0';
+	if (i >= d->n || !out) {
+		snprintf(err, errlen, "no such file");
+		return -EINVAL;
+	}
+	const struct report_dir_file *f = &d->f[i];
+	if (f->raw) {
+		if (fputs(f->raw, out) < 0) {
+			snprintf(err, errlen, "cannot write: %s", err_name(-EIO));
+			return -EIO;
+		}
+		return 0;
 	}
 	struct report_options o;
 	report_options_default(&o);
-	struct chart_set cs;
-	rc = charts_build(r, &cs);
-	if (rc) {
-		snprintf(err, errlen, "out of memory");
-		return rc;
-	}
-	for (size_t i = 0; i < cs.n && !rc; i++) {
-		char name[64];
-		snprintf(name, sizeof name, "chart-%s.svg", cs.c[i].name);
-		rc = write_one(dir, name, r, REPORT_FMT_MD, &o, cs.c[i].svg, err, errlen);
-	}
-	charts_free(&cs);
-	struct report_options md = o;
-	md.chart_prefix = "";
-	if (!rc)
-		rc = write_one(dir, "report.md", r, REPORT_FMT_MD, &md, NULL, err, errlen);
-	if (!rc)
-		rc = write_one(dir, "report.html", r, REPORT_FMT_HTML, &o, NULL, err, errlen);
-	if (!rc)
-		rc = write_one(dir, "report.txt", r, REPORT_FMT_TEXT, &o, NULL, err, errlen);
-	if (!rc)
-		rc = write_one(dir, "report.csv", r, REPORT_FMT_CSV, &o, NULL, err, errlen);
-	if (!rc && r->kind != RESULT_KIND_COMPARE) {
-		rc = write_one(dir, "latency.hgrm", r, REPORT_FMT_HGRM, &o, NULL, err, errlen);
-		if (!rc)
-			rc = write_one(dir, "latency.hlog", r, REPORT_FMT_HLOG, &o, NULL, err, errlen);
-	}
-	text_one_line(err);
-	return rc;
+	if (f->chart_files)
+		o.chart_prefix = "";
+	return report_render_opts(d->r, f->fmt, &o, out, err, errlen);
 }
 
-int report_write_dir(const char *result_path, const char *dir, char *err, size_t errlen)
+void report_dir_free(struct report_dir *d)
 {
-	struct loaded_result r;
-	int rc = result_read_file(&r, result_path, err, errlen);
-	if (rc)
-		return rc;
-	rc = report_write_dir_loaded(&r, dir, err, errlen);
-	result_free(&r);
-	return rc;
+	if (!d)
+		return;
+	charts_free(&d->cs);
+	free(d);
 }

@@ -34,7 +34,7 @@ struct report_options {
 	 * else the last one. hlog writes every step when step is 0. */
 	unsigned step;
 	/* md: when not NULL, charts are referenced as image files named
-	 * PREFIX "chart-NAME.svg" (as report_write_dir writes them); NULL: the
+	 * PREFIX "chart-NAME.svg" (as the report folder names them); NULL: the
 	 * Markdown references no file. */
 	const char *chart_prefix;
 };
@@ -53,17 +53,28 @@ int report_render(const struct loaded_result *r, enum report_format fmt, FILE *o
 int report_render_opts(const struct loaded_result *r, enum report_format fmt,
 		       const struct report_options *o, FILE *out, char *err, size_t errlen);
 
-/* The report folder: read the result at result_path and write into dir
- * (created, with missing parents, mode 0777 & ~umask) report.md (charts
- * referenced as files), report.html, report.txt, report.csv, the chart-*.svg
- * files and, for run and ramp results, latency.hgrm and latency.hlog. Each
- * file is written atomically (temporary file + rename), so a reader never
- * sees half a file; files already there are replaced. 0, or a negative code
- * (as result_read_file and report_render, or -errno from mkdir/write) with
- * a one-line message naming the file in err. */
-int report_write_dir(const char *result_path, const char *dir, char *err, size_t errlen);
-/* The same from a result already loaded. */
-int report_write_dir_loaded(const struct loaded_result *r, const char *dir, char *err,
-			    size_t errlen);
+/* ---- the report folder -------------------------------------------------
+ * What a report folder holds, file by file; the caller creates the folder
+ * and the files (src/cli does, atomically) and hands each file's stream to
+ * report_dir_write. The files, in the order they are meant to be written:
+ * the chart-NAME.svg files, report.md (charts referenced as those files),
+ * report.html, report.txt, report.csv and, for run and ramp results,
+ * latency.hgrm and latency.hlog. */
+struct report_dir;
+
+/* The folder's files for r (borrowed until report_dir_free; the charts are
+ * drawn here, once). 0 and *out, or -ENOMEM ("out of memory" in err) with
+ * *out NULL; -EINVAL when r holds no result. */
+int report_dir_open(struct report_dir **out, const struct loaded_result *r, char *err,
+		    size_t errlen);
+/* How many files the folder has. */
+size_t report_dir_count(const struct report_dir *d);
+/* The name of file i (i < report_dir_count), owned by d: "report.md". */
+const char *report_dir_name(const struct report_dir *d, size_t i);
+/* Write file i to out (owned by the caller, left open). 0, or as
+ * report_render_opts (a one-line message in err, not naming the file). */
+int report_dir_write(const struct report_dir *d, size_t i, FILE *out, char *err, size_t errlen);
+/* Free d. NULL is fine. */
+void report_dir_free(struct report_dir *d);
 
 #endif

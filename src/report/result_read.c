@@ -8,11 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "stats/hist_io.h"
 #include "util/err.h"
-#include "util/file.h"
 #include "util/text.h"
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -341,35 +339,6 @@ int result_read_mem(struct loaded_result *r, const char *buf, size_t len, const 
 	}
 	make_id(r, buf, len);
 	return 0;
-}
-
-int result_read_file(struct loaded_result *r, const char *path, char *err, size_t errlen)
-{
-	memset(r, 0, sizeof *r);
-	char *buf = NULL;
-	size_t len = 0;
-	struct stat st;
-	/* refuse a big regular file before reading any of it */
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > RESULT_READ_CAP) {
-		set_err(err, errlen, "%s: larger than %u MiB", path, RESULT_READ_CAP >> 20);
-		return PACER_ETOOBIG;
-	}
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		set_err(err, errlen, "%s: cannot read: is a directory", path);
-		return -EISDIR;
-	}
-	int rc = file_read_all(path, RESULT_READ_CAP, &buf, &len);
-	if (rc == PACER_ETOOBIG) {
-		set_err(err, errlen, "%s: larger than %u MiB", path, RESULT_READ_CAP >> 20);
-		return rc;
-	}
-	if (rc) {
-		set_err(err, errlen, "%s: cannot read: %s", path, err_name(rc));
-		return rc;
-	}
-	rc = result_read_mem(r, buf, len, path, err, errlen);
-	free(buf);
-	return rc;
 }
 
 /* ---- accessors ------------------------------------------------------------ */

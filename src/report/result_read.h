@@ -1,10 +1,11 @@
 /* pacer — reading a saved JSON result (docs/result.md, docs/schema/) back
  * for the report writers.
  *
- * result_read_file/_mem parse the file with jansson, check that it is a pacer
- * result of a schema version this build understands (major 1) and of a known
- * kind (run, ramp, compare) with the fields every writer relies on, and keep
- * the parsed tree. Everything else in the tree is optional for the writers:
+ * result_read_mem parses the bytes of a result file with jansson (reading
+ * the file is the caller's: src/cli), checks that it is a pacer result of a
+ * schema version this build understands (major 1) and of a known kind (run,
+ * ramp, compare) with the fields every writer relies on, and keeps the
+ * parsed tree. Everything else in the tree is optional for the writers:
  * they read it through the typed accessors below, which return "missing"
  * for absent fields and for fields of the wrong type alike, so a hostile or
  * hand-edited result can make a report poorer but never crash it.
@@ -49,18 +50,16 @@ struct loaded_result {
 	char *name;             /* the file name used in messages (owned) */
 };
 
-/* Read and check the result file at path (at most RESULT_READ_CAP bytes).
- * On success fills *r (release with result_free) and returns 0. On failure
- * *r is zeroed, a one-line message naming the file (and, for bad JSON, the
- * line and column; for a bad version, the version) is written to err, and the
- * return is -errno (cannot read), PACER_ETOOBIG (too large), PACER_EPARSE
- * (not JSON, or not a pacer result: no schema_version, unknown kind, a
- * required field missing or of the wrong type) or PACER_EUNSUPPORTED (a
- * schema major version other than RESULT_SCHEMA_MAJOR). */
-int result_read_file(struct loaded_result *r, const char *path, char *err, size_t errlen);
-
-/* The same from len bytes at buf (need not be NUL-terminated); name is used
- * in messages. Same returns; never reads past buf + len. */
+/* Parse and check the len bytes of a result file at buf (need not be
+ * NUL-terminated; never read past buf + len); name (the file's) is used in
+ * messages and kept in r->name. On success fills *r (release with
+ * result_free) and returns 0. On failure *r is zeroed, a one-line message
+ * naming the file (and, for bad JSON, the line and column; for a bad
+ * version, the version) is written to err, and the return is PACER_ETOOBIG
+ * (over RESULT_READ_CAP bytes), PACER_EPARSE (not JSON, or not a pacer
+ * result: no schema_version, unknown kind, a required field missing or of
+ * the wrong type), PACER_EUNSUPPORTED (a schema major version other than
+ * RESULT_SCHEMA_MAJOR) or -ENOMEM. */
 int result_read_mem(struct loaded_result *r, const char *buf, size_t len, const char *name,
 		    char *err, size_t errlen);
 

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +14,7 @@
 #include "http/url.h"
 #include "table/table_int.h"
 #include "util/err.h"
-#include "util/yaml_msg.h"
+#include "util/yaml_get.h"
 #include "util/file.h"
 #include "util/rng.h"
 #include "util/units.h"
@@ -86,27 +85,16 @@ struct table_mix {
 /* ---- parsing -------------------------------------------------------- */
 
 struct pctx {
-	const char *src;
-	char *err;
-	size_t cap;
-	yaml_document_t *doc;
+	struct yaml_rd y; /* the document, its name, the message */
 	struct table_mix *m;
 };
 
-__attribute__((format(printf, 5, 6))) static int fail(struct pctx *c, int code,
-                                                      const yaml_node_t *n, const char *where,
-                                                      const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	yaml_msg_v(c->err, c->cap, c->src, n, where, fmt, ap);
-	va_end(ap);
-	return code;
-}
+/* Write "SRC:LINE: WHERE: message" and return code (util/yaml_get.h). */
+#define fail(c, ...) yaml_fail(&(c)->y, __VA_ARGS__)
 
 static int oom(struct pctx *c) { return fail(c, -ENOMEM, NULL, NULL, "out of memory"); }
 
-static yaml_node_t *node(struct pctx *c, int id) { return yaml_document_get_node(c->doc, id); }
+static yaml_node_t *node(struct pctx *c, int id) { return yaml_rd_node(&c->y, id); }
 
 
 static void *alloc(struct pctx *c, size_t n) { return ta_alloc(c->m->arena, n); }
@@ -114,16 +102,7 @@ static void *alloc(struct pctx *c, size_t n) { return ta_alloc(c->m->arena, n); 
 static int text(struct pctx *c, const yaml_node_t *n, const char *where, const char *what,
                 const char **s, size_t *len)
 {
-	*s = "";
-	*len = 0;
-	if (!n || n->type != YAML_SCALAR_NODE)
-		return fail(c, PACER_EPARSE, n, where, "expected %s, got %s", what,
-		            n ? yaml_kind_name(n) : "nothing");
-	*s = (const char *)n->data.scalar.value;
-	*len = n->data.scalar.length;
-	if (strlen(*s) != *len)
-		return fail(c, PACER_EPARSE, n, where, "expected %s without NUL bytes", what);
-	return 0;
+	return yaml_get_text(&c->y, n, where, what, s, len);
 }
 
 /* A number in [lo, hi]; "N%" means N / 100 when pct is true. */
@@ -179,31 +158,7 @@ static int count(struct pctx *c, const yaml_node_t *n, const char *where, uint64
 static int fields(struct pctx *c, const yaml_node_t *n, const char *where, const char *what,
                   const char *const *keys, size_t nk, yaml_node_t **vals)
 {
-	for (size_t i = 0; i < nk; i++)
-		vals[i] = NULL;
-	if (!n || n->type != YAML_MAPPING_NODE)
-		return fail(c, PACER_EPARSE, n, where, "expected %s, got %s", what,
-		            n ? yaml_kind_name(n) : "nothing");
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = node(c, p->key), *v = node(c, p->value);
-		if (!k || k->type != YAML_SCALAR_NODE || !v)
-			return fail(c, PACER_EPARSE, k ? k : n, where, "expected scalar keys");
-		const char *ks = (const char *)k->data.scalar.value;
-		size_t i = 0;
-		while (i < nk && strcmp(ks, keys[i]) != 0)
-			i++;
-		if (i == nk) {
-			char list[256] = "";
-			size_t o = 0;
-			for (size_t j = 0; j < nk && o < sizeof list; j++)
-				o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", j ? ", " : "", keys[j]);
-			return fail(c, PACER_EPARSE, k, where, "unknown key '%.40s' (expected %s)", ks, list);
-		}
-		if (vals[i])
-			return fail(c, PACER_EPARSE, k, where, "duplicate key '%s'", ks);
-		vals[i] = v;
-	}
-	return 0;
+	return yaml_fields(&c->y, n, where, what, keys, nk, vals);
 }
 
 enum tpl_kind { TPL_PATH, TPL_QUERY, TPL_BODY };
@@ -680,8 +635,10 @@ int table_mix_from_yaml(yaml_document_t *doc, yaml_node_t *n, const char *source
 	struct table_mix *m = mix_new(source);
 	if (!m)
 		return tb_err(err, cap, -ENOMEM, "%s: out of memory", source);
-	struct pctx c = {.src = m->source, .err = err, .cap = cap, .doc = doc, .m = m};
-	int rc = n ? spec(&c, n) : fail(&c, PACER_EPARSE, NULL, NULL, "empty spec");
+	struct pctx c = {.y = {.doc = doc, .src = m->source, .err = err, .cap = cap}, .m = m};
+	int rc = !n ? fail(&c, PACER_EPARSE, NULL, NULL, "empty spec") : yaml_check_unique(&c.y, n);
+	if (rc == 0)
+		rc = spec(&c, n);
 	if (rc) {
 		table_mix_free(m);
 		return rc;

@@ -31,7 +31,9 @@ int table_mix_parse(const char *text, size_t len, const char *source, struct tab
 /* The same from a file (at most 1 MiB); -errno when it cannot be read. */
 int table_mix_load(const char *path, struct table_mix **out, char *err, size_t cap);
 /* The same from a mapping node of a document the caller parsed (a mix spec
- * inline in a scenario file). doc and node are only read. */
+ * inline in a scenario file). doc and node are only read. In all three, a
+ * key given twice in one mapping is PACER_EPARSE "SOURCE:LINE: duplicate key
+ * 'K' (first at line N)" (util/yaml_get.h). */
 int table_mix_from_yaml(yaml_document_t *doc, yaml_node_t *node, const char *source,
                         struct table_mix **out, char *err, size_t cap);
 void table_mix_free(struct table_mix *m);

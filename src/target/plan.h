@@ -23,6 +23,7 @@
 #define TARGET_BODY_CAP (16u << 20)     /* largest static body */
 #define TARGET_TEMPLATE_CAP (32u << 10) /* largest body template */
 #define TARGET_QUERY_ECHO_CAP 256u      /* bytes a {{query:NAME}} expands to at most */
+#define TARGET_QUERY_NAME_CAP 64u       /* longest NAME in {{query:NAME}} */
 #define TARGET_KV_MAX_KEYS 64u          /* keys one kv request may ask for */
 #define TARGET_KV_VALUE_CAP 1024u       /* longest kv value */
 #define TARGET_DYN_CAP (256u << 10)    /* largest rendered template or kv body */
@@ -160,7 +161,8 @@ int target_plan_builtin(const char *name, struct target_plan **out);
 /* Load a YAML plan file. On failure returns a negative code (PACER_EPARSE,
  * PACER_ERANGE, PACER_ETOOBIG, -errno from opening/reading) and writes one
  * line "FILE:LINE: what was expected" (or "FILE: why" when no line applies)
- * to err. */
+ * to err; a key given twice in one mapping is PACER_EPARSE "FILE:LINE:
+ * duplicate key 'K' (first at line N)" (util/yaml_get.h). */
 int target_plan_load(const char *path, struct target_plan **out, char *err, size_t errcap);
 
 /* Parse a plan held in memory; `source` names it in messages. Same results

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,133 +17,36 @@
 #include "target/plan_int.h"
 #include "util/clock.h"
 #include "util/err.h"
-#include "util/yaml_msg.h"
+#include "util/yaml_get.h"
 #include "util/units.h"
 
 #define WHERE_CAP 96
 
 struct ctx {
-	const char *src;
-	char *err;
-	size_t errcap;
-	yaml_document_t *doc;
+	struct yaml_rd y; /* the document, its name, the message */
 	struct plan_arena **arena;
 };
 
 /* Write "SRC:LINE: WHERE: message" and return code. */
-__attribute__((format(printf, 5, 6))) static int fail(struct ctx *c, int code,
-                                                      const yaml_node_t *n, const char *where,
-                                                      const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	yaml_msg_v(c->err, c->errcap, c->src, n, where, fmt, ap);
-	va_end(ap);
-	return code;
-}
+#define fail(c, ...) yaml_fail(&(c)->y, __VA_ARGS__)
 
 static int oom(struct ctx *c) { return fail(c, -ENOMEM, NULL, NULL, "out of memory"); }
 
-static yaml_node_t *node(struct ctx *c, int id) { return yaml_document_get_node(c->doc, id); }
+static yaml_node_t *node(struct ctx *c, int id) { return yaml_rd_node(&c->y, id); }
 
-
-/* ---- scalars -------------------------------------------------------- */
+/* ---- scalars (util/yaml_get.h) --------------------------------------- */
 
 static int scalar(struct ctx *c, const yaml_node_t *n, const char *where, const char *what,
                   const char **s, size_t *len)
 {
-	*s = "";
-	if (len)
-		*len = 0;
-	if (n->type != YAML_SCALAR_NODE)
-		return fail(c, PACER_EPARSE, n, where, "expected %s, got %s", what, yaml_kind_name(n));
-	*s = (const char *)n->data.scalar.value;
-	if (len)
-		*len = n->data.scalar.length;
-	return 0;
+	return yaml_get_scalar(&c->y, n, where, what, s, len);
 }
 
 /* A scalar that must be a C string without NUL bytes. */
 static int text(struct ctx *c, const yaml_node_t *n, const char *where, const char *what,
                 const char **s)
 {
-	size_t len = 0;
-	int rc = scalar(c, n, where, what, s, &len);
-	if (rc == 0 && strlen(*s) != len)
-		return fail(c, PACER_EPARSE, n, where, "expected %s without NUL bytes", what);
-	return rc;
-}
-
-static int get_duration(struct ctx *c, const yaml_node_t *n, const char *where, uint64_t *ns)
-{
-	static const char what[] = "a duration such as 250us, 5ms or 1.5s (not negative)";
-	const char *s;
-	int rc = text(c, n, where, what, &s);
-	if (rc < 0)
-		return rc;
-	if (units_parse_duration_ns(s, ns) < 0)
-		return fail(c, PACER_ERANGE, n, where, "expected %s, got '%s'", what, s);
-	return 0;
-}
-
-static int get_prob(struct ctx *c, const yaml_node_t *n, const char *where, double *p)
-{
-	static const char what[] = "a probability between 0 and 1";
-	const char *s;
-	int rc = text(c, n, where, what, &s);
-	if (rc < 0)
-		return rc;
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || *end || errno || !isfinite(v))
-		return fail(c, PACER_EPARSE, n, where, "expected %s, got '%s'", what, s);
-	if (v < 0 || v > 1)
-		return fail(c, PACER_ERANGE, n, where, "expected %s, got %s", what, s);
-	*p = v;
-	return 0;
-}
-
-static int get_count(struct ctx *c, const yaml_node_t *n, const char *where, uint64_t lo,
-                     uint64_t hi, uint64_t *v)
-{
-	const char *s;
-	int rc = text(c, n, where, "a whole number", &s);
-	if (rc < 0)
-		return rc;
-	if (units_parse_count(s, v) < 0 || *v < lo || *v > hi)
-		return fail(c, PACER_ERANGE, n, where, "expected a whole number from %llu to %llu, got '%s'",
-		            (unsigned long long)lo, (unsigned long long)hi, s);
-	return 0;
-}
-
-static int get_size(struct ctx *c, const yaml_node_t *n, const char *where, uint64_t hi,
-                    uint64_t *v)
-{
-	const char *s;
-	int rc = text(c, n, where, "a size", &s);
-	if (rc < 0)
-		return rc;
-	if (units_parse_size(s, v) < 0 || *v > hi)
-		return fail(c, PACER_ERANGE, n, where,
-		            "expected a size such as 512, 4k or 1MiB, at most %llu bytes, got '%s'",
-		            (unsigned long long)hi, s);
-	return 0;
-}
-
-static int get_bool(struct ctx *c, const yaml_node_t *n, const char *where, bool *b)
-{
-	const char *s;
-	int rc = text(c, n, where, "true or false", &s);
-	if (rc < 0)
-		return rc;
-	if (!strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcasecmp(s, "on"))
-		*b = true;
-	else if (!strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcasecmp(s, "off"))
-		*b = false;
-	else
-		return fail(c, PACER_EPARSE, n, where, "expected true or false, got '%s'", s);
-	return 0;
+	return yaml_get_text(&c->y, n, where, what, s, NULL);
 }
 
 static int parse_status(struct ctx *c, const yaml_node_t *n, const char *where, const char *s,
@@ -180,38 +82,17 @@ static int get_str(struct ctx *c, const yaml_node_t *n, const char *where, const
 /* ---- mappings ------------------------------------------------------- */
 
 /* Match the pairs of mapping n against keys (NULL-terminated); vals[i] gets
- * the value node of keys[i] or NULL. Unknown and repeated keys are errors. */
+ * the value node of keys[i] or NULL. Unknown keys are errors; `what` names
+ * the mapping ("a route" → "expected a route (a mapping), got a list"). */
 static int fields(struct ctx *c, const yaml_node_t *n, const char *where, const char *what,
                   const char *const *keys, yaml_node_t **vals)
 {
 	size_t nk = 0;
 	while (keys[nk])
-		vals[nk++] = NULL;
-	if (n->type != YAML_MAPPING_NODE)
-		return fail(c, PACER_EPARSE, n, where, "expected %s (a mapping), got %s", what,
-		            yaml_kind_name(n));
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = node(c, p->key), *v = node(c, p->value);
-		const char *ks;
-		int rc = text(c, k, where, "a key", &ks);
-		if (rc < 0)
-			return rc;
-		size_t i;
-		for (i = 0; i < nk; i++)
-			if (!strcmp(keys[i], ks))
-				break;
-		if (i == nk) {
-			char list[256];
-			size_t off = 0;
-			for (size_t j = 0; j < nk && off < sizeof list; j++)
-				off += (size_t)snprintf(list + off, sizeof list - off, "%s%s", j ? ", " : "", keys[j]);
-			return fail(c, PACER_EPARSE, k, where, "unknown key '%s' (expected one of: %s)", ks, list);
-		}
-		if (vals[i])
-			return fail(c, PACER_EPARSE, k, where, "duplicate key '%s'", ks);
-		vals[i] = v;
-	}
-	return 0;
+		nk++;
+	char w[96];
+	snprintf(w, sizeof w, "%s (a mapping)", what);
+	return yaml_fields(&c->y, n, where, w, keys, nk, vals);
 }
 
 static size_t map_len(const yaml_node_t *n)
@@ -237,7 +118,7 @@ static int get_latency(struct ctx *c, const yaml_node_t *n, const char *where, s
 	uint64_t v;
 	int rc;
 	if (n->type == YAML_SCALAR_NODE) {
-		if ((rc = get_duration(c, n, where, &v)) < 0)
+		if ((rc = yaml_get_duration(&c->y, n, where, &v)) < 0)
 			return rc;
 		if (target_dist_set(d, TARGET_DIST_FIXED, v, 0, 0, &why) < 0)
 			return fail(c, PACER_ERANGE, n, where, "expected a latency of %s", why);
@@ -287,16 +168,16 @@ static int get_latency(struct ctx *c, const yaml_node_t *n, const char *where, s
 	}
 	uint64_t a = 0, b = 0, cap = 0;
 	sub(w, where, keys[kinds[ki].a]);
-	if ((rc = get_duration(c, f[kinds[ki].a], w, &a)) < 0)
+	if ((rc = yaml_get_duration(&c->y, f[kinds[ki].a], w, &a)) < 0)
 		return rc;
 	if (kinds[ki].b >= 0) {
 		sub(w, where, keys[kinds[ki].b]);
-		if ((rc = get_duration(c, f[kinds[ki].b], w, &b)) < 0)
+		if ((rc = yaml_get_duration(&c->y, f[kinds[ki].b], w, &b)) < 0)
 			return rc;
 	}
 	if (f[K_CAP]) {
 		sub(w, where, "cap");
-		if ((rc = get_duration(c, f[K_CAP], w, &cap)) < 0)
+		if ((rc = yaml_get_duration(&c->y, f[K_CAP], w, &cap)) < 0)
 			return rc;
 		if (cap == 0)
 			return fail(c, PACER_ERANGE, f[K_CAP], w, "expected a cap > 0");
@@ -345,7 +226,7 @@ static int parse_template(struct ctx *c, const yaml_node_t *n, const char *where
 			segs[ns++] = (struct target_seg){TARGET_SEG_ID, NULL, 0};
 		} else if (il == 3 && !memcmp(in, "seq", 3)) {
 			segs[ns++] = (struct target_seg){TARGET_SEG_SEQ, NULL, 0};
-		} else if (il > 6 && il <= 6 + 64 && !memcmp(in, "query:", 6)) {
+		} else if (il > 6 && il <= 6 + TARGET_QUERY_NAME_CAP && !memcmp(in, "query:", 6)) {
 			for (size_t k = 6; k < il; k++)
 				if (in[k] == '&' || in[k] == '=' || !h1req_is_tchar((unsigned char)in[k]))
 					return fail(c, PACER_EPARSE, n, where,
@@ -399,7 +280,7 @@ static int get_body(struct ctx *c, yaml_node_t *body, yaml_node_t *size, const c
 	if (size) {
 		sub(w, where, "body_size");
 		uint64_t n;
-		if ((rc = get_size(c, size, w, TARGET_BODY_CAP, &n)) < 0)
+		if ((rc = yaml_get_size(&c->y, size, w, TARGET_BODY_CAP, &n)) < 0)
 			return rc;
 		char *d = plan_alloc(c->arena, n + 1);
 		if (!d)
@@ -500,7 +381,7 @@ static int get_status_mix(struct ctx *c, const yaml_node_t *n, const char *where
 		char w[WHERE_CAP], num[16];
 		snprintf(num, sizeof num, "%d", rt->status[i]);
 		sub(w, where, num);
-		if ((rc = get_prob(c, v, w, &rt->status_p[i])) < 0)
+		if ((rc = yaml_get_prob(&c->y, v, w, &rt->status_p[i])) < 0)
 			return rc;
 		sum += rt->status_p[i];
 	}
@@ -560,13 +441,13 @@ static int get_kv(struct ctx *c, const yaml_node_t *n, const char *where, struct
 	}
 	if (f[K_GEN]) {
 		sub(w, where, "generate");
-		if ((rc = get_count(c, f[K_GEN], w, 0, 1000000000ull, &kv->generate)) < 0)
+		if ((rc = yaml_get_count(&c->y, f[K_GEN], w, 0, 1000000000ull, &kv->generate)) < 0)
 			return rc;
 	}
 	if (f[K_VSIZE]) {
 		sub(w, where, "value_size");
 		uint64_t v;
-		if ((rc = get_count(c, f[K_VSIZE], w, 1, TARGET_KV_VALUE_CAP, &v)) < 0)
+		if ((rc = yaml_get_count(&c->y, f[K_VSIZE], w, 1, TARGET_KV_VALUE_CAP, &v)) < 0)
 			return rc;
 		kv->value_size = (uint32_t)v;
 	}
@@ -627,10 +508,10 @@ static int get_misbehave(struct ctx *c, const yaml_node_t *n, const char *where,
 		return fail(c, PACER_EPARSE, n, where, "expected both stall_every and stall_for, or neither");
 	if (f[K_SE]) {
 		sub(w, where, "stall_every");
-		if ((rc = get_duration(c, f[K_SE], w, &m->stall_every_ns)) < 0)
+		if ((rc = yaml_get_duration(&c->y, f[K_SE], w, &m->stall_every_ns)) < 0)
 			return rc;
 		sub(w, where, "stall_for");
-		if ((rc = get_duration(c, f[K_SF], w, &m->stall_for_ns)) < 0)
+		if ((rc = yaml_get_duration(&c->y, f[K_SF], w, &m->stall_for_ns)) < 0)
 			return rc;
 		if (m->stall_every_ns == 0 || m->stall_for_ns == 0 || m->stall_for_ns >= m->stall_every_ns)
 			return fail(c, PACER_ERANGE, f[K_SF], w,
@@ -638,12 +519,12 @@ static int get_misbehave(struct ctx *c, const yaml_node_t *n, const char *where,
 	}
 	if (f[K_CA]) {
 		sub(w, where, "close_after");
-		if ((rc = get_count(c, f[K_CA], w, 1, UINT32_MAX, &m->close_after)) < 0)
+		if ((rc = yaml_get_count(&c->y, f[K_CA], w, 1, UINT32_MAX, &m->close_after)) < 0)
 			return rc;
 	}
 	if (f[K_GB]) {
 		sub(w, where, "garbage");
-		if ((rc = get_prob(c, f[K_GB], w, &m->garbage)) < 0)
+		if ((rc = yaml_get_prob(&c->y, f[K_GB], w, &m->garbage)) < 0)
 			return rc;
 		m->garbage_thresh = m->garbage >= 1 ? UINT64_MAX : (uint64_t)(m->garbage * 18446744073709551616.0);
 	}
@@ -658,11 +539,11 @@ static int get_misbehave(struct ctx *c, const yaml_node_t *n, const char *where,
 		char w2[WHERE_CAP];
 		uint64_t b;
 		sub(w2, w, "bytes");
-		if ((rc = get_count(c, g[0], w2, 1, 1u << 20, &b)) < 0)
+		if ((rc = yaml_get_count(&c->y, g[0], w2, 1, 1u << 20, &b)) < 0)
 			return rc;
 		m->slow_bytes = (uint32_t)b;
 		sub(w2, w, "every");
-		if ((rc = get_duration(c, g[1], w2, &m->slow_every_ns)) < 0)
+		if ((rc = yaml_get_duration(&c->y, g[1], w2, &m->slow_every_ns)) < 0)
 			return rc;
 		if (m->slow_every_ns == 0 || m->slow_every_ns > 60 * NS_PER_S)
 			return fail(c, PACER_ERANGE, g[1], w2, "expected a pause from 1us to 60s");
@@ -750,7 +631,7 @@ static int get_route(struct ctx *c, const yaml_node_t *n, const char *where, str
 		            "expected a path starting with '/', visible ASCII, without '?' or '#'");
 	if (f[K_PREFIX]) {
 		sub(w, where, "prefix");
-		if ((rc = get_bool(c, f[K_PREFIX], w, &rt->prefix)) < 0)
+		if ((rc = yaml_get_bool(&c->y, f[K_PREFIX], w, &rt->prefix)) < 0)
 			return rc;
 	}
 	if (f[K_LAT]) {
@@ -760,7 +641,7 @@ static int get_route(struct ctx *c, const yaml_node_t *n, const char *where, str
 	}
 	if (f[K_WORK]) {
 		sub(w, where, "work");
-		if ((rc = get_duration(c, f[K_WORK], w, &rt->work_ns)) < 0)
+		if ((rc = yaml_get_duration(&c->y, f[K_WORK], w, &rt->work_ns)) < 0)
 			return rc;
 		if (rt->work_ns > TARGET_WORK_CAP_NS)
 			return fail(c, PACER_ERANGE, f[K_WORK], w, "expected at most 1s of CPU work per request");
@@ -772,7 +653,7 @@ static int get_route(struct ctx *c, const yaml_node_t *n, const char *where, str
 	}
 	if (f[K_FILL]) {
 		sub(w, where, "fill");
-		if ((rc = get_prob(c, f[K_FILL], w, &rt->fill)) < 0)
+		if ((rc = yaml_get_prob(&c->y, f[K_FILL], w, &rt->fill)) < 0)
 			return rc;
 	}
 	if (f[K_KV]) {
@@ -812,7 +693,7 @@ static int get_route(struct ctx *c, const yaml_node_t *n, const char *where, str
 	rt->server_timing = rt->latency.kind != TARGET_DIST_NONE || rt->work_ns > 0;
 	if (f[K_ST]) {
 		sub(w, where, "server_timing");
-		if ((rc = get_bool(c, f[K_ST], w, &rt->server_timing)) < 0)
+		if ((rc = yaml_get_bool(&c->y, f[K_ST], w, &rt->server_timing)) < 0)
 			return rc;
 	}
 	if (f[K_MIS]) {
@@ -838,7 +719,7 @@ static int get_plan(struct ctx *c, const yaml_node_t *root, struct target_plan *
 		return rc;
 	if (f[K_DESC] && (rc = get_str(c, f[K_DESC], "description", "a description", &p->description)) < 0)
 		return rc;
-	if (f[K_SEED] && (rc = get_count(c, f[K_SEED], "seed", 0, UINT64_MAX, &p->seed)) < 0)
+	if (f[K_SEED] && (rc = yaml_get_count(&c->y, f[K_SEED], "seed", 0, UINT64_MAX, &p->seed)) < 0)
 		return rc;
 	if (f[K_TO]) {
 		static const char *const tk[] = {"request", "idle", NULL};
@@ -851,7 +732,7 @@ static int get_plan(struct ctx *c, const yaml_node_t *root, struct target_plan *
 				continue;
 			char w[WHERE_CAP];
 			sub(w, "timeouts", tk[i]);
-			if ((rc = get_duration(c, g[i], w, dst[i])) < 0)
+			if ((rc = yaml_get_duration(&c->y, g[i], w, dst[i])) < 0)
 				return rc;
 			if (*dst[i] < NS_PER_MS || *dst[i] > 3600 * NS_PER_S)
 				return fail(c, PACER_ERANGE, g[i], w, "expected a timeout from 1ms to 1h");
@@ -859,7 +740,7 @@ static int get_plan(struct ctx *c, const yaml_node_t *root, struct target_plan *
 	}
 	if (f[K_MAXC]) {
 		uint64_t v;
-		if ((rc = get_count(c, f[K_MAXC], "max_connections", 1, 1000000, &v)) < 0)
+		if ((rc = yaml_get_count(&c->y, f[K_MAXC], "max_connections", 1, 1000000, &v)) < 0)
 			return rc;
 		p->max_connections = (uint32_t)v;
 	}
@@ -912,7 +793,7 @@ int target_plan_parse(const char *text_in, size_t len, const char *source, struc
 	if (!p)
 		return -ENOMEM;
 	struct plan_arena **arena = (struct plan_arena **)&p->arena;
-	struct ctx c = {.src = source, .err = err, .errcap = errcap, .arena = arena};
+	struct ctx c = {.y = {.src = source, .err = err, .cap = errcap}, .arena = arena};
 	if (len > TARGET_PLAN_FILE_CAP) {
 		target_plan_free(p);
 		return fail(&c, PACER_ETOOBIG, NULL, NULL, "expected a plan file of at most 1MiB");
@@ -940,12 +821,14 @@ int target_plan_parse(const char *text_in, size_t len, const char *source, struc
 		target_plan_free(p);
 		return PACER_EPARSE;
 	}
-	c.doc = &doc;
+	c.y.doc = &doc;
 	yaml_node_t *root = yaml_document_get_root_node(&doc);
 	if (!root) {
 		rc = fail(&c, PACER_EPARSE, NULL, NULL, "empty plan: expected a mapping with 'routes:'");
 	} else {
-		rc = get_plan(&c, root, p);
+		rc = yaml_check_unique(&c.y, root);
+		if (rc == 0)
+			rc = get_plan(&c, root, p);
 		if (rc == 0) {
 			/* a second document is a mistake worth reporting */
 			yaml_document_t doc2;

@@ -241,7 +241,7 @@ static void test_bad_tables(void **state)
 		 "s.yaml:2: table: expected {mix: {...}, size: N, seed: S} (a mix spec inline; docs/scenario.md)"},
 		{"kind: run\ntable:\n  size: 1\n  sizes: 2\n",
 		 "s.yaml:4: table: unknown key 'sizes' (expected mix, size, seed)"},
-		{"kind: run\ntable:\n  size: 1\n  size: 2\n", "s.yaml:4: table: size given twice"},
+		{"kind: run\ntable:\n  size: 1\n  size: 2\n", "s.yaml:4: duplicate key 'size' (first at line 3)"},
 		{"kind: run\ntable: {size: 4}\n",
 		 "s.yaml:2: table: missing mix: {...} (the spec pacer table generate --spec reads; docs/tables.md)"},
 		{"kind: run\ntable: {mix: {}}\n", "s.yaml:2: table: missing size: N (the number of requests)"},
@@ -273,7 +273,7 @@ static void test_bad_tables(void **state)
 		 "s.yaml:2: bodies: not with table: (give one source of requests)"},
 		{"kind: run\ntable:\n  size: 1\n  mix:\n    base_url: http://h/\n"
 		 "    shapes: [{name: a, template: /a}]\ntable:\n  size: 1\n  mix: {}\n",
-		 "s.yaml:7: table: given twice"},
+		 "s.yaml:7: duplicate key 'table' (first at line 2)"},
 		{"kind: run\npath: /x\ntable:\n  size: 1\n  mix:\n    base_url: http://h/\n"
 		 "    shapes: [{name: a, template: /a}]\n",
 		 "s.yaml:2: path: only with target: self-contained"},
@@ -312,6 +312,61 @@ static void test_bad_tables(void **state)
 	assert_string_equal(err, "s.yaml:5: table: mix: missing 'shapes'");
 }
 
+/* One way of reading YAML in all three readers: booleans are YAML 1.2's, and
+ * a key given twice (or a setting under both its spellings) is refused with
+ * its file, line and name, wherever it is (the inline mix spec too). */
+static void test_booleans_and_duplicate_keys(void **state)
+{
+	(void)state;
+	static struct scenario s;
+	static const char *const on[] = {"true", "True", "TRUE", "'true'"};
+	static const char *const off[] = {"false", "False", "FALSE"};
+	for (size_t i = 0; i < N(on); i++) {
+		char text[128];
+		snprintf(text, sizeof text, "kind: run\ntarget: http://h/\nquiet: %s\n", on[i]);
+		parse_ok(text, &s);
+		assert_int_equal(s.nargs, 3);
+		assert_string_equal(s.args[1], "--quiet");
+		scenario_free(&s);
+	}
+	for (size_t i = 0; i < N(off); i++) {
+		char text[128];
+		snprintf(text, sizeof text, "kind: run\ntarget: http://h/\nquiet: %s\n", off[i]);
+		parse_ok(text, &s);
+		assert_int_equal(s.nargs, 2);
+		scenario_free(&s);
+	}
+	static const struct bad_case cases[] = {
+		{"kind: run\ntarget: http://h/\nquiet: yes\n",
+		 "s.yaml:3: quiet: expected true or false, got 'yes' (YAML 1.2 booleans: yes/no/on/off are "
+		 "YAML 1.1's)"},
+		{"kind: run\ntarget: http://h/\nquiet: [true]\n",
+		 "s.yaml:3: quiet: expected true or false, got a list"},
+		{"kind: run\ntarget: http://h/\nrate: 10\nrate: 20\n",
+		 "s.yaml:4: duplicate key 'rate' (first at line 3)"},
+		{"kind: run\nkind: ramp\ntarget: http://h/\n", "s.yaml:2: duplicate key 'kind' (first at line 1)"},
+		{"kind: run\nrequests_file: a.jsonl\nrequests-file: b.jsonl\n",
+		 "s.yaml:3: duplicate key 'requests-file' (first at line 2 as 'requests_file')"},
+		{"kind: run\ntarget: http://h/\nheader: {X-A: 1, X-A: 2}\n",
+		 "s.yaml:3: duplicate key 'X-A' (first at line 3)"},
+		{"kind: compare\nvariants:\n  A: http://a/\n  A: http://b/\n",
+		 "s.yaml:4: duplicate key 'A' (first at line 3)"},
+		{"kind: run\ntable:\n  size: 1\n  mix:\n    base_url: http://h/\n    shapes: []\n"
+		 "    base_url: http://i/\n",
+		 "s.yaml:7: duplicate key 'base_url' (first at line 5)"},
+	};
+	for (size_t i = 0; i < N(cases); i++) {
+		char err[512] = "";
+		int rc = scenario_parse(cases[i].text, strlen(cases[i].text), "s.yaml", &s, err, sizeof err);
+		if (rc == 0)
+			fail_msg("case %zu parsed:\n%s", i, cases[i].text);
+		assert_int_equal(rc, PACER_EPARSE);
+		assert_int_equal(s.nargs, 0);
+		if (strcmp(err, cases[i].want) != 0)
+			fail_msg("case %zu:\n got: %s\nwant: %s", i, err, cases[i].want);
+	}
+}
+
 static void test_generation_error_names_the_table(void **state)
 {
 	(void)state;
@@ -339,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_no_table),
 		cmocka_unit_test(test_bad_tables),
 		cmocka_unit_test(test_generation_error_names_the_table),
+		cmocka_unit_test(test_booleans_and_duplicate_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

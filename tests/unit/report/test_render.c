@@ -4,7 +4,7 @@
  * generator-limited, cost); determinism; CSV layout and quoting; .hgrm from
  * saved pairs; .hlog decoded here by an independent reader of HdrHistogram's
  * V2 encoding (base64, zlib, ZigZag LEB128, HdrHistogram's own index
- * formula); the SVG charts; and the report folder. */
+ * formula); the SVG charts; and the files of a report folder. */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -745,64 +745,95 @@ static void test_svg(void **state)
 
 /* ---- the report folder -------------------------------------------------------------------- */
 
-static void test_write_dir(void **state)
+/* File i of d into a malloc'd string; asserts success. */
+static char *dir_file(const struct report_dir *d, size_t i)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	char err[512];
+	int rc = report_dir_write(d, i, f, err, sizeof err);
+	fclose(f);
+	CHECK(rc == 0, "%s: rc %d: %s", report_dir_name(d, i), rc, err);
+	return buf;
+}
+
+/* What a report folder holds, file by file, written to streams handed in
+ * (creating the folder and the files is src/cli's: test_report_io). */
+static void test_dir_files(void **state)
 {
 	(void)state;
-	char tmpl[] = "/tmp/pacer-rdir-XXXXXX";
-	char *base = mkdtemp(tmpl);
-	assert_non_null(base);
-	char dir[256];
-	snprintf(dir, sizeof dir, "%s/a/b", base); /* parents are created */
 	struct loaded_result r;
 	char err[512];
 	assert_int_equal(fx_load(fx_ramp(), &r, err, sizeof err), 0);
-	int rc = report_write_dir_loaded(&r, dir, err, sizeof err);
-	CHECK(rc == 0, "rc %d: %s", rc, err);
-	static const char *const files[] = {"report.md", "report.html", "report.txt", "report.csv",
-					    "latency.hgrm", "latency.hlog", "chart-spectrum.svg",
-					    "chart-timeline.svg", "chart-latency-vs-load.svg"};
-	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-		char p[512];
-		snprintf(p, sizeof p, "%s/%s", dir, files[i]);
-		struct stat st;
-		CHECK(stat(p, &st) == 0 && st.st_size > 0, "%s missing or empty", files[i]);
+	struct report_dir *d;
+	assert_int_equal(report_dir_open(&d, &r, err, sizeof err), 0);
+	/* the charts first, then the documents, in this order */
+	static const char *const tail[] = {"report.md", "report.html", "report.txt", "report.csv",
+					   "latency.hgrm", "latency.hlog"};
+	static const char *const charts[] = {"chart-spectrum.svg", "chart-timeline.svg",
+					     "chart-latency-vs-load.svg"};
+	size_t n = report_dir_count(d), nt = sizeof tail / sizeof tail[0];
+	assert_int_equal(n, nt + sizeof charts / sizeof charts[0]);
+	for (size_t i = 0; i < nt; i++)
+		assert_string_equal(report_dir_name(d, n - nt + i), tail[i]);
+	for (size_t k = 0; k < sizeof charts / sizeof charts[0]; k++) {
+		bool found = false;
+		for (size_t i = 0; i < n - nt; i++)
+			found |= !strcmp(report_dir_name(d, i), charts[k]);
+		CHECK(found, "%s missing", charts[k]);
 	}
-	/* nothing else (no temporary files left) */
-	DIR *dd = opendir(dir);
-	size_t n = 0;
-	struct dirent *e;
-	while ((e = readdir(dd)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(dd);
-	assert_int_equal(n, sizeof files / sizeof files[0]);
-	/* the Markdown references the chart files by name */
-	char p[512];
-	snprintf(p, sizeof p, "%s/report.md", dir);
-	FILE *f = fopen(p, "r");
-	char md[65536];
-	size_t len = fread(md, 1, sizeof md - 1, f);
-	md[len] = '\0';
-	fclose(f);
-	CHECK(has(md, "](chart-latency-vs-load.svg)") && has(md, "](chart-spectrum.svg)"),
-	      "no chart references");
-	/* a second write replaces the files */
-	assert_int_equal(report_write_dir_loaded(&r, dir, err, sizeof err), 0);
+	assert_null(report_dir_name(d, n));
+	/* each file is what its format renders; the Markdown names the chart files */
+	static const enum report_format fmts[] = {REPORT_FMT_MD,  REPORT_FMT_HTML, REPORT_FMT_TEXT,
+						  REPORT_FMT_CSV, REPORT_FMT_HGRM, REPORT_FMT_HLOG};
+	for (size_t i = 0; i < nt; i++) {
+		struct report_options o;
+		report_options_default(&o);
+		if (fmts[i] == REPORT_FMT_MD)
+			o.chart_prefix = "";
+		int rc;
+		char *want = fx_render(&r, fmts[i], &o, &rc, err, sizeof err);
+		CHECK(want, "%s: %s", tail[i], err);
+		char *got = dir_file(d, n - nt + i);
+		CHECK(!strcmp(got, want), "%s differs from --format %s", tail[i],
+		      report_format_name(fmts[i]));
+		if (fmts[i] == REPORT_FMT_MD)
+			CHECK(has(got, "](chart-latency-vs-load.svg)") && has(got, "](chart-spectrum.svg)"),
+			      "no chart references");
+		free(got);
+		free(want);
+	}
+	for (size_t i = 0; i < n - nt; i++) {
+		char *svg = dir_file(d, i);
+		CHECK(!strncmp(svg, "<svg", 4) && has(svg, "</svg>"), "%s is no SVG", report_dir_name(d, i));
+		free(svg);
+	}
+	/* no such file; a stream that fails */
+	assert_int_equal(report_dir_write(d, n, stdout, err, sizeof err), -EINVAL);
+	FILE *full = fopen("/dev/full", "w");
+	if (full) {
+		setvbuf(full, NULL, _IONBF, 0);
+		CHECK(report_dir_write(d, 0, full, err, sizeof err) < 0, "wrote to /dev/full");
+		CHECK(has(err, "cannot write"), "'%s'", err);
+		fclose(full);
+	}
+	report_dir_free(d);
 	result_free(&r);
-	/* a compare folder has no histogram files; a file in the way is an error */
+	/* a compare folder has no histogram files */
 	assert_int_equal(fx_load(fx_compare(), &r, err, sizeof err), 0);
-	snprintf(dir, sizeof dir, "%s/c", base);
-	assert_int_equal(report_write_dir_loaded(&r, dir, err, sizeof err), 0);
-	snprintf(p, sizeof p, "%s/latency.hgrm", dir);
-	CHECK(access(p, F_OK) != 0, "compare wrote latency.hgrm");
-	snprintf(dir, sizeof dir, "%s/c/report.md/x", base);
-	rc = report_write_dir_loaded(&r, dir, err, sizeof err);
-	CHECK(rc == -ENOTDIR, "rc %d: %s", rc, err);
-	CHECK(has(err, "cannot create the folder"), "'%s'", err);
+	assert_int_equal(report_dir_open(&d, &r, err, sizeof err), 0);
+	for (size_t i = 0; i < report_dir_count(d); i++)
+		CHECK(strncmp(report_dir_name(d, i), "latency.", 8), "compare has %s",
+		      report_dir_name(d, i));
+	assert_string_equal(report_dir_name(d, report_dir_count(d) - 1), "report.csv");
+	report_dir_free(d);
 	result_free(&r);
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
-	assert_int_equal(system(cmd), 0);
+	report_dir_free(NULL);
+	struct loaded_result none = {0};
+	assert_int_equal(report_dir_open(&d, &none, err, sizeof err), -EINVAL);
+	assert_null(d);
 }
 
 static void test_formats(void **state)
@@ -848,7 +879,7 @@ int main(void)
 		cmocka_unit_test(test_hgrm),
 		cmocka_unit_test(test_hlog_decodes),
 		cmocka_unit_test(test_svg),
-		cmocka_unit_test(test_write_dir),
+		cmocka_unit_test(test_dir_files),
 		cmocka_unit_test(test_formats),
 	};
 	return cmocka_run_group_tests_name("report/render", tests, NULL, NULL);

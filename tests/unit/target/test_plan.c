@@ -164,6 +164,30 @@ static void test_full_route(void **state)
 	target_plan_free(p);
 }
 
+/* The YAML 1.2 core schema's spellings of true and false, quoted or not. */
+static void test_booleans(void **state)
+{
+	(void)state;
+	static const char *const t[] = {"true", "True", "TRUE", "'true'"};
+	static const char *const f[] = {"false", "False", "FALSE", "\"FALSE\""};
+	for (size_t i = 0; i < 4; i++) {
+		char yaml[128];
+		snprintf(yaml, sizeof yaml,
+		         "routes:\n  - path: /\n    prefix: %s\n    latency: 1ms\n    server_timing: %s\n",
+		         t[i], f[i]);
+		struct target_plan *p = parse_ok(yaml);
+		assert_true(p->routes[0].prefix);
+		assert_false(p->routes[0].server_timing);
+		target_plan_free(p);
+		snprintf(yaml, sizeof yaml,
+		         "routes:\n  - path: /\n    prefix: %s\n    server_timing: %s\n", f[i], t[i]);
+		p = parse_ok(yaml);
+		assert_false(p->routes[0].prefix);
+		assert_true(p->routes[0].server_timing);
+		target_plan_free(p);
+	}
+}
+
 static void test_template_segments(void **state)
 {
 	(void)state;
@@ -200,7 +224,16 @@ static const struct bad bads[] = {
 	{"routes:\n  - path: /\n    laytency: 1ms\n",
 	 "t.yaml:3: routes[0]: unknown key 'laytency' (expected one of: method, path, prefix, latency, "
 	 "work, status, fill, body, body_size, headers, nofill, server_timing, kv, misbehave)"},
-	{"routes:\n  - path: /\n    path: /b\n", "t.yaml:3: routes[0]: duplicate key 'path'"},
+	/* a key twice in one mapping, anywhere: the first such key in the text */
+	{"routes:\n  - path: /\n    path: /b\n", "t.yaml:3: duplicate key 'path' (first at line 2)"},
+	{"routes:\n  - path: /\n    headers: {X-A: 1, X-A: 2}\n",
+	 "t.yaml:3: duplicate key 'X-A' (first at line 3)"},
+	{"routes:\n  - path: /\n    kv: {table: {a: 1, b: 2, a: 3}}\n",
+	 "t.yaml:3: duplicate key 'a' (first at line 3)"},
+	{"routes:\n  - path: /\n    prefix: true\n    prefix: false\nseed: 1\nseed: 2\n",
+	 "t.yaml:4: duplicate key 'prefix' (first at line 3)"},
+	{"seed: 1\nroutes:\n  - path: /\n    laytency: 1ms\nseed: 2\n",
+	 "t.yaml:5: duplicate key 'seed' (first at line 1)"},
 	{"routes:\n  - method: GET\n", "t.yaml:2: routes[0]: expected 'path: /something'"},
 	{"routes:\n  - path: nope\n",
 	 "t.yaml:2: routes[0].path: expected a path starting with '/', visible ASCII, without '?' or '#'"},
@@ -268,6 +301,14 @@ static const struct bad bads[] = {
 	{"routes:\n  - path: /\n    misbehave: {slow_body: {bytes: 1}}\n",
 	 "t.yaml:3: routes[0].misbehave.slow_body: expected both 'bytes' and 'every'"},
 	{"routes:\n  - path: /\n    prefix: maybe\n", "t.yaml:3: routes[0].prefix: expected true or false, got 'maybe'"},
+	/* booleans are YAML 1.2's */
+	{"routes:\n  - path: /\n    prefix: yes\n",
+	 "t.yaml:3: routes[0].prefix: expected true or false, got 'yes' (YAML 1.2 booleans: yes/no/on/off "
+	 "are YAML 1.1's)"},
+	{"routes:\n  - path: /\n    server_timing: Off\n",
+	 "t.yaml:3: routes[0].server_timing: expected true or false, got 'Off' (YAML 1.2 booleans: "
+	 "yes/no/on/off are YAML 1.1's)"},
+	{"routes:\n  - path: /\n    prefix: tRUE\n", "t.yaml:3: routes[0].prefix: expected true or false, got 'tRUE'"},
 	{"timeouts: {request: 0s}\nroutes:\n  - path: /\n", "t.yaml:1: timeouts.request: expected a timeout from 1ms to 1h"},
 	{"seed: -1\nroutes:\n  - path: /\n", "t.yaml:1: seed: expected a whole number from 0 to 18446744073709551615, got '-1'"},
 	{"routes:\n  - path: /\n---\nroutes:\n  - path: /\n", "t.yaml:4: expected a single YAML document"},
@@ -481,6 +522,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_minimal),         cmocka_unit_test(test_full_route),
 		cmocka_unit_test(test_template_segments), cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_booleans),
 		cmocka_unit_test(test_load_file),       cmocka_unit_test(test_builtins),
 		cmocka_unit_test(test_examples_match_builtins),
 		cmocka_unit_test(test_mix_proportions), cmocka_unit_test(test_match),

@@ -1,4 +1,4 @@
-/* Tests of the embedded target server (src/target/server.c) over real
+/* Tests of the embedded target server (src/target/server.c, conn.c, exec.c) over real
  * loopback sockets: the server is started on an ephemeral port and driven
  * with blocking client sockets (5 s receive timeout, so a bug fails a test
  * instead of hanging it). Checks responses byte for byte where they are

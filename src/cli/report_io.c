@@ -1,0 +1,131 @@
+/* pacer — reading result files and writing report folders (see
+ * cli/report_io.h). */
+#include "cli/report_io.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "report/render.h"
+#include "util/afile.h"
+#include "util/err.h"
+#include "util/file.h"
+#include "util/text.h"
+
+__attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errlen,
+							   const char *fmt, ...)
+{
+	if (!err || !errlen)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	text_one_line(err);
+}
+
+int cli_result_load(struct loaded_result *r, const char *path, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof *r);
+	char *buf = NULL;
+	size_t len = 0;
+	struct stat st;
+	/* refuse a big regular file before reading any of it */
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > RESULT_READ_CAP) {
+		set_err(err, errlen, "%s: larger than %u MiB", path, RESULT_READ_CAP >> 20);
+		return PACER_ETOOBIG;
+	}
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		set_err(err, errlen, "%s: cannot read: is a directory", path);
+		return -EISDIR;
+	}
+	int rc = file_read_all(path, RESULT_READ_CAP, &buf, &len);
+	if (rc == PACER_ETOOBIG) {
+		set_err(err, errlen, "%s: larger than %u MiB", path, RESULT_READ_CAP >> 20);
+		return rc;
+	}
+	if (rc) {
+		set_err(err, errlen, "%s: cannot read: %s", path, err_name(rc));
+		return rc;
+	}
+	rc = result_read_mem(r, buf, len, path, err, errlen);
+	free(buf);
+	return rc;
+}
+
+/* File i of the folder d, into dir/NAME atomically. */
+static int write_one(const struct report_dir *d, size_t i, const char *dir, char *err,
+		     size_t errlen)
+{
+	const char *name = report_dir_name(d, i);
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *path = malloc(n);
+	if (!path) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	snprintf(path, n, "%s/%s", dir, name);
+	struct afile af;
+	int rc = afile_open(&af, path);
+	if (rc) {
+		snprintf(err, errlen, "%s: cannot create: %s", path, err_name(rc));
+		free(path);
+		return rc;
+	}
+	char e2[512] = "";
+	rc = report_dir_write(d, i, af.f, e2, sizeof e2);
+	if (rc) {
+		afile_abort(&af);
+		snprintf(err, errlen, "%s: %s", path, e2[0] ? e2 : err_name(rc));
+	} else {
+		rc = afile_commit(&af);
+		if (rc)
+			snprintf(err, errlen, "%s: cannot write: %s", path, err_name(rc));
+	}
+	free(path);
+	return rc;
+}
+
+int cli_report_folder_write(const struct loaded_result *r, const char *dir, char *err,
+			    size_t errlen)
+{
+	char scratch[8];
+	if (!err || !errlen) {
+		err = scratch;
+		errlen = sizeof scratch;
+	}
+	err[0] = '\0';
+	if (!r || !r->root || !dir || !*dir) {
+		snprintf(err, errlen, "no result or no folder");
+		return -EINVAL;
+	}
+	int rc = file_mkdir_p(dir);
+	if (rc) {
+		snprintf(err, errlen, "%s: cannot create the folder: %s", dir, err_name(rc));
+		text_one_line(err);
+		return rc;
+	}
+	struct report_dir *d;
+	rc = report_dir_open(&d, r, err, errlen);
+	for (size_t i = 0; rc == 0 && i < report_dir_count(d); i++)
+		rc = write_one(d, i, dir, err, errlen);
+	report_dir_free(d);
+	text_one_line(err);
+	return rc;
+}
+
+int cli_report_folder_write_from(const char *result_path, const char *dir, char *err,
+				 size_t errlen)
+{
+	struct loaded_result r;
+	int rc = cli_result_load(&r, result_path, err, errlen);
+	if (rc)
+		return rc;
+	rc = cli_report_folder_write(&r, dir, err, errlen);
+	result_free(&r);
+	return rc;
+}

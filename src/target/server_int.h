@@ -1,0 +1,204 @@
+/* pacer — internals of the embedded target server, shared by its files:
+ *   server.c  the API, the threads and their loops, accepting and handing
+ *             connections to the threads in turn
+ *   conn.c    one connection: reading and parsing, flushing, lingering,
+ *             timers, TLS
+ *   exec.c    answering one request: prepare, execute (work, latency,
+ *             stalls), emit, the canned errors and misbehaviours
+ *   render.c  dynamic bodies, pure (target/render.h)
+ * Everything here runs on the thread that owns the connection; the only
+ * cross-thread state is marked in struct worker and struct target. Not for
+ * use outside src/target. */
+#ifndef PACER_TARGET_SERVER_INT_H
+#define PACER_TARGET_SERVER_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "http/h1req.h"
+#include "net/loop.h"
+#include "target/render.h"
+#include "target/target.h"
+#include "target/theap.h"
+#include "util/clock.h"
+#include "util/rng.h"
+
+#define IN_INIT (4u << 10)
+#define IN_MAX (H1REQ_HEADERS_CAP + (4u << 10)) /* must exceed the head cap */
+#define OUT_INIT (4u << 10)
+#define OUT_MAX (64u << 10)
+#define OUT_HIGH (32u << 10) /* stop taking requests while more than this waits */
+#define COPY_MAX (4u << 10)  /* larger bodies are sent from where they are */
+#define LINGER_NS (2 * NS_PER_S)
+#define INBOX_CAP 256        /* connections handed to a thread, not yet taken */
+#define N_CANNED 8           /* canned error responses (exec.c: canned_status) */
+#define CANNED_CAP 160       /* bytes of one canned error response */
+
+_Static_assert(OUT_HIGH + TARGET_HEADERS_CAP + 512 + COPY_MAX <= OUT_MAX, "out buffer too small");
+_Static_assert(IN_MAX > H1REQ_HEADERS_CAP, "input buffer must exceed the head cap");
+
+enum cstate {
+	C_READ,   /* reading / parsing request heads */
+	C_BODY,   /* discarding a request body */
+	C_WAIT,   /* a request is executing: its latency timer runs */
+	C_LINGER, /* write side shut; draining input before close */
+};
+
+struct worker;
+
+struct conn {
+	struct theap_node tn; /* first: the timer node leads to the conn */
+	struct worker *w;
+	struct conn *prev, *next; /* live list, or free list (next only) */
+	int fd;
+	uint32_t events; /* registered epoll interest */
+	enum cstate state;
+	bool dead;
+	bool peer_eof;
+	bool closing;       /* close once the output is flushed */
+	bool write_blocked; /* the last send hit EAGAIN */
+	bool need_more;     /* the input holds an incomplete request */
+	struct tls_conn *tls; /* NULL: plain */
+	bool tls_ready;       /* TLS handshake done */
+	bool tls_rd_want_wr;  /* a TLS read waits for the socket to be writable */
+
+	/* input: the current request starts at in + in_off */
+	char *in;
+	uint32_t in_cap, in_len, in_off;
+	struct h1req req;
+	uint64_t body_left;
+	uint64_t req_start_ns; /* first byte of an incomplete request; 0: none */
+	uint64_t last_io_ns;
+	uint64_t linger_end_ns;
+
+	/* output: out[out_off, out_len) then ext[ext_off, ext_len) */
+	char *out;
+	uint32_t out_cap, out_len, out_off;
+	const char *ext;
+	size_t ext_len, ext_off;
+	uint64_t blocked_since_ns;
+	/* slow body: bytes that may still go out before slow_next_ns */
+	bool slow;
+	size_t slow_budget;
+	uint64_t slow_next_ns;
+
+	/* the request being executed */
+	const struct target_route *rt;
+	const struct target_resp *resp;
+	bool head_req, keep_alive, v10, garbage;
+	uint64_t dispatch_ns, ready_ns;
+	struct target_dyn dyn; /* rendered body (templates, kv) */
+	uint64_t nreq;         /* requests answered on this connection */
+};
+
+struct target;
+
+struct worker {
+	struct target *t;
+	unsigned idx;
+	pthread_t th;
+	bool started;
+	struct loop loop;
+	struct theap heap;
+	struct rng rng;
+	uint64_t now;
+	uint64_t seq;
+	struct conn *live;
+	struct conn *free_list;
+	unsigned n_free;
+	struct conn *dead; /* closed this iteration; recycled after it */
+	char listen_tag;
+	bool accept_paused;
+	struct theap_node accept_tn;
+	pthread_mutex_t mu; /* guards inbox and inbox_n: other threads hand off */
+	int inbox[INBOX_CAP];
+	unsigned inbox_n;
+	struct target_stats st; /* written by this thread only, read by any */
+};
+
+struct target {
+	const struct target_plan *plan;
+	struct tls_ctx *tls; /* NULL: plain HTTP; borrowed */
+	int lfd;
+	int port;
+	unsigned n;
+	struct worker *w;
+	atomic_bool stop;
+	atomic_uint_fast64_t ticket;
+	atomic_uint_fast32_t open;
+	uint64_t t0_ns;
+	char errs[N_CANNED][CANNED_CAP]; /* canned error responses */
+	size_t errs_len[N_CANNED];
+};
+
+/* One thread writes a counter, others read it: a relaxed store suffices. */
+static inline void stat_inc(uint64_t *c) { __atomic_store_n(c, *c + 1, __ATOMIC_RELAXED); }
+
+/* Bytes waiting to be sent: out, then ext. */
+static inline size_t out_pending(const struct conn *c)
+{
+	return (size_t)(c->out_len - c->out_off) + (c->ext ? c->ext_len - c->ext_off : 0);
+}
+
+/* Append p[0..n) to out; room must have been made by target_out_reserve. */
+static inline void out_put(struct conn *c, const void *p, size_t n)
+{
+	memcpy(c->out + c->out_len, p, n);
+	c->out_len += (uint32_t)n;
+}
+
+/* ---- conn.c ---- */
+
+/* Make room for `need` more bytes in c->out (compacting, then growing up to
+ * OUT_MAX). false: over the cap or out of memory. */
+bool target_out_reserve(struct conn *c, size_t need);
+
+/* Serve the accepted socket fd on w (takes fd: on any failure it is closed
+ * and the open count dropped). */
+void target_conn_new(struct worker *w, int fd);
+
+/* Close c now: cancel its timer, free its TLS state, close the socket, move
+ * it from w->live to w->dead (recycled by target_conn_reap). Idempotent. */
+void target_conn_close(struct conn *c);
+
+/* Free a closed connection struct and its buffers. */
+void target_conn_free(struct conn *c);
+
+/* Recycle the connections closed during this loop iteration: up to a few
+ * kept on w->free_list with their buffers, the rest freed. */
+void target_conn_reap(struct worker *w);
+
+/* epoll reported `ev` on c. */
+void target_conn_event(struct conn *c, uint32_t ev);
+
+/* c's timer fired (w->now at or past its deadline). */
+void target_conn_timer(struct conn *c);
+
+/* ---- exec.c ---- */
+
+/* Render the canned error responses into t->errs (once, before the threads
+ * start). */
+void target_canned_build(struct target *t);
+
+/* Append the canned error response for `status` (one of the parser's
+ * statuses, or 408) and mark c to close once it is sent. */
+void target_emit_canned(struct conn *c, int status);
+
+/* A request head is complete and matched `rt` (NULL: no route): choose the
+ * answer, render a dynamic body from the query (query[0..qlen) lives in
+ * the input buffer, which may be overwritten once the body is read). */
+void target_prepare(struct conn *c, const struct target_route *rt, const char *query, size_t qlen);
+
+/* The request's body has been read: do its CPU work, then answer now or
+ * set c->ready_ns and enter C_WAIT. */
+void target_execute(struct conn *c);
+
+/* Append the response of the current request (may close c when there is no
+ * room for it). */
+void target_emit(struct conn *c);
+
+#endif
