@@ -369,7 +369,7 @@ class SelfContainedTest(PacerTestCase):
         self.assertGreaterEqual(t["threads"], 1)
         m = j["measure"]
         self.assert_accounted(m, run)
-        self.assert_no_errors(m, run)
+        self.assert_no_errors(m, run, failing=(500, 503))  # the plan's own 5xx share
         done = m["requests"]["completed"]
         self.assertGreater(done, 900, m["requests"])
         by = m["responses"]["by_status"]
