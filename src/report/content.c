@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report/render_int.h"
+#include "util/units.h"
 
 struct ctx {
 	const struct loaded_result *r;
@@ -1405,15 +1406,15 @@ static void results_compare(struct ctx *c)
 
 /* ---- 6. cost and resources ------------------------------------------------------------ */
 
-/* US dollars: 3 significant digits below 1, cents above. */
+/* US dollars as every report writes them (units_fmt_cost: "$0.00055",
+ * "$12.50"); "–" when missing. */
 static const char *usd(struct ctx *c, char *out, size_t cap, double v)
 {
+	(void)c;
 	if (!isfinite(v))
 		snprintf(out, cap, "–");
-	else if (fabs(v) < 1)
-		snprintf(out, cap, "%.3g", v);
 	else
-		snprintf(out, cap, "%s", fmt_num(&c->f, v, 2));
+		units_fmt_cost(out, cap, v, "$");
 	return out;
 }
 
