@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "plan/inspect.h"
 #include "plan/plan.h"
+#include "plan/workload.h"
 #include "probe/probe.h"
 #include "result/cost.h"
 
@@ -66,6 +67,7 @@ struct cli_setup {
 	struct inspect inspect;     /* response rules; plan->inspect points here when active */
 	struct cost_profiles costs; /* --cost-profile, or the illustrative defaults */
 	struct probe *probe;        /* target resource sampler, when there is a target to probe */
+	struct plan_workload workload; /* the requests as encoded; plan->workload points here */
 };
 
 /* Fill plan->url/body/url_str and s's outputs: parse the URL (or start the

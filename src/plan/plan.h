@@ -12,6 +12,7 @@
 #include "plan/sched.h"
 
 struct table_host;
+struct plan_workload;
 
 struct run_plan {
 	const char *url_str;
@@ -42,6 +43,10 @@ struct run_plan {
 	size_t table_requests;
 	const struct table_host *table_hosts; /* the table's hosts (table/table.h), borrowed */
 	size_t table_n_hosts;
+	/* what the requests are, as encoded (plan/workload.h): methods, the first
+	 * requests, bodies, their hash; NULL until the CLI has built them (a
+	 * compare's shared plan: each variant has its own). Borrowed. */
+	const struct plan_workload *workload;
 
 	const char *out_path, *hgrm_path;
 	bool quiet;

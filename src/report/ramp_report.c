@@ -7,6 +7,7 @@
 #include "report/ramp_report.h"
 #include "report/rules_report.h"
 #include "report/usage_report.h"
+#include "report/workload_report.h"
 #include "util/units.h"
 
 static double achieved(const struct run_result *r) { return report_achieved_rate(r); }
@@ -14,7 +15,10 @@ static double achieved(const struct run_result *r) { return report_achieved_rate
 void ramp_text_header(FILE *f, const struct ramp_report *rr)
 {
 	const struct ramp_plan *rp = rr->plan;
-	fprintf(f, "pacer ramp %s%s\n", rp->run.url_str, rr->ctx.target ? "  (self-contained)" : "");
+	char name[512];
+	fprintf(f, "pacer ramp %s%s\n", report_run_name(name, sizeof name, &rp->run),
+		rr->ctx.target ? "  (self-contained)" : "");
+	report_text_workload(f, &rp->run);
 	fprintf(f, "  %zu steps of %.1fs (+%.1fs warm-up each), %u thread%s, up to %u connections",
 		rp->n_rates, (double)rp->step_ns / 1e9, (double)rp->step_warmup_ns / 1e9,
 		rp->run.threads, rp->run.threads == 1 ? "" : "s", rp->run.connections);

@@ -9,6 +9,7 @@
 #include "report/report.h"
 #include "report/rules_report.h"
 #include "report/usage_report.h"
+#include "report/workload_report.h"
 #include "util/clock.h"
 #include "util/jsonw.h"
 #include "stats/summary.h"
@@ -332,8 +333,8 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 {
 	jw_key(j, "url");
 	jw_str(j, p->url_str);
-	jw_key(j, "method");
-	jw_str(j, plan_method(p));
+	jw_key(j, "method"); /* what was sent: null when the requests use several */
+	jw_str(j, p->workload ? plan_workload_method(p->workload) : plan_method(p));
 	jw_key(j, "loop");
 	jw_str(j, p->open_loop ? "open" : "closed");
 	jw_key(j, "rate_per_s");
@@ -437,8 +438,13 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	for (size_t i = 0; i < p->n_headers; i++)
 		jw_str(j, p->headers[i]);
 	jw_arr_end(j);
-	jw_key(j, "body_bytes");
-	jw_u64(j, p->body_len);
+	jw_key(j, "body_bytes"); /* each request's, as sent; null when they differ */
+	uint64_t body = p->body_len;
+	if (p->workload && !plan_workload_body_bytes(p->workload, &body))
+		jw_null(j);
+	else
+		jw_u64(j, body);
+	rj_workload(j, p->workload, p->order_random);
 	rj_plan_rules(j, p->inspect);
 	jw_key(j, "argv");
 	jw_arr(j);
@@ -721,10 +727,13 @@ void report_text(FILE *f, const struct report_ctx *c)
 	const struct phase_stats *m = &r->measure;
 	char a[48], b[48], d[48], e[48];
 
-	fprintf(f, "pacer run %s%s\n", p->url_str, c->target ? "  (self-contained)" : "");
+	char name[512];
+	fprintf(f, "pacer run %s%s\n", report_run_name(name, sizeof name, p),
+		c->target ? "  (self-contained)" : "");
 	if (c->target)
 		fprintf(f, "  embedded target: plan %s, %u thread%s\n", c->target->plan_name,
 			c->target->threads, c->target->threads == 1 ? "" : "s");
+	report_text_workload(f, p);
 	if (p->open_loop)
 		fprintf(f, "  open loop: %s req/s (%s arrivals), %u thread%s, up to %u connections\n",
 			units_fmt_thousands(a, sizeof a, p->rate_per_s, p->rate_per_s == (double)(uint64_t)p->rate_per_s ? 0 : 1),
