@@ -151,7 +151,6 @@ int cmd_ramp(int argc, char **argv)
 	const char *order = NULL;
 	const char *arrival = NULL, *steps = NULL, *precision = NULL;
 	double from = 0, to = 0, factor = 2, require = 0;
-	uint32_t target_cores = 0;
 	struct cli_setup setup = {.cmd = "ramp"};
 	bool help = false;
 	const char *report_dir = NULL;
@@ -185,7 +184,6 @@ int cmd_ramp(int argc, char **argv)
 		{0, "step-duration", OPT_DURATION, &rp.step_ns, "D", "5s", "measured length of each step", false},
 		{0, "step-warmup", OPT_DURATION, &rp.step_warmup_ns, "D", "1s", "warm-up of each step, not counted", false},
 		{0, "steps", OPT_STR, &steps, "R1,R2,...", NULL, "offered rates, increasing (k, M suffixes)", false},
-		{0, "target-cores", OPT_U32, &target_cores, "N", NULL, "cores of the target, for the per-core figure", false},
 		{0, "target-threads", OPT_U32, &setup.target_threads, "N", "1", "self-contained: threads of the embedded target", false},
 		{'t', "threads", OPT_U32, &plan->threads, "T", "1", "worker threads", false},
 		{0, "timeout", OPT_DURATION, &plan->timeout_ns, "D", "10s", "per-request timeout", false},
@@ -253,7 +251,7 @@ int cmd_ramp(int argc, char **argv)
 	if (cli_parse_arrival("ramp", arrival, plan) || cli_parse_order("ramp", order, plan))
 		goto out;
 	rp.require_per_s = require;
-	rp.target_cores = target_cores;
+	rp.target_cores = setup.target_cores;
 	if (!opts_given(tab, ntab, "drain"))
 		plan->drain_ns = plan->timeout_ns;
 	plan->rate_per_s = rp.rates[0];
@@ -284,7 +282,6 @@ int cmd_ramp(int argc, char **argv)
 			.commit = PACER_COMMIT},
 		.plan = &rp,
 		.res = &res,
-		.cores_for_per_core = target_cores ? target_cores : setup.srv ? (unsigned)env.cores : 0,
 	};
 	cli_setup_report_ctx(&setup, &rr.ctx);
 

@@ -782,9 +782,23 @@ void cli_setup_report_ctx(const struct cli_setup *s, struct report_ctx *ctx)
 {
 	ctx->cost = &s->costs;
 	ctx->lag_limit_ns = s->lag_limit_ns;
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	ctx->target_cores = s->srv ? (double)(s->target_threads ? s->target_threads : 1)
-				   : (double)(cores > 0 ? cores : 1);
+	double cg = 0;
+	const char *cg_basis = NULL;
+	if (s->target_cores) {
+		ctx->target_cores = s->target_cores;
+		ctx->target_cores_basis = "option";
+	} else if (s->srv) {
+		ctx->target_cores = s->target_threads ? s->target_threads : 1;
+		ctx->target_cores_basis = "embedded_threads";
+	} else if (s->target_cgroup && probe_cgroup_cores(s->target_cgroup, &cg, &cg_basis) == 0) {
+		ctx->target_cores = cg;
+		ctx->target_cores_basis = !strcmp(cg_basis, "cpu.max") ? "cgroup_cpu_max"
+									: "cgroup_cpuset";
+	} else {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		ctx->target_cores = (double)(cores > 0 ? cores : 1);
+		ctx->target_cores_basis = "machine";
+	}
 }
 
 int cli_report_dir_prepare(const char *cmd, const char *dir, const char **out_path, char *buf,

@@ -289,6 +289,29 @@ static void summary_run(struct ctx *c)
 	free(s);
 }
 
+/* ", about 5,000 per core over 1 core (the embedded target's threads)"
+ * from highest_passing; "" without a per-core figure. Older results have
+ * no cores_basis: the count is then given without one. */
+static void per_core_phrase(struct ctx *c, const json_t *hp, char *out, size_t cap)
+{
+	double pc, cores;
+	out[0] = '\0';
+	if (!rr_num(hp, "per_core_per_s", &pc) || !rr_num(hp, "cores", &cores))
+		return;
+	const char *b = rr_str(hp, "cores_basis");
+	const char *words = !b                                 ? NULL
+			    : !strcmp(b, "option")             ? "given with --target-cores"
+			    : !strcmp(b, "embedded_threads")   ? "the embedded target's threads"
+			    : !strcmp(b, "cgroup_cpu_max")     ? "the target cgroup's cpu.max quota"
+			    : !strcmp(b, "cgroup_cpuset")      ? "the target cgroup's cpuset"
+			    : !strcmp(b, "measured_busy")      ? "the cores the target kept busy, as measured"
+							       : b;
+	snprintf(out, cap, ", about %s per core over %s %s%s%s%s", fmt_rate(&c->f, round(pc)),
+		 cores == floor(cores) ? fmt_int(&c->f, cores) : fmt_num(&c->f, cores, 2),
+		 cores == 1 ? "core" : "cores", words ? " (" : "", words ? words : "",
+		 words ? ")" : "");
+}
+
 static const json_t *step_at(struct ctx *c, long i)
 {
 	return i >= 0 ? json_array_get(rr_arr(c->root, "steps"), (size_t)i) : NULL;
@@ -334,12 +357,8 @@ static void summary_ramp(struct ctx *c)
 		double off = rr_num_or(hp, "offered_per_s", rr_num_or(st, "offered_per_s", NAN));
 		double ach = rr_num_or(hp, "achieved_per_s", rr_num_or(st, "achieved_per_s", NAN));
 		double errp = rr_num_or(st, "error_pct", m.error_pct);
-		char per_core[160] = "";
-		double pc, cores;
-		if (rr_num(hp, "per_core_per_s", &pc) && rr_num(hp, "cores", &cores))
-			snprintf(per_core, sizeof per_core, ", about %s per core over %s %s",
-				 fmt_rate(&c->f, round(pc)), fmt_int(&c->f, cores),
-				 plural(cores, "core", "cores"));
+		char per_core[240];
+		per_core_phrase(c, hp, per_core, sizeof per_core);
 		if (slo)
 			snprintf(body, sizeof body,
 				 "the highest step within the SLO %s reached %s requests/s (%s "
@@ -1457,12 +1476,8 @@ static void results_ramp(struct ctx *c)
 			 "judges the repetitions pooled.");
 	const json_t *hp = rr_obj(c->root, "highest_passing");
 	if (hp) {
-		double pc, cores;
-		char per_core[160] = "";
-		if (rr_num(hp, "per_core_per_s", &pc) && rr_num(hp, "cores", &cores))
-			snprintf(per_core, sizeof per_core, ", about %s per core over %s %s",
-				 fmt_rate(&c->f, round(pc)), fmt_int(&c->f, cores),
-				 plural(cores, "core", "cores"));
+		char per_core[240];
+		per_core_phrase(c, hp, per_core, sizeof per_core);
 		doc_para(c->d, false, "Highest passing step: step %s, %s requests/s offered (%s achieved)%s.",
 			 fmt_int(&c->f, rr_num_or(hp, "step", NAN)),
 			 fmt_rate(&c->f, rr_num_or(hp, "offered_per_s", NAN)),
@@ -1695,6 +1710,22 @@ static void cost_resources(struct ctx *c)
 			kv(c, "Embedded target CPU per request", b);
 		}
 		resources_rows(c, m, c->root);
+		const json_t *tc = rr_obj(c->root, "target_cores");
+		if (tc) {
+			const char *bs = rr_str(tc, "basis");
+			double n = rr_num_or(tc, "cores", NAN);
+			snprintf(b, sizeof b, "%s (%s)",
+				 n == floor(n) ? fmt_int(&c->f, n) : fmt_num(&c->f, n, 2),
+				 !bs                                 ? "basis not recorded"
+				 : !strcmp(bs, "option")             ? "given with --target-cores"
+				 : !strcmp(bs, "embedded_threads")   ? "the embedded target's threads"
+				 : !strcmp(bs, "cgroup_cpu_max")     ? "the target cgroup's cpu.max quota"
+				 : !strcmp(bs, "cgroup_cpuset")      ? "the target cgroup's cpuset"
+				 : !strcmp(bs, "machine")            ? "this machine's cores: nothing said "
+								       "what the target runs on"
+								     : bs);
+			kv(c, "Target cores assumed", b);
+		}
 		const json_t *g = rr_obj(c->root, "generator");
 		if (g) {
 			double th = rr_num_or(g, "threads", NAN);

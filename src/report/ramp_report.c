@@ -12,6 +12,34 @@
 
 static double achieved(const struct run_result *r) { return report_achieved_rate(r); }
 
+bool ramp_per_core_cores(const struct ramp_report *rr, const struct ramp_step *s, double *cores,
+			 const char **basis)
+{
+	const char *b = rr->ctx.target_cores_basis;
+	if (b && strcmp(b, "machine") != 0 && rr->ctx.target_cores > 0) {
+		*cores = rr->ctx.target_cores;
+		*basis = b;
+		return true;
+	}
+	if (s->run.target.known && s->run.target.cores_busy > 0) {
+		*cores = s->run.target.cores_busy;
+		*basis = "measured_busy";
+		return true;
+	}
+	return false;
+}
+
+/* The basis of a core count in words, for the terminal. */
+static const char *basis_words(const char *b)
+{
+	return !strcmp(b, "option")             ? "--target-cores"
+	       : !strcmp(b, "embedded_threads") ? "the embedded target's threads"
+	       : !strcmp(b, "cgroup_cpu_max")   ? "the target cgroup's cpu.max quota"
+	       : !strcmp(b, "cgroup_cpuset")    ? "the target cgroup's cpuset"
+	       : !strcmp(b, "measured_busy")    ? "cores the target kept busy, measured"
+						: b;
+}
+
 void ramp_text_header(FILE *f, const struct ramp_report *rr)
 {
 	const struct ramp_plan *rp = rr->plan;
@@ -66,10 +94,13 @@ void ramp_text_summary(FILE *f, const struct ramp_report *rr)
 		fprintf(f, "  highest passing step: %s req/s offered (%s achieved)",
 			units_fmt_thousands(a, sizeof a, s->offered_per_s, 0),
 			units_fmt_thousands(b, sizeof b, achieved(&s->run), 1));
-		if (rr->cores_for_per_core)
-			fprintf(f, ", about %.0f per core over %u core%s",
-				s->offered_per_s / rr->cores_for_per_core, rr->cores_for_per_core,
-				rr->cores_for_per_core == 1 ? "" : "s");
+		double cores;
+		const char *basis;
+		if (ramp_per_core_cores(rr, s, &cores, &basis))
+			fprintf(f, ", about %s per core over %.*f core%s (%s)",
+				units_fmt_thousands(a, sizeof a, s->offered_per_s / cores, 0),
+				cores == (double)(uint64_t)cores ? 0 : 2, cores, cores == 1 ? "" : "s",
+				basis_words(basis));
 		fprintf(f, "\n");
 	} else {
 		fprintf(f, "  no step passed%s\n", rp->slo_expr ? " the SLO" : "");
@@ -215,6 +246,7 @@ int ramp_json(FILE *f, const struct ramp_report *rr)
 		jw_bool(j, true);
 		jw_obj_end(j);
 	}
+	rj_target_cores(j, &rr->ctx);
 	jw_key(j, "steps");
 	jw_arr(j);
 	for (size_t i = 0; i < r->n_steps; i++)
@@ -231,16 +263,21 @@ int ramp_json(FILE *f, const struct ramp_report *rr)
 		jw_dbl(j, s->offered_per_s, 3);
 		jw_key(j, "achieved_per_s");
 		jw_dbl(j, achieved(&s->run), 3);
+		double cores;
+		const char *basis;
+		bool pc = ramp_per_core_cores(rr, s, &cores, &basis);
 		jw_key(j, "per_core_per_s");
-		if (rr->cores_for_per_core)
-			jw_dbl(j, s->offered_per_s / rr->cores_for_per_core, 3);
+		if (pc)
+			jw_dbl(j, s->offered_per_s / cores, 3);
 		else
 			jw_null(j);
 		jw_key(j, "cores");
-		if (rr->cores_for_per_core)
-			jw_u64(j, rr->cores_for_per_core);
+		if (pc)
+			jw_dbl(j, cores, cores == (double)(uint64_t)cores ? 0 : 4);
 		else
 			jw_null(j);
+		jw_key(j, "cores_basis");
+		jw_str(j, pc ? basis : NULL);
 		jw_obj_end(j);
 	} else {
 		jw_null(j);

@@ -161,6 +161,24 @@ void rj_usage(struct jsonw *j, const struct run_result *r, const struct report_c
 	rj_gencheck(j, r, c);
 }
 
+void rj_target_cores(struct jsonw *j, const struct report_ctx *c)
+{
+	jw_key(j, "target_cores");
+	if (!(c->target_cores > 0) || !c->target_cores_basis) {
+		jw_null(j);
+		return;
+	}
+	int saved = j->indent;
+	jw_obj(j);
+	j->indent = 0;
+	jw_key(j, "cores");
+	jw_dbl(j, c->target_cores, c->target_cores == (double)(uint64_t)c->target_cores ? 0 : 4);
+	jw_key(j, "basis");
+	jw_str(j, c->target_cores_basis);
+	jw_obj_end(j);
+	j->indent = saved;
+}
+
 static const char *mib(char *b, size_t cap, uint64_t v)
 {
 	snprintf(b, cap, "%.1f MiB", (double)v / (1024.0 * 1024.0));
