@@ -83,7 +83,8 @@ static int run_step(struct engine *e, struct cli_setup *setup, const struct ramp
 	s.run.interrupted = s.run.interrupted || *interrupted;
 	s.target_cpu_ns = cli_setup_target_cpu_ns(setup) - tcpu0;
 	/* A ramp reports the measured phase of each step; the warm-up's
-	 * histograms are not kept (its counts are). */
+	 * histograms are not kept (its counts and figures are). */
+	rep_figure_of_phase(&s.run.warmup, s.run.warmup_ns, &s.warmup_fig);
 	phase_stats_free(&s.run.warmup);
 	struct slo_measure m;
 	double pct[RESULT_MAX_OUTCOMES];

@@ -1337,6 +1337,77 @@ static void chart_ref(struct ctx *c, const char *name)
 		doc_chart(c->d, ch->name, ch->title);
 }
 
+/* "N open when it began, M opened during it (K closed by the server)" of
+ * a phase's connections; false when the phase has no open_at_start (an
+ * older result). */
+static bool conns_phrase(struct ctx *c, const json_t *conns, char *out, size_t cap)
+{
+	double at = 0, opened = rr_num_or(conns, "opened", NAN), cbs = rr_num_or(conns, "closed_by_server", 0);
+	if (!rr_num(conns, "open_at_start", &at))
+		return false;
+	snprintf(out, cap, "%s open when it began, %s opened during it%s%s%s", fmt_int(&c->f, at),
+		 fmt_int(&c->f, opened), cbs > 0 ? " (" : "", cbs > 0 ? fmt_int(&c->f, cbs) : "",
+		 cbs > 0 ? " closed by the server)" : "");
+	return true;
+}
+
+/* A run's connections in the measured phase, and what its warm-up did. */
+static void connections_para(struct ctx *c, const json_t *warm, const json_t *ph)
+{
+	char m[256], w[256];
+	if (!conns_phrase(c, rr_obj(ph, "connections"), m, sizeof m))
+		return;
+	if (warm && conns_phrase(c, rr_obj(warm, "connections"), w, sizeof w)) {
+		struct phase_fig f;
+		report_phase_fig(warm, &f);
+		doc_para(c->d, false,
+			 "Connections of the measured phase: %s. The warm-up before it (%s, not "
+			 "counted) completed %s %s with %s %s and p99 %s; connections: %s.",
+			 m, fmt_s(&c->f, f.duration_s), fmt_int(&c->f, f.completed),
+			 plural(f.completed, "response", "responses"), fmt_int(&c->f, f.errors),
+			 plural(f.errors, "error", "errors"), fmt_us(&c->f, f.p99), w);
+	} else {
+		doc_para(c->d, false, "Connections of the measured phase: %s.", m);
+	}
+}
+
+/* A ramp's warm-up of each step and the connections of each phase. */
+static void ramp_warmups(struct ctx *c, const json_t *steps)
+{
+	bool any = false;
+	size_t i;
+	const json_t *s;
+	json_array_foreach(steps, i, s)
+		any = any || rr_obj(s, "warmup") || rr_num_or(s, "measure.connections.open_at_start", -1) >= 0;
+	if (!any)
+		return;
+	doc_heading(c->d, 3, "warmups", "Warm-up and connections of each step");
+	const char *hdr[9] = {"Step",          "Warm-up",        "Warm-up responses",
+			      "Warm-up errors", "Warm-up p99",    "Open at warm-up start",
+			      "Opened in warm-up", "Open at measure start", "Opened in measure"};
+	doc_table(c->d, 9, 0x1fe, hdr);
+	json_array_foreach(steps, i, s) {
+		const json_t *w = rr_obj(s, "warmup");
+		char label[32];
+		snprintf(label, sizeof label, "%s%zu", rr_true(s, "refine") ? "r" : "", i + 1);
+		const char *row[9] = {
+			label,
+			w ? fmt_s(&c->f, rr_num_or(w, "duration_s", NAN)) : "none",
+			w ? fmt_int(&c->f, rr_num_or(w, "requests.completed", NAN)) : "–",
+			w ? fmt_int(&c->f, rr_num_or(w, "errors", NAN)) : "–",
+			w ? fmt_us(&c->f, rr_num_or(w, "p99_us", NAN)) : "–",
+			w ? fmt_int(&c->f, rr_num_or(w, "connections.open_at_start", NAN)) : "–",
+			w ? fmt_int(&c->f, rr_num_or(w, "connections.opened", NAN)) : "–",
+			fmt_int(&c->f, rr_num_or(s, "measure.connections.open_at_start", NAN)),
+			fmt_int(&c->f, rr_num_or(s, "measure.connections.opened", NAN)),
+		};
+		doc_row(c->d, row);
+	}
+	doc_para(c->d, false,
+		 "Connections carry over from step to step; connections opened before a step's "
+		 "first request count as opened in its first phase (the warm-up, when it has one).");
+}
+
 static void results_run(struct ctx *c)
 {
 	const json_t *ph = rr_get(c->root, "measure");
@@ -1355,6 +1426,7 @@ static void results_run(struct ctx *c)
 			      c->open_loop ? fmt_pct(&c->f, m.drop_pct) : "–",
 			      fmt_s(&c->f, m.duration_s)};
 	doc_row(c->d, row);
+	connections_para(c, rr_get(c->root, "warmup"), ph);
 	doc_heading(c->d, 3, "latency", "Latency");
 	latency_table(c, ph);
 	doc_heading(c->d, 3, "responses", "Responses by status");
@@ -1498,6 +1570,7 @@ static void results_ramp(struct ctx *c)
 	if (rr_num(c->plan, "require_per_s", &req))
 		doc_para(c->d, false, "Required %s requests/s: %s.", fmt_rate(&c->f, req),
 			 rr_true(c->root, "reached_require") ? "reached" : "NOT reached");
+	ramp_warmups(c, steps);
 	chart_ref(c, "latency-vs-load");
 	long k = report_focus_step(c->root);
 	if (k >= 0) {

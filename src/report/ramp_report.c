@@ -149,6 +149,58 @@ void ramp_warnings(const struct ramp_report *rr, struct report_warnings *w)
 	}
 }
 
+/* A step's warm-up, in brief: what it sent and got, the connections it
+ * found and opened, its latency (docs/ramp.md). Null without a warm-up. */
+static void json_warmup(struct jsonw *j, const struct ramp_step *s)
+{
+	const struct run_result *r = &s->run;
+	const struct phase_stats *w = &r->warmup;
+	jw_key(j, "warmup");
+	if (!r->warmup_ns) {
+		jw_null(j);
+		return;
+	}
+	jw_obj(j);
+	jw_key(j, "duration_s");
+	jw_dbl(j, (double)r->warmup_ns / 1e9, 6);
+	int saved = j->indent;
+	jw_key(j, "requests");
+	jw_obj(j);
+	j->indent = 0;
+	jw_key(j, "scheduled");
+	jw_u64(j, w->scheduled);
+	jw_key(j, "sent");
+	jw_u64(j, w->sent);
+	jw_key(j, "completed");
+	jw_u64(j, w->completed);
+	jw_key(j, "dropped");
+	jw_u64(j, w->dropped);
+	jw_obj_end(j);
+	j->indent = saved;
+	jw_key(j, "errors");
+	jw_u64(j, phase_stats_errors(w));
+	jw_key(j, "connections");
+	jw_obj(j);
+	j->indent = 0;
+	jw_key(j, "open_at_start");
+	jw_u64(j, w->conns_open_at_start);
+	jw_key(j, "opened");
+	jw_u64(j, w->conns_opened);
+	jw_key(j, "closed_by_server");
+	jw_u64(j, w->closed_by_server);
+	jw_obj_end(j);
+	j->indent = saved;
+	jw_key(j, "achieved_per_s");
+	jw_dbl(j, s->warmup_fig.achieved_per_s, 3);
+	jw_key(j, "p50_us");
+	jw_dbl(j, (double)s->warmup_fig.p50_ns / 1e3, 3);
+	jw_key(j, "p99_us");
+	jw_dbl(j, (double)s->warmup_fig.p99_ns / 1e3, 3);
+	jw_key(j, "max_us");
+	jw_dbl(j, (double)s->warmup_fig.max_ns / 1e3, 3);
+	jw_obj_end(j);
+}
+
 static void json_step(struct jsonw *j, const struct ramp_step *s, const struct inspect *in,
 		      const struct report_ctx *ctx)
 {
@@ -185,6 +237,7 @@ static void json_step(struct jsonw *j, const struct ramp_step *s, const struct i
 	}
 	jw_key(j, "warmup_completed");
 	jw_u64(j, r->warmup.completed);
+	json_warmup(j, s);
 	jw_key(j, "measure");
 	rj_phase(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, true, achieved(r),
 		 in);

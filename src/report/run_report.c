@@ -243,6 +243,8 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 	jw_obj(j);
 	jw_key(j, "opened");
 	jw_u64(j, p->conns_opened);
+	jw_key(j, "open_at_start");
+	jw_u64(j, p->conns_open_at_start);
 	jw_key(j, "closed_by_server");
 	jw_u64(j, p->closed_by_server);
 	jw_obj_end(j);
@@ -745,9 +747,13 @@ void report_text(FILE *f, const struct report_ctx *c)
 			p->threads, p->threads == 1 ? "" : "s", p->requests ? ", requests " : "",
 			p->requests ? units_fmt_thousands(a, sizeof a, (double)p->requests, 0) : "");
 	if (r->warmup_ns)
-		fprintf(f, "  warm-up %.2fs: %s responses, not counted below\n",
+		fprintf(f, "  warm-up %.2fs: %s responses, %s errors, connections open at start %s, "
+			   "opened %s; not counted below\n",
 			(double)r->warmup_ns / 1e9,
-			units_fmt_thousands(a, sizeof a, (double)r->warmup.completed, 0));
+			units_fmt_thousands(a, sizeof a, (double)r->warmup.completed, 0),
+			units_fmt_thousands(b, sizeof b, (double)phase_stats_errors(&r->warmup), 0),
+			units_fmt_thousands(d, sizeof d, (double)r->warmup.conns_open_at_start, 0),
+			units_fmt_thousands(e, sizeof e, (double)r->warmup.conns_opened, 0));
 	fprintf(f, "  measured %.2fs%s\n\n", (double)r->measure_ns / 1e9,
 		r->interrupted ? " (INTERRUPTED)" : "");
 
@@ -814,9 +820,10 @@ void report_text(FILE *f, const struct report_ctx *c)
 			units_fmt_thousands(a, sizeof a, (double)m->tls_handshakes, 0),
 			units_fmt_thousands(b, sizeof b, (double)m->tls_resumed, 0),
 			units_fmt_thousands(d, sizeof d, (double)m->errors[ERRK_TLS], 0));
-	fprintf(f, "  bytes      in %s  out %s   connections opened %s\n\n",
+	fprintf(f, "  bytes      in %s  out %s   connections open at start %s, opened %s\n\n",
 		bytes_h(a, sizeof a, m->bytes_in), bytes_h(b, sizeof b, m->bytes_out),
-		units_fmt_thousands(d, sizeof d, (double)m->conns_opened, 0));
+		units_fmt_thousands(d, sizeof d, (double)m->conns_open_at_start, 0),
+		units_fmt_thousands(e, sizeof e, (double)m->conns_opened, 0));
 
 	fprintf(f, "  %-13s%9s%9s%9s%9s%9s%9s%9s  %s\n", "", "p50", "p90", "p99", "p99.9", "p99.99",
 		"max", "mean", "count");
