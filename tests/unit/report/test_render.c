@@ -408,7 +408,7 @@ static void test_costs_cores_connections(void **state)
 				    fx_parse("{\"profiles\":[{\"name\":\"p\",\"usd_per_core_hour\":0.02,"
 					     "\"usd_per_million_requests\":0.00055}]}"));
 	}
-	md = render(j, REPORT_FMT_MD, NULL);
+	md = render(json_incref(j), REPORT_FMT_MD, NULL);
 	CHECK(has(md, "about 500 per core over 1 core (the embedded target's threads)"), "%s", md);
 	CHECK(has(md, "| 1 | 1.0 s | 249 | 1 | 1.50 ms | 0 | 8 | 8 | 8 |"), "warm-up row: %s", md);
 	CHECK(has(md, "| \\$0.00055 |"), "ramp cost cell: %s", md);
