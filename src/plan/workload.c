@@ -38,6 +38,23 @@ void plan_workload_add(struct plan_workload *w, const char *method, const char *
 	} else {
 		w->other_method_requests++;
 	}
+	if (name && *name) {
+		char n[PLAN_WL_NAME_CAP];
+		copy_cut(n, sizeof n, name, strlen(name));
+		size_t k = 0;
+		while (k < w->n_names && strcmp(w->names[k].name, n) != 0)
+			k++;
+		if (k < w->n_names) {
+			w->names[k].requests++;
+		} else if (w->n_names < PLAN_WL_MAX_NAMES) {
+			memcpy(w->names[w->n_names].name, n, sizeof n);
+			w->names[w->n_names++].requests = 1;
+		} else {
+			w->other_name_requests++;
+		}
+	} else {
+		w->unnamed++;
+	}
 	if (body_bytes) {
 		if (!w->with_body || body_bytes < w->body_bytes_min)
 			w->body_bytes_min = body_bytes;
@@ -58,12 +75,18 @@ void plan_workload_add(struct plan_workload *w, const char *method, const char *
 
 void plan_workload_finish(struct plan_workload *w)
 {
-	/* insertion sort, stable: at most PLAN_WL_MAX_METHODS entries */
+	/* insertion sorts, stable: at most 16 entries each */
 	for (size_t i = 1; i < w->n_methods; i++)
 		for (size_t j = i; j > 0 && w->methods[j].requests > w->methods[j - 1].requests; j--) {
 			struct plan_wl_method t = w->methods[j];
 			w->methods[j] = w->methods[j - 1];
 			w->methods[j - 1] = t;
+		}
+	for (size_t i = 1; i < w->n_names; i++)
+		for (size_t j = i; j > 0 && w->names[j].requests > w->names[j - 1].requests; j--) {
+			struct plan_wl_name t = w->names[j];
+			w->names[j] = w->names[j - 1];
+			w->names[j - 1] = t;
 		}
 }
 

@@ -16,13 +16,19 @@
 #define PLAN_WL_METHOD_CAP 24  /* bytes of a method token kept (longer: cut) */
 #define PLAN_WL_MAX_LISTED 8   /* requests described one by one, in table order */
 #define PLAN_WL_TARGET_CAP 200 /* bytes of a listed request's path?query kept */
-#define PLAN_WL_NAME_CAP 64    /* bytes of a listed request's name kept */
+#define PLAN_WL_NAME_CAP 64    /* bytes of a request's name kept */
+#define PLAN_WL_MAX_NAMES 16   /* distinct request names counted; the rest pooled */
 
 /* Where the requests came from ("url", "embedded_routes", "table",
  * "bodies"): see plan_workload_init. */
 struct plan_wl_method {
 	char method[PLAN_WL_METHOD_CAP];
 	uint64_t requests;     /* requests of the rotation with this method */
+};
+
+struct plan_wl_name {
+	char name[PLAN_WL_NAME_CAP];
+	uint64_t requests;     /* requests of the rotation with this name */
 };
 
 struct plan_wl_request {
@@ -39,6 +45,11 @@ struct plan_workload {
 	struct plan_wl_method methods[PLAN_WL_MAX_METHODS]; /* most requests first */
 	size_t n_methods;
 	uint64_t other_method_requests; /* requests whose method did not fit in methods[] */
+	struct plan_wl_name names[PLAN_WL_MAX_NAMES]; /* request names (a table's shapes),
+						       * most requests first */
+	size_t n_names;
+	uint64_t other_name_requests;   /* named requests whose name did not fit in names[] */
+	uint64_t unnamed;               /* requests without a name */
 	struct plan_wl_request listed[PLAN_WL_MAX_LISTED];  /* the first requests */
 	size_t n_listed;
 	uint64_t with_body;    /* requests with a body (body_bytes > 0) */
@@ -55,8 +66,8 @@ void plan_workload_init(struct plan_workload *w, const char *source);
 void plan_workload_add(struct plan_workload *w, const char *method, const char *target,
 		       size_t target_len, uint64_t body_bytes, const char *name);
 
-/* After the last add: methods sorted by count, most first (ties: first
- * seen first). */
+/* After the last add: methods and names sorted by count, most first
+ * (ties: first seen first). */
 void plan_workload_finish(struct plan_workload *w);
 
 /* The one method every request uses, or NULL when they use several (or

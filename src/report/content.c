@@ -553,6 +553,31 @@ static void wl_methods(struct ctx *c, const json_t *wl, char *out, size_t cap)
 		snprintf(out + l, cap - l, ", other methods %s", fmt_int(&c->f, other));
 }
 
+/* "rest_id 600 (66.67%), create 300 (33.30%)": request names with counts
+ * and shares; "" when none has a name. */
+static void wl_names(struct ctx *c, const json_t *wl, char *out, size_t cap)
+{
+	out[0] = '\0';
+	size_t i, l = 0;
+	const json_t *m;
+	json_array_foreach(rr_arr(wl, "names"), i, m) {
+		if (l + 120 > cap)
+			break;
+		l += (size_t)snprintf(out + l, cap - l, "%s%s %s (%s)", l ? ", " : "",
+				      rr_str(m, "name") ? rr_str(m, "name") : "?",
+				      fmt_int(&c->f, rr_num_or(m, "requests", NAN)),
+				      fmt_pct(&c->f, rr_num_or(m, "share_pct", NAN)));
+	}
+	if (!l)
+		return;
+	double other = rr_num_or(wl, "other_names_requests", 0),
+	       unnamed = rr_num_or(wl, "unnamed_requests", 0);
+	if (other > 0 && l + 60 < cap)
+		l += (size_t)snprintf(out + l, cap - l, ", other names %s", fmt_int(&c->f, other));
+	if (unnamed > 0 && l + 60 < cap)
+		snprintf(out + l, cap - l, ", no name %s", fmt_int(&c->f, unnamed));
+}
+
 /* "GET /vast", "POST /openrtb2/auction (127-byte body)" for listed request k. */
 static void wl_request(struct ctx *c, const json_t *r, char *out, size_t cap)
 {
@@ -624,7 +649,11 @@ static bool wl_phrase(struct ctx *c, const json_t *wl, const json_t *plan, const
 			l += (size_t)snprintf(out + l, cap - l, "%s%s", i ? ", " : ": ", one);
 		}
 	} else {
+		char names[600];
+		wl_names(c, wl, names, sizeof names);
 		l += (size_t)snprintf(out + l, cap - l, ": %s", methods);
+		if (l < cap && names[0])
+			l += (size_t)snprintf(out + l, cap - l, "; by name %s", names);
 		if (l < cap && src && strcmp(src, "bodies") != 0)
 			snprintf(out + l, cap - l, "; %s", bodies);
 	}
@@ -639,6 +668,9 @@ static void wl_rows(struct ctx *c, const json_t *wl)
 	kv(c, "Requests", b);
 	wl_methods(c, wl, b, sizeof b);
 	kv(c, "Methods", b);
+	wl_names(c, wl, b, sizeof b);
+	if (b[0])
+		kv(c, "Request names", b);
 	size_t i;
 	const json_t *r;
 	json_array_foreach(rr_arr(wl, "listed"), i, r) {
@@ -649,7 +681,7 @@ static void wl_rows(struct ctx *c, const json_t *wl)
 	}
 	double n = rr_num_or(wl, "requests", NAN);
 	if (!rr_true(wl, "listed_all") && rr_len(wl, "listed")) {
-		snprintf(b, sizeof b, "%s more (the first %zu are listed)",
+		snprintf(b, sizeof b, "%s more (only the first %zu listed)",
 			 fmt_int(&c->f, n - (double)rr_len(wl, "listed")), rr_len(wl, "listed"));
 		kv(c, "Other requests", b);
 	}
@@ -895,14 +927,20 @@ static void methodology(struct ctx *c)
 	}
 	{
 		char wl[1200];
-		if (wl_phrase(c, rr_obj(c->plan, "workload"), c->plan, "the target URL", wl, sizeof wl)) {
+		const json_t *w = rr_obj(c->plan, "workload");
+		if (wl_phrase(c, w, c->plan, "the target URL", wl, sizeof wl)) {
+			/* a short list names each request; the shares then follow */
+			bool listed = rr_true(w, "listed_all") && rr_len(w, "listed") <= 4;
 			char methods[400];
-			wl_methods(c, rr_obj(c->plan, "workload"), methods, sizeof methods);
-			doc_item(c->d, "What was sent: %s. Methods: %s of the requests%s.", wl, methods,
-				 rr_true(c->plan, "workload.listed_all") ||
-						 rr_num_or(c->plan, "workload.requests", 0) <= 1
-					 ? ""
-					 : " (the JSON result lists the first ones)");
+			wl_methods(c, w, methods, sizeof methods);
+			if (listed && rr_num_or(w, "requests", 0) > 1)
+				doc_item(c->d, "What was sent: %s. Methods: %s of the requests.", wl,
+					 methods);
+			else
+				doc_item(c->d, "What was sent: %s.%s", wl,
+					 listed ? ""
+						: " The JSON result lists the first requests one by one "
+						  "(plan.workload.listed).");
 		}
 	}
 	if (c->r->kind == RESULT_KIND_RAMP) {

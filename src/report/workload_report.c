@@ -41,6 +41,27 @@ void rj_workload(struct jsonw *j, const struct plan_workload *w, bool order_rand
 	jw_arr_end(j);
 	jw_key(j, "other_methods_requests");
 	jw_u64(j, w->other_method_requests);
+	jw_key(j, "names");
+	jw_arr(j);
+	for (size_t i = 0; i < w->n_names; i++) {
+		int saved = j->indent;
+		jw_obj(j);
+		j->indent = 0;
+		jw_key(j, "name");
+		jw_str(j, w->names[i].name);
+		jw_key(j, "requests");
+		jw_u64(j, w->names[i].requests);
+		jw_key(j, "share_pct");
+		jw_dbl(j, w->requests ? 100.0 * (double)w->names[i].requests / (double)w->requests : 0,
+		       3);
+		jw_obj_end(j);
+		j->indent = saved;
+	}
+	jw_arr_end(j);
+	jw_key(j, "other_names_requests");
+	jw_u64(j, w->other_name_requests);
+	jw_key(j, "unnamed_requests");
+	jw_u64(j, w->unnamed);
 	jw_key(j, "bodies");
 	jw_obj(j);
 	jw_key(j, "requests");
@@ -129,7 +150,7 @@ void report_text_workload(FILE *f, const struct run_plan *p)
 	const struct plan_workload *w = p->workload;
 	if (!w || !w->requests)
 		return;
-	char a[48], b[48], c[48];
+	char a[48], b[48], c[48], d[48];
 	bool all = w->n_listed == w->requests;
 	if (w->requests == 1) {
 		const struct plan_wl_request *r = &w->listed[0];
@@ -165,9 +186,18 @@ void report_text_workload(FILE *f, const struct run_plan *p)
 		}
 		return;
 	}
+	if (w->n_names) {
+		fprintf(f, "             names:");
+		for (size_t i = 0; i < w->n_names && i < 8; i++)
+			fprintf(f, "%s %s %.1f %%", i ? "," : "", w->names[i].name,
+				100.0 * (double)w->names[i].requests / (double)w->requests);
+		if (w->n_names > 8 || w->other_name_requests)
+			fprintf(f, ", ...");
+		fprintf(f, "\n");
+	}
 	if (w->with_body)
 		fprintf(f, "             %s with a body: %s to %s, %s in all\n",
 			units_fmt_thousands(a, sizeof a, (double)w->with_body, 0),
 			bytes_h(b, sizeof b, w->body_bytes_min), bytes_h(c, sizeof c, w->body_bytes_max),
-			bytes_h(a, sizeof a, w->body_bytes_total));
+			bytes_h(d, sizeof d, w->body_bytes_total));
 }

@@ -47,6 +47,8 @@ static void test_routes(void **state)
 	assert_string_equal(w.listed[1].target, "/openrtb2/auction");
 	assert_int_equal(w.listed[1].body_bytes, 127);
 	assert_string_equal(w.listed[0].name, "");
+	assert_int_equal(w.n_names, 0);
+	assert_int_equal(w.unnamed, 2);
 }
 
 /* --bodies: every request a POST, bodies of different sizes. */
@@ -117,6 +119,14 @@ static void test_table(void **state)
 	assert_int_equal(w.body_bytes_min, 100);
 	assert_int_equal(w.body_bytes_max, 399);
 	assert_int_equal(w.body_bytes_total, 300 * 100 + 299 * 300 / 2);
+	/* names counted like methods: most first, a long one cut */
+	assert_int_equal(w.n_names, 3);
+	assert_string_equal(w.names[0].name, "rest_id");
+	assert_int_equal(w.names[0].requests, 600);
+	assert_string_equal(w.names[1].name, "create");
+	assert_int_equal(strlen(w.names[2].name), PLAN_WL_NAME_CAP - 1);
+	assert_int_equal(w.unnamed, 0);
+	assert_int_equal(w.other_name_requests, 0);
 }
 
 /* More distinct methods than kept: the rest pooled, never a wrong "one method". */
@@ -134,6 +144,21 @@ static void test_method_cap(void **state)
 	assert_int_equal(w.n_methods, PLAN_WL_MAX_METHODS);
 	assert_int_equal(w.other_method_requests, 3);
 	assert_null(plan_workload_method(&w));
+	/* names past the cap pooled the same way */
+	plan_workload_init(&w, "table");
+	for (int i = 0; i < PLAN_WL_MAX_NAMES + 2; i++) {
+		snprintf(m, sizeof m, "n%d", i);
+		add(&w, "GET", "/", 0, m);
+	}
+	add(&w, "GET", "/", 0, "n3");
+	add(&w, "GET", "/", 0, "");
+	plan_workload_finish(&w);
+	assert_int_equal(w.n_names, PLAN_WL_MAX_NAMES);
+	assert_int_equal(w.other_name_requests, 2);
+	assert_int_equal(w.unnamed, 1);
+	assert_string_equal(w.names[0].name, "n3"); /* the most requests */
+	assert_int_equal(w.names[0].requests, 2);
+	assert_string_equal(w.names[1].name, "n0"); /* then first seen first */
 	/* one method kept but others pooled: still not "one method" */
 	plan_workload_init(&w, "table");
 	add(&w, "GET", "/", 0, NULL);

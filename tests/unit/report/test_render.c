@@ -330,6 +330,38 @@ static void test_workload_sentences(void **state)
 	      "%s", md);
 	free(md);
 
+	/* a big named table: methods and names with shares, no list */
+	j = fx_run();
+	plan = json_object_get(j, "plan");
+	json_object_set_new(plan, "method", json_null());
+	json_object_set_new(plan, "table",
+			    fx_parse("{\"source\":\"mix.jsonl\",\"format\":\"jsonl\",\"requests\":900,"
+				     "\"sha256\":\"ee11ee11ee11ee11ee11\",\"order\":\"random\",\"seed\":1,"
+				     "\"hosts\":[{\"host\":\"127.0.0.1\",\"port\":8080,\"tls\":false,"
+				     "\"requests\":900}]}"));
+	json_object_set_new(plan, "workload",
+			    fx_parse("{\"source\":\"table\",\"requests\":900,\"order\":\"random\","
+				     "\"methods\":[{\"method\":\"GET\",\"requests\":600,\"share_pct\":66.667},"
+				     "{\"method\":\"POST\",\"requests\":300,\"share_pct\":33.333}],"
+				     "\"names\":[{\"name\":\"rest_id\",\"requests\":600,\"share_pct\":66.667},"
+				     "{\"name\":\"create\",\"requests\":300,\"share_pct\":33.333}],"
+				     "\"bodies\":{\"requests\":300,\"bytes_total\":30000,\"bytes_min\":90,"
+				     "\"bytes_max\":110},\"listed\":[{\"method\":\"GET\",\"target\":\"/i/1\","
+				     "\"body_bytes\":0,\"name\":\"rest_id\"}],\"listed_all\":false}"));
+	md = render(j, REPORT_FMT_MD, NULL);
+	CHECK(has(md, "| Requests | 900 requests of the request table mix.jsonl (SHA-256 "
+		      "ee11ee11ee11ee11...) at random: GET 600 (66.67%), POST 300 (33.33%); by name "
+		      "rest\\_id 600 (66.67%), create 300 (33.33%); bodies of 90 B to 110 B, 29.3 KiB in "
+		      "all |"),
+	      "%s", md);
+	CHECK(has(md, "| Request names | rest\\_id 600 (66.67%), create 300 (33.33%) |"), "%s", md);
+	CHECK(has(md, "| Request 1 | GET /i/1 (rest\\_id) |"), "%s", md);
+	CHECK(has(md, "| Other requests | 899 more (only the first 1 listed) |"), "%s", md);
+	CHECK(has(md, "# pacer run report: table mix.jsonl (SHA-256 ee11ee11ee11, 900 requests, 1 "
+		      "host: 127.0.0.1:8080)"),
+	      "%s", md);
+	free(md);
+
 	/* one POST with a body */
 	j = fx_run();
 	plan = json_object_get(j, "plan");
