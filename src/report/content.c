@@ -685,11 +685,13 @@ static void wl_rows(struct ctx *c, const json_t *wl)
 			 fmt_int(&c->f, n - (double)rr_len(wl, "listed")), rr_len(wl, "listed"));
 		kv(c, "Other requests", b);
 	}
-	char bodies[160];
-	wl_bodies(c, wl, bodies, sizeof bodies);
-	snprintf(b, sizeof b, "%s of %s %s: %s", fmt_int(&c->f, rr_num_or(wl, "bodies.requests", 0)),
-		 fmt_int(&c->f, n), plural(n, "request", "requests"), bodies);
-	kv(c, "Bodies", b);
+	if (n > 1) { /* one request: its body is in the Requests row */
+		char bodies[160];
+		wl_bodies(c, wl, bodies, sizeof bodies);
+		snprintf(b, sizeof b, "%s of %s requests: %s",
+			 fmt_int(&c->f, rr_num_or(wl, "bodies.requests", 0)), fmt_int(&c->f, n), bodies);
+		kv(c, "Bodies", b);
+	}
 	if (rr_str(wl, "sha256"))
 		kv(c, "Requests SHA-256", rr_str(wl, "sha256"));
 }
