@@ -299,12 +299,17 @@ static void per_core_phrase(struct ctx *c, const json_t *hp, char *out, size_t c
 	if (!rr_num(hp, "per_core_per_s", &pc) || !rr_num(hp, "cores", &cores))
 		return;
 	const char *b = rr_str(hp, "cores_basis");
+	if (b && !strcmp(b, "measured_busy")) {
+		/* what the target used, not what it had: CPU efficiency at that load */
+		snprintf(out, cap, ", about %s per busy core (the target kept %s cores busy, as "
+			 "measured)", fmt_rate(&c->f, round(pc)), fmt_num(&c->f, cores, 2));
+		return;
+	}
 	const char *words = !b                                 ? NULL
 			    : !strcmp(b, "option")             ? "given with --target-cores"
 			    : !strcmp(b, "embedded_threads")   ? "the embedded target's threads"
 			    : !strcmp(b, "cgroup_cpu_max")     ? "the target cgroup's cpu.max quota"
 			    : !strcmp(b, "cgroup_cpuset")      ? "the target cgroup's cpuset"
-			    : !strcmp(b, "measured_busy")      ? "the cores the target kept busy, as measured"
 							       : b;
 	snprintf(out, cap, ", about %s per core over %s %s%s%s%s", fmt_rate(&c->f, round(pc)),
 		 cores == floor(cores) ? fmt_int(&c->f, cores) : fmt_num(&c->f, cores, 2),

@@ -36,7 +36,6 @@ static const char *basis_words(const char *b)
 	       : !strcmp(b, "embedded_threads") ? "the embedded target's threads"
 	       : !strcmp(b, "cgroup_cpu_max")   ? "the target cgroup's cpu.max quota"
 	       : !strcmp(b, "cgroup_cpuset")    ? "the target cgroup's cpuset"
-	       : !strcmp(b, "measured_busy")    ? "cores the target kept busy, measured"
 						: b;
 }
 
@@ -96,7 +95,11 @@ void ramp_text_summary(FILE *f, const struct ramp_report *rr)
 			units_fmt_thousands(b, sizeof b, achieved(&s->run), 1));
 		double cores;
 		const char *basis;
-		if (ramp_per_core_cores(rr, s, &cores, &basis))
+		if (ramp_per_core_cores(rr, s, &cores, &basis) && !strcmp(basis, "measured_busy"))
+			/* what the target used, not what it had: CPU efficiency at that load */
+			fprintf(f, ", about %s per busy core (the target kept %.2f cores busy, measured)",
+				units_fmt_thousands(a, sizeof a, s->offered_per_s / cores, 0), cores);
+		else if (ramp_per_core_cores(rr, s, &cores, &basis))
 			fprintf(f, ", about %s per core over %.*f core%s (%s)",
 				units_fmt_thousands(a, sizeof a, s->offered_per_s / cores, 0),
 				cores == (double)(uint64_t)cores ? 0 : 2, cores, cores == 1 ? "" : "s",

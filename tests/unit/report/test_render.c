@@ -448,6 +448,16 @@ static void test_costs_cores_connections(void **state)
 	char *c = render(json_incref(j), REPORT_FMT_CSV, NULL);
 	CHECK(has(c, ",usd_per_million_p\n") && has(c, ",0.00055\n") && !has(c, "e-0"), "%s", c);
 	free(c);
+	/* the probe's busy cores: said as what it is, efficiency at that load */
+	json_object_set_new(hp, "per_core_per_s", json_real(1000));
+	json_object_set_new(hp, "cores", json_real(0.5));
+	json_object_set_new(hp, "cores_basis", json_string("measured_busy"));
+	md = render(json_incref(j), REPORT_FMT_MD, NULL);
+	CHECK(has(md, "about 1,000 per busy core (the target kept 0.50 cores busy, as measured)"), "%s",
+	      md);
+	free(md);
+	json_object_set_new(hp, "per_core_per_s", json_real(500));
+	json_object_set_new(hp, "cores", json_integer(1));
 	/* an older result: the count without a basis */
 	json_object_del(hp, "cores_basis");
 	md = render(j, REPORT_FMT_MD, NULL);
