@@ -16,6 +16,7 @@
 #include "plan/ramp.h"
 #include "result/ramp.h"
 #include "report/json_parts.h"
+#include "report/workload_report.h"
 #include "stats/summary.h"
 #include "target/plan.h"
 #include "util/afile.h"
@@ -309,6 +310,7 @@ static int write_json(FILE *f, const struct report_ctx *ctx, struct variant *vs,
 		jw_str(j, v->plan.url_str);
 		jw_key(j, "mode");
 		jw_str(j, v->setup.srv ? "self_contained" : "live");
+		rj_workload(j, v->plan.workload, v->plan.order_random);
 		jw_key(j, "generator_limited_repetitions");
 		jw_u64(j, v->limited_reps);
 		jw_key(j, "repetitions");

@@ -84,7 +84,8 @@ static int run_step(struct engine *e, struct cli_setup *setup, const struct ramp
 	s.run.interrupted = s.run.interrupted || *interrupted;
 	s.target_cpu_ns = cli_setup_target_cpu_ns(setup) - tcpu0;
 	/* A ramp reports the measured phase of each step; the warm-up's
-	 * histograms are not kept (its counts are). */
+	 * histograms are not kept (its counts and figures are). */
+	rep_figure_of_phase(&s.run.warmup, s.run.warmup_ns, &s.warmup_fig);
 	phase_stats_free(&s.run.warmup);
 	struct slo_measure m;
 	double pct[RESULT_MAX_OUTCOMES];
@@ -158,7 +159,6 @@ int cmd_ramp(int argc, char **argv)
 	const char *order = NULL;
 	const char *arrival = NULL, *steps = NULL, *precision = NULL;
 	double from = 0, to = 0, factor = 2, require = 0;
-	uint32_t target_cores = 0;
 	struct cli_setup setup = {.cmd = "ramp"};
 	bool help = false;
 	const char *report_dir = NULL;
@@ -193,7 +193,6 @@ int cmd_ramp(int argc, char **argv)
 		{0, "step-duration", OPT_DURATION, &rp.step_ns, "D", "5s", "measured length of each step", false},
 		{0, "step-warmup", OPT_DURATION, &rp.step_warmup_ns, "D", "1s", "warm-up of each step, not counted", false},
 		{0, "steps", OPT_STR, &steps, "R1,R2,...", NULL, "offered rates, increasing (k, M suffixes)", false},
-		{0, "target-cores", OPT_U32, &target_cores, "N", NULL, "cores of the target, for the per-core figure", false},
 		{0, "target-threads", OPT_U32, &setup.target_threads, "N", "1", "self-contained: threads of the embedded target", false},
 		{'t', "threads", OPT_U32, &plan->threads, "T", "1", "worker threads", false},
 		{0, "timeout", OPT_DURATION, &plan->timeout_ns, "D", "10s", "per-request timeout", false},
@@ -261,7 +260,7 @@ int cmd_ramp(int argc, char **argv)
 	if (cli_parse_arrival("ramp", arrival, plan) || cli_parse_order("ramp", order, plan))
 		goto out;
 	rp.require_per_s = require;
-	rp.target_cores = target_cores;
+	rp.target_cores = setup.target_cores;
 	if (!opts_given(tab, ntab, "drain"))
 		plan->drain_ns = plan->timeout_ns;
 	plan->rate_per_s = rp.rates[0];
@@ -292,7 +291,6 @@ int cmd_ramp(int argc, char **argv)
 			.commit = PACER_COMMIT},
 		.plan = &rp,
 		.res = &res,
-		.cores_for_per_core = target_cores ? target_cores : setup.srv ? (unsigned)env.cores : 0,
 	};
 	cli_setup_report_ctx(&setup, &rr.ctx);
 

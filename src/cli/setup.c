@@ -68,6 +68,7 @@ static int add_request(struct cli_setup *s, const char *method,
 	s->reqs[s->n_reqs] = (struct engine_req){
 		.buf = buf, .len = len, .head = strcmp(method, "HEAD") == 0};
 	s->n_reqs++;
+	plan_workload_add(&s->workload, method, u->target, strlen(u->target), body_len, NULL);
 	return 0;
 }
 
@@ -114,6 +115,35 @@ static int add_route_requests(struct cli_setup *s, const struct run_plan *plan, 
 		int rc = add_request(s, method, &u, hdrs, nh, body, body_len);
 		if (rc)
 			return rc;
+	}
+	return 0;
+}
+
+/* The workload's identity when there is no table: the SHA-256 of the
+ * requests' wire bytes in the form a table's is taken (table_wire_hash), so
+ * the same bytes give the same hash however they were made. */
+static int hash_requests(struct cli_setup *s)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < s->n_reqs; i++)
+		total += s->reqs[i].len;
+	struct table_wire w = {.n = s->n_reqs};
+	w.bytes = malloc(total ? total : 1);
+	w.off = malloc((s->n_reqs + 1) * sizeof *w.off);
+	int rc = w.bytes && w.off ? 0 : -ENOMEM;
+	if (!rc) {
+		w.off[0] = 0;
+		for (size_t i = 0; i < s->n_reqs; i++) {
+			memcpy(w.bytes + w.off[i], s->reqs[i].buf, s->reqs[i].len);
+			w.off[i + 1] = w.off[i] + s->reqs[i].len;
+		}
+		rc = table_wire_hash(&w, s->workload.sha256);
+	}
+	free(w.bytes);
+	free(w.off);
+	if (rc) {
+		fprintf(stderr, "pacer %s: out of memory\n", s->cmd);
+		return EXIT_RUNTIME;
 	}
 	return 0;
 }
@@ -299,6 +329,11 @@ static int load_table(struct cli_setup *s, struct run_plan *plan)
 			.host = (uint32_t)t->reqs[i].host,
 		};
 	s->n_reqs = t->n;
+	plan_workload_init(&s->workload, s->bodies_dir ? "bodies" : "table");
+	for (size_t i = 0; i < t->n; i++)
+		plan_workload_add(&s->workload, t->reqs[i].method, t->reqs[i].target,
+				  strlen(t->reqs[i].target), t->reqs[i].body_len, t->reqs[i].shape);
+	memcpy(s->workload.sha256, s->table_sha256, sizeof s->workload.sha256);
 	plan->table_source = t->source;
 	plan->table_format = table_format_name(t->format);
 	plan->table_sha256 = s->table_sha256;
@@ -625,17 +660,24 @@ int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
 	}
 
 	int rc;
-	if (s->table)
-		rc = 0; /* encoded by load_table */
-	else if (s->self_contained && !s->url_arg)
+	if (s->table) {
+		rc = 0; /* encoded (and described) by load_table */
+	} else if (s->self_contained && !s->url_arg) {
+		plan_workload_init(&s->workload, "embedded_routes");
 		rc = add_route_requests(s, plan, &plan->url);
-	else
+	} else {
+		plan_workload_init(&s->workload, "url");
 		rc = add_request(s, plan_method(plan), &plan->url, plan->headers,
 				 plan->n_headers, plan->body, plan->body_len);
+	}
+	if (!rc && !s->table)
+		rc = hash_requests(s);
 	if (!rc)
 		rc = name_requests(s, plan);
 	if (rc)
 		return rc;
+	plan_workload_finish(&s->workload);
+	plan->workload = &s->workload;
 
 	uint32_t conns = plan->open_loop ? plan->connections : plan->concurrency;
 	struct rlimit rl;
@@ -785,9 +827,23 @@ void cli_setup_report_ctx(const struct cli_setup *s, struct report_ctx *ctx)
 {
 	ctx->cost = &s->costs;
 	ctx->lag_limit_ns = s->lag_limit_ns;
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	ctx->target_cores = s->srv ? (double)(s->target_threads ? s->target_threads : 1)
-				   : (double)(cores > 0 ? cores : 1);
+	double cg = 0;
+	const char *cg_basis = NULL;
+	if (s->target_cores) {
+		ctx->target_cores = s->target_cores;
+		ctx->target_cores_basis = "option";
+	} else if (s->srv) {
+		ctx->target_cores = s->target_threads ? s->target_threads : 1;
+		ctx->target_cores_basis = "embedded_threads";
+	} else if (s->target_cgroup && probe_cgroup_cores(s->target_cgroup, &cg, &cg_basis) == 0) {
+		ctx->target_cores = cg;
+		ctx->target_cores_basis = !strcmp(cg_basis, "cpu.max") ? "cgroup_cpu_max"
+									: "cgroup_cpuset";
+	} else {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		ctx->target_cores = (double)(cores > 0 ? cores : 1);
+		ctx->target_cores_basis = "machine";
+	}
 }
 
 int cli_report_dir_prepare(const char *cmd, const char *dir, const char **out_path, char *buf,

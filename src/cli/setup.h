@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "plan/inspect.h"
 #include "plan/plan.h"
+#include "plan/workload.h"
 #include "probe/probe.h"
 #include "result/cost.h"
 #include "result/names.h"
@@ -44,6 +45,7 @@ struct cli_setup {
 	bool target_children;       /* --target-children */
 	const char *target_cgroup;  /* --target-cgroup PATH */
 	struct opt_list cost_args;  /* --cost-profile NAME=USD (repeatable) */
+	uint32_t target_cores;      /* --target-cores N (0: not given) */
 	uint64_t lag_limit_ns;      /* --lag-limit D (generator check; 0: 1 ms) */
 	bool limited_ok;            /* --limited-ok: exit 0 even when generator-limited */
 
@@ -69,6 +71,7 @@ struct cli_setup {
 	struct inspect inspect;     /* response rules; plan->inspect points here when active */
 	struct cost_profiles costs; /* --cost-profile, or the illustrative defaults */
 	struct probe *probe;        /* target resource sampler, when there is a target to probe */
+	struct plan_workload workload; /* the requests as encoded; plan->workload points here */
 };
 
 /* Fill plan->url/body/url_str and s's outputs: parse the URL (or start the
@@ -130,6 +133,9 @@ int cli_setup_rules(struct cli_setup *s, struct run_plan *plan);
 	 "measure the target's CPU and memory from this cgroup v2 directory", false},              \
 	{0, "target-children", OPT_FLAG, &(s).target_children, NULL, NULL,                         \
 	 "with --target-pid: include its descendant processes", false},                            \
+	{0, "target-cores", OPT_U32, &(s).target_cores, "N",                                       \
+	 "--target-threads, --target-cgroup's quota, else measured",                               \
+	 "cores the target runs on: per-core capacity and the generator check", false},            \
 	{0, "target-pid", OPT_U32, &(s).target_pid, "PID", NULL,                                   \
 	 "measure this process's CPU and memory (all its threads)", false}
 
@@ -153,7 +159,10 @@ int cli_report_dir_write(const char *cmd, const char *dir, const char *json_path
 void cli_setup_probe_window(struct cli_setup *s, struct run_result *res);
 
 /* Report settings that come from the options: cost profiles, the cores
- * the target could use, the generator-check threshold. */
+ * the target could use and where that number came from (--target-cores,
+ * the embedded target's threads, the --target-cgroup's cpu.max or cpuset;
+ * else the machine's cores, for the generator check only), the
+ * generator-check threshold. */
 void cli_setup_report_ctx(const struct cli_setup *s, struct report_ctx *ctx);
 
 /* The exit code for a finished measurement: `base` (EXIT_OK, or

@@ -1054,6 +1054,12 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	uint64_t wall0 = clock_now_ns();
 	worker_reset(w);
 
+	/* Connected at each phase's start: now (carried over from the last
+	 * step), and again when the warm-up ends (seen at the loop's first turn
+	 * after it; only this thread opens or closes its connections). */
+	w->warm.conns_open_at_start = w->meas.conns_open_at_start = w->n_open - w->n_connecting;
+	bool meas_snapped = !e->step.warmup_ns;
+
 	/* Connections are opened before the start; later ones open on demand. */
 	uint64_t now = clock_now_ns();
 	preopen(w, now);
@@ -1061,6 +1067,10 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	uint64_t drain_end = UINT64_MAX;
 	for (;;) {
 		now = clock_now_ns();
+		if (!meas_snapped && now >= e->warm_end_ns) {
+			w->meas.conns_open_at_start = w->n_open - w->n_connecting;
+			meas_snapped = true;
+		}
 		if (stopping(w))
 			break;
 		if (w->sched_active && now >= e->t0_ns) {

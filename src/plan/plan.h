@@ -13,6 +13,7 @@
 
 struct req_names;
 struct table_host;
+struct plan_workload;
 
 struct run_plan {
 	const char *url_str;
@@ -46,6 +47,10 @@ struct run_plan {
 	const struct req_names *names; /* the requests' names (result/names.h), borrowed;
 	                                * NULL until the requests are made */
 	bool by_name;                /* --by-name: a table per request name in the terminal */
+	/* what the requests are, as encoded (plan/workload.h): methods, the first
+	 * requests, bodies, their hash; NULL until the CLI has built them (a
+	 * compare's shared plan: each variant has its own). Borrowed. */
+	const struct plan_workload *workload;
 
 	const char *out_path, *hgrm_path;
 	bool quiet;

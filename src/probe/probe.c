@@ -205,6 +205,72 @@ int probe_read_cgroup(const char *dir, struct probe_sample *out)
 	return 0;
 }
 
+/* CPUs in a cpuset list ("0-3,6\n"); -EINVAL when it does not parse. */
+static int cpuset_count(const char *s, double *n)
+{
+	double k = 0;
+	const char *p = s;
+	while (*p && *p != '\n') {
+		char *e;
+		unsigned long a = strtoul(p, &e, 10), b;
+		if (e == p)
+			return -EINVAL;
+		b = a;
+		if (*e == '-') {
+			p = e + 1;
+			b = strtoul(p, &e, 10);
+			if (e == p || b < a)
+				return -EINVAL;
+		}
+		k += (double)(b - a + 1);
+		p = e;
+		if (*p == ',')
+			p++;
+		else if (*p && *p != '\n')
+			return -EINVAL;
+	}
+	if (k == 0)
+		return -ENOENT; /* empty: no limit of its own */
+	*n = k;
+	return 0;
+}
+
+int probe_cgroup_cores(const char *cgroup, double *cores, const char **basis)
+{
+	char dir[512], path[600], buf[256];
+	if (cgroup[0] == '/')
+		snprintf(dir, sizeof dir, "%s", cgroup);
+	else
+		snprintf(dir, sizeof dir, "/sys/fs/cgroup/%s", cgroup);
+	snprintf(path, sizeof path, "%s/cpu.max", dir);
+	int n = read_small(path, buf, sizeof buf);
+	if (n >= 0) {
+		char q[32];
+		unsigned long long period;
+		if (sscanf(buf, "%31s %llu", q, &period) != 2 || period == 0)
+			return -EINVAL;
+		if (strcmp(q, "max") != 0) {
+			char *e;
+			unsigned long long quota = strtoull(q, &e, 10);
+			if (*e || quota == 0)
+				return -EINVAL;
+			*cores = (double)quota / (double)period;
+			*basis = "cpu.max";
+			return 0;
+		}
+	} else if (n != -ENOENT) {
+		return n;
+	}
+	snprintf(path, sizeof path, "%s/cpuset.cpus.effective", dir);
+	n = read_small(path, buf, sizeof buf);
+	if (n < 0)
+		return n;
+	int rc = cpuset_count(buf, cores);
+	if (!rc)
+		*basis = "cpuset";
+	return rc;
+}
+
 /* ---- the sampler ---- */
 
 struct probe {

@@ -36,6 +36,16 @@ int probe_read_proc(const char *proc_root, pid_t pid, bool children, struct prob
  * memory.current (rss_ok false when the memory controller is off). */
 int probe_read_cgroup(const char *dir, struct probe_sample *out);
 
+/* The cores a cgroup v2 directory may use: its cpu.max quota ("QUOTA
+ * PERIOD": QUOTA / PERIOD cores, e.g. "150000 100000" is 1.5), or, when
+ * that says "max" (no quota) or is absent, the CPUs of its
+ * cpuset.cpus.effective ("0-3,6": 5). `cgroup` is absolute or relative to
+ * /sys/fs/cgroup, as --target-cgroup. 0 with *cores and *basis ("cpu.max"
+ * or "cpuset"; static), -ENOENT when neither file limits it, or another
+ * negative errno / -EINVAL for a file that does not parse. Only the
+ * directory's own files are read: a quota set on a parent is not seen. */
+int probe_cgroup_cores(const char *cgroup, double *cores, const char **basis);
+
 struct probe_cfg {
 	pid_t pid;              /* > 0: probe this process */
 	bool children;          /* with pid: its descendants too */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report/render_int.h"
+#include "util/units.h"
 
 struct ctx {
 	const struct loaded_result *r;
@@ -288,6 +289,34 @@ static void summary_run(struct ctx *c)
 	free(s);
 }
 
+/* ", about 5,000 per core over 1 core (the embedded target's threads)"
+ * from highest_passing; "" without a per-core figure. Older results have
+ * no cores_basis: the count is then given without one. */
+static void per_core_phrase(struct ctx *c, const json_t *hp, char *out, size_t cap)
+{
+	double pc, cores;
+	out[0] = '\0';
+	if (!rr_num(hp, "per_core_per_s", &pc) || !rr_num(hp, "cores", &cores))
+		return;
+	const char *b = rr_str(hp, "cores_basis");
+	if (b && !strcmp(b, "measured_busy")) {
+		/* what the target used, not what it had: CPU efficiency at that load */
+		snprintf(out, cap, ", about %s per busy core (the target kept %s cores busy, as "
+			 "measured)", fmt_rate(&c->f, round(pc)), fmt_num(&c->f, cores, 2));
+		return;
+	}
+	const char *words = !b                                 ? NULL
+			    : !strcmp(b, "option")             ? "given with --target-cores"
+			    : !strcmp(b, "embedded_threads")   ? "the embedded target's threads"
+			    : !strcmp(b, "cgroup_cpu_max")     ? "the target cgroup's cpu.max quota"
+			    : !strcmp(b, "cgroup_cpuset")      ? "the target cgroup's cpuset"
+							       : b;
+	snprintf(out, cap, ", about %s per core over %s %s%s%s%s", fmt_rate(&c->f, round(pc)),
+		 cores == floor(cores) ? fmt_int(&c->f, cores) : fmt_num(&c->f, cores, 2),
+		 cores == 1 ? "core" : "cores", words ? " (" : "", words ? words : "",
+		 words ? ")" : "");
+}
+
 static const json_t *step_at(struct ctx *c, long i)
 {
 	return i >= 0 ? json_array_get(rr_arr(c->root, "steps"), (size_t)i) : NULL;
@@ -333,12 +362,8 @@ static void summary_ramp(struct ctx *c)
 		double off = rr_num_or(hp, "offered_per_s", rr_num_or(st, "offered_per_s", NAN));
 		double ach = rr_num_or(hp, "achieved_per_s", rr_num_or(st, "achieved_per_s", NAN));
 		double errp = rr_num_or(st, "error_pct", m.error_pct);
-		char per_core[160] = "";
-		double pc, cores;
-		if (rr_num(hp, "per_core_per_s", &pc) && rr_num(hp, "cores", &cores))
-			snprintf(per_core, sizeof per_core, ", about %s per core over %s %s",
-				 fmt_rate(&c->f, round(pc)), fmt_int(&c->f, cores),
-				 plural(cores, "core", "cores"));
+		char per_core[240];
+		per_core_phrase(c, hp, per_core, sizeof per_core);
 		if (slo)
 			snprintf(body, sizeof body,
 				 "the highest step within the SLO %s reached %s requests/s (%s "
@@ -497,6 +522,185 @@ static void kv(struct ctx *c, const char *k, const char *v)
 	doc_row(c->d, row);
 }
 
+/* ---- the workload as sent (plan.workload; docs/result.md) ------------------- */
+
+/* "127-byte body", "bodies of 10 B to 4.0 KiB, 1.2 MiB in all": the bodies
+ * of a workload object; "no body" when none has one. */
+static void wl_bodies(struct ctx *c, const json_t *wl, char *out, size_t cap)
+{
+	double n = rr_num_or(wl, "bodies.requests", 0), lo = rr_num_or(wl, "bodies.bytes_min", 0),
+	       hi = rr_num_or(wl, "bodies.bytes_max", 0), all = rr_num_or(wl, "bodies.bytes_total", 0);
+	if (!(n > 0))
+		snprintf(out, cap, "no body");
+	else if (lo == hi)
+		snprintf(out, cap, "%s-byte %s", fmt_int(&c->f, lo), plural(n, "body", "bodies"));
+	else
+		snprintf(out, cap, "bodies of %s to %s, %s in all", fmt_bytes(&c->f, lo),
+			 fmt_bytes(&c->f, hi), fmt_bytes(&c->f, all));
+}
+
+/* "GET 1 (50.00%), POST 1 (50.00%)": methods with counts and shares. */
+static void wl_methods(struct ctx *c, const json_t *wl, char *out, size_t cap)
+{
+	out[0] = '\0';
+	size_t i, l = 0;
+	const json_t *m;
+	json_array_foreach(rr_arr(wl, "methods"), i, m) {
+		if (l + 80 > cap)
+			break;
+		l += (size_t)snprintf(out + l, cap - l, "%s%s %s (%s)", l ? ", " : "",
+				      rr_str(m, "method") ? rr_str(m, "method") : "?",
+				      fmt_int(&c->f, rr_num_or(m, "requests", NAN)),
+				      fmt_pct(&c->f, rr_num_or(m, "share_pct", NAN)));
+	}
+	double other = rr_num_or(wl, "other_methods_requests", 0);
+	if (other > 0 && l + 60 < cap)
+		snprintf(out + l, cap - l, ", other methods %s", fmt_int(&c->f, other));
+}
+
+/* "rest_id 600 (66.67%), create 300 (33.30%)": request names with counts
+ * and shares; "" when none has a name. */
+static void wl_names(struct ctx *c, const json_t *wl, char *out, size_t cap)
+{
+	out[0] = '\0';
+	size_t i, l = 0;
+	const json_t *m;
+	json_array_foreach(rr_arr(wl, "names"), i, m) {
+		if (l + 120 > cap)
+			break;
+		l += (size_t)snprintf(out + l, cap - l, "%s%s %s (%s)", l ? ", " : "",
+				      rr_str(m, "name") ? rr_str(m, "name") : "?",
+				      fmt_int(&c->f, rr_num_or(m, "requests", NAN)),
+				      fmt_pct(&c->f, rr_num_or(m, "share_pct", NAN)));
+	}
+	if (!l)
+		return;
+	double other = rr_num_or(wl, "other_names_requests", 0),
+	       unnamed = rr_num_or(wl, "unnamed_requests", 0);
+	if (other > 0 && l + 60 < cap)
+		l += (size_t)snprintf(out + l, cap - l, ", other names %s", fmt_int(&c->f, other));
+	if (unnamed > 0 && l + 60 < cap)
+		snprintf(out + l, cap - l, ", no name %s", fmt_int(&c->f, unnamed));
+}
+
+/* "GET /vast", "POST /openrtb2/auction (127-byte body)" for listed request k. */
+static void wl_request(struct ctx *c, const json_t *r, char *out, size_t cap)
+{
+	double body = rr_num_or(r, "body_bytes", 0);
+	const char *name = rr_str(r, "name");
+	char b[64] = "";
+	if (body > 0)
+		snprintf(b, sizeof b, "%s-byte body", fmt_int(&c->f, body));
+	snprintf(out, cap, "%s %s%s%s%s%s%s%s", rr_str(r, "method") ? rr_str(r, "method") : "?",
+		 rr_str(r, "target") ? rr_str(r, "target") : "?",
+		 rr_true(r, "target_cut") ? "..." : "", name || b[0] ? " (" : "",
+		 name ? name : "", name && b[0] ? ", " : "", b, name || b[0] ? ")" : "");
+}
+
+/* What was sent, as a phrase: "one POST request to URL with a 12-byte body",
+ * "2 requests in turn, one per route of the embedded plan: GET /vast, POST
+ * /openrtb2/auction (127-byte body)", "1,000 requests of the request table
+ * api.jsonl (SHA-256 0123456789abcdef...) in turn: GET 800 (80.00%), ...".
+ * url: how to name the URL ("the target URL", or the URL itself). NULL
+ * when wl is NULL (an older result: the caller says it its own way). */
+static bool wl_phrase(struct ctx *c, const json_t *wl, const json_t *plan, const char *url,
+		      char *out, size_t cap)
+{
+	if (!wl)
+		return false;
+	const char *src = rr_str(wl, "source");
+	double n = rr_num_or(wl, "requests", NAN);
+	bool random = rr_str(wl, "order") && !strcmp(rr_str(wl, "order"), "random");
+	const json_t *listed = rr_arr(wl, "listed");
+	char bodies[160], methods[400];
+	wl_bodies(c, wl, bodies, sizeof bodies);
+	wl_methods(c, wl, methods, sizeof methods);
+	const json_t *r0 = json_array_get(listed, 0);
+	if (n == 1 && r0) {
+		double body = rr_num_or(r0, "body_bytes", 0);
+		snprintf(out, cap, "one %s request to %s%s%s%s", rr_str(r0, "method") ? rr_str(r0, "method") : "?",
+			 url, body > 0 ? " with a " : "", body > 0 ? fmt_int(&c->f, body) : "",
+			 body > 0 ? "-byte body" : "");
+		return true;
+	}
+	const char *order = random ? "at random" : "in turn";
+	size_t l = 0;
+	if (src && !strcmp(src, "embedded_routes"))
+		l = (size_t)snprintf(out, cap, "%s requests %s, one per route of the embedded plan",
+				     fmt_int(&c->f, n), order);
+	else if (src && !strcmp(src, "bodies"))
+		l = (size_t)snprintf(out, cap, "%s requests to %s %s, one per body file of %s (%s)",
+				     fmt_int(&c->f, n), url, order,
+				     rr_str(plan, "table.source") ? rr_str(plan, "table.source") : "?",
+				     bodies);
+	else if (src && !strcmp(src, "table"))
+		l = (size_t)snprintf(out, cap, "%s requests of the request table %s (SHA-256 %.16s...) %s",
+				     fmt_int(&c->f, n),
+				     rr_str(plan, "table.source") ? rr_str(plan, "table.source") : "?",
+				     rr_str(plan, "table.sha256") ? rr_str(plan, "table.sha256") : "?",
+				     order);
+	else
+		l = (size_t)snprintf(out, cap, "%s requests %s", fmt_int(&c->f, n), order);
+	if (l >= cap)
+		return true;
+	if (rr_true(wl, "listed_all") && json_array_size(listed) <= 4) {
+		size_t i;
+		const json_t *r;
+		json_array_foreach(listed, i, r) {
+			char one[400];
+			wl_request(c, r, one, sizeof one);
+			if (l + strlen(one) + 4 >= cap)
+				break;
+			l += (size_t)snprintf(out + l, cap - l, "%s%s", i ? ", " : ": ", one);
+		}
+	} else {
+		char names[600];
+		wl_names(c, wl, names, sizeof names);
+		l += (size_t)snprintf(out + l, cap - l, ": %s", methods);
+		if (l < cap && names[0])
+			l += (size_t)snprintf(out + l, cap - l, "; by name %s", names);
+		if (l < cap && src && strcmp(src, "bodies") != 0)
+			snprintf(out + l, cap - l, "; %s", bodies);
+	}
+	return true;
+}
+
+/* Identity rows for the requests of a workload object. */
+static void wl_rows(struct ctx *c, const json_t *wl)
+{
+	char b[1024];
+	wl_phrase(c, wl, c->plan, "the target URL", b, sizeof b);
+	kv(c, "Requests", b);
+	wl_methods(c, wl, b, sizeof b);
+	kv(c, "Methods", b);
+	wl_names(c, wl, b, sizeof b);
+	if (b[0])
+		kv(c, "Request names", b);
+	size_t i;
+	const json_t *r;
+	json_array_foreach(rr_arr(wl, "listed"), i, r) {
+		char k[32];
+		snprintf(k, sizeof k, "Request %zu", i + 1);
+		wl_request(c, r, b, sizeof b);
+		kv(c, k, b);
+	}
+	double n = rr_num_or(wl, "requests", NAN);
+	if (!rr_true(wl, "listed_all") && rr_len(wl, "listed")) {
+		snprintf(b, sizeof b, "%s more (only the first %zu listed)",
+			 fmt_int(&c->f, n - (double)rr_len(wl, "listed")), rr_len(wl, "listed"));
+		kv(c, "Other requests", b);
+	}
+	if (n > 1) { /* one request: its body is in the Requests row */
+		char bodies[160];
+		wl_bodies(c, wl, bodies, sizeof bodies);
+		snprintf(b, sizeof b, "%s of %s requests: %s",
+			 fmt_int(&c->f, rr_num_or(wl, "bodies.requests", 0)), fmt_int(&c->f, n), bodies);
+		kv(c, "Bodies", b);
+	}
+	if (rr_str(wl, "sha256"))
+		kv(c, "Requests SHA-256", rr_str(wl, "sha256"));
+}
+
 static void identity(struct ctx *c)
 {
 	doc_heading(c->d, 2, "identity", "Identity");
@@ -524,7 +728,9 @@ static void identity(struct ctx *c)
 	else
 		kv(c, "Mode", mode);
 	if (c->r->kind != RESULT_KIND_COMPARE) {
-		kv(c, "Target URL", rr_str(c->plan, "url"));
+		/* a table's URLs are its own: plan.url is only its first */
+		kv(c, rr_obj(c->plan, "table") ? "First request's URL" : "Target URL",
+		   rr_str(c->plan, "url"));
 		if (rr_str(c->plan, "unix_socket"))
 			kv(c, "Unix socket", rr_str(c->plan, "unix_socket"));
 		const json_t *t = rr_obj(c->root, "target");
@@ -547,6 +753,10 @@ static void identity(struct ctx *c)
 			snprintf(b, sizeof b, "%s%s%s%s%s%s", tg ? tg : "", tg && url ? " at " : "",
 				 url ? url : "", vm ? " (" : "", vm ? vm : "", vm ? ")" : "");
 			kv(c, k, b);
+			if (wl_phrase(c, rr_obj(v, "workload"), c->plan, "its URL", b, sizeof b)) {
+				snprintf(k, sizeof k, "Variant %s requests", name ? name : "?");
+				kv(c, k, b);
+			}
 		}
 	}
 	const char *ver = rr_str(c->root, "pacer.version"), *commit = rr_str(c->root, "pacer.commit");
@@ -570,15 +780,28 @@ static void identity(struct ctx *c)
 			 fmtn ? fmtn : "?", fmt_int(&c->f, rr_num_or(table, "requests", NAN)),
 			 order ? order : "?", sha ? sha : "?");
 		kv(c, "Request table", b);
-	} else {
+	}
+	const json_t *wl = rr_obj(c->plan, "workload");
+	if (wl) {
+		wl_rows(c, wl);
+	} else if (!table) {
+		/* an older result, or a comparison (each variant's requests are
+		 * listed with it) */
 		const char *method = rr_str(c->plan, "method");
 		size_t nh = rr_len(c->plan, "headers");
 		double body = rr_num_or(c->plan, "body_bytes", 0);
-		snprintf(b, sizeof b, "one request: %s to %s, %zu extra %s, %s body %s",
-			 method ? method : "?",
-			 c->r->kind == RESULT_KIND_COMPARE ? "each variant's URL" : "the target URL", nh, plural((double)nh, "header", "headers"),
-			 fmt_int(&c->f, body), plural(body, "byte", "bytes"));
-		kv(c, "Requests", b);
+		bool variants_wl = c->r->kind == RESULT_KIND_COMPARE &&
+				   rr_obj(json_array_get(rr_arr(c->root, "variants"), 0), "workload");
+		if (!variants_wl) {
+			snprintf(b, sizeof b, "one request: %s to %s, %zu extra %s, %s body %s",
+				 method ? method : "?",
+				 c->r->kind == RESULT_KIND_COMPARE ? "each variant's URL" : "the target URL",
+				 nh, plural((double)nh, "header", "headers"), fmt_int(&c->f, body),
+				 plural(body, "byte", "bytes"));
+			kv(c, "Requests", b);
+		}
+	}
+	{ /* -H headers go on every request, a table's too */
 		size_t i;
 		const json_t *h;
 		json_array_foreach(rr_arr(c->plan, "headers"), i, h) {
@@ -708,6 +931,24 @@ static void methodology(struct ctx *c)
 			 "is not in these figures (coordinated omission).");
 		doc_item(c->d, "%s worker %s.", fmt_int(&c->f, threads),
 			 plural(threads, "thread", "threads"));
+	}
+	{
+		char wl[1200];
+		const json_t *w = rr_obj(c->plan, "workload");
+		if (wl_phrase(c, w, c->plan, "the target URL", wl, sizeof wl)) {
+			/* a short list names each request; the shares then follow */
+			bool listed = rr_true(w, "listed_all") && rr_len(w, "listed") <= 4;
+			char methods[400];
+			wl_methods(c, w, methods, sizeof methods);
+			if (listed && rr_num_or(w, "requests", 0) > 1)
+				doc_item(c->d, "What was sent: %s. Methods: %s of the requests.", wl,
+					 methods);
+			else
+				doc_item(c->d, "What was sent: %s.%s", wl,
+					 listed ? ""
+						: " The JSON result lists the first requests one by one "
+						  "(plan.workload.listed).");
+		}
 	}
 	if (c->r->kind == RESULT_KIND_RAMP) {
 		double sd = rr_num_or(c->plan, "step_duration_s", NAN);
@@ -957,14 +1198,16 @@ static void conditions(struct ctx *c)
 		if (c->r->kind == RESULT_KIND_COMPARE)
 			doc_item(c->d,
 				 "Self-contained variants: pacer drove its own embedded target in the same "
-				 "process, so driver and target shared the process and the machine's "
-				 "cores; any CPU-per-request figure includes the driver's cost.");
+				 "process, so driver and target shared the process and competed for the "
+				 "machine's cores: a variant's figures include that contention.");
 		else
 			doc_item(c->d,
 				 "Self-contained: the driver and the target (pacer's embedded plan %s) "
-				 "shared one process and one machine, so they competed for the same cores "
-				 "and CPU per request includes the driver's cost; capacity and latency "
-				 "here are not those of a real server.",
+				 "shared one process and one machine, so they competed for the same cores. "
+				 "The target's CPU figures (CPU per request, cost) count only the embedded "
+				 "target's own threads, not the driver's; its memory figure is the whole "
+				 "process's, driver included. Capacity and latency here are not those of a "
+				 "real server.",
 				 rr_str(c->root, "target.plan") ? rr_str(c->root, "target.plan") : "?");
 	}
 	if (rr_str(c->plan, "unix_socket"))
@@ -1210,6 +1453,77 @@ static void chart_ref(struct ctx *c, const char *name)
 		doc_chart(c->d, ch->name, ch->title);
 }
 
+/* "N open when it began, M opened during it (K closed by the server)" of
+ * a phase's connections; false when the phase has no open_at_start (an
+ * older result). */
+static bool conns_phrase(struct ctx *c, const json_t *conns, char *out, size_t cap)
+{
+	double at = 0, opened = rr_num_or(conns, "opened", NAN), cbs = rr_num_or(conns, "closed_by_server", 0);
+	if (!rr_num(conns, "open_at_start", &at))
+		return false;
+	snprintf(out, cap, "%s open when it began, %s opened during it%s%s%s", fmt_int(&c->f, at),
+		 fmt_int(&c->f, opened), cbs > 0 ? " (" : "", cbs > 0 ? fmt_int(&c->f, cbs) : "",
+		 cbs > 0 ? " closed by the server)" : "");
+	return true;
+}
+
+/* A run's connections in the measured phase, and what its warm-up did. */
+static void connections_para(struct ctx *c, const json_t *warm, const json_t *ph)
+{
+	char m[256], w[256];
+	if (!conns_phrase(c, rr_obj(ph, "connections"), m, sizeof m))
+		return;
+	if (warm && conns_phrase(c, rr_obj(warm, "connections"), w, sizeof w)) {
+		struct phase_fig f;
+		report_phase_fig(warm, &f);
+		doc_para(c->d, false,
+			 "Connections of the measured phase: %s. The warm-up before it (%s, not "
+			 "counted) completed %s %s with %s %s and p99 %s; connections: %s.",
+			 m, fmt_s(&c->f, f.duration_s), fmt_int(&c->f, f.completed),
+			 plural(f.completed, "response", "responses"), fmt_int(&c->f, f.errors),
+			 plural(f.errors, "error", "errors"), fmt_us(&c->f, f.p99), w);
+	} else {
+		doc_para(c->d, false, "Connections of the measured phase: %s.", m);
+	}
+}
+
+/* A ramp's warm-up of each step and the connections of each phase. */
+static void ramp_warmups(struct ctx *c, const json_t *steps)
+{
+	bool any = false;
+	size_t i;
+	const json_t *s;
+	json_array_foreach(steps, i, s)
+		any = any || rr_obj(s, "warmup") || rr_num_or(s, "measure.connections.open_at_start", -1) >= 0;
+	if (!any)
+		return;
+	doc_heading(c->d, 3, "warmups", "Warm-up and connections of each step");
+	const char *hdr[9] = {"Step",          "Warm-up",        "Warm-up responses",
+			      "Warm-up errors", "Warm-up p99",    "Open at warm-up start",
+			      "Opened in warm-up", "Open at measure start", "Opened in measure"};
+	doc_table(c->d, 9, 0x1fe, hdr);
+	json_array_foreach(steps, i, s) {
+		const json_t *w = rr_obj(s, "warmup");
+		char label[32];
+		snprintf(label, sizeof label, "%s%zu", rr_true(s, "refine") ? "r" : "", i + 1);
+		const char *row[9] = {
+			label,
+			w ? fmt_s(&c->f, rr_num_or(w, "duration_s", NAN)) : "none",
+			w ? fmt_int(&c->f, rr_num_or(w, "requests.completed", NAN)) : "–",
+			w ? fmt_int(&c->f, rr_num_or(w, "errors", NAN)) : "–",
+			w ? fmt_us(&c->f, rr_num_or(w, "p99_us", NAN)) : "–",
+			w ? fmt_int(&c->f, rr_num_or(w, "connections.open_at_start", NAN)) : "–",
+			w ? fmt_int(&c->f, rr_num_or(w, "connections.opened", NAN)) : "–",
+			fmt_int(&c->f, rr_num_or(s, "measure.connections.open_at_start", NAN)),
+			fmt_int(&c->f, rr_num_or(s, "measure.connections.opened", NAN)),
+		};
+		doc_row(c->d, row);
+	}
+	doc_para(c->d, false,
+		 "Connections carry over from step to step; connections opened before a step's "
+		 "first request count as opened in its first phase (the warm-up, when it has one).");
+}
+
 static void results_run(struct ctx *c)
 {
 	const json_t *ph = rr_get(c->root, "measure");
@@ -1228,6 +1542,7 @@ static void results_run(struct ctx *c)
 			      c->open_loop ? fmt_pct(&c->f, m.drop_pct) : "–",
 			      fmt_s(&c->f, m.duration_s)};
 	doc_row(c->d, row);
+	connections_para(c, rr_get(c->root, "warmup"), ph);
 	doc_heading(c->d, 3, "latency", "Latency");
 	latency_table(c, ph);
 	doc_heading(c->d, 3, "responses", "Responses by status");
@@ -1350,12 +1665,8 @@ static void results_ramp(struct ctx *c)
 			 "judges the repetitions pooled.");
 	const json_t *hp = rr_obj(c->root, "highest_passing");
 	if (hp) {
-		double pc, cores;
-		char per_core[160] = "";
-		if (rr_num(hp, "per_core_per_s", &pc) && rr_num(hp, "cores", &cores))
-			snprintf(per_core, sizeof per_core, ", about %s per core over %s %s",
-				 fmt_rate(&c->f, round(pc)), fmt_int(&c->f, cores),
-				 plural(cores, "core", "cores"));
+		char per_core[240];
+		per_core_phrase(c, hp, per_core, sizeof per_core);
 		doc_para(c->d, false, "Highest passing step: step %s, %s requests/s offered (%s achieved)%s.",
 			 fmt_int(&c->f, rr_num_or(hp, "step", NAN)),
 			 fmt_rate(&c->f, rr_num_or(hp, "offered_per_s", NAN)),
@@ -1376,6 +1687,7 @@ static void results_ramp(struct ctx *c)
 	if (rr_num(c->plan, "require_per_s", &req))
 		doc_para(c->d, false, "Required %s requests/s: %s.", fmt_rate(&c->f, req),
 			 rr_true(c->root, "reached_require") ? "reached" : "NOT reached");
+	ramp_warmups(c, steps);
 	chart_ref(c, "latency-vs-load");
 	long k = report_focus_step(c->root);
 	if (k >= 0) {
@@ -1478,15 +1790,15 @@ static void results_compare(struct ctx *c)
 
 /* ---- 6. cost and resources ------------------------------------------------------------ */
 
-/* US dollars: 3 significant digits below 1, cents above. */
+/* US dollars as every report writes them (units_fmt_cost: "$0.00055",
+ * "$12.50"); "–" when missing. */
 static const char *usd(struct ctx *c, char *out, size_t cap, double v)
 {
+	(void)c;
 	if (!isfinite(v))
 		snprintf(out, cap, "–");
-	else if (fabs(v) < 1)
-		snprintf(out, cap, "%.3g", v);
 	else
-		snprintf(out, cap, "%s", fmt_num(&c->f, v, 2));
+		units_fmt_cost(out, cap, v, "$");
 	return out;
 }
 
@@ -1589,6 +1901,22 @@ static void cost_resources(struct ctx *c)
 			kv(c, "Embedded target CPU per request", b);
 		}
 		resources_rows(c, m, c->root);
+		const json_t *tc = rr_obj(c->root, "target_cores");
+		if (tc) {
+			const char *bs = rr_str(tc, "basis");
+			double n = rr_num_or(tc, "cores", NAN);
+			snprintf(b, sizeof b, "%s (%s)",
+				 n == floor(n) ? fmt_int(&c->f, n) : fmt_num(&c->f, n, 2),
+				 !bs                                 ? "basis not recorded"
+				 : !strcmp(bs, "option")             ? "given with --target-cores"
+				 : !strcmp(bs, "embedded_threads")   ? "the embedded target's threads"
+				 : !strcmp(bs, "cgroup_cpu_max")     ? "the target cgroup's cpu.max quota"
+				 : !strcmp(bs, "cgroup_cpuset")      ? "the target cgroup's cpuset"
+				 : !strcmp(bs, "machine")            ? "this machine's cores: nothing said "
+								       "what the target runs on"
+								     : bs);
+			kv(c, "Target cores assumed", b);
+		}
 		const json_t *g = rr_obj(c->root, "generator");
 		if (g) {
 			double th = rr_num_or(g, "threads", NAN);
@@ -1702,6 +2030,25 @@ static void cost_resources(struct ctx *c)
 static void workload_phrase(struct ctx *c, char *out, size_t cap)
 {
 	const json_t *table = rr_obj(c->plan, "table");
+	const char *url = rr_str(c->plan, "url") ? rr_str(c->plan, "url") : "?";
+	if (wl_phrase(c, rr_obj(c->plan, "workload"), c->plan, url, out, cap))
+		return;
+	if (c->r->kind == RESULT_KIND_COMPARE &&
+	    rr_obj(json_array_get(rr_arr(c->root, "variants"), 0), "workload")) {
+		size_t i, l = 0;
+		const json_t *v;
+		out[0] = '\0';
+		json_array_foreach(rr_arr(c->root, "variants"), i, v) {
+			char one[600];
+			if (i >= REPORT_MAX_VARIANTS || l + 8 >= cap)
+				break;
+			if (!wl_phrase(c, rr_obj(v, "workload"), c->plan, "its URL", one, sizeof one))
+				snprintf(one, sizeof one, "not recorded");
+			l += (size_t)snprintf(out + l, cap - l, "%s%s: %s", i ? "; " : "",
+					      rr_str(v, "name") ? rr_str(v, "name") : "?", one);
+		}
+		return;
+	}
 	if (table)
 		snprintf(out, cap, "the request table %s (SHA-256 %.16s...)",
 			 rr_str(table, "source") ? rr_str(table, "source") : "?",
@@ -1720,7 +2067,7 @@ static void meaning(struct ctx *c)
 	doc_heading(c->d, 2, "meaning", "What this number means / does not establish");
 	doc_heading(c->d, 3, "means", "What it means");
 	doc_list(c->d);
-	char wl[512];
+	char wl[2048];
 	workload_phrase(c, wl, sizeof wl);
 	if (c->r->kind == RESULT_KIND_RUN) {
 		struct phase_fig m;
@@ -1837,6 +2184,41 @@ static void meaning(struct ctx *c)
 
 /* ---- all ------------------------------------------------------------------------------- */
 
+/* What names a run or ramp: its request table (source, hash, hosts), else
+ * its URL. */
+static void run_name(struct ctx *c, char *out, size_t cap)
+{
+	const json_t *t = rr_obj(c->plan, "table");
+	const char *url = rr_str(c->plan, "url");
+	if (!t) {
+		snprintf(out, cap, "%s", url ? url : "(no URL)");
+		return;
+	}
+	double n = rr_num_or(t, "requests", NAN), nh = (double)rr_len(t, "hosts");
+	size_t l = (size_t)snprintf(out, cap, "table %s (SHA-256 %.12s, %s %s, %s %s",
+				    rr_str(t, "source") ? rr_str(t, "source") : "?",
+				    rr_str(t, "sha256") ? rr_str(t, "sha256") : "?", fmt_int(&c->f, n),
+				    plural(n, "request", "requests"), fmt_int(&c->f, nh),
+				    plural(nh, "host", "hosts"));
+	size_t i;
+	const json_t *h;
+	json_array_foreach(rr_arr(t, "hosts"), i, h) {
+		if (l + 8 >= cap)
+			break;
+		if (i == 3) {
+			l += (size_t)snprintf(out + l, cap - l, ", ...");
+			break;
+		}
+		const char *sock = rr_str(h, "unix_socket");
+		l += (size_t)snprintf(out + l, cap - l, "%s%s%s%s%s%s:%.0f", i ? ", " : ": ",
+				      sock ? "unix:" : "", sock ? sock : "", sock ? ":" : "",
+				      rr_true(h, "tls") ? "https://" : "",
+				      rr_str(h, "host") ? rr_str(h, "host") : "?", rr_num_or(h, "port", 0));
+	}
+	if (l < cap)
+		snprintf(out + l, cap - l, ")");
+}
+
 int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, struct doc *d)
 {
 	struct ctx c;
@@ -1861,8 +2243,9 @@ int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, 
 		}
 		doc_heading(d, 1, "title", "pacer compare report: %s", names);
 	} else {
-		const char *url = rr_str(c.plan, "url");
-		doc_heading(d, 1, "title", "pacer %s report: %s", kind, url ? url : "(no URL)");
+		char name[700];
+		run_name(&c, name, sizeof name);
+		doc_heading(d, 1, "title", "pacer %s report: %s", kind, name);
 	}
 	doc_heading(d, 2, "summary", "Summary");
 	switch (r->kind) {

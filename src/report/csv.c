@@ -5,7 +5,9 @@
  *   ramp     one row per step, in the order they ran:
  *            step,refine,interrupted,offered_per_s,achieved_per_s,p50_us,p90_us,
  *            p99_us,p99_9_us,max_us,error_pct,drop_pct,pass,reason,
- *            then <outcome>_rate_pct per outcome name
+ *            then <outcome>_rate_pct per outcome name, then
+ *            usd_per_million_<profile> per cost profile (units_fmt_cost's
+ *            significant digits, no currency sign: 0.00055, never 5.5e-04)
  *   compare  one row per variant and metric:
  *            variant,baseline,metric,median,min,max,ratio,ci95_low,ci95_high,
  *            significant,verdict   (ratio columns empty for the baseline; at
@@ -21,6 +23,7 @@
 #include <string.h>
 
 #include "report/render_int.h"
+#include "util/units.h"
 
 static void num(FILE *f, const json_t *o, const char *path)
 {
@@ -86,13 +89,50 @@ static void run_csv(FILE *f, const json_t *root)
 	}
 }
 
+/* A cost in US dollars, as the reports write it (without "$"). */
+static void cost(FILE *f, const json_t *o, const char *path)
+{
+	double v;
+	if (!rr_num(o, path, &v))
+		return;
+	char b[64];
+	fputs(units_fmt_cost(b, sizeof b, v, ""), f);
+}
+
+/* The cost profile called `name` of a ramp step, or NULL. */
+static const json_t *step_profile(const json_t *step, const char *name)
+{
+	size_t k;
+	const json_t *p;
+	json_array_foreach(rr_arr(step, "cost.profiles"), k, p) {
+		const char *n = rr_str(p, "name");
+		if (n && !strcmp(n, name))
+			return p;
+	}
+	return NULL;
+}
+
 static void ramp_csv(FILE *f, const json_t *root)
 {
 	const json_t *steps = rr_arr(root, "steps");
 	const char *names[16];
 	size_t nn = report_outcome_names(steps, names, 16);
+	const char *profiles[16];
+	size_t np = 0;
 	size_t i;
 	const json_t *s;
+	json_array_foreach(steps, i, s) {
+		size_t k;
+		const json_t *p;
+		json_array_foreach(rr_arr(s, "cost.profiles"), k, p) {
+			const char *n = rr_str(p, "name");
+			bool seen = !n;
+			for (size_t j = 0; j < np && !seen; j++)
+				seen = !strcmp(profiles[j], n);
+			if (!seen && np < 16)
+				profiles[np++] = n;
+		}
+	}
 	fputs("step,refine,interrupted,offered_per_s,achieved_per_s,p50_us,p90_us,p99_us,p99_9_us,"
 	      "max_us,error_pct,drop_pct,pass,reason",
 	      f);
@@ -100,6 +140,12 @@ static void ramp_csv(FILE *f, const json_t *root)
 		fputc(',', f);
 		char h[160];
 		snprintf(h, sizeof h, "%s_rate_pct", names[j]);
+		text(f, h);
+	}
+	for (size_t j = 0; j < np; j++) {
+		fputc(',', f);
+		char h[160];
+		snprintf(h, sizeof h, "usd_per_million_%s", profiles[j]);
 		text(f, h);
 	}
 	fputc('\n', f);
@@ -130,6 +176,10 @@ static void ramp_csv(FILE *f, const json_t *root)
 		for (size_t j = 0; j < nn; j++) {
 			fputc(',', f);
 			num(f, report_step_outcome(s, names[j]), "rate_pct");
+		}
+		for (size_t j = 0; j < np; j++) {
+			fputc(',', f);
+			cost(f, step_profile(s, profiles[j]), "usd_per_million_requests");
 		}
 		fputc('\n', f);
 	}

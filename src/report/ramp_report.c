@@ -7,14 +7,45 @@
 #include "report/ramp_report.h"
 #include "report/rules_report.h"
 #include "report/usage_report.h"
+#include "report/workload_report.h"
 #include "util/units.h"
 
 static double achieved(const struct run_result *r) { return report_achieved_rate(r); }
 
+bool ramp_per_core_cores(const struct ramp_report *rr, const struct ramp_step *s, double *cores,
+			 const char **basis)
+{
+	const char *b = rr->ctx.target_cores_basis;
+	if (b && strcmp(b, "machine") != 0 && rr->ctx.target_cores > 0) {
+		*cores = rr->ctx.target_cores;
+		*basis = b;
+		return true;
+	}
+	if (s->run.target.known && s->run.target.cores_busy > 0) {
+		*cores = s->run.target.cores_busy;
+		*basis = "measured_busy";
+		return true;
+	}
+	return false;
+}
+
+/* The basis of a core count in words, for the terminal. */
+static const char *basis_words(const char *b)
+{
+	return !strcmp(b, "option")             ? "--target-cores"
+	       : !strcmp(b, "embedded_threads") ? "the embedded target's threads"
+	       : !strcmp(b, "cgroup_cpu_max")   ? "the target cgroup's cpu.max quota"
+	       : !strcmp(b, "cgroup_cpuset")    ? "the target cgroup's cpuset"
+						: b;
+}
+
 void ramp_text_header(FILE *f, const struct ramp_report *rr)
 {
 	const struct ramp_plan *rp = rr->plan;
-	fprintf(f, "pacer ramp %s%s\n", rp->run.url_str, rr->ctx.target ? "  (self-contained)" : "");
+	char name[512];
+	fprintf(f, "pacer ramp %s%s\n", report_run_name(name, sizeof name, &rp->run),
+		rr->ctx.target ? "  (self-contained)" : "");
+	report_text_workload(f, &rp->run);
 	fprintf(f, "  %zu steps of %.1fs (+%.1fs warm-up each), %u thread%s, up to %u connections",
 		rp->n_rates, (double)rp->step_ns / 1e9, (double)rp->step_warmup_ns / 1e9,
 		rp->run.threads, rp->run.threads == 1 ? "" : "s", rp->run.connections);
@@ -70,10 +101,17 @@ void ramp_text_summary(FILE *f, const struct ramp_report *rr)
 		fprintf(f, "  highest passing step: %s req/s offered (%s achieved)",
 			units_fmt_thousands(a, sizeof a, s->offered_per_s, 0),
 			units_fmt_thousands(b, sizeof b, achieved(&s->run), 1));
-		if (rr->cores_for_per_core)
-			fprintf(f, ", about %.0f per core over %u core%s",
-				s->offered_per_s / rr->cores_for_per_core, rr->cores_for_per_core,
-				rr->cores_for_per_core == 1 ? "" : "s");
+		double cores;
+		const char *basis;
+		if (ramp_per_core_cores(rr, s, &cores, &basis) && !strcmp(basis, "measured_busy"))
+			/* what the target used, not what it had: CPU efficiency at that load */
+			fprintf(f, ", about %s per busy core (the target kept %.2f cores busy, measured)",
+				units_fmt_thousands(a, sizeof a, s->offered_per_s / cores, 0), cores);
+		else if (ramp_per_core_cores(rr, s, &cores, &basis))
+			fprintf(f, ", about %s per core over %.*f core%s (%s)",
+				units_fmt_thousands(a, sizeof a, s->offered_per_s / cores, 0),
+				cores == (double)(uint64_t)cores ? 0 : 2, cores, cores == 1 ? "" : "s",
+				basis_words(basis));
 		fprintf(f, "\n");
 	} else {
 		fprintf(f, "  no step passed%s\n", rp->slo_expr ? " the SLO" : "");
@@ -122,6 +160,58 @@ void ramp_warnings(const struct ramp_report *rr, struct report_warnings *w)
 	}
 }
 
+/* A step's warm-up, in brief: what it sent and got, the connections it
+ * found and opened, its latency (docs/ramp.md). Null without a warm-up. */
+static void json_warmup(struct jsonw *j, const struct ramp_step *s)
+{
+	const struct run_result *r = &s->run;
+	const struct phase_stats *w = &r->warmup;
+	jw_key(j, "warmup");
+	if (!r->warmup_ns) {
+		jw_null(j);
+		return;
+	}
+	jw_obj(j);
+	jw_key(j, "duration_s");
+	jw_dbl(j, (double)r->warmup_ns / 1e9, 6);
+	int saved = j->indent;
+	jw_key(j, "requests");
+	jw_obj(j);
+	j->indent = 0;
+	jw_key(j, "scheduled");
+	jw_u64(j, w->scheduled);
+	jw_key(j, "sent");
+	jw_u64(j, w->sent);
+	jw_key(j, "completed");
+	jw_u64(j, w->completed);
+	jw_key(j, "dropped");
+	jw_u64(j, w->dropped);
+	jw_obj_end(j);
+	j->indent = saved;
+	jw_key(j, "errors");
+	jw_u64(j, phase_stats_errors(w));
+	jw_key(j, "connections");
+	jw_obj(j);
+	j->indent = 0;
+	jw_key(j, "open_at_start");
+	jw_u64(j, w->conns_open_at_start);
+	jw_key(j, "opened");
+	jw_u64(j, w->conns_opened);
+	jw_key(j, "closed_by_server");
+	jw_u64(j, w->closed_by_server);
+	jw_obj_end(j);
+	j->indent = saved;
+	jw_key(j, "achieved_per_s");
+	jw_dbl(j, s->warmup_fig.achieved_per_s, 3);
+	jw_key(j, "p50_us");
+	jw_dbl(j, (double)s->warmup_fig.p50_ns / 1e3, 3);
+	jw_key(j, "p99_us");
+	jw_dbl(j, (double)s->warmup_fig.p99_ns / 1e3, 3);
+	jw_key(j, "max_us");
+	jw_dbl(j, (double)s->warmup_fig.max_ns / 1e3, 3);
+	jw_obj_end(j);
+}
+
 static void json_step(struct jsonw *j, const struct ramp_step *s, const struct inspect *in,
 		      const struct req_names *names, const struct report_ctx *ctx)
 {
@@ -160,6 +250,7 @@ static void json_step(struct jsonw *j, const struct ramp_step *s, const struct i
 	}
 	jw_key(j, "warmup_completed");
 	jw_u64(j, r->warmup.completed);
+	json_warmup(j, s);
 	jw_key(j, "measure");
 	rj_phase(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, true, achieved(r),
 		 in, names);
@@ -221,6 +312,7 @@ int ramp_json(FILE *f, const struct ramp_report *rr)
 		jw_bool(j, true);
 		jw_obj_end(j);
 	}
+	rj_target_cores(j, &rr->ctx);
 	jw_key(j, "steps");
 	jw_arr(j);
 	for (size_t i = 0; i < r->n_steps; i++)
@@ -237,16 +329,21 @@ int ramp_json(FILE *f, const struct ramp_report *rr)
 		jw_dbl(j, s->offered_per_s, 3);
 		jw_key(j, "achieved_per_s");
 		jw_dbl(j, achieved(&s->run), 3);
+		double cores;
+		const char *basis;
+		bool pc = ramp_per_core_cores(rr, s, &cores, &basis);
 		jw_key(j, "per_core_per_s");
-		if (rr->cores_for_per_core)
-			jw_dbl(j, s->offered_per_s / rr->cores_for_per_core, 3);
+		if (pc)
+			jw_dbl(j, s->offered_per_s / cores, 3);
 		else
 			jw_null(j);
 		jw_key(j, "cores");
-		if (rr->cores_for_per_core)
-			jw_u64(j, rr->cores_for_per_core);
+		if (pc)
+			jw_dbl(j, cores, cores == (double)(uint64_t)cores ? 0 : 4);
 		else
 			jw_null(j);
+		jw_key(j, "cores_basis");
+		jw_str(j, pc ? basis : NULL);
 		jw_obj_end(j);
 	} else {
 		jw_null(j);

@@ -12,8 +12,14 @@ struct ramp_report {
 	struct report_ctx ctx;       /* env, mode, target, version (res unused) */
 	const struct ramp_plan *plan;
 	const struct ramp_result *res;
-	unsigned cores_for_per_core; /* 0: no per-core figure */
 };
+
+/* The cores a step's per-core figure divides by, and their basis (static,
+ * docs/ramp.md): ctx.target_cores unless its basis is "machine" (the
+ * machine is not the target), else the cores the probe saw the target keep
+ * busy in that step ("measured_busy"). False when there is neither. */
+bool ramp_per_core_cores(const struct ramp_report *rr, const struct ramp_step *s, double *cores,
+			 const char **basis);
 
 struct inspect;
 

@@ -35,7 +35,11 @@ struct report_ctx {
 	const char *version;
 	const char *commit;
 	const struct cost_profiles *cost; /* NULL: no cost figures */
-	double target_cores;    /* cores the target could use, for the generator check */
+	double target_cores;    /* cores the target could use (generator check, per-core figures) */
+	const char *target_cores_basis; /* where target_cores came from (static, docs/result.md):
+				 * "option", "embedded_threads", "cgroup_cpu_max",
+				 * "cgroup_cpuset", or "machine" (this machine's cores: a
+				 * stand-in for the generator check, never a per-core basis) */
 	uint64_t lag_limit_ns;  /* generator check threshold (0: default) */
 };
 

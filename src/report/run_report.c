@@ -10,6 +10,7 @@
 #include "report/report.h"
 #include "report/rules_report.h"
 #include "report/usage_report.h"
+#include "report/workload_report.h"
 #include "util/clock.h"
 #include "util/jsonw.h"
 #include "stats/summary.h"
@@ -275,6 +276,8 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 	jw_obj(j);
 	jw_key(j, "opened");
 	jw_u64(j, p->conns_opened);
+	jw_key(j, "open_at_start");
+	jw_u64(j, p->conns_open_at_start);
 	jw_key(j, "closed_by_server");
 	jw_u64(j, p->closed_by_server);
 	jw_obj_end(j);
@@ -368,8 +371,8 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 {
 	jw_key(j, "url");
 	jw_str(j, p->url_str);
-	jw_key(j, "method");
-	jw_str(j, plan_method(p));
+	jw_key(j, "method"); /* what was sent: null when the requests use several */
+	jw_str(j, p->workload ? plan_workload_method(p->workload) : plan_method(p));
 	jw_key(j, "loop");
 	jw_str(j, p->open_loop ? "open" : "closed");
 	jw_key(j, "rate_per_s");
@@ -473,8 +476,13 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	for (size_t i = 0; i < p->n_headers; i++)
 		jw_str(j, p->headers[i]);
 	jw_arr_end(j);
-	jw_key(j, "body_bytes");
-	jw_u64(j, p->body_len);
+	jw_key(j, "body_bytes"); /* each request's, as sent; null when they differ */
+	uint64_t body = p->body_len;
+	if (p->workload && !plan_workload_body_bytes(p->workload, &body))
+		jw_null(j);
+	else
+		jw_u64(j, body);
+	rj_workload(j, p->workload, p->order_random);
 	rj_plan_rules(j, p->inspect);
 	jw_key(j, "argv");
 	jw_arr(j);
@@ -697,6 +705,7 @@ int report_json(FILE *f, const struct report_ctx *c)
 		rj_target(j, c->target, responses);
 	rj_generator(j, r->threads, r->gen_cpu_ns, responses, r->gen_busiest_thread_pct,
 		     r->gen_thread_cpu_ns);
+	rj_target_cores(j, c);
 	if (r->warmup_ns) {
 		jw_key(j, "warmup");
 		double wrate = (double)r->warmup.completed * 1e9 / (double)r->warmup_ns;
@@ -802,10 +811,13 @@ void report_text(FILE *f, const struct report_ctx *c)
 	const struct phase_stats *m = &r->measure;
 	char a[48], b[48], d[48], e[48];
 
-	fprintf(f, "pacer run %s%s\n", p->url_str, c->target ? "  (self-contained)" : "");
+	char name[512];
+	fprintf(f, "pacer run %s%s\n", report_run_name(name, sizeof name, p),
+		c->target ? "  (self-contained)" : "");
 	if (c->target)
 		fprintf(f, "  embedded target: plan %s, %u thread%s\n", c->target->plan_name,
 			c->target->threads, c->target->threads == 1 ? "" : "s");
+	report_text_workload(f, p);
 	if (p->open_loop)
 		fprintf(f, "  open loop: %s req/s (%s arrivals), %u thread%s, up to %u connections\n",
 			units_fmt_thousands(a, sizeof a, p->rate_per_s, p->rate_per_s == (double)(uint64_t)p->rate_per_s ? 0 : 1),
@@ -816,9 +828,13 @@ void report_text(FILE *f, const struct report_ctx *c)
 			p->threads, p->threads == 1 ? "" : "s", p->requests ? ", requests " : "",
 			p->requests ? units_fmt_thousands(a, sizeof a, (double)p->requests, 0) : "");
 	if (r->warmup_ns)
-		fprintf(f, "  warm-up %.2fs: %s responses, not counted below\n",
+		fprintf(f, "  warm-up %.2fs: %s responses, %s errors, connections open at start %s, "
+			   "opened %s; not counted below\n",
 			(double)r->warmup_ns / 1e9,
-			units_fmt_thousands(a, sizeof a, (double)r->warmup.completed, 0));
+			units_fmt_thousands(a, sizeof a, (double)r->warmup.completed, 0),
+			units_fmt_thousands(b, sizeof b, (double)phase_stats_errors(&r->warmup), 0),
+			units_fmt_thousands(d, sizeof d, (double)r->warmup.conns_open_at_start, 0),
+			units_fmt_thousands(e, sizeof e, (double)r->warmup.conns_opened, 0));
 	fprintf(f, "  measured %.2fs%s\n\n", (double)r->measure_ns / 1e9,
 		r->interrupted ? " (INTERRUPTED)" : "");
 
@@ -884,9 +900,10 @@ void report_text(FILE *f, const struct report_ctx *c)
 			units_fmt_thousands(a, sizeof a, (double)m->tls_handshakes, 0),
 			units_fmt_thousands(b, sizeof b, (double)m->tls_resumed, 0),
 			units_fmt_thousands(d, sizeof d, (double)m->errors[ERRK_TLS], 0));
-	fprintf(f, "  bytes      in %s  out %s   connections opened %s\n\n",
+	fprintf(f, "  bytes      in %s  out %s   connections open at start %s, opened %s\n\n",
 		bytes_h(a, sizeof a, m->bytes_in), bytes_h(b, sizeof b, m->bytes_out),
-		units_fmt_thousands(d, sizeof d, (double)m->conns_opened, 0));
+		units_fmt_thousands(d, sizeof d, (double)m->conns_open_at_start, 0),
+		units_fmt_thousands(e, sizeof e, (double)m->conns_opened, 0));
 
 	fprintf(f, "  %-13s%9s%9s%9s%9s%9s%9s%9s  %s\n", "", "p50", "p90", "p99", "p99.9", "p99.99",
 		"max", "mean", "count");

@@ -1,6 +1,7 @@
 #include "report/usage_report.h"
 
 #include <inttypes.h>
+#include <math.h>
 
 #include "result/cost.h"
 #include "util/units.h"
@@ -70,6 +71,16 @@ static void rj_target_resources(struct jsonw *j, const struct run_result *r)
 	jw_obj_end(j);
 }
 
+/* Decimals that keep 6 significant digits of a small positive amount (at
+ * least 6, as the JSON always had): a cost of 5.5e-07 is not written 0.000001. */
+static int cost_decimals(double v)
+{
+	if (!isfinite(v) || v <= 0 || v >= 1e-1)
+		return 6;
+	int d = 5 - (int)floor(log10(v));
+	return d < 6 ? 6 : d > 20 ? 20 : d;
+}
+
 static void rj_cost(struct jsonw *j, const struct run_result *r, const struct report_ctx *c)
 {
 	jw_key(j, "cost");
@@ -98,7 +109,8 @@ static void rj_cost(struct jsonw *j, const struct run_result *r, const struct re
 		jw_key(j, "usd_per_core_hour");
 		jw_dbl(j, c->cost->p[i].usd_per_core_hour, 6);
 		jw_key(j, "usd_per_million_requests");
-		jw_dbl(j, cost_usd_per_million(ms, c->cost->p[i].usd_per_core_hour), 6);
+		double usd = cost_usd_per_million(ms, c->cost->p[i].usd_per_core_hour);
+		jw_dbl(j, usd, cost_decimals(usd));
 		jw_obj_end(j);
 		j->indent = saved;
 	}
@@ -149,6 +161,24 @@ void rj_usage(struct jsonw *j, const struct run_result *r, const struct report_c
 	rj_gencheck(j, r, c);
 }
 
+void rj_target_cores(struct jsonw *j, const struct report_ctx *c)
+{
+	jw_key(j, "target_cores");
+	if (!(c->target_cores > 0) || !c->target_cores_basis) {
+		jw_null(j);
+		return;
+	}
+	int saved = j->indent;
+	jw_obj(j);
+	j->indent = 0;
+	jw_key(j, "cores");
+	jw_dbl(j, c->target_cores, c->target_cores == (double)(uint64_t)c->target_cores ? 0 : 4);
+	jw_key(j, "basis");
+	jw_str(j, c->target_cores_basis);
+	jw_obj_end(j);
+	j->indent = saved;
+}
+
 static const char *mib(char *b, size_t cap, uint64_t v)
 {
 	snprintf(b, cap, "%.1f MiB", (double)v / (1024.0 * 1024.0));
@@ -173,9 +203,13 @@ void report_text_usage(FILE *f, const struct run_result *r, const struct report_
 	if (ms >= 0 && c->cost && c->cost->n) {
 		fprintf(f, "  cost       per million requests (CPU only, an estimate%s):",
 			c->cost->defaults ? ", illustrative prices" : "");
-		for (size_t i = 0; i < c->cost->n; i++)
-			fprintf(f, "  %s $%.4f", c->cost->p[i].name,
-				cost_usd_per_million(ms, c->cost->p[i].usd_per_core_hour));
+		for (size_t i = 0; i < c->cost->n; i++) {
+			char usd[64];
+			fprintf(f, "  %s %s", c->cost->p[i].name,
+				units_fmt_cost(usd, sizeof usd,
+					       cost_usd_per_million(ms, c->cost->p[i].usd_per_core_hour),
+					       "$"));
+		}
 		fprintf(f, "\n");
 	}
 	fprintf(f, "  generator  busiest thread %.0f %% CPU\n", r->gen_busiest_thread_pct);

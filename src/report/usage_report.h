@@ -22,6 +22,11 @@ double report_target_cpu_ms_per_request(const struct run_result *r);
  * target CPU or profiles) and "generator_limited" in an open object. */
 void rj_usage(struct jsonw *j, const struct run_result *r, const struct report_ctx *c);
 
+/* Key "target_cores" in an open object: {cores, basis} from c (the cores
+ * the generator check and per-core figures assume, and where the number
+ * came from), or null when unknown. */
+void rj_target_cores(struct jsonw *j, const struct report_ctx *c);
+
 /* Terminal lines for the same. */
 void report_text_usage(FILE *f, const struct run_result *r, const struct report_ctx *c);
 

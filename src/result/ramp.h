@@ -12,7 +12,8 @@
 struct ramp_step {
 	double offered_per_s;
 	bool refine;               /* run by --refine, between a pass and a fail */
-	struct run_result run;     /* its warm-up histograms are freed */
+	struct run_result run;     /* its warm-up histograms are freed (its counters kept) */
+	struct rep_figure warmup_fig; /* the warm-up's figures, taken before that */
 	struct slo_verdict verdict;
 	uint64_t target_cpu_ns;    /* self-contained: the embedded target's CPU */
 };

@@ -129,6 +129,7 @@ int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 	for (int i = 0; i < ERRK_COUNT; i++)
 		dst->errors[i] += src->errors[i];
 	dst->conns_opened += src->conns_opened;
+	dst->conns_open_at_start += src->conns_open_at_start;
 	dst->closed_by_server += src->closed_by_server;
 	dst->bytes_in += src->bytes_in;
 	dst->bytes_out += src->bytes_out;
@@ -222,16 +223,20 @@ uint64_t phase_stats_class(const struct phase_stats *p, int cls)
 
 void rep_figure_of(const struct run_result *r, struct rep_figure *f)
 {
-	const struct hist *h = &r->measure.timing[TIM_LATENCY];
-	f->achieved_per_s =
-		r->measure_ns ? (double)r->measure.completed * 1e9 / (double)r->measure_ns : 0;
+	rep_figure_of_phase(&r->measure, r->measure_ns, f);
+}
+
+void rep_figure_of_phase(const struct phase_stats *p, uint64_t duration_ns, struct rep_figure *f)
+{
+	const struct hist *h = &p->timing[TIM_LATENCY];
+	f->achieved_per_s = duration_ns ? (double)p->completed * 1e9 / (double)duration_ns : 0;
 	f->p50_ns = hist_percentile(h, 50);
 	f->p90_ns = hist_percentile(h, 90);
 	f->p99_ns = hist_percentile(h, 99);
 	f->p99_9_ns = hist_percentile(h, 99.9);
 	f->max_ns = h->total ? h->max : 0;
-	f->completed = r->measure.completed;
-	f->errors = phase_stats_errors(&r->measure);
+	f->completed = p->completed;
+	f->errors = phase_stats_errors(p);
 }
 
 void target_usage_pool(struct target_usage *into, const struct target_usage *add,
@@ -266,9 +271,15 @@ void target_usage_pool(struct target_usage *into, const struct target_usage *add
 
 int run_result_pool(struct run_result *into, const struct run_result *add)
 {
+	/* counters add up over repetitions; a snapshot at a phase's start does
+	 * not: the first repetition's is kept */
+	uint64_t warm_open = into->warmup.conns_open_at_start;
+	uint64_t meas_open = into->measure.conns_open_at_start;
 	int rc = phase_stats_merge(&into->warmup, &add->warmup);
 	if (!rc)
 		rc = phase_stats_merge(&into->measure, &add->measure);
+	into->warmup.conns_open_at_start = warm_open;
+	into->measure.conns_open_at_start = meas_open;
 	into->warmup_ns += add->warmup_ns;
 	into->measure_ns += add->measure_ns;
 	into->gen_cpu_ns += add->gen_cpu_ns;

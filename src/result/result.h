@@ -95,6 +95,10 @@ struct phase_stats {
 	uint64_t late;             /* completed after their timeout had passed */
 	uint64_t errors[ERRK_COUNT];
 	uint64_t conns_opened;
+	uint64_t conns_open_at_start; /* connected when the phase began: a snapshot at the
+				       * boundary (a step's first phase: connections carried
+				       * over; those opened before its first request count in
+				       * conns_opened). Threads: summed; repetitions: the first's */
 	uint64_t closed_by_server; /* keep-alive ended by the server */
 	uint64_t bytes_in, bytes_out;
 	uint64_t status[STATUS_MAX + 1]; /* index = status code */
@@ -243,5 +247,7 @@ void target_usage_pool(struct target_usage *into, const struct target_usage *add
 int run_result_pool(struct run_result *into, const struct run_result *add);
 /* Headline figures of a finished run's measured phase. */
 void rep_figure_of(const struct run_result *r, struct rep_figure *f);
+/* The same figures of any phase p that lasted duration_ns (a warm-up). */
+void rep_figure_of_phase(const struct phase_stats *p, uint64_t duration_ns, struct rep_figure *f);
 
 #endif

@@ -205,3 +205,45 @@ char *units_fmt_thousands(char *out, size_t cap, double v, int decimals)
 	snprintf(out, cap, "%s", buf);
 	return out;
 }
+
+char *units_fmt_cost(char *out, size_t cap, double usd, const char *prefix)
+{
+	if (!prefix)
+		prefix = "";
+	if (!isfinite(usd)) {
+		snprintf(out, cap, "-");
+		return out;
+	}
+	double a = fabs(usd);
+	char num[560];
+	if (a >= 1) {
+		units_fmt_thousands(num, sizeof num, a, 2);
+		/* 0.999999 rounds up to "1.00" below; both sides agree on >= 1 */
+	} else if (a == 0) {
+		snprintf(num, sizeof num, "0");
+	} else {
+		/* decimals for 3 significant digits: 0.00055 (1e-4 <= a < 1e-3) → 6 */
+		int mag = (int)floor(log10(a)); /* -1 for 0.5, -4 for 0.00055 */
+		int decimals = 2 - mag;
+		if (decimals > 17) {
+			snprintf(out, cap, "<%s0.000000000000001", prefix); /* either sign */
+			return out;
+		}
+		snprintf(num, sizeof num, "%.*f", decimals, a);
+		/* rounding can carry into a new digit (0.0009996 → "0.001000"):
+		 * trailing zeros go either way */
+		char *dot = strchr(num, '.');
+		if (dot) {
+			size_t n = strlen(num);
+			while (n > 0 && num[n - 1] == '0')
+				num[--n] = '\0';
+			if (n > 0 && num[n - 1] == '.')
+				num[--n] = '\0';
+		}
+		if (!strcmp(num, "1")) /* 0.9996 rounds to 1: say it as 1.00 */
+			snprintf(num, sizeof num, "1.00");
+	}
+	bool neg = usd < 0 && strcmp(num, "0") != 0;
+	snprintf(out, cap, "%s%s%s", neg ? "-" : "", prefix, num);
+	return out;
+}

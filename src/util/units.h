@@ -26,4 +26,15 @@ char *units_fmt_duration(char *out, size_t cap, double ns);
 /* Format a count/rate with thousands separators ("20,000", "1,234.5"). */
 char *units_fmt_thousands(char *out, size_t cap, double v, int decimals);
 
+/* Significant digits of a money amount, the one format of costs in every
+ * report (terminal, Markdown, HTML, text, CSV). At 1 and above: two
+ * decimals with thousands separators ("1,234.57"); below 1: three
+ * significant digits in plain decimal, trailing zeros dropped ("0.00055",
+ * "0.0123", never "0.0000" or "9.5e-05"); 0 is "0"; a magnitude below
+ * 1e-15, of either sign, is "<$0.000000000000001".
+ * `prefix` ("$", or "" for CSV) goes after the sign: "-$0.5". NaN and
+ * infinities are "-" (callers that can meet them say what they mean first).
+ * Returns out. */
+char *units_fmt_cost(char *out, size_t cap, double usd, const char *prefix);
+
 #endif

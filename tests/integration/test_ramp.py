@@ -280,13 +280,40 @@ class PassTest(RampCase):
         hp = j["highest_passing"]
         self.assertEqual(hp["step"], 2)
         self.assertEqual(hp["offered_per_s"], 200)
-        cores = j["environment"]["cores"]
-        self.assertEqual(hp["cores"], cores)  # self-contained: this machine's cores
-        self.assertAlmostEqual(hp["per_core_per_s"], 200 / cores, places=3)
+        # self-contained: the embedded target's threads (one), not the machine's cores
+        self.assertEqual(hp["cores"], 1)
+        self.assertEqual(hp["cores_basis"], "embedded_threads")
+        self.assertAlmostEqual(hp["per_core_per_s"], 200, places=3)
+        self.assertEqual(j["target_cores"], {"cores": 1, "basis": "embedded_threads"})
+        for s in j["steps"]:
+            w = s["warmup"]
+            self.assertEqual(w["requests"]["completed"], s["warmup_completed"])
+            self.assertGreater(w["p99_us"], 0)
+        first, second = j["steps"][0], j["steps"][1]
+        # connections carry over: the first warm-up opens them, later phases find them open
+        self.assertEqual(first["warmup"]["connections"]["open_at_start"], 0)
+        self.assertGreater(first["warmup"]["connections"]["opened"], 0)
+        self.assertGreater(first["measure"]["connections"]["open_at_start"], 0)
+        self.assertGreaterEqual(second["warmup"]["connections"]["open_at_start"],
+                                first["measure"]["connections"]["open_at_start"])
         self.assertIn("knee_per_s", j)
         self.assertIn(j["knee_per_s"], (None, 200))
         self.assertTrue(j["reached_require"])
         self.assertTrue(any("self-contained" in w for w in j["warnings"]), j["warnings"])
+
+    def test_per_core_over_the_targets_cores(self):
+        """The per-core figure divides by the embedded target's threads
+        (--target-threads 2), or by --target-cores when given, and says so."""
+        run = self.ramp_code(["--self-contained", "--target-threads", 2] + short("100,200"), 0)
+        hp = run.json["highest_passing"]
+        self.assertEqual((hp["cores"], hp["cores_basis"]), (2, "embedded_threads"))
+        self.assertAlmostEqual(hp["per_core_per_s"], 100, places=3)
+        self.assertIn("about 100 per core over 2 cores (the embedded target's threads)", run.stdout)
+        run = self.ramp_code(["--self-contained", "--target-cores", 4] + short("100,200"), 0)
+        hp = run.json["highest_passing"]
+        self.assertEqual((hp["cores"], hp["cores_basis"]), (4, "option"))
+        self.assertAlmostEqual(hp["per_core_per_s"], 50, places=3)
+        self.assertIn("about 50 per core over 4 cores (--target-cores)", run.stdout)
 
     def test_require_above_highest_passing(self):
         """Every step passed, but not at the required rate: exit 1."""

@@ -88,6 +88,51 @@ class TableRunTest(harness.PacerTestCase):
         self.assertEqual(run.json["plan"]["table"]["format"], "bodies")
         self.assertEqual(run.json["measure"]["requests"]["completed"], 8)
 
+    def test_bodies_sent_as_post(self):
+        """--bodies sends POSTs with the files' bytes, and the result says so:
+        nginx answers a POST to its static /file with 405 (a GET would get
+        200), plan.method is POST, and plan.workload has each body's size."""
+        d = tempfile.mkdtemp(prefix="pacer-bodies-")
+        sizes = [3, 17, 40]
+        for i, n in enumerate(sizes):
+            with open(os.path.join(d, f"{i}.json"), "w") as f:
+                f.write("y" * n)
+        rd = tempfile.mkdtemp(prefix="pacer-bodies-report-")
+        mark = self.ngx.log_mark()
+        run = harness.run_pacer([self.ngx.url("/file"), "--bodies", d, "-n", "30", "--report-dir", rd],
+                                out=False)
+        self.assertEqual(run.code, 0, run.stderr)
+        with open(os.path.join(rd, "result.json")) as f:
+            j = json.load(f)
+        self.assertEqual(j["measure"]["responses"]["by_status"], {"405": 30})
+        self.assertEqual(sum(self.by_path(mark).values()), 30)
+        p = j["plan"]
+        self.assertEqual(p["method"], "POST")
+        self.assertIsNone(p["body_bytes"])  # three sizes
+        wl = p["workload"]
+        self.assertEqual(wl["source"], "bodies")
+        self.assertEqual(wl["methods"], [{"method": "POST", "requests": 3, "share_pct": 100.0}])
+        self.assertEqual([r["body_bytes"] for r in wl["listed"]], sizes)
+        self.assertEqual(wl["bodies"], {"requests": 3, "bytes_total": sum(sizes), "bytes_min": 3,
+                                        "bytes_max": 40})
+        self.assertEqual(wl["sha256"], p["table"]["sha256"])
+        # each body went out once per turn: the bytes written hold them
+        self.assertGreaterEqual(j["measure"]["bytes"]["out"], 10 * sum(sizes))
+        with open(os.path.join(rd, "report.md")) as f:
+            md = f.read()
+        self.assertIn("| Methods | POST 3 (100.00%) |", md)
+        self.assertIn("3 requests to the target URL in turn, one per body file of " +
+                      d.replace("_", "\\_") + " (bodies of 3 B to 40 B, %d B in all)" % sum(sizes),
+                      md)
+        self.assertIn("POST /file (17-byte body)", md)
+        # a table run is titled by its table, not its first URL
+        first = md.splitlines()[0]
+        self.assertTrue(first.startswith("# pacer run report: table "), first)
+        self.assertIn("3 requests, 1 host: 127.0.0.1:%d)" % self.ngx.port, first)
+        self.assertTrue(run.stdout.startswith("pacer run table %s (sha256 %s, 3 requests, host "
+                                              "127.0.0.1:%d)\n" % (d, p["table"]["sha256"][:12],
+                                                                   self.ngx.port)), run.stdout)
+
     def test_bad_tables(self):
         bad = os.path.join(self.dir, "bad.targets")
         with open(bad, "w") as f:

@@ -381,6 +381,70 @@ class SelfContainedTest(PacerTestCase):
         for name in ("latency", "service_time", "ttfb"):
             self.assertEqual(m[name]["count"], done, name)
 
+    def test_vast_ortb_mix_workload_as_sent(self):
+        """The plan and the report say what was sent: one GET /vast and one
+        POST /openrtb2/auction (with its JSON body) in turn. The 204s prove
+        the POSTs went out (only the OpenRTB route answers 204); the report
+        names both methods in its identity, methodology and meaning, and no
+        longer says "one request: GET"."""
+        d = harness.tempfile.mkdtemp(prefix="pacer-wl-")
+        if not os.environ.get("PACER_KEEP_TMP"):
+            harness.atexit.register(harness.shutil.rmtree, d, True)
+        run = run_on(["--self-contained=vast_ortb_mix", "--rate", 300, "-d", "1s", "-w", "0.3s",
+                      "--report-dir", d], timeout=30.0, out=False)
+        self.assertIn(run.code, (0, 4), harness.describe(run))
+        with open(os.path.join(d, "result.json")) as f:
+            j = harness.json.load(f)
+        p = j["plan"]
+        self.assertIsNone(p["method"], p)  # two methods: no single one
+        self.assertIsNone(p["body_bytes"], p)  # one body, one without
+        wl = p["workload"]
+        self.assertEqual(wl["source"], "embedded_routes")
+        self.assertEqual(wl["requests"], 2)
+        self.assertEqual([(m["method"], m["requests"], m["share_pct"]) for m in wl["methods"]],
+                         [("GET", 1, 50.0), ("POST", 1, 50.0)])
+        self.assertEqual([(r["method"], r["target"]) for r in wl["listed"]],
+                         [("GET", "/vast"), ("POST", "/openrtb2/auction")])
+        post = wl["listed"][1]
+        self.assertGreater(post["body_bytes"], 0)
+        self.assertEqual(wl["bodies"], {"requests": 1, "bytes_total": post["body_bytes"],
+                                        "bytes_min": post["body_bytes"],
+                                        "bytes_max": post["body_bytes"]})
+        self.assertRegex(wl["sha256"], r"^[0-9a-f]{64}$")
+        by = j["measure"]["responses"]["by_status"]
+        self.assertGreater(by.get("204", 0), 0, by)  # POSTs were sent
+        self.assertGreater(by.get("200", 0), 0, by)
+        # the connections the warm-up opened are open when the measured phase begins
+        conns, warm = j["measure"]["connections"], j["warmup"]["connections"]
+        self.assertEqual(warm["open_at_start"], 0, warm)  # a fresh run
+        self.assertGreater(warm["opened"], 0, warm)
+        self.assertGreater(conns["open_at_start"], 0, conns)
+        self.assertLessEqual(conns["open_at_start"], warm["opened"], (warm, conns))
+        self.assertEqual(j["target_cores"], {"cores": 1, "basis": "embedded_threads"})
+        with open(os.path.join(d, "report.md")) as f:
+            md = f.read()
+        self.assertNotIn("one request: GET", md)
+        self.assertNotIn("one GET request", md)
+        both = ("GET /vast, POST /openrtb2/auction (%d-byte body)" % post["body_bytes"])
+        self.assertIn("| Requests | 2 requests in turn, one per route of the embedded plan: " + both,
+                      md)
+        self.assertIn("| Methods | GET 1 (50.00%), POST 1 (50.00%) |", md)
+        self.assertIn("- What was sent: 2 requests in turn", md)
+        self.assertIn("- It holds for this workload: 2 requests in turn, one per route of the "
+                      "embedded plan: " + both, md)
+        self.assertIn("count only the embedded target's own threads, not the driver's", md)
+        self.assertNotIn("includes the driver's cost", md)
+        self.assertRegex(md, r"Connections of the measured phase: [1-9][0-9,]* open when it began")
+        # the terminal says it too
+        self.assertIn("one per route of the embedded plan, in turn: GET 1 (50.0 %), POST 1 (50.0 %)",
+                      run.stdout)
+        self.assertIn("POST /openrtb2/auction, body %d B" % post["body_bytes"], run.stdout)
+        # costs with significant digits, never rounded away nor in exponent form
+        for line in run.stdout.splitlines():
+            if line.strip().startswith("cost"):
+                self.assertNotRegex(line, r"\$0\.0000(\s|$)|e-0", line)
+                self.assertRegex(line, r"\$0\.0*[1-9][0-9]{0,2}(\s|$)", line)
+
     def test_unknown_plan(self):
         self.assert_usage_error(["--self-contained=nosuch", "--rate", 10, "-d", "200ms"], "nosuch")
 

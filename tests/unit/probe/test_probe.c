@@ -121,6 +121,48 @@ static void test_cgroup(void **state)
 	assert_int_equal(probe_read_cgroup(dir, &s), -ENOENT);
 }
 
+/* The cores a cgroup may use: cpu.max first, then its cpuset. */
+static void test_cgroup_cores(void **state)
+{
+	(void)state;
+	char dir[300];
+	double cores = 0;
+	const char *basis = NULL;
+	put("q1/cpu.max", "150000 100000\n");
+	put("q1/cpuset.cpus.effective", "0-3\n");
+	snprintf(dir, sizeof dir, "%s/q1", root);
+	assert_int_equal(probe_cgroup_cores(dir, &cores, &basis), 0);
+	assert_true(cores == 1.5);
+	assert_string_equal(basis, "cpu.max");
+	/* no quota: the cpuset */
+	put("q2/cpu.max", "max 100000\n");
+	put("q2/cpuset.cpus.effective", "0-3,6,8-9\n");
+	snprintf(dir, sizeof dir, "%s/q2", root);
+	assert_int_equal(probe_cgroup_cores(dir, &cores, &basis), 0);
+	assert_true(cores == 7);
+	assert_string_equal(basis, "cpuset");
+	/* neither limits it */
+	put("q3/cpu.max", "max 100000\n");
+	snprintf(dir, sizeof dir, "%s/q3", root);
+	assert_int_equal(probe_cgroup_cores(dir, &cores, &basis), -ENOENT);
+	put("q4/cpu.max", "max 100000\n");
+	put("q4/cpuset.cpus.effective", "\n");
+	snprintf(dir, sizeof dir, "%s/q4", root);
+	assert_int_equal(probe_cgroup_cores(dir, &cores, &basis), -ENOENT);
+	/* garbage is an error, not a guess */
+	put("q5/cpu.max", "lots\n");
+	snprintf(dir, sizeof dir, "%s/q5", root);
+	assert_int_equal(probe_cgroup_cores(dir, &cores, &basis), -EINVAL);
+	put("q6/cpu.max", "0 100000\n");
+	snprintf(dir, sizeof dir, "%s/q6", root);
+	assert_int_equal(probe_cgroup_cores(dir, &cores, &basis), -EINVAL);
+	put("q7/cpuset.cpus.effective", "3-1\n");
+	snprintf(dir, sizeof dir, "%s/q7", root);
+	assert_int_equal(probe_cgroup_cores(dir, &cores, &basis), -EINVAL);
+	snprintf(dir, sizeof dir, "%s/nope", root);
+	assert_int_equal(probe_cgroup_cores(dir, &cores, &basis), -ENOENT);
+}
+
 /* The embedded-target source: CPU grows at exactly half the wall clock
  * from a fixed start, so the window's CPU is half its length whatever the
  * sample times (linear interpolation is exact for a linear counter). */
@@ -173,6 +215,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_proc),
 		cmocka_unit_test(test_cgroup),
+		cmocka_unit_test(test_cgroup_cores),
 		cmocka_unit_test(test_window),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -231,7 +231,7 @@ static void test_conditions_from_facts(void **state)
 		 "1.00 ms."),
 		"Advice: add --threads.",
 		"Cost figures are CPU-only extrapolations",
-		"| x | 0.02 | 0.000555 |",
+		"| x | \\$0.02 | \\$0.000555 |", /* Markdown escapes the $ */
 		"The run was interrupted before its planned end.",
 		"pacer flagged the load generator itself as a possible limit.",
 		"A bill: cost figures extrapolate CPU time only.",
@@ -248,6 +248,223 @@ static void test_conditions_from_facts(void **state)
 	md = render(j, REPORT_FMT_MD, NULL);
 	CHECK(!has(md, "Loopback"), "a remote target called loopback");
 	CHECK(has(md, "over HTTP to bench-target.example"), "no host in the headline");
+	free(md);
+}
+
+/* What was sent, in the identity, methodology and meaning sections. */
+static const char WL_ROUTES[] =
+	"{\"source\":\"embedded_routes\",\"requests\":2,\"order\":\"sequential\",\"sha256\":\"ab12\","
+	"\"methods\":[{\"method\":\"GET\",\"requests\":1,\"share_pct\":50.0},"
+	"{\"method\":\"POST\",\"requests\":1,\"share_pct\":50.0}],\"other_methods_requests\":0,"
+	"\"bodies\":{\"requests\":1,\"bytes_total\":127,\"bytes_min\":127,\"bytes_max\":127},"
+	"\"listed\":[{\"method\":\"GET\",\"target\":\"/vast\",\"target_cut\":false,\"body_bytes\":0,"
+	"\"name\":null},{\"method\":\"POST\",\"target\":\"/openrtb2/auction\",\"target_cut\":false,"
+	"\"body_bytes\":127,\"name\":null}],\"listed_all\":true}";
+
+static const char WL_BODIES[] =
+	"{\"source\":\"bodies\",\"requests\":3,\"order\":\"sequential\",\"sha256\":\"cd34\","
+	"\"methods\":[{\"method\":\"POST\",\"requests\":3,\"share_pct\":100.0}],"
+	"\"other_methods_requests\":0,\"bodies\":{\"requests\":3,\"bytes_total\":28,"
+	"\"bytes_min\":7,\"bytes_max\":12},\"listed\":[{\"method\":\"POST\",\"target\":\"/in\","
+	"\"body_bytes\":7},{\"method\":\"POST\",\"target\":\"/in\",\"body_bytes\":12},"
+	"{\"method\":\"POST\",\"target\":\"/in\",\"body_bytes\":9}],\"listed_all\":true}";
+
+static void test_workload_sentences(void **state)
+{
+	(void)state;
+	/* an older result without plan.workload: as before */
+	char *md = render(fx_run(), REPORT_FMT_MD, NULL);
+	CHECK(has(md, "| Requests | one request: GET to the target URL, 1 extra header, 0 body bytes |"),
+	      "%s", md);
+	CHECK(has(md, "It holds for this workload: one GET request to http://127.0.0.1:8080/x."), "%s", md);
+	free(md);
+
+	/* the embedded plan's routes: both methods, everywhere */
+	json_t *j = fx_run();
+	json_t *plan = json_object_get(j, "plan");
+	json_object_set_new(plan, "method", json_null());
+	json_object_set_new(plan, "body_bytes", json_null());
+	json_object_set_new(plan, "workload", fx_parse(WL_ROUTES));
+	md = render(j, REPORT_FMT_MD, NULL);
+	static const char *const want[] = {
+		"| Requests | 2 requests in turn, one per route of the embedded plan: GET /vast, POST "
+		"/openrtb2/auction (127-byte body) |",
+		"| Methods | GET 1 (50.00%), POST 1 (50.00%) |",
+		"| Request 2 | POST /openrtb2/auction (127-byte body) |",
+		"| Bodies | 1 of 2 requests: 127-byte body |",
+		"| Requests SHA-256 | ab12 |",
+		"| Header 1 | X-A: 1 |",
+		"- What was sent: 2 requests in turn, one per route of the embedded plan: GET /vast, "
+		"POST /openrtb2/auction (127-byte body). Methods: GET 1 (50.00%), POST 1 (50.00%) of "
+		"the requests.",
+		"- It holds for this workload: 2 requests in turn, one per route of the embedded plan: "
+		"GET /vast, POST /openrtb2/auction (127-byte body).",
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		CHECK(has(md, want[i]), "missing: %s\n%s", want[i], md);
+	CHECK(!has(md, "one request: GET") && !has(md, "one GET request"), "%s", md);
+	free(md);
+
+	/* --bodies: POST, the bodies' sizes; a table run is titled by its table */
+	j = fx_run();
+	plan = json_object_get(j, "plan");
+	json_object_set_new(plan, "method", json_string("POST"));
+	json_object_set_new(plan, "body_bytes", json_null());
+	json_object_set_new(plan, "workload", fx_parse(WL_BODIES));
+	json_object_set_new(plan, "table",
+			    fx_parse("{\"source\":\"bodies\",\"format\":\"bodies\",\"requests\":3,"
+				     "\"sha256\":\"cd34cd34cd34cd34cd34\",\"order\":\"sequential\","
+				     "\"seed\":1,\"hosts\":[{\"host\":\"127.0.0.1\",\"port\":8080,"
+				     "\"tls\":false,\"requests\":3},{\"host\":\"b.example\","
+				     "\"port\":443,\"tls\":true,\"requests\":0}]}"));
+	md = render(j, REPORT_FMT_MD, NULL);
+	CHECK(has(md, "# pacer run report: table bodies (SHA-256 cd34cd34cd34, 3 requests, 2 hosts: "
+		      "127.0.0.1:8080, https://b.example:443)\n"),
+	      "title: %s", md);
+	CHECK(has(md, "| Requests | 3 requests to the target URL in turn, one per body file of "
+		      "bodies (bodies of 7 B to 12 B, 28 B in all): POST /in (7-byte body), POST /in "
+		      "(12-byte body), POST /in (9-byte body) |"),
+	      "%s", md);
+	CHECK(has(md, "| First request's URL | http://127.0.0.1:8080/x |"), "%s", md);
+	CHECK(has(md, "It holds for this workload: 3 requests to http://127.0.0.1:8080/x in turn, "
+		      "one per body file of bodies"),
+	      "%s", md);
+	free(md);
+
+	/* a big named table: methods and names with shares, no list */
+	j = fx_run();
+	plan = json_object_get(j, "plan");
+	json_object_set_new(plan, "method", json_null());
+	json_object_set_new(plan, "table",
+			    fx_parse("{\"source\":\"mix.jsonl\",\"format\":\"jsonl\",\"requests\":900,"
+				     "\"sha256\":\"ee11ee11ee11ee11ee11\",\"order\":\"random\",\"seed\":1,"
+				     "\"hosts\":[{\"host\":\"127.0.0.1\",\"port\":8080,\"tls\":false,"
+				     "\"requests\":900}]}"));
+	json_object_set_new(plan, "workload",
+			    fx_parse("{\"source\":\"table\",\"requests\":900,\"order\":\"random\","
+				     "\"methods\":[{\"method\":\"GET\",\"requests\":600,\"share_pct\":66.667},"
+				     "{\"method\":\"POST\",\"requests\":300,\"share_pct\":33.333}],"
+				     "\"names\":[{\"name\":\"rest_id\",\"requests\":600,\"share_pct\":66.667},"
+				     "{\"name\":\"create\",\"requests\":300,\"share_pct\":33.333}],"
+				     "\"bodies\":{\"requests\":300,\"bytes_total\":30000,\"bytes_min\":90,"
+				     "\"bytes_max\":110},\"listed\":[{\"method\":\"GET\",\"target\":\"/i/1\","
+				     "\"body_bytes\":0,\"name\":\"rest_id\"}],\"listed_all\":false}"));
+	md = render(j, REPORT_FMT_MD, NULL);
+	CHECK(has(md, "| Requests | 900 requests of the request table mix.jsonl (SHA-256 "
+		      "ee11ee11ee11ee11...) at random: GET 600 (66.67%), POST 300 (33.33%); by name "
+		      "rest\\_id 600 (66.67%), create 300 (33.33%); bodies of 90 B to 110 B, 29.3 KiB in "
+		      "all |"),
+	      "%s", md);
+	CHECK(has(md, "| Request names | rest\\_id 600 (66.67%), create 300 (33.33%) |"), "%s", md);
+	CHECK(has(md, "| Request 1 | GET /i/1 (rest\\_id) |"), "%s", md);
+	CHECK(has(md, "| Other requests | 899 more (only the first 1 listed) |"), "%s", md);
+	CHECK(has(md, "# pacer run report: table mix.jsonl (SHA-256 ee11ee11ee11, 900 requests, 1 "
+		      "host: 127.0.0.1:8080)"),
+	      "%s", md);
+	free(md);
+
+	/* one POST with a body */
+	j = fx_run();
+	plan = json_object_get(j, "plan");
+	json_object_set_new(plan, "method", json_string("POST"));
+	json_object_set_new(plan, "body_bytes", json_integer(12));
+	json_object_set_new(plan, "workload",
+			    fx_parse("{\"source\":\"url\",\"requests\":1,\"methods\":[{\"method\":"
+				     "\"POST\",\"requests\":1,\"share_pct\":100}],\"bodies\":{"
+				     "\"requests\":1,\"bytes_total\":12,\"bytes_min\":12,\"bytes_max\":12},"
+				     "\"listed\":[{\"method\":\"POST\",\"target\":\"/x\",\"body_bytes\":12}],"
+				     "\"listed_all\":true}"));
+	md = render(j, REPORT_FMT_MD, NULL);
+	CHECK(has(md, "| Requests | one POST request to the target URL with a 12-byte body |"), "%s",
+	      md);
+	CHECK(has(md, "It holds for this workload: one POST request to http://127.0.0.1:8080/x with a "
+		      "12-byte body."),
+	      "%s", md);
+	free(md);
+}
+
+/* Costs with significant digits; the self-contained CPU statement; the
+ * connections of each phase; per-core figures naming their cores. */
+static void test_costs_cores_connections(void **state)
+{
+	(void)state;
+	json_t *j = fx_run();
+	json_object_set_new(j, "mode", json_string("self_contained"));
+	json_object_set_new(j, "target", fx_parse("{\"plan\":\"vast_ortb_mix\",\"threads\":1,"
+						  "\"cpu_s\":0.1,\"cpu_ms_per_request\":0.1}"));
+	json_object_set_new(j, "target_cores", fx_parse("{\"cores\":1,\"basis\":\"embedded_threads\"}"));
+	json_object_set_new(j, "cost",
+			    fx_parse("{\"basis\":\"target CPU\",\"caveat\":\"CPU only.\","
+				     "\"profiles\":[{\"name\":\"tiny\",\"usd_per_core_hour\":0.02,"
+				     "\"usd_per_million_requests\":0.000095},{\"name\":\"big\","
+				     "\"usd_per_core_hour\":2.5,\"usd_per_million_requests\":1234.5}]}"));
+	json_t *m = json_object_get(j, "measure");
+	json_object_set_new(json_object_get(m, "connections"), "open_at_start", json_integer(8));
+	json_object_set_new(json_object_get(m, "connections"), "opened", json_integer(0));
+	json_t *w = fx_parse(PHASE_500);
+	json_object_set_new(w, "duration_s", json_real(1.0));
+	json_object_set_new(json_object_get(w, "connections"), "open_at_start", json_integer(0));
+	json_object_set_new(j, "warmup", w);
+	char *md = render(j, REPORT_FMT_MD, NULL);
+	static const char *const want[] = {
+		"| tiny | \\$0.02 | \\$0.000095 |",
+		"| big | \\$2.50 | \\$1,234.50 |",
+		"count only the embedded target's own threads, not the driver's",
+		"| Target cores assumed | 1 (the embedded target's threads) |",
+		/* the fixture is a 1.0 phase with 10 503s: errors once upgraded */
+		"Connections of the measured phase: 8 open when it began, 0 opened during it. The "
+		"warm-up before it (1.0 s, not counted) completed 1,000 responses with 10 errors and p99 "
+		"20.0 ms; connections: 0 open when it began, 8 opened during it.",
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		CHECK(has(md, want[i]), "missing: %s\n%s", want[i], md);
+	CHECK(!has(md, "e-05") && !has(md, "0.0000 ") && !has(md, "includes the driver"), "%s", md);
+	free(md);
+
+	/* a ramp: per core over the target's cores, its basis named; warm-ups kept */
+	j = fx_ramp();
+	json_t *hp = json_object_get(j, "highest_passing");
+	json_object_set_new(hp, "per_core_per_s", json_real(500));
+	json_object_set_new(hp, "cores", json_integer(1));
+	json_object_set_new(hp, "cores_basis", json_string("embedded_threads"));
+	json_t *steps = json_object_get(j, "steps");
+	for (size_t i = 0; i < json_array_size(steps); i++) {
+		json_t *st = json_array_get(steps, i);
+		json_object_set_new(st, "warmup",
+				    fx_parse("{\"duration_s\":1.0,\"requests\":{\"scheduled\":250,"
+					     "\"sent\":250,\"completed\":249,\"dropped\":0},\"errors\":1,"
+					     "\"connections\":{\"open_at_start\":0,\"opened\":8,"
+					     "\"closed_by_server\":0},\"achieved_per_s\":249,\"p50_us\":100,"
+					     "\"p99_us\":1500,\"max_us\":2000}"));
+		json_object_set_new(json_object_get(json_object_get(st, "measure"), "connections"),
+				    "open_at_start", json_integer(8));
+		json_object_set_new(st, "cost",
+				    fx_parse("{\"profiles\":[{\"name\":\"p\",\"usd_per_core_hour\":0.02,"
+					     "\"usd_per_million_requests\":0.00055}]}"));
+	}
+	md = render(json_incref(j), REPORT_FMT_MD, NULL);
+	CHECK(has(md, "about 500 per core over 1 core (the embedded target's threads)"), "%s", md);
+	CHECK(has(md, "| 1 | 1.0 s | 249 | 1 | 1.50 ms | 0 | 8 | 8 | 8 |"), "warm-up row: %s", md);
+	CHECK(has(md, "| \\$0.00055 |"), "ramp cost cell: %s", md);
+	free(md);
+	char *c = render(json_incref(j), REPORT_FMT_CSV, NULL);
+	CHECK(has(c, ",usd_per_million_p\n") && has(c, ",0.00055\n") && !has(c, "e-0"), "%s", c);
+	free(c);
+	/* the probe's busy cores: said as what it is, efficiency at that load */
+	json_object_set_new(hp, "per_core_per_s", json_real(1000));
+	json_object_set_new(hp, "cores", json_real(0.5));
+	json_object_set_new(hp, "cores_basis", json_string("measured_busy"));
+	md = render(json_incref(j), REPORT_FMT_MD, NULL);
+	CHECK(has(md, "about 1,000 per busy core (the target kept 0.50 cores busy, as measured)"), "%s",
+	      md);
+	free(md);
+	json_object_set_new(hp, "per_core_per_s", json_real(500));
+	json_object_set_new(hp, "cores", json_integer(1));
+	/* an older result: the count without a basis */
+	json_object_del(hp, "cores_basis");
+	md = render(j, REPORT_FMT_MD, NULL);
+	CHECK(has(md, "about 500 per core over 1 core;") || has(md, "about 500 per core over 1 core."),
+	      "%s", md);
 	free(md);
 }
 
@@ -871,6 +1088,8 @@ int main(void)
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_md_sections_and_facts),
 		cmocka_unit_test(test_conditions_from_facts),
+		cmocka_unit_test(test_workload_sentences),
+		cmocka_unit_test(test_costs_cores_connections),
 		cmocka_unit_test(test_hostile_strings),
 		cmocka_unit_test(test_html_structure),
 		cmocka_unit_test(test_deterministic),

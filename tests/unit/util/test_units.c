@@ -450,6 +450,67 @@ static void test_fmt_thousands_roundtrip(void **state)
 	}
 }
 
+/* Costs: significant digits in plain decimal, never "0.0000" nor an exponent. */
+static void test_fmt_cost(void **state)
+{
+	(void)state;
+	static const struct {
+		double v;
+		const char *prefix, *want;
+	} cases[] = {
+		{0.00055, "$", "$0.00055"},
+		{0.000553, "$", "$0.000553"},
+		{0.0005534, "$", "$0.000553"},
+		{9.5e-05, "$", "$0.000095"},
+		{0.000727, "$", "$0.000727"},
+		{0.0123, "$", "$0.0123"},
+		{0.5, "$", "$0.5"},
+		{0.999, "$", "$0.999"},
+		{0.99951, "$", "$1.00"},  /* rounds into the next decade */
+		{0.00099996, "$", "$0.001"},
+		{1, "$", "$1.00"},
+		{1.5, "$", "$1.50"},
+		{1234.567, "$", "$1,234.57"},
+		{0, "$", "$0"},
+		{-0.00055, "$", "-$0.00055"},
+		{-2.5, "", "-2.50"},
+		{0.00055, "", "0.00055"},
+		{0.00055, NULL, "0.00055"},
+		{1.23e-12, "$", "$0.00000000000123"},
+		{1.5e-15, "$", "$0.0000000000000015"},
+		{3e-16, "$", "<$0.000000000000001"},
+		{-3e-16, "$", "<$0.000000000000001"},
+		{NAN, "$", "-"},
+		{INFINITY, "$", "-"},
+	};
+	for (size_t i = 0; i < N(cases); i++) {
+		char out[64];
+		units_fmt_cost(out, sizeof out, cases[i].v, cases[i].prefix);
+		if (strcmp(out, cases[i].want) != 0)
+			fail_msg("units_fmt_cost(%.17g, \"%s\") = \"%s\", want \"%s\"", cases[i].v,
+				 cases[i].prefix ? cases[i].prefix : "(null)", out, cases[i].want);
+		/* what is printed reads back near the value: 3 significant digits */
+		const char *num = out + strcspn(out, "0123456789<");
+		if (out[0] == '<')
+			num = out;
+		if (isfinite(cases[i].v) && *num != '<' && cases[i].v != 0) {
+			char plain[64];
+			size_t o = 0;
+			for (const char *p = num; *p; p++)
+				if (*p != ',')
+					plain[o++] = *p;
+			plain[o] = '\0';
+			double back = strtod(plain, NULL) * (cases[i].v < 0 ? -1 : 1);
+			assert_true(fabs(back - cases[i].v) <= 0.005 * fabs(cases[i].v) + 0.005 * (fabs(cases[i].v) >= 1));
+		}
+		assert_null(strchr(out, 'e'));
+	}
+	/* a small buffer is cut, still terminated */
+	char small[4];
+	units_fmt_cost(small, sizeof small, 0.00055, "$");
+	assert_string_equal(small, "$0.");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -462,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_duration_rounding_edges),
 		cmocka_unit_test(test_fmt_thousands),
 		cmocka_unit_test(test_fmt_thousands_roundtrip),
+		cmocka_unit_test(test_fmt_cost),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
