@@ -287,6 +287,7 @@ int cmd_ramp(int argc, char **argv)
 		.cores_for_per_core = target_cores ? target_cores : setup.srv ? (unsigned)env.cores : 0,
 	};
 	cli_setup_report_ctx(&setup, &rr.ctx);
+	rr.ctx.slo = &rp.slo;
 
 	sigset_t set, old;
 	sigemptyset(&set);

@@ -12,7 +12,7 @@
 
 #define REPORT_SCHEMA_VERSION "1.0"
 #define REPORT_WARN_CAP 16
-#define REPORT_WARN_LEN 320
+#define REPORT_WARN_LEN 512 /* a self-check: its finding and advice */
 
 /* Send-lag p99 above this means the generator may not have kept up. */
 #define REPORT_SEND_LAG_WARN_NS 1000000ull
@@ -35,9 +35,12 @@ struct report_ctx {
 	const struct cost_profiles *cost; /* NULL: no cost figures */
 	double target_cores;    /* cores the target could use, for the generator check */
 	uint64_t lag_limit_ns;  /* generator check threshold (0: default) */
+	const struct slo *slo;  /* the SLO steps were judged by (ramp), for the
+				 * generator check; NULL: none. Borrowed */
 };
 
 struct cost_profiles;
+struct slo;
 
 struct report_warnings {
 	size_t n;
