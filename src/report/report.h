@@ -12,7 +12,7 @@
 
 #define REPORT_SCHEMA_VERSION "1.0"
 #define REPORT_WARN_CAP 16
-#define REPORT_WARN_LEN 512 /* a self-check: its finding and advice */
+#define REPORT_WARN_LEN 768 /* a self-check: its finding and advice */
 
 /* Send-lag p99 above this means the generator may not have kept up. */
 #define REPORT_SEND_LAG_WARN_NS 1000000ull

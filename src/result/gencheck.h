@@ -47,7 +47,7 @@
 				       * counts as none */
 #define GENCHECK_TARGET_BUSY 0.9    /* of the target's cores: said in the finding */
 #define GENCHECK_N 3
-#define GENCHECK_TEXT 240
+#define GENCHECK_TEXT 384
 
 enum gencheck_blame {
 	GENCHECK_BLAME_NONE = 0, /* not evaluated, or the rate was reached */
