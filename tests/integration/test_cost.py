@@ -427,8 +427,9 @@ class GeneratorCheckTest(PacerTestCase):
                 self.assertEqual(run.code, 0, harness.describe(run))
                 return
             self.assertEqual(run.code, 4, harness.describe(run))
-            tries.append(", ".join("%s %.1f" % (c["name"], c["value"]) for c in g["checks"]
-                                   if c["fired"]))
+            tries.append(", ".join("%s %.1f (impact %.3g %%)" % (c["name"], c["value"],
+                                                                 c["impact_pct"])
+                                   for c in g["checks"] if c["fired"]))
         load = os.getloadavg()[0]
         if load > (os.cpu_count() or 1):
             self.skipTest("machine busy (load %.1f): flagged every time: %s" % (load, tries))
