@@ -161,7 +161,7 @@ struct worker {
 	int oom;
 
 	uint64_t cpu_ns, wall_ns; /* this thread's CPU and wall time over the step */
-	uint64_t cpu_wait_ns;     /* its time waiting for a CPU over the step (UINT64_MAX: unknown) */
+	uint64_t cpu_wait_ns;     /* its waits for a CPU over the step (UINT64_MAX: unknown) */
 
 	/* read by the progress line; written only by this worker */
 	_Alignas(64) _Atomic uint64_t pub_completed;
@@ -1036,7 +1036,8 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		if (held_from) {
 			struct phase_stats *hp = phase_of(w, held_from);
 			hp->cap_wait_ns += now - held_from;
-			hp->cap_wait_idle_ns += held_idle_ns == UINT64_MAX ? now - held_from : held_idle_ns;
+			hp->cap_wait_idle_ns +=
+				held_idle_ns == UINT64_MAX ? now - held_from : held_idle_ns;
 			held_from = 0;
 		}
 		if (stopping(w))
@@ -1123,9 +1124,8 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		series_close_sec(w);
 	w->cpu_ns = clock_thread_cpu_ns() - cpu0;
 	uint64_t cpu_wait1 = clock_thread_cpu_wait_ns();
-	w->cpu_wait_ns = cpu_wait0 != UINT64_MAX && cpu_wait1 != UINT64_MAX && cpu_wait1 >= cpu_wait0
-				 ? cpu_wait1 - cpu_wait0
-				 : UINT64_MAX;
+	bool waits_known = cpu_wait0 != UINT64_MAX && cpu_wait1 != UINT64_MAX;
+	w->cpu_wait_ns = waits_known && cpu_wait1 >= cpu_wait0 ? cpu_wait1 - cpu_wait0 : UINT64_MAX;
 	w->wall_ns = clock_now_ns() - wall0;
 	atomic_store_explicit(&w->done, true, memory_order_release);
 }

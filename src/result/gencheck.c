@@ -178,8 +178,8 @@ static void check_rate(const struct run_result *r, double target_cores, struct g
 	char a[32], p[32], q[32];
 	char tgt[96] = "";
 	if (r->target.known && target_cores > 0)
-		snprintf(tgt, sizeof tgt, "; the target's CPU: %.2f of %.3g cores%s", r->target.cores_busy,
-			 target_cores,
+		snprintf(tgt, sizeof tgt, "; the target's CPU: %.2f of %.3g cores%s",
+			 r->target.cores_busy, target_cores,
 			 r->target.cores_busy >= GENCHECK_TARGET_BUSY * target_cores ? " (saturated)" : "");
 	bool short_ = c->value < c->threshold;
 	if (!short_) {
