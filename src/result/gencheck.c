@@ -106,7 +106,7 @@ static void check_lag(const struct run_result *r, uint64_t floor_ns, const struc
 			 material99 && !c->fired ? ", but under --lag-limit" : "");
 
 	/* SLO latency clauses: the lateness at the clause's statistic. */
-	const char *flipped = NULL;
+	const struct gencheck_slo *why = NULL; /* the first clause that fired it */
 	for (size_t i = 0; slo && i < slo->n && v->n_slo < SLO_MAX_CLAUSES; i++) {
 		const struct slo_clause *k = &slo->c[i];
 		if (k->metric > SLO_M_MEAN)
@@ -125,15 +125,23 @@ static void check_lag(const struct run_result *r, uint64_t floor_ns, const struc
 		bool material = s->flips || gencheck_impact_pct(l, t) > GENCHECK_MATERIAL_PCT;
 		if (l > (double)floor_ns && material) {
 			c->fired = true;
-			if (s->flips && !flipped)
-				flipped = s->clause;
+			if (!why)
+				why = s;
 		}
 	}
-	if (flipped && n > 0 && (size_t)n < sizeof c->finding)
-		snprintf(c->finding + n, sizeof c->finding - (size_t)n,
-			 "; SLO %s failed by less than the lateness there: without it, it could "
-			 "have passed",
-			 flipped);
+	if (why && n > 0 && (size_t)n < sizeof c->finding) {
+		dur(a, sizeof a, why->loop_lag_us * 1e3);
+		if (why->flips)
+			snprintf(c->finding + n, sizeof c->finding - (size_t)n,
+				 "; SLO %s failed by less than the lateness there (%s): without it, it "
+				 "could have passed",
+				 why->clause, a);
+		else
+			snprintf(c->finding + n, sizeof c->finding - (size_t)n,
+				 "; at SLO %s the lateness %s is %s of the latency: material",
+				 why->clause, a,
+				 pct(p, sizeof p, gencheck_impact_pct(why->loop_lag_us, why->latency_us)));
+	}
 	snprintf(c->advice, sizeof c->advice, "%s",
 		 c->fired ? "the generator picked up due requests late: add --threads, lower "
 			    "--connections, keep pacer off the target's cores (taskset), or run "

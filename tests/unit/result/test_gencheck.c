@@ -203,8 +203,18 @@ static void test_lag_against_slo(void **state)
 	assert_true(v.slo[0].flips); /* 60 - 30 < 50 */
 	assert_true(v.c[0].impact_pct < 1); /* p99: 0.1 of 20 ms */
 	assert_true(v.c[0].fired);
+	assert_non_null(strstr(v.c[0].finding, "SLO p99.9<50ms failed by less than the lateness"));
 	assert_false(v.slo[1].failed);
 	assert_true(near(v.slo[2].loop_lag_us, (0.99 * 100 + 0.01 * 30000), 2e-3));
+	/* passing, so no flip, but there the lateness is half the figure */
+	parse_slo(&slo, "p99.9<100ms");
+	gencheck_eval(&r, 0, 0, &slo, &v);
+	assert_false(v.slo[0].failed || v.slo[0].flips);
+	assert_true(v.c[0].fired);
+	assert_non_null(strstr(v.c[0].finding, "at SLO p99.9<100ms the lateness"));
+	assert_non_null(strstr(v.c[0].finding, "50 % of the latency: material"));
+	gencheck_eval(&r, 40 * MS, 0, &slo, &v); /* a floor over that lateness */
+	assert_false(v.c[0].fired);
 	run_result_free(&r);
 }
 
