@@ -293,6 +293,7 @@ int cmd_ramp(int argc, char **argv)
 		.res = &res,
 	};
 	cli_setup_report_ctx(&setup, &rr.ctx);
+	rr.ctx.slo = &rp.slo;
 
 	sigset_t set, old;
 	sigemptyset(&set);

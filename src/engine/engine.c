@@ -162,6 +162,7 @@ struct worker {
 	int oom;
 
 	uint64_t cpu_ns, wall_ns; /* this thread's CPU and wall time over the step */
+	uint64_t cpu_wait_ns;     /* its waits for a CPU over the step (UINT64_MAX: unknown) */
 
 	/* read by the progress line; written only by this worker */
 	_Alignas(64) _Atomic uint64_t pub_completed;
@@ -1050,7 +1051,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 {
 	struct engine *e = w->e;
 	const struct engine_cfg *cfg = &e->cfg;
-	uint64_t cpu0 = clock_thread_cpu_ns();
+	uint64_t cpu0 = clock_thread_cpu_ns(), cpu_wait0 = clock_thread_cpu_wait_ns();
 	uint64_t wall0 = clock_now_ns();
 	worker_reset(w);
 
@@ -1065,11 +1066,23 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	preopen(w, now);
 
 	uint64_t drain_end = UINT64_MAX;
+	/* The last iteration ended with due requests waiting while every
+	 * connection was in use (open loop): its span counts in cap_wait_ns; its
+	 * wait for events, or all of it when none came (a sleep or a spin to
+	 * the next due time: UINT64_MAX), in cap_wait_idle_ns. */
+	uint64_t held_from = 0, held_idle_ns = 0;
 	for (;;) {
 		now = clock_now_ns();
 		if (!meas_snapped && now >= e->warm_end_ns) {
 			w->meas.conns_open_at_start = w->n_open - w->n_connecting;
 			meas_snapped = true;
+		}
+		if (held_from) {
+			struct phase_stats *hp = phase_of(w, held_from);
+			hp->cap_wait_ns += now - held_from;
+			hp->cap_wait_idle_ns +=
+				held_idle_ns == UINT64_MAX ? now - held_from : held_idle_ns;
+			held_from = 0;
 		}
 		if (stopping(w))
 			break;
@@ -1121,7 +1134,13 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		if (drain_end != UINT64_MAX)
 			wake = min_u64(wake, drain_end);
 		wake = min_u64(wake, backoff_wake(w, now));
+		bool held = cfg->open_loop && w->q_len && !w->free_slots;
+		uint64_t t_wait = held ? clock_now_ns() : 0;
 		int n = loop_wait(&w->loop, ev, MAX_EVENTS, wake > now ? wake - now : 0);
+		if (held) {
+			held_from = now;
+			held_idle_ns = n > 0 ? clock_now_ns() - t_wait : UINT64_MAX;
+		}
 		for (int i = 0; i < n; i++) {
 			if (ev[i].data.ptr == &w->loop) {
 				loop_wake_ack(&w->loop);
@@ -1152,6 +1171,9 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	if (w->secs_len)
 		series_close_sec(w);
 	w->cpu_ns = clock_thread_cpu_ns() - cpu0;
+	uint64_t cpu_wait1 = clock_thread_cpu_wait_ns();
+	bool waits_known = cpu_wait0 != UINT64_MAX && cpu_wait1 != UINT64_MAX;
+	w->cpu_wait_ns = waits_known && cpu_wait1 >= cpu_wait0 ? cpu_wait1 - cpu_wait0 : UINT64_MAX;
 	w->wall_ns = clock_now_ns() - wall0;
 	atomic_store_explicit(&w->done, true, memory_order_release);
 }
@@ -1513,6 +1535,7 @@ int engine_step_finish(struct engine *e, struct run_result *res)
 	}
 	uint64_t last = 0;
 	bool oom = false;
+	res->gen_cpu_wait_known = true;
 	for (uint32_t i = 0; i < e->n_threads && !rc; i++) {
 		struct worker *w = &e->w[i];
 		rc = phase_stats_merge(&res->warmup, &w->warm);
@@ -1521,6 +1544,10 @@ int engine_step_finish(struct engine *e, struct run_result *res)
 		if (w->last_completion_ns > last)
 			last = w->last_completion_ns;
 		res->gen_cpu_ns += w->cpu_ns;
+		if (w->cpu_wait_ns == UINT64_MAX)
+			res->gen_cpu_wait_known = false;
+		else
+			res->gen_cpu_wait_ns += w->cpu_wait_ns;
 		if (res->gen_thread_cpu_ns)
 			res->gen_thread_cpu_ns[i] = w->cpu_ns;
 		double pct = w->wall_ns ? 100.0 * (double)w->cpu_ns / (double)w->wall_ns : 0;

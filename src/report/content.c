@@ -1150,9 +1150,13 @@ static void gen_limited(struct ctx *c, const json_t *gl, const char *label)
 		json_array_foreach(rr_arr(gl, "checks"), i, ch)
 			if (!rr_get(ch, "evaluated") || rr_true(ch, "evaluated"))
 				n++;
+		/* how much its lateness could have moved the figures, when known */
+		const json_t *lag = json_array_get(rr_arr(gl, "checks"), 0);
+		const char *finding = lag && rr_true(lag, "evaluated") ? rr_str(lag, "finding") : NULL;
 		doc_item(c->d, "%spacer's generator self-checks did not fire (%zu %s evaluated): the "
-			       "generator kept up with its schedule.",
-			 label, n, plural((double)n, "check", "checks"));
+			       "generator kept up with its schedule%s%s.",
+			 label, n, plural((double)n, "check", "checks"), finding && *finding ? "; " : "",
+			 finding ? finding : "");
 		return;
 	}
 	size_t i;
@@ -1163,7 +1167,7 @@ static void gen_limited(struct ctx *c, const json_t *gl, const char *label)
 			continue;
 		any = true;
 		const char *name = rr_str(ch, "name"), *unit = rr_str(ch, "unit"),
-			   *advice = rr_str(ch, "advice");
+			   *advice = rr_str(ch, "advice"), *finding = rr_str(ch, "finding");
 		double v, th = rr_num_or(ch, "threshold", NAN);
 		char val[160] = "";
 		if (rr_num(ch, "value", &v)) {
@@ -1179,10 +1183,12 @@ static void gen_limited(struct ctx *c, const json_t *gl, const char *label)
 					 unit ? unit : "");
 		}
 		size_t al = advice ? strlen(advice) : 0;
+		bool fd = finding && *finding;
 		doc_item(c->d,
-			 "%sGenerator-limited: the check %s fired%s. The generator, not the target, may "
-			 "have set these figures.%s%s%s",
-			 label, name ? name : "?", val, al ? " Advice: " : "", advice ? advice : "",
+			 "%sGenerator-limited: the check %s fired%s%s%s%s. The generator, not the target, "
+			 "may have set these figures.%s%s%s",
+			 label, name ? name : "?", val, fd ? " (" : "", fd ? finding : "",
+			 fd ? ")" : "", al ? " Advice: " : "", advice ? advice : "",
 			 al && advice[al - 1] != '.' ? "." : "");
 	}
 	if (!any)

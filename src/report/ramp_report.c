@@ -147,15 +147,19 @@ void ramp_warnings(const struct ramp_report *rr, struct report_warnings *w)
 		report_gencheck(run, &rr->ctx, &gv);
 		if (gv.flagged) {
 			char b[32], which[96] = "";
+			const char *finding = NULL;
 			for (int k = 0; k < GENCHECK_N; k++)
-				if (gv.c[k].fired)
+				if (gv.c[k].fired) {
 					snprintf(which + strlen(which), sizeof which - strlen(which), "%s%s",
 						 which[0] ? ", " : "", gv.c[k].name);
+					if (!finding)
+						finding = gv.c[k].finding;
+				}
 			snprintf(w->msg[w->n++], REPORT_WARN_LEN,
-				 "step %zu (%s req/s): generator limited (%s); a failure there may be "
+				 "step %zu (%s req/s): generator limited (%s: %s); a failure there may be "
 				 "pacer's, not the target's",
 				 i + 1, units_fmt_thousands(b, sizeof b, r->steps[i].offered_per_s, 0),
-				 which);
+				 which, finding ? finding : "");
 		}
 	}
 }

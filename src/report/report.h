@@ -14,7 +14,7 @@
  * request transport errors); the kinds moved to `transport_errors`. */
 #define REPORT_SCHEMA_VERSION "2.0"
 #define REPORT_WARN_CAP 16
-#define REPORT_WARN_LEN 320
+#define REPORT_WARN_LEN 768 /* a self-check: its finding and advice */
 
 /* Send-lag p99 above this means the generator may not have kept up. */
 #define REPORT_SEND_LAG_WARN_NS 1000000ull
@@ -41,9 +41,12 @@ struct report_ctx {
 				 * "cgroup_cpuset", or "machine" (this machine's cores: a
 				 * stand-in for the generator check, never a per-core basis) */
 	uint64_t lag_limit_ns;  /* generator check threshold (0: default) */
+	const struct slo *slo;  /* the SLO steps were judged by (ramp), for the
+				 * generator check; NULL: none. Borrowed */
 };
 
 struct cost_profiles;
+struct slo;
 
 struct report_warnings {
 	size_t n;

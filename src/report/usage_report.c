@@ -9,7 +9,7 @@
 void report_gencheck(const struct run_result *r, const struct report_ctx *c,
 		     struct gen_verdict *v)
 {
-	gencheck_eval(r, c->lag_limit_ns, c->target_cores, v);
+	gencheck_eval(r, c->lag_limit_ns, c->target_cores, c->slo, v);
 }
 
 double report_target_cpu_ms_per_request(const struct run_result *r)
@@ -145,6 +145,51 @@ static void rj_gencheck(struct jsonw *j, const struct run_result *r, const struc
 		jw_dbl(j, k->threshold, 3);
 		jw_key(j, "unit");
 		jw_str(j, k->unit);
+		jw_key(j, "impact_pct");
+		dbl_or_null(j, k->evaluated && !isnan(k->impact_pct), k->impact_pct, 4);
+		jw_key(j, "material_pct");
+		jw_dbl(j, k->material_pct, 3);
+		jw_key(j, "finding");
+		jw_str(j, k->finding);
+		if (i == 0) {
+			jw_key(j, "latency_us");
+			dbl_or_null(j, k->evaluated, v.latency_p99_us, 3);
+			jw_key(j, "slo");
+			jw_arr(j);
+			for (size_t s = 0; s < v.n_slo; s++) {
+				const struct gencheck_slo *g = &v.slo[s];
+				jw_obj(j);
+				jw_key(j, "clause");
+				jw_str(j, g->clause);
+				jw_key(j, "loop_lag_us");
+				jw_dbl(j, g->loop_lag_us, 3);
+				jw_key(j, "latency_us");
+				jw_dbl(j, g->latency_us, 3);
+				jw_key(j, "threshold_us");
+				jw_dbl(j, g->threshold_us, 3);
+				jw_key(j, "impact_pct");
+				jw_dbl(j, g->impact_pct, 4);
+				jw_key(j, "failed");
+				jw_bool(j, g->failed);
+				jw_key(j, "flips");
+				jw_bool(j, g->flips);
+				jw_obj_end(j);
+			}
+			jw_arr_end(j);
+		} else if (i == 2) {
+			const char *b = gencheck_blame_name(v.blame);
+			jw_key(j, "blame");
+			if (b)
+				jw_str(j, b);
+			else
+				jw_null(j);
+			jw_key(j, "cap_wait_s");
+			dbl_or_null(j, k->evaluated, v.cap_wait_s, 6);
+			jw_key(j, "cap_wait_idle_s");
+			dbl_or_null(j, k->evaluated, v.cap_wait_idle_s, 6);
+			jw_key(j, "cpu_wait_s");
+			dbl_or_null(j, k->evaluated && !isnan(v.cpu_wait_s), v.cpu_wait_s, 6);
+		}
 		jw_key(j, "advice");
 		jw_str(j, k->advice);
 		jw_obj_end(j);
@@ -212,5 +257,14 @@ void report_text_usage(FILE *f, const struct run_result *r, const struct report_
 		}
 		fprintf(f, "\n");
 	}
-	fprintf(f, "  generator  busiest thread %.0f %% CPU\n", r->gen_busiest_thread_pct);
+	struct gen_verdict v;
+	report_gencheck(r, c, &v);
+	fprintf(f, "  generator  busiest thread %.0f %% CPU", r->gen_busiest_thread_pct);
+	if (v.c[0].evaluated) {
+		double p = v.c[0].impact_pct;
+		fprintf(f, "; its lateness could move latency p99 by up to ");
+		fprintf(f, p >= 10 || p == 0 ? "%.0f" : p >= 1 ? "%.1f" : "%.2g", p);
+		fprintf(f, " %% (material over %.0f %%)", v.c[0].material_pct);
+	}
+	fprintf(f, "\n");
 }

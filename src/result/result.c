@@ -131,6 +131,8 @@ int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 	dst->conns_opened += src->conns_opened;
 	dst->conns_open_at_start += src->conns_open_at_start;
 	dst->closed_by_server += src->closed_by_server;
+	dst->cap_wait_ns += src->cap_wait_ns;
+	dst->cap_wait_idle_ns += src->cap_wait_idle_ns;
 	dst->bytes_in += src->bytes_in;
 	dst->bytes_out += src->bytes_out;
 	for (int i = 0; i <= STATUS_MAX; i++) {
@@ -283,6 +285,8 @@ int run_result_pool(struct run_result *into, const struct run_result *add)
 	into->warmup_ns += add->warmup_ns;
 	into->measure_ns += add->measure_ns;
 	into->gen_cpu_ns += add->gen_cpu_ns;
+	into->gen_cpu_wait_known = into->gen_cpu_wait_known && add->gen_cpu_wait_known;
+	into->gen_cpu_wait_ns += add->gen_cpu_wait_ns;
 	if (add->gen_busiest_thread_pct > into->gen_busiest_thread_pct)
 		into->gen_busiest_thread_pct = add->gen_busiest_thread_pct;
 	if (into->gen_thread_cpu_ns && add->gen_thread_cpu_ns && into->threads == add->threads)

@@ -100,6 +100,12 @@ struct phase_stats {
 				       * over; those opened before its first request count in
 				       * conns_opened). Threads: summed; repetitions: the first's */
 	uint64_t closed_by_server; /* keep-alive ended by the server */
+	/* Open loop, summed over threads: wall time in which due requests waited
+	 * in the backlog while every connection of their worker was in use
+	 * (open or opening), and the part of it that worker spent blocked
+	 * waiting for responses (the rest it was busy, or off its CPU). Set by
+	 * the engine; read by the achieved_rate self-check (gencheck.h). */
+	uint64_t cap_wait_ns, cap_wait_idle_ns;
 	uint64_t bytes_in, bytes_out;
 	uint64_t status[STATUS_MAX + 1]; /* index = status code */
 	uint64_t status_failed[STATUS_MAX + 1]; /* of those, failed the success rule */
@@ -228,6 +234,9 @@ struct run_result {
 	uint64_t gen_cpu_ns;         /* worker threads' CPU, measured phase + drain */
 	double gen_busiest_thread_pct; /* the busiest worker's CPU over its step, % of one core */
 	uint64_t *gen_thread_cpu_ns; /* per worker thread (threads entries), owned; NULL if unknown */
+	bool gen_cpu_wait_known;     /* the kernel reported the run delay below */
+	uint64_t gen_cpu_wait_ns;    /* worker threads' time runnable but waiting for a CPU,
+				      * summed, over the whole step (warm-up to drain) */
 	uint64_t measure_start_ns;   /* CLOCK_MONOTONIC start of the measured phase (its
 				      * end: + measure_ns), for probes sampled beside it */
 

@@ -21,7 +21,8 @@ struct exec {
 void runner_gencheck(const struct runner_plan *p, size_t variant, const struct run_result *r,
 		     struct gen_verdict *v)
 {
-	gencheck_eval(r, p->lag_limit_ns, p->variants[variant].target_cores, v);
+	gencheck_eval(r, p->lag_limit_ns, p->variants[variant].target_cores,
+		      p->ramp && p->ramp->slo_expr ? &p->ramp->slo : NULL, v);
 }
 
 static uint64_t target_cpu(const struct exec *x, size_t variant)

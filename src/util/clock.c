@@ -1,6 +1,10 @@
 #include "util/clock.h"
 
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 static uint64_t read_clock(clockid_t id)
 {
@@ -12,3 +16,21 @@ static uint64_t read_clock(clockid_t id)
 uint64_t clock_now_ns(void) { return read_clock(CLOCK_MONOTONIC); }
 uint64_t clock_wall_ns(void) { return read_clock(CLOCK_REALTIME); }
 uint64_t clock_thread_cpu_ns(void) { return read_clock(CLOCK_THREAD_CPUTIME_ID); }
+
+uint64_t clock_thread_cpu_wait_ns(void)
+{
+	/* "cpu_time_ns run_delay_ns timeslices\n" */
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return UINT64_MAX;
+	char buf[96];
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return UINT64_MAX;
+	buf[n] = '\0';
+	uint64_t run, wait;
+	if (sscanf(buf, "%" SCNu64 " %" SCNu64, &run, &wait) != 2)
+		return UINT64_MAX;
+	return wait;
+}

@@ -14,5 +14,9 @@ uint64_t clock_now_ns(void);
 uint64_t clock_wall_ns(void);
 /* This thread's CPU time (user+sys) in ns. */
 uint64_t clock_thread_cpu_ns(void);
+/* The time this thread has spent runnable but waiting for a CPU (Linux
+ * schedstat run delay), in ns; UINT64_MAX when the kernel does not say.
+ * Reads /proc/thread-self/schedstat: a few syscalls, not for hot paths. */
+uint64_t clock_thread_cpu_wait_ns(void);
 
 #endif

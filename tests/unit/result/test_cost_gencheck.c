@@ -1,5 +1,6 @@
 /* Cost per million requests (exact arithmetic, profile parsing) and the
- * generator self-checks on synthetic results. */
+ * pooling of target usage. The generator self-checks are tested in
+ * test_gencheck.c. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +12,6 @@
 #include <cmocka.h>
 
 #include "result/cost.h"
-#include "result/gencheck.h"
 #include "result/result.h"
 #include "util/err.h"
 
@@ -56,85 +56,6 @@ static void test_cost_profiles(void **state)
 	assert_int_equal(cost_profile_add(&ps, "onemore=1", err, sizeof err), PACER_ETOOBIG);
 }
 
-/* An open-loop result of 10 s at `offered`/s with `completed` responses and
- * every loop lag equal to lag_ns. */
-static void make(struct run_result *r, double offered, uint64_t completed, uint64_t lag_ns)
-{
-	memset(r, 0, sizeof *r);
-	assert_int_equal(phase_stats_init(&r->measure), 0);
-	assert_int_equal(phase_stats_init(&r->warmup), 0);
-	r->open_loop = true;
-	r->offered_rate_per_s = offered;
-	r->measure_ns = 10ull * 1000000000ull;
-	r->threads = 1;
-	r->measure.completed = completed;
-	hist_record_n(&r->measure.timing[TIM_LOOP_LAG], lag_ns, completed ? completed : 1);
-}
-
-static void test_gencheck(void **state)
-{
-	(void)state;
-	struct run_result r;
-	struct gen_verdict v;
-
-	/* easy: on time, idle thread, rate reached, target known */
-	make(&r, 1000, 10000, 50000);
-	r.gen_busiest_thread_pct = 20;
-	r.target.known = true;
-	r.target.cores_busy = 0.3;
-	gencheck_eval(&r, 0, 2, &v);
-	assert_false(v.flagged);
-	for (int i = 0; i < GENCHECK_N; i++)
-		assert_true(v.c[i].evaluated);
-	assert_true(v.c[0].threshold == 1000.0);
-
-	/* late loop: fires, and a custom threshold moves it */
-	run_result_free(&r);
-	make(&r, 1000, 10000, 3000000);
-	gencheck_eval(&r, 0, 2, &v);
-	assert_true(v.flagged && v.c[0].fired);
-	assert_true(fabs(v.c[0].value - 3000) < 3000 * 0.002);
-	assert_true(strlen(v.c[0].advice) > 0);
-	gencheck_eval(&r, 5000000, 2, &v);
-	assert_false(v.c[0].fired);
-
-	/* busy thread */
-	run_result_free(&r);
-	make(&r, 1000, 10000, 1000);
-	r.gen_busiest_thread_pct = 97;
-	gencheck_eval(&r, 0, 2, &v);
-	assert_true(v.flagged && v.c[1].fired && !v.c[0].fired);
-
-	/* shortfall: only with the target's CPU known and not saturated */
-	run_result_free(&r);
-	make(&r, 1000, 8000, 1000); /* 80 % of offered */
-	gencheck_eval(&r, 0, 2, &v);
-	assert_false(v.c[2].evaluated);
-	assert_false(v.flagged);
-	r.target.known = true;
-	r.target.cores_busy = 0.5;
-	gencheck_eval(&r, 0, 2, &v);
-	assert_true(v.c[2].evaluated && v.c[2].fired && v.flagged);
-	assert_true(fabs(v.c[2].value - 80.0) < 1e-9);
-	r.target.cores_busy = 1.95; /* the target was the limit */
-	gencheck_eval(&r, 0, 2, &v);
-	assert_false(v.c[2].fired);
-	r.target.cores_busy = 0.5;
-	r.interrupted = true; /* an interrupted run falls short by design */
-	gencheck_eval(&r, 0, 2, &v);
-	assert_false(v.c[2].fired);
-
-	/* closed loop: lateness and rate are not evaluated */
-	run_result_free(&r);
-	make(&r, 0, 100, 9000000);
-	r.open_loop = false;
-	gencheck_eval(&r, 0, 2, &v);
-	assert_false(v.c[0].evaluated);
-	assert_false(v.c[2].evaluated);
-	assert_false(v.flagged);
-	run_result_free(&r);
-}
-
 static void test_target_pool(void **state)
 {
 	(void)state;
@@ -168,7 +89,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cost_arithmetic),
 		cmocka_unit_test(test_cost_profiles),
-		cmocka_unit_test(test_gencheck),
 		cmocka_unit_test(test_target_pool),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
