@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cli/opts.h"
+#include "cli/run_hooks.h"
 #include "cli/setup.h"
 #include "target/plan.h"
 #include "engine/engine.h"
@@ -74,55 +76,42 @@ static int write_outputs(const struct report_ctx *ctx)
 	return 0;
 }
 
+/* --repeat N: a row per measurement. */
+static void run_row(void *arg, const struct runner_at *at, const struct rep_figure *f)
+{
+	const struct run_plan *plan = ((const struct cli_hooks *)arg)->arg;
+	if (plan->repeat <= 1 || plan->quiet)
+		return;
+	char a[32], b[32], c[32];
+	printf("  repetition %u/%u: %s/s  p50 %s  p99 %s  errors %llu\n", at->measurement + 1,
+	       plan->repeat, units_fmt_thousands(a, sizeof a, f->achieved_per_s, 1),
+	       units_fmt_duration(b, sizeof b, (double)f->p50_ns),
+	       units_fmt_duration(c, sizeof c, (double)f->p99_ns), (unsigned long long)f->errors);
+	fflush(stdout);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_plan plan;
 	plan_defaults(&plan);
 	plan.argc = argc;
 	plan.argv = argv;
-	struct opt_list headers = {0};
-	const char *order = NULL;
-	const char *arrival = NULL;
 	struct cli_setup setup = {.cmd = "run"};
 	bool help = false;
-	const char *report_dir = NULL;
-	char report_json[4096];
 	struct opt tab[] = {
-		{0, "arrival", OPT_STR, &arrival, "constant|poisson", "constant", "spacing of due times (open loop)", false},
-		{0, "bodies", OPT_STR, &setup.bodies_dir, "DIR", NULL, "one request per file in DIR, sent in turn to URL", false},
-		{0, "body", OPT_STR, &setup.body_arg, "DATA|@FILE", NULL, "request body, literal or from a file", false},
-		{0, "by-name", OPT_FLAG, &plan.by_name, NULL, NULL, "a table per request name: count, errors, latency (docs/tables.md#request-names)", false},
-		{'c', "connections", OPT_U32, &plan.connections, "N", "64", "open loop: most connections (closed loop: same as --concurrency)", false},
 		{0, "concurrency", OPT_U32, &plan.concurrency, "P", "10", "closed loop: connections each with one request outstanding", false},
-		{0, "drain", OPT_DURATION, &plan.drain_ns, "D", "= --timeout", "after the measured phase, wait this long for responses", false},
 		{'d', "duration", OPT_DURATION, &plan.duration_ns, "D", "10s", "measured phase length", false},
-		{'H', "header", OPT_STRLIST, &headers, "'Name: value'", NULL, "extra request header (repeatable)", false},
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
 		{0, "hgrm", OPT_STR, &plan.hgrm_path, "FILE", NULL, "write the latency spectrum as HdrHistogram .hgrm (ms)", false},
-		{0, "max-body", OPT_STR, &setup.max_body, "SIZE", "1MiB", "largest request body in a table", false},
-		{'X', "method", OPT_STR, &plan.method, "M", "GET", "request method (POST when a body is given)", false},
-		{0, "order", OPT_STR, &order, "sequential|random", "sequential", "order of a table's requests (random: seeded by --seed)", false},
-		{'o', "out", OPT_STR, &plan.out_path, "FILE", NULL, "write the JSON result (docs/result.md)", false},
-		{'q', "quiet", OPT_FLAG, &plan.quiet, NULL, NULL, "no progress line, no summary", false},
 		{'r', "rate", OPT_RATE, &plan.rate_per_s, "R", NULL, "open loop: offered requests/s (k, M suffixes)", false},
 		{0, "repeat", OPT_U32, &plan.repeat, "N", "1", "repeat the measurement N times (same connections): results pooled, each kept", false},
 		{'n', "requests", OPT_COUNT, &plan.requests, "N", NULL, "closed loop: stop after N requests", false},
-		{0, "requests-file", OPT_STR, &setup.requests_file, "FILE", NULL, "a request table (targets or JSON Lines; docs/tables.md)", false},
-		{0, "requests-format", OPT_STR, &setup.requests_format, "auto|targets|jsonl", "auto", "format of --requests-file", false},
-		{0, "seed", OPT_U64, &plan.seed, "S", "1", "seed of Poisson schedules and --order random", false},
-		{0, "self-contained", OPT_OPTSTR, &setup.self_contained, "PLAN", "hello", "drive pacer's own embedded target (a built-in plan or a plan file) on a loopback port", false},
-		{0, "spin", OPT_DURATION, &plan.spin_ns, "D", "100us", "open loop: poll instead of sleeping this close to a due time (0: always sleep)", false},
-		{0, "target-threads", OPT_U32, &setup.target_threads, "N", "1", "self-contained: threads of the embedded target", false},
-		{'t', "threads", OPT_U32, &plan.threads, "T", "1", "worker threads", false},
-		{0, "timeout", OPT_DURATION, &plan.timeout_ns, "D", "10s", "per-request timeout: close, count, reconnect", false},
 		{'w', "warmup", OPT_DURATION, &plan.warmup_ns, "D", "0s", "warm-up phase, run but not counted", false},
-		{0, "report-dir", OPT_STR, &report_dir, "DIR", NULL, "also write Markdown, HTML, text, CSV, hgrm, hlog and SVG charts into DIR (docs/report.md)", false},
-		CLI_RULE_OPTS(setup),
-		CLI_TARGET_OPTS(setup),
-		CLI_TRANSPORT_OPTS(plan),
+		CLI_LOAD_OPTS(setup, plan),
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
 	char err[512];
+	struct runner_result rr = {0};
 	int ret = cli_parse_args("run", tab, ntab, argc, argv, usage, &setup.url_arg);
 	if (ret >= 0)
 		goto out;
@@ -132,19 +121,7 @@ int cmd_run(int argc, char **argv)
 	if (!plan.open_loop && opts_given(tab, ntab, "connections") &&
 	    !opts_given(tab, ntab, "concurrency"))
 		plan.concurrency = plan.connections;
-	if (!opts_given(tab, ntab, "drain"))
-		plan.drain_ns = plan.timeout_ns;
-	if (cli_parse_arrival("run", arrival, &plan) || cli_parse_order("run", order, &plan))
-		goto out;
-	if (setup.target_threads > 256) {
-		fprintf(stderr, "pacer run: --target-threads %u: at most 256\n", setup.target_threads);
-		goto out;
-	}
-	plan.headers = headers.v;
-	plan.n_headers = headers.n;
-	if (cli_setup_rules(&setup, &plan) ||
-	    cli_report_dir_prepare("run", report_dir, &plan.out_path, report_json,
-				   sizeof report_json))
+	if (cli_options_apply(&setup, &plan, tab, ntab))
 		goto out;
 	if (plan_validate(&plan, err, sizeof err)) {
 		fprintf(stderr, "pacer run: %s\n", err);
@@ -156,117 +133,53 @@ int cmd_run(int argc, char **argv)
 	if (ret)
 		goto out;
 
-	struct engine_cfg cfg;
-	cli_setup_engine_cfg(&setup, &plan, &cfg);
-	struct engine_step step = {
-		.rate_per_s = plan.rate_per_s,
-		.warmup_ns = plan.warmup_ns,
-		.duration_ns = plan.duration_ns,
-		.drain_ns = plan.drain_ns,
-		.requests = plan.requests,
-		.duration_limits = plan.duration_given,
-	};
-
-	sigset_t set, old;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigprocmask(SIG_BLOCK, &set, &old);
-	signal(SIGPIPE, SIG_IGN);
-
-	uint64_t wall0 = clock_wall_ns();
-	uint64_t tcpu0 = cli_setup_target_cpu_ns(&setup);
-	struct engine *e = NULL;
-	int rc = engine_open(&e, &cfg);
-	if (rc) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		fprintf(stderr, "pacer run: cannot start: %s\n", err_name(rc));
-		ret = EXIT_RUNTIME;
-		goto out;
-	}
-	bool progress = !plan.quiet && isatty(STDOUT_FILENO);
-	bool interrupted = false;
-	struct run_result res = {0};
-	/* --repeat: the same measurement again on the same connections; the
-	 * result pools them and keeps each one's figures. */
-	res.reps = calloc(plan.repeat, sizeof *res.reps);
-	if (!res.reps)
-		rc = -ENOMEM;
-	for (uint32_t k = 0; k < plan.repeat && !rc && !interrupted; k++) {
-		rc = engine_step_start(e, &step);
-		if (rc)
-			break;
-		interrupted = cli_wait_engine(e, progress);
-		struct run_result cur;
-		rc = engine_step_finish(e, &cur);
-		if (!rc)
-			cli_setup_probe_window(&setup, &cur);
-		if (!rc) {
-			rep_figure_of(&cur, &res.reps[res.n_reps++]);
-			if (plan.repeat > 1 && !plan.quiet) {
-				const struct rep_figure *f = &res.reps[res.n_reps - 1];
-				char a[32], b[32], c[32];
-				printf("  repetition %u/%u: %s/s  p50 %s  p99 %s  errors %llu\n", k + 1,
-				       plan.repeat, units_fmt_thousands(a, sizeof a, f->achieved_per_s, 1),
-				       units_fmt_duration(b, sizeof b, (double)f->p50_ns),
-				       units_fmt_duration(c, sizeof c, (double)f->p99_ns),
-				       (unsigned long long)f->errors);
-				fflush(stdout);
-			}
-		}
-		if (!rc && k == 0) {
-			struct rep_figure *keep = res.reps;
-			size_t n = res.n_reps;
-			res = cur;
-			res.reps = keep;
-			res.n_reps = n;
-		} else {
-			if (!rc)
-				rc = run_result_pool(&res, &cur);
-			run_result_free(&cur);
-		}
-	}
-	engine_close(e);
-	uint64_t tcpu1 = cli_setup_target_cpu_ns(&setup);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	res.started_wall_ns = wall0;
-	res.interrupted = res.interrupted || interrupted;
-	if (rc) {
-		fprintf(stderr, "pacer run: %s\n", err_name(rc));
-		run_result_free(&res);
-		ret = EXIT_RUNTIME;
-		goto out;
-	}
-
 	struct sysinfo_facts env;
 	sysinfo_read(&env);
 	struct report_target tgt = {0};
-	if (setup.srv) {
-		tgt.plan_name = setup.tplan->name;
-		tgt.threads = setup.target_threads ? setup.target_threads : 1;
-		tgt.cpu_ns = tcpu1 - tcpu0;
-	}
 	struct report_ctx ctx = {
 		.plan = &plan,
 		.env = &env,
-		.res = &res,
 		.mode = setup.srv ? "self_contained" : "live",
 		.target = setup.srv ? &tgt : NULL,
 		.version = PACER_VERSION,
 		.commit = PACER_COMMIT,
 	};
 	cli_setup_report_ctx(&setup, &ctx);
+	struct runner_variant var = {.name = "", .run = &plan, .target_cores = ctx.target_cores};
+	cli_setup_engine_cfg(&setup, &plan, &var.cfg);
+	struct runner_plan rp = {.n_variants = 1, .variants = &var, .lag_limit_ns = setup.lag_limit_ns};
+	struct cli_hooks ch = {.setup = {&setup}, .progress = !plan.quiet && isatty(STDOUT_FILENO),
+			       .arg = &plan};
+	struct runner_hooks hooks = cli_hooks(&ch);
+	hooks.run_measurement = run_row;
+
+	sigset_t old;
+	cli_signals_block(&old);
+	size_t failed = 0;
+	int rc = runner_execute(&rp, &hooks, &rr, &failed);
+	cli_signals_restore(&old);
+	if (rc) {
+		fprintf(stderr, "pacer run: %s\n", err_name(rc));
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	struct run_result *res = &rr.v[0].run;
+	if (setup.srv) {
+		tgt.plan_name = setup.tplan->name;
+		tgt.threads = setup.target_threads ? setup.target_threads : 1;
+		tgt.cpu_ns = rr.v[0].target_cpu_ns;
+	}
+	ctx.res = res;
 	if (!plan.quiet)
 		report_text(stdout, &ctx);
 	fflush(stdout);
 	struct gen_verdict gv;
-	report_gencheck(&res, &ctx, &gv);
-	ret = res.interrupted ? EXIT_INTERRUPTED : cli_setup_exit_code(&setup, EXIT_OK, gv.flagged);
-	if (write_outputs(&ctx) || cli_report_dir_write("run", report_dir, plan.out_path))
+	report_gencheck(res, &ctx, &gv);
+	ret = res->interrupted ? EXIT_INTERRUPTED : cli_setup_exit_code(&setup, EXIT_OK, gv.flagged);
+	if (write_outputs(&ctx) || cli_report_dir_write("run", setup.report_dir, plan.out_path))
 		ret = EXIT_RUNTIME;
-	run_result_free(&res);
 out:
+	runner_result_free(&rr);
 	cli_setup_release(&setup);
-	opt_list_free(&headers);
 	return ret;
 }

@@ -22,21 +22,12 @@ static int set_value(struct opt *o, const char *val, char *err, size_t cap)
 	case OPT_OPTSTR:
 		*(const char **)o->dst = val;
 		return 0;
-	case OPT_STRLIST: {
-		struct opt_list *l = o->dst;
-		if (l->n == l->cap) {
-			size_t nc = l->cap ? l->cap * 2 : 8;
-			const char **nv = realloc(l->v, nc * sizeof *nv);
-			if (!nv) {
-				snprintf(err, cap, "out of memory");
-				return -1;
-			}
-			l->v = nv;
-			l->cap = nc;
+	case OPT_STRLIST:
+		if (opt_list_add(o->dst, val)) {
+			snprintf(err, cap, "out of memory");
+			return -1;
 		}
-		l->v[l->n++] = val;
 		return 0;
-	}
 	case OPT_RATE:
 		rc = units_parse_rate(val, o->dst);
 		expect = "a rate above 0 such as 500, 2.5k or 1M";
@@ -202,6 +193,20 @@ void opts_help(FILE *f, const struct opt *tab, size_t n)
 			fprintf(f, " [default: %s]", o->def);
 		fprintf(f, "\n");
 	}
+}
+
+int opt_list_add(struct opt_list *l, const char *v)
+{
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 8;
+		const char **nv = realloc(l->v, nc * sizeof *nv);
+		if (!nv)
+			return -ENOMEM;
+		l->v = nv;
+		l->cap = nc;
+	}
+	l->v[l->n++] = v;
+	return 0;
 }
 
 void opt_list_free(struct opt_list *l)

@@ -47,6 +47,8 @@ int opts_parse(struct opt *tab, size_t n, int argc, char **argv, const char **po
 bool opts_given(const struct opt *tab, size_t n, const char *long_name);
 /* Print the option table, sorted by long name. */
 void opts_help(FILE *f, const struct opt *tab, size_t n);
+/* Append v (borrowed) to l. 0 or -ENOMEM. */
+int opt_list_add(struct opt_list *l, const char *v);
 void opt_list_free(struct opt_list *l);
 
 #endif

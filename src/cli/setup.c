@@ -2,6 +2,7 @@
 #include "cli/setup.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <time.h>
 #include <stdio.h>
@@ -571,6 +572,43 @@ static int name_requests(struct cli_setup *s, struct run_plan *plan)
 	return 0;
 }
 
+/* --connect-to HOST:PORT ([V6]:PORT): the one host's address, instead of
+ * the URL's; the requests (and their Host headers, and TLS's name) stay. */
+static int connect_to(struct cli_setup *s, struct run_plan *plan)
+{
+	const char *arg = plan->connect_to;
+	char host[256];
+	const char *colon = strrchr(arg, ':');
+	size_t hl = colon ? (size_t)(colon - arg) : 0;
+	if (hl >= 2 && arg[0] == '[' && arg[hl - 1] == ']') {
+		arg++;
+		hl -= 2;
+	}
+	char *end = NULL;
+	unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
+	if (!colon || hl == 0 || hl >= sizeof host || !colon[1] || *end || port == 0 || port > 65535) {
+		fprintf(stderr, "pacer %s: --connect-to '%s': expected HOST:PORT\n", s->cmd,
+			plan->connect_to);
+		return EXIT_USAGE;
+	}
+	memcpy(host, arg, hl);
+	host[hl] = '\0';
+	const char *why = NULL;
+	int rc = net_resolve(host, (uint16_t)port, &s->addr, &why);
+	if (rc) {
+		fprintf(stderr, "pacer %s: --connect-to '%s': cannot resolve '%s': %s\n", s->cmd,
+			plan->connect_to, host, why ? why : err_name(rc));
+		return EXIT_USAGE;
+	}
+	rc = net_probe(&s->addr, plan->timeout_ns < 5 * NS_PER_S ? plan->timeout_ns : 5 * NS_PER_S);
+	if (rc) {
+		fprintf(stderr, "pacer %s: --connect-to %s: cannot connect: %s\n", s->cmd,
+			plan->connect_to, err_name(rc));
+		return EXIT_USAGE;
+	}
+	return probe_tls(s, plan);
+}
+
 int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
 {
 	const char *why = NULL;
@@ -691,6 +729,13 @@ int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
 		return EXIT_USAGE;
 	}
 
+	if (plan->connect_to && (plan->unix_socket || (s->table && s->table->n_hosts > 1) ||
+				 (s->table && s->table->hosts[0].unix_path) || s->srv)) {
+		fprintf(stderr, "pacer %s: --connect-to %s: only for requests to one TCP host (not with "
+			"--unix-socket, a self-contained target or a table of several hosts)\n", s->cmd,
+			plan->connect_to);
+		return EXIT_USAGE;
+	}
 	if (s->table && s->table->n_hosts > 1)
 		return prepare_hosts(s, plan);
 	/* one Unix socket: --unix-socket, or a one-host table of unix:PATH:... URLs */
@@ -715,6 +760,8 @@ int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
 		}
 		return probe_tls(s, plan);
 	}
+	if (plan->connect_to)
+		return connect_to(s, plan);
 	rc = net_resolve(plan->url.host, plan->url.port, &s->addr, &why);
 	if (rc) {
 		fprintf(stderr, "pacer %s: cannot resolve '%s': %s\n", s->cmd, plan->url.host,
@@ -920,11 +967,32 @@ uint64_t cli_setup_target_cpu_ns(const struct cli_setup *s)
 	return ns;
 }
 
+static int copy_list(struct opt_list *dst, const struct opt_list *src)
+{
+	*dst = (struct opt_list){0};
+	for (size_t i = 0; i < src->n; i++)
+		if (opt_list_add(dst, src->v[i]))
+			return -ENOMEM;
+	return 0;
+}
+
+int cli_setup_copy_inputs(struct cli_setup *dst, const struct cli_setup *src)
+{
+	memset(dst, 0, sizeof *dst);
+	memcpy(dst, src, offsetof(struct cli_setup, addr));
+	dst->outcomes = dst->cost_args = dst->headers = (struct opt_list){0};
+	if (copy_list(&dst->outcomes, &src->outcomes) || copy_list(&dst->cost_args, &src->cost_args) ||
+	    copy_list(&dst->headers, &src->headers))
+		return -ENOMEM;
+	return 0;
+}
+
 void cli_setup_release(struct cli_setup *s)
 {
 	probe_stop(s->probe);
 	s->probe = NULL;
 	opt_list_free(&s->cost_args);
+	opt_list_free(&s->headers);
 	inspect_free(&s->inspect);
 	opt_list_free(&s->outcomes);
 	target_stop(s->srv);

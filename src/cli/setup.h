@@ -27,7 +27,8 @@ struct tls_ctx;
 struct tls_identity;
 
 struct cli_setup {
-	/* inputs (set by the caller before cli_setup_prepare) */
+	/* inputs (set by the caller before cli_setup_prepare; they all stand
+	 * before `addr`: cli_setup_copy_inputs copies up to it) */
 	const char *cmd;            /* "run", "ramp": for error messages */
 	const char *url_arg;        /* the URL (or, self-contained, an optional path) */
 	const char *body_arg;       /* --body DATA|@FILE */
@@ -48,6 +49,12 @@ struct cli_setup {
 	uint32_t target_cores;      /* --target-cores N (0: not given) */
 	uint64_t lag_limit_ns;      /* --lag-limit D (generator check; 0: 1 ms) */
 	bool limited_ok;            /* --limited-ok: exit 0 even when generator-limited */
+	/* the rest of the shared options (cli/options.h) */
+	struct opt_list headers;    /* -H 'Name: value' (repeatable) */
+	const char *order;          /* --order sequential|random */
+	const char *arrival;        /* --arrival constant|poisson */
+	const char *report_dir;     /* --report-dir DIR */
+	char report_json[4096];     /* DIR/result.json when --report-dir has no --out */
 
 	/* outputs */
 	struct net_addr addr;       /* one host */
@@ -117,6 +124,8 @@ int cli_setup_rules(struct cli_setup *s, struct run_plan *plan);
 	 "self-contained: the embedded target serves https with a generated certificate", false},   \
 	{0, "tls-resume", OPT_FLAG, &(p).tls.resume_flag, NULL, "on",                              \
 	 "https: resume TLS sessions when reconnecting", false},                                    \
+	{0, "connect-to", OPT_STR, &(p).connect_to, "HOST:PORT", NULL,                              \
+	 "connect there instead of the URL's host and port; the requests stay as they are", false}, \
 	{0, "unix-socket", OPT_STR, &(p).unix_socket, "PATH", NULL,                                 \
 	 "connect to this Unix socket instead of the URL's host and port", false}
 
@@ -174,6 +183,10 @@ int cli_setup_exit_code(const struct cli_setup *s, int base, bool limited);
 void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan,
 			  struct engine_cfg *cfg);
 
+/* dst (not prepared) gets src's inputs, with lists of its own (a compare
+ * variant starts from the shared options). 0 or -ENOMEM. */
+int cli_setup_copy_inputs(struct cli_setup *dst, const struct cli_setup *src);
+
 /* Stop the embedded target (if any) and free everything. */
 void cli_setup_release(struct cli_setup *s);
 
@@ -203,14 +216,6 @@ int cli_parse_arrival(const char *cmd, const char *arrival, struct run_plan *pla
 
 /* --order sequential|random (NULL: sequential). 0 or EXIT_USAGE after one line. */
 int cli_parse_order(const char *cmd, const char *order, struct run_plan *plan);
-
-struct ramp_plan;
-struct ramp_result;
-/* Run a ramp's steps (and --refine) on an open engine session, appending to
- * res and printing a row per step unless rp->run.quiet. 0, or an exit code
- * after printing one line. Does not summarize. */
-int ramp_execute(struct engine *e, struct cli_setup *setup, const struct ramp_plan *rp,
-		 struct ramp_result *res, bool *interrupted);
 
 /* Wait for the engine's current step, turning SIGINT/SIGTERM (blocked by
  * the caller) into engine_interrupt, and drawing a progress line each second

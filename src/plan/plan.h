@@ -57,6 +57,8 @@ struct run_plan {
 
 	/* transport (docs/tls.md) */
 	const char *unix_socket;     /* --unix-socket PATH: connect there instead of TCP */
+	const char *connect_to;      /* --connect-to HOST:PORT: connect there instead of the URL's
+	                              * host and port (the requests are sent unchanged) */
 	struct plan_tls {
 		bool insecure;           /* --insecure: no certificate verification */
 		const char *cacert;      /* --cacert FILE; NULL: the system store */

@@ -21,36 +21,36 @@ struct key {
 	bool flag;
 };
 
-/* What run and ramp share: response rules, the target's resources, reports,
- * TLS and Unix sockets (outcomes and cost_profiles are maps, handled apart). */
-#define RULE_AND_TRANSPORT_KEYS                                                                   \
-	{"success", 0}, {"server-time", 0}, {"inspect-body", 0}, {"target-pid", 0},               \
-	{"target-children", 1}, {"target-cgroup", 0}, {"lag-limit", 0}, {"limited-ok", 1},         \
-	{"report-dir", 0}, {"insecure", 1}, {"cacert", 0}, {"cert", 0}, {"key", 0},                \
-	{"unix-socket", 0}, {"tls", 1}, {"no-tls-resume", 1}
+/* What every kind shares: the shared option set of run, ramp and compare
+ * (cli/options.h: requests, connections, rules, the target's resources,
+ * reports, TLS and Unix sockets; outcomes and cost_profiles are maps,
+ * handled apart). */
+#define LOAD_KEYS                                                                                 \
+	{"arrival", 0}, {"bodies", 0}, {"body", 0}, {"by-name", 1}, {"connections", 0},            \
+	{"drain", 0}, {"max-body", 0}, {"method", 0}, {"order", 0}, {"out", 0}, {"quiet", 1},      \
+	{"report-dir", 0}, {"requests-file", 0}, {"requests-format", 0}, {"seed", 0}, {"spin", 0}, \
+	{"target-threads", 0}, {"threads", 0}, {"timeout", 0}, {"success", 0}, {"server-time", 0}, \
+	{"inspect-body", 0}, {"target-pid", 0}, {"target-children", 1}, {"target-cgroup", 0},      \
+	{"target-cores", 0}, {"lag-limit", 0}, {"limited-ok", 1}, {"insecure", 1}, {"cacert", 0},  \
+	{"cert", 0}, {"key", 0}, {"unix-socket", 0}, {"connect-to", 0}, {"tls", 1},            \
+	{"no-tls-resume", 1}
+
+/* The shape of a ramp (ramp, and compare in ramp mode). */
+#define RAMP_KEYS                                                                                 \
+	{"after-fail", 0}, {"factor", 0}, {"from", 0}, {"precision", 0}, {"refine", 1},            \
+	{"require", 0}, {"slo", 0}, {"step-duration", 0}, {"step-warmup", 0}, {"steps", 0},        \
+	{"to", 0}
 
 static const struct key run_keys[] = {
-	{"arrival", 0}, {"bodies", 0}, {"body", 0}, {"max-body", 0}, {"order", 0},
-	{"requests-file", 0}, {"requests-format", 0}, {"connections", 0}, {"concurrency", 0}, {"drain", 0},
-	{"duration", 0}, {"hgrm", 0}, {"method", 0}, {"out", 0}, {"quiet", 1}, {"rate", 0},
-	{"repeat", 0}, {"requests", 0}, {"seed", 0}, {"spin", 0}, {"target-threads", 0},
-	{"threads", 0}, {"timeout", 0}, {"warmup", 0}, RULE_AND_TRANSPORT_KEYS, {NULL, 0},
+	{"concurrency", 0}, {"duration", 0}, {"hgrm", 0}, {"rate", 0}, {"repeat", 0},
+	{"requests", 0}, {"warmup", 0}, LOAD_KEYS, {NULL, 0},
 };
 static const struct key ramp_keys[] = {
-	{"after-fail", 0}, {"arrival", 0}, {"bodies", 0}, {"body", 0}, {"max-body", 0},
-	{"order", 0}, {"requests-file", 0}, {"requests-format", 0}, {"connections", 0}, {"drain", 0},
-	{"factor", 0}, {"from", 0}, {"method", 0}, {"out", 0}, {"precision", 0}, {"quiet", 1},
-	{"refine", 1}, {"repeat", 0}, {"require", 0}, {"seed", 0}, {"slo", 0}, {"spin", 0},
-	{"step-duration", 0}, {"step-warmup", 0}, {"steps", 0}, {"target-cores", 0},
-	{"target-threads", 0}, {"threads", 0}, {"timeout", 0}, {"to", 0}, RULE_AND_TRANSPORT_KEYS,
-	{NULL, 0},
+	{"repeat", 0}, RAMP_KEYS, LOAD_KEYS, {NULL, 0},
 };
 static const struct key compare_keys[] = {
-	{"arrival", 0}, {"body", 0}, {"concurrency", 0}, {"connections", 0}, {"duration", 0},
-	{"method", 0}, {"noise", 0}, {"out", 0}, {"precision", 0}, {"quiet", 1}, {"rate", 0},
-	{"refine", 1}, {"repeat", 0}, {"seed", 0}, {"slo", 0}, {"spin", 0}, {"step-duration", 0},
-	{"step-warmup", 0}, {"steps", 0}, {"target-threads", 0}, {"threads", 0}, {"timeout", 0},
-	{"warmup", 0}, {NULL, 0},
+	{"concurrency", 0}, {"duration", 0}, {"noise", 0}, {"rate", 0}, {"repeat", 0},
+	{"requests", 0}, {"warmup", 0}, RAMP_KEYS, LOAD_KEYS, {NULL, 0},
 };
 
 struct ctx {
@@ -157,6 +157,90 @@ static int name_map(struct ctx *c, const yaml_node_t *v, const char *key, const 
 		int rc = push_opt(c, vn, option, spec);
 		if (rc)
 			return rc;
+	}
+	return 0;
+}
+
+/* What a variant may set for itself (compare --variant-set NAME.KEY=VALUE). */
+static const char *const variant_keys[] = {
+	"requests-file", "requests-format", "bodies", "body", "header", "method", "target-pid",
+	"target-cgroup", "target-children", "target-cores", "target-threads", "unix-socket",
+	"connect-to", NULL,
+};
+
+/* variants: {A: URL, B: "@PLAN"}, or an entry as a map of its target and
+ * its own settings: {B: {target: URL, requests_file: b.jsonl, header: [..],
+ * target_pid: 1234}} (one --variant and a --variant-set per setting). */
+static int variants(struct ctx *c, const yaml_node_t *v)
+{
+	static const char shape[] = "NAME: URL, NAME: \"@PLAN\" or NAME: {target: ..., KEY: VALUE}";
+	if (v->type != YAML_MAPPING_NODE)
+		return fail(c, v, "variants: expected a map of %s", shape);
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		const char *name = scalar(yaml_document_get_node(c->doc, p->key));
+		const yaml_node_t *vn = yaml_document_get_node(c->doc, p->value);
+		if (!name || !*name || strchr(name, '.'))
+			return fail(c, vn, "variants: a name without '.' (expected %s)", shape);
+		char spec[2048];
+		int rc;
+		if (vn->type != YAML_MAPPING_NODE) {
+			const char *val = scalar(vn);
+			if (!val || !*val)
+				return fail(c, vn, "variants: expected %s", shape);
+			snprintf(spec, sizeof spec, "%s=%s", name, val);
+			if ((rc = push_opt(c, vn, "variant", spec)))
+				return rc;
+			continue;
+		}
+		const char *target = "";
+		for (yaml_node_pair_t *q = vn->data.mapping.pairs.start; q < vn->data.mapping.pairs.top; q++) {
+			const char *qk = scalar(yaml_document_get_node(c->doc, q->key));
+			const char *qv = scalar(yaml_document_get_node(c->doc, q->value));
+			if (qk && !strcmp(qk, "target")) {
+				if (!qv)
+					return fail(c, vn, "variants: %s: target: expected a URL or \"@PLAN\"",
+						    name);
+				target = qv;
+			}
+		}
+		snprintf(spec, sizeof spec, "%s=%s", name, target);
+		if ((rc = push_opt(c, vn, "variant", spec)))
+			return rc;
+		for (yaml_node_pair_t *q = vn->data.mapping.pairs.start; q < vn->data.mapping.pairs.top; q++) {
+			const yaml_node_t *kn = yaml_document_get_node(c->doc, q->key);
+			const yaml_node_t *valn = yaml_document_get_node(c->doc, q->value);
+			const char *k0 = scalar(kn);
+			if (!k0 || !strcmp(k0, "target"))
+				continue;
+			char k[64];
+			snprintf(k, sizeof k, "%s", k0);
+			for (char *r = k; *r; r++)
+				if (*r == '_')
+					*r = '-';
+			if (!strcmp(k, "headers"))
+				snprintf(k, sizeof k, "header");
+			size_t i = 0;
+			while (variant_keys[i] && strcmp(variant_keys[i], k))
+				i++;
+			if (!variant_keys[i])
+				return fail(c, kn, "variants: %s: unknown key '%s' (expected target, "
+					    "requests_file, requests_format, bodies, body, header, method, "
+					    "target_pid, target_cgroup, target_children, target_cores, "
+					    "target_threads, unix_socket or connect_to)", name, k0);
+			/* a list (headers) gives one setting per item */
+			const yaml_node_item_t *it = valn->type == YAML_SEQUENCE_NODE
+							     ? valn->data.sequence.items.start : NULL;
+			const yaml_node_item_t *end = it ? valn->data.sequence.items.top : NULL;
+			do {
+				const yaml_node_t *one = it ? yaml_document_get_node(c->doc, *it) : valn;
+				const char *val = scalar(one);
+				if (!val)
+					return fail(c, one, "variants: %s: %s: expected a value", name, k0);
+				snprintf(spec, sizeof spec, "%s.%s=%s", name, k, val);
+				if ((rc = push_opt(c, one, "variant-set", spec)))
+					return rc;
+			} while (it && ++it < end);
+		}
 	}
 	return 0;
 }
@@ -360,13 +444,11 @@ static int build(struct ctx *c, const yaml_node_t *root)
 		if (!strcmp(k, "variants")) {
 			if (tab != compare_keys)
 				return fail(c, kn, "variants: only for kind: compare");
-			if ((rc = name_map(c, vn, "variants", "variant", "NAME: URL or NAME: \"@PLAN\"")))
+			if ((rc = variants(c, vn)))
 				return rc;
 			continue;
 		}
 		if (!strcmp(k, "outcomes") || !strcmp(k, "cost-profiles")) {
-			if (tab == compare_keys)
-				return fail(c, kn, "%s: only for kind run or ramp", k0);
 			bool oc = !strcmp(k, "outcomes");
 			if ((rc = name_map(c, vn, k0, oc ? "outcome" : "cost-profile",
 					   oc ? "NAME: RULE (docs/rules.md)" : "NAME: USD per core-hour")))

@@ -226,6 +226,15 @@ uint64_t phase_stats_class(const struct phase_stats *p, int cls)
 void rep_figure_of(const struct run_result *r, struct rep_figure *f)
 {
 	rep_figure_of_phase(&r->measure, r->measure_ns, f);
+	const struct target_usage *t = &r->target;
+	if (t->known && r->measure.completed) {
+		f->target_known = true;
+		f->target_cpu_ms_per_req = t->cpu_s * 1e3 / (double)r->measure.completed;
+	}
+	if (t->known && t->rss_known) {
+		f->target_rss_known = true;
+		f->target_rss_peak_mib = (double)t->rss_peak_bytes / (1024.0 * 1024.0);
+	}
 }
 
 void rep_figure_of_phase(const struct phase_stats *p, uint64_t duration_ns, struct rep_figure *f)
@@ -239,6 +248,12 @@ void rep_figure_of_phase(const struct phase_stats *p, uint64_t duration_ns, stru
 	f->max_ns = h->total ? h->max : 0;
 	f->completed = p->completed;
 	f->errors = phase_stats_errors(p);
+	f->error_pct = phase_stats_error_pct(p);
+	for (int k = 0; k < RESULT_MAX_OUTCOMES; k++)
+		f->outcome_pct[k] = p->completed ? 100.0 * (double)p->outcome[k] / (double)p->completed
+						 : 0;
+	f->target_known = f->target_rss_known = false;
+	f->target_cpu_ms_per_req = f->target_rss_peak_mib = 0;
 }
 
 void target_usage_pool(struct target_usage *into, const struct target_usage *add,

@@ -207,6 +207,13 @@ struct rep_figure {
 	double achieved_per_s;
 	uint64_t p50_ns, p90_ns, p99_ns, p99_9_ns, max_ns;
 	uint64_t completed, errors;
+	double error_pct;          /* errors / sent, percent */
+	/* outcome k's share of the completed responses, percent */
+	double outcome_pct[RESULT_MAX_OUTCOMES];
+	/* what the target used (run_result.target), when it was measured */
+	bool target_known, target_rss_known;
+	double target_cpu_ms_per_req;   /* its CPU over the completed responses */
+	double target_rss_peak_mib;
 };
 
 /* Everything a report needs about one run. */

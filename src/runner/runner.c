@@ -38,7 +38,7 @@ static void note_limited(struct exec *x, size_t variant, const struct run_result
 	runner_gencheck(x->p, variant, r, &gv);
 	if (!gv.flagged)
 		return;
-	struct runner_vresult *v = &x->out->v[variant];
+	struct variant_result *v = &x->out->v[variant];
 	v->limited_reps++;
 	for (int k = 0; k < GENCHECK_N; k++) {
 		if (!gv.c[k].fired || strstr(v->limited_by, gv.c[k].name))
@@ -132,7 +132,8 @@ static int ramp_step(struct exec *x, struct runner_at *at, const struct ramp_pla
 	s.target_cpu_ns = target_cpu(x, at->variant) - tcpu0;
 	x->out->v[at->variant].target_cpu_ns += s.target_cpu_ns;
 	/* A ramp reports the measured phase of each step; the warm-up's
-	 * histograms are not kept (its counts are). */
+	 * histograms are not kept (its counts and figures are). */
+	rep_figure_of_phase(&s.run.warmup, s.run.warmup_ns, &s.warmup_fig);
 	phase_stats_free(&s.run.warmup);
 	struct slo_measure m;
 	double pct[RESULT_MAX_OUTCOMES];
@@ -198,7 +199,7 @@ static int repetition(struct exec *x, size_t vi, size_t rep)
 {
 	const struct runner_plan *p = x->p;
 	const struct runner_variant *var = &p->variants[vi];
-	struct runner_vresult *v = &x->out->v[vi];
+	struct variant_result *v = &x->out->v[vi];
 	struct runner_at at = {.variant = vi, .repetition = rep, .in_ramp = p->ramp != NULL,
 			       .offered_per_s = var->run->open_loop ? var->run->rate_per_s : 0};
 	struct rep_figure f = {0};
@@ -314,11 +315,7 @@ int runner_execute(const struct runner_plan *p, const struct runner_hooks *h,
 
 void runner_result_free(struct runner_result *r)
 {
-	for (size_t i = 0; i < r->n_variants && i < RUNNER_MAX_VARIANTS; i++) {
-		run_result_free(&r->v[i].run);
-		for (size_t k = 0; k < r->v[i].n_ramps; k++)
-			ramp_result_free(&r->v[i].ramps[k]);
-		free(r->v[i].ramps);
-	}
+	for (size_t i = 0; i < r->n_variants && i < RUNNER_MAX_VARIANTS; i++)
+		variant_result_free(&r->v[i]);
 	memset(r, 0, sizeof *r);
 }

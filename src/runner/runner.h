@@ -21,9 +21,10 @@
 #include "result/gencheck.h"
 #include "result/ramp.h"
 #include "result/result.h"
+#include "result/variant.h"
 
 #define RUNNER_MAX_VARIANTS 8
-#define RUNNER_MAX_REPEAT 101
+#define RUNNER_MAX_REPEAT VARIANT_MAX_REPEAT
 
 /* One variant: a name and the engine session that drives it. */
 struct runner_variant {
@@ -80,30 +81,12 @@ struct runner_hooks {
 	void (*repetition)(void *arg, const struct runner_at *at, const struct rep_figure *f);
 };
 
-/* What one variant measured. */
-struct runner_vresult {
-	/* Run shape: every measurement of every repetition pooled (counters
-	 * summed, histograms merged); run.reps holds one figure per pooled
-	 * measurement. */
-	struct run_result run;
-	/* Ramp shape: one ramp per repetition (n_ramps of them). */
-	struct ramp_result *ramps;
-	size_t n_ramps;
-	/* One figure per independent repetition (see hooks.repetition). */
-	struct rep_figure reps[RUNNER_MAX_REPEAT];
-	size_t n_reps;
-	uint64_t target_cpu_ns;     /* the embedded target's CPU over every measurement */
-	size_t limited_reps;        /* repetitions the generator check flagged */
-	char limited_by[96];        /* the checks that fired, comma-separated */
-	bool interrupted;
-};
-
 struct runner_result {
 	uint64_t started_wall_ns;
 	bool interrupted;           /* Ctrl-C: the results so far are kept */
 	size_t repetitions_done;    /* complete rounds over every variant */
 	size_t n_variants;
-	struct runner_vresult v[RUNNER_MAX_VARIANTS];
+	struct variant_result v[RUNNER_MAX_VARIANTS];
 };
 
 /* Execute p. *out is initialised here (free with runner_result_free, also

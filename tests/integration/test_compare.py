@@ -93,12 +93,20 @@ class CompareTest(unittest.TestCase):
                          "--precision", "10%", "--step-duration", "0.5s", "--step-warmup", "0.1s",
                          "-c", "16", "--repeat", "3", timeout=150)
         self.assertEqual(r["plan"]["ramp"]["slo"], "p99<50ms")
+        # the phases as run: each step's, not a run's defaults
+        self.assertEqual(r["plan"]["duration_s"], 0.5)
+        self.assertEqual(r["plan"]["warmup_s"], 0.1)
+        self.assertEqual(r["plan"]["ramp"]["step_duration_s"], 0.5)
+        self.assertEqual(r["plan"]["ramp"]["step_warmup_s"], 0.1)
         for v in r["variants"]:
             for rep in v["repetitions"]:
                 self.assertGreater(rep["capacity_per_s"], 0, v)
+                # each repetition's ramp, step by step
+                passing = [s["offered_per_s"] for s in rep["steps"] if s["pass"]]
+                self.assertEqual(max(passing), rep["capacity_per_s"], rep["steps"])
         cap = ratio(r, "capacity")
         self.assertTrue(cap["significant"], cap)
-        self.assertEqual(cap["verdict"], "slower")
+        self.assertEqual(cap["verdict"], "lower capacity")
         self.assertGreater(cap["ratio"], 0.35)
         self.assertLess(cap["ratio"], 0.70)
 
@@ -112,6 +120,12 @@ class CompareTest(unittest.TestCase):
             (["--variant", "A=@hello", "--variant", "B=@hello", "--steps", "100,200"], "--slo"),
             (["--variant", "A=@hello", "--variant", "B=@hello", "--steps", "100,200", "--slo",
               "p99<1s", "--rate", "100"], "not both"),
+            (["--variant", "A=@hello", "--variant", "B=@hello", "--variant-set", "C.header=X: y"],
+             "no variant C"),
+            (["--variant", "A=@hello", "--variant", "B=@hello", "--variant-set", "B.colour=red"],
+             "unknown KEY 'colour'"),
+            (["--variant", "A=@hello", "--variant", "B=@hello", "--variant-set", "B.target-pid=x"],
+             "whole number"),
         ]
         for args, needle in cases:
             with self.subTest(args=args):

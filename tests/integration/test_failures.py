@@ -32,11 +32,18 @@ def ms(us):
 class LimitReqRampTest(PacerTestCase):
     def test_capacity_of_a_rate_limiter(self):
         with Nginx() as ngx:
-            run = harness.run_pacer(
-                [ngx.url("/limited"), "--from", 500, "--to", 12000, "--factor", 2, "--refine",
-                 "--slo", "success>=99%", "--step-duration", "1s", "--step-warmup", "0.3s",
-                 "--connections", 64, "--threads", 1],
-                subcommand="ramp", timeout=120.0)
+            for _attempt in range(3):
+                run = harness.run_pacer(
+                    [ngx.url("/limited"), "--from", 500, "--to", 12000, "--factor", 2, "--refine",
+                     "--slo", "success>=99%", "--step-duration", "1s", "--step-warmup", "0.3s",
+                     "--connections", 64, "--threads", 1],
+                    subcommand="ramp", timeout=120.0, limited_ok=False)
+                # exit 4: the generator's own lateness decided the first failing
+                # step (a busy machine), so the capacity found is not nginx's
+                if run.code != 4:
+                    break
+        if run.code == 4:
+            self.skipTest("the generator was limited on its deciding step 3 times: " + run.stdout)
         self.assertFalse(run.timed_out, describe(run))
         self.assertIn(run.code, (0, 1), describe(run))
         res = run.json
@@ -114,19 +121,19 @@ class LatencyByOutcomeTest(PacerTestCase):
         self.assertRegex(run.stdout, r"errors\s+[\d,]+ \([\d.]+ %\): 503 \S+[\d,]+; transport 0")
 
     def test_ok_latency_in_an_slo(self):
+        # 600/s against a 200/s limiter: two thirds are fast 503s, so the
+        # blend's median is a failure's and the successes' median is 20 ms
         with Nginx() as ngx:
             run = harness.run_pacer(
-                [ngx.url("/limited_slow"), "--steps", 400, "--step-duration", "1s",
+                [ngx.url("/limited_slow"), "--steps", 600, "--step-duration", "1s",
                  "--step-warmup", "0.3s", "--connections", 64,
-                 "--slo", "p50<10ms,failed.p99<10ms,ok.p99<10ms"],
+                 "--slo", "p50<10ms,failed.p50<10ms,ok.p50<10ms"],
                 subcommand="ramp", timeout=40.0)
         self.assertEqual(run.code, 1, describe(run))
         step = run.json["steps"][0]
-        reason = step["verdict"]["reason"]
-        # the blend's p50 is a fast 503; the failures are fast; the successes are not
-        self.assertNotIn("p50", reason)
-        self.assertNotIn("failed.p99", reason)
-        self.assertIn("ok.p99", reason)
+        clauses = [c.split(" ")[0] for c in step["verdict"]["reason"][len("Fail "):].split("; ")]
+        # the blend and the failures are fast; the successes are not
+        self.assertEqual(clauses, ["ok.p50"], step["verdict"]["reason"])
 
 
 class SuccessRuleTest(PacerTestCase):

@@ -205,7 +205,7 @@ static void test_run_pooled_repeat(void **state)
 	struct runner_plan p = {.n_variants = 1, .variants = &v};
 	run_ok(f, &p);
 
-	const struct runner_vresult *vr = &f->out.v[0];
+	const struct variant_result *vr = &f->out.v[0];
 	assert_int_equal(f->out.n_variants, 1);
 	assert_false(f->out.interrupted);
 	assert_int_equal(f->out.repetitions_done, 1);
@@ -276,7 +276,7 @@ static void test_ramp_slo_and_refine(void **state)
 	struct runner_plan p = {.n_variants = 1, .variants = &v, .ramp = rp};
 	run_ok(f, &p);
 
-	const struct runner_vresult *vr = &f->out.v[0];
+	const struct variant_result *vr = &f->out.v[0];
 	assert_int_equal(vr->n_ramps, 1);
 	const struct ramp_result *r = &vr->ramps[0];
 	assert_false(r->interrupted);
@@ -346,7 +346,7 @@ static void test_variants_rotate(void **state)
 	assert_int_equal(f->out.repetitions_done, 3);
 	assert_false(f->out.interrupted);
 	for (size_t k = 0; k < 2; k++) {
-		const struct runner_vresult *vr = &f->out.v[k];
+		const struct variant_result *vr = &f->out.v[k];
 		assert_int_equal(vr->n_reps, 3);
 		assert_int_equal(vr->run.n_reps, 3);
 		fx_check_accounting(&vr->run.measure);
@@ -379,7 +379,7 @@ static void test_interrupt_keeps_results(void **state)
 	f->seen.interrupt_at = 2;
 	run_ok(f, &p);
 
-	const struct runner_vresult *vr = &f->out.v[0];
+	const struct variant_result *vr = &f->out.v[0];
 	assert_true(f->out.interrupted);
 	assert_true(vr->interrupted);
 	assert_true(vr->run.interrupted);

@@ -1,0 +1,107 @@
+/* pacer — the shared option set of run, ramp and compare (cli/options.h). */
+#include "cli/options.h"
+
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "plan/inspect.h"
+#include "target/target.h"
+#include "util/clock.h"
+#include "util/units.h"
+
+int cli_options_apply(struct cli_setup *s, struct run_plan *p, const struct opt *tab, size_t n)
+{
+	if (!opts_given(tab, n, "drain"))
+		p->drain_ns = p->timeout_ns;
+	if (cli_parse_arrival(s->cmd, s->arrival, p) || cli_parse_order(s->cmd, s->order, p))
+		return EXIT_USAGE;
+	if (s->target_threads > TARGET_MAX_THREADS) {
+		fprintf(stderr, "pacer %s: --target-threads %u: at most %d\n", s->cmd, s->target_threads,
+			TARGET_MAX_THREADS);
+		return EXIT_USAGE;
+	}
+	p->headers = s->headers.v;
+	p->n_headers = s->headers.n;
+	if (cli_setup_rules(s, p))
+		return EXIT_USAGE;
+	return cli_report_dir_prepare(s->cmd, s->report_dir, &p->out_path, s->report_json,
+				      sizeof s->report_json);
+}
+
+void cli_ramp_defaults(struct ramp_plan *rp, struct cli_ramp_args *a)
+{
+	rp->step_ns = 5 * NS_PER_S;
+	rp->step_warmup_ns = NS_PER_S;
+	rp->precision = 0.05;
+	a->factor = 2;
+}
+
+bool cli_ramp_given(const struct opt *tab, size_t n)
+{
+	static const char *const names[] = {"steps", "from", "to", "slo", "refine", "precision",
+					    "step-duration", "step-warmup", "after-fail",
+					    "require", "factor"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (opts_given(tab, n, names[i]))
+			return true;
+	return false;
+}
+
+int cli_ramp_apply(struct cli_setup *s, struct ramp_plan *rp, const struct cli_ramp_args *a,
+		   const struct opt *tab, size_t n)
+{
+	const char *cmd = s->cmd;
+	char err[512];
+	bool geometric = opts_given(tab, n, "from") || opts_given(tab, n, "to");
+	if (a->steps && geometric) {
+		fprintf(stderr, "pacer %s: give either --steps or --from/--to, not both\n", cmd);
+		return EXIT_USAGE;
+	}
+	if (a->steps) {
+		if (ramp_parse_steps(a->steps, rp->rates, RAMP_MAX_STEPS, &rp->n_rates, err,
+				     sizeof err)) {
+			fprintf(stderr, "pacer %s: %s\n", cmd, err);
+			return EXIT_USAGE;
+		}
+	} else if (geometric) {
+		if (!opts_given(tab, n, "from") || !opts_given(tab, n, "to")) {
+			fprintf(stderr, "pacer %s: a geometric ramp needs both --from and --to\n", cmd);
+			return EXIT_USAGE;
+		}
+		if (ramp_geometric(a->from, a->to, a->factor, rp->rates, RAMP_MAX_STEPS, &rp->n_rates,
+				   err, sizeof err)) {
+			fprintf(stderr, "pacer %s: %s\n", cmd, err);
+			return EXIT_USAGE;
+		}
+	} else {
+		fprintf(stderr, "pacer %s: no steps: give --steps R1,R2,... or --from R --to R\n", cmd);
+		return EXIT_USAGE;
+	}
+	if (a->precision) {
+		if (units_parse_percent(a->precision, &rp->precision) || rp->precision <= 0) {
+			fprintf(stderr, "pacer %s: --precision '%s': expected a percent like 5%%\n", cmd,
+				a->precision);
+			return EXIT_USAGE;
+		}
+		rp->precision /= 100;
+	}
+	if (rp->step_ns == 0) {
+		fprintf(stderr, "pacer %s: --step-duration: must be above 0\n", cmd);
+		return EXIT_USAGE;
+	}
+	const char *onames[RESULT_MAX_OUTCOMES];
+	inspect_outcome_names(&s->inspect, onames);
+	if (rp->slo_expr && slo_parse(&rp->slo, rp->slo_expr, onames, s->inspect.n_outcomes, err,
+				      sizeof err)) {
+		fprintf(stderr, "pacer %s: --slo: %s\n", cmd, err);
+		return EXIT_USAGE;
+	}
+	rp->require_per_s = a->require;
+	rp->target_cores = s->target_cores;
+	struct run_plan *plan = &rp->run;
+	plan->open_loop = true;
+	plan->rate_per_s = rp->rates[0];
+	plan->duration_ns = rp->step_ns;
+	plan->warmup_ns = rp->step_warmup_ns;
+	return 0;
+}

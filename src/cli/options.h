@@ -1,0 +1,113 @@
+/* pacer — the one option set of the measuring commands: everything `run`
+ * takes about the target, the requests, the connections, the transport,
+ * the response rules, the probes and the outputs is accepted, with the same
+ * names and meaning, by `ramp`, `compare` and scenario files. Each command
+ * adds only the options of its load shape (run: rate, duration, ...; ramp:
+ * steps, SLO, ...; compare: variants, repetitions, ...).
+ *
+ * CLI layer: prints one error line itself and returns an exit code. */
+#ifndef PACER_CLI_OPTIONS_H
+#define PACER_CLI_OPTIONS_H
+
+#include "cli/opts.h"
+#include "cli/setup.h"
+#include "plan/plan.h"
+#include "plan/ramp.h"
+
+/* The shared options, for a command's option table; s is its struct
+ * cli_setup, p the struct run_plan they fill. */
+#define CLI_LOAD_OPTS(s, p)                                                                        \
+	{0, "arrival", OPT_STR, &(s).arrival, "constant|poisson", "constant",                      \
+	 "open loop: spacing of due times", false},                                                \
+	{0, "bodies", OPT_STR, &(s).bodies_dir, "DIR", NULL,                                       \
+	 "one request per file in DIR, sent in turn to URL", false},                               \
+	{0, "body", OPT_STR, &(s).body_arg, "DATA|@FILE", NULL,                                    \
+	 "request body, literal or from a file", false},                                           \
+	{0, "by-name", OPT_FLAG, &(p).by_name, NULL, NULL,                                         \
+	 "a table per request name: count, errors, latency (docs/tables.md#request-names)", false}, \
+	{'c', "connections", OPT_U32, &(p).connections, "N", "64",                                 \
+	 "open loop: most connections (closed loop: same as --concurrency)", false},               \
+	{0, "drain", OPT_DURATION, &(p).drain_ns, "D", "= --timeout",                              \
+	 "after each measured phase, wait this long for responses", false},                        \
+	{'H', "header", OPT_STRLIST, &(s).headers, "'Name: value'", NULL,                          \
+	 "extra request header (repeatable)", false},                                              \
+	{0, "max-body", OPT_STR, &(s).max_body, "SIZE", "1MiB", "largest request body in a table", \
+	 false},                                                                                   \
+	{'X', "method", OPT_STR, &(p).method, "M", "GET", "request method (POST when a body is given)", \
+	 false},                                                                                   \
+	{0, "order", OPT_STR, &(s).order, "sequential|random", "sequential",                       \
+	 "order of a table's requests (random: seeded by --seed)", false},                         \
+	{'o', "out", OPT_STR, &(p).out_path, "FILE", NULL, "write the JSON result (docs/result.md)", \
+	 false},                                                                                   \
+	{'q', "quiet", OPT_FLAG, &(p).quiet, NULL, NULL, "no progress line, no table, no summary", \
+	 false},                                                                                   \
+	{0, "report-dir", OPT_STR, &(s).report_dir, "DIR", NULL,                                   \
+	 "also write Markdown, HTML, text, CSV, hgrm, hlog and SVG charts into DIR (docs/report.md)", \
+	 false},                                                                                   \
+	{0, "requests-file", OPT_STR, &(s).requests_file, "FILE", NULL,                            \
+	 "a request table (targets or JSON Lines; docs/tables.md)", false},                        \
+	{0, "requests-format", OPT_STR, &(s).requests_format, "auto|targets|jsonl", "auto",        \
+	 "format of --requests-file", false},                                                      \
+	{0, "seed", OPT_U64, &(p).seed, "S", "1", "seed of Poisson schedules and --order random",  \
+	 false},                                                                                   \
+	{0, "self-contained", OPT_OPTSTR, &(s).self_contained, "PLAN", "hello",                    \
+	 "drive pacer's own embedded target (a built-in plan or a plan file) on a loopback port",  \
+	 false},                                                                                   \
+	{0, "spin", OPT_DURATION, &(p).spin_ns, "D", "100us",                                      \
+	 "open loop: poll instead of sleeping this close to a due time (0: always sleep)", false}, \
+	{0, "target-threads", OPT_U32, &(s).target_threads, "N", "1",                              \
+	 "self-contained: threads of the embedded target", false},                                 \
+	{'t', "threads", OPT_U32, &(p).threads, "T", "1", "worker threads", false},                \
+	{0, "timeout", OPT_DURATION, &(p).timeout_ns, "D", "10s",                                  \
+	 "per-request timeout: close, count, reconnect", false},                                   \
+	CLI_RULE_OPTS(s), CLI_TARGET_OPTS(s), CLI_TRANSPORT_OPTS(p)
+
+/* The options of a ramp's shape, shared by `ramp` and `compare --steps`. */
+struct cli_ramp_args {
+	const char *steps, *precision;
+	double from, to, factor, require;
+};
+
+#define CLI_RAMP_OPTS(a, rp)                                                                       \
+	{0, "after-fail", OPT_U32, &(rp).after_fail, "N", "0",                                     \
+	 "ramp: steps to run after the first failing one", false},                                 \
+	{0, "factor", OPT_RATE, &(a).factor, "F", "2",                                             \
+	 "geometric ramp: each step this many times the one before", false},                       \
+	{0, "from", OPT_RATE, &(a).from, "R", NULL, "geometric ramp: first rate", false},          \
+	{0, "precision", OPT_STR, &(a).precision, "P%", "5%",                                      \
+	 "--refine: stop when pass and fail rates are this close", false},                         \
+	{0, "refine", OPT_FLAG, &(rp).refine, NULL, NULL,                                          \
+	 "bisect between the last passing and first failing rate", false},                         \
+	{0, "require", OPT_RATE, &(a).require, "R", NULL,                                          \
+	 "ramp: exit 0 only if a step at or above R passed", false},                               \
+	{0, "slo", OPT_STR, &(rp).slo_expr, "EXPR", NULL,                                          \
+	 "pass condition of a step, e.g. 'p99<100ms,errors<1%' (docs/slo.md)", false},             \
+	{0, "step-duration", OPT_DURATION, &(rp).step_ns, "D", "5s", "measured length of each step", \
+	 false},                                                                                   \
+	{0, "step-warmup", OPT_DURATION, &(rp).step_warmup_ns, "D", "1s",                          \
+	 "warm-up of each step, not counted", false},                                              \
+	{0, "steps", OPT_STR, &(a).steps, "R1,R2,...", NULL,                                       \
+	 "offered rates, increasing (k, M suffixes)", false},                                      \
+	{0, "to", OPT_RATE, &(a).to, "R", NULL, "geometric ramp: last rate", false}
+
+/* Defaults of a ramp's shape (5 s steps after 1 s warm-ups, precision 5 %,
+ * factor 2) into rp and a. */
+void cli_ramp_defaults(struct ramp_plan *rp, struct cli_ramp_args *a);
+
+/* Whether any ramp-shape option was given (compare: ramp mode). */
+bool cli_ramp_given(const struct opt *tab, size_t n);
+
+/* The ramp's rates (--steps, or --from/--to/--factor), precision, SLO (its
+ * outcome names from s's rules, so after cli_options_apply) and the run
+ * plan's rate and durations for the first step. 0, or EXIT_USAGE after one
+ * line. */
+int cli_ramp_apply(struct cli_setup *s, struct ramp_plan *rp, const struct cli_ramp_args *a,
+		   const struct opt *tab, size_t n);
+
+/* After option parsing: what the shared options mean for the plan (the
+ * drain's default, arrival, order, headers, rules, outcomes, probes' and
+ * cost options, the report folder). Call before the command's own checks
+ * that need the outcome names (SLOs). 0, or EXIT_USAGE after one line. */
+int cli_options_apply(struct cli_setup *s, struct run_plan *p, const struct opt *tab, size_t n);
+
+#endif
