@@ -1,9 +1,12 @@
 """pacer compare: rotation order, self-comparison, a 2x-work variant."""
 
 import os
+import subprocess
+import tempfile
 import unittest
 
 import harness
+from harness import Nginx, PacerServe
 
 PLANS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plans")
 
@@ -109,6 +112,78 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(cap["verdict"], "lower capacity")
         self.assertGreater(cap["ratio"], 0.35)
         self.assertLess(cap["ratio"], 0.70)
+
+    def test_amber_shape_one_table_two_servers(self):
+        """Seven interleaved repetitions, rotating order, one deterministic
+        4,096-request mix table, two `pacer serve` processes that differ only
+        in their speed (2 ms and 3 ms): both variants send the very same
+        requests (one hash), to their own server (--variant-set
+        NAME.connect-to), and the 1.5x slower median is found with a
+        confidence interval that excludes 1."""
+        d = tempfile.mkdtemp(prefix="pacer-amber-")
+        table = os.path.join(d, "mix.jsonl")
+        gen = subprocess.run([harness.pacer_bin(), "table", "generate", "--spec",
+                              os.path.join(harness.REPO, "examples", "tables", "mix.yaml"),
+                              "--size", "4096", "--seed", "1"], capture_output=True, check=True)
+        with open(table, "wb") as f:
+            f.write(gen.stdout)
+        sha = subprocess.run([harness.pacer_bin(), "table", "hash", table], capture_output=True,
+                             text=True, check=True).stdout.split()[0]
+        with PacerServe(os.path.join(PLANS, "cmp_lat2ms.yaml")) as fast, \
+                PacerServe(os.path.join(PLANS, "cmp_lat3ms.yaml")) as slow:
+            r = self.compare("--requests-file", table, "--variant", "A=", "--variant", "B=",
+                             "--variant-set", "A.connect-to=127.0.0.1:%d" % fast.port,
+                             "--variant-set", "B.connect-to=127.0.0.1:%d" % slow.port,
+                             "--rate", "300", "-d", "1s", "-w", "0.3s", "-c", "16",
+                             "--repeat", "7", timeout=120)
+        self.assertEqual(r["sequence"][:4], ["A", "B", "B", "A"])
+        self.assertEqual(len(r["sequence"]), 14)
+        for v in r["variants"]:
+            self.assertEqual(v["workload"]["sha256"], sha, v["workload"])
+            self.assertEqual(v["workload"]["requests"], 4096)
+            self.assertEqual(len(v["repetitions"]), 7)
+            for rep in v["repetitions"]:
+                self.assertGreater(rep["completed"], 250, rep)
+                self.assertEqual(rep["errors"], 0, rep)
+        p50 = ratio(r, "p50")
+        self.assertTrue(p50["significant"], p50)
+        self.assertGreater(p50["ci95_low"], 1.0, p50)
+        self.assertEqual(p50["verdict"], "slower")
+        self.assertGreater(p50["ratio"], 1.3, p50)
+        self.assertLess(p50["ratio"], 1.7, p50)
+
+    def test_criteo_shape_capacity_and_cpu_per_request(self):
+        """Two nginx configurations (a rate limiter at 2,000 and one at 3,000
+        requests/s), each repetition a ramp with --steps and a success SLO,
+        each variant's nginx measured by --target-pid: the comparison
+        reports each one's capacity and its CPU per request, with ratios."""
+        with Nginx() as a, Nginx() as b:
+            pa, pb = a.all_pids()[0], b.all_pids()[0]  # the masters (with children)
+            run = harness.run_pacer(
+                ["--variant", "A=" + a.url("/limited2k"), "--variant", "B=" + b.url("/limited"),
+                 "--variant-set", "A.target-pid=%d" % pa, "--variant-set", "A.target-children=true",
+                 "--variant-set", "B.target-pid=%d" % pb, "--variant-set", "B.target-children=true",
+                 "--steps", "1000,1500,2500,3500", "--slo", "success>=99%",
+                 "--step-duration", "0.5s", "--step-warmup", "0.2s", "--repeat", "3"],
+                subcommand="compare", timeout=120)
+        self.assertEqual(run.code, 0, harness.describe(run))
+        r = run.json
+        caps = {}
+        for v in r["variants"]:
+            caps[v["name"]] = [rep["capacity_per_s"] for rep in v["repetitions"]]
+            for rep in v["repetitions"]:
+                self.assertGreater(rep["target_cpu_ms_per_request"], 0, rep)
+                self.assertGreater(rep["target_rss_peak_mib"], 0, rep)
+            self.assertIn("target_cpu_ms_per_request", v["summary"])
+        # 2,000/s passes and 2,500/s fails for A; 2,500/s passes and 3,500/s fails for B
+        self.assertEqual(caps["A"], [1500.0] * 3, caps)
+        self.assertEqual(caps["B"], [2500.0] * 3, caps)
+        cap = ratio(r, "capacity")
+        self.assertTrue(cap["significant"], cap)
+        self.assertEqual(cap["verdict"], "higher capacity")
+        self.assertIn("target_cpu", {x["metric"] for x in r["ratios"]})
+        self.assertIn("capacity", run.stdout)
+        self.assertIn("target_cpu", run.stdout)
 
     def test_usage_errors(self):
         cases = [

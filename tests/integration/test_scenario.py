@@ -38,8 +38,8 @@ KEYS = {
 }
 
 
-def write(text):
-    fd, path = tempfile.mkstemp(suffix=".yaml", prefix="pacer-scenario-")
+def write(text, suffix=".yaml"):
+    fd, path = tempfile.mkstemp(suffix=suffix, prefix="pacer-scenario-")
     with os.fdopen(fd, "w") as f:
         f.write(text)
     return path
@@ -97,6 +97,47 @@ class ScenarioTest(unittest.TestCase):
         self.assertEqual(r["plan"]["steps_per_s"], [300, 600])  # the flag won
         self.assertIn("X-Scenario: yes", r["plan"]["headers"])
         self.assertEqual(r["mode"], "self_contained")
+
+    def test_compare_takes_table_probes_and_rules(self):
+        """A scenario of kind compare with a request table, a success rule,
+        an outcome, and variants as maps of their own settings (an address
+        and a probe each): every one reaches the comparison."""
+        with harness.PacerServe("hello") as a, harness.PacerServe("hello") as b:
+            table = write('{"method":"GET","url":"http://127.0.0.1:9/","name":"root"}\n'
+                          '{"method":"GET","url":"http://127.0.0.1:9/x","name":"x"}\n',
+                          suffix=".jsonl")
+            out = write("", suffix=".json")
+            path = write(
+                "kind: compare\n"
+                "requests_file: %s\n"
+                "success: status == 200\n"
+                "outcomes: {okay: status == 200}\n"
+                "variants:\n"
+                "  A: {connect_to: '127.0.0.1:%d', target_pid: %d}\n"
+                "  B: {connect_to: '127.0.0.1:%d', target_pid: %d, header: ['X-Variant: b']}\n"
+                "concurrency: 2\nduration: 0.3s\nwarmup: 0.1s\nrepeat: 2\nout: %s\n"
+                % (table, a.port, a.proc.pid, b.port, b.proc.pid, out))
+            try:
+                code, stdout, err = bench(path, "--limited-ok")
+                with open(out) as f:
+                    r = json.load(f)
+            finally:
+                for p in (path, table, out):
+                    os.unlink(p)
+        self.assertEqual(code, 0, err)
+        self.assertEqual(r["kind"], "compare")
+        self.assertEqual(r["plan"]["rules"]["success"], "status == 200")
+        va, vb = r["variants"]
+        self.assertEqual(va["workload"]["requests"], 2)
+        self.assertNotEqual(va["workload"]["sha256"], vb["workload"]["sha256"])  # B's header
+        for v in (va, vb):
+            self.assertEqual(len(v["repetitions"]), 2)
+            for rep in v["repetitions"]:
+                self.assertGreater(rep["completed"], 0)
+                self.assertEqual(rep["outcome_okay_pct"], 100.0)
+                self.assertGreater(rep["target_cpu_ms_per_request"], 0)
+        self.assertIn("header=X-Variant: b", vb["target"])
+        self.assertIn("connect-to=127.0.0.1:%d" % b.port, vb["target"])
 
     def test_examples_parse(self):
         """The shipped examples are valid scenarios of their kind."""
