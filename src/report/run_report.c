@@ -449,6 +449,8 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	}
 	jw_key(j, "unix_socket");
 	jw_str(j, p->unix_socket);
+	jw_key(j, "connect_to");
+	jw_str(j, p->connect_to);
 	jw_key(j, "tls");
 	if (p->url.tls) {
 		jw_obj(j);
