@@ -746,19 +746,6 @@ static void text_row(FILE *f, const char *name, const struct hist *h)
 	fprintf(f, "  %s\n", units_fmt_thousands(b, sizeof b, (double)h->total, 0));
 }
 
-static const char *bytes_h(char *out, size_t cap, uint64_t v)
-{
-	if (v >= 1024ull * 1024 * 1024)
-		snprintf(out, cap, "%.2f GiB", (double)v / (1024.0 * 1024 * 1024));
-	else if (v >= 1024 * 1024)
-		snprintf(out, cap, "%.2f MiB", (double)v / (1024.0 * 1024));
-	else if (v >= 1024)
-		snprintf(out, cap, "%.1f KiB", (double)v / 1024.0);
-	else
-		snprintf(out, cap, "%" PRIu64 " B", v);
-	return out;
-}
-
 void report_errors_line(char *out, size_t cap, const struct phase_stats *p)
 {
 	char a[32], b[32];
@@ -901,7 +888,7 @@ void report_text(FILE *f, const struct report_ctx *c)
 			units_fmt_thousands(b, sizeof b, (double)m->tls_resumed, 0),
 			units_fmt_thousands(d, sizeof d, (double)m->errors[ERRK_TLS], 0));
 	fprintf(f, "  bytes      in %s  out %s   connections open at start %s, opened %s\n\n",
-		bytes_h(a, sizeof a, m->bytes_in), bytes_h(b, sizeof b, m->bytes_out),
+		units_fmt_bytes(a, sizeof a, m->bytes_in), units_fmt_bytes(b, sizeof b, m->bytes_out),
 		units_fmt_thousands(d, sizeof d, (double)m->conns_open_at_start, 0),
 		units_fmt_thousands(e, sizeof e, (double)m->conns_opened, 0));
 

@@ -132,19 +132,6 @@ const char *report_run_name(char *out, size_t cap, const struct run_plan *p)
 	return out;
 }
 
-static const char *bytes_h(char *out, size_t cap, uint64_t v)
-{
-	if (v >= 1024ull * 1024 * 1024)
-		snprintf(out, cap, "%.2f GiB", (double)v / (1024.0 * 1024 * 1024));
-	else if (v >= 1024 * 1024)
-		snprintf(out, cap, "%.2f MiB", (double)v / (1024.0 * 1024));
-	else if (v >= 1024)
-		snprintf(out, cap, "%.1f KiB", (double)v / 1024.0);
-	else
-		snprintf(out, cap, "%" PRIu64 " B", v);
-	return out;
-}
-
 void report_text_workload(FILE *f, const struct run_plan *p)
 {
 	const struct plan_workload *w = p->workload;
@@ -156,7 +143,7 @@ void report_text_workload(FILE *f, const struct run_plan *p)
 		const struct plan_wl_request *r = &w->listed[0];
 		fprintf(f, "  request    %s %s%s", r->method, r->target, r->target_cut ? "..." : "");
 		if (r->body_bytes)
-			fprintf(f, ", body %s", bytes_h(a, sizeof a, r->body_bytes));
+			fprintf(f, ", body %s", units_fmt_bytes(a, sizeof a, r->body_bytes));
 		fprintf(f, "\n");
 		return;
 	}
@@ -181,7 +168,7 @@ void report_text_workload(FILE *f, const struct run_plan *p)
 			if (r->name[0])
 				fprintf(f, "  [%s]", r->name);
 			if (r->body_bytes)
-				fprintf(f, ", body %s", bytes_h(a, sizeof a, r->body_bytes));
+				fprintf(f, ", body %s", units_fmt_bytes(a, sizeof a, r->body_bytes));
 			fprintf(f, "\n");
 		}
 		return;
@@ -198,6 +185,6 @@ void report_text_workload(FILE *f, const struct run_plan *p)
 	if (w->with_body)
 		fprintf(f, "             %s with a body: %s to %s, %s in all\n",
 			units_fmt_thousands(a, sizeof a, (double)w->with_body, 0),
-			bytes_h(b, sizeof b, w->body_bytes_min), bytes_h(c, sizeof c, w->body_bytes_max),
-			bytes_h(d, sizeof d, w->body_bytes_total));
+			units_fmt_bytes(b, sizeof b, w->body_bytes_min), units_fmt_bytes(c, sizeof c, w->body_bytes_max),
+			units_fmt_bytes(d, sizeof d, w->body_bytes_total));
 }

@@ -247,3 +247,16 @@ char *units_fmt_cost(char *out, size_t cap, double usd, const char *prefix)
 	snprintf(out, cap, "%s%s%s", neg ? "-" : "", prefix, num);
 	return out;
 }
+
+char *units_fmt_bytes(char *out, size_t cap, uint64_t v)
+{
+	if (v >= 1024ull * 1024 * 1024)
+		snprintf(out, cap, "%.2f GiB", (double)v / (1024.0 * 1024 * 1024));
+	else if (v >= 1024 * 1024)
+		snprintf(out, cap, "%.2f MiB", (double)v / (1024.0 * 1024));
+	else if (v >= 1024)
+		snprintf(out, cap, "%.1f KiB", (double)v / 1024.0);
+	else
+		snprintf(out, cap, "%llu B", (unsigned long long)v);
+	return out;
+}

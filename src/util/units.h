@@ -25,6 +25,8 @@ int units_parse_percent(const char *s, double *pct);
 char *units_fmt_duration(char *out, size_t cap, double ns);
 /* Format a count/rate with thousands separators ("20,000", "1,234.5"). */
 char *units_fmt_thousands(char *out, size_t cap, double v, int decimals);
+/* A byte count in binary units: "512 B", "1.5 KiB", "2.00 MiB", "1.25 GiB". */
+char *units_fmt_bytes(char *out, size_t cap, uint64_t v);
 
 /* Significant digits of a money amount, the one format of costs in every
  * report (terminal, Markdown, HTML, text, CSV). At 1 and above: two
