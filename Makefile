@@ -6,6 +6,7 @@
 #                   Debian packages first via scripts/deps.sh)
 #   make bench      measurements of pacer beside wrk (not a test)
 #   make SAN=1 ...  AddressSanitizer + UBSan build (objects under build/san)
+#   make SAN=thread ...  ThreadSanitizer build (objects under build/tsan)
 
 VERSION := 0.1.0
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
@@ -14,6 +15,10 @@ CC ?= cc
 ifeq ($(SAN),1)
 BUILD ?= build/san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+OPT := -O1
+else ifeq ($(SAN),thread)
+BUILD ?= build/tsan
+SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
 OPT := -O1
 else
 BUILD ?= build/rel

@@ -23,6 +23,11 @@ step "unit tests and fuzz corpus replay (ASan+UBSan)"
 make -s -j"$JOBS" SAN=1 test-unit || status=1
 make -s -j"$JOBS" SAN=1 test-fuzz-replay || status=1
 
+step "unit tests (ThreadSanitizer)"
+# TSan needs its shadow memory where ASLR may put the binary: run without it.
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" setarch "$(uname -m)" -R \
+	make -s -j"$JOBS" SAN=thread test-unit || status=1
+
 step "unit tests under valgrind"
 if command -v valgrind >/dev/null; then
 	vpass=0; vfail=0

@@ -8,6 +8,7 @@
 
 int loop_init(struct loop *l)
 {
+	l->pwait2 = true;
 	l->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (l->epfd < 0)
 		return -errno;
@@ -47,12 +48,10 @@ int loop_mod(struct loop *l, int fd, uint32_t events, void *ptr)
 
 int loop_del(struct loop *l, int fd) { return ctl(l, EPOLL_CTL_DEL, fd, 0, NULL); }
 
-static bool have_pwait2 = true;
-
 int loop_wait(struct loop *l, struct epoll_event *ev, int max, uint64_t timeout_ns)
 {
 	int n;
-	if (have_pwait2) {
+	if (l->pwait2) {
 		struct timespec ts, *tsp = NULL;
 		if (timeout_ns != UINT64_MAX) {
 			ts.tv_sec = (time_t)(timeout_ns / 1000000000ull);
@@ -64,7 +63,7 @@ int loop_wait(struct loop *l, struct epoll_event *ev, int max, uint64_t timeout_
 			return n;
 		if (errno != ENOSYS)
 			return errno == EINTR ? 0 : -errno;
-		have_pwait2 = false;
+		l->pwait2 = false; /* an old kernel: milliseconds from now on */
 	}
 	int ms = timeout_ns == UINT64_MAX ? -1 : (int)((timeout_ns + 999999ull) / 1000000ull);
 	n = epoll_wait(l->epfd, ev, max, ms);

@@ -4,12 +4,15 @@
 #ifndef PACER_NET_LOOP_H
 #define PACER_NET_LOOP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 
 struct loop {
 	int epfd;
 	int wake_fd; /* eventfd another thread may write to interrupt a wait */
+	bool pwait2; /* epoll_pwait2 (ns timeouts) works; false after ENOSYS. Per loop: each
+	              * thread has its own, so finding out is no data race */
 };
 
 /* Create the epoll set and its wake eventfd (registered with data.ptr = the

@@ -394,7 +394,7 @@ static bool st_find(const char *v, const char *want, double *dur_ms, bool *have_
 		}
 		const char *name;
 		size_t nl;
-		double d;
+		double d = 0;
 		bool has;
 		if (st_metric(p, q, &name, &nl, &d, &has) && has) {
 			const char *target = want ? want : "total";
