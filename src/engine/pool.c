@@ -1,0 +1,130 @@
+/* pacer — engine: per-host connection pools of a worker. Serving a host's
+ * backlog from its idle connections, opening connections for what waits
+ * (connect backoff, one probe at a time after failures), making room at the
+ * cap by closing another host's least recently used idle connection, opening
+ * connections before a step, and sizing the backlog pool. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "engine/engine_int.h"
+
+/* A connect failed: wait before the next attempt, twice as long for each
+ * failure in a row (a dead target is not hammered), up to a second. */
+/* A connect to host h failed: wait before the next attempt to it, twice as
+ * long for each failure in a row (a dead target is not hammered), up to a
+ * second. Other hosts are not held back. */
+void eng_connect_failed(struct worker *w, uint32_t h, uint64_t now)
+{
+	struct hpool *p = &w->hp[h];
+	uint32_t k = p->connect_fails < 7 ? p->connect_fails : 7;
+	uint64_t wait = CONNECT_BACKOFF_NS << k;
+	p->backoff_until_ns = now + (wait < CONNECT_BACKOFF_MAX_NS ? wait : CONNECT_BACKOFF_MAX_NS);
+	p->connect_fails++;
+}
+
+/* At the cap: close the least recently used idle connection of another
+ * host to make room for host h, when h has no connection at all, or has
+ * fewer than its share and the other host more than its own (so that
+ * connections settle at the shares instead of moving back and forth).
+ * False when there is none to close. */
+static bool evict_idle(struct worker *w, uint32_t h)
+{
+	bool starved = w->hp[h].n_open == 0;
+	if (!starved && w->hp[h].n_open >= w->hp[h].fair)
+		return false;
+	struct conn *lru = NULL;
+	for (uint32_t g = 0; g < w->n_hosts; g++) {
+		struct conn *c = w->hp[g].idle.head; /* each idle list is oldest first */
+		if (g != h && c && (starved || w->hp[g].n_open > w->hp[g].fair) &&
+		    (!lru || c->idle_ns < lru->idle_ns))
+			lru = c;
+	}
+	if (!lru)
+		return false;
+	eng_conn_close(w, lru);
+	return true;
+}
+
+/* Serve host h's backlog from its idle connections, then open connections
+ * for what still waits (after failures one probe at a time; a host that
+ * refuses is probed even with nothing waiting, since its requests are
+ * dropped meanwhile), at the cap making room with evict_idle. */
+void eng_serve_host(struct worker *w, uint32_t h, uint64_t now)
+{
+	const struct engine_cfg *cfg = &w->e->cfg;
+	struct hpool *p = &w->hp[h];
+	while (p->q_len && p->idle.head) {
+		struct qent q = q_pop(w, p);
+		eng_conn_send(w, p->idle.head, q.due_ns, &cfg->reqs[q.req]);
+	}
+	size_t want = p->q_len > p->n_connecting ? p->q_len - p->n_connecting : 0;
+	if (w->n_hosts > 1 && !want && host_down(p) && !p->n_connecting)
+		want = 1;
+	if (p->connect_fails && want > 1)
+		want = p->n_connecting ? 0 : 1;
+	while (want-- && now >= p->backoff_until_ns) {
+		if (!w->free_slots && !evict_idle(w, h))
+			break;
+		eng_conn_open(w, h, now);
+	}
+}
+
+uint64_t eng_backoff_wake(const struct worker *w, uint64_t now)
+{
+	uint64_t wake = UINT64_MAX;
+	for (uint32_t h = 0; h < w->n_hosts; h++) {
+		const struct hpool *p = &w->hp[h];
+		bool waits = p->q_len || (w->n_hosts > 1 && host_down(p) && !p->n_connecting);
+		if (waits && p->backoff_until_ns > now)
+			wake = min_u64(wake, p->backoff_until_ns);
+	}
+	return wake;
+}
+
+/* Open connections before the start, so the first requests do not pay for
+ * them. With several hosts: first up to each host's share, the hosts of the
+ * next requests first, then to the hosts of the next requests in turn. */
+void eng_preopen(struct worker *w, uint64_t now)
+{
+	const struct engine_cfg *cfg = &w->e->cfg;
+	if (w->n_hosts == 1) {
+		while (w->free_slots && w->n_open < w->max_conns && now >= w->hp[0].backoff_until_ns)
+			eng_conn_open(w, 0, now);
+		return;
+	}
+	size_t k = w->next_req;
+	for (size_t i = 0; i < cfg->n_reqs && w->free_slots; i++) {
+		uint32_t h = cfg->reqs[k].host;
+		if (++k == cfg->n_reqs)
+			k = 0;
+		if (w->hp[h].n_open < w->hp[h].fair && now >= w->hp[h].backoff_until_ns)
+			eng_conn_open(w, h, now);
+	}
+	k = w->next_req;
+	for (uint32_t i = w->n_open; i < w->max_conns && w->free_slots; i++) {
+		uint32_t h = cfg->reqs[k].host;
+		if (++k == cfg->n_reqs)
+			k = 0;
+		if (now >= w->hp[h].backoff_until_ns)
+			eng_conn_open(w, h, now);
+	}
+}
+
+int eng_queue_size(struct worker *w, double rate_per_s)
+{
+	size_t cap = w->e->cfg.queue_cap;
+	if (!cap) {
+		double c = rate_per_s * 30.0; /* 30 s of backlog */
+		cap = c < 4096 ? 4096 : c > 4194304 ? 4194304 : (size_t)c;
+	}
+	if (cap > (size_t)QE_NONE - 1)
+		cap = (size_t)QE_NONE - 1; /* entries are indexed with 32 bits */
+	if (cap <= w->q_cap)
+		return 0;
+	struct qent *q = realloc(w->q, cap * sizeof *q);
+	if (!q)
+		return -ENOMEM;
+	w->q = q;
+	w->q_cap = cap;
+	return 0;
+}
