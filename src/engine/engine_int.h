@@ -10,11 +10,11 @@
  * waits in that host's backlog (its latency clock is already running) while
  * more connections are opened up to the cap.
  * Closed loop: each connection sends its next request as soon as the previous
- * response is in. With several hosts, the worker keeps its share of the
- * concurrency outstanding instead: a request is chosen when a slot frees
+ * response is in. When several hosts share the worker, it keeps its share of
+ * the concurrency outstanding instead: a request is chosen when a slot frees
  * and waits in its host's backlog when that host has no idle connection.
  *
- * Hosts: each worker keeps per host an idle
+ * Hosts (one is the case of several): each worker keeps per host an idle
  * list, open/connecting counts, connect backoff and a FIFO backlog; backlog
  * entries of all hosts share one bounded pool (the per-thread backlog cap).
  * The connection cap is per worker over all hosts; a host that needs a
@@ -133,7 +133,7 @@ struct worker {
 	bool sched_active;
 	uint64_t next_due_ns;
 
-	/* backlog entries of every host (open loop; closed loop with hosts) */
+	/* backlog entries of every host (open loop; closed loop with shared pools) */
 	struct qent *q;
 	size_t q_cap, q_len;  /* q_len: entries in use, over all hosts */
 	uint32_t q_free;      /* free list of returned entries */
@@ -145,6 +145,16 @@ struct worker {
 	struct list timed;
 	struct hpool *hp;        /* per host */
 	uint32_t n_hosts;
+	/* Several hosts share this worker's backlog pool, connection cap and
+	 * concurrency (docs/tables.md). Then a refusing host's due requests are
+	 * dropped rather than queued (it cannot fill what the others need) and
+	 * it is probed with nothing waiting; and a closed-loop request is chosen
+	 * when a slot of the concurrency frees (its host is known only once it
+	 * is chosen) and waits for a connection of its host. Not shared (one
+	 * host): a refusing host's requests wait, so an outage shows as their
+	 * latency, and each closed-loop connection sends the next request when
+	 * its response is in. */
+	bool pools_shared;
 
 	char *rbuf;
 	const struct inspect *inspect; /* NULL: no response rules */
