@@ -115,7 +115,7 @@ int engine_step_start(struct engine *e, const struct engine_step *s)
 	e->step = *s;
 	/* Start shortly in the future so every worker is ready (and its
 	 * connections are open) before the first request is due. */
-	e->t0_ns = clock_now_ns() + 50 * NS_PER_MS;
+	e->t0_ns = clock_now_ns() + START_LEAD_NS;
 	e->warm_end_ns = e->t0_ns + s->warmup_ns;
 	bool by_count = !e->cfg.open_loop && s->requests && !s->duration_limits;
 	e->meas_end_ns = by_count ? UINT64_MAX : e->warm_end_ns + s->duration_ns;

@@ -49,7 +49,24 @@
 #define MAX_EVENTS 256
 #define CONNECT_BACKOFF_NS (10 * NS_PER_MS)   /* after a failed connect ... */
 #define CONNECT_BACKOFF_MAX_NS (1 * NS_PER_S) /* ... doubling per failure in a row */
+/* Doublings counted at most: 10 ms << 7 is past the 1 s cap already, and the
+ * shift stays defined however many failures come in a row. */
+#define CONNECT_BACKOFF_SHIFT_MAX 7
 #define IDLE_WAIT_NS (100 * NS_PER_MS)
+/* A step starts this far in the future, so that every worker is ready (and
+ * its connections are open) before the first request is due. */
+#define START_LEAD_NS (50 * NS_PER_MS)
+/* The default per-thread backlog cap (engine_cfg.queue_cap 0): this much of
+ * the step's load, within [QUEUE_MIN_ENTRIES, QUEUE_MAX_ENTRIES]. */
+#define QUEUE_DEFAULT_S 30.0
+#define QUEUE_MIN_ENTRIES 4096
+#define QUEUE_MAX_ENTRIES 4194304 /* 4 Mi entries of 16 bytes: 64 MiB a thread */
+/* Seeds of a thread's Poisson schedule and of its --order random generator:
+ * cfg.seed times an odd 64-bit constant (splitmix64's increment and its
+ * first multiplier), plus the thread's id, so that threads and the two uses
+ * draw different streams from one seed. */
+#define SEED_MIX_SCHED 0x9e3779b97f4a7c15ull
+#define SEED_MIX_ORDER 0xbf58476d1ce4e5b9ull
 
 enum conn_state {
 	CS_FREE = 0,

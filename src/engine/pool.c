@@ -9,15 +9,14 @@
 
 #include "engine/engine_int.h"
 
-/* A connect failed: wait before the next attempt, twice as long for each
- * failure in a row (a dead target is not hammered), up to a second. */
 /* A connect to host h failed: wait before the next attempt to it, twice as
  * long for each failure in a row (a dead target is not hammered), up to a
  * second. Other hosts are not held back. */
 void eng_connect_failed(struct worker *w, uint32_t h, uint64_t now)
 {
 	struct hpool *p = &w->hp[h];
-	uint32_t k = p->connect_fails < 7 ? p->connect_fails : 7;
+	uint32_t k = p->connect_fails < CONNECT_BACKOFF_SHIFT_MAX ? p->connect_fails
+								   : CONNECT_BACKOFF_SHIFT_MAX;
 	uint64_t wait = CONNECT_BACKOFF_NS << k;
 	p->backoff_until_ns = now + (wait < CONNECT_BACKOFF_MAX_NS ? wait : CONNECT_BACKOFF_MAX_NS);
 	p->connect_fails++;
@@ -132,8 +131,10 @@ int eng_queue_size(struct worker *w, double rate_per_s)
 {
 	size_t cap = w->e->cfg.queue_cap;
 	if (!cap) {
-		double c = rate_per_s * 30.0; /* 30 s of backlog */
-		cap = c < 4096 ? 4096 : c > 4194304 ? 4194304 : (size_t)c;
+		double c = rate_per_s * QUEUE_DEFAULT_S;
+		cap = c < QUEUE_MIN_ENTRIES ? QUEUE_MIN_ENTRIES
+		      : c > QUEUE_MAX_ENTRIES ? QUEUE_MAX_ENTRIES
+					      : (size_t)c;
 	}
 	if (cap > (size_t)QE_NONE - 1)
 		cap = (size_t)QE_NONE - 1; /* entries are indexed with 32 bits */

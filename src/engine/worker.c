@@ -148,7 +148,7 @@ static void worker_reset(struct worker *w)
 			 * constant schedules interleave rather than coincide. */
 			sched_init(&w->sched, cfg->arrival, w->rate_per_s, e->t0_ns,
 				   (double)w->id / cfg->threads,
-				   cfg->seed * 0x9e3779b97f4a7c15ull + w->id);
+				   cfg->seed * SEED_MIX_SCHED + w->id);
 			w->next_due_ns = sched_next(&w->sched);
 			w->sched_active = true;
 		}
@@ -366,7 +366,7 @@ int eng_worker_init(struct worker *w, struct engine *e, uint32_t id)
 		w->hp[h].fair = f ? (uint32_t)f : 1;
 	}
 	w->next_req = (size_t)((uint64_t)cfg->n_reqs * id / cfg->threads);
-	rng_seed(&w->order_rng, cfg->seed * 0xbf58476d1ce4e5b9ull + id);
+	rng_seed(&w->order_rng, cfg->seed * SEED_MIX_ORDER + id);
 	w->rbuf = malloc(READ_BUF_CAP);
 	if (!w->rbuf)
 		return -ENOMEM;
