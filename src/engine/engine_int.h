@@ -1,0 +1,407 @@
+/* pacer — engine internals shared by its files (not part of the API).
+ *
+ * One worker = one thread = one epoll loop with its own connections, its own
+ * share of the schedule and its own statistics. The only cross-thread state is
+ * a stop flag, a done flag, and a few relaxed atomics read by the progress
+ * line (each written by one thread only).
+ *
+ * Open loop: due times come from the thread's schedule; a due request is
+ * chosen (in turn or at random) and goes to an idle connection of its host or
+ * waits in that host's backlog (its latency clock is already running) while
+ * more connections are opened up to the cap.
+ * Closed loop: each connection sends its next request as soon as the previous
+ * response is in. When several hosts share the worker, it keeps its share of
+ * the concurrency outstanding instead: a request is chosen when a slot frees
+ * and waits in its host's backlog when that host has no idle connection.
+ *
+ * Hosts (one is the case of several): each worker keeps per host an idle
+ * list, open/connecting counts, connect backoff and a FIFO backlog; backlog
+ * entries of all hosts share one bounded pool (the per-thread backlog cap).
+ * The connection cap is per worker over all hosts; a host that needs a
+ * connection at the cap closes the least recently used idle connection of
+ * another host when it has none, or fewer than its share while the other has
+ * more (pool.c).
+ *
+ * Every request belongs to the phase (warm-up or measure) in which it was
+ * scheduled. Timeouts: every deadline is start + timeout with a start that
+ * only grows, so connecting and in-flight connections sit in one FIFO list in
+ * deadline order and only its head is ever checked.
+ *
+ * Files: conn.c the transport and the connection state machine; pool.c host
+ * pools, backlog, connect backoff and opening; series.c the per-second series;
+ * worker.c the worker loop; engine.c the API, threads and merge. */
+#ifndef PACER_ENGINE_ENGINE_INT_H
+#define PACER_ENGINE_ENGINE_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "http/h1.h"
+#include "net/loop.h"
+#include "net/tls.h"
+#include "util/clock.h"
+
+#define READ_BUF_CAP (64 * 1024)
+#define MAX_EVENTS 256
+#define CONNECT_BACKOFF_NS (10 * NS_PER_MS)   /* after a failed connect ... */
+#define CONNECT_BACKOFF_MAX_NS (1 * NS_PER_S) /* ... doubling per failure in a row */
+/* Doublings counted at most: 10 ms << 7 is past the 1 s cap already, and the
+ * shift stays defined however many failures come in a row. */
+#define CONNECT_BACKOFF_SHIFT_MAX 7
+#define IDLE_WAIT_NS (100 * NS_PER_MS)
+/* A step starts this far in the future, so that every worker is ready (and
+ * its connections are open) before the first request is due. */
+#define START_LEAD_NS (50 * NS_PER_MS)
+/* The default per-thread backlog cap (engine_cfg.queue_cap 0): this much of
+ * the step's load, within [QUEUE_MIN_ENTRIES, QUEUE_MAX_ENTRIES]. */
+#define QUEUE_DEFAULT_S 30.0
+#define QUEUE_MIN_ENTRIES 4096
+#define QUEUE_MAX_ENTRIES 4194304 /* 4 Mi entries of 16 bytes: 64 MiB a thread */
+/* Seeds of a thread's Poisson schedule and of its --order random generator:
+ * cfg.seed times an odd 64-bit constant (splitmix64's increment and its
+ * first multiplier), plus the thread's id, so that threads and the two uses
+ * draw different streams from one seed. */
+#define SEED_MIX_SCHED 0x9e3779b97f4a7c15ull
+#define SEED_MIX_ORDER 0xbf58476d1ce4e5b9ull
+
+enum conn_state {
+	CS_FREE = 0,
+	CS_CONNECTING,
+	CS_HANDSHAKE, /* connected, TLS handshake under way (counts as connecting) */
+	CS_IDLE,
+	CS_WRITING, /* request partly written */
+	CS_READING, /* request written, waiting for the response */
+};
+
+struct worker;
+struct conn;
+
+struct list {
+	struct conn *head, *tail;
+	size_t len;
+};
+
+struct conn {
+	int fd;
+	enum conn_state state;
+	struct conn *prev, *next; /* idle list or timed list (see `in`) */
+	struct list *in;          /* the list the connection is on, or NULL */
+	uint64_t connect_start_ns;
+	uint64_t hs_start_ns;     /* TLS: connected, handshake started */
+	struct tls_conn *tls;     /* NULL: plain TCP (or Unix socket) */
+	uint32_t ev;              /* TLS: epoll interest registered */
+	uint64_t sched_ns, write_ns, first_byte_ns, deadline_ns;
+	uint64_t idle_ns;         /* when it last became idle (least recently used) */
+	uint32_t host;            /* index into engine.hosts */
+	const struct engine_req *req; /* the request in flight */
+	size_t wr_off;
+	bool got_byte;
+	struct h1_resp resp;
+	struct h1_capture cap; /* used only when cfg.inspect needs headers/body */
+};
+
+#define QE_NONE UINT32_MAX
+
+/* A backlog entry: a due request waiting for a connection of its host. */
+struct qent {
+	uint64_t due_ns;
+	uint32_t req;  /* index into cfg.reqs */
+	uint32_t next; /* next entry of the same host's FIFO, or of the free list */
+};
+
+/* One worker's state for one host. */
+struct hpool {
+	struct list idle;
+	uint32_t n_open, n_connecting;
+	uint64_t backoff_until_ns;
+	uint32_t connect_fails;  /* connect failures in a row (backoff doubles) */
+	uint32_t q_head, q_tail; /* FIFO of struct qent, QE_NONE when empty */
+	size_t q_len;
+	struct tls_resume tls_resume; /* TLS: the last session, offered on reconnects */
+	uint32_t fair;           /* its share of the worker's connections (by request share, >= 1) */
+};
+
+/* One second of the measured phase's series (series.c). */
+struct sec_rec {
+	uint64_t completed, errors;
+	size_t pairs_off, pairs_n;
+};
+
+struct worker {
+	struct engine *e;
+	uint32_t id;
+	pthread_t thread;
+	struct loop loop;
+
+	/* share of the load */
+	double rate_per_s;
+	uint32_t max_conns;
+	uint64_t quota; /* closed loop with --requests: measured requests to issue */
+	uint64_t issued_measure;
+
+	size_t next_req; /* index into cfg.reqs */
+	struct rng order_rng; /* --order random */
+
+	struct sched sched;
+	bool sched_active;
+	uint64_t next_due_ns;
+
+	/* backlog entries of every host (open loop; closed loop with shared pools) */
+	struct qent *q;
+	size_t q_cap, q_len;  /* q_len: entries in use, over all hosts */
+	uint32_t q_free;      /* free list of returned entries */
+	uint32_t q_hi;        /* entries [q_hi, q_cap) never used since the reset */
+
+	struct conn *conns;
+	struct conn *free_slots; /* singly linked through ->next */
+	uint32_t n_open, n_connecting; /* over all hosts */
+	struct list timed;
+	struct hpool *hp;        /* per host */
+	uint32_t n_hosts;
+	/* Several hosts share this worker's backlog pool, connection cap and
+	 * concurrency (docs/tables.md). Then a refusing host's due requests are
+	 * dropped rather than queued (it cannot fill what the others need) and
+	 * it is probed with nothing waiting; and a closed-loop request is chosen
+	 * when a slot of the concurrency frees (its host is known only once it
+	 * is chosen) and waits for a connection of its host. Not shared (one
+	 * host): a refusing host's requests wait, so an outage shows as their
+	 * latency, and each closed-loop connection sends the next request when
+	 * its response is in. */
+	bool pools_shared;
+
+	char *rbuf;
+	const struct inspect *inspect; /* NULL: no response rules */
+	bool capture;                  /* rules look at headers or the body */
+	bool by_name;                  /* 2 or more request names: count per name */
+
+	struct phase_stats warm, meas;
+	uint64_t last_completion_ns; /* of a measured request */
+
+	/* per-second series of the measured phase (series.c) */
+	struct hist sec_hist;
+	uint64_t sec_cur;
+	struct sec_rec *secs;
+	size_t secs_len, secs_cap;
+	uint64_t (*pairs)[2];
+	size_t pairs_len, pairs_cap;
+	int oom;
+
+	uint64_t cpu_ns, wall_ns; /* this thread's CPU and wall time over the step */
+	uint64_t cpu_wait_ns;     /* its waits for a CPU over the step (UINT64_MAX: unknown) */
+
+	/* read by the progress line; written only by this worker */
+	_Alignas(64) _Atomic uint64_t pub_completed;
+	_Atomic uint64_t pub_errors;
+	_Atomic uint64_t pub_p99_ns;
+	_Atomic uint64_t pub_last_sec_completed;
+	_Atomic bool done;
+};
+
+struct engine {
+	struct engine_cfg cfg;
+	struct engine_host *hosts; /* n_hosts >= 1, owned (cfg.hosts copied, or made of cfg.addr) */
+	uint32_t n_hosts;
+	uint64_t host_reqs[ENGINE_MAX_HOSTS]; /* requests of the table per host */
+	struct engine_step step;                  /* the current step */
+	uint64_t t0_ns, warm_end_ns, meas_end_ns; /* meas_end: UINT64_MAX when by count */
+	_Atomic bool stop;
+	struct worker *w;
+	uint32_t n_threads;
+	uint32_t started;
+
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t step_seq; /* bumped to start a step */
+	bool quit;
+	bool collected;    /* the last step's results were taken */
+};
+
+/* ---- intrusive list ---------------------------------------------------- */
+
+static inline void list_push_tail(struct list *l, struct conn *c)
+{
+	c->in = l;
+	c->next = NULL;
+	c->prev = l->tail;
+	if (l->tail)
+		l->tail->next = c;
+	else
+		l->head = c;
+	l->tail = c;
+	l->len++;
+}
+
+static inline void list_remove(struct list *l, struct conn *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		l->head = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	else
+		l->tail = c->prev;
+	c->prev = c->next = NULL;
+	c->in = NULL;
+	l->len--;
+}
+
+/* ---- small shared helpers (hot path: inline) --------------------------- */
+
+static inline uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* The phase an event at time t belongs to (a request: its scheduled time).
+ * Connections opened before the start count in the first phase. */
+static inline struct phase_stats *phase_of(struct worker *w, uint64_t t)
+{
+	return t < w->e->warm_end_ns && w->e->step.warmup_ns ? &w->warm : &w->meas;
+}
+
+/* One more request that did not succeed, for the progress line. */
+static inline void publish_error(struct worker *w)
+{
+	atomic_store_explicit(&w->pub_errors,
+			      atomic_load_explicit(&w->pub_errors, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+static inline void publish_completed(struct worker *w)
+{
+	atomic_store_explicit(&w->pub_completed,
+			      atomic_load_explicit(&w->pub_completed, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+/* The next request: in turn, or at random. Its index into cfg.reqs. */
+static inline uint32_t pick_req(struct worker *w)
+{
+	const struct engine_cfg *cfg = &w->e->cfg;
+	if (cfg->order_random)
+		return (uint32_t)(rng_next(&w->order_rng) % cfg->n_reqs);
+	uint32_t r = (uint32_t)w->next_req;
+	if (++w->next_req == cfg->n_reqs)
+		w->next_req = 0;
+	return r;
+}
+
+/* A host that refuses: its last connect failed and none is established. */
+static inline bool host_down(const struct hpool *p)
+{
+	return p->connect_fails && p->n_open == p->n_connecting;
+}
+
+/* ---- backlog: one pool of entries, a FIFO per host --------------------- */
+
+/* Append (due, request) to host h's backlog; false when the pool is full
+ * (the per-thread backlog cap counts the entries of every host). */
+static inline bool q_push(struct worker *w, uint32_t h, uint64_t due, uint32_t req)
+{
+	uint32_t i;
+	if (w->q_free != QE_NONE) {
+		i = w->q_free;
+		w->q_free = w->q[i].next;
+	} else if (w->q_hi < w->q_cap) {
+		i = w->q_hi++;
+	} else {
+		return false;
+	}
+	w->q[i] = (struct qent){.due_ns = due, .req = req, .next = QE_NONE};
+	struct hpool *p = &w->hp[h];
+	if (p->q_tail == QE_NONE)
+		p->q_head = i;
+	else
+		w->q[p->q_tail].next = i;
+	p->q_tail = i;
+	p->q_len++;
+	w->q_len++;
+	return true;
+}
+
+/* Take the oldest entry of a non-empty host backlog. */
+static inline struct qent q_pop(struct worker *w, struct hpool *p)
+{
+	uint32_t i = p->q_head;
+	struct qent v = w->q[i];
+	p->q_head = v.next;
+	if (p->q_head == QE_NONE)
+		p->q_tail = QE_NONE;
+	p->q_len--;
+	w->q_len--;
+	w->q[i].next = w->q_free;
+	w->q_free = i;
+	return v;
+}
+
+/* ---- conn.c: connections --------------------------------------------- */
+
+/* Open a connection to host h (a free slot is needed; none: nothing
+ * happens). A failure to start it is counted and backs the host off. */
+void eng_conn_open(struct worker *w, uint32_t h, uint64_t now);
+/* Close c and return its slot (any state but CS_FREE). */
+void eng_conn_close(struct worker *w, struct conn *c);
+/* Hand request rq (NULL: the next one, pick_req), scheduled at sched_ns, to
+ * c, an idle connection of rq's host, and start writing it. */
+void eng_conn_send(struct worker *w, struct conn *c, uint64_t sched_ns,
+		   const struct engine_req *rq);
+/* An epoll event of c (not CS_FREE). */
+void eng_conn_event(struct worker *w, struct conn *c, uint32_t events);
+/* A connection-level error (connect, TLS) of a connection to host h, counted
+ * in the phase of `now`; that phase's stats, for a TLS reason. */
+struct phase_stats *eng_conn_error(struct worker *w, uint32_t h, enum err_kind k, uint64_t now);
+/* An error of c's request (counted in the phase it was scheduled in). */
+void eng_count_error(struct worker *w, const struct conn *c, enum err_kind k, uint64_t now);
+
+/* ---- pool.c: host pools, backoff, opening ----------------------------- */
+
+/* A connect to host h failed: back it off (CONNECT_BACKOFF_NS doubling). */
+void eng_connect_failed(struct worker *w, uint32_t h, uint64_t now);
+/* Serve host h's backlog from its idle connections, then open what it still
+ * needs (backoff, probe, eviction at the cap). */
+void eng_serve_host(struct worker *w, uint32_t h, uint64_t now);
+/* The earliest end of a connect backoff that holds back a host with
+ * something to do (UINT64_MAX: none). */
+uint64_t eng_backoff_wake(const struct worker *w, uint64_t now);
+/* Open connections before a step's start (up to each host's share first). */
+void eng_preopen(struct worker *w, uint64_t now);
+/* Size w's backlog pool for a step at rate_per_s (per thread); before the
+ * step starts, never shrinks it. 0 or -ENOMEM (the old pool is kept). */
+int eng_queue_size(struct worker *w, double rate_per_s);
+
+/* ---- series.c: the per-second series ---------------------------------- */
+
+/* The current second's record moved on to second `sec` of the measured
+ * phase; NULL when out of memory (w->oom set). Use series_at. */
+struct sec_rec *eng_series_advance(struct worker *w, uint64_t sec);
+/* Close the current second: its histogram into the sparse pair store, and
+ * the progress line's figures of the last full second. */
+void eng_series_close_sec(struct worker *w);
+/* Merge every worker's series into res->series (allocated here, owned by
+ * res). 0 or -ENOMEM. */
+int eng_series_merge(struct engine *e, struct run_result *res);
+
+/* The series record for an event of a measured request at time now (NULL:
+ * out of memory). The current second is the common case, inline. */
+static inline struct sec_rec *series_at(struct worker *w, uint64_t now)
+{
+	uint64_t warm_end = w->e->warm_end_ns;
+	uint64_t sec = now > warm_end ? (now - warm_end) / NS_PER_S : 0;
+	if (w->secs_len && w->sec_cur >= sec && !w->oom)
+		return &w->secs[w->secs_len - 1];
+	return eng_series_advance(w, sec);
+}
+
+/* ---- worker.c: the worker ----------------------------------------------- */
+
+/* Set up worker `id` of e (its memory zeroed by the caller). 0 or -errno;
+ * on failure eng_worker_free releases what was set up. */
+int eng_worker_init(struct worker *w, struct engine *e, uint32_t id);
+/* Free what eng_worker_init allocated (the thread has ended). */
+void eng_worker_free(struct worker *w);
+/* The thread: wait for a step, run it, until e->quit. */
+void *eng_worker_main(void *arg);
+
+#endif

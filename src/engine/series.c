@@ -1,0 +1,125 @@
+/* pacer — engine: the per-second series of the measured phase. Each worker
+ * keeps, per second, its completions and errors and its latency histogram
+ * as sparse (value, count) pairs; after the step the workers' seconds are
+ * merged into the result's series. */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine_int.h"
+
+static void series_push_sec(struct worker *w)
+{
+	if (w->secs_len == w->secs_cap) {
+		size_t cap = w->secs_cap ? w->secs_cap * 2 : 64;
+		struct sec_rec *n = realloc(w->secs, cap * sizeof *n);
+		if (!n) {
+			w->oom = 1;
+			return;
+		}
+		w->secs = n;
+		w->secs_cap = cap;
+	}
+	struct sec_rec *r = &w->secs[w->secs_len++];
+	memset(r, 0, sizeof *r);
+	r->pairs_off = w->pairs_len;
+}
+
+/* Close the current second: move its histogram into the sparse pair store. */
+void eng_series_close_sec(struct worker *w)
+{
+	struct sec_rec *r = &w->secs[w->secs_len - 1];
+	size_t cur = 0;
+	uint64_t v, n;
+	while (hist_next_nonzero(&w->sec_hist, &cur, &v, &n)) {
+		if (w->pairs_len == w->pairs_cap) {
+			size_t cap = w->pairs_cap ? w->pairs_cap * 2 : 1024;
+			void *p = realloc(w->pairs, cap * sizeof *w->pairs);
+			if (!p) {
+				w->oom = 1;
+				break;
+			}
+			w->pairs = p;
+			w->pairs_cap = cap;
+		}
+		w->pairs[w->pairs_len][0] = v;
+		w->pairs[w->pairs_len][1] = n;
+		w->pairs_len++;
+		r->pairs_n++;
+	}
+	atomic_store_explicit(&w->pub_p99_ns, hist_percentile(&w->sec_hist, 99.0),
+			      memory_order_relaxed);
+	atomic_store_explicit(&w->pub_last_sec_completed, r->completed, memory_order_relaxed);
+	hist_reset(&w->sec_hist);
+}
+
+struct sec_rec *eng_series_advance(struct worker *w, uint64_t sec)
+{
+	if (w->secs_len == 0) {
+		series_push_sec(w);
+		w->sec_cur = 0;
+	}
+	while (w->sec_cur < sec && !w->oom) {
+		eng_series_close_sec(w);
+		series_push_sec(w);
+		w->sec_cur++;
+	}
+	if (w->oom)
+		return NULL;
+	return &w->secs[w->secs_len - 1];
+}
+
+/* Merge the per-second series of every worker. */
+int eng_series_merge(struct engine *e, struct run_result *res)
+{
+	size_t len = 0;
+	for (uint32_t i = 0; i < e->n_threads; i++)
+		if (e->w[i].secs_len > len)
+			len = e->w[i].secs_len;
+	if (!len)
+		return 0;
+	res->series = calloc(len, sizeof *res->series);
+	if (!res->series)
+		return -ENOMEM;
+	res->series_len = len;
+	struct hist h;
+	if (hist_init(&h, SERIES_SUB_BITS, HIST_MAX_NS))
+		return -ENOMEM;
+	for (size_t s = 0; s < len; s++) {
+		hist_reset(&h);
+		struct series_point *pt = &res->series[s];
+		for (uint32_t i = 0; i < e->n_threads; i++) {
+			struct worker *w = &e->w[i];
+			if (s >= w->secs_len)
+				continue;
+			struct sec_rec *r = &w->secs[s];
+			pt->completed += r->completed;
+			pt->errors += r->errors;
+			for (size_t k = 0; k < r->pairs_n; k++)
+				hist_record_n(&h, w->pairs[r->pairs_off + k][0],
+					      w->pairs[r->pairs_off + k][1]);
+		}
+		pt->p50_ns = hist_percentile(&h, 50.0);
+		pt->p99_ns = hist_percentile(&h, 99.0);
+		size_t np = 0, cur = 0;
+		uint64_t v, n;
+		while (hist_next_nonzero(&h, &cur, &v, &n))
+			np++;
+		if (np) {
+			pt->pairs = malloc(np * sizeof *pt->pairs);
+			if (!pt->pairs) {
+				hist_free(&h);
+				return -ENOMEM;
+			}
+			cur = 0;
+			while (hist_next_nonzero(&h, &cur, &v, &n)) {
+				pt->pairs[pt->n_pairs][0] = v;
+				pt->pairs[pt->n_pairs][1] = n;
+				pt->n_pairs++;
+			}
+		}
+	}
+	hist_free(&h);
+	return 0;
+}

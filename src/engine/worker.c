@@ -1,0 +1,393 @@
+/* pacer — engine: the worker loop. Per step: reset, open connections, then
+ * turn by turn take the due requests of the schedule (open loop) or keep the
+ * concurrency outstanding (closed loop), serve every host, check the
+ * timeouts and wait for events, until the load and its drain are over. */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+
+#include "engine/engine_int.h"
+#include "plan/inspect.h"
+
+static bool stopping(struct worker *w)
+{
+	return atomic_load_explicit(&w->e->stop, memory_order_relaxed);
+}
+
+/* May a closed-loop worker issue another request now? */
+static bool closed_can_issue(struct worker *w, uint64_t now)
+{
+	const struct engine *e = w->e;
+	if (now < e->t0_ns || now >= e->meas_end_ns)
+		return false;
+	if (now >= e->warm_end_ns && e->step.requests && w->issued_measure >= w->quota)
+		return false;
+	return true;
+}
+
+/* Closed loop, pools shared by several hosts: keep the worker's share of
+ * the concurrency outstanding (sent, or waiting for a connection of its
+ * host). A request is scheduled when it is chosen; one for a host that
+ * refuses is dropped (at most max_conns of them per call, so a dead target
+ * is not spun on). Connections are opened by eng_serve_host for what waits. */
+static void closed_issue_slots(struct worker *w)
+{
+	const struct engine_cfg *cfg = &w->e->cfg;
+	uint32_t drops = 0;
+	while ((w->timed.len - w->n_connecting) + w->q_len < w->max_conns) {
+		uint64_t t = clock_now_ns();
+		if (!closed_can_issue(w, t))
+			break;
+		if (t >= w->e->warm_end_ns)
+			w->issued_measure++;
+		struct phase_stats *ph = phase_of(w, t);
+		ph->scheduled++;
+		uint32_t r = pick_req(w);
+		uint32_t h = cfg->reqs[r].host;
+		struct hpool *p = &w->hp[h];
+		if (p->idle.head) {
+			eng_conn_send(w, p->idle.head, t, &cfg->reqs[r]);
+		} else if (host_down(p) || !q_push(w, h, t, r)) {
+			ph->dropped++;
+			if (++drops >= w->max_conns)
+				break;
+		}
+	}
+}
+
+/* Closed loop, pools not shared (every request goes to host 0): each
+ * connection sends the next request as soon as it is idle, scheduled then,
+ * and connections closed (by the server, after errors) are reopened up to
+ * the worker's share, but in a count-bounded measure phase only as many as
+ * requests remain. Nothing waits in the backlog. */
+static void closed_issue_conns(struct worker *w, uint64_t now)
+{
+	struct hpool *p = &w->hp[0];
+	while (p->idle.head) {
+		uint64_t t = clock_now_ns();
+		if (!closed_can_issue(w, t))
+			break;
+		if (t >= w->e->warm_end_ns)
+			w->issued_measure++;
+		phase_of(w, t)->scheduled++;
+		eng_conn_send(w, p->idle.head, t, NULL);
+	}
+	bool counted = w->e->step.requests && now >= w->e->warm_end_ns;
+	while (w->n_open < w->max_conns && now >= p->backoff_until_ns && w->free_slots &&
+	       closed_can_issue(w, now) &&
+	       (!counted || w->quota - w->issued_measure > p->idle.len + w->n_connecting))
+		eng_conn_open(w, 0, now);
+}
+
+/* Issue what the loop model allows, then serve every host's backlog. */
+static void dispatch(struct worker *w, uint64_t now)
+{
+	if (!w->e->cfg.open_loop) {
+		if (w->pools_shared)
+			closed_issue_slots(w);
+		else
+			closed_issue_conns(w, now);
+	}
+	for (uint32_t h = 0; h < w->n_hosts; h++)
+		eng_serve_host(w, h, now);
+}
+
+static void check_timeouts(struct worker *w, uint64_t now)
+{
+	while (w->timed.head && w->timed.head->deadline_ns <= now) {
+		struct conn *c = w->timed.head;
+		if (c->state == CS_CONNECTING) {
+			eng_conn_error(w, c->host, ERRK_CONNECT, now);
+			eng_connect_failed(w, c->host, now);
+		} else if (c->state == CS_HANDSHAKE) {
+			struct phase_stats *ph = eng_conn_error(w, c->host, ERRK_TLS, now);
+			phase_stats_tls_reason(ph, "TLS handshake timed out (--timeout)");
+			eng_connect_failed(w, c->host, now);
+		} else {
+			/* Not dropped: the time waited is a lower bound of its latency. */
+			struct phase_stats *ph = phase_of(w, c->sched_ns);
+			hist_record(&ph->timing[TIM_LATENCY], now - c->sched_ns);
+			hist_record(&ph->timing[TIM_LATENCY_FAILED], now - c->sched_ns);
+			if (w->by_name)
+				hist_record(&ph->name[c->req->name].latency, now - c->sched_ns);
+			eng_count_error(w, c, ERRK_TIMEOUT, now);
+		}
+		eng_conn_close(w, c);
+	}
+}
+
+/* Per-step state back to the start; connections stay. */
+static void worker_reset(struct worker *w)
+{
+	struct engine *e = w->e;
+	const struct engine_cfg *cfg = &e->cfg;
+	phase_stats_reset(&w->warm);
+	phase_stats_reset(&w->meas);
+	w->warm.n_hosts = w->meas.n_hosts = w->n_hosts;
+	hist_reset(&w->sec_hist);
+	w->secs_len = w->pairs_len = 0;
+	w->sec_cur = 0;
+	w->last_completion_ns = 0;
+	w->issued_measure = 0;
+	w->q_len = 0;
+	w->q_free = QE_NONE;
+	w->q_hi = 0;
+	for (uint32_t h = 0; h < w->n_hosts; h++) {
+		struct hpool *p = &w->hp[h];
+		p->q_head = p->q_tail = QE_NONE;
+		p->q_len = 0;
+		p->backoff_until_ns = 0;
+	}
+	w->sched_active = false;
+	atomic_store_explicit(&w->pub_p99_ns, 0, memory_order_relaxed);
+	atomic_store_explicit(&w->pub_last_sec_completed, 0, memory_order_relaxed);
+	if (cfg->open_loop) {
+		w->rate_per_s = sched_split_rate(e->step.rate_per_s, cfg->threads, w->id);
+		if (w->rate_per_s > 0) {
+			/* Threads are offset by a fraction of the gap so that their
+			 * constant schedules interleave rather than coincide. */
+			sched_init(&w->sched, cfg->arrival, w->rate_per_s, e->t0_ns,
+				   (double)w->id / cfg->threads,
+				   cfg->seed * SEED_MIX_SCHED + w->id);
+			w->next_due_ns = sched_next(&w->sched);
+			w->sched_active = true;
+		}
+	} else {
+		w->quota = sched_split(e->step.requests, cfg->threads, w->id);
+	}
+}
+
+/* Run one step: warm-up, measure, drain. */
+static void worker_step(struct worker *w, struct epoll_event *ev)
+{
+	struct engine *e = w->e;
+	const struct engine_cfg *cfg = &e->cfg;
+	uint64_t cpu0 = clock_thread_cpu_ns(), cpu_wait0 = clock_thread_cpu_wait_ns();
+	uint64_t wall0 = clock_now_ns();
+	worker_reset(w);
+
+	/* Connected at each phase's start: now (carried over from the last
+	 * step), and again when the warm-up ends (seen at the loop's first turn
+	 * after it; only this thread opens or closes its connections). */
+	w->warm.conns_open_at_start = w->meas.conns_open_at_start = w->n_open - w->n_connecting;
+	bool meas_snapped = !e->step.warmup_ns;
+
+	/* Connections are opened before the start; later ones open on demand. */
+	uint64_t now = clock_now_ns();
+	eng_preopen(w, now);
+
+	uint64_t drain_end = UINT64_MAX;
+	/* The last iteration ended with due requests waiting while every
+	 * connection was in use (open loop): its span counts in cap_wait_ns; its
+	 * wait for events, or all of it when none came (a sleep or a spin to
+	 * the next due time: UINT64_MAX), in cap_wait_idle_ns. */
+	uint64_t held_from = 0, held_idle_ns = 0;
+	for (;;) {
+		now = clock_now_ns();
+		if (!meas_snapped && now >= e->warm_end_ns) {
+			w->meas.conns_open_at_start = w->n_open - w->n_connecting;
+			meas_snapped = true;
+		}
+		if (held_from) {
+			struct phase_stats *hp = phase_of(w, held_from);
+			hp->cap_wait_ns += now - held_from;
+			hp->cap_wait_idle_ns +=
+				held_idle_ns == UINT64_MAX ? now - held_from : held_idle_ns;
+			held_from = 0;
+		}
+		if (stopping(w))
+			break;
+		if (w->sched_active && now >= e->t0_ns) {
+			while (w->next_due_ns <= now) {
+				if (w->next_due_ns >= e->meas_end_ns) {
+					w->sched_active = false;
+					break;
+				}
+				struct phase_stats *ph = phase_of(w, w->next_due_ns);
+				ph->scheduled++;
+				hist_record(&ph->timing[TIM_LOOP_LAG], now - w->next_due_ns);
+				/* chosen now, so that it waits for its own host */
+				uint32_t r = pick_req(w);
+				uint32_t h = cfg->reqs[r].host;
+				if ((w->pools_shared && host_down(&w->hp[h])) ||
+				    !q_push(w, h, w->next_due_ns, r))
+					ph->dropped++;
+				w->next_due_ns = sched_next(&w->sched);
+			}
+		}
+		check_timeouts(w, now);
+		dispatch(w, now);
+
+		/* End of load: no more requests will be issued. */
+		bool issuing = cfg->open_loop ? w->sched_active : closed_can_issue(w, now) || now < e->t0_ns;
+		if (!issuing) {
+			if (drain_end == UINT64_MAX)
+				drain_end = now + e->step.drain_ns;
+			bool busy = w->q_len || (w->timed.len > w->n_connecting);
+			if (!busy || now >= drain_end)
+				break;
+		}
+
+		uint64_t wake = now + IDLE_WAIT_NS;
+		if (w->sched_active) {
+			/* Sleep until spin_ns before the next due time, then poll:
+			 * timer wake-ups overshoot (tens of us on some VMs), and a
+			 * late wake-up is send lag. */
+			uint64_t due = w->next_due_ns > e->t0_ns ? w->next_due_ns : e->t0_ns;
+			wake = min_u64(wake, due > cfg->spin_ns ? due - cfg->spin_ns : 0);
+		}
+		if (w->timed.head)
+			wake = min_u64(wake, w->timed.head->deadline_ns);
+		if (!cfg->open_loop && now < e->t0_ns)
+			wake = min_u64(wake, e->t0_ns);
+		if (e->meas_end_ns != UINT64_MAX)
+			wake = min_u64(wake, e->meas_end_ns);
+		if (drain_end != UINT64_MAX)
+			wake = min_u64(wake, drain_end);
+		wake = min_u64(wake, eng_backoff_wake(w, now));
+		bool held = cfg->open_loop && w->q_len && !w->free_slots;
+		uint64_t t_wait = held ? clock_now_ns() : 0;
+		int n = loop_wait(&w->loop, ev, MAX_EVENTS, wake > now ? wake - now : 0);
+		if (held) {
+			held_from = now;
+			held_idle_ns = n > 0 ? clock_now_ns() - t_wait : UINT64_MAX;
+		}
+		for (int i = 0; i < n; i++) {
+			if (ev[i].data.ptr == &w->loop) {
+				loop_wake_ack(&w->loop);
+				continue;
+			}
+			struct conn *c = ev[i].data.ptr;
+			if (c->state != CS_FREE)
+				eng_conn_event(w, c, ev[i].events);
+		}
+	}
+
+	/* What is left: never sent, or sent without a response. Idle
+	 * connections carry over to the next step; busy ones are closed. */
+	for (uint32_t h = 0; h < w->n_hosts; h++)
+		while (w->hp[h].q_len)
+			phase_of(w, q_pop(w, &w->hp[h]).due_ns)->queued_at_end++;
+	for (uint32_t i = 0; i < w->max_conns; i++) {
+		struct conn *c = &w->conns[i];
+		if (c->state == CS_READING || c->state == CS_WRITING) {
+			struct phase_stats *ph = phase_of(w, c->sched_ns);
+			ph->in_flight_at_end++;
+			if (w->by_name)
+				ph->name[c->req->name].in_flight_at_end++;
+		}
+		if (c->state != CS_FREE && c->state != CS_IDLE)
+			eng_conn_close(w, c);
+	}
+	if (w->secs_len)
+		eng_series_close_sec(w);
+	w->cpu_ns = clock_thread_cpu_ns() - cpu0;
+	uint64_t cpu_wait1 = clock_thread_cpu_wait_ns();
+	bool waits_known = cpu_wait0 != UINT64_MAX && cpu_wait1 != UINT64_MAX;
+	w->cpu_wait_ns = waits_known && cpu_wait1 >= cpu_wait0 ? cpu_wait1 - cpu_wait0 : UINT64_MAX;
+	w->wall_ns = clock_now_ns() - wall0;
+	atomic_store_explicit(&w->done, true, memory_order_release);
+}
+
+void *eng_worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct engine *e = w->e;
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* wake within microseconds */
+	struct epoll_event ev[MAX_EVENTS];
+	uint64_t seen = 0;
+	for (;;) {
+		pthread_mutex_lock(&e->mu);
+		while (e->step_seq == seen && !e->quit)
+			pthread_cond_wait(&e->cv, &e->mu);
+		bool quit = e->quit;
+		seen = e->step_seq;
+		pthread_mutex_unlock(&e->mu);
+		if (quit)
+			break;
+		worker_step(w, ev);
+	}
+	for (uint32_t i = 0; i < w->max_conns; i++)
+		if (w->conns[i].state != CS_FREE)
+			eng_conn_close(w, &w->conns[i]);
+	return NULL;
+}
+
+/* ---- set-up and release ------------------------------------------------- */
+
+void eng_worker_free(struct worker *w)
+{
+	loop_close(&w->loop);
+	for (uint32_t h = 0; h < w->n_hosts && w->hp; h++)
+		tls_resume_clear(&w->hp[h].tls_resume);
+	free(w->hp);
+	free(w->q);
+	for (uint32_t i = 0; i < w->max_conns && w->conns; i++)
+		h1_capture_free(&w->conns[i].cap);
+	free(w->conns);
+	free(w->rbuf);
+	free(w->secs);
+	free(w->pairs);
+	hist_free(&w->sec_hist);
+	phase_stats_free(&w->warm);
+	phase_stats_free(&w->meas);
+}
+
+int eng_worker_init(struct worker *w, struct engine *e, uint32_t id)
+{
+	const struct engine_cfg *cfg = &e->cfg;
+	w->e = e;
+	w->id = id;
+	w->loop.epfd = w->loop.wake_fd = -1;
+	atomic_store(&w->done, true);
+	int rc = loop_init(&w->loop);
+	if (rc)
+		return rc;
+	if (phase_stats_init(&w->warm) || phase_stats_init(&w->meas) ||
+	    hist_init(&w->sec_hist, SERIES_SUB_BITS, HIST_MAX_NS))
+		return -ENOMEM;
+	/* Per-name figures only with several names: allocated here, once, so
+	 * that a run of one name records nothing more per request. */
+	if (cfg->n_names >= 2) {
+		if (phase_stats_init_names(&w->warm, cfg->n_names) ||
+		    phase_stats_init_names(&w->meas, cfg->n_names))
+			return -ENOMEM;
+		w->by_name = true;
+	}
+	w->hp = calloc(e->n_hosts, sizeof *w->hp);
+	if (!w->hp)
+		return -ENOMEM;
+	w->n_hosts = e->n_hosts;
+	w->pools_shared = w->n_hosts > 1; /* the one place the host count decides */
+	for (uint32_t h = 0; h < w->n_hosts; h++) {
+		w->hp[h].q_head = w->hp[h].q_tail = QE_NONE;
+		uint64_t f = (uint64_t)sched_split(cfg->open_loop ? cfg->connections : cfg->concurrency,
+						   cfg->threads, id) * e->host_reqs[h] / cfg->n_reqs;
+		w->hp[h].fair = f ? (uint32_t)f : 1;
+	}
+	w->next_req = (size_t)((uint64_t)cfg->n_reqs * id / cfg->threads);
+	rng_seed(&w->order_rng, cfg->seed * SEED_MIX_ORDER + id);
+	w->rbuf = malloc(READ_BUF_CAP);
+	if (!w->rbuf)
+		return -ENOMEM;
+	w->max_conns = (uint32_t)sched_split(cfg->open_loop ? cfg->connections : cfg->concurrency,
+					     cfg->threads, id);
+	if (w->max_conns) {
+		w->conns = calloc(w->max_conns, sizeof *w->conns);
+		if (!w->conns)
+			return -ENOMEM;
+	}
+	const struct inspect *in = cfg->inspect;
+	if (in && in->active) {
+		w->inspect = in;
+		w->capture = in->need_headers || in->need_body;
+	}
+	for (uint32_t i = w->max_conns; i-- > 0;) {
+		w->conns[i].cap.headers = w->capture && in->need_headers;
+		w->conns[i].cap.body_cap = w->capture ? in->need_body : 0;
+		w->conns[i].fd = -1;
+		w->conns[i].next = w->free_slots;
+		w->free_slots = &w->conns[i];
+	}
+	return 0;
+}
