@@ -63,7 +63,7 @@ static inline void chart_ref(struct content_ctx *c, const char *name)
 		doc_chart(c->d, ch->name, ch->title);
 }
 
-/* The helpers below write into out[cap] and return out (content.c). */
+/* The helpers below write into out[cap] and return out (content_phrases.c). */
 /* "a 4-core Intel ... machine", or what of it the result records. */
 const char *content_machine(struct content_ctx *c, char *out, size_t cap);
 /* "over loopback HTTP", "over HTTP to HOST" or "over HTTP". */
