@@ -40,7 +40,7 @@
 #include "http/h1.h"
 #include "net/loop.h"
 #include "net/tls.h"
-#include "plan/inspect.h"
+#include "engine/inspect_eval.h"
 #include "util/clock.h"
 #include "util/err.h"
 
