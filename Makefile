@@ -50,7 +50,7 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_REPLAY := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/tests/fuzz/%-replay)
 
-.PHONY: all deps demo test test-unit test-fuzz-replay test-integration test-san bench fuzz clean format
+.PHONY: all deps demo test test-unit test-fuzz-replay test-integration test-san bench fuzz clean format check-layers
 all: pacer
 
 pacer: $(BUILD)/pacer
@@ -103,6 +103,12 @@ test-fuzz-replay: $(FUZZ_REPLAY)
 	@scripts/run-fuzz-replay.sh $(BUILD)
 
 tools: $(TOOL_BINS)
+
+# The include graph of src/ has no cycle and plan, stats, http, report have
+# no sockets, threads or clocks (DESIGN.md section 3). With
+# LAYERS_OBJECTS=1 also the calls between the files of each module.
+check-layers: $(if $(LAYERS_OBJECTS),$(LIB))
+	@scripts/check-layers.py $(if $(LAYERS_OBJECTS),--objects $(BUILD))
 
 test-integration: pacer tools
 	@scripts/run-integration.sh $(BUILD)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "engine/engine_int.h"
+#include "engine/inspect_eval.h"
 #include "plan/inspect.h"
 #include "util/err.h"
 

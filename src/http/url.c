@@ -1,7 +1,6 @@
 /* pacer — URL parsing. See url.h. */
 #include "http/url.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +17,72 @@ static int fail(const char **why, int code, const char *phrase)
 
 static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+/* A dotted IPv4 address in s[n] as inet_pton reads one: four decimal
+ * octets 0..255 without leading zeros. (Written out here so that http/
+ * stays free of the sockets API.) */
+static bool ipv4_literal(const char *s, size_t n)
+{
+	size_t i = 0;
+	for (int octet = 0; octet < 4; octet++) {
+		if (octet) {
+			if (i == n || s[i] != '.')
+				return false;
+			i++;
+		}
+		size_t start = i;
+		unsigned v = 0;
+		while (i < n && is_digit(s[i]) && i - start < 3)
+			v = v * 10 + (unsigned)(s[i++] - '0');
+		if (i == start || v > 255 || (i - start > 1 && s[start] == '0'))
+			return false;
+	}
+	return i == n;
+}
+
+/* An IPv6 address in s[n] as inet_pton reads one (RFC 4291 section 2.2):
+ * eight groups of 1..4 hex digits separated by ':', one run of zero groups
+ * of any length written "::", and the last two groups optionally as a
+ * dotted IPv4 address. No zone id. */
+static bool ipv6_literal(const char *s, size_t n)
+{
+	size_t i = 0, groups = 0;
+	bool elided = false;
+	if (n >= 2 && s[0] == ':' && s[1] == ':') {
+		elided = true;
+		i = 2;
+	} else if (n && s[0] == ':') {
+		return false;
+	}
+	while (i < n) {
+		size_t start = i;
+		while (i < n && is_hex(s[i]))
+			i++;
+		if (i < n && s[i] == '.') { /* the last 32 bits, dotted */
+			if (!ipv4_literal(s + start, n - start))
+				return false;
+			groups += 2;
+			break;
+		}
+		if (i == start || i - start > 4)
+			return false;
+		groups++;
+		if (i == n)
+			break;
+		if (s[i++] != ':')
+			return false;
+		if (i < n && s[i] == ':') {
+			if (elided)
+				return false;
+			elided = true;
+			i++;
+		} else if (i == n) {
+			return false; /* a single ':' at the end */
+		}
+	}
+	return elided ? groups <= 7 : groups == 8;
+}
 
 /* ASCII case-insensitive equality with a literal (pacer never calls
  * setlocale, so strncasecmp compares ASCII only). */
@@ -48,11 +113,8 @@ static int check_name(const char *h, size_t n, const char **why)
 		if (++label > 63)
 			return fail(why, PACER_EURL, "host label longer than 63 characters");
 	}
-	if (numeric) {
-		struct in_addr a;
-		if (inet_pton(AF_INET, h, &a) != 1)
-			return fail(why, PACER_EURL, "bad IPv4 address");
-	}
+	if (numeric && !ipv4_literal(h, n))
+		return fail(why, PACER_EURL, "bad IPv4 address");
 	return 0;
 }
 
@@ -116,8 +178,7 @@ static int parse(struct url *u, const char *s, const char **why)
 			return fail(why, PACER_ETOOBIG, "host too long");
 		memcpy(u->host, a + 1, n);
 		u->host[n] = '\0';
-		struct in6_addr a6;
-		if (inet_pton(AF_INET6, u->host, &a6) != 1)
+		if (!ipv6_literal(u->host, n))
 			return fail(why, PACER_EURL, "bad IPv6 address");
 		u->host_is_ipv6 = true;
 		rest = close + 1;

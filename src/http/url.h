@@ -24,7 +24,8 @@ struct url {
 /* Parse the NUL-terminated `s` into the caller's `u`. Scheme is "http" or
  * "https" in any case. Host: DNS name (letters, digits, '-', '_', '.';
  * labels of 1..63), dotted IPv4 (when all digits and dots), or a bracketed
- * IPv6 literal checked with inet_pton (no zone id). Port: 1..65535, digits
+ * IPv6 literal, both checked as inet_pton would (but without the sockets
+ * API; no zone id). Port: 1..65535, digits
  * only, default 80/443. target: path and query as written ("/" if empty,
  * "/?q" if only a query); the fragment is dropped. Spaces, control
  * characters and non-ASCII bytes anywhere are rejected (percent-encode

@@ -1,8 +1,9 @@
 /* pacer — what is looked at in each response beyond framing: the --success
  * rule, the --outcome rules and the server-reported execution time
- * (--server-time). Parsed once before the run; evaluated per response on
- * the parser's capture (http/h1.h) without allocating. When none is given,
- * nothing is captured and the hot path does no extra work. */
+ * (--server-time). Parsed and checked here, once before the run (pure);
+ * evaluated per response on the parser's capture (http/h1.h), without
+ * allocating, by engine/inspect_eval.h. When none is given, nothing is
+ * captured and the hot path does no extra work. */
 #ifndef PACER_PLAN_INSPECT_H
 #define PACER_PLAN_INSPECT_H
 
@@ -12,8 +13,8 @@
 
 #include "http/h1.h"
 #include "plan/rule.h"
-#include "result/result.h"
 
+#define INSPECT_MAX_OUTCOMES 16 /* --outcome rules per run */
 #define INSPECT_BODY_CAP_DEFAULT (64 * 1024) /* body bytes inspected by default */
 #define INSPECT_BODY_CAP_MAX (16 * 1024 * 1024)
 #define SRVTIME_NAME_MAX 128
@@ -43,25 +44,15 @@ struct srvtime_spec {
  * UNIT is ns, us, ms or s. 0, or PACER_EPARSE with one line in err. */
 int srvtime_parse(const char *arg, struct srvtime_spec *out, char *err, size_t cap);
 
-/* The server time in ns from a captured response, or -1 when it is absent,
- * not a number, negative, or not finite. */
-int64_t srvtime_extract(const struct srvtime_spec *s, const struct h1_capture *cap);
-
-/* The value of `path` (dotted keys / indices) in a JSON text, as a number:
- * 0 and *out, or -1 if the path is missing, not a number, or the text is
- * not well-formed up to that point. Pure scanner: no allocation; nesting
- * deeper than 64 levels is refused. Exposed for tests and fuzzing. */
-int inspect_json_number(const char *json, size_t len, const char *path, double *out);
-
 /* Everything a run inspects. Fill with inspect_add_* before the run; read-
  * only (and shared by all threads) during it. */
 struct inspect {
 	struct rule *success;          /* NULL: the default, status 200..399 */
 	char *success_text;            /* as given (owned) */
 	size_t n_outcomes;
-	struct rule *outcome[RESULT_MAX_OUTCOMES];
-	char outcome_name[RESULT_MAX_OUTCOMES][RULE_NAME_MAX];
-	char *outcome_text[RESULT_MAX_OUTCOMES]; /* the rule part, owned */
+	struct rule *outcome[INSPECT_MAX_OUTCOMES];
+	char outcome_name[INSPECT_MAX_OUTCOMES][RULE_NAME_MAX];
+	char *outcome_text[INSPECT_MAX_OUTCOMES]; /* the rule part, owned */
 	struct srvtime_spec srvtime;
 	size_t body_cap;               /* body bytes kept for rules (default INSPECT_BODY_CAP_DEFAULT) */
 	/* derived by inspect_finish */
@@ -76,7 +67,7 @@ void inspect_free(struct inspect *in);
  * PACER_EDUP if given twice. */
 int inspect_set_success(struct inspect *in, const char *rule, char *err, size_t cap);
 /* --outcome NAME=RULE. Errors as rule_parse_named, plus PACER_EDUP for a
- * repeated name and PACER_ETOOBIG past RESULT_MAX_OUTCOMES. */
+ * repeated name and PACER_ETOOBIG past INSPECT_MAX_OUTCOMES. */
 int inspect_add_outcome(struct inspect *in, const char *arg, char *err, size_t cap);
 /* --server-time SPEC. */
 int inspect_set_srvtime(struct inspect *in, const char *spec, char *err, size_t cap);
@@ -94,12 +85,5 @@ static inline const char *const *inspect_outcome_names(const struct inspect *in,
 /* Whether a response with this status succeeds when no --success rule is
  * given: 200..399. */
 static inline bool inspect_default_ok(int status) { return status >= 200 && status <= 399; }
-
-/* Evaluate everything on one completed response and count outcomes and
- * server time into ph. `cap` is the parser's capture (NULL when nothing was
- * captured). Returns whether the response succeeded: the --success rule, or
- * inspect_default_ok without one. The caller counts success_ok. */
-bool inspect_response(const struct inspect *in, int status, const struct h1_capture *cap,
-		      struct phase_stats *ph);
 
 #endif

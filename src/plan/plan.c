@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util/clock.h"
 #include "util/err.h"
+#include "util/time_units.h"
 
 void plan_defaults(struct run_plan *p)
 {

@@ -1,6 +1,6 @@
 /* pacer — SLO expressions (pure): parse `p99<100ms, errors<1%, rate>=0.95`
- * into clauses, format them back in a canonical form, and judge a step's
- * measurements against them, with the reason in words.
+ * into clauses and format them back in a canonical form. Judging a step's
+ * measurements against them is result/verdict.h.
  *
  * Grammar (see docs/slo.md): comma-separated clauses METRIC OP VALUE,
  * whitespace allowed around each token.
@@ -23,7 +23,6 @@
 #define SLO_MAX_EXPR 1024  /* bytes of the expression, not counting the NUL */
 #define SLO_NAME_MAX 64    /* metric name incl. NUL: outcome names up to 63 bytes */
 #define SLO_TEXT_MAX 96    /* canonical clause text incl. NUL (always fits) */
-#define SLO_REASON_MAX 256 /* verdict reason incl. NUL */
 /* A buffer this big always holds slo_format's output. */
 #define SLO_FORMAT_MAX (SLO_MAX_CLAUSES * SLO_TEXT_MAX)
 
@@ -60,7 +59,8 @@ struct slo_clause {
 	enum slo_metric metric;
 	enum slo_set set;  /* latency metrics only; SLO_SET_ALL otherwise */
 	int outcome_index; /* SLO_M_OUTCOME: index into the outcome names given to
-	                    * slo_parse (and into slo_measure.outcome_pct); else -1 */
+	                    * slo_parse (and into result/verdict.h's
+	                    * slo_measure.outcome_pct); else -1 */
 	enum slo_op op;
 	/* Latency metrics: ns (a whole number). Every other metric: a percent in
 	 * [0, 100]; for `rate` the percent of the offered rate achieved, so
@@ -99,53 +99,17 @@ int slo_parse(struct slo *out, const char *expr, const char *const *outcomes, si
  * (out then holds "" when cap > 0). */
 int slo_format(const struct slo *s, char *out, size_t cap);
 
-/* Latency figures of one set of requests, from scheduled time. When known,
- * count responses were measured: with none, every latency clause fails
- * ("no response measured") instead of comparing zeros. (known false: the
- * caller does not say.) */
-struct slo_latency {
-	uint64_t p50_ns, p90_ns, p99_ns, p99_9_ns, p99_99_ns, max_ns;
-	double mean_ns;
-	bool known;
-	uint64_t count;
-};
+/* Whether m is a latency metric (p50 .. mean: a threshold in ns). */
+bool slo_metric_is_latency(enum slo_metric m);
 
-/* What one step measured. Latency figures are from scheduled time. */
-struct slo_measure {
-	/* every request */
-	uint64_t p50_ns, p90_ns, p99_ns, p99_9_ns, p99_99_ns, max_ns;
-	double mean_ns;
-	/* When latency_known, latency_count responses were measured: with none,
-	 * every latency clause fails ("no response measured") instead of
-	 * comparing zeros. (latency_known false: the caller does not say.) */
-	bool latency_known;
-	uint64_t latency_count;
-	/* the requests that succeeded (ok.*) and those that did not (failed.*) */
-	struct slo_latency ok, failed;
-	double error_pct, success_pct, drop_pct; /* percent of requests, 0..100 */
-	double achieved_fraction;   /* achieved / offered rate */
-	bool offered_known;         /* false in closed loop: `rate` clauses fail */
-	const double *outcome_pct;  /* percent per outcome, indexed like the names
-	                             * given to slo_parse; borrowed */
-	size_t n_outcomes;
-};
+/* The name a clause goes by in messages: its metric's ("p99"), or the name
+ * as matched for an outcome or a set ("fill", "ok.p99"). Points into c or
+ * at a static string. */
+const char *slo_clause_name(const struct slo_clause *c);
 
-struct slo_verdict {
-	bool pass;
-	size_t n_failed;
-	/* "Pass", or "Fail " and every failing clause joined by "; ":
-	 * "Fail p99 107.8ms > 100ms; errors 2.10% > 1%". The measured value and
-	 * the threshold are joined by their actual relation (">" or "<"), or
-	 * by ">=" / "<=" when they are equal. A value that is NaN or missing (an
-	 * outcome index past n_outcomes) fails: "mean: not measured"; a rate
-	 * clause in closed loop: "rate: no offered rate (closed loop)". When the
-	 * list does not fit it ends with "; +N more". */
-	char reason[SLO_REASON_MAX];
-};
-
-/* Judge m against every clause of s. An SLO with no clauses passes.
- * Never fails; s, m and v must not be NULL. */
-void slo_eval(const struct slo *s, const struct slo_measure *m, struct slo_verdict *v);
+/* A clause's threshold as written in its canonical text ("100ms", "1%",
+ * "95%"), into out[cap] (always terminated; SLO_TEXT_MAX always fits). */
+void slo_clause_threshold(char *out, size_t cap, const struct slo_clause *c);
 
 /* Static name of a metric ("p99.9", "errors"; "outcome" for SLO_M_OUTCOME)
  * and of an operator ("<="); "?" when out of range. */

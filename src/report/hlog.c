@@ -40,6 +40,7 @@
 #include "report/render_int.h"
 #include "stats/hist.h"
 #include "stats/hist_io.h"
+#include "util/b64.h"
 #include "util/err.h"
 
 #define HDR_COOKIE 0x1c849313u
@@ -322,32 +323,6 @@ static void encode_v2(struct hdr_acc *a, struct bytes *out)
 	free(counts.p);
 }
 
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static void write_base64(FILE *f, const unsigned char *p, size_t n)
-{
-	size_t i = 0;
-	for (; i + 3 <= n; i += 3) {
-		uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-		fputc(b64[v >> 18], f);
-		fputc(b64[(v >> 12) & 63], f);
-		fputc(b64[(v >> 6) & 63], f);
-		fputc(b64[v & 63], f);
-	}
-	if (n - i == 1) {
-		uint32_t v = (uint32_t)p[i] << 16;
-		fputc(b64[v >> 18], f);
-		fputc(b64[(v >> 12) & 63], f);
-		fputs("==", f);
-	} else if (n - i == 2) {
-		uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8;
-		fputc(b64[v >> 18], f);
-		fputc(b64[(v >> 12) & 63], f);
-		fputc(b64[(v >> 6) & 63], f);
-		fputc('=', f);
-	}
-}
-
 /* One interval line from the accumulator, which is cleared afterwards.
  * 0, -ENOMEM or PACER_EPARSE (zlib). */
 static int interval_line(FILE *f, struct hdr_acc *a, double start_s, double len_s)
@@ -375,15 +350,18 @@ static int interval_line(FILE *f, struct hdr_acc *a, double start_s, double len_
 	put_be32(&comp, (uint32_t)zlen);
 	put(&comp, z, zlen);
 	free(z);
-	if (comp.oom) {
+	char *text = comp.oom ? NULL : malloc(B64_ENCODED_LEN(comp.n));
+	if (!text) {
 		free(comp.p);
 		return -ENOMEM;
 	}
+	size_t text_len = b64_encode(comp.p, comp.n, text);
+	free(comp.p);
 	double max_ms = h->total ? (double)hist_bucket_high(h, hist_index(h, h->max)) / 1e6 : 0.0;
 	fprintf(f, "%.3f,%.3f,%.3f,", start_s, len_s, max_ms);
-	write_base64(f, comp.p, comp.n);
+	fwrite(text, 1, text_len, f);
 	fputc('\n', f);
-	free(comp.p);
+	free(text);
 	acc_clear(a);
 	return 0;
 }

@@ -11,7 +11,7 @@
 #include "report/rules_report.h"
 #include "report/usage_report.h"
 #include "report/workload_report.h"
-#include "util/clock.h"
+#include "util/time_units.h"
 #include "util/jsonw.h"
 #include "stats/summary.h"
 #include "table/table.h"

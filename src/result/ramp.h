@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "plan/slo.h"
+#include "result/verdict.h"
 #include "result/result.h"
 
 struct ramp_step {

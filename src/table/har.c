@@ -8,11 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "table/table_int.h"
 #include "util/err.h"
-#include "util/file.h"
 
 struct har_ctx {
 	struct tb *b;
@@ -446,14 +444,9 @@ int table_har_import(const char *path, const struct table_har_opts *o,
 	tb_limits(&l, lim);
 	char *text = NULL;
 	size_t len = 0;
-	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return tb_err(err, cap, -EISDIR, "%s: cannot read: it is a folder", path);
-	int rc = file_read_all(path, l.max_file_bytes, &text, &len);
-	if (rc == PACER_ETOOBIG)
-		return tb_err(err, cap, rc, "%s: over the limit of %zu bytes", path, l.max_file_bytes);
+	int rc = tb_read_file(path, l.max_file_bytes, &text, &len, err, cap);
 	if (rc)
-		return tb_err(err, cap, rc, "%s: cannot read: %s", path, strerror(-rc));
+		return rc;
 	rc = table_har_parse(text, len, path, o, &l, out, stats, err, cap);
 	free(text);
 	return rc;

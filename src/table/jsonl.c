@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "table/table_int.h"
+#include "util/b64.h"
 #include "util/err.h"
 
 static const char *type_name(const json_t *v)
@@ -155,7 +156,7 @@ static int one(struct line_ctx *c, json_t *o)
 			c->body = nb;
 			c->body_cap = n / 4 * 3 + 1;
 		}
-		if (tb_b64_decode(json_string_value(body), n, c->body, &blen))
+		if (b64_decode(json_string_value(body), n, c->body, &blen))
 			return LFAIL(c, PACER_EPARSE, "\"body\": not base64 (RFC 4648, with '=' padding)");
 		bp = (const char *)c->body;
 	} else if (body_file) {
@@ -290,7 +291,7 @@ int table_write_jsonl(FILE *f, const struct table *t, char *err, size_t cap)
 		if (h)
 			bad |= json_object_set_new(o, "header", h);
 		if (q->body_len) {
-			size_t need = (q->body_len + 2) / 3 * 4 + 1;
+			size_t need = B64_ENCODED_LEN(q->body_len) + 1;
 			if (need > b64_cap) {
 				char *nb = realloc(b64, need);
 				if (!nb) {
@@ -301,7 +302,7 @@ int table_write_jsonl(FILE *f, const struct table *t, char *err, size_t cap)
 				b64 = nb;
 				b64_cap = need;
 			}
-			size_t n = tb_b64_encode((const unsigned char *)q->body, q->body_len, b64);
+			size_t n = b64_encode((const unsigned char *)q->body, q->body_len, b64);
 			bad |= json_object_set_new(o, "body", json_stringn(b64, n));
 		}
 		if (q->shape)

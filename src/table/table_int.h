@@ -4,7 +4,13 @@
  * validates, normalises and copies them into the table's arena) and either
  * takes the finished table (tb_finish) or throws everything away (tb_abort).
  * tb_add leaves a message without the "FILE:LINE: " prefix in b->why; the
- * loader adds the prefix. */
+ * loader adds the prefix.
+ *
+ * Where things are: the arena and table_free in arena.c; the builder in
+ * build.c (no file I/O); every file read in load.c; format names,
+ * table_parse and table_load in table.c; encoding and the hash in wire.c;
+ * the parsers in targets.c, jsonl.c, har.c and mix_spec.c / mix_gen.c.
+ * Calls go one way: table.c → parsers → load.c → build.c → arena.c. */
 #ifndef PACER_TABLE_TABLE_INT_H
 #define PACER_TABLE_TABLE_INT_H
 
@@ -14,6 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include <strings.h>
 
 #include "http/url.h"
 #include "table/table.h"
@@ -85,6 +93,18 @@ struct tb {
 	size_t why_header;             /* TB_AT_HEADER: index into tb_req.headers */
 };
 
+/* Find key in m; when absent and insert is true, add it (the key copied
+ * into the table's arena) with value val. Returns the slot, or NULL (absent
+ * and not inserted, or ENOMEM). */
+struct tb_map_slot *tb_map_find(struct tb *b, struct tb_map *m, const char *key, size_t klen,
+                                bool insert, size_t val);
+
+/* Whether a[an] is lit, ignoring ASCII case. */
+static inline bool tb_ieq(const char *a, size_t an, const char *lit)
+{
+	return an == strlen(lit) && strncasecmp(a, lit, an) == 0;
+}
+
 /* Fill in the defaults for the zero fields of lim (NULL: all defaults). */
 void tb_limits(struct table_limits *out, const struct table_limits *lim);
 
@@ -116,11 +136,12 @@ __attribute__((format(printf, 3, 4))) int tb_why(struct tb *b, int code, const c
 __attribute__((format(printf, 4, 5))) int tb_err(char *err, size_t cap, int code,
                                                  const char *fmt, ...);
 
-/* Base64 (RFC 4648, with padding). The encoder writes 4 * ceil(n / 3)
- * bytes (no NUL) and returns that count. The decoder accepts exactly that
- * form and writes at most 3 * (n / 4) bytes; 0 or PACER_EPARSE. */
-size_t tb_b64_encode(const unsigned char *in, size_t n, char *out);
-int tb_b64_decode(const char *in, size_t n, unsigned char *out, size_t *out_len);
+/* Read all of path (at most max_bytes) into *text (malloc'd, NUL-
+ * terminated; *len without the NUL). 0, or -EISDIR, PACER_ETOOBIG or
+ * -errno with "PATH: cannot read: it is a folder", "PATH: over the limit of
+ * N bytes" or "PATH: cannot read: REASON" in err[cap] (*text NULL then). */
+int tb_read_file(const char *path, size_t max_bytes, char **text, size_t *len, char *err,
+                 size_t cap);
 
 /* Folder part of path ("." when none), malloc'd; NULL on ENOMEM. */
 char *tb_dirname(const char *path);

@@ -4,9 +4,7 @@
 
 #include <stdint.h>
 
-#define NS_PER_US 1000ull
-#define NS_PER_MS 1000000ull
-#define NS_PER_S 1000000000ull
+#include "util/time_units.h" /* NS_PER_US, NS_PER_MS, NS_PER_S */
 
 /* CLOCK_MONOTONIC in ns: for every interval pacer measures. */
 uint64_t clock_now_ns(void);

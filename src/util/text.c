@@ -1,8 +1,36 @@
 #include "util/text.h"
 
+#include <stdbool.h>
+#include <string.h>
+
 void text_one_line(char *s)
 {
 	for (; *s; s++)
 		if ((unsigned char)*s < 0x20 || *s == 0x7f)
 			*s = '?';
+}
+
+static bool shell_plain(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c != '\0' && strchr("_./:=@%+,-", c));
+}
+
+void text_shell_quote(FILE *f, const char *s)
+{
+	bool plain = *s != '\0';
+	for (const char *p = s; *p && plain; p++)
+		plain = shell_plain((unsigned char)*p);
+	if (plain) {
+		fputs(s, f);
+		return;
+	}
+	fputc('\'', f);
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*p, f);
+	}
+	fputc('\'', f);
 }

@@ -1,9 +1,18 @@
-/* pacer — small text helpers shared by the parsers' error messages. */
+/* pacer — small text helpers: one-line messages, shell quoting. */
 #ifndef PACER_UTIL_TEXT_H
 #define PACER_UTIL_TEXT_H
+
+#include <stdio.h>
 
 /* Make a message one line: every control byte (newline included) and DEL
  * becomes '?', so text echoed from an input cannot break the line. */
 void text_one_line(char *s);
+
+/* Write s to f as one word of a POSIX shell command line: as it is when it
+ * is not empty and holds only ASCII letters, digits and "_./:=@%+,-";
+ * otherwise in single quotes, each ' inside written as '\''. Pasting the
+ * output into sh gives back s. Write errors are f's (check ferror or
+ * fclose). */
+void text_shell_quote(FILE *f, const char *s);
 
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "http/h1.h"
+#include "engine/inspect_eval.h"
 #include "plan/inspect.h"
 #include "util/err.h"
 

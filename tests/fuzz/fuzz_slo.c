@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "plan/slo.h"
+#include "result/verdict.h"
 #include "util/err.h"
 
 static char text[SLO_MAX_EXPR + 17];

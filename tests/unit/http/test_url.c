@@ -1,6 +1,9 @@
 /* Tests of the URL parser (src/http/url.c): a table of valid URLs with the
  * expected fields and Host header, and of invalid ones with the expected
- * error code and `why` phrase. */
+ * error code and `why` phrase; its IPv4 and IPv6 literals accepted exactly
+ * when the C library's inet_pton accepts them (crafted and random
+ * strings). */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +17,7 @@
 
 #include "http/url.h"
 #include "util/err.h"
+#include "util/rng.h"
 
 struct url_ok {
 	const char *in;
@@ -254,6 +258,72 @@ static void test_host_header_space(void **state)
 	assert_int_equal(url_host_header(&u, out, 3), -ENOSPC);
 }
 
+/* url_parse takes a host literal exactly when inet_pton does: the parser
+ * checks them itself (http/ stays free of the sockets API), so compare it
+ * with the C library on crafted strings and on many random ones. */
+static bool url_takes(const char *host, bool v6)
+{
+	static struct url u;
+	char text[128];
+	snprintf(text, sizeof text, v6 ? "http://[%s]/" : "http://%s/", host);
+	return url_parse(&u, text, NULL) == 0;
+}
+
+static bool libc_takes(const char *host, bool v6)
+{
+	unsigned char a[16];
+	return inet_pton(v6 ? AF_INET6 : AF_INET, host, a) == 1;
+}
+
+static void test_literals_as_inet_pton(void **state)
+{
+	(void)state;
+	static const char *const v6[] = {
+		"::", "::1", "1::", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7::", "::2:3:4:5:6:7:8",
+		"1:2:3:4:5:6:7:8::", "::1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7", "1::2::3", ":::", "1:::2",
+		":1", "1:", "::1:", "abcd:EF01::", "12345::", "0000::0", "::ffff:1.2.3.4",
+		"1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5:6:7:1.2.3.4", "::1:2:3:4:5:6:1.2.3.4",
+		"::1:2:3:4:5:1.2.3.4", "::1.2.3.4", "1.2.3.4", "::01.2.3.4", "::256.1.1.1",
+		"::1.2.3", "::1.2.3.4.5", "::1.2.3.4:5", "::a.2.3.4", "fe80::1%eth0", "g::",
+		"1:2:3:4:5:6:7:8:9", "::0.0.0.0", "1::1.2.3.4",
+	};
+	static const char *const v4[] = {
+		"1.2.3.4", "0.0.0.0", "255.255.255.255", "256.1.1.1", "01.2.3.4", "1.2.3", "1.2.3.4.5",
+		"1.2.3.04", "1.2.3.00", "1234.1.1.1", "1.2.3.4.", "1..2.3", "00.0.0.0", "10.0.0.255",
+	};
+	for (size_t i = 0; i < sizeof v6 / sizeof v6[0]; i++)
+		if (url_takes(v6[i], true) != libc_takes(v6[i], true))
+			fail_msg("[%s]: url_parse %d, inet_pton %d", v6[i], url_takes(v6[i], true),
+				 libc_takes(v6[i], true));
+	for (size_t i = 0; i < sizeof v4 / sizeof v4[0]; i++)
+		if (url_takes(v4[i], false) != libc_takes(v4[i], false))
+			fail_msg("%s: url_parse %d, inet_pton %d", v4[i], url_takes(v4[i], false),
+				 libc_takes(v4[i], false));
+	/* random strings over each alphabet: most are invalid, many are not */
+	struct rng r;
+	rng_seed(&r, 14);
+	static const char a6[] = "0123456789abcdefABCDEFg::::...";
+	static const char a4[] = "0123456789....";
+	size_t taken6 = 0, taken4 = 0;
+	for (int k = 0; k < 200000; k++) {
+		bool six = k % 2 == 0;
+		const char *alpha = six ? a6 : a4;
+		size_t na = six ? sizeof a6 - 1 : sizeof a4 - 1;
+		char s[48];
+		size_t n = 1 + rng_next(&r) % (six ? 40 : 17);
+		for (size_t i = 0; i < n; i++)
+			s[i] = alpha[rng_next(&r) % na];
+		s[n] = '\0';
+		bool lib = libc_takes(s, six);
+		if (url_takes(s, six) != lib)
+			fail_msg("%s: url_parse %d, inet_pton %d", s, !lib, lib);
+		*(six ? &taken6 : &taken4) += lib;
+	}
+	/* the comparison covered both answers */
+	assert_true(taken6 > 100);
+	assert_true(taken4 > 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_host_header_space),
+		cmocka_unit_test(test_literals_as_inet_pton),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,9 @@
-/* Tests of the table core (src/table/table.c, summary.c): wire bytes of a
- * table through req_encode, extra headers (-H) replacing the table's own,
- * the SHA-256 over the canonical form checked against vectors computed
- * independently (Python hashlib), what changes the hash, folders of bodies
- * (sorted, hidden files and folders skipped, limits and errors naming the
- * file), the summary, base64, and the default limits. */
+/* Tests of the table core (src/table/table.c, build.c, load.c, wire.c,
+ * summary.c): wire bytes of a table through req_encode, extra headers (-H)
+ * replacing the table's own, the SHA-256 over the canonical form checked
+ * against vectors computed independently (Python hashlib), what changes the
+ * hash, folders of bodies (sorted, hidden files and folders skipped, limits
+ * and errors naming the file), the summary, and the default limits. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,7 +21,6 @@
 #include "table/table.h"
 #include "table/table_int.h"
 #include "util/err.h"
-#include "util/rng.h"
 #include "tmpfiles.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -289,41 +288,6 @@ static void test_summary(void **state)
 	table_free(t);
 }
 
-static void test_base64(void **state)
-{
-	(void)state;
-	struct rng r;
-	rng_seed(&r, 7);
-	unsigned char in[64], back[64];
-	char enc[100];
-	for (size_t n = 0; n <= sizeof in; n++) {
-		for (size_t i = 0; i < n; i++)
-			in[i] = (unsigned char)rng_next(&r);
-		size_t el = tb_b64_encode(in, n, enc);
-		assert_int_equal(el, (n + 2) / 3 * 4);
-		size_t bl = 99;
-		assert_int_equal(tb_b64_decode(enc, el, back, &bl), 0);
-		assert_int_equal(bl, n);
-		if (n)
-			assert_memory_equal(in, back, n);
-	}
-	const struct {
-		const char *in, *out;
-	} v[] = {{"", ""}, {"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"}, {"foob", "Zm9vYg=="},
-	         {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"}};
-	for (size_t i = 0; i < N(v); i++) {
-		size_t el = tb_b64_encode((const unsigned char *)v[i].in, strlen(v[i].in), enc);
-		assert_int_equal(el, strlen(v[i].out));
-		assert_memory_equal(enc, v[i].out, el);
-	}
-	const char *bad[] = {"Zg", "Zg=", "Z===", "Zh==", "Zm9=", "Zm9v=", "Zg==Zg==", "Zm 9", "Zm9*"};
-	for (size_t i = 0; i < N(bad); i++) {
-		size_t bl;
-		if (tb_b64_decode(bad[i], strlen(bad[i]), back, &bl) != PACER_EPARSE)
-			fail_msg("'%s' decoded", bad[i]);
-	}
-}
-
 static void test_limits(void **state)
 {
 	(void)state;
@@ -350,7 +314,6 @@ int main(void)
 		cmocka_unit_test(test_hash_changes),
 		cmocka_unit_test(test_bodies),
 		cmocka_unit_test(test_summary),
-		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_limits),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,182 @@
+/* pacer — the report's content for a comparison (see content_int.h): the
+ * summary paragraph (each variant's ratios to the baseline) and the results
+ * (each variant's figures, the ratios, the order of the measurements). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/content_int.h"
+
+static const char *cmp_metric_label(const char *m)
+{
+	return m ? m : "?";
+}
+
+void content_summary_compare(struct content_ctx *c)
+{
+	char mach[256], wh[200], load[256];
+	double rate;
+	const json_t *ramp = rr_obj(c->plan, "ramp");
+	if (ramp)
+		snprintf(load, sizeof load,
+			 "a ramp-mode comparison (capacity under the SLO %s, open loop)",
+			 rr_str(ramp, "slo") ? rr_str(ramp, "slo") : "(none)");
+	else if (c->open_loop && rr_num(c->plan, "rate_per_s", &rate))
+		snprintf(load, sizeof load, "an open-loop comparison at %s requests/s per variant",
+			 fmt_rate(&c->f, rate));
+	else
+		snprintf(load, sizeof load, "a closed-loop comparison with %s connections per variant",
+			 fmt_int(&c->f, rr_num_or(c->plan, "concurrency", NAN)));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f) {
+		c->d->oom = true;
+		return;
+	}
+	fprintf(f, "In %s %s on %s, with %u interleaved %s per variant: ", load,
+		content_where(c, wh, sizeof wh), content_machine(c, mach, sizeof mach), c->repeat,
+		plural(c->repeat, "repetition", "repetitions"));
+	const json_t *ratios = rr_arr(c->root, "ratios");
+	/* per variant: its ratios in the order given */
+	const json_t *variants = rr_arr(c->root, "variants");
+	size_t vi;
+	const json_t *v;
+	bool any = false;
+	json_array_foreach(variants, vi, v) {
+		const char *name = rr_str(v, "name");
+		if (vi >= REPORT_MAX_VARIANTS)
+			break;
+		if (!name || vi == 0)
+			continue;
+		bool first = true;
+		size_t i;
+		const json_t *r;
+		json_array_foreach(ratios, i, r) {
+			if (i >= REPORT_MAX_RATIOS)
+				break;
+			const char *vn = rr_str(r, "variant");
+			const char *metric = rr_str(r, "metric");
+			if (!vn || strcmp(vn, name) != 0 || !metric)
+				continue;
+			/* the headline keeps throughput/capacity, p50 and p99 */
+			if (strcmp(metric, "throughput") && strcmp(metric, "capacity") &&
+			    strcmp(metric, "p50") && strcmp(metric, "p99"))
+				continue;
+			if (first) {
+				const char *base = rr_str(r, "baseline");
+				fprintf(f, "%s%s against baseline %s: ", any ? " " : "", name,
+					base ? base : "?");
+			}
+			const char *verdict = rr_str(r, "verdict");
+			fprintf(f, "%s%s %s (ratio %s, 95%% CI %s–%s)", first ? "" : "; ",
+				cmp_metric_label(metric), verdict ? verdict : "?",
+				fmt_ratio(&c->f, rr_num_or(r, "ratio", NAN)),
+				fmt_ratio(&c->f, rr_num_or(r, "ci95_low", NAN)),
+				fmt_ratio(&c->f, rr_num_or(r, "ci95_high", NAN)));
+			first = false;
+			any = true;
+		}
+		if (!first)
+			fputc('.', f);
+	}
+	if (!any)
+		fprintf(f, "no ratios were recorded.");
+	if (c->interrupted)
+		fprintf(f, " The comparison was interrupted before its planned end.");
+	if (fclose(f) != 0) {
+		free(buf);
+		c->d->oom = true;
+		return;
+	}
+	doc_para(c->d, true, "%s", buf);
+	free(buf);
+}
+
+static const struct {
+	const char *summary, *label;
+	bool us;
+} cmp_cols[] = {
+	{"achieved_per_s", "Throughput/s", false}, {"capacity_per_s", "Capacity/s", false},
+	{"p50_us", "p50", true},                   {"p90_us", "p90", true},
+	{"p99_us", "p99", true},                   {"p99_9_us", "p99.9", true},
+	{"max_us", "max", true},
+};
+
+void content_results_compare(struct content_ctx *c)
+{
+	const json_t *variants = rr_arr(c->root, "variants");
+	/* columns present in the first variant's summary */
+	const json_t *s0 = rr_obj(json_array_get(variants, 0), "summary");
+	size_t cols[N(cmp_cols)], ncols = 0;
+	for (size_t k = 0; k < N(cmp_cols); k++)
+		if (rr_obj(s0, cmp_cols[k].summary))
+			cols[ncols++] = k;
+	doc_heading(c->d, 3, "variants", "Variants: median (min–max) over repetitions");
+	const char *hdr[DOC_MAX_COLS];
+	size_t nc = 0;
+	hdr[nc++] = "Variant";
+	hdr[nc++] = "Target";
+	for (size_t k = 0; k < ncols; k++)
+		hdr[nc++] = cmp_cols[cols[k]].label;
+	doc_table(c->d, nc, ((1u << nc) - 1) & ~3u, hdr);
+	size_t i;
+	const json_t *v;
+	json_array_foreach(variants, i, v) {
+		const char *row[DOC_MAX_COLS];
+		char cell[N(cmp_cols)][128];
+		char name[96];
+		size_t k = 0;
+		snprintf(name, sizeof name, "%s%s", rr_str(v, "name") ? rr_str(v, "name") : "?",
+			 i == 0 ? " (baseline)" : "");
+		row[k++] = name;
+		row[k++] = rr_str(v, "target") ? rr_str(v, "target") : rr_str(v, "url");
+		for (size_t j = 0; j < ncols; j++)
+			row[k++] = content_med_range(c, cell[j], sizeof cell[j], rr_obj(v, "summary"),
+						     cmp_cols[cols[j]].summary, cmp_cols[cols[j]].us);
+		doc_row(c->d, row);
+	}
+	const json_t *ratios = rr_arr(c->root, "ratios");
+	if (ratios && json_array_size(ratios)) {
+		doc_heading(c->d, 3, "ratios", "Against the baseline");
+		const char *h[6] = {"Metric", "Variant", "Baseline", "Ratio", "95% CI", "Verdict"};
+		doc_table(c->d, 6, 0x18, h);
+		const json_t *r;
+		json_array_foreach(ratios, i, r) {
+			char ci[96];
+			snprintf(ci, sizeof ci, "%s–%s", fmt_ratio(&c->f, rr_num_or(r, "ci95_low", NAN)),
+				 fmt_ratio(&c->f, rr_num_or(r, "ci95_high", NAN)));
+			const char *row[6] = {rr_str(r, "metric"), rr_str(r, "variant"),
+					      rr_str(r, "baseline"),
+					      fmt_ratio(&c->f, rr_num_or(r, "ratio", NAN)), ci,
+					      rr_str(r, "verdict")};
+			doc_row(c->d, row);
+		}
+		doc_para(c->d, false,
+			 "A ratio above 1 means the variant's figure is higher than the baseline's: "
+			 "faster for throughput and capacity, slower for latency.");
+	}
+	const json_t *seq = rr_arr(c->root, "sequence");
+	if (seq && json_array_size(seq)) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		if (f) {
+			const json_t *s;
+			json_array_foreach(seq, i, s) {
+				if (i == 64) {
+					fputs(" ...", f);
+					break;
+				}
+				fprintf(f, "%s%s", i ? " " : "", json_is_string(s) ? json_string_value(s) : "?");
+			}
+			if (fclose(f) == 0)
+				doc_para(c->d, false, "Order of the measurements: %s.", buf);
+			free(buf);
+		}
+	}
+	chart_ref(c, "compare-ratios");
+	chart_ref(c, "compare-latency");
+	chart_ref(c, "compare-throughput");
+}

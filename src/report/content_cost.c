@@ -1,0 +1,244 @@
+/* pacer — the report's "Cost and resources" section (see content_int.h):
+ * cost per million requests by profile, and the target's and generator's
+ * CPU and memory. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/content_int.h"
+#include "util/units.h"
+
+/* US dollars as every report writes them (units_fmt_cost: "$0.00055",
+ * "$12.50"); "–" when missing. */
+static const char *usd(struct content_ctx *c, char *out, size_t cap, double v)
+{
+	(void)c;
+	if (!isfinite(v))
+		snprintf(out, cap, "–");
+	else
+		units_fmt_cost(out, cap, v, "$");
+	return out;
+}
+
+static void cost_table(struct content_ctx *c, const json_t *cost)
+{
+	const json_t *profiles = rr_arr(cost, "profiles");
+	if (!profiles || !json_array_size(profiles))
+		return;
+	const char *hdr[3] = {"Profile", "USD per core-hour", "USD per million requests"};
+	doc_table(c->d, 3, 0x6, hdr);
+	size_t i;
+	const json_t *p;
+	json_array_foreach(profiles, i, p) {
+		char a[64], b[64];
+		const char *row[3] = {rr_str(p, "name"), usd(c, a, sizeof a, rr_num_or(p, "usd_per_core_hour", NAN)),
+				      usd(c, b, sizeof b, rr_num_or(p, "usd_per_million_requests", NAN))};
+		doc_row(c->d, row);
+	}
+	const char *basis = rr_str(cost, "basis"), *caveat = rr_str(cost, "caveat");
+	double ms;
+	char per[96] = "";
+	if (rr_num(cost, "cpu_ms_per_request", &ms))
+		snprintf(per, sizeof per, " (%s ms of CPU per request)", fmt_num(&c->f, ms, 4));
+	size_t cl = caveat ? strlen(caveat) : 0;
+	if (basis || caveat)
+		doc_para(c->d, false, "Basis: %s%s.%s%s%s%s", basis ? basis : "not recorded", per,
+			 caveat ? " " : "", caveat ? caveat : "",
+			 cl && caveat[cl - 1] != '.' ? "." : "",
+			 rr_true(cost, "default_prices")
+				 ? " The prices are pacer's defaults, not given with --cost-profile."
+				 : "");
+}
+
+/* target_resources / generator_resources: in the phase, else beside it
+ * (top level of a run, or the ramp step). */
+static const json_t *res_obj(const json_t *phase, const json_t *owner, const char *key)
+{
+	const json_t *o = rr_obj(phase, key);
+	return o ? o : rr_obj(owner, key);
+}
+
+static void resources_rows(struct content_ctx *c, const json_t *ph, const json_t *owner)
+{
+	const json_t *tr = res_obj(ph, owner, "target_resources");
+	char b[256];
+	if (tr) {
+		kv(c, "Target measured from", rr_str(tr, "source"));
+		double u, sy;
+		if (rr_num(tr, "cpu_user_s", &u) && rr_num(tr, "cpu_sys_s", &sy))
+			snprintf(b, sizeof b, "%s (user %s, system %s)",
+				 fmt_s(&c->f, rr_num_or(tr, "cpu_s", NAN)), fmt_s(&c->f, u), fmt_s(&c->f, sy));
+		else
+			snprintf(b, sizeof b, "%s", fmt_s(&c->f, rr_num_or(tr, "cpu_s", NAN)));
+		kv(c, "Target CPU (measured phase)", b);
+		kv(c, "Target cores busy (average)", fmt_num(&c->f, rr_num_or(tr, "cores_busy", NAN), 2));
+		snprintf(b, sizeof b, "%s ms", fmt_num(&c->f, rr_num_or(tr, "cpu_ms_per_request", NAN), 4));
+		kv(c, "Target CPU per request", b);
+		if (rr_get(tr, "rss_peak_bytes")) {
+			snprintf(b, sizeof b, "start %s, peak %s, end %s",
+				 fmt_bytes(&c->f, rr_num_or(tr, "rss_start_bytes", NAN)),
+				 fmt_bytes(&c->f, rr_num_or(tr, "rss_peak_bytes", NAN)),
+				 fmt_bytes(&c->f, rr_num_or(tr, "rss_end_bytes", NAN)));
+			kv(c, "Target resident memory", b);
+		}
+		size_t i;
+		const json_t *n;
+		json_array_foreach(rr_arr(tr, "notes"), i, n)
+			if (json_is_string(n))
+				kv(c, "Note", json_string_value(n));
+	}
+	const json_t *gr = res_obj(ph, owner, "generator_resources");
+	if (gr) {
+		kv(c, "Generator CPU (measured phase)", fmt_s(&c->f, rr_num_or(gr, "cpu_s", NAN)));
+		snprintf(b, sizeof b, "%s µs", fmt_num(&c->f, rr_num_or(gr, "cpu_us_per_request", NAN), 1));
+		kv(c, "Generator CPU per request", b);
+		kv(c, "Busiest generator thread", fmt_pct(&c->f, rr_num_or(gr, "busiest_thread_cpu_pct", NAN)));
+	}
+}
+
+void content_cost(struct content_ctx *c)
+{
+	doc_heading(c->d, 2, "cost", "Cost and resources");
+	char b[256];
+	if (c->r->kind == RESULT_KIND_RUN) {
+		const json_t *m = rr_get(c->root, "measure");
+		const json_t *cost = rr_obj(c->root, "cost");
+		if (cost)
+			cost_table(c, cost);
+		else
+			doc_para(c->d, false, "No cost profile was given (--cost-profile), so no cost per "
+					      "million requests is reported.");
+		const char *hdr[2] = {"Figure", "Value"};
+		doc_table(c->d, 2, 0x2, hdr);
+		const json_t *t = rr_obj(c->root, "target");
+		if (t) {
+			snprintf(b, sizeof b, "%s over the whole run, warm-up included",
+				 fmt_s(&c->f, rr_num_or(t, "cpu_s", NAN)));
+			kv(c, "Embedded target CPU", b);
+			snprintf(b, sizeof b, "%s ms", fmt_num(&c->f, rr_num_or(t, "cpu_ms_per_request", NAN), 4));
+			kv(c, "Embedded target CPU per request", b);
+		}
+		resources_rows(c, m, c->root);
+		const json_t *tc = rr_obj(c->root, "target_cores");
+		if (tc) {
+			const char *bs = rr_str(tc, "basis");
+			double n = rr_num_or(tc, "cores", NAN);
+			snprintf(b, sizeof b, "%s (%s)",
+				 n == floor(n) ? fmt_int(&c->f, n) : fmt_num(&c->f, n, 2),
+				 !bs                                 ? "basis not recorded"
+				 : !strcmp(bs, "option")             ? "given with --target-cores"
+				 : !strcmp(bs, "embedded_threads")   ? "the embedded target's threads"
+				 : !strcmp(bs, "cgroup_cpu_max")     ? "the target cgroup's cpu.max quota"
+				 : !strcmp(bs, "cgroup_cpuset")      ? "the target cgroup's cpuset"
+				 : !strcmp(bs, "machine")            ? "this machine's cores: nothing said "
+								       "what the target runs on"
+								     : bs);
+			kv(c, "Target cores assumed", b);
+		}
+		const json_t *g = rr_obj(c->root, "generator");
+		if (g) {
+			double th = rr_num_or(g, "threads", NAN);
+			snprintf(b, sizeof b, "%s over the whole run (%s worker %s)",
+				 fmt_s(&c->f, rr_num_or(g, "cpu_s", NAN)), fmt_int(&c->f, th),
+				 plural(th, "thread", "threads"));
+			kv(c, "Generator CPU", b);
+			snprintf(b, sizeof b, "%s µs",
+				 fmt_num(&c->f, rr_num_or(g, "cpu_us_per_response", NAN), 1));
+			kv(c, "Generator CPU per response", b);
+			double busy;
+			if (rr_num(g, "busiest_thread_cpu_pct", &busy))
+				kv(c, "Busiest generator thread", fmt_pct(&c->f, busy));
+		}
+		bool target_known = t || res_obj(m, c->root, "target_resources");
+		if (!target_known && !g)
+			kv(c, "Resources", "not recorded");
+		if (!target_known)
+			doc_para(c->d, false, "The target's own CPU and memory were not measured "
+					      "(--target-pid or --target-cgroup measure them).");
+	} else if (c->r->kind == RESULT_KIND_RAMP) {
+		const json_t *steps = rr_arr(c->root, "steps");
+		const char *pnames[4];
+		size_t np = 0;
+		bool mem = false;
+		size_t i;
+		const json_t *s;
+		json_array_foreach(steps, i, s) {
+			if (rr_get(res_obj(rr_get(s, "measure"), s, "target_resources"), "rss_peak_bytes"))
+				mem = true;
+			size_t k;
+			const json_t *p;
+			json_array_foreach(rr_arr(s, "cost.profiles"), k, p) {
+				const char *name = rr_str(p, "name");
+				bool seen = false;
+				for (size_t j = 0; j < np; j++)
+					if (name && strcmp(pnames[j], name) == 0)
+						seen = true;
+				if (name && !seen && np < N(pnames))
+					pnames[np++] = name;
+			}
+		}
+		const char *hdr[DOC_MAX_COLS];
+		char ph[4][96];
+		size_t nc = 0;
+		hdr[nc++] = "Step";
+		hdr[nc++] = "Offered/s";
+		hdr[nc++] = "Generator CPU";
+		hdr[nc++] = "Target CPU per request";
+		if (mem)
+			hdr[nc++] = "Target peak memory";
+		for (size_t k = 0; k < np; k++) {
+			snprintf(ph[k], sizeof ph[k], "USD per million requests (%s)", pnames[k]);
+			hdr[nc++] = ph[k];
+		}
+		doc_table(c->d, nc, ((1u << nc) - 1) & ~1u, hdr);
+		json_array_foreach(steps, i, s) {
+			const json_t *tr = res_obj(rr_get(s, "measure"), s, "target_resources");
+			const char *row[DOC_MAX_COLS];
+			char money[4][64];
+			size_t k = 0;
+			char label[32], tcpu[64];
+			snprintf(label, sizeof label, "%s%zu", rr_true(s, "refine") ? "r" : "", i + 1);
+			row[k++] = label;
+			row[k++] = fmt_rate(&c->f, rr_num_or(s, "offered_per_s", NAN));
+			double gc = rr_num_or(s, "generator_cpu_s",
+					      rr_num_or(res_obj(rr_get(s, "measure"), s, "generator_resources"), "cpu_s", NAN));
+			row[k++] = fmt_s(&c->f, gc);
+			double tc = rr_num_or(tr, "cpu_ms_per_request", rr_num_or(s, "target_cpu_ms_per_request", NAN));
+			snprintf(tcpu, sizeof tcpu, "%s ms", fmt_num(&c->f, tc, 4));
+			row[k++] = isfinite(tc) ? tcpu : "–";
+			if (mem)
+				row[k++] = fmt_bytes(&c->f, rr_num_or(tr, "rss_peak_bytes", NAN));
+			for (size_t p = 0; p < np; p++) {
+				double v = NAN;
+				size_t j;
+				const json_t *pr;
+				json_array_foreach(rr_arr(s, "cost.profiles"), j, pr) {
+					const char *name = rr_str(pr, "name");
+					if (name && strcmp(name, pnames[p]) == 0)
+						v = rr_num_or(pr, "usd_per_million_requests", NAN);
+				}
+				row[k++] = usd(c, money[p], sizeof money[p], v);
+			}
+			doc_row(c->d, row);
+		}
+		long k = report_focus_step(c->root);
+		const json_t *fs = step_at(c, k);
+		if (fs && rr_obj(fs, "cost")) {
+			doc_para(c->d, false, "Cost at step %ld:", k + 1);
+			cost_table(c, rr_obj(fs, "cost"));
+		} else if (!np) {
+			doc_para(c->d, false, "No cost profile was given (--cost-profile), so no cost per "
+					      "million requests is reported.");
+		}
+		if (fs && (res_obj(rr_get(fs, "measure"), fs, "target_resources") ||
+			   res_obj(rr_get(fs, "measure"), fs, "generator_resources"))) {
+			const char *h2[2] = {"Figure", "Value"};
+			doc_heading(c->d, 3, "focus-resources", "Resources at step %ld", k + 1);
+			doc_table(c->d, 2, 0x2, h2);
+			resources_rows(c, rr_get(fs, "measure"), fs);
+		}
+	} else {
+		doc_para(c->d, false, "A comparison records no cost or resource figures; run each "
+				      "variant with pacer run or ramp to measure them.");
+	}
+}

@@ -1,0 +1,121 @@
+/* pacer — what the files of the report's content share (private to
+ * src/report/content*.c; the entry point is report_doc_build in
+ * render_int.h).
+ *
+ * content.c gathers the facts every section uses into a struct content_ctx
+ * and calls the sections in their order; each section appends its blocks to
+ * c->d. Sections never fail: an allocation failure sets c->d->oom, which
+ * report_doc_build returns once at the end. Every sentence is built from
+ * fields of the result; a field that is missing is left out (or shown as
+ * "–"), never invented. The strings returned by the fmt_* helpers live in
+ * c->f, a ring of buffers (doc.h): use them before formatting many more. */
+#ifndef PACER_REPORT_CONTENT_INT_H
+#define PACER_REPORT_CONTENT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "http/url.h"
+#include "report/render_int.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The facts of one result, gathered once (content.c). */
+struct content_ctx {
+	const struct loaded_result *r;
+	const json_t *root, *plan, *env;
+	struct doc *d;
+	const struct chart_set *cs;
+	struct fring f;
+	bool self_contained;  /* mode self_contained (any variant, for compare) */
+	bool loopback;        /* every target on a loopback address */
+	bool open_loop;
+	bool interrupted;
+	unsigned repeat;      /* repetitions (1 when not recorded) */
+	char host[URL_HOST_CAP]; /* the target's host, "" when unknown or several */
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static inline const char *plural(double n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* A row of a two-column table; "not recorded" when v is NULL or "". */
+static inline void kv(struct content_ctx *c, const char *k, const char *v)
+{
+	const char *row[2] = {k, v && *v ? v : "not recorded"};
+	doc_row(c->d, row);
+}
+
+/* Ramp step i of the result, or NULL (i < 0 or past the end). */
+static inline const json_t *step_at(struct content_ctx *c, long i)
+{
+	return i >= 0 ? json_array_get(rr_arr(c->root, "steps"), (size_t)i) : NULL;
+}
+
+/* A reference to the chart of that name, when the result has one. */
+static inline void chart_ref(struct content_ctx *c, const char *name)
+{
+	const struct chart *ch = charts_find(c->cs, name);
+	if (ch)
+		doc_chart(c->d, ch->name, ch->title);
+}
+
+/* The helpers below write into out[cap] and return out (content_phrases.c). */
+/* "a 4-core Intel ... machine", or what of it the result records. */
+const char *content_machine(struct content_ctx *c, char *out, size_t cap);
+/* "over loopback HTTP", "over HTTP to HOST" or "over HTTP". */
+const char *content_where(struct content_ctx *c, char *out, size_t cap);
+/* "median (min–max)" of summary[key], as microseconds (us) or a rate; "–"
+ * when absent. */
+const char *content_med_range(struct content_ctx *c, char *out, size_t cap,
+			      const json_t *summary, const char *key, bool us);
+
+/* ---- the tables of a measured phase (content_tables.c) --------------------- */
+
+/* Latency percentiles of each timing the phase has. */
+void content_latency_table(struct content_ctx *c, const json_t *ph);
+/* The success rule and the outcomes with their rates, when there are any. */
+void content_outcomes_table(struct content_ctx *c, const json_t *ph);
+/* Per request name, when there is more than one; heading: under its own
+ * "By request name" heading. */
+void content_by_name_table(struct content_ctx *c, const json_t *ph, bool heading);
+
+/* ---- the workload as sent: plan.workload (content_workload.c) --------------- */
+
+/* What was sent, as a phrase ("one POST request to URL with a 12-byte
+ * body", "1,000 requests of the request table ... in turn: GET 800
+ * (80.00%), ..."); url names the URL ("the target URL", or the URL itself).
+ * false (out untouched) when wl is NULL: an older result. */
+bool content_wl_phrase(struct content_ctx *c, const json_t *wl, const json_t *plan,
+		       const char *url, char *out, size_t cap);
+/* "GET 1 (50.00%), POST 1 (50.00%)": methods with counts and shares. */
+void content_wl_methods(struct content_ctx *c, const json_t *wl, char *out, size_t cap);
+/* The identity rows of a workload object. */
+void content_wl_rows(struct content_ctx *c, const json_t *wl);
+
+/* ---- the sections, in their order -------------------------------------------- */
+
+/* 1. Summary: one paragraph per kind (content_run.c, content_ramp.c,
+ * content_compare.c). */
+void content_summary_run(struct content_ctx *c);
+void content_summary_ramp(struct content_ctx *c);
+void content_summary_compare(struct content_ctx *c);
+/* 2. Identity and 3. methodology (content_method.c). */
+void content_identity(struct content_ctx *c);
+void content_methodology(struct content_ctx *c);
+/* 4. Test conditions and limits (content_limits.c). */
+void content_conditions(struct content_ctx *c);
+/* 5. Results, under the "Results" heading (content_run.c, content_ramp.c,
+ * content_compare.c). */
+void content_results_run(struct content_ctx *c);
+void content_results_ramp(struct content_ctx *c);
+void content_results_compare(struct content_ctx *c);
+/* 6. Cost and resources (content_cost.c). */
+void content_cost(struct content_ctx *c);
+/* 7. What the number means and does not establish (content_meaning.c). */
+void content_meaning(struct content_ctx *c);
+
+#endif

@@ -1,0 +1,162 @@
+/* pacer — the report's "What this number means / does not establish"
+ * section (see content_int.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/content_int.h"
+
+static void workload_phrase(struct content_ctx *c, char *out, size_t cap)
+{
+	const json_t *table = rr_obj(c->plan, "table");
+	const char *url = rr_str(c->plan, "url") ? rr_str(c->plan, "url") : "?";
+	if (content_wl_phrase(c, rr_obj(c->plan, "workload"), c->plan, url, out, cap))
+		return;
+	if (c->r->kind == RESULT_KIND_COMPARE &&
+	    rr_obj(json_array_get(rr_arr(c->root, "variants"), 0), "workload")) {
+		size_t i, l = 0;
+		const json_t *v;
+		out[0] = '\0';
+		json_array_foreach(rr_arr(c->root, "variants"), i, v) {
+			char one[600];
+			if (i >= REPORT_MAX_VARIANTS || l + 8 >= cap)
+				break;
+			if (!content_wl_phrase(c, rr_obj(v, "workload"), c->plan, "its URL", one, sizeof one))
+				snprintf(one, sizeof one, "not recorded");
+			l += (size_t)snprintf(out + l, cap - l, "%s%s: %s", i ? "; " : "",
+					      rr_str(v, "name") ? rr_str(v, "name") : "?", one);
+		}
+		return;
+	}
+	if (table)
+		snprintf(out, cap, "the request table %s (SHA-256 %.16s...)",
+			 rr_str(table, "source") ? rr_str(table, "source") : "?",
+			 rr_str(table, "sha256") ? rr_str(table, "sha256") : "?");
+	else if (c->r->kind == RESULT_KIND_COMPARE)
+		snprintf(out, cap, "one %s request per variant",
+			 rr_str(c->plan, "method") ? rr_str(c->plan, "method") : "?");
+	else
+		snprintf(out, cap, "one %s request to %s",
+			 rr_str(c->plan, "method") ? rr_str(c->plan, "method") : "?",
+			 rr_str(c->plan, "url") ? rr_str(c->plan, "url") : "?");
+}
+
+void content_meaning(struct content_ctx *c)
+{
+	doc_heading(c->d, 2, "meaning", "What this number means / does not establish");
+	doc_heading(c->d, 3, "means", "What it means");
+	doc_list(c->d);
+	char wl[2048];
+	workload_phrase(c, wl, sizeof wl);
+	if (c->r->kind == RESULT_KIND_RUN) {
+		struct phase_fig m;
+		report_phase_fig(rr_get(c->root, "measure"), &m);
+		if (c->open_loop)
+			doc_item(c->d,
+				 "At %s requests/s offered, this target, as configured and on this "
+				 "machine, answered half of the requests within %s and 99%% within %s of "
+				 "their scheduled time, queueing included.",
+				 fmt_rate(&c->f, m.offered), fmt_us(&c->f, m.p50), fmt_us(&c->f, m.p99));
+		else
+			doc_item(c->d,
+				 "With %s requests always outstanding, this target completed %s "
+				 "requests/s; half of them took at most %s and 99%% at most %s from "
+				 "their send.",
+				 fmt_int(&c->f, rr_num_or(c->plan, "concurrency", NAN)),
+				 fmt_rate(&c->f, m.achieved), fmt_us(&c->f, m.p50), fmt_us(&c->f, m.p99));
+	} else if (c->r->kind == RESULT_KIND_RAMP) {
+		const json_t *hp = rr_obj(c->root, "highest_passing");
+		const char *slo = rr_str(c->plan, "slo");
+		if (hp) {
+			double off = rr_num_or(hp, "offered_per_s", NAN);
+			double next = INFINITY;
+			size_t i;
+			const json_t *s;
+			json_array_foreach(rr_arr(c->root, "steps"), i, s) {
+				double o;
+				if (!rr_true(s, "verdict.pass") && rr_num(s, "offered_per_s", &o) && o > off)
+					next = fmin(next, o);
+			}
+			if (isfinite(next))
+				doc_item(c->d,
+					 "The target sustained %s requests/s offered %s%s for steps of %s; "
+					 "under these conditions its capacity lies between %s and %s "
+					 "requests/s.",
+					 fmt_rate(&c->f, off), slo ? "within the SLO " : "", slo ? slo : "",
+					 fmt_s(&c->f, rr_num_or(c->plan, "step_duration_s", NAN)),
+					 fmt_rate(&c->f, off), fmt_rate(&c->f, next));
+			else
+				doc_item(c->d,
+					 "The target sustained %s requests/s offered %s%s for steps of %s, "
+					 "the highest step tried: its capacity under these conditions is "
+					 "at least that.",
+					 fmt_rate(&c->f, off), slo ? "within the SLO " : "", slo ? slo : "",
+					 fmt_s(&c->f, rr_num_or(c->plan, "step_duration_s", NAN)));
+		} else {
+			doc_item(c->d, "No step met the SLO: under these conditions the target's capacity "
+				       "is below the lowest step tried.");
+		}
+	} else {
+		size_t i;
+		const json_t *r;
+		bool any = false;
+		json_array_foreach(rr_arr(c->root, "ratios"), i, r) {
+			if (!rr_true(r, "significant"))
+				continue;
+			any = true;
+			doc_item(c->d,
+				 "On this machine under this load, %s's %s was %s times %s's (95%% CI "
+				 "%s–%s): %s.",
+				 rr_str(r, "variant") ? rr_str(r, "variant") : "?",
+				 rr_str(r, "metric") ? rr_str(r, "metric") : "?",
+				 fmt_ratio(&c->f, rr_num_or(r, "ratio", NAN)),
+				 rr_str(r, "baseline") ? rr_str(r, "baseline") : "?",
+				 fmt_ratio(&c->f, rr_num_or(r, "ci95_low", NAN)),
+				 fmt_ratio(&c->f, rr_num_or(r, "ci95_high", NAN)),
+				 rr_str(r, "verdict") ? rr_str(r, "verdict") : "?");
+		}
+		if (!any)
+			doc_item(c->d, "No difference between the variants was large and certain enough "
+				       "to be called significant under this load.");
+	}
+	doc_item(c->d, "It holds for this workload: %s.", wl);
+
+	doc_heading(c->d, 3, "does-not-establish", "What it does not establish");
+	doc_list(c->d);
+	doc_item(c->d, "How the target behaves on other hardware, with another configuration, or "
+		       "under another mix of requests.");
+	if (c->self_contained)
+		doc_item(c->d, "The capacity or latency of a real deployment: the load generator and "
+			       "the target shared one process and its cores.");
+	if (rr_str(c->plan, "unix_socket"))
+		doc_item(c->d, "Unix socket: requests went over the local socket %s, not TCP: no "
+			       "network stack and no network in these figures.",
+			 rr_str(c->plan, "unix_socket"));
+	else if (c->loopback)
+		doc_item(c->d, "Anything about the network: requests never left the machine.");
+	if (!c->open_loop && !rr_obj(c->plan, "ramp") && c->r->kind != RESULT_KIND_RAMP)
+		doc_item(c->d, "Latency at a given arrival rate: a closed loop slows down with the "
+			       "target and hides queueing.");
+	if (c->r->kind != RESULT_KIND_COMPARE && c->repeat <= 1)
+		doc_item(c->d, "That the figures repeat: one measurement gives no estimate of "
+			       "run-to-run variance.");
+	if (c->r->kind == RESULT_KIND_RAMP && !rr_true(c->plan, "refine"))
+		doc_item(c->d, "The exact capacity: it lies between steps (--refine narrows it).");
+	if (c->r->kind == RESULT_KIND_COMPARE)
+		doc_item(c->d, "Why the variants differ, or that the difference holds on other "
+			       "machines or loads; a 95%% interval misses the truth about one time in "
+			       "twenty.");
+	double dur = c->r->kind == RESULT_KIND_RAMP ? rr_num_or(c->plan, "step_duration_s", NAN)
+						    : rr_num_or(c->root, "measure.duration_s",
+								rr_num_or(c->plan, "duration_s", NAN));
+	if (isfinite(dur))
+		doc_item(c->d, "Behaviour over longer periods than the %s measured: memory growth, "
+			       "garbage collection, caches, thermal limits.",
+			 fmt_s(&c->f, dur));
+	if (rr_true(c->root, "generator_limited.flagged"))
+		doc_item(c->d, "The target's limit: the generator itself may have been the bottleneck.");
+	if (c->interrupted)
+		doc_item(c->d, "The planned measurement: it was interrupted.");
+	if (rr_obj(c->root, "cost"))
+		doc_item(c->d, "A bill: cost figures extrapolate CPU time only.");
+}

@@ -1,0 +1,345 @@
+/* pacer — the report's identity (what was measured, with what, where) and
+ * methodology (how it was measured) sections; see content_int.h. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/content_int.h"
+#include "util/text.h"
+
+/* argv as a shell command line, each argument quoted when it needs it. */
+static char *command_line(const json_t *argv)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	fputs("pacer", f);
+	size_t i;
+	const json_t *a;
+	json_array_foreach(argv, i, a) {
+		if (!json_is_string(a))
+			continue;
+		fputc(' ', f);
+		text_shell_quote(f, json_string_value(a));
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+void content_identity(struct content_ctx *c)
+{
+	doc_heading(c->d, 2, "identity", "Identity");
+	const char *hdr[2] = {"Field", "Value"};
+	doc_table(c->d, 2, 0, hdr);
+	char b[1024];
+	kv(c, "Report id", c->r->id);
+	snprintf(b, sizeof b, "%s, schema version %d.%d", result_kind_name(c->r->kind),
+		 c->r->schema_major, c->r->schema_minor);
+	kv(c, "Result", b);
+	kv(c, "Result started at", rr_str(c->root, "started_at"));
+	const char *scen = rr_str(c->root, "scenario");
+	if (!scen)
+		scen = rr_str(c->plan, "scenario");
+	if (scen)
+		kv(c, "Scenario", scen);
+	char *cmd = rr_arr(c->plan, "argv") ? command_line(rr_arr(c->plan, "argv")) : NULL;
+	kv(c, "Command", cmd);
+	free(cmd);
+	const char *mode = rr_str(c->root, "mode");
+	if (mode && strcmp(mode, "self_contained") == 0)
+		kv(c, "Mode", "self_contained: pacer drove its own embedded target, in the same process");
+	else if (mode && strcmp(mode, "live") == 0)
+		kv(c, "Mode", "live: pacer drove a separate target");
+	else
+		kv(c, "Mode", mode);
+	if (c->r->kind != RESULT_KIND_COMPARE) {
+		/* a table's URLs are its own: plan.url is only its first */
+		kv(c, rr_obj(c->plan, "table") ? "First request's URL" : "Target URL",
+		   rr_str(c->plan, "url"));
+		if (rr_str(c->plan, "unix_socket"))
+			kv(c, "Unix socket", rr_str(c->plan, "unix_socket"));
+		const json_t *t = rr_obj(c->root, "target");
+		if (t) {
+			double th = rr_num_or(t, "threads", NAN);
+			snprintf(b, sizeof b, "embedded plan %s, %s %s",
+				 rr_str(t, "plan") ? rr_str(t, "plan") : "?", fmt_int(&c->f, th),
+				 plural(th, "thread", "threads"));
+			kv(c, "Embedded target", b);
+		}
+	} else {
+		size_t i;
+		const json_t *v;
+		json_array_foreach(rr_arr(c->root, "variants"), i, v) {
+			char k[96];
+			const char *name = rr_str(v, "name");
+			snprintf(k, sizeof k, "Variant %s%s", name ? name : "?", i == 0 ? " (baseline)" : "");
+			const char *tg = rr_str(v, "target"), *url = rr_str(v, "url"),
+				   *vm = rr_str(v, "mode");
+			snprintf(b, sizeof b, "%s%s%s%s%s%s", tg ? tg : "", tg && url ? " at " : "",
+				 url ? url : "", vm ? " (" : "", vm ? vm : "", vm ? ")" : "");
+			kv(c, k, b);
+			if (content_wl_phrase(c, rr_obj(v, "workload"), c->plan, "its URL", b, sizeof b)) {
+				snprintf(k, sizeof k, "Variant %s requests", name ? name : "?");
+				kv(c, k, b);
+			}
+		}
+	}
+	const char *ver = rr_str(c->root, "pacer.version"), *commit = rr_str(c->root, "pacer.commit");
+	snprintf(b, sizeof b, "%s (commit %s)", ver ? ver : "?", commit ? commit : "?");
+	kv(c, "pacer", b);
+	const char *os = rr_str(c->env, "os"), *kern = rr_str(c->env, "kernel"),
+		   *arch = rr_str(c->env, "arch");
+	snprintf(b, sizeof b, "%s %s, %s", os ? os : "?", kern ? kern : "", arch ? arch : "?");
+	kv(c, "OS / arch", c->env ? b : NULL);
+	double cores = rr_num_or(c->env, "cores", NAN);
+	const char *model = rr_str(c->env, "cpu_model");
+	snprintf(b, sizeof b, "%s, %s online %s", model ? model : "?", fmt_int(&c->f, cores),
+		 plural(cores, "core", "cores"));
+	kv(c, "CPU", c->env ? b : NULL);
+	kv(c, "Host name", rr_str(c->env, "hostname"));
+	const json_t *table = rr_obj(c->plan, "table");
+	if (table) {
+		const char *src = rr_str(table, "source"), *fmtn = rr_str(table, "format"),
+			   *sha = rr_str(table, "sha256"), *order = rr_str(table, "order");
+		snprintf(b, sizeof b, "%s (%s), %s requests, %s order, SHA-256 %s", src ? src : "?",
+			 fmtn ? fmtn : "?", fmt_int(&c->f, rr_num_or(table, "requests", NAN)),
+			 order ? order : "?", sha ? sha : "?");
+		kv(c, "Request table", b);
+	}
+	const json_t *wl = rr_obj(c->plan, "workload");
+	if (wl) {
+		content_wl_rows(c, wl);
+	} else if (!table) {
+		/* an older result, or a comparison (each variant's requests are
+		 * listed with it) */
+		const char *method = rr_str(c->plan, "method");
+		size_t nh = rr_len(c->plan, "headers");
+		double body = rr_num_or(c->plan, "body_bytes", 0);
+		bool variants_wl = c->r->kind == RESULT_KIND_COMPARE &&
+				   rr_obj(json_array_get(rr_arr(c->root, "variants"), 0), "workload");
+		if (!variants_wl) {
+			snprintf(b, sizeof b, "one request: %s to %s, %zu extra %s, %s body %s",
+				 method ? method : "?",
+				 c->r->kind == RESULT_KIND_COMPARE ? "each variant's URL" : "the target URL",
+				 nh, plural((double)nh, "header", "headers"), fmt_int(&c->f, body),
+				 plural(body, "byte", "bytes"));
+			kv(c, "Requests", b);
+		}
+	}
+	{ /* -H headers go on every request, a table's too */
+		size_t i;
+		const json_t *h;
+		json_array_foreach(rr_arr(c->plan, "headers"), i, h) {
+			if (json_is_string(h)) {
+				char k[32];
+				snprintf(k, sizeof k, "Header %zu", i + 1);
+				kv(c, k, json_string_value(h));
+			}
+		}
+	}
+	const json_t *tls = rr_obj(c->plan, "tls");
+	if (tls) {
+		const char *trust = rr_str(tls, "trust");
+		const char *tver = rr_str(c->root, "measure.tls.version");
+		const char *cipher = rr_str(c->root, "measure.tls.cipher");
+		snprintf(b, sizeof b, "HTTPS, certificate %s (trust: %s)%s%s%s%s%s",
+			 rr_true(tls, "verify") ? "verified" : "NOT verified", trust ? trust : "?",
+			 tver ? ", " : "", tver ? tver : "", cipher ? " " : "", cipher ? cipher : "",
+			 rr_true(tls, "resume") ? ", session resumption on" : "");
+		kv(c, "TLS", b);
+	}
+	const json_t *rules = rr_obj(c->plan, "rules");
+	if (rules) {
+		if (rr_str(rules, "success"))
+			kv(c, "Success rule", rr_str(rules, "success"));
+		size_t i;
+		const json_t *o;
+		json_array_foreach(rr_arr(rules, "outcomes"), i, o) {
+			char k[96];
+			snprintf(k, sizeof k, "Outcome %s", rr_str(o, "name") ? rr_str(o, "name") : "?");
+			kv(c, k, rr_str(o, "rule"));
+		}
+		const json_t *st = rr_obj(rules, "server_time");
+		if (st) {
+			snprintf(b, sizeof b, "%s%s%s", rr_str(st, "source") ? rr_str(st, "source") : "?",
+				 rr_str(st, "name") && *rr_str(st, "name") ? " " : "",
+				 rr_str(st, "name") ? rr_str(st, "name") : "");
+			kv(c, "Server-reported time from", b);
+		}
+	}
+	double seed;
+	if (rr_num(c->plan, "seed", &seed)) {
+		const json_t *sv = rr_get(c->plan, "seed");
+		if (json_is_integer(sv))
+			snprintf(b, sizeof b, "%lld", (long long)json_integer_value(sv));
+		else
+			snprintf(b, sizeof b, "%.0f", seed);
+		kv(c, "Seed", b);
+	}
+}
+
+void content_methodology(struct content_ctx *c)
+{
+	doc_heading(c->d, 2, "methodology", "Methodology");
+	const char *arrival = rr_str(c->plan, "arrival");
+	double threads = rr_num_or(c->plan, "threads", NAN);
+	double conns = rr_num_or(c->plan, "connections", NAN);
+	double conc = rr_num_or(c->plan, "concurrency", NAN);
+	double warm = rr_num_or(c->plan, "warmup_s", NAN);
+	double timeout = rr_num_or(c->plan, "timeout_ms", NAN);
+	double drain = rr_num_or(c->plan, "drain_ms", NAN);
+	doc_list(c->d);
+	if (c->r->kind == RESULT_KIND_COMPARE) {
+		doc_item(c->d,
+			 "Variants measured interleaved: each repetition runs every variant once, the "
+			 "order rotating from one repetition to the next (%s), so slow drift of the "
+			 "machine affects all variants alike.",
+			 rr_str(c->plan, "order") ? rr_str(c->plan, "order") : "order not recorded");
+		doc_item(c->d,
+			 "Each variant's figure is the median over its %u %s; ratios to the baseline "
+			 "(the first variant) come with a 95%% bootstrap confidence interval, and a "
+			 "difference is called significant only when the interval excludes 1 and the "
+			 "ratio is more than %s away from 1.",
+			 c->repeat, plural(c->repeat, "repetition", "repetitions"),
+			 fmt_pct(&c->f, rr_num_or(c->plan, "noise_pct", NAN)));
+	}
+	if (c->open_loop) {
+		double rate = rr_num_or(c->plan, "rate_per_s", NAN);
+		if (c->r->kind == RESULT_KIND_RAMP) {
+			char list[512] = "";
+			size_t i;
+			const json_t *s;
+			json_array_foreach(rr_arr(c->plan, "steps_per_s"), i, s) {
+				size_t l = strlen(list);
+				if (l > sizeof list - 40) {
+					snprintf(list + l, sizeof list - l, ", ...");
+					break;
+				}
+				snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "",
+					 fmt_rate(&c->f, json_is_number(s) ? json_number_value(s) : NAN));
+			}
+			doc_item(c->d,
+				 "Open loop, in steps of offered load (%s requests/s planned): each step "
+				 "sends requests on a fixed schedule (%s arrivals), whether or not earlier "
+				 "ones have returned.",
+				 list, arrival ? arrival : "?");
+		} else if (c->r->kind == RESULT_KIND_COMPARE && rr_obj(c->plan, "ramp")) {
+			doc_item(c->d, "Open loop, in steps of offered load per variant (ramp mode).");
+		} else {
+			doc_item(c->d,
+				 "Open loop: requests were due on a fixed schedule at %s requests/s (%s "
+				 "arrivals), whether or not earlier ones had returned.",
+				 fmt_rate(&c->f, rate), arrival ? arrival : "?");
+		}
+		doc_item(c->d,
+			 "Latency is measured from each request's scheduled time to the last byte of "
+			 "its response, so time spent waiting inside pacer for a free connection counts "
+			 "against the target (no coordinated omission). Service time (write to last "
+			 "byte) is kept beside it.");
+		doc_item(c->d, "Up to %s %s over %s worker %s.", fmt_int(&c->f, conns),
+			 plural(conns, "connection", "connections"), fmt_int(&c->f, threads),
+			 plural(threads, "thread", "threads"));
+	} else {
+		double reqs;
+		char bound[96] = "";
+		if (rr_num(c->plan, "requests", &reqs))
+			snprintf(bound, sizeof bound, ", for %s requests", fmt_int(&c->f, reqs));
+		doc_item(c->d,
+			 "Closed loop: %s %s, each with one request outstanding: a new request is "
+			 "sent when the previous one returns%s.",
+			 fmt_int(&c->f, conc), plural(conc, "connection", "connections"), bound);
+		doc_item(c->d,
+			 "Latency is measured from each send to the last byte of the response. When the "
+			 "target slows down, fewer requests are sent: waiting that real users would see "
+			 "is not in these figures (coordinated omission).");
+		doc_item(c->d, "%s worker %s.", fmt_int(&c->f, threads),
+			 plural(threads, "thread", "threads"));
+	}
+	{
+		char wl[1200];
+		const json_t *w = rr_obj(c->plan, "workload");
+		if (content_wl_phrase(c, w, c->plan, "the target URL", wl, sizeof wl)) {
+			/* a short list names each request; the shares then follow */
+			bool listed = rr_true(w, "listed_all") && rr_len(w, "listed") <= 4;
+			char methods[400];
+			content_wl_methods(c, w, methods, sizeof methods);
+			if (listed && rr_num_or(w, "requests", 0) > 1)
+				doc_item(c->d, "What was sent: %s. Methods: %s of the requests.", wl,
+					 methods);
+			else
+				doc_item(c->d, "What was sent: %s.%s", wl,
+					 listed ? ""
+						: " The JSON result lists the first requests one by one "
+						  "(plan.workload.listed).");
+		}
+	}
+	if (c->r->kind == RESULT_KIND_RAMP) {
+		double sd = rr_num_or(c->plan, "step_duration_s", NAN);
+		double sw = rr_num_or(c->plan, "step_warmup_s", NAN);
+		const char *slo = rr_str(c->plan, "slo");
+		doc_item(c->d,
+			 "Each step: a %s warm-up (not counted), %s measured, then a drain of up to %s "
+			 "for responses still due; connections carry over from step to step.",
+			 fmt_s(&c->f, sw), fmt_s(&c->f, sd), fmt_us(&c->f, drain * 1e3));
+		if (slo)
+			doc_item(c->d,
+				 "Each step is judged against the SLO %s; the ramp stops after the first "
+				 "failing step%s.",
+				 slo, rr_num_or(c->plan, "after_fail", 0) > 0 ? " (plus --after-fail steps)"
+									   : "");
+		else
+			doc_item(c->d, "No SLO was given: every step passes.");
+		if (rr_true(c->plan, "refine"))
+			doc_item(c->d,
+				 "Refined: pacer bisected between the last passing and first failing "
+				 "rates until they were within %s.",
+				 fmt_pct(&c->f, rr_num_or(c->plan, "precision", NAN) * 100));
+	} else if (c->r->kind == RESULT_KIND_RUN) {
+		double dur;
+		if (rr_num(c->plan, "duration_s", &dur))
+			doc_item(c->d, "Measured phase: %s planned (%s measured)%s.", fmt_s(&c->f, dur),
+				 fmt_s(&c->f, rr_num_or(c->root, "measure.duration_s", NAN)),
+				 warm > 0 ? "" : ", with no warm-up");
+		if (warm > 0)
+			doc_item(c->d, "Warm-up: %s of the same load before the measured phase, not "
+				       "counted.",
+				 fmt_s(&c->f, warm));
+		doc_item(c->d, "Drain: after the measured phase, up to %s to collect responses to "
+			       "requests already due.",
+			 fmt_us(&c->f, drain * 1e3));
+	} else {
+		const json_t *ramp = rr_obj(c->plan, "ramp");
+		if (ramp)
+			doc_item(c->d, "Each repetition is a ramp per variant, %s per step, judged by the "
+				       "SLO %s; the figure compared is the capacity (highest passing "
+				       "offered rate).",
+				 fmt_s(&c->f, rr_num_or(ramp, "step_duration_s", NAN)),
+				 rr_str(ramp, "slo") ? rr_str(ramp, "slo") : "(none)");
+		else
+			doc_item(c->d, "Each repetition: %s warm-up (not counted), then %s measured.",
+				 fmt_s(&c->f, warm), fmt_s(&c->f, rr_num_or(c->plan, "duration_s", NAN)));
+	}
+	if (c->r->kind != RESULT_KIND_COMPARE) {
+		if (c->repeat > 1)
+			doc_item(c->d,
+				 "Repetitions: %u on the same connections; the main figures pool every "
+				 "repetition, and each repetition's figures are kept with their median "
+				 "and range.",
+				 c->repeat);
+		else
+			doc_item(c->d, "Repetitions: one.");
+	}
+	doc_item(c->d,
+		 "Per-request timeout %s: a request without a full response by then is closed, "
+		 "counted as an error and its connection reopened.",
+		 fmt_us(&c->f, timeout * 1e3));
+	doc_item(c->d,
+		 "Percentiles come from log-linear histograms with a relative error under 0.1%%; "
+		 "minimum, maximum and mean are exact.");
+}

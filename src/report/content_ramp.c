@@ -1,0 +1,295 @@
+/* pacer — the report's content for a ramp (see content_int.h): the summary
+ * paragraph (the highest step within the SLO and the next one tried) and the
+ * results (steps, verdicts, knee, warm-ups, the focus step's tables). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/content_int.h"
+
+/* ", about 5,000 per core over 1 core (the embedded target's threads)"
+ * from highest_passing; "" without a per-core figure. Older results have
+ * no cores_basis: the count is then given without one. */
+static void per_core_phrase(struct content_ctx *c, const json_t *hp, char *out, size_t cap)
+{
+	double pc, cores;
+	out[0] = '\0';
+	if (!rr_num(hp, "per_core_per_s", &pc) || !rr_num(hp, "cores", &cores))
+		return;
+	const char *b = rr_str(hp, "cores_basis");
+	if (b && !strcmp(b, "measured_busy")) {
+		/* what the target used, not what it had: CPU efficiency at that load */
+		snprintf(out, cap, ", about %s per busy core (the target kept %s cores busy, as "
+			 "measured)", fmt_rate(&c->f, round(pc)), fmt_num(&c->f, cores, 2));
+		return;
+	}
+	const char *words = !b                                 ? NULL
+			    : !strcmp(b, "option")             ? "given with --target-cores"
+			    : !strcmp(b, "embedded_threads")   ? "the embedded target's threads"
+			    : !strcmp(b, "cgroup_cpu_max")     ? "the target cgroup's cpu.max quota"
+			    : !strcmp(b, "cgroup_cpuset")      ? "the target cgroup's cpuset"
+							       : b;
+	snprintf(out, cap, ", about %s per core over %s %s%s%s%s", fmt_rate(&c->f, round(pc)),
+		 cores == floor(cores) ? fmt_int(&c->f, cores) : fmt_num(&c->f, cores, 2),
+		 cores == 1 ? "core" : "cores", words ? " (" : "", words ? words : "",
+		 words ? ")" : "");
+}
+
+void content_summary_ramp(struct content_ctx *c)
+{
+	const json_t *steps = rr_arr(c->root, "steps");
+	size_t n = json_array_size(steps);
+	const char *slo = rr_str(c->plan, "slo");
+	char mach[256], wh[200];
+	double lo = INFINITY, hi = 0;
+	size_t i;
+	const json_t *s;
+	json_array_foreach(steps, i, s) {
+		double off;
+		if (rr_num(s, "offered_per_s", &off)) {
+			lo = fmin(lo, off);
+			hi = fmax(hi, off);
+		}
+	}
+	char range[128];
+	if (n == 0)
+		snprintf(range, sizeof range, "no steps");
+	else if (lo == hi)
+		snprintf(range, sizeof range, "%zu %s at %s requests/s", n, plural((double)n, "step", "steps"),
+			 fmt_rate(&c->f, lo));
+	else
+		snprintf(range, sizeof range, "%zu steps from %s to %s requests/s", n,
+			 fmt_rate(&c->f, lo), fmt_rate(&c->f, hi));
+	double dur = rr_num_or(c->plan, "step_duration_s", NAN);
+	char lead[700];
+	snprintf(lead, sizeof lead, "In an open-loop ramp of %s (%s measured each) %s on %s, ", range,
+		 fmt_s(&c->f, dur), content_where(c, wh, sizeof wh),
+		 content_machine(c, mach, sizeof mach));
+
+	const json_t *hp = rr_obj(c->root, "highest_passing");
+	long k = hp ? report_focus_step(c->root) : -1;
+	char body[1200] = "";
+	if (k >= 0) {
+		const json_t *st = step_at(c, k);
+		struct phase_fig m;
+		report_phase_fig(rr_get(st, "measure"), &m);
+		double off = rr_num_or(hp, "offered_per_s", rr_num_or(st, "offered_per_s", NAN));
+		double ach = rr_num_or(hp, "achieved_per_s", rr_num_or(st, "achieved_per_s", NAN));
+		double errp = rr_num_or(st, "error_pct", m.error_pct);
+		char per_core[240];
+		per_core_phrase(c, hp, per_core, sizeof per_core);
+		if (slo)
+			snprintf(body, sizeof body,
+				 "the highest step within the SLO %s reached %s requests/s (%s "
+				 "achieved)%s; there p50 was %s and p99 %s with a %s error rate.",
+				 slo, fmt_rate(&c->f, off), fmt_rate(&c->f, ach), per_core,
+				 fmt_us(&c->f, m.p50), fmt_us(&c->f, m.p99), fmt_pct(&c->f, errp));
+		else
+			snprintf(body, sizeof body,
+				 "with no SLO every step passes; the highest step reached %s requests/s "
+				 "(%s achieved)%s, with p50 %s and p99 %s and a %s error rate.",
+				 fmt_rate(&c->f, off), fmt_rate(&c->f, ach), per_core,
+				 fmt_us(&c->f, m.p50), fmt_us(&c->f, m.p99), fmt_pct(&c->f, errp));
+		/* the lowest failing step above it */
+		const json_t *next = NULL;
+		double next_off = INFINITY;
+		json_array_foreach(steps, i, s) {
+			double o;
+			if (!rr_true(s, "verdict.pass") && rr_num(s, "offered_per_s", &o) && o > off &&
+			    o < next_off) {
+				next = s;
+				next_off = o;
+			}
+		}
+		size_t bl = strlen(body);
+		if (next) {
+			const char *reason = rr_str(next, "verdict.reason");
+			snprintf(body + bl, sizeof body - bl, " The next step tried, %s requests/s, %s%s%s.",
+				 fmt_rate(&c->f, next_off), reason ? "did not: " : "failed",
+				 reason ? reason : "", rr_true(next, "interrupted") ? " (interrupted)" : "");
+		} else if (slo) {
+			snprintf(body + bl, sizeof body - bl,
+				 " No higher step failed: the capacity under this SLO may be higher.");
+		}
+	} else if (n) {
+		/* no step passed */
+		const json_t *first = NULL;
+		double fo = INFINITY;
+		json_array_foreach(steps, i, s) {
+			double o;
+			if (rr_num(s, "offered_per_s", &o) && o < fo) {
+				first = s;
+				fo = o;
+			}
+		}
+		const char *reason = rr_str(first, "verdict.reason");
+		snprintf(body, sizeof body,
+			 "no step met the SLO %s: even the lowest step, %s requests/s, failed%s%s.",
+			 slo ? slo : "(none recorded)", fmt_rate(&c->f, fo), reason ? ": " : "",
+			 reason ? reason : "");
+	} else {
+		snprintf(body, sizeof body, "no step was measured.");
+	}
+	char tail[400] = "";
+	double knee;
+	if (rr_num(c->root, "knee_per_s", &knee))
+		snprintf(tail, sizeof tail,
+			 " Median latency first exceeded twice its low-load value at %s requests/s.",
+			 fmt_rate(&c->f, knee));
+	if (c->interrupted)
+		snprintf(tail + strlen(tail), sizeof tail - strlen(tail),
+			 " The ramp was interrupted before its planned end.");
+	doc_para(c->d, true, "%s%s%s", lead, body, tail);
+}
+
+static double step_outcome(const json_t *s, const char *name)
+{
+	const json_t *o = report_step_outcome(s, name);
+	return o ? rr_num_or(o, "rate_pct", NAN) : NAN;
+}
+
+/* A ramp's warm-up of each step and the connections of each phase. */
+static void ramp_warmups(struct content_ctx *c, const json_t *steps)
+{
+	bool any = false;
+	size_t i;
+	const json_t *s;
+	json_array_foreach(steps, i, s)
+		any = any || rr_obj(s, "warmup") || rr_num_or(s, "measure.connections.open_at_start", -1) >= 0;
+	if (!any)
+		return;
+	doc_heading(c->d, 3, "warmups", "Warm-up and connections of each step");
+	const char *hdr[9] = {"Step",          "Warm-up",        "Warm-up responses",
+			      "Warm-up errors", "Warm-up p99",    "Open at warm-up start",
+			      "Opened in warm-up", "Open at measure start", "Opened in measure"};
+	doc_table(c->d, 9, 0x1fe, hdr);
+	json_array_foreach(steps, i, s) {
+		const json_t *w = rr_obj(s, "warmup");
+		char label[32];
+		snprintf(label, sizeof label, "%s%zu", rr_true(s, "refine") ? "r" : "", i + 1);
+		const char *row[9] = {
+			label,
+			w ? fmt_s(&c->f, rr_num_or(w, "duration_s", NAN)) : "none",
+			w ? fmt_int(&c->f, rr_num_or(w, "requests.completed", NAN)) : "–",
+			w ? fmt_int(&c->f, rr_num_or(w, "errors", NAN)) : "–",
+			w ? fmt_us(&c->f, rr_num_or(w, "p99_us", NAN)) : "–",
+			w ? fmt_int(&c->f, rr_num_or(w, "connections.open_at_start", NAN)) : "–",
+			w ? fmt_int(&c->f, rr_num_or(w, "connections.opened", NAN)) : "–",
+			fmt_int(&c->f, rr_num_or(s, "measure.connections.open_at_start", NAN)),
+			fmt_int(&c->f, rr_num_or(s, "measure.connections.opened", NAN)),
+		};
+		doc_row(c->d, row);
+	}
+	doc_para(c->d, false,
+		 "Connections carry over from step to step; connections opened before a step's "
+		 "first request count as opened in its first phase (the warm-up, when it has one).");
+}
+
+void content_results_ramp(struct content_ctx *c)
+{
+	const json_t *steps = rr_arr(c->root, "steps");
+	const char *onames[8];
+	size_t no = report_outcome_names(steps, onames, N(onames));
+	const char *slo = rr_str(c->plan, "slo");
+	doc_heading(c->d, 3, "steps", "Steps");
+	const char *hdr[DOC_MAX_COLS];
+	size_t nc = 0;
+	hdr[nc++] = "Step";
+	hdr[nc++] = "Offered/s";
+	hdr[nc++] = "Achieved/s";
+	hdr[nc++] = "p50";
+	hdr[nc++] = "p99";
+	char oh[8][80];
+	for (size_t k = 0; k < no; k++) {
+		snprintf(oh[k], sizeof oh[k], "%s rate", onames[k]);
+		hdr[nc++] = oh[k];
+	}
+	hdr[nc++] = "Error rate";
+	hdr[nc++] = "Drop rate";
+	hdr[nc++] = "Within SLO";
+	uint32_t right = ((1u << (nc - 1)) - 1) & ~1u;
+	doc_table(c->d, nc, right, hdr);
+	size_t i;
+	const json_t *s;
+	bool reps = false;
+	json_array_foreach(steps, i, s) {
+		struct phase_fig m;
+		report_phase_fig(rr_get(s, "measure"), &m);
+		const char *row[DOC_MAX_COLS];
+		size_t k = 0;
+		char label[32], p50[96], p99[96], verdict[400];
+		snprintf(label, sizeof label, "%s%zu", rr_true(s, "refine") ? "r" : "", i + 1);
+		row[k++] = label;
+		row[k++] = fmt_rate(&c->f, rr_num_or(s, "offered_per_s", m.offered));
+		row[k++] = fmt_rate(&c->f, rr_num_or(s, "achieved_per_s", m.achieved));
+		const json_t *rs = rr_obj(s, "repeat_summary");
+		if (rs && rr_len(s, "repetitions") > 1) {
+			reps = true;
+			row[k++] = content_med_range(c, p50, sizeof p50, rs, "p50_us", true);
+			row[k++] = content_med_range(c, p99, sizeof p99, rs, "p99_us", true);
+		} else {
+			row[k++] = fmt_us(&c->f, m.p50);
+			row[k++] = fmt_us(&c->f, m.p99);
+		}
+		for (size_t o = 0; o < no; o++)
+			row[k++] = fmt_pct(&c->f, step_outcome(s, onames[o]));
+		row[k++] = fmt_pct(&c->f, rr_num_or(s, "error_pct", m.error_pct));
+		row[k++] = fmt_pct(&c->f, rr_num_or(s, "drop_pct", m.drop_pct));
+		bool pass = rr_true(s, "verdict.pass");
+		const char *reason = rr_str(s, "verdict.reason");
+		if (reason && strncmp(reason, "Fail ", 5) == 0)
+			reason += 5;
+		if (!rr_get(s, "verdict.pass"))
+			snprintf(verdict, sizeof verdict, "not recorded");
+		else if (pass)
+			snprintf(verdict, sizeof verdict, "yes%s", slo ? "" : " (no SLO)");
+		else
+			snprintf(verdict, sizeof verdict, "no: %s", reason ? reason : "failed");
+		if (rr_true(s, "interrupted"))
+			snprintf(verdict + strlen(verdict), sizeof verdict - strlen(verdict),
+				 " (interrupted)");
+		row[k++] = verdict;
+		doc_row(c->d, row);
+	}
+	if (reps)
+		doc_para(c->d, false,
+			 "p50 and p99 are the median (min–max) over each step's repetitions; the verdict "
+			 "judges the repetitions pooled.");
+	const json_t *hp = rr_obj(c->root, "highest_passing");
+	if (hp) {
+		char per_core[240];
+		per_core_phrase(c, hp, per_core, sizeof per_core);
+		doc_para(c->d, false, "Highest passing step: step %s, %s requests/s offered (%s achieved)%s.",
+			 fmt_int(&c->f, rr_num_or(hp, "step", NAN)),
+			 fmt_rate(&c->f, rr_num_or(hp, "offered_per_s", NAN)),
+			 fmt_rate(&c->f, rr_num_or(hp, "achieved_per_s", NAN)), per_core);
+	} else if (json_array_size(steps)) {
+		doc_para(c->d, false, "No step passed%s%s.", slo ? " the SLO " : "", slo ? slo : "");
+	}
+	double knee;
+	if (rr_num(c->root, "knee_per_s", &knee))
+		doc_para(c->d, false,
+			 "Knee: median latency first exceeded twice its low-load value (the first "
+			 "step's) at %s requests/s.",
+			 fmt_rate(&c->f, knee));
+	else if (rr_get(c->root, "knee_per_s"))
+		doc_para(c->d, false, "Knee: the median latency stayed within twice its low-load "
+				      "value at every step.");
+	double req;
+	if (rr_num(c->plan, "require_per_s", &req))
+		doc_para(c->d, false, "Required %s requests/s: %s.", fmt_rate(&c->f, req),
+			 rr_true(c->root, "reached_require") ? "reached" : "NOT reached");
+	ramp_warmups(c, steps);
+	chart_ref(c, "latency-vs-load");
+	long k = report_focus_step(c->root);
+	if (k >= 0) {
+		doc_heading(c->d, 3, "focus-step", "Latency at step %ld (%s requests/s)", k + 1,
+			    fmt_rate(&c->f, rr_num_or(step_at(c, k), "offered_per_s", NAN)));
+		content_latency_table(c, rr_get(step_at(c, k), "measure"));
+		content_outcomes_table(c, rr_get(step_at(c, k), "measure"));
+		content_by_name_table(c, rr_get(step_at(c, k), "measure"), false);
+	}
+	chart_ref(c, "spectrum");
+	chart_ref(c, "timeline");
+}

@@ -1,0 +1,202 @@
+/* pacer — the report's content for a run (see content_int.h): the summary
+ * paragraph and the results (throughput, connections, latency, responses by
+ * status, outcomes, request names, repetitions). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/content_int.h"
+
+void content_summary_run(struct content_ctx *c)
+{
+	struct phase_fig m;
+	report_phase_fig(rr_get(c->root, "measure"), &m);
+	char mach[256], wh[200], subject[256];
+	const char *plan_name = rr_str(c->root, "target.plan");
+	if (c->self_contained)
+		snprintf(subject, sizeof subject,
+			 "pacer's embedded target (%s%s%sin the same process as the load generator)",
+			 plan_name ? "plan " : "", plan_name ? plan_name : "", plan_name ? ", " : "");
+	else
+		snprintf(subject, sizeof subject, "the target");
+	char *s = NULL;
+	if (c->open_loop) {
+		if (asprintf(&s,
+			     "In an open-loop test %s on %s, %s measured p50 %s and p99 %s at %s "
+			     "requests/s offered (%s achieved) with a %s error rate.",
+			     content_where(c, wh, sizeof wh), content_machine(c, mach, sizeof mach),
+			     subject, fmt_us(&c->f, m.p50), fmt_us(&c->f, m.p99), fmt_rate(&c->f, m.offered),
+			     fmt_rate(&c->f, m.achieved), fmt_pct(&c->f, m.error_pct)) < 0)
+			s = NULL;
+	} else {
+		double conc = rr_num_or(c->plan, "concurrency", NAN);
+		if (asprintf(&s,
+			     "In a closed-loop test with %s %s %s on %s, %s completed %s requests/s "
+			     "with p50 %s and p99 %s (measured from each send) and a %s error rate.",
+			     fmt_int(&c->f, conc), plural(conc, "connection", "connections"),
+			     content_where(c, wh, sizeof wh), content_machine(c, mach, sizeof mach),
+			     subject, fmt_rate(&c->f, m.achieved), fmt_us(&c->f, m.p50), fmt_us(&c->f, m.p99),
+			     fmt_pct(&c->f, m.error_pct)) < 0)
+			s = NULL;
+	}
+	const json_t *rs = rr_obj(c->root, "repeat_summary");
+	size_t nrep = rr_len(c->root, "repetitions");
+	char extra[512] = "";
+	if (rs && nrep > 1) {
+		double med, lo, hi;
+		if (rr_num(rs, "p99_us.median", &med) && rr_num(rs, "p99_us.min", &lo) &&
+		    rr_num(rs, "p99_us.max", &hi))
+			snprintf(extra, sizeof extra,
+				 " Across %zu repetitions p99 ranged from %s to %s (median %s).", nrep,
+				 fmt_us(&c->f, lo), fmt_us(&c->f, hi), fmt_us(&c->f, med));
+	}
+	char tail[256] = "";
+	if (c->interrupted)
+		snprintf(tail, sizeof tail, " The run was interrupted before its planned end.");
+	if (rr_true(c->root, "generator_limited.flagged"))
+		snprintf(tail + strlen(tail), sizeof tail - strlen(tail),
+			 " pacer flagged the load generator itself as a possible limit.");
+	doc_para(c->d, true, "%s%s%s", s ? s : "", extra, tail);
+	free(s);
+}
+
+/* "N open when it began, M opened during it (K closed by the server)" of
+ * a phase's connections; false when the phase has no open_at_start (an
+ * older result). */
+static bool conns_phrase(struct content_ctx *c, const json_t *conns, char *out, size_t cap)
+{
+	double at = 0, opened = rr_num_or(conns, "opened", NAN), cbs = rr_num_or(conns, "closed_by_server", 0);
+	if (!rr_num(conns, "open_at_start", &at))
+		return false;
+	snprintf(out, cap, "%s open when it began, %s opened during it%s%s%s", fmt_int(&c->f, at),
+		 fmt_int(&c->f, opened), cbs > 0 ? " (" : "", cbs > 0 ? fmt_int(&c->f, cbs) : "",
+		 cbs > 0 ? " closed by the server)" : "");
+	return true;
+}
+
+/* A run's connections in the measured phase, and what its warm-up did. */
+static void connections_para(struct content_ctx *c, const json_t *warm, const json_t *ph)
+{
+	char m[256], w[256];
+	if (!conns_phrase(c, rr_obj(ph, "connections"), m, sizeof m))
+		return;
+	if (warm && conns_phrase(c, rr_obj(warm, "connections"), w, sizeof w)) {
+		struct phase_fig f;
+		report_phase_fig(warm, &f);
+		doc_para(c->d, false,
+			 "Connections of the measured phase: %s. The warm-up before it (%s, not "
+			 "counted) completed %s %s with %s %s and p99 %s; connections: %s.",
+			 m, fmt_s(&c->f, f.duration_s), fmt_int(&c->f, f.completed),
+			 plural(f.completed, "response", "responses"), fmt_int(&c->f, f.errors),
+			 plural(f.errors, "error", "errors"), fmt_us(&c->f, f.p99), w);
+	} else {
+		doc_para(c->d, false, "Connections of the measured phase: %s.", m);
+	}
+}
+
+/* Status keys of by_status in numeric order. */
+static size_t status_keys(const json_t *by_status, const char **keys, size_t cap)
+{
+	size_t n = 0;
+	const char *k;
+	const json_t *v;
+	json_object_foreach((json_t *)by_status, k, v) {
+		if (!json_is_number(v) || n == cap)
+			continue;
+		keys[n++] = k;
+	}
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0; j--) {
+			long a = strtol(keys[j - 1], NULL, 10), b = strtol(keys[j], NULL, 10);
+			if (a < b || (a == b && strcmp(keys[j - 1], keys[j]) <= 0))
+				break;
+			const char *t = keys[j];
+			keys[j] = keys[j - 1];
+			keys[j - 1] = t;
+		}
+	return n;
+}
+
+static void responses_table(struct content_ctx *c, const json_t *ph)
+{
+	const json_t *bs = rr_obj(ph, "responses.by_status");
+	const char *keys[1000];
+	size_t n = status_keys(bs, keys, N(keys));
+	if (!n)
+		return;
+	double total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += rr_num_or(bs, keys[i], 0);
+	const char *hdr[3] = {"Status", "Responses", "Share"};
+	doc_table(c->d, 3, 0x6, hdr);
+	for (size_t i = 0; i < n; i++) {
+		double v = rr_num_or(bs, keys[i], 0);
+		const char *row[3] = {keys[i], fmt_int(&c->f, v),
+				      fmt_pct(&c->f, total > 0 ? v / total * 100 : NAN)};
+		doc_row(c->d, row);
+	}
+}
+
+void content_results_run(struct content_ctx *c)
+{
+	const json_t *ph = rr_get(c->root, "measure");
+	struct phase_fig m;
+	report_phase_fig(ph, &m);
+	doc_heading(c->d, 3, "throughput", "Throughput and errors");
+	const char *hdr[8] = {"Offered/s", "Achieved/s", "Sent", "Completed", "Errors",
+			      "Error rate", "Drop rate", "Measured"};
+	doc_table(c->d, 8, 0xff, hdr);
+	const char *row[8] = {c->open_loop ? fmt_rate(&c->f, m.offered) : "– (closed loop)",
+			      fmt_rate(&c->f, m.achieved),
+			      fmt_int(&c->f, m.sent),
+			      fmt_int(&c->f, m.completed),
+			      fmt_int(&c->f, m.errors),
+			      fmt_pct(&c->f, m.error_pct),
+			      c->open_loop ? fmt_pct(&c->f, m.drop_pct) : "–",
+			      fmt_s(&c->f, m.duration_s)};
+	doc_row(c->d, row);
+	connections_para(c, rr_get(c->root, "warmup"), ph);
+	doc_heading(c->d, 3, "latency", "Latency");
+	content_latency_table(c, ph);
+	doc_heading(c->d, 3, "responses", "Responses by status");
+	responses_table(c, ph);
+	content_outcomes_table(c, ph);
+	content_by_name_table(c, ph, true);
+	const json_t *reps = rr_arr(c->root, "repetitions");
+	if (reps && json_array_size(reps) > 1) {
+		doc_heading(c->d, 3, "repetitions", "Repetitions");
+		const char *h[8] = {"Repetition", "Achieved/s", "p50", "p90", "p99", "p99.9", "max", "Errors"};
+		doc_table(c->d, 8, 0xfe, h);
+		size_t i;
+		const json_t *r;
+		json_array_foreach(reps, i, r) {
+			char idx[24];
+			snprintf(idx, sizeof idx, "%zu", i + 1);
+			const char *rw[8] = {idx,
+					     fmt_rate(&c->f, rr_num_or(r, "achieved_per_s", NAN)),
+					     fmt_us(&c->f, rr_num_or(r, "p50_us", NAN)),
+					     fmt_us(&c->f, rr_num_or(r, "p90_us", NAN)),
+					     fmt_us(&c->f, rr_num_or(r, "p99_us", NAN)),
+					     fmt_us(&c->f, rr_num_or(r, "p99_9_us", NAN)),
+					     fmt_us(&c->f, rr_num_or(r, "max_us", NAN)),
+					     fmt_int(&c->f, rr_num_or(r, "errors", NAN))};
+			doc_row(c->d, rw);
+		}
+		const json_t *rs = rr_obj(c->root, "repeat_summary");
+		if (rs) {
+			char b[7][96];
+			const char *rw[8] = {"median (min–max)",
+					     content_med_range(c, b[0], 96, rs, "achieved_per_s", false),
+					     content_med_range(c, b[1], 96, rs, "p50_us", true),
+					     content_med_range(c, b[2], 96, rs, "p90_us", true),
+					     content_med_range(c, b[3], 96, rs, "p99_us", true),
+					     content_med_range(c, b[4], 96, rs, "p99_9_us", true),
+					     content_med_range(c, b[5], 96, rs, "max_us", true),
+					     content_med_range(c, b[6], 96, rs, "errors", false)};
+			doc_row(c->d, rw);
+		}
+	}
+	chart_ref(c, "spectrum");
+	chart_ref(c, "timeline");
+}

@@ -1,0 +1,132 @@
+/* pacer — the tables of one measured phase that run and ramp reports share
+ * (see content_int.h): latency by timing, outcomes, request names. */
+#include <math.h>
+#include <stdio.h>
+
+#include "report/content_int.h"
+
+void content_latency_table(struct content_ctx *c, const json_t *ph)
+{
+	static const struct {
+		const char *key;
+		const char *open_label, *closed_label;
+		bool open_only;
+	} rows[] = {
+		{"latency", "latency (from scheduled time)", "latency (from send)", false},
+		{"latency_ok", "… of the requests that succeeded", "… of the requests that succeeded", false},
+		{"latency_failed", "… of the requests that failed", "… of the requests that failed", false},
+		{"service_time", "service time (write to last byte)", "service time (write to last byte)", false},
+		{"ttfb", "time to first byte", "time to first byte", false},
+		{"server_time", "server-reported time", "server-reported time", false},
+		{"send_lag", "send lag (due to write)", "", true},
+		{"loop_lag", "loop lag (generator lateness)", "", true},
+		{"connect_time", "connect time (per connection)", "connect time (per connection)", false},
+		{"handshake", "TLS handshake (per connection)", "TLS handshake (per connection)", false},
+	};
+	const char *hdr[9] = {"Timing", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean", "count"};
+	doc_table(c->d, 9, 0x1fe, hdr);
+	for (size_t i = 0; i < N(rows); i++) {
+		const json_t *t = rr_obj(ph, rows[i].key);
+		if (!t || (rows[i].open_only && !c->open_loop))
+			continue;
+		double count = rr_num_or(t, "count", NAN);
+		if (i > 0 && !(count > 0))
+			continue;
+		/* successes and failures apart only when there were failures */
+		if ((i == 1 || i == 2) && !(rr_num_or(ph, "latency_failed.count", 0) > 0))
+			continue;
+		const char *row[9] = {
+			c->open_loop ? rows[i].open_label : rows[i].closed_label,
+			fmt_us(&c->f, rr_num_or(t, "p50_us", NAN)),
+			fmt_us(&c->f, rr_num_or(t, "p90_us", NAN)),
+			fmt_us(&c->f, rr_num_or(t, "p99_us", NAN)),
+			fmt_us(&c->f, rr_num_or(t, "p99_9_us", NAN)),
+			fmt_us(&c->f, rr_num_or(t, "p99_99_us", NAN)),
+			fmt_us(&c->f, rr_num_or(t, "max_us", NAN)),
+			fmt_us(&c->f, rr_num_or(t, "mean_us", NAN)),
+			fmt_int(&c->f, count),
+		};
+		doc_row(c->d, row);
+	}
+}
+
+void content_outcomes_table(struct content_ctx *c, const json_t *ph)
+{
+	const json_t *oc = rr_arr(ph, "outcomes");
+	const json_t *succ = rr_obj(ph, "success");
+	if (!oc && !succ)
+		return;
+	const char *hdr[5] = {"Outcome", "Rule", "Count", "Of", "Rate"};
+	doc_table(c->d, 5, 0x1c, hdr);
+	if (succ) {
+		const char *row[5] = {"success", rr_str(succ, "rule"),
+				      fmt_int(&c->f, rr_num_or(succ, "ok", NAN)),
+				      fmt_int(&c->f, rr_num_or(succ, "ok", 0) + rr_num_or(succ, "failed", 0)),
+				      fmt_pct(&c->f, rr_num_or(succ, "ok_pct", NAN))};
+		doc_row(c->d, row);
+	}
+	size_t i;
+	const json_t *o;
+	json_array_foreach(oc, i, o) {
+		const char *row[5] = {rr_str(o, "name"), rr_str(o, "rule"),
+				      fmt_int(&c->f, rr_num_or(o, "count", NAN)),
+				      fmt_int(&c->f, rr_num_or(o, "of", NAN)),
+				      fmt_pct(&c->f, rr_num_or(o, "rate_pct", NAN))};
+		doc_row(c->d, row);
+	}
+}
+
+/* Per request name (a phase's "by_name"), when there is more than one. */
+void content_by_name_table(struct content_ctx *c, const json_t *ph, bool heading)
+{
+	const json_t *bn = rr_arr(ph, "by_name");
+	if (!bn || json_array_size(bn) < 2)
+		return;
+	if (heading)
+		doc_heading(c->d, 3, "by-name", "By request name");
+	const char *hdr[10] = {"Name", "Sent", "Completed", "Errors", "Error rate",
+			       "p50", "p90", "p99", "p99.9", "max"};
+	doc_table(c->d, 10, 0x3fe, hdr);
+	size_t i;
+	const json_t *e;
+	double pooled = NAN, sub_bits = NAN;
+	json_array_foreach(bn, i, e) {
+		if (i >= RESULT_READ_MAX_NAMES)
+			break;
+		if (!json_is_object(e))
+			continue;
+		char label[300];
+		const char *name = rr_str(e, "name");
+		if (rr_true(e, "other")) {
+			pooled = rr_num_or(e, "pooled_names", NAN);
+			if (pooled >= 0)
+				snprintf(label, sizeof label, "other (%s pooled %s)", fmt_int(&c->f, pooled),
+					 plural(pooled, "name", "names"));
+			else
+				snprintf(label, sizeof label, "other (pooled)");
+			name = label;
+		}
+		if (!isfinite(sub_bits))
+			sub_bits = rr_num_or(e, "latency.sub_bits", NAN);
+		const char *row[10] = {name ? name : "–",
+				       fmt_int(&c->f, rr_num_or(e, "sent", NAN)),
+				       fmt_int(&c->f, rr_num_or(e, "completed", NAN)),
+				       fmt_int(&c->f, rr_num_or(e, "errors", NAN)),
+				       fmt_pct(&c->f, rr_num_or(e, "error_pct", NAN)),
+				       fmt_us(&c->f, rr_num_or(e, "latency.p50_us", NAN)),
+				       fmt_us(&c->f, rr_num_or(e, "latency.p90_us", NAN)),
+				       fmt_us(&c->f, rr_num_or(e, "latency.p99_us", NAN)),
+				       fmt_us(&c->f, rr_num_or(e, "latency.p99_9_us", NAN)),
+				       fmt_us(&c->f, rr_num_or(e, "latency.max_us", NAN))};
+		doc_row(c->d, row);
+	}
+	char prec[96] = "";
+	if (sub_bits >= 2 && sub_bits <= RESULT_HIST_MAX_SUB_BITS)
+		snprintf(prec, sizeof prec, " Per-name latency is kept to within %s.",
+			 fmt_pct(&c->f, 100.0 / ldexp(1.0, (int)sub_bits - 1)));
+	doc_para(c->d, false,
+		 "Errors per name are its responses that failed the success rule plus its "
+		 "requests that failed on the connection (read, write, timeout, parse, closed); "
+		 "the error rate is of the requests that ended.%s%s",
+		 prec, isfinite(pooled) ? " Names beyond the first 64 are pooled as \"other\"." : "");
+}

@@ -1,0 +1,111 @@
+/* Tests of the text helpers (src/util/text.c): text_one_line, and
+ * text_shell_quote checked two ways: its exact output for plain and quoted
+ * words, and that /bin/sh reads every quoted word back as the original
+ * string (spaces, quotes, $, backslashes, newlines, non-ASCII, empty). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "util/text.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* text_shell_quote(s) as a malloc'd string. */
+static char *quoted(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	text_shell_quote(f, s);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void test_one_line(void **state)
+{
+	(void)state;
+	char s[] = "a\nb\tc\x7f" "d\r";
+	text_one_line(s);
+	assert_string_equal(s, "a?b?c?d?");
+}
+
+static void test_shell_quote_exact(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in, *out;
+	} v[] = {
+		{"run", "run"},
+		{"--rate=1000", "--rate=1000"},
+		{"http://127.0.0.1:8080/a_b.c?x", "'http://127.0.0.1:8080/a_b.c?x'"},
+		{"user@host:/p,q+r%2F", "user@host:/p,q+r%2F"},
+		{"", "''"},
+		{"a b", "'a b'"},
+		{"it's", "'it'\\''s'"},
+		{"'", "''\\'''"},
+		{"$HOME", "'$HOME'"},
+		{"p99<100ms", "'p99<100ms'"},
+		{"caf\xc3\xa9", "'caf\xc3\xa9'"},
+	};
+	for (size_t i = 0; i < N(v); i++) {
+		char *q = quoted(v[i].in);
+		if (strcmp(q, v[i].out) != 0)
+			fail_msg("quote(%s) = %s, want %s", v[i].in, q, v[i].out);
+		free(q);
+	}
+}
+
+/* What sh makes of the word: `printf %s WORD` run by /bin/sh. */
+static char *through_sh(const char *word)
+{
+	char *cmd = NULL;
+	assert_true(asprintf(&cmd, "printf %%s %s", word) > 0);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	char *out = NULL;
+	size_t cap = 0, n = 0;
+	FILE *m = open_memstream(&out, &cap);
+	assert_non_null(m);
+	char buf[256];
+	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+		fwrite(buf, 1, n, m);
+	assert_int_equal(pclose(p), 0);
+	assert_int_equal(fclose(m), 0);
+	free(cmd);
+	return out;
+}
+
+static void test_shell_round_trip(void **state)
+{
+	(void)state;
+	static const char *const words[] = {
+		"plain",    "two words", "it's",      "''",         "\"dq\"",      "$HOME",
+		"$(false)", "`false`",   "back\\slash", "new\nline", "tab\there",  "*",
+		"a;b&c|d",  "-n",        "~",         "caf\xc3\xa9", "%s %d",      "!x",
+	};
+	for (size_t i = 0; i < N(words); i++) {
+		char *q = quoted(words[i]);
+		char *back = through_sh(q);
+		if (strcmp(back, words[i]) != 0)
+			fail_msg("sh read %s back as [%s], want [%s]", q, back, words[i]);
+		free(back);
+		free(q);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_line),
+		cmocka_unit_test(test_shell_quote_exact),
+		cmocka_unit_test(test_shell_round_trip),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
