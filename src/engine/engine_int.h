@@ -43,6 +43,7 @@
 #include "http/h1.h"
 #include "net/loop.h"
 #include "net/tls.h"
+#include "plan/inspect.h"
 #include "util/clock.h"
 
 #define READ_BUF_CAP (64 * 1024)
@@ -174,7 +175,10 @@ struct worker {
 	bool pools_shared;
 
 	char *rbuf;
-	const struct inspect *inspect; /* NULL: no response rules */
+	const struct inspect *inspect; /* NULL: no response rules; else own_rules */
+	struct inspect own_rules;      /* this worker's compiled copy of cfg.inspect (a regex_t
+	                                * shared by threads makes glibc's regexec serialise them) */
+	bool has_own_rules;
 	bool capture;                  /* rules look at headers or the body */
 	bool by_name;                  /* 2 or more request names: count per name */
 

@@ -3,7 +3,9 @@
  * concurrency outstanding (closed loop), serve every host, check the
  * timeouts and wait for events, until the load and its drain are over. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 
 #include "engine/engine_int.h"
@@ -315,8 +317,39 @@ void *eng_worker_main(void *arg)
 
 /* ---- set-up and release ------------------------------------------------- */
 
+/* The worker's own copy of the response rules, compiled from their text:
+ * evaluation then shares nothing between threads (glibc's regexec takes a
+ * regex_t's lock and grows its DFA lazily). */
+static int own_rules(struct worker *w, const struct inspect *in)
+{
+	struct inspect *o = &w->own_rules;
+	inspect_init(o);
+	w->has_own_rules = true;
+	char err[256];
+	o->body_cap = in->body_cap;
+	if (in->success && inspect_set_success(o, in->success_text, err, sizeof err))
+		return -EINVAL;
+	for (size_t k = 0; k < in->n_outcomes; k++) {
+		size_t n = strlen(in->outcome_name[k]) + strlen(in->outcome_text[k]) + 2;
+		char *spec = malloc(n);
+		if (!spec)
+			return -ENOMEM;
+		snprintf(spec, n, "%s=%s", in->outcome_name[k], in->outcome_text[k]);
+		int rc = inspect_add_outcome(o, spec, err, sizeof err);
+		free(spec);
+		if (rc)
+			return rc == -ENOMEM ? -ENOMEM : -EINVAL;
+	}
+	o->srvtime = in->srvtime;
+	inspect_finish(o);
+	w->inspect = o;
+	return 0;
+}
+
 void eng_worker_free(struct worker *w)
 {
+	if (w->has_own_rules)
+		inspect_free(&w->own_rules);
 	loop_close(&w->loop);
 	for (uint32_t h = 0; h < w->n_hosts && w->hp; h++)
 		tls_resume_clear(&w->hp[h].tls_resume);
@@ -379,7 +412,8 @@ int eng_worker_init(struct worker *w, struct engine *e, uint32_t id)
 	}
 	const struct inspect *in = cfg->inspect;
 	if (in && in->active) {
-		w->inspect = in;
+		if ((rc = own_rules(w, in)))
+			return rc;
 		w->capture = in->need_headers || in->need_body;
 	}
 	for (uint32_t i = w->max_conns; i-- > 0;) {

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "plan/inspect.h"
 #include "target_fixture.h"
 
 /* What a test holds, released by the teardown even when an assertion
@@ -369,9 +370,49 @@ static void test_status_mix_ok_failed_split(void **state)
 	assert_int_equal(m->host[0].errors, m->status[503]);
 }
 
+/* Rules with a regex, evaluated by two threads: each worker compiles its own
+ * copy (a shared regex_t serialises glibc's regexec), and the counts are
+ * those of one evaluation per response: a --success rule on the body and an
+ * outcome on the status. */
+static void test_rules_per_worker(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t n = 400;
+	fx_start(&f->t,
+		 "seed: 5\n"
+		 "routes:\n"
+		 "  - path: /\n"
+		 "    prefix: true\n"
+		 "    status: {200: 0.5, 503: 0.5}\n"
+		 "    body: \"ok\\n\"\n",
+		 2, "/");
+	struct inspect in;
+	inspect_init(&in);
+	char err[256];
+	assert_int_equal(inspect_set_success(&in, "body matches \"^o+k\"", err, sizeof err), 0);
+	assert_int_equal(inspect_add_outcome(&in, "unavailable=status == 503", err, sizeof err), 0);
+	inspect_finish(&in);
+	struct engine_cfg c = fx_cfg(&f->t, false, 4, 2);
+	c.inspect = &in;
+	assert_int_equal(engine_open(&f->e, &c), 0);
+	struct engine_step s = {.requests = n, .drain_ns = NS_PER_S};
+	fx_step(f->e, &s, &f->res[0]);
+	const struct phase_stats *m = &f->res[0].measure;
+	fx_check_accounting(m);
+	assert_int_equal(m->completed, n);
+	/* the plan's 200s carry its body "ok\n"; its 503s the server's own */
+	assert_int_equal(m->success_ok, m->status[200]);
+	assert_int_equal(m->outcome[0], m->status[503]);
+	assert_true(m->status[503] >= 100 && m->status[503] <= 300);
+	engine_close(f->e);
+	f->e = NULL;
+	inspect_free(&in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_rules_per_worker, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_closed_loop_exact_count, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_closed_loop_duration_caps_count, setup,
 						teardown),
