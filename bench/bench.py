@@ -93,6 +93,80 @@ http {{
     return Proc(["/usr/sbin/nginx", "-p", tmp, "-c", conf], 0, port)
 
 
+def h2load_rate(url, rate, conns, secs):
+    """h2load (Debian nghttp2-client) over HTTP/1.1 at a fixed total rate:
+    --rps is per client, so rate/conns each; CPU per response from rusage."""
+    per = max(rate / conns, 0.001)
+    rc, out, cpu, rss = rusage_run(["h2load", "--h1", "-t1", f"-c{conns}", f"--rps={per:g}",
+                                    f"-D{secs}", "--warm-up-time=1", url])
+    m = re.search(r"requests: \d+ total, \d+ started, (\d+) done, (\d+) succeeded", out)
+    if rc != 0 or not m:
+        raise RuntimeError("h2load failed: " + out[-2000:])
+    n = int(m.group(2))
+    return {"responses": n, "rps": n / secs, "cpu_us_per_resp": cpu * 1e6 / max(n, 1),
+            "rss_kib": rss}
+
+
+# The fixed-rate cases of the open-loop cost issue: (rate, connections).
+FIXED_CASES = [(1000, 50), (20000, 50), (20000, 1000)]
+
+
+def fixed_rate_section(a, tmp):
+    """pacer at fixed rates beside h2load --rps, against nginx pinned to CPU
+    0 (generators on CPU 1), interleaved; CPU per response and send lag.
+    (The warm-up's responses count in pacer's CPU per response, as h2load's
+    warm-up does in its own.)"""
+    res = {}
+    have_h2load = shutil.which("h2load") is not None
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    ng = start_nginx(tmp, port)
+    try:
+        for rate, conns in FIXED_CASES:
+            key = f"{rate}_{conns}"
+            rows = res.setdefault(key, {"pacer": [], "pacer_spin0": [], "h2load": []})
+            for i in range(a.reps):
+                order = ["pacer", "pacer_spin0", "h2load"]
+                if i % 2:
+                    order.reverse()
+                for who in order:
+                    base = ["--rate", str(rate), "-c", str(conns), "-d", f"{a.secs}s", "-w", "1s"]
+                    if who == "pacer":
+                        rows[who].append(pacer_run(url, base, tmp))
+                    elif who == "pacer_spin0":
+                        rows[who].append(pacer_run(url, base + ["--spin", "0"], tmp))
+                    elif have_h2load:
+                        rows[who].append(h2load_rate(url, rate, conns, a.secs))
+    finally:
+        ng.stop()
+
+    def fmt(v, d=1):
+        return "—" if v is None else f"{v:,.{d}f}"
+
+    summary = {}
+    md = ["## Fixed rates beside h2load (open loop; CPU per response; medians)", "",
+          "| req/s | connections | pacer `--spin 100us` (default) µs | send-lag p99 µs "
+          "| pacer `--spin 0` µs | send-lag p99 µs | h2load `--rps` µs | default / h2load "
+          "| spin 0 / h2load |", "|---|---|---|---|---|---|---|---|---|"]
+    for rate, conns in FIXED_CASES:
+        rows = res[f"{rate}_{conns}"]
+        p, z, h = (med(rows[k], "cpu_us_per_resp") for k in ("pacer", "pacer_spin0", "h2load"))
+        summary[f"fixed_{rate}_{conns}"] = {
+            "pacer_cpu_us": p, "pacer_send_lag_p99_us": med(rows["pacer"], "send_lag_p99_us"),
+            "spin0_cpu_us": z, "spin0_send_lag_p99_us": med(rows["pacer_spin0"], "send_lag_p99_us"),
+            "h2load_cpu_us": h, "default_over_h2load": ratio(p, h), "spin0_over_h2load": ratio(z, h),
+            "spread_pacer_cpu_us": [r["cpu_us_per_resp"] for r in rows["pacer"]],
+            "spread_h2load_cpu_us": [r["cpu_us_per_resp"] for r in rows["h2load"]]}
+        sm = summary[f"fixed_{rate}_{conns}"]
+        md.append(f"| {rate:,} | {conns:,} | {fmt(p, 2)} | {fmt(sm['pacer_send_lag_p99_us'])} | "
+                  f"{fmt(z, 2)} | {fmt(sm['spin0_send_lag_p99_us'])} | {fmt(h, 2)} | "
+                  f"{fmt(sm['default_over_h2load'], 2)} | {fmt(sm['spin0_over_h2load'], 2)} |")
+    if not have_h2load:
+        md += ["", "h2load not found (Debian nghttp2-client): its column is empty."]
+    md.append("")
+    return res, summary, md
+
+
 def make_cert(tmp):
     """A self-signed EC certificate for localhost / 127.0.0.1 in tmp."""
     cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
@@ -280,6 +354,10 @@ def pacer_run(url, args, tmp):
             "tls_version": m.get("tls", {}).get("version")}
 
 
+def ratio(x, y):
+    return x / y if x is not None and y else None
+
+
 def med(rows, key):
     vals = [r[key] for r in rows if key in r]
     return statistics.median(vals) if vals else None
@@ -293,6 +371,8 @@ def main():
     ap.add_argument("--rate", default="20k")
     ap.add_argument("--out-dir", default=os.path.join(ROOT, "bench", "results"))
     ap.add_argument("--tls-rate", default="10k", help="fixed rate of the TLS section")
+    ap.add_argument("--only-fixed", action="store_true",
+                    help="run only the fixed-rate section beside h2load (printed)")
     ap.add_argument("--only-tls", action="store_true",
                     help="run only the TLS section (printed; docs/bench.md is left alone)")
     ap.add_argument("--no-docs", dest="docs", action="store_false",
@@ -306,6 +386,15 @@ def main():
 
     tmp = tempfile.mkdtemp(prefix="pacer-bench-")
     argv_out_path = os.path.join(tmp, "stdout")
+    if a.only_fixed:
+        fres, fsum, fmd = fixed_rate_section(a, tmp)
+        os.makedirs(a.out_dir, exist_ok=True)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        with open(os.path.join(a.out_dir, f"bench-fixed-{stamp}.json"), "w") as f:
+            json.dump({"summary": fsum, "runs": fres}, f, indent=1)
+        print("\n".join(fmd))
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
     if a.only_tls:
         tres, tsum, tmd = tls_section(a, tmp)
         os.makedirs(a.out_dir, exist_ok=True)
@@ -352,6 +441,9 @@ def main():
     # pacer and wrk over https, pacer plain vs TLS
     tres, tsum, tmd = tls_section(a, tmp)
     res.update(tres)
+    # pacer at fixed rates beside h2load --rps
+    fres, fsum, fmd = fixed_rate_section(a, tmp)
+    res["fixed"] = fres
 
     summary = {
         "wrk_rps": med(res["wrk_flat"], "rps"),
@@ -430,7 +522,8 @@ def main():
                f"| {fmt(summary['nginx_rps_by_wrk'])} | {fmt(summary['serve_rps_by_wrk'])} | "
                f"{fmt(summary['serve_over_nginx'], 2)} |", ""]
     summary.update(tsum)
-    md += tmd
+    summary.update(fsum)
+    md += tmd + fmd
     text = "\n".join(md)
     with open(os.path.join(a.out_dir, f"bench-{stamp}.md"), "w") as f:
         f.write(text)
