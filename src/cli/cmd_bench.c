@@ -3,14 +3,13 @@
  * subcommand it names; options given after the file are appended, so they
  * override the file's values (repeatable ones, like --header, add to them).
  * A `table:` (a mix spec inline) is generated here and offered to the run
- * in memory (cli_setup_offer_table). */
+ * in memory (cmd_run_offered, cmd_ramp_offered). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/setup.h"
 #include "plan/scenario.h"
 #include "table/table.h"
 #include "util/err.h"
@@ -51,7 +50,6 @@ int cmd_bench(int argc, char **argv)
 		scenario_free(&sc);
 		return rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
 	}
-	cli_setup_offer_table(table);
 	char *args[SCENARIO_MAX_ARGS * 2];
 	int n = 0;
 	for (int i = 0; i < sc.nargs; i++)
@@ -60,12 +58,12 @@ int cmd_bench(int argc, char **argv)
 		args[n++] = argv[i];
 	args[n] = NULL;
 	if (!strcmp(sc.kind, "run"))
-		rc = cmd_run(n, args);
+		rc = cmd_run_offered(n, args, table);
 	else if (!strcmp(sc.kind, "ramp"))
-		rc = cmd_ramp(n, args);
+		rc = cmd_ramp_offered(n, args, table);
 	else
-		rc = cmd_compare(n, args);
-	cli_setup_offer_table(NULL);
+		rc = cmd_compare(n, args); /* a table is only for run and ramp (scenario.c) */
+	table_free(table);
 	scenario_free(&sc);
 	return rc;
 }

@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/opts.h"
+#include "cli/report_io.h"
 #include "cli/run_hooks.h"
 #include "cli/setup.h"
 #include "report/compare_report.h"

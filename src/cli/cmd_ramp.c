@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/opts.h"
+#include "cli/report_io.h"
 #include "cli/run_hooks.h"
 #include "cli/setup.h"
 #include "plan/inspect.h"
@@ -55,6 +56,11 @@ static void step_row(void *arg, const struct runner_at *at, const struct ramp_re
 
 int cmd_ramp(int argc, char **argv)
 {
+	return cmd_ramp_offered(argc, argv, NULL);
+}
+
+int cmd_ramp_offered(int argc, char **argv, struct table *table)
+{
 	static struct ramp_plan rp; /* large (rates, SLO): not on the stack */
 	memset(&rp, 0, sizeof rp);
 	struct run_plan *plan = &rp.run;
@@ -64,7 +70,7 @@ int cmd_ramp(int argc, char **argv)
 	plan->argv = argv;
 	struct cli_ramp_args ra = {0};
 	cli_ramp_defaults(&rp, &ra);
-	struct cli_setup setup = {.cmd = "ramp"};
+	struct cli_setup setup = {.cmd = "ramp", .offered_table = table};
 	bool help = false;
 	struct opt tab[] = {
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/opts.h"
+#include "cli/report_io.h"
 #include "cli/run_hooks.h"
 #include "cli/setup.h"
 #include "target/plan.h"
@@ -92,11 +93,16 @@ static void run_row(void *arg, const struct runner_at *at, const struct rep_figu
 
 int cmd_run(int argc, char **argv)
 {
+	return cmd_run_offered(argc, argv, NULL);
+}
+
+int cmd_run_offered(int argc, char **argv, struct table *table)
+{
 	struct run_plan plan;
 	plan_defaults(&plan);
 	plan.argc = argc;
 	plan.argv = argv;
-	struct cli_setup setup = {.cmd = "run"};
+	struct cli_setup setup = {.cmd = "run", .offered_table = table};
 	bool help = false;
 	struct opt tab[] = {
 		{0, "concurrency", OPT_U32, &plan.concurrency, "P", "10", "closed loop: connections each with one request outstanding", false},

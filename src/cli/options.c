@@ -2,12 +2,66 @@
 #include "cli/options.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "cli/report_io.h"
 #include "plan/inspect.h"
 #include "target/target.h"
 #include "util/clock.h"
 #include "util/units.h"
+
+int cli_parse_args(const char *cmd, struct opt *tab, size_t n, int argc, char **argv,
+		   void (*usage)(FILE *, struct opt *, size_t), const char **url)
+{
+	const char *pos[2];
+	size_t npos = 0;
+	char err[512];
+	int rc = opts_parse(tab, n, argc, argv, pos, 2, &npos, err, sizeof err);
+	if (rc == 1) {
+		usage(stdout, tab, n);
+		return EXIT_OK;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "pacer %s: %s\n", cmd, err);
+		return EXIT_USAGE;
+	}
+	if (npos > 1) {
+		fprintf(stderr, "pacer %s: expected one URL, got %zu arguments\n", cmd, npos);
+		return EXIT_USAGE;
+	}
+	*url = npos ? pos[0] : NULL;
+	return -1;
+}
+
+int cli_parse_arrival(const char *cmd, const char *arrival, struct run_plan *plan)
+{
+	if (!arrival)
+		return 0;
+	if (strcmp(arrival, "constant") == 0)
+		plan->arrival = SCHED_CONSTANT;
+	else if (strcmp(arrival, "poisson") == 0)
+		plan->arrival = SCHED_POISSON;
+	else {
+		fprintf(stderr, "pacer %s: --arrival '%s': expected constant or poisson\n", cmd,
+			arrival);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+int cli_parse_order(const char *cmd, const char *order, struct run_plan *plan)
+{
+	if (!order || !strcmp(order, "sequential"))
+		plan->order_random = false;
+	else if (!strcmp(order, "random"))
+		plan->order_random = true;
+	else {
+		fprintf(stderr, "pacer %s: --order '%s': expected sequential or random\n", cmd, order);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
 
 int cli_options_apply(struct cli_setup *s, struct run_plan *p, const struct opt *tab, size_t n)
 {

@@ -104,6 +104,20 @@ bool cli_ramp_given(const struct opt *tab, size_t n);
 int cli_ramp_apply(struct cli_setup *s, struct ramp_plan *rp, const struct cli_ramp_args *a,
 		   const struct opt *tab, size_t n);
 
+/* Parse a subcommand's options and at most one positional argument (the URL
+ * or self-contained path) into *url. Returns -1 to go on, or the exit code
+ * to return: 0 after printing usage for --help, EXIT_USAGE after printing
+ * one error line. */
+int cli_parse_args(const char *cmd, struct opt *tab, size_t n, int argc, char **argv,
+		   void (*usage)(FILE *, struct opt *, size_t), const char **url);
+
+/* "constant" / "poisson" (NULL: leave the default) into plan->arrival. 0, or
+ * EXIT_USAGE after printing one error line. */
+int cli_parse_arrival(const char *cmd, const char *arrival, struct run_plan *plan);
+
+/* --order sequential|random (NULL: sequential). 0 or EXIT_USAGE after one line. */
+int cli_parse_order(const char *cmd, const char *order, struct run_plan *plan);
+
 /* After option parsing: what the shared options mean for the plan (the
  * drain's default, arrival, order, headers, rules, outcomes, probes' and
  * cost options, the report folder). Call before the command's own checks

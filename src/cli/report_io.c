@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/cli.h"
 #include "report/render.h"
 #include "util/afile.h"
 #include "util/err.h"
@@ -128,4 +129,37 @@ int cli_report_folder_write_from(const char *result_path, const char *dir, char 
 	rc = cli_report_folder_write(&r, dir, err, errlen);
 	result_free(&r);
 	return rc;
+}
+
+int cli_report_dir_prepare(const char *cmd, const char *dir, const char **out_path, char *buf,
+			   size_t cap)
+{
+	if (!dir)
+		return 0;
+	int rc = file_mkdir_p(dir);
+	if (rc) {
+		fprintf(stderr, "pacer %s: --report-dir %s: cannot create it: %s\n", cmd, dir,
+			err_name(rc));
+		return EXIT_USAGE;
+	}
+	if (!*out_path) {
+		if ((size_t)snprintf(buf, cap, "%s/result.json", dir) >= cap) {
+			fprintf(stderr, "pacer %s: --report-dir %s: path too long\n", cmd, dir);
+			return EXIT_USAGE;
+		}
+		*out_path = buf;
+	}
+	return 0;
+}
+
+int cli_report_dir_write(const char *cmd, const char *dir, const char *json_path)
+{
+	if (!dir)
+		return 0;
+	char err[512];
+	if (cli_report_folder_write_from(json_path, dir, err, sizeof err)) {
+		fprintf(stderr, "pacer %s: --report-dir: %s\n", cmd, err);
+		return EXIT_RUNTIME;
+	}
+	return 0;
 }

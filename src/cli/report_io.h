@@ -29,4 +29,16 @@ int cli_report_folder_write(const struct loaded_result *r, const char *dir, char
 int cli_report_folder_write_from(const char *result_path, const char *dir, char *err,
 				 size_t errlen);
 
+/* --report-dir DIR: create DIR now (so a bad path fails before the load)
+ * and, when there is no --out, point *out_path at DIR/result.json (in
+ * buf[cap]). dir NULL: nothing. cmd names the subcommand in the message.
+ * 0, or EXIT_USAGE after printing one line. */
+int cli_report_dir_prepare(const char *cmd, const char *dir, const char **out_path, char *buf,
+			   size_t cap);
+
+/* After the JSON result is written to json_path: write the reports
+ * (docs/report.md) into dir (NULL: nothing). 0, or EXIT_RUNTIME after
+ * printing one line. */
+int cli_report_dir_write(const char *cmd, const char *dir, const char *json_path);
+
 #endif

@@ -20,6 +20,11 @@ struct cli_hooks {
  * arg is c); the command adds its row hooks. */
 struct runner_hooks cli_hooks(struct cli_hooks *c);
 
+/* Wait for the engine's current step, turning SIGINT/SIGTERM (blocked by
+ * the caller) into engine_interrupt, and drawing a progress line each second
+ * when `progress`. Returns true when interrupted. */
+bool cli_wait_engine(struct engine *e, bool progress);
+
 /* Block SIGINT and SIGTERM (the wait hook turns them into an interrupt of
  * the measurement) and ignore SIGPIPE, keeping the old mask in *old;
  * cli_signals_restore puts it back. */

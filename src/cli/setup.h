@@ -1,7 +1,9 @@
 /* pacer — what run, ramp and later commands share between parsing options
  * and starting the engine: the requests to send (encoded once), where to
  * send them, and in self-contained mode the embedded target itself.
- * CLI layer: prints one error line itself and returns an exit code. */
+ * CLI layer: prints one error line itself and returns an exit code.
+ * Implemented by setup.c (prepare, release), setup_requests.c, setup_net.c
+ * and setup_rules.c, which share setup_int.h. */
 #ifndef PACER_CLI_SETUP_H
 #define PACER_CLI_SETUP_H
 
@@ -49,6 +51,11 @@ struct cli_setup {
 	uint32_t target_cores;      /* --target-cores N (0: not given) */
 	uint64_t lag_limit_ns;      /* --lag-limit D (generator check; 0: 1 ms) */
 	bool limited_ok;            /* --limited-ok: exit 0 even when generator-limited */
+	struct table *offered_table; /* a table built before the command (pacer bench: a
+	                             * scenario's inline mix), borrowed: used, like a
+	                             * --requests-file table (format "mix"), when neither
+	                             * --requests-file, --bodies nor --self-contained is
+	                             * given; the caller frees it after cli_setup_release */
 	/* the rest of the shared options (cli/options.h) */
 	struct opt_list headers;    /* -H 'Name: value' (repeatable) */
 	const char *order;          /* --order sequential|random */
@@ -153,16 +160,6 @@ int cli_setup_rules(struct cli_setup *s, struct run_plan *plan);
  * one line naming the PID or path. */
 int cli_setup_start_probe(struct cli_setup *s);
 
-/* --report-dir DIR: create DIR now (so a bad path fails before the load)
- * and, when there is no --out, point *out_path at DIR/result.json (in
- * buf[cap]). dir NULL: nothing. 0, or EXIT_USAGE after one line. */
-int cli_report_dir_prepare(const char *cmd, const char *dir, const char **out_path, char *buf,
-			   size_t cap);
-
-/* After the JSON result is written to json_path: write the reports
- * (docs/report.md) into dir. 0, or EXIT_RUNTIME after one line. */
-int cli_report_dir_write(const char *cmd, const char *dir, const char *json_path);
-
 /* Fill res->target from the probe over res's measured phase (nothing
  * when there is no probe). */
 void cli_setup_probe_window(struct cli_setup *s, struct run_result *res);
@@ -184,42 +181,15 @@ void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan
 			  struct engine_cfg *cfg);
 
 /* dst (not prepared) gets src's inputs, with lists of its own (a compare
- * variant starts from the shared options). 0 or -ENOMEM. */
+ * variant starts from the shared options; offered_table stays borrowed).
+ * 0 or -ENOMEM. */
 int cli_setup_copy_inputs(struct cli_setup *dst, const struct cli_setup *src);
 
-/* Stop the embedded target (if any) and free everything. */
+/* Stop the embedded target (if any) and free everything but the borrowed
+ * offered_table. */
 void cli_setup_release(struct cli_setup *s);
-
-/* Offer a request table built before the subcommand runs (pacer bench: a
- * mix spec inline in a scenario file). The next cli_setup_prepare given
- * neither --requests-file, --bodies nor --self-contained takes it (s->table
- * then owns it; it is recorded like a --requests-file table, format "mix");
- * otherwise it stays offered. Offering another table, or NULL, frees one
- * not taken. CLI main thread only. */
-void cli_setup_offer_table(struct table *t);
 
 /* CPU time the embedded target's threads used so far, in ns (0 if none). */
 uint64_t cli_setup_target_cpu_ns(const struct cli_setup *s);
-
-struct opt;
-
-/* Parse a subcommand's options and at most one positional argument (the URL
- * or self-contained path) into *url. Returns -1 to go on, or the exit code
- * to return: 0 after printing usage for --help, EXIT_USAGE after printing
- * one error line. */
-int cli_parse_args(const char *cmd, struct opt *tab, size_t n, int argc, char **argv,
-		   void (*usage)(FILE *, struct opt *, size_t), const char **url);
-
-/* "constant" / "poisson" (NULL: leave the default) into plan->arrival. 0, or
- * EXIT_USAGE after printing one error line. */
-int cli_parse_arrival(const char *cmd, const char *arrival, struct run_plan *plan);
-
-/* --order sequential|random (NULL: sequential). 0 or EXIT_USAGE after one line. */
-int cli_parse_order(const char *cmd, const char *order, struct run_plan *plan);
-
-/* Wait for the engine's current step, turning SIGINT/SIGTERM (blocked by
- * the caller) into engine_interrupt, and drawing a progress line each second
- * when `progress`. Returns true when interrupted. */
-bool cli_wait_engine(struct engine *e, bool progress);
 
 #endif

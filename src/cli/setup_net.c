@@ -1,0 +1,301 @@
+/* pacer — where a measurement's requests go (cli/setup_int.h): TLS, Unix
+ * sockets, --connect-to, a table's several hosts, resolving and probing
+ * each before the run, and the descriptor limit. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "cli/cli.h"
+#include "cli/setup_int.h"
+#include "net/sock.h"
+#include "net/tls.h"
+#include "table/table.h"
+#include "util/err.h"
+
+/* Headroom for the descriptors that are neither connections nor the
+ * workers' loops: stdio, the output files, the probe's reads, the embedded
+ * target's listener and loops, the connection probes. */
+#define FD_SPARE 64
+/* Descriptors of each worker's event loop: its epoll and its wake-up
+ * eventfd (net/loop.c). */
+#define FD_PER_LOOP 2
+
+int setup_tls(struct cli_setup *s, struct run_plan *plan)
+{
+	const struct plan_tls *t = &plan->tls;
+	plan->tls.resume = !t->no_resume;
+	bool any_tls = plan->url.tls;
+	for (size_t i = 0; s->table && i < s->table->n_hosts; i++)
+		any_tls |= s->table->hosts[i].tls;
+	if (!any_tls) {
+		const char *opt = t->insecure ? "--insecure"
+				  : t->cacert ? "--cacert"
+				  : t->cert   ? "--cert"
+				  : t->key    ? "--key"
+					      : NULL;
+		if (opt) {
+			fprintf(stderr, "pacer %s: %s is for https:// URLs; '%s' is plain http\n", s->cmd,
+				opt, plan->url_str);
+			return EXIT_USAGE;
+		}
+		return 0;
+	}
+	struct tls_client_cfg cfg = {
+		.insecure = t->insecure,
+		.cacert = t->cacert,
+		.cert = t->cert,
+		.key = t->key,
+		.trust = s->tls_id, /* self-contained --tls: exactly the generated one */
+	};
+	char err[512];
+	int rc = tls_client_ctx_new(&s->tls_client, &cfg, err, sizeof err);
+	if (rc) {
+		fprintf(stderr, "pacer %s: %s\n", s->cmd, err);
+		return rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* https: one handshake before the run, so that a certificate or protocol
+ * problem is said once, at the start, in words. The run still goes on (each
+ * failed handshake counted in errors.tls), unless it is bounded by
+ * --requests alone and so could never end. 0 or an exit code. */
+static int probe_tls(struct cli_setup *s, const struct run_plan *plan)
+{
+	if (!s->tls_client)
+		return 0;
+	char reason[256] = "";
+	uint64_t t = setup_probe_timeout_ns(plan);
+	int rc = tls_probe(s->tls_client, &s->addr, plan->url.host, t, reason, sizeof reason);
+	if (rc == 0)
+		return 0;
+	if (rc != TLS_FAILED)
+		snprintf(reason, sizeof reason, "%s", rc == -ETIMEDOUT ? "timed out" : err_name(rc));
+	bool endless = !plan->open_loop && plan->requests && !plan->duration_given;
+	fprintf(stderr, "pacer %s: TLS handshake with %s failed: %s%s\n", s->cmd, plan->url_str,
+		reason,
+		endless ? "" : "\n  (the run goes on; every failed handshake is counted in errors.tls)");
+	return endless ? EXIT_USAGE : 0;
+}
+
+/* Why a connect to a Unix socket failed, in words ("" when errno says it). */
+static const char *unix_hint(int rc)
+{
+	return rc == -ENOENT	   ? " (no socket at that path: is the server listening there?)"
+	       : rc == -ECONNREFUSED ? " (a socket file, but nothing accepts on it)"
+	       : rc == -ENOTSOCK     ? " (not a socket)"
+				     : "";
+}
+
+/* A Unix socket at path into *a (no DNS). who names it in messages
+ * ("--unix-socket /run/x.sock", or a table host). 0, or EXIT_USAGE after
+ * one line when the path does not fit a socket address. */
+static int unix_addr(const struct cli_setup *s, const char *who, const char *path,
+		     struct net_addr *a)
+{
+	int rc = net_addr_unix(path, a);
+	if (rc) {
+		fprintf(stderr, "pacer %s: %s: %s\n", s->cmd, who,
+			rc == -ENAMETOOLONG ? "path too long for a Unix socket (107 bytes at most)"
+					    : err_name(rc));
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* A table of several hosts: resolve each (an error names the host and the
+ * table), give https hosts the driver's TLS context with their own name,
+ * and check that each accepts a connection. A host that does not is
+ * reported and the run goes on (its requests are dropped while it refuses,
+ * its connects counted in errors.connect), unless none does. 0 or an exit
+ * code after printing. */
+static int prepare_hosts(struct cli_setup *s, const struct run_plan *plan)
+{
+	const struct table *t = s->table;
+	s->hosts = calloc(t->n_hosts, sizeof *s->hosts);
+	if (!s->hosts) {
+		fprintf(stderr, "pacer %s: out of memory\n", s->cmd);
+		return EXIT_RUNTIME;
+	}
+	s->n_hosts = (uint32_t)t->n_hosts;
+	uint64_t tmo = setup_probe_timeout_ns(plan);
+	size_t up = 0;
+	char down[2048] = ""; /* said only when some host is up */
+	size_t down_len = 0;
+	for (size_t i = 0; i < t->n_hosts; i++) {
+		const struct table_host *th = &t->hosts[i];
+		struct engine_host *eh = &s->hosts[i];
+		char label[512];
+		snprintf(label, sizeof label, "%s%s%s%s://%s%s%s:%u", th->unix_path ? "unix:" : "",
+			 th->unix_path ? th->unix_path : "", th->unix_path ? ":" : "",
+			 th->tls ? "https" : "http", th->ipv6 ? "[" : "", th->name, th->ipv6 ? "]" : "",
+			 (unsigned)th->port);
+		int rc;
+		if (th->unix_path) {
+			char who[700];
+			snprintf(who, sizeof who, "%s: host %s: socket %s", t->source, label,
+				 th->unix_path);
+			if ((rc = unix_addr(s, who, th->unix_path, &eh->addr)))
+				return rc;
+		} else {
+			const char *why = NULL;
+			rc = net_resolve(th->name, th->port, &eh->addr, &why);
+			if (rc) {
+				fprintf(stderr, "pacer %s: %s: host %s: cannot resolve '%s': %s\n", s->cmd,
+					t->source, label, th->name, why ? why : err_name(rc));
+				return EXIT_USAGE;
+			}
+		}
+		eh->tls = th->tls ? s->tls_client : NULL;
+		eh->tls_host = th->name;
+		rc = net_probe(&eh->addr, tmo);
+		/* a socket path that names no socket is a wrong address, like a
+		 * name that does not resolve; one that refuses is a host that is down */
+		if (rc && th->unix_path && rc != -ECONNREFUSED && rc != -ETIMEDOUT && rc != -EAGAIN) {
+			fprintf(stderr, "pacer %s: %s: host %s: socket %s: cannot connect: %s%s\n", s->cmd,
+				t->source, label, th->unix_path, err_name(rc), unix_hint(rc));
+			return EXIT_USAGE;
+		}
+		if (rc) {
+			char astr[96];
+			net_addr_str(&eh->addr, astr, sizeof astr);
+			if (down_len < sizeof down) {
+				int n = snprintf(down + down_len, sizeof down - down_len,
+						 "pacer %s: %s: host %s (%s): cannot connect: %s\n", s->cmd,
+						 t->source, label, astr, err_name(rc));
+				down_len += n > 0 ? (size_t)n : 0;
+			}
+			continue;
+		}
+		up++;
+		if (eh->tls) {
+			char reason[256] = "";
+			rc = tls_probe(s->tls_client, &eh->addr, th->name, tmo, reason, sizeof reason);
+			if (rc && rc != TLS_FAILED)
+				snprintf(reason, sizeof reason, "%s",
+					 rc == -ETIMEDOUT ? "timed out" : err_name(rc));
+			if (rc)
+				fprintf(stderr, "pacer %s: %s: host %s: TLS handshake failed: %s\n", s->cmd,
+					t->source, label, reason);
+		}
+	}
+	if (!up) {
+		fprintf(stderr, "pacer %s: %s: none of the table's %zu hosts accepts a connection\n",
+			s->cmd, t->source, t->n_hosts);
+		return EXIT_USAGE;
+	}
+	if (up < t->n_hosts)
+		fprintf(stderr, "%s  (the run goes on: requests to a host that refuses are dropped, its "
+			"connects counted in errors.connect)\n", down);
+	return 0;
+}
+
+/* --connect-to HOST:PORT ([V6]:PORT): the one host's address, instead of
+ * the URL's; the requests (and their Host headers, and TLS's name) stay. */
+static int connect_to(struct cli_setup *s, struct run_plan *plan)
+{
+	const char *arg = plan->connect_to;
+	char host[256];
+	const char *colon = strrchr(arg, ':');
+	size_t hl = colon ? (size_t)(colon - arg) : 0;
+	if (hl >= 2 && arg[0] == '[' && arg[hl - 1] == ']') {
+		arg++;
+		hl -= 2;
+	}
+	char *end = NULL;
+	unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
+	if (!colon || hl == 0 || hl >= sizeof host || !colon[1] || *end || port == 0 || port > 65535) {
+		fprintf(stderr, "pacer %s: --connect-to '%s': expected HOST:PORT\n", s->cmd,
+			plan->connect_to);
+		return EXIT_USAGE;
+	}
+	memcpy(host, arg, hl);
+	host[hl] = '\0';
+	const char *why = NULL;
+	int rc = net_resolve(host, (uint16_t)port, &s->addr, &why);
+	if (rc) {
+		fprintf(stderr, "pacer %s: --connect-to '%s': cannot resolve '%s': %s\n", s->cmd,
+			plan->connect_to, host, why ? why : err_name(rc));
+		return EXIT_USAGE;
+	}
+	rc = net_probe(&s->addr, setup_probe_timeout_ns(plan));
+	if (rc) {
+		fprintf(stderr, "pacer %s: --connect-to %s: cannot connect: %s\n", s->cmd,
+			plan->connect_to, err_name(rc));
+		return EXIT_USAGE;
+	}
+	return probe_tls(s, plan);
+}
+
+int setup_check_fd_limit(const struct cli_setup *s, const struct run_plan *plan)
+{
+	uint32_t conns = plan->open_loop ? plan->connections : plan->concurrency;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (rlim_t)conns * (s->srv ? 2 : 1) + FD_SPARE + FD_PER_LOOP * plan->threads >
+		    rl.rlim_cur) {
+		fprintf(stderr,
+			"pacer %s: %u connections need more file descriptors than the limit of %llu "
+			"(ulimit -n)%s\n",
+			s->cmd, conns, (unsigned long long)rl.rlim_cur,
+			s->srv ? "; self-contained, both ends of each connection count" : "");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+int setup_connect(struct cli_setup *s, struct run_plan *plan, const char *url_http)
+{
+	const char *why = NULL;
+	int rc;
+	if (plan->connect_to && (plan->unix_socket || (s->table && s->table->n_hosts > 1) ||
+				 (s->table && s->table->hosts[0].unix_path) || s->srv)) {
+		fprintf(stderr, "pacer %s: --connect-to %s: only for requests to one TCP host (not with "
+			"--unix-socket, a self-contained target or a table of several hosts)\n", s->cmd,
+			plan->connect_to);
+		return EXIT_USAGE;
+	}
+	if (s->table && s->table->n_hosts > 1)
+		return prepare_hosts(s, plan);
+	/* one Unix socket: --unix-socket, or a one-host table of unix:PATH:... URLs */
+	const char *sock = plan->unix_socket;
+	char who[700];
+	if (sock) {
+		snprintf(who, sizeof who, "--unix-socket %s", sock);
+	} else if (s->table && s->table->hosts[0].unix_path) {
+		sock = s->table->hosts[0].unix_path;
+		snprintf(who, sizeof who, "%s: socket %s (unix:%s:%s)", s->table->source, sock, sock,
+			 url_http);
+	}
+	if (sock) {
+		if ((rc = unix_addr(s, who, sock, &s->addr)))
+			return rc;
+		rc = net_probe(&s->addr, setup_probe_timeout_ns(plan));
+		if (rc) {
+			fprintf(stderr, "pacer %s: %s: cannot connect: %s%s\n", s->cmd, who,
+				err_name(rc), unix_hint(rc));
+			return EXIT_USAGE;
+		}
+		return probe_tls(s, plan);
+	}
+	if (plan->connect_to)
+		return connect_to(s, plan);
+	rc = net_resolve(plan->url.host, plan->url.port, &s->addr, &why);
+	if (rc) {
+		fprintf(stderr, "pacer %s: cannot resolve '%s': %s\n", s->cmd, plan->url.host,
+			why ? why : err_name(rc));
+		return EXIT_USAGE;
+	}
+	rc = net_probe(&s->addr, setup_probe_timeout_ns(plan));
+	if (rc) {
+		char astr[96];
+		net_addr_str(&s->addr, astr, sizeof astr);
+		fprintf(stderr, "pacer %s: cannot connect to %s (%s): %s\n", s->cmd, plan->url_str,
+			astr, err_name(rc));
+		return EXIT_USAGE;
+	}
+	return probe_tls(s, plan);
+}

@@ -1,0 +1,325 @@
+/* pacer — the requests of a measurement (cli/setup_int.h): the body, a
+ * request table, the embedded target's routes or the one URL, encoded to
+ * wire bytes once, named and hashed. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/setup_int.h"
+#include "http/req.h"
+#include "table/table.h"
+#include "target/plan.h"
+#include "util/err.h"
+#include "util/file.h"
+#include "util/units.h"
+
+#define MAX_BODY_BYTES (64u * 1024 * 1024)
+
+/* A JSON body for routes of the embedded target that take one. */
+static const char sample_json_body[] =
+	"{\"id\":\"pacer-self-contained\",\"imp\":[{\"id\":\"1\",\"video\":{\"w\":640,\"h\":360}}],"
+	"\"site\":{\"page\":\"http://example.invalid/\"},\"tmax\":120}";
+
+static int add_request(struct cli_setup *s, const char *method,
+		       const struct url *u, const char *const *headers, size_t n_headers,
+		       const char *body, size_t body_len)
+{
+	struct req_spec rs = {
+		.method = method,
+		.url = u,
+		.headers = headers,
+		.n_headers = n_headers,
+		.body = body,
+		.body_len = body_len,
+		.user_agent = PACER_USER_AGENT,
+	};
+	char *buf = NULL;
+	size_t len = 0;
+	const char *why = "out of memory";
+	int rc = req_encode(&rs, &buf, &len, &why);
+	if (rc) {
+		fprintf(stderr, "pacer %s: --header: %s\n", s->cmd, why);
+		return EXIT_USAGE;
+	}
+	struct engine_req *nr = realloc(s->reqs, (s->n_reqs + 1) * sizeof *nr);
+	char **nb = realloc(s->bufs, (s->n_reqs + 1) * sizeof *nb);
+	if (nr)
+		s->reqs = nr;
+	if (nb)
+		s->bufs = nb;
+	if (!nr || !nb) {
+		free(buf);
+		fprintf(stderr, "pacer %s: out of memory\n", s->cmd);
+		return EXIT_RUNTIME;
+	}
+	s->bufs[s->n_reqs] = buf;
+	s->reqs[s->n_reqs] = (struct engine_req){
+		.buf = buf, .len = len, .head = strcmp(method, "HEAD") == 0};
+	s->n_reqs++;
+	plan_workload_add(&s->workload, method, u->target, strlen(u->target), body_len, NULL);
+	return 0;
+}
+
+/* Self-contained without a path: one request per route of the plan, so the
+ * load covers what the plan describes (e.g. vast_ortb_mix: half VAST GETs,
+ * half OpenRTB POSTs). */
+static int add_route_requests(struct cli_setup *s, const struct run_plan *plan, struct url *base)
+{
+	const struct target_plan *tp = s->tplan;
+	for (size_t i = 0; i < tp->n_routes; i++) {
+		const struct target_route *rt = &tp->routes[i];
+		const char *method = rt->method ? rt->method : "GET";
+		bool has_body = strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0 ||
+				strcmp(method, "PATCH") == 0;
+		struct url u = *base;
+		int n = snprintf(u.target, sizeof u.target, "%.*s", (int)rt->path_len, rt->path);
+		if (rt->kv && rt->kv->param) {
+			/* a lookup of a few keys the table holds */
+			n += snprintf(u.target + n, sizeof u.target - (size_t)n, "?%s=", rt->kv->param);
+			for (int k = 0; k < 4; k++) {
+				const char *key = NULL;
+				char gen[96];
+				if (rt->kv->generate) {
+					snprintf(gen, sizeof gen, "%s%llu", rt->kv->prefix ? rt->kv->prefix : "",
+						 (unsigned long long)((uint64_t)k % rt->kv->generate));
+					key = gen;
+				} else if (rt->kv->n_table) {
+					key = rt->kv->table[(size_t)k % rt->kv->n_table].name;
+				}
+				if (!key)
+					break;
+				n += snprintf(u.target + n, sizeof u.target - (size_t)n, "%s%s",
+					      k ? "," : "", key);
+			}
+		}
+		const char *hdrs[64];
+		size_t nh = 0;
+		for (size_t k = 0; k < plan->n_headers && nh < 63; k++)
+			hdrs[nh++] = plan->headers[k];
+		if (has_body && !plan->body)
+			hdrs[nh++] = "Content-Type: application/json";
+		const char *body = plan->body ? plan->body : has_body ? sample_json_body : NULL;
+		size_t body_len = plan->body ? plan->body_len : has_body ? strlen(sample_json_body) : 0;
+		int rc = add_request(s, method, &u, hdrs, nh, body, body_len);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The workload's identity when there is no table: the SHA-256 of the
+ * requests' wire bytes in the form a table's is taken (table_wire_hash), so
+ * the same bytes give the same hash however they were made. */
+static int hash_requests(struct cli_setup *s)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < s->n_reqs; i++)
+		total += s->reqs[i].len;
+	struct table_wire w = {.n = s->n_reqs};
+	w.bytes = malloc(total ? total : 1);
+	w.off = malloc((s->n_reqs + 1) * sizeof *w.off);
+	int rc = w.bytes && w.off ? 0 : -ENOMEM;
+	if (!rc) {
+		w.off[0] = 0;
+		for (size_t i = 0; i < s->n_reqs; i++) {
+			memcpy(w.bytes + w.off[i], s->reqs[i].buf, s->reqs[i].len);
+			w.off[i + 1] = w.off[i] + s->reqs[i].len;
+		}
+		rc = table_wire_hash(&w, s->workload.sha256);
+	}
+	free(w.bytes);
+	free(w.off);
+	if (rc) {
+		fprintf(stderr, "pacer %s: out of memory\n", s->cmd);
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+int setup_load_table(struct cli_setup *s, struct run_plan *plan)
+{
+	char err[1024];
+	struct table_limits lim = {0};
+	if (s->max_body) {
+		uint64_t v;
+		if (units_parse_size(s->max_body, &v) || v == 0) {
+			fprintf(stderr, "pacer %s: --max-body '%s': expected a size like 64k or 1MiB\n",
+				s->cmd, s->max_body);
+			return EXIT_USAGE;
+		}
+		lim.max_body_bytes = (size_t)v;
+	}
+	int rc;
+	if (s->bodies_dir) {
+		if (!s->url_arg) {
+			fprintf(stderr, "pacer %s: --bodies needs the URL to send them to\n", s->cmd);
+			return EXIT_USAGE;
+		}
+		rc = table_from_bodies(s->bodies_dir, s->url_arg, plan->method, NULL, &lim, &s->table,
+				       err, sizeof err);
+	} else if (!s->requests_file) {
+		s->table = s->offered_table; /* borrowed: cli_setup_release leaves it */
+		rc = 0;
+	} else {
+		enum table_format fmt = TABLE_FMT_AUTO;
+		if (s->requests_format && table_format_parse(s->requests_format, &fmt)) {
+			fprintf(stderr,
+				"pacer %s: --requests-format '%s': expected auto, targets or jsonl\n",
+				s->cmd, s->requests_format);
+			return EXIT_USAGE;
+		}
+		rc = table_load(s->requests_file, fmt, &lim, &s->table, err, sizeof err);
+	}
+	if (rc) {
+		fprintf(stderr, "pacer %s: %s\n", s->cmd, err);
+		return EXIT_USAGE;
+	}
+	const struct table *t = s->table;
+	if (t->n_hosts > ENGINE_MAX_HOSTS) {
+		fprintf(stderr, "pacer %s: %s: the table spans %zu hosts; at most %d per run\n", s->cmd,
+			t->source, t->n_hosts, ENGINE_MAX_HOSTS);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; plan->unix_socket && i < t->n_hosts; i++)
+		if (t->hosts[i].unix_path) {
+			fprintf(stderr, "pacer %s: %s: --unix-socket does not combine with a table whose "
+				"URLs name their own socket (unix:%s:...); drop --unix-socket\n", s->cmd,
+				t->source, t->hosts[i].unix_path);
+			return EXIT_USAGE;
+		}
+	if (t->n_hosts > 1 && plan->unix_socket) {
+		fprintf(stderr, "pacer %s: %s: --unix-socket sends every request to one socket; the "
+			"table spans %zu hosts\n", s->cmd, t->source, t->n_hosts);
+		return EXIT_USAGE;
+	}
+	/* The URL of the first request names the run (and, with one host, the
+	 * host all of them go to). */
+	plan->url_str = t->reqs[0].url;
+	s->wire = calloc(1, sizeof *s->wire);
+	if (!s->wire)
+		return EXIT_RUNTIME;
+	rc = table_encode(t, PACER_USER_AGENT, plan->headers, plan->n_headers, s->wire, err,
+			  sizeof err);
+	if (!rc)
+		rc = table_wire_hash(s->wire, s->table_sha256);
+	if (rc) {
+		fprintf(stderr, "pacer %s: %s\n", s->cmd, err);
+		return EXIT_USAGE;
+	}
+	s->reqs = calloc(t->n, sizeof *s->reqs);
+	if (!s->reqs)
+		return EXIT_RUNTIME;
+	for (size_t i = 0; i < t->n; i++)
+		s->reqs[i] = (struct engine_req){
+			.buf = s->wire->bytes + s->wire->off[i],
+			.len = s->wire->off[i + 1] - s->wire->off[i],
+			.head = strcmp(t->reqs[i].method, "HEAD") == 0,
+			.host = (uint32_t)t->reqs[i].host,
+		};
+	s->n_reqs = t->n;
+	plan_workload_init(&s->workload, s->bodies_dir ? "bodies" : "table");
+	for (size_t i = 0; i < t->n; i++)
+		plan_workload_add(&s->workload, t->reqs[i].method, t->reqs[i].target,
+				  strlen(t->reqs[i].target), t->reqs[i].body_len, t->reqs[i].shape);
+	memcpy(s->workload.sha256, s->table_sha256, sizeof s->workload.sha256);
+	plan->table_source = t->source;
+	plan->table_format = table_format_name(t->format);
+	plan->table_sha256 = s->table_sha256;
+	plan->table_requests = t->n;
+	plan->table_hosts = t->hosts;
+	plan->table_n_hosts = t->n_hosts;
+	return 0;
+}
+
+/* Name every request and intern the names (result/names.h): a table's
+ * requests carry theirs (table_req.name); others are named "METHOD path"
+ * from their request line. Sets reqs[i].name and plan->names. 0 or
+ * EXIT_RUNTIME after one line. */
+static int name_requests(struct cli_setup *s, struct run_plan *plan)
+{
+	const char **nm = calloc(s->n_reqs, sizeof *nm);
+	char **own = s->table ? NULL : calloc(s->n_reqs, sizeof *own);
+	uint16_t *idx = calloc(s->n_reqs, sizeof *idx);
+	int rc = nm && idx && (s->table || own) ? 0 : -ENOMEM;
+	for (size_t i = 0; !rc && i < s->n_reqs; i++) {
+		if (s->table) {
+			nm[i] = s->table->reqs[i].name;
+			continue;
+		}
+		/* "METHOD SP target SP HTTP/1.1": the method and the path */
+		const char *b = s->reqs[i].buf, *end = b + s->reqs[i].len;
+		const char *sp = memchr(b, ' ', (size_t)(end - b));
+		const char *t = sp ? sp + 1 : end, *te = t;
+		while (te < end && *te != ' ' && *te != '?')
+			te++;
+		own[i] = strndup(b, (size_t)(te - b));
+		if (!own[i])
+			rc = -ENOMEM;
+		nm[i] = own[i];
+	}
+	if (!rc)
+		rc = req_names_build(&s->names, nm, s->n_reqs, idx);
+	for (size_t i = 0; !rc && i < s->n_reqs; i++)
+		s->reqs[i].name = idx[i];
+	for (size_t i = 0; own && i < s->n_reqs; i++)
+		free(own[i]);
+	free(own);
+	free(nm);
+	free(idx);
+	if (rc) {
+		fprintf(stderr, "pacer %s: out of memory\n", s->cmd);
+		return EXIT_RUNTIME;
+	}
+	plan->names = &s->names;
+	return 0;
+}
+
+int setup_read_body(struct cli_setup *s, struct run_plan *plan)
+{
+	if (!s->body_arg)
+		return 0;
+	if (s->body_arg[0] == '@') {
+		size_t len = 0;
+		int rc = file_read_all(s->body_arg + 1, MAX_BODY_BYTES, &s->body_buf, &len);
+		if (rc) {
+			fprintf(stderr, "pacer %s: --body %s: cannot read: %s\n", s->cmd, s->body_arg,
+				rc == PACER_ETOOBIG ? "larger than 64 MiB" : err_name(rc));
+			return EXIT_USAGE;
+		}
+		plan->body = s->body_buf;
+		plan->body_len = len;
+		plan->body_source = s->body_arg;
+	} else {
+		plan->body = s->body_arg;
+		plan->body_len = strlen(s->body_arg);
+		plan->body_source = "literal";
+	}
+	return 0;
+}
+
+int setup_encode_requests(struct cli_setup *s, struct run_plan *plan)
+{
+	int rc;
+	if (s->table) {
+		rc = 0; /* encoded (and described) by setup_load_table */
+	} else if (s->self_contained && !s->url_arg) {
+		plan_workload_init(&s->workload, "embedded_routes");
+		rc = add_route_requests(s, plan, &plan->url);
+	} else {
+		plan_workload_init(&s->workload, "url");
+		rc = add_request(s, plan_method(plan), &plan->url, plan->headers,
+				 plan->n_headers, plan->body, plan->body_len);
+	}
+	if (!rc && !s->table)
+		rc = hash_requests(s);
+	if (!rc)
+		rc = name_requests(s, plan);
+	if (rc)
+		return rc;
+	plan_workload_finish(&s->workload);
+	plan->workload = &s->workload;
+	return 0;
+}
