@@ -173,11 +173,14 @@ static int prepare_variant(struct variant *v, const struct cli_setup *base,
 	char err[512];
 	if (cli_setup_rules(&v->setup, &v->plan))
 		return EXIT_USAGE;
+	int ret = cli_setup_build(&v->setup, &v->plan);
+	if (ret)
+		return ret;
 	if (plan_validate(&v->plan, err, sizeof err)) {
 		fprintf(stderr, "pacer compare: variant %s: %s\n", v->name, err);
 		return EXIT_USAGE;
 	}
-	int ret = cli_setup_prepare(&v->setup, &v->plan);
+	ret = cli_setup_connect(&v->setup, &v->plan);
 	if (!ret)
 		ret = cli_setup_start_probe(&v->setup);
 	return ret;

@@ -88,11 +88,17 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	if (cli_options_apply(&setup, plan, tab, ntab) ||
 	    cli_ramp_apply(&setup, &rp, &ra, tab, ntab))
 		goto out;
+	/* the plan is complete (URL, body, table, requests) before it is
+	 * validated, and unchanged from then on */
+	ret = cli_setup_build(&setup, plan);
+	if (ret)
+		goto out;
+	ret = EXIT_USAGE;
 	if (plan_validate(plan, err, sizeof err)) {
 		fprintf(stderr, "pacer ramp: %s\n", err);
 		goto out;
 	}
-	ret = cli_setup_prepare(&setup, plan);
+	ret = cli_setup_connect(&setup, plan);
 	if (!ret)
 		ret = cli_setup_start_probe(&setup);
 	if (ret)

@@ -71,19 +71,10 @@ static int start_embedded(struct cli_setup *s, struct run_plan *plan)
 	return 0;
 }
 
-int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
+int cli_setup_build(struct cli_setup *s, struct run_plan *plan)
 {
 	const char *why = NULL;
-	if (plan->tls.self_signed && !s->self_contained) {
-		fprintf(stderr, "pacer %s: --tls is for --self-contained runs; for another server "
-			"give an https:// URL\n", s->cmd);
-		return EXIT_USAGE;
-	}
-	if (plan->unix_socket && s->self_contained) {
-		fprintf(stderr, "pacer %s: --unix-socket does not combine with --self-contained (the "
-			"embedded target listens on loopback TCP)\n", s->cmd);
-		return EXIT_USAGE;
-	}
+	plan->self_contained = s->self_contained;
 	if (s->self_contained) {
 		if (s->url_arg && s->url_arg[0] != '/') {
 			fprintf(stderr,
@@ -132,6 +123,7 @@ int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
 			why ? why : "not understood");
 		return EXIT_USAGE;
 	}
+	s->url_http = url_http;
 	int rc = setup_tls(s, plan);
 	if (rc)
 		return rc;
@@ -140,10 +132,17 @@ int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan)
 			plan->method);
 		return EXIT_USAGE;
 	}
-	if ((rc = setup_read_body(s, plan)) || (rc = setup_encode_requests(s, plan)) ||
-	    (rc = setup_check_fd_limit(s, plan)))
+	if ((rc = setup_read_body(s, plan)) || (rc = setup_encode_requests(s, plan)))
 		return rc;
-	return setup_connect(s, plan, url_http);
+	return 0;
+}
+
+int cli_setup_connect(struct cli_setup *s, const struct run_plan *plan)
+{
+	int rc = setup_check_fd_limit(s, plan);
+	if (rc)
+		return rc;
+	return setup_connect(s, plan, s->url_http);
 }
 
 void cli_setup_report_ctx(const struct cli_setup *s, struct report_ctx *ctx)

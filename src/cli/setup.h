@@ -29,7 +29,7 @@ struct tls_ctx;
 struct tls_identity;
 
 struct cli_setup {
-	/* inputs (set by the caller before cli_setup_prepare; they all stand
+	/* inputs (set by the caller before cli_setup_build; they all stand
 	 * before `addr`: cli_setup_copy_inputs copies up to it) */
 	const char *cmd;            /* "run", "ramp": for error messages */
 	const char *url_arg;        /* the URL (or, self-contained, an optional path) */
@@ -65,6 +65,7 @@ struct cli_setup {
 
 	/* outputs */
 	struct net_addr addr;       /* one host */
+	const char *url_http;       /* the run's http(s) URL (a table's unix:PATH: prefix off) */
 	struct engine_host *hosts;  /* a table of several hosts: one each (owned), else NULL */
 	uint32_t n_hosts;           /* 0 with one host */
 	struct engine_req *reqs;    /* owned */
@@ -88,11 +89,18 @@ struct cli_setup {
 	struct plan_workload workload; /* the requests as encoded; plan->workload points here */
 };
 
-/* Fill plan->url/body/url_str and s's outputs: parse the URL (or start the
- * embedded target), read the body, encode the requests, resolve the name,
- * and check that the target accepts a connection. Returns 0, or an exit
- * code after printing one line naming the problem. */
-int cli_setup_prepare(struct cli_setup *s, struct run_plan *plan);
+/* Complete the plan before it is validated: parse the URL (or start the
+ * embedded target on loopback), read the body, load the table, encode and
+ * name the requests, set up TLS (plan->url/body/url_str/table/workload/
+ * names and s's outputs). No connection to the target is made. Returns 0,
+ * or an exit code after printing one line naming the problem. */
+int cli_setup_build(struct cli_setup *s, struct run_plan *plan);
+
+/* After plan_validate, with the plan unchanged from then on: check the
+ * open-file limit, resolve the target and check that it accepts a
+ * connection (each host of a table; TLS too). 0, or an exit code after one
+ * line. */
+int cli_setup_connect(struct cli_setup *s, const struct run_plan *plan);
 
 /* Parse --success, --outcome, --server-time and --inspect-body into
  * s->inspect and point plan->inspect at it when any was given. Call right
@@ -137,7 +145,7 @@ int cli_setup_rules(struct cli_setup *s, struct run_plan *plan);
 	 "connect to this Unix socket instead of the URL's host and port", false}
 
 /* The options about the target's resources, cost and the generator check
- * (read by cli_setup_rules, used by cli_setup_prepare and the reports). */
+ * (read by cli_setup_rules, used by cli_setup_build and the reports). */
 #define CLI_TARGET_OPTS(s)                                                                        \
 	{0, "cost-profile", OPT_STRLIST, &(s).cost_args, "NAME=USD", "on-demand-x86=0.02,arm-spot=0.017", \
 	 "price per core-hour for cost per million requests (repeatable; CPU only)", false},       \
@@ -156,7 +164,7 @@ int cli_setup_rules(struct cli_setup *s, struct run_plan *plan);
 	 "measure this process's CPU and memory (all its threads)", false}
 
 /* Start sampling the target's resources (--target-pid / --target-cgroup,
- * or the embedded target): after cli_setup_prepare. 0, or EXIT_USAGE after
+ * or the embedded target): after cli_setup_connect. 0, or EXIT_USAGE after
  * one line naming the PID or path. */
 int cli_setup_start_probe(struct cli_setup *s);
 

@@ -62,6 +62,6 @@ int setup_check_fd_limit(const struct cli_setup *s, const struct run_plan *plan)
  * or the URL's host, resolved into s->addr (or s->hosts), then probed with
  * a connection and, for https, a handshake. url_http is the http(s) part of
  * plan->url_str (a table's first URL may be unix:PATH:http://...). */
-int setup_connect(struct cli_setup *s, struct run_plan *plan, const char *url_http);
+int setup_connect(struct cli_setup *s, const struct run_plan *plan, const char *url_http);
 
 #endif

@@ -195,7 +195,7 @@ static int prepare_hosts(struct cli_setup *s, const struct run_plan *plan)
 
 /* --connect-to HOST:PORT ([V6]:PORT): the one host's address, instead of
  * the URL's; the requests (and their Host headers, and TLS's name) stay. */
-static int connect_to(struct cli_setup *s, struct run_plan *plan)
+static int connect_to(struct cli_setup *s, const struct run_plan *plan)
 {
 	const char *arg = plan->connect_to;
 	char host[256];
@@ -247,7 +247,7 @@ int setup_check_fd_limit(const struct cli_setup *s, const struct run_plan *plan)
 	return 0;
 }
 
-int setup_connect(struct cli_setup *s, struct run_plan *plan, const char *url_http)
+int setup_connect(struct cli_setup *s, const struct run_plan *plan, const char *url_http)
 {
 	const char *why = NULL;
 	int rc;

@@ -131,12 +131,16 @@ static void capture_body(struct h1_capture *cap, const char *p, size_t n)
 	}
 	if (!n)
 		return;
-	if (!capture_grow(&cap->body, &cap->body_alloc, cap->body_len + n, cap->body_cap)) {
+	/* one byte more for a NUL after the body: a rule's regexec gets its
+	 * length (REG_STARTEND), but sanitizers' regexec interceptors read the
+	 * subject as a C string */
+	if (!capture_grow(&cap->body, &cap->body_alloc, cap->body_len + n + 1, cap->body_cap + 1)) {
 		cap->oom = true;
 		return;
 	}
 	memcpy(cap->body + cap->body_len, p, n);
 	cap->body_len += n;
+	cap->body[cap->body_len] = '\0';
 }
 
 /* Per-response fields: everything before `head_request` in the struct plus

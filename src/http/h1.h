@@ -78,7 +78,7 @@ struct h1_capture {
 	size_t hbuf_len, hbuf_cap;
 	uint32_t n_fields;
 	bool headers_truncated;
-	char *body;
+	char *body;             /* body_len bytes, then a NUL (not counted) */
 	size_t body_len, body_alloc;
 	bool body_truncated;
 	bool oom;               /* a buffer could not grow: capture incomplete */

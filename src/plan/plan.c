@@ -74,6 +74,16 @@ int plan_validate(const struct run_plan *p, char *err, size_t cap)
 		FAIL("--insecure and --cacert: give one (--insecure verifies nothing)");
 	if (p->tls.key && !p->tls.cert)
 		FAIL("--key: needs --cert (the client certificate)");
+	if (p->tls.self_signed && !p->self_contained)
+		FAIL("--tls is for --self-contained runs; for another server give an https:// URL");
+	if (p->unix_socket && p->self_contained)
+		FAIL("--unix-socket does not combine with --self-contained (the embedded target "
+		     "listens on loopback TCP)");
+	if (p->connect_to && p->unix_socket)
+		FAIL("--connect-to and --unix-socket: give one (both say where to connect)");
+	if (p->connect_to && p->self_contained)
+		FAIL("--connect-to does not combine with --self-contained (pacer connects to its "
+		     "embedded target itself)");
 	uint32_t conns = p->open_loop ? p->connections : p->concurrency;
 	if (conns > 1000000)
 		FAIL("%s %u: at most 1000000", p->open_loop ? "--connections" : "--concurrency", conns);

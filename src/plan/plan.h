@@ -56,6 +56,8 @@ struct run_plan {
 	bool quiet;
 
 	/* transport (docs/tls.md) */
+	const char *self_contained;  /* --self-contained: the embedded target's plan; NULL: the
+	                              * user's own target */
 	const char *unix_socket;     /* --unix-socket PATH: connect there instead of TCP */
 	const char *connect_to;      /* --connect-to HOST:PORT: connect there instead of the URL's
 	                              * host and port (the requests are sent unchanged) */

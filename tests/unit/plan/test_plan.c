@@ -99,6 +99,22 @@ static void conc_lt_threads(struct run_plan *p)
 }
 static void conns_huge(struct run_plan *p) { p->connections = 2000000; }
 static void conc_huge(struct run_plan *p) { p->concurrency = 2000000; }
+static void tls_not_sc(struct run_plan *p) { p->tls.self_signed = true; }
+static void unix_sc(struct run_plan *p)
+{
+	p->unix_socket = "/run/x.sock";
+	p->self_contained = "hello";
+}
+static void connect_unix(struct run_plan *p)
+{
+	p->unix_socket = "/run/x.sock";
+	p->connect_to = "127.0.0.1:81";
+}
+static void connect_sc(struct run_plan *p)
+{
+	p->connect_to = "127.0.0.1:81";
+	p->self_contained = "hello";
+}
 
 static const struct bad_case bad[] = {
 	{ "threads 0", CLOSED, threads0, { "--threads", "0" } },
@@ -118,6 +134,10 @@ static const struct bad_case bad[] = {
 	{ "duration 0 without requests", CLOSED, duration0, { "--duration", "--requests" } },
 	{ "too many connections (open)", OPEN, conns_huge, { "--connections", "2000000" } },
 	{ "too many connections (closed)", CLOSED, conc_huge, { "--concurrency", "2000000" } },
+	{ "--tls without --self-contained", OPEN, tls_not_sc, { "--tls", "--self-contained" } },
+	{ "--unix-socket with --self-contained", CLOSED, unix_sc, { "--unix-socket", "--self-contained" } },
+	{ "--connect-to with --unix-socket", CLOSED, connect_unix, { "--connect-to", "--unix-socket" } },
+	{ "--connect-to with --self-contained", OPEN, connect_sc, { "--connect-to", "--self-contained" } },
 };
 
 static void base(struct run_plan *p, enum loop loop)
