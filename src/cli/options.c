@@ -65,6 +65,11 @@ int cli_parse_order(const char *cmd, const char *order, struct run_plan *plan)
 
 int cli_options_apply(struct cli_setup *s, struct run_plan *p, const struct opt *tab, size_t n)
 {
+	/* 0 (or a fraction that rounds to it) would mean "no limit" */
+	if (opts_given(tab, n, "requests") && p->requests == 0) {
+		fprintf(stderr, "pacer %s: --requests: must be at least 1\n", s->cmd);
+		return EXIT_USAGE;
+	}
 	if (!opts_given(tab, n, "drain"))
 		p->drain_ns = p->timeout_ns;
 	if (cli_parse_arrival(s->cmd, s->arrival, p) || cli_parse_order(s->cmd, s->order, p))

@@ -30,7 +30,7 @@ static int set_value(struct opt *o, const char *val, char *err, size_t cap)
 		return 0;
 	case OPT_RATE:
 		rc = units_parse_rate(val, o->dst);
-		expect = "a rate above 0 such as 500, 2.5k or 1M";
+		expect = "a rate of at least 0.001 such as 500, 2.5k or 1M";
 		break;
 	case OPT_DURATION:
 		rc = units_parse_duration_ns(val, o->dst);

@@ -216,6 +216,10 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 					ph->dropped++;
 				w->next_due_ns = sched_next(&w->sched);
 			}
+			/* the load ends at the measured phase's planned end, not at the
+			 * first due time after it (at 0.1 req/s that is 10 s later) */
+			if (w->sched_active && now >= e->meas_end_ns)
+				w->sched_active = false;
 		}
 		check_timeouts(w, now);
 		dispatch(w, now);

@@ -52,6 +52,9 @@ int plan_validate(const struct run_plan *p, char *err, size_t cap)
 	if (p->open_loop) {
 		if (p->rate_per_s <= 0)
 			FAIL("--rate: must be above 0");
+		if (p->rate_per_s < PLAN_MIN_RATE_PER_S)
+			FAIL("--rate %g: at least %g requests/s (one per %.0f s)", p->rate_per_s,
+			     PLAN_MIN_RATE_PER_S, 1 / PLAN_MIN_RATE_PER_S);
 		if (p->connections == 0)
 			FAIL("--connections: must be at least 1");
 		if (p->connections < p->threads)

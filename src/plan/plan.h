@@ -13,6 +13,10 @@
 
 struct req_names;
 struct table_host;
+
+/* The lowest open-loop rate: below it a rate is a typo (and prints as 0);
+ * the same bound as the option parser's (util/units.h UNITS_MIN_RATE). */
+#define PLAN_MIN_RATE_PER_S 0.001
 struct plan_workload;
 
 struct run_plan {

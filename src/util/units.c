@@ -77,7 +77,7 @@ int units_parse_rate(const char *s, double *rate_per_s)
 	int rc = parse_with(s, metric, &v);
 	if (rc)
 		return rc;
-	if (v <= 0 || v > 1e9)
+	if (v < UNITS_MIN_RATE || v > 1e9) /* below it, a rate is a typo that prints as 0 */
 		return PACER_ERANGE;
 	*rate_per_s = v;
 	return 0;
@@ -185,7 +185,7 @@ char *units_fmt_duration(char *out, size_t cap, double ns)
 char *units_fmt_thousands(char *out, size_t cap, double v, int decimals)
 {
 	char raw[400];
-	snprintf(raw, sizeof raw, "%.*f", decimals, v < 0 ? -v : v);
+	snprintf(raw, sizeof raw, "%.*f", decimals, fabs(v)); /* -0.0 too: fabs, not v < 0 */
 	bool neg = v < 0 && strspn(raw, "0.") != strlen(raw); /* no "-0" */
 	char *dot = strchr(raw, '.');
 	size_t int_len = dot ? (size_t)(dot - raw) : strlen(raw);

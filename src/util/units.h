@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Rate in events/s: "500", "2.5k", "20k", "1M". Must be > 0. */
+/* Rate in events/s: "500", "2.5k", "20k", "1M", from UNITS_MIN_RATE to 1e9
+ * (PACER_ERANGE outside). */
+#define UNITS_MIN_RATE 0.001
 int units_parse_rate(const char *s, double *rate_per_s);
 /* Duration: "250us", "10ms", "1.5s", "2m", "1h"; a bare number is seconds.
  * Zero is allowed; negative is not. */

@@ -69,6 +69,29 @@ class BadInputTest(PacerTestCase):
         self.assertFalse(os.path.exists(missing))
         self.assert_usage_error(self.ok_args() + ["--body", "@" + missing], missing, "nonexistent")
 
+    def test_rate_that_rounds_to_nothing(self):
+        # issue 19 item 1: accepted before as rate_per_s 0.0, a run that never ended
+        self.assert_usage_error([_ngx.url("/hello"), "--duration", "200ms", "--rate",
+                                 ".000000000199"], "--rate")
+
+    def test_requests_zero_is_no_limit_refused(self):
+        # issue 19 item 6: 0 (or a fraction rounding to it) meant "no limit"
+        for n in ("0", ".0000000002"):
+            with self.subTest(requests=n):
+                self.assert_usage_error([_ngx.url("/hello"), "--requests", n], "--requests",
+                                        "at least 1")
+
+    def test_low_rate_ends_at_its_duration(self):
+        # issue 19 item 1: the schedule ended only at the first due time after
+        # the phase (10 s later at 0.1 req/s); the phase ends at its planned end
+        run = harness.run_pacer([_ngx.url("/hello"), "--rate", "0.1", "--duration", "1s"],
+                                timeout=30.0)
+        self.assertEqual(run.code, 0, harness.describe(run))
+        self.assertLess(run.elapsed_s, 6.0, "a 1 s phase at 0.1 req/s took %.1f s" % run.elapsed_s)
+        m = run.json["measure"]
+        self.assertEqual(m["requests"]["scheduled"], 1, m["requests"])
+        self.assertAlmostEqual(m["duration_s"], 1.0, delta=0.2)
+
     def test_nothing_sent_on_usage_error(self):
         mark = _ngx.log_mark()
         self.assert_usage_error(self.ok_args() + ["--threads", "zero"], "threads", "zero")

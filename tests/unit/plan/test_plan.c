@@ -83,6 +83,7 @@ static void timeout_small(struct run_plan *p) { p->timeout_ns = NS_PER_MS - 1; }
 static void timeout0(struct run_plan *p) { p->timeout_ns = 0; }
 static void rate0(struct run_plan *p) { p->rate_per_s = 0; }
 static void rate_neg(struct run_plan *p) { p->rate_per_s = -5; }
+static void rate_tiny(struct run_plan *p) { p->rate_per_s = 1.99e-10; }
 static void conns0(struct run_plan *p) { p->connections = 0; }
 static void conns_lt_threads(struct run_plan *p)
 {
@@ -125,6 +126,7 @@ static const struct bad_case bad[] = {
 	{ "timeout 0", OPEN, timeout0, { "--timeout" } },
 	{ "rate 0", OPEN, rate0, { "--rate", "above 0" } },
 	{ "rate negative", OPEN, rate_neg, { "--rate" } },
+	{ "rate that rounds to nothing", OPEN, rate_tiny, { "--rate", "at least 0.001" } },
 	{ "connections 0", OPEN, conns0, { "--connections" } },
 	{ "connections < threads", OPEN, conns_lt_threads, { "--connections 4", "--threads 8" } },
 	{ "requests with rate", OPEN, requests_open, { "--requests", "--rate" } },

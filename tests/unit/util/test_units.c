@@ -68,6 +68,9 @@ static const struct rate_case rates[] = {
 	{ "nan", PACER_EPARSE, 0 },
 	{ "inf", PACER_EPARSE, 0 },
 	{ "1,000", PACER_EPARSE, 0 },
+	{ "0.001", 0, 0.001 },                      /* the lowest rate (UNITS_MIN_RATE) */
+	{ "0.0009", PACER_ERANGE, 0 },              /* below it: a typo that prints as 0 */
+	{ ".000000000199", PACER_ERANGE, 0 },
 };
 
 static void test_rate(void **state)
@@ -393,6 +396,9 @@ static const struct fmt_case fmt_thousands[] = {
 	{ -0.25, 2, "-0.25" },
 	{ -1234567.5, 1, "-1,234,567.5" },
 	{ -999999.96, 1, "-1,000,000.0" },
+	{ -0.0, 0, "0" },      /* the fuzzer's find: it printed "-0" */
+	{ -0.0, 2, "0.00" },
+	{ -0.001, 2, "0.00" }, /* rounds to zero: no sign */
 };
 
 static void test_fmt_thousands(void **state)
