@@ -154,8 +154,7 @@ static int variant_set(const char *arg, struct variant *vs, size_t nv)
 
 /* A variant from the shared options and its own: its set-up and plan,
  * prepared (requests encoded, target started or checked, probe started). */
-static int prepare_variant(struct variant *v, const struct cli_setup *base,
-			   const struct run_plan *plan)
+static int prepare_variant(struct variant *v, const struct cli_setup *base)
 {
 	v->plan.headers = v->setup.headers.v;
 	v->plan.n_headers = v->setup.headers.n;
@@ -169,7 +168,6 @@ static int prepare_variant(struct variant *v, const struct cli_setup *base,
 				"--variant-set %s.requests-file=FILE)\n", v->name, v->name);
 		return EXIT_USAGE;
 	}
-	(void)plan;
 	char err[512];
 	if (cli_setup_rules(&v->setup, &v->plan))
 		return EXIT_USAGE;
@@ -310,7 +308,7 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 	ret = EXIT_USAGE;
 	for (size_t i = 0; i < nv; i++)
-		if ((ret = prepare_variant(&vs[i], &setup, &plan)))
+		if ((ret = prepare_variant(&vs[i], &setup)))
 			goto out;
 
 	struct sysinfo_facts env;

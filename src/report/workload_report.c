@@ -6,6 +6,24 @@
 #include "table/table.h"
 #include "util/units.h"
 
+/* One {KEY: label, requests, share_pct} entry of the methods or names list,
+ * on one line. */
+static void share_entry(struct jsonw *j, const char *key, const char *label, uint64_t requests,
+			uint64_t total)
+{
+	int saved = j->indent;
+	jw_obj(j);
+	j->indent = 0;
+	jw_key(j, key);
+	jw_str(j, label);
+	jw_key(j, "requests");
+	jw_u64(j, requests);
+	jw_key(j, "share_pct");
+	jw_dbl(j, total ? 100.0 * (double)requests / (double)total : 0, 3);
+	jw_obj_end(j);
+	j->indent = saved;
+}
+
 void rj_workload(struct jsonw *j, const struct plan_workload *w, bool order_random)
 {
 	jw_key(j, "workload");
@@ -24,39 +42,15 @@ void rj_workload(struct jsonw *j, const struct plan_workload *w, bool order_rand
 	jw_str(j, w->sha256[0] ? w->sha256 : NULL);
 	jw_key(j, "methods");
 	jw_arr(j);
-	for (size_t i = 0; i < w->n_methods; i++) {
-		int saved = j->indent;
-		jw_obj(j);
-		j->indent = 0;
-		jw_key(j, "method");
-		jw_str(j, w->methods[i].method);
-		jw_key(j, "requests");
-		jw_u64(j, w->methods[i].requests);
-		jw_key(j, "share_pct");
-		jw_dbl(j, w->requests ? 100.0 * (double)w->methods[i].requests / (double)w->requests : 0,
-		       3);
-		jw_obj_end(j);
-		j->indent = saved;
-	}
+	for (size_t i = 0; i < w->n_methods; i++)
+		share_entry(j, "method", w->methods[i].method, w->methods[i].requests, w->requests);
 	jw_arr_end(j);
 	jw_key(j, "other_methods_requests");
 	jw_u64(j, w->other_method_requests);
 	jw_key(j, "names");
 	jw_arr(j);
-	for (size_t i = 0; i < w->n_names; i++) {
-		int saved = j->indent;
-		jw_obj(j);
-		j->indent = 0;
-		jw_key(j, "name");
-		jw_str(j, w->names[i].name);
-		jw_key(j, "requests");
-		jw_u64(j, w->names[i].requests);
-		jw_key(j, "share_pct");
-		jw_dbl(j, w->requests ? 100.0 * (double)w->names[i].requests / (double)w->requests : 0,
-		       3);
-		jw_obj_end(j);
-		j->indent = saved;
-	}
+	for (size_t i = 0; i < w->n_names; i++)
+		share_entry(j, "name", w->names[i].name, w->names[i].requests, w->requests);
 	jw_arr_end(j);
 	jw_key(j, "other_names_requests");
 	jw_u64(j, w->other_name_requests);
