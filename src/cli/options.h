@@ -53,8 +53,13 @@
 	{0, "self-contained", OPT_OPTSTR, &(s).self_contained, "PLAN", "hello",                    \
 	 "drive pacer's own embedded target (a built-in plan or a plan file) on a loopback port",  \
 	 false},                                                                                   \
+	{0, "precise", OPT_FLAG, &(p).precise, NULL, NULL,                                         \
+	 "open loop: wake for each due time (send lag ~10us, ~4x the CPU; docs/run.md#pacing)",    \
+	 false},                                                                                   \
+	{0, "send-window", OPT_DURATION, &(p).send_window_ns, "D", "1ms",                          \
+	 "open loop: requests due within D leave at one wake-up (send lag under D)", false},       \
 	{0, "spin", OPT_DURATION, &(p).spin_ns, "D", "100us",                                      \
-	 "open loop: poll instead of sleeping this close to a due time (0: always sleep)", false}, \
+	 "--precise: poll instead of sleeping this close to a due time (0: always sleep)", false}, \
 	{0, "target-threads", OPT_U32, &(s).target_threads, "N", "1",                              \
 	 "self-contained: threads of the embedded target", false},                                 \
 	{'t', "threads", OPT_U32, &(p).threads, "T", "1", "worker threads", false},                \

@@ -10,6 +10,12 @@
 #include "plan/inspect.h"
 #include "util/err.h"
 
+/* Read interest: EPOLLRDHUP tells, in the same event as the last response,
+ * that the server has closed behind it, so that a batched loop (which reads
+ * that response late) does not send the next request into a closing
+ * connection. */
+#define EV_IN (EPOLLIN | EPOLLRDHUP)
+
 /* A connection-level error (connect, TLS) of a connection to host h. */
 struct phase_stats *eng_conn_error(struct worker *w, uint32_t h, enum err_kind k, uint64_t now)
 {
@@ -80,7 +86,7 @@ void eng_conn_open(struct worker *w, uint32_t h, uint64_t now)
 		eng_connect_failed(w, h, now);
 		return;
 	}
-	if (loop_add(&w->loop, fd, EPOLLIN | EPOLLOUT, c) < 0) {
+	if (loop_add(&w->loop, fd, EV_IN | EPOLLOUT, c) < 0) {
 		close(fd);
 		eng_conn_error(w, h, ERRK_CONNECT, now);
 		eng_connect_failed(w, h, now);
@@ -88,6 +94,7 @@ void eng_conn_open(struct worker *w, uint32_t h, uint64_t now)
 	}
 	w->free_slots = c->next;
 	c->fd = fd;
+	c->rx_ts = net_rx_timestamps(fd, &w->e->hosts[h].addr);
 	c->host = h;
 	c->state = CS_CONNECTING;
 	c->connect_start_ns = now;
@@ -140,7 +147,7 @@ static ssize_t conn_tx(struct worker *w, struct conn *c, const char *buf, size_t
 	if (n > 0)
 		return n;
 	if (n == TLS_WANT_WRITE || n == TLS_WANT_READ) {
-		conn_want(w, c, n == TLS_WANT_WRITE ? EPOLLIN | EPOLLOUT : EPOLLIN);
+		conn_want(w, c, n == TLS_WANT_WRITE ? EV_IN | EPOLLOUT : EV_IN);
 		return -EAGAIN;
 	}
 	conn_tls_reason(w, c);
@@ -148,10 +155,15 @@ static ssize_t conn_tx(struct worker *w, struct conn *c, const char *buf, size_t
 }
 
 /* Read through the transport: bytes (0 at the end of the stream), -EAGAIN
- * (nothing now), or another negative errno. */
-static ssize_t conn_rx(struct worker *w, struct conn *c, char *buf, size_t cap)
+ * (nothing now), or another negative errno. *rx_rt_ns: the kernel's arrival
+ * stamp (CLOCK_REALTIME) of the last segment read, 0 when there is none. */
+static ssize_t conn_rx(struct worker *w, struct conn *c, char *buf, size_t cap,
+		       uint64_t *rx_rt_ns)
 {
 	if (!c->tls) {
+		if (c->rx_ts)
+			return net_recv_ts(c->fd, buf, cap, rx_rt_ns);
+		*rx_rt_ns = 0;
 		for (;;) {
 			ssize_t n = read(c->fd, buf, cap);
 			if (n >= 0 || errno != EINTR)
@@ -159,18 +171,40 @@ static ssize_t conn_rx(struct worker *w, struct conn *c, char *buf, size_t cap)
 		}
 	}
 	ssize_t n = tls_read(c->tls, buf, cap);
+	*rx_rt_ns = c->rx_ts ? tls_rx_time(c->tls) : 0;
 	if (n == TLS_WANT_WRITE) {
-		conn_want(w, c, EPOLLIN | EPOLLOUT);
+		conn_want(w, c, EV_IN | EPOLLOUT);
 		return -EAGAIN;
 	}
 	if ((c->ev & EPOLLOUT) && c->state != CS_WRITING)
-		conn_want(w, c, EPOLLIN); /* a read that wanted a write got it */
+		conn_want(w, c, EV_IN); /* a read that wanted a write got it */
 	if (n >= 0)
 		return n;
 	if (n == TLS_WANT_READ)
 		return -EAGAIN;
 	conn_tls_reason(w, c);
 	return -EPROTO;
+}
+
+/* Did the bytes of a read (stamped rx_rt_ns) reach the socket before c's
+ * request was written? write_ns is read before the write, so a true
+ * response never does; 1 us covers the realtime-to-monotonic mapping. */
+static bool came_before_send(const struct worker *w, const struct conn *c, uint64_t rx_rt_ns)
+{
+	return rx_rt_ns > w->rt_off_ns && rx_rt_ns - w->rt_off_ns + NS_PER_US < c->write_ns;
+}
+
+/* When the bytes of a read arrived, on the monotonic clock: the kernel's
+ * stamp when there is one (a batched loop reads late), else now; never
+ * before the request was written or its first byte came, never after now. */
+static uint64_t arrival_ns(const struct worker *w, const struct conn *c, uint64_t rx_rt_ns,
+			   uint64_t now)
+{
+	if (!rx_rt_ns || rx_rt_ns < w->rt_off_ns)
+		return now;
+	uint64_t t = rx_rt_ns - w->rt_off_ns;
+	uint64_t lo = c->got_byte ? c->first_byte_ns : c->write_ns;
+	return t > now ? now : t < lo ? lo : t;
 }
 
 /* Write what remains of the request; returns false if the connection died. */
@@ -188,7 +222,7 @@ static bool conn_write(struct worker *w, struct conn *c)
 			if (c->state != CS_WRITING) {
 				c->state = CS_WRITING;
 				if (!c->tls) /* TLS registered what it waits for */
-					loop_mod(&w->loop, c->fd, EPOLLIN | EPOLLOUT, c);
+					loop_mod(&w->loop, c->fd, EV_IN | EPOLLOUT, c);
 			}
 			return true;
 		}
@@ -197,9 +231,9 @@ static bool conn_write(struct worker *w, struct conn *c)
 		return false;
 	}
 	if (c->tls)
-		conn_want(w, c, EPOLLIN);
+		conn_want(w, c, EV_IN);
 	else if (c->state == CS_WRITING)
-		loop_mod(&w->loop, c->fd, EPOLLIN, c);
+		loop_mod(&w->loop, c->fd, EV_IN, c);
 	c->state = CS_READING;
 	return true;
 }
@@ -221,6 +255,7 @@ void eng_conn_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 	c->req = rq ? rq : &w->e->cfg.reqs[pick_req(w)];
 	c->wr_off = 0;
 	c->got_byte = false;
+	c->stray = false;
 	h1_resp_init(&c->resp, c->req->head);
 	if (w->capture)
 		h1_resp_capture(&c->resp, &c->cap);
@@ -277,11 +312,14 @@ static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 	if (!ok)
 		publish_error(w);
 	list_remove(&w->timed, c);
-	bool keep = c->resp.keep_alive && c->state == CS_READING;
+	bool keep = c->resp.keep_alive && c->state == CS_READING && !c->peer_closed && !c->stray;
 	if (keep) {
 		conn_make_idle(w, c, now);
 	} else {
-		ph->closed_by_server += c->resp.keep_alive ? 0 : 1;
+		if (c->stray)
+			ph->closed_stray++;
+		else if (!c->resp.keep_alive || c->peer_closed)
+			ph->closed_by_server++;
 		eng_conn_close(w, c);
 	}
 }
@@ -289,15 +327,21 @@ static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 static void conn_readable(struct worker *w, struct conn *c)
 {
 	for (;;) {
-		ssize_t n = conn_rx(w, c, w->rbuf, READ_BUF_CAP);
+		uint64_t rx_rt;
+		ssize_t n = conn_rx(w, c, w->rbuf, READ_BUF_CAP, &rx_rt);
 		uint64_t now = clock_now_ns();
 		if (n == -EAGAIN || n == -EWOULDBLOCK)
 			return; /* TLS: also records that were not data (session tickets) */
 		if (c->state == CS_IDLE) {
-			/* The server closed an idle keep-alive connection (or sent
-			 * bytes nobody asked for: not reusable either). No request
-			 * was outstanding, so no request error is counted. */
-			phase_of(w, now)->closed_by_server++;
+			/* The server closed an idle keep-alive connection, or sent
+			 * bytes nobody asked for (a second response: HTTP/1.1 is not
+			 * pipelined here) and pacer closes it. No request was
+			 * outstanding, so no request error is counted. */
+			struct phase_stats *ip = phase_of(w, now);
+			if (n > 0)
+				ip->closed_stray++;
+			else
+				ip->closed_by_server++;
 			eng_conn_close(w, c);
 			return;
 		}
@@ -313,9 +357,20 @@ static void conn_readable(struct worker *w, struct conn *c)
 		}
 		struct phase_stats *ph = phase_of(w, c->sched_ns);
 		ph->bytes_in += (uint64_t)n;
+		if (!c->got_byte && !c->tls && came_before_send(w, c, rx_rt)) {
+			/* Bytes the server sent before this request was written:
+			 * a response nobody asked for, which would otherwise be
+			 * credited to this request. The connection's responses
+			 * cannot be trusted: close it; this request has none. */
+			phase_of(w, now)->closed_stray++;
+			eng_count_error(w, c, ERRK_PARSE, now);
+			eng_conn_close(w, c);
+			return;
+		}
+		uint64_t at = arrival_ns(w, c, rx_rt, now);
 		if (!c->got_byte) {
 			c->got_byte = true;
-			c->first_byte_ns = now;
+			c->first_byte_ns = at;
 		}
 		ssize_t used = h1_resp_feed(&c->resp, w->rbuf, (size_t)n);
 		if (used < 0) {
@@ -326,9 +381,8 @@ static void conn_readable(struct worker *w, struct conn *c)
 		if (h1_resp_done(&c->resp)) {
 			/* Bytes beyond the response: we never pipeline, so the
 			 * server sent something unasked; do not reuse it. */
-			if ((size_t)used < (size_t)n)
-				c->resp.keep_alive = false;
-			conn_done(w, c, now);
+			c->stray = (size_t)used < (size_t)n;
+			conn_done(w, c, at);
 			return;
 		}
 		if ((size_t)n < READ_BUF_CAP && !(c->tls && tls_pending(c->tls)))
@@ -349,7 +403,7 @@ static void conn_handshake(struct worker *w, struct conn *c)
 {
 	int rc = tls_handshake(c->tls);
 	if (rc == TLS_WANT_READ || rc == TLS_WANT_WRITE) {
-		conn_want(w, c, rc == TLS_WANT_WRITE ? EPOLLIN | EPOLLOUT : EPOLLIN);
+		conn_want(w, c, rc == TLS_WANT_WRITE ? EV_IN | EPOLLOUT : EV_IN);
 		return;
 	}
 	uint64_t now = clock_now_ns();
@@ -374,7 +428,7 @@ static void conn_handshake(struct worker *w, struct conn *c)
 	hist_record(&ph->timing[TIM_HANDSHAKE], now - c->hs_start_ns);
 	conn_connected(w, c);
 	list_remove(&w->timed, c);
-	conn_want(w, c, EPOLLIN);
+	conn_want(w, c, EV_IN);
 	conn_make_idle(w, c, now);
 }
 
@@ -385,7 +439,7 @@ static void conn_start_tls(struct worker *w, struct conn *c, uint64_t now)
 	const struct engine_host *h = &w->e->hosts[c->host];
 	c->state = CS_HANDSHAKE;
 	c->hs_start_ns = now;
-	c->ev = EPOLLIN | EPOLLOUT; /* as conn_open registered it */
+	c->ev = EV_IN | EPOLLOUT; /* as conn_open registered it */
 	if (tls_conn_new(&c->tls, h->tls, c->fd, h->tls_host,
 			 w->e->cfg.tls_resume ? &w->hp[c->host].tls_resume : NULL) < 0) {
 		struct phase_stats *ph = eng_conn_error(w, c->host, ERRK_TLS, now);
@@ -418,7 +472,7 @@ void eng_conn_event(struct worker *w, struct conn *c, uint32_t events)
 		}
 		conn_connected(w, c);
 		list_remove(&w->timed, c);
-		loop_mod(&w->loop, c->fd, EPOLLIN, c);
+		loop_mod(&w->loop, c->fd, EV_IN, c);
 		conn_make_idle(w, c, now);
 		return;
 	}
@@ -426,6 +480,7 @@ void eng_conn_event(struct worker *w, struct conn *c, uint32_t events)
 		conn_handshake(w, c);
 		return;
 	}
+	c->peer_closed = (events & EPOLLRDHUP) != 0;
 	/* TLS: a write may wait for readability, a read for writability */
 	uint32_t wr_ev = c->tls ? EPOLLOUT | EPOLLIN : EPOLLOUT;
 	if (c->state == CS_WRITING && (events & wr_ev)) {

@@ -59,7 +59,13 @@ struct engine_cfg {
 	uint32_t concurrency;   /* closed loop: connections in total */
 	uint32_t threads;
 	uint64_t timeout_ns;
-	uint64_t spin_ns;       /* open loop: poll instead of sleeping this close to a due time */
+	uint64_t spin_ns;       /* open loop, precise pacing: poll instead of sleeping this close
+	                         * to a due time */
+	uint64_t send_window_ns; /* open loop: requests due within this window leave at one
+	                          * wake-up (batched pacing; send lag stays under it); 0: wake
+	                          * for each due time (precise pacing). Batched needs receive
+	                          * timestamps: with a Unix-socket host the engine paces
+	                          * precisely (engine_batched says which) */
 	size_t queue_cap;       /* open loop: per-thread backlog cap; 0 = 30 s of the step's rate */
 	struct tls_ctx *tls;    /* n_hosts 0: NULL (plain) or TLS with this client context
 	                         * (borrowed, must outlive the engine; see net/tls.h) */
@@ -119,6 +125,10 @@ struct engine_progress {
 	uint64_t p99_ns;        /* highest per-thread p99 of the last full second */
 	double rate_per_s;      /* completions in the last full second */
 };
+
+/* Whether the open loop paces in batches (cfg.send_window_ns > 0 and every
+ * host is TCP, whose receive timestamps time responses read late). */
+bool engine_batched(const struct engine *e);
 
 /* A racy but safe snapshot for a progress line. */
 void engine_progress(struct engine *e, struct engine_progress *p);

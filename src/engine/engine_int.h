@@ -54,6 +54,12 @@
  * shift stays defined however many failures come in a row. */
 #define CONNECT_BACKOFF_SHIFT_MAX 7
 #define IDLE_WAIT_NS (100 * NS_PER_MS)
+/* The per-second series is sized at each step's start for the step's
+ * measured phase and drain (so it does not grow during the load), up to a
+ * day of seconds and 1 Mi pairs (16 MiB) a worker; longer runs grow it. */
+#define SERIES_RESERVE_SECS_MAX 86400
+#define SERIES_RESERVE_PAIRS_PER_SEC 64
+#define SERIES_RESERVE_PAIRS_MAX (1u << 20)
 /* A step starts this far in the future, so that every worker is ready (and
  * its connections are open) before the first request is due. */
 #define START_LEAD_NS (50 * NS_PER_MS)
@@ -101,6 +107,9 @@ struct conn {
 	const struct engine_req *req; /* the request in flight */
 	size_t wr_off;
 	bool got_byte;
+	bool rx_ts;               /* the socket stamps what it receives (net_rx_timestamps) */
+	bool stray;               /* bytes came after the response: close, count closed_stray */
+	bool peer_closed;         /* the last event said the server closed its side (EPOLLRDHUP) */
 	struct h1_resp resp;
 	struct h1_capture cap; /* used only when cfg.inspect needs headers/body */
 };
@@ -150,6 +159,14 @@ struct worker {
 	struct sched sched;
 	bool sched_active;
 	uint64_t next_due_ns;
+	/* Open loop, batched pacing (cfg.send_window_ns > 0 and every host's
+	 * sockets carry receive timestamps): sleep to the next due time plus the
+	 * slack, then take every ready event and send everything due; responses
+	 * read late are timed by their kernel arrival stamps. */
+	bool batched;
+	uint64_t oversleep_ns;  /* recent worst overshoot of a timed sleep (decays) */
+	uint64_t last_wake_ns;  /* end of the last batched sleep */
+	uint64_t rt_off_ns;     /* CLOCK_REALTIME - CLOCK_MONOTONIC, refreshed at each wake */
 
 	/* backlog entries of every host (open loop; closed loop with shared pools) */
 	struct qent *q;
@@ -216,6 +233,7 @@ struct engine {
 	struct worker *w;
 	uint32_t n_threads;
 	uint32_t started;
+	bool batched;      /* open loop paced in batches (engine_batched) */
 
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -380,6 +398,10 @@ int eng_queue_size(struct worker *w, double rate_per_s);
 /* The current second's record moved on to second `sec` of the measured
  * phase; NULL when out of memory (w->oom set). Use series_at. */
 struct sec_rec *eng_series_advance(struct worker *w, uint64_t sec);
+/* Size w's series for span_ns of measured seconds (at a step's start, so
+ * that it does not grow under load). 0 or -ENOMEM (the series then grows
+ * as before, or reports its OOM). */
+int eng_series_reserve(struct worker *w, uint64_t span_ns);
 /* Close the current second: its histogram into the sparse pair store, and
  * the progress line's figures of the last full second. */
 void eng_series_close_sec(struct worker *w);

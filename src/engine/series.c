@@ -9,6 +9,31 @@
 
 #include "engine/engine_int.h"
 
+int eng_series_reserve(struct worker *w, uint64_t span_ns)
+{
+	size_t secs = (size_t)(span_ns / NS_PER_S) + 3; /* a partial second at each end, and one spare */
+	if (secs > SERIES_RESERVE_SECS_MAX)
+		secs = SERIES_RESERVE_SECS_MAX;
+	if (secs > w->secs_cap) {
+		struct sec_rec *n = realloc(w->secs, secs * sizeof *n);
+		if (!n)
+			return -ENOMEM;
+		w->secs = n;
+		w->secs_cap = secs;
+	}
+	size_t pairs = secs * SERIES_RESERVE_PAIRS_PER_SEC;
+	if (pairs > SERIES_RESERVE_PAIRS_MAX)
+		pairs = SERIES_RESERVE_PAIRS_MAX;
+	if (pairs > w->pairs_cap) {
+		void *p = realloc(w->pairs, pairs * sizeof *w->pairs);
+		if (!p)
+			return -ENOMEM;
+		w->pairs = p;
+		w->pairs_cap = pairs;
+	}
+	return 0;
+}
+
 static void series_push_sec(struct worker *w)
 {
 	if (w->secs_len == w->secs_cap) {

@@ -128,6 +128,7 @@ static void worker_reset(struct worker *w)
 	w->warm.n_hosts = w->meas.n_hosts = w->n_hosts;
 	hist_reset(&w->sec_hist);
 	w->secs_len = w->pairs_len = 0;
+	(void)eng_series_reserve(w, e->step.duration_ns + e->step.drain_ns);
 	w->sec_cur = 0;
 	w->last_completion_ns = 0;
 	w->issued_measure = 0;
@@ -184,6 +185,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	 * wait for events, or all of it when none came (a sleep or a spin to
 	 * the next due time: UINT64_MAX), in cap_wait_idle_ns. */
 	uint64_t held_from = 0, held_idle_ns = 0;
+	bool more_events = false;
 	for (;;) {
 		now = clock_now_ns();
 		if (!meas_snapped && now >= e->warm_end_ns) {
@@ -235,13 +237,6 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		}
 
 		uint64_t wake = now + IDLE_WAIT_NS;
-		if (w->sched_active) {
-			/* Sleep until spin_ns before the next due time, then poll:
-			 * timer wake-ups overshoot (tens of us on some VMs), and a
-			 * late wake-up is send lag. */
-			uint64_t due = w->next_due_ns > e->t0_ns ? w->next_due_ns : e->t0_ns;
-			wake = min_u64(wake, due > cfg->spin_ns ? due - cfg->spin_ns : 0);
-		}
 		if (w->timed.head)
 			wake = min_u64(wake, w->timed.head->deadline_ns);
 		if (!cfg->open_loop && now < e->t0_ns)
@@ -251,13 +246,60 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		if (drain_end != UINT64_MAX)
 			wake = min_u64(wake, drain_end);
 		wake = min_u64(wake, eng_backoff_wake(w, now));
+		bool sched_wake = false; /* the schedule, not a deadline, set the wake-up */
+		if (w->sched_active) {
+			uint64_t due = w->next_due_ns > e->t0_ns ? w->next_due_ns : e->t0_ns, at;
+			if (w->batched) {
+				/* At most one wake-up per window: at the due time when
+				 * the last one is a window ago (a sparse schedule waits
+				 * for nothing), else a window after it, less the recent
+				 * oversleep, with everything due by then. A request due
+				 * after the last wake-up is thus sent within the window. */
+				uint64_t win = cfg->send_window_ns;
+				uint64_t next = w->last_wake_ns + (win > w->oversleep_ns ? win - w->oversleep_ns : 0);
+				at = due > next ? due : next;
+			} else {
+				/* Sleep until spin_ns before the next due time, then
+				 * poll: timer wake-ups overshoot (tens of us on some
+				 * VMs), and a late wake-up is send lag. */
+				at = due > cfg->spin_ns ? due - cfg->spin_ns : 0;
+			}
+			if (at <= wake) {
+				wake = at;
+				sched_wake = true;
+			}
+		}
 		bool held = cfg->open_loop && w->q_len && !w->free_slots;
+		/* Batched: sleep through I/O to the wake-up, then take what is
+		 * ready. Not while due requests wait for a connection (a response
+		 * frees one), nor while a full batch of events may hold more. */
+		bool nap = w->batched && w->sched_active && !held && !more_events && now >= e->t0_ns;
 		uint64_t t_wait = held ? clock_now_ns() : 0;
-		int n = loop_wait(&w->loop, ev, MAX_EVENTS, wake > now ? wake - now : 0);
+		int n;
+		if (nap) {
+			if (wake > now) {
+				clock_sleep_until_ns(wake);
+				uint64_t woke = clock_now_ns();
+				w->last_wake_ns = woke;
+				if (sched_wake) {
+					uint64_t ov = woke - wake, cap = cfg->send_window_ns / 2;
+					ov = ov < cap ? ov : cap;
+					w->oversleep_ns = ov > w->oversleep_ns
+								  ? ov
+								  : w->oversleep_ns - (w->oversleep_ns >> 5);
+				}
+			}
+			n = loop_wait(&w->loop, ev, MAX_EVENTS, 0);
+		} else {
+			n = loop_wait(&w->loop, ev, MAX_EVENTS, wake > now ? wake - now : 0);
+		}
+		more_events = n == MAX_EVENTS;
 		if (held) {
 			held_from = now;
 			held_idle_ns = n > 0 ? clock_now_ns() - t_wait : UINT64_MAX;
 		}
+		if (n > 0)
+			w->rt_off_ns = clock_realtime_offset_ns();
 		for (int i = 0; i < n; i++) {
 			if (ev[i].data.ptr == &w->loop) {
 				loop_wake_ack(&w->loop);
@@ -375,6 +417,7 @@ int eng_worker_init(struct worker *w, struct engine *e, uint32_t id)
 	const struct engine_cfg *cfg = &e->cfg;
 	w->e = e;
 	w->id = id;
+	w->batched = e->batched;
 	w->loop.epfd = w->loop.wake_fd = -1;
 	atomic_store(&w->done, true);
 	int rc = loop_init(&w->loop);
@@ -424,6 +467,8 @@ int eng_worker_init(struct worker *w, struct engine *e, uint32_t id)
 		w->conns[i].cap.headers = w->capture && in->need_headers;
 		w->conns[i].cap.body_cap = w->capture ? in->need_body : 0;
 		w->conns[i].fd = -1;
+		if (w->capture && h1_capture_reserve(&w->conns[i].cap))
+			return -ENOMEM;
 		w->conns[i].next = w->free_slots;
 		w->free_slots = &w->conns[i];
 	}

@@ -2,6 +2,7 @@
  * made where RFC 9112 leaves room. */
 #include "http/h1.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -99,6 +100,16 @@ static bool capture_grow(char **buf, size_t *alloc, size_t need, size_t cap)
 	*buf = p;
 	*alloc = n;
 	return true;
+}
+
+int h1_capture_reserve(struct h1_capture *cap)
+{
+	if (cap->headers && !capture_grow(&cap->hbuf, &cap->hbuf_cap, 2048, H1_CAPTURE_HDR_CAP))
+		return -ENOMEM;
+	size_t body = cap->body_cap + 1 < 4096 ? cap->body_cap + 1 : 4096; /* + the NUL */
+	if (cap->body_cap && !capture_grow(&cap->body, &cap->body_alloc, body, cap->body_cap + 1))
+		return -ENOMEM;
+	return 0;
 }
 
 static void capture_field(struct h1_capture *cap, const char *name, size_t name_len,

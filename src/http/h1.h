@@ -132,6 +132,10 @@ static inline void h1_resp_capture(struct h1_resp *r, struct h1_capture *cap)
 
 /* Free a capture's buffers (not the struct) and clear its results. */
 void h1_capture_free(struct h1_capture *cap);
+/* Allocate cap's buffers up front (headers: 2 KiB; body: up to 4 KiB of
+ * body_cap), so that the first responses do not grow them under load; they
+ * still grow, once per connection, for larger responses. 0 or -ENOMEM. */
+int h1_capture_reserve(struct h1_capture *cap);
 
 /* Consume bytes. Returns the number of bytes consumed (<= len) or a negative
  * PACER_E* code (state becomes H1_ERROR): PACER_ESTATUS, PACER_EHEADER,

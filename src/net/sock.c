@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <linux/errqueue.h>
+#include <linux/net_tstamp.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stddef.h>
@@ -79,6 +81,41 @@ int net_connect_start(const struct net_addr *a)
 		return -e;
 	}
 	return fd;
+}
+
+bool net_rx_timestamps(int fd, const struct net_addr *a)
+{
+	if (a->ss.ss_family != AF_INET && a->ss.ss_family != AF_INET6)
+		return false;
+	int flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+	return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof flags) == 0;
+}
+
+ssize_t net_recv_ts(int fd, void *buf, size_t cap, uint64_t *rx_rt_ns)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct scm_timestamping))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = {.iov_base = buf, .iov_len = cap};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	ssize_t n;
+	do {
+		m.msg_control = ctl.buf;
+		m.msg_controllen = sizeof ctl.buf;
+		n = recvmsg(fd, &m, 0);
+	} while (n < 0 && errno == EINTR);
+	*rx_rt_ns = 0;
+	if (n < 0)
+		return -errno;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_TIMESTAMPING) {
+			struct scm_timestamping ts;
+			memcpy(&ts, CMSG_DATA(c), sizeof ts);
+			*rx_rt_ns = (uint64_t)ts.ts[0].tv_sec * 1000000000u + (uint64_t)ts.ts[0].tv_nsec;
+		}
+	}
+	return n;
 }
 
 int net_connect_result(int fd)

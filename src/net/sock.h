@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 struct net_addr {
 	struct sockaddr_storage ss;
@@ -25,6 +26,15 @@ int net_addr_unix(const char *path, struct net_addr *out);
 /* Start a non-blocking connect with TCP_NODELAY (for TCP). Returns the fd (the connect
  * may still be in progress: wait for writability, then net_connect_result). */
 int net_connect_start(const struct net_addr *a);
+/* Ask the kernel to stamp every segment fd receives with its arrival time
+ * (software receive timestamps, SO_TIMESTAMPING). True when it will: TCP
+ * over IPv4 or IPv6; false for a Unix socket (stream Unix sockets carry no
+ * timestamps) or when the kernel refuses. */
+bool net_rx_timestamps(int fd, const struct net_addr *a);
+/* read() that also gives the arrival time (CLOCK_REALTIME ns) of the last
+ * segment the read consumed, in *rx_rt_ns, or 0 when the kernel gave none.
+ * Bytes, 0 at the end of the stream, or -errno (EINTR retried). */
+ssize_t net_recv_ts(int fd, void *buf, size_t cap, uint64_t *rx_rt_ns);
 /* After writability: 0 if connected, else the negative errno of the failure. */
 int net_connect_result(int fd);
 /* Blocking connect with a timeout, to check that the target answers before

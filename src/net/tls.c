@@ -31,6 +31,9 @@ struct tls_ctx {
 
 struct tls_conn {
 	SSL *ssl;
+	int fd;
+	uint64_t rx_rt_ns; /* client: arrival (CLOCK_REALTIME) of the last segment read; 0: none */
+	bool eof;          /* client: the socket read its end */
 	struct tls_resume *resume;
 	bool server;
 	enum tls_fail fail;
@@ -344,6 +347,96 @@ int tls_identity_write_cert(const struct tls_identity *id, const char *path)
 
 /* ---- connections ---------------------------------------------------- */
 
+/* A client connection's socket BIO: reads go through net_recv_ts, so that
+ * a record read late still tells when its bytes arrived (tls_rx_time).
+ * Writes are plain; the fd is never closed here (the engine owns it). */
+static int bio_write(BIO *b, const char *buf, size_t len, size_t *done)
+{
+	struct tls_conn *c = BIO_get_data(b);
+	BIO_clear_retry_flags(b);
+	ssize_t n;
+	do
+		n = write(c->fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			BIO_set_retry_write(b);
+		return 0;
+	}
+	*done = (size_t)n;
+	return 1;
+}
+
+static int bio_read(BIO *b, char *buf, size_t cap, size_t *done)
+{
+	struct tls_conn *c = BIO_get_data(b);
+	BIO_clear_retry_flags(b);
+	uint64_t rt;
+	ssize_t n = net_recv_ts(c->fd, buf, cap, &rt);
+	if (n < 0) {
+		errno = (int)-n;
+		if (n == -EAGAIN || n == -EWOULDBLOCK)
+			BIO_set_retry_read(b);
+		return 0;
+	}
+	if (rt)
+		c->rx_rt_ns = rt;
+	if (n == 0)
+		c->eof = true; /* BIO_CTRL_EOF: a plain close, told apart from an error */
+	*done = (size_t)n;
+	return n > 0; /* 0 bytes: the peer closed (not a retry) */
+}
+
+static long bio_ctrl(BIO *b, int cmd, long num, void *ptr)
+{
+	(void)num;
+	struct tls_conn *c = BIO_get_data(b);
+	switch (cmd) {
+	case BIO_CTRL_FLUSH:
+	case BIO_CTRL_DUP:
+		return 1;
+	case BIO_CTRL_EOF:
+		return c->eof;
+	case BIO_C_GET_FD:
+		if (ptr)
+			*(int *)ptr = c->fd;
+		return c->fd;
+	default:
+		return 0;
+	}
+}
+
+static BIO_METHOD *bio_method;
+static pthread_once_t bio_once = PTHREAD_ONCE_INIT;
+
+static void bio_method_make(void)
+{
+	BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK | BIO_TYPE_DESCRIPTOR,
+				     "pacer socket");
+	if (m && BIO_meth_set_write_ex(m, bio_write) && BIO_meth_set_read_ex(m, bio_read) &&
+	    BIO_meth_set_ctrl(m, bio_ctrl))
+		bio_method = m;
+	else if (m)
+		BIO_meth_free(m);
+}
+
+/* Attach c's socket to c->ssl through the timestamping BIO. */
+static bool attach_bio(struct tls_conn *c)
+{
+	pthread_once(&bio_once, bio_method_make);
+	if (!bio_method)
+		return false;
+	BIO *b = BIO_new(bio_method);
+	if (!b)
+		return false;
+	BIO_set_data(b, c);
+	BIO_set_init(b, 1);
+	SSL_set_bio(c->ssl, b, b); /* the SSL owns b now */
+	return true;
+}
+
+uint64_t tls_rx_time(const struct tls_conn *c) { return c->rx_rt_ns; }
+
 int tls_conn_new(struct tls_conn **out, struct tls_ctx *ctx, int fd, const char *host,
                  struct tls_resume *resume)
 {
@@ -352,7 +445,8 @@ int tls_conn_new(struct tls_conn **out, struct tls_ctx *ctx, int fd, const char 
 	if (!c)
 		return -ENOMEM;
 	c->ssl = SSL_new(ctx->ssl);
-	if (!c->ssl || !SSL_set_fd(c->ssl, fd)) {
+	c->fd = fd;
+	if (!c->ssl || !(ctx->server ? SSL_set_fd(c->ssl, fd) == 1 : attach_bio(c))) {
 		ERR_clear_error();
 		tls_conn_free(c);
 		return -ENOMEM;
@@ -459,6 +553,7 @@ ssize_t tls_read(struct tls_conn *c, void *buf, size_t cap)
 {
 	size_t n = 0;
 	errno = 0;
+	c->rx_rt_ns = 0; /* bytes already inside TLS came at no time this read can tell */
 	int rc = SSL_read_ex(c->ssl, buf, cap, &n);
 	if (rc == 1)
 		return (ssize_t)n;

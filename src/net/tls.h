@@ -111,6 +111,12 @@ ssize_t tls_read(struct tls_conn *c, void *buf, size_t cap);
  * (call again with the same bytes, at least as many); TLS_FAILED. */
 ssize_t tls_write(struct tls_conn *c, const void *buf, size_t len);
 
+/* Client connections: the arrival time (CLOCK_REALTIME ns, the kernel's
+ * receive timestamp) of the last segment a read took from the socket, when
+ * the socket has receive timestamps on (net_rx_timestamps), set by the last
+ * tls_read when it read the socket; 0 otherwise. */
+uint64_t tls_rx_time(const struct tls_conn *c);
+
 /* True when bytes are buffered inside TLS (decrypted or read ahead) that a
  * read would return without the socket becoming readable again. */
 bool tls_pending(const struct tls_conn *c);

@@ -14,6 +14,7 @@ void plan_defaults(struct run_plan *p)
 	p->duration_ns = 10 * NS_PER_S;
 	p->timeout_ns = 10 * NS_PER_S;
 	p->spin_ns = 100 * NS_PER_US;
+	p->send_window_ns = PLAN_SEND_WINDOW_DEFAULT_NS;
 	p->connections = 64;
 	p->concurrency = 10;
 	p->threads = 1;
@@ -26,6 +27,22 @@ const char *plan_method(const struct run_plan *p)
 	if (p->method)
 		return p->method;
 	return p->body ? "POST" : "GET";
+}
+
+const char *plan_pacing(const struct run_plan *p, const char **why)
+{
+	if (why)
+		*why = NULL;
+	if (!p->open_loop)
+		return NULL;
+	if (p->precise || !p->send_window_ns)
+		return "precise";
+	if (p->unix_socket) {
+		if (why)
+			*why = "--unix-socket: Unix stream sockets carry no receive timestamps";
+		return "precise";
+	}
+	return "batched";
 }
 
 const char *sched_arrival_name(enum sched_arrival a)
@@ -47,6 +64,8 @@ int plan_validate(const struct run_plan *p, char *err, size_t cap)
 		FAIL("--repeat %u: between 1 and 1000", p->repeat);
 	if (p->spin_ns > 10 * NS_PER_MS)
 		FAIL("--spin: at most 10ms");
+	if (p->send_window_ns > 100 * NS_PER_MS)
+		FAIL("--send-window: at most 100ms");
 	if (p->timeout_ns < NS_PER_MS)
 		FAIL("--timeout: must be at least 1ms");
 	if (p->open_loop) {

@@ -17,6 +17,9 @@ struct table_host;
 /* The lowest open-loop rate: below it a rate is a typo (and prints as 0);
  * the same bound as the option parser's (util/units.h UNITS_MIN_RATE). */
 #define PLAN_MIN_RATE_PER_S 0.001
+/* --send-window default: send lag under 1 ms, the generator check's default
+ * --lag-limit, so batching alone never flags the generator. */
+#define PLAN_SEND_WINDOW_DEFAULT_NS (1000 * 1000ull)
 struct plan_workload;
 
 struct run_plan {
@@ -34,7 +37,10 @@ struct run_plan {
 	enum sched_arrival arrival;
 	uint64_t seed;
 	uint64_t duration_ns, warmup_ns, timeout_ns, drain_ns;
-	uint64_t spin_ns;            /* open loop: busy-poll this close to a due time */
+	uint64_t spin_ns;            /* open loop, precise pacing: busy-poll this close to a due time */
+	uint64_t send_window_ns;     /* open loop: requests due within it leave at one wake-up
+	                              * (--send-window; batched pacing) */
+	bool precise;                /* --precise: wake for each due time (send_window ignored) */
 	bool duration_given;
 	uint32_t connections, concurrency, threads;
 	uint64_t requests;           /* closed loop: 0 = by duration */
@@ -84,6 +90,12 @@ struct run_plan {
 void plan_defaults(struct run_plan *p);
 
 /* The method a request will use. */
+/* How the open loop paces its sends: "batched" (requests due within
+ * send_window_ns leave at one wake-up; responses are timed by the kernel's
+ * receive stamps), "precise" (a wake-up, and a spin, per due time), or
+ * NULL in closed loop. *why (may be NULL): why precise when batching was
+ * not asked away ("--unix-socket: ..."), else NULL. */
+const char *plan_pacing(const struct run_plan *p, const char **why);
 const char *plan_method(const struct run_plan *p);
 
 /* Check the plan for contradictions and impossible values. 0, or

@@ -203,6 +203,8 @@ static void json_warmup(struct jsonw *j, const struct ramp_step *s)
 	jw_u64(j, w->conns_opened);
 	jw_key(j, "closed_by_server");
 	jw_u64(j, w->closed_by_server);
+	jw_key(j, "closed_stray");
+	jw_u64(j, w->closed_stray);
 	jw_obj_end(j);
 	j->indent = saved;
 	jw_key(j, "achieved_per_s");

@@ -178,6 +178,8 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 	jw_u64(j, p->conns_open_at_start);
 	jw_key(j, "closed_by_server");
 	jw_u64(j, p->closed_by_server);
+	jw_key(j, "closed_stray");
+	jw_u64(j, p->closed_stray);
 	jw_obj_end(j);
 
 	jw_key(j, "tls");
@@ -306,6 +308,26 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	jw_dbl(j, (double)p->drain_ns / 1e6, 3);
 	jw_key(j, "spin_us");
 	jw_dbl(j, (double)p->spin_ns / 1e3, 3);
+	const char *why, *pacing = plan_pacing(p, &why);
+	jw_key(j, "pacing");
+	if (pacing) {
+		jw_obj(j);
+		jw_key(j, "mode");
+		jw_str(j, pacing);
+		jw_key(j, "send_window_us");
+		if (strcmp(pacing, "batched") == 0)
+			jw_dbl(j, (double)p->send_window_ns / 1e3, 3);
+		else
+			jw_null(j);
+		jw_key(j, "why_precise");
+		if (why)
+			jw_str(j, why);
+		else
+			jw_null(j);
+		jw_obj_end(j);
+	} else {
+		jw_null(j);
+	}
 	jw_key(j, "repeat");
 	jw_u64(j, p->repeat);
 	jw_key(j, "table");

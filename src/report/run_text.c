@@ -263,6 +263,10 @@ void report_text(FILE *f, const struct report_ctx *c)
 		fprintf(f, "  conn fails connect %s  tls %s  (connection attempts, not requests)\n",
 			units_fmt_thousands(a, sizeof a, (double)m->errors[ERRK_CONNECT], 0),
 			units_fmt_thousands(b, sizeof b, (double)m->errors[ERRK_TLS], 0));
+	if (m->closed_stray)
+		fprintf(f, "  stray      %s connections closed by pacer: the server sent bytes after a "
+			"complete response, with no request outstanding\n",
+			units_fmt_thousands(a, sizeof a, (double)m->closed_stray, 0));
 	report_text_rules(f, m, p->inspect);
 	if (c->target && !r->target.known) {
 		uint64_t served = r->measure.completed + r->warmup.completed;

@@ -131,6 +131,7 @@ int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 	dst->conns_opened += src->conns_opened;
 	dst->conns_open_at_start += src->conns_open_at_start;
 	dst->closed_by_server += src->closed_by_server;
+	dst->closed_stray += src->closed_stray;
 	dst->cap_wait_ns += src->cap_wait_ns;
 	dst->cap_wait_idle_ns += src->cap_wait_idle_ns;
 	dst->bytes_in += src->bytes_in;

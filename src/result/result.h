@@ -100,6 +100,8 @@ struct phase_stats {
 				       * over; those opened before its first request count in
 				       * conns_opened). Threads: summed; repetitions: the first's */
 	uint64_t closed_by_server; /* keep-alive ended by the server */
+	uint64_t closed_stray;     /* closed by pacer: the server sent bytes nobody asked for
+	                            * (a response without a request; HTTP/1.1 is not pipelined) */
 	/* Open loop, summed over threads: wall time in which due requests waited
 	 * in the backlog while every connection of their worker was in use
 	 * (open or opening), and the part of it that worker spent blocked

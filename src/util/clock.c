@@ -1,5 +1,6 @@
 #include "util/clock.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,6 +17,19 @@ static uint64_t read_clock(clockid_t id)
 uint64_t clock_now_ns(void) { return read_clock(CLOCK_MONOTONIC); }
 uint64_t clock_wall_ns(void) { return read_clock(CLOCK_REALTIME); }
 uint64_t clock_thread_cpu_ns(void) { return read_clock(CLOCK_THREAD_CPUTIME_ID); }
+
+uint64_t clock_realtime_offset_ns(void)
+{
+	uint64_t m0 = clock_now_ns(), rt = clock_wall_ns(), m1 = clock_now_ns();
+	return rt - (m0 + (m1 - m0) / 2);
+}
+
+void clock_sleep_until_ns(uint64_t t_ns)
+{
+	struct timespec ts = {.tv_sec = (time_t)(t_ns / NS_PER_S), .tv_nsec = (long)(t_ns % NS_PER_S)};
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
 
 uint64_t clock_thread_cpu_wait_ns(void)
 {

@@ -10,6 +10,11 @@
 uint64_t clock_now_ns(void);
 /* CLOCK_REALTIME in ns since the Unix epoch: only for labelling results. */
 uint64_t clock_wall_ns(void);
+/* CLOCK_REALTIME minus CLOCK_MONOTONIC now, in ns: maps a kernel receive
+ * timestamp (realtime) onto the monotonic clock. Two vDSO reads. */
+uint64_t clock_realtime_offset_ns(void);
+/* Sleep until CLOCK_MONOTONIC reaches t_ns (returns at once if it has). */
+void clock_sleep_until_ns(uint64_t t_ns);
 /* This thread's CPU time (user+sys) in ns. */
 uint64_t clock_thread_cpu_ns(void);
 /* The time this thread has spent runnable but waiting for a CPU (Linux

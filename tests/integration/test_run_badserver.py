@@ -73,6 +73,28 @@ class BadServerRunTest(PacerTestCase):
         self.assertEqual(m["errors"]["total"], m["transport_errors"]["closed"], m["errors"])
         self.assertEqual(m["responses"]["by_status"].get("200"), m["requests"]["completed"])
 
+    def test_stray_response_in_the_same_write(self):
+        """A 200 and then, in the same write, a 201 nobody asked for: the
+        200 is the answer, the connection is closed by pacer (closed_stray,
+        not closed_by_server) and no request is credited with the 201."""
+        run, m = self.run_mode("double", extra=["--timeout", "2s", "--drain", "1s", "-c", 1])
+        c = m["connections"]
+        self.assertNotIn("201", m["responses"]["by_status"], harness.describe(run))
+        self.assertGreater(c["closed_stray"], 0, c)
+        self.assertEqual(m["responses"]["by_status"].get("200"), m["requests"]["completed"])
+
+    def test_stray_response_later(self):
+        """The 201 comes 2 ms after the 200, on one connection at 200/s (a
+        request every 5 ms): it reaches an idle connection, or one whose next
+        request it predates (the kernel's receive stamp says so): never is
+        it taken as a response."""
+        run, m = self.run_mode("double-late", delay_ms=2,
+                               extra=["--timeout", "2s", "--drain", "1s", "-c", 1])
+        c = m["connections"]
+        self.assertNotIn("201", m["responses"]["by_status"], harness.describe(run))
+        self.assertGreater(c["closed_stray"], 0, c)
+        self.assertEqual(c["closed_by_server"], 0, c)
+
     def test_slow_latency_includes_delay(self):
         run, m = self.run_mode("slow", delay_ms=50)
         self.assertEqual(m["requests"]["completed"], m["requests"]["sent"], m["requests"])

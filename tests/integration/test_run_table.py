@@ -307,7 +307,9 @@ class MultiHostTest(harness.PacerTestCase):
         self.assertEqual(gone["connections_opened"], 0)
         # the dead host's requests were dropped, not queued behind
         self.assertEqual(r["dropped"], r["scheduled"] - live["completed"])
-        self.assertLessEqual(live["connections_opened"], 4)
+        # at the cap, a probe of the dead host may take the place of an idle
+        # live connection (reopened after): at most one per probe
+        self.assertLessEqual(live["connections_opened"], 4 + gone["connection_errors"])
 
     def test_dead_host_closed_loop_ends(self):
         path, dead = self.dead_table()

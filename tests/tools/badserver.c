@@ -23,6 +23,8 @@
  *   chunked           a chunked body with a chunk extension and a trailer
  *   close-delimited   200 without Content-Length or chunking; body; close
  *   interim           100 Continue, then the ok response
+ *   double            the ok response and, in the same write, a 201 nobody asked for
+ *   double-late       the ok response now, a 201 nobody asked for --delay-ms later
  */
 #include <errno.h>
 #include <getopt.h>
@@ -62,6 +64,8 @@ enum mode {
 	MODE_CHUNKED,
 	MODE_CLOSE_DELIMITED,
 	MODE_INTERIM,
+	MODE_DOUBLE,
+	MODE_DOUBLE_LATE,
 };
 
 static const struct {
@@ -79,6 +83,8 @@ static const struct {
 	{"chunked", MODE_CHUNKED},
 	{"close-delimited", MODE_CLOSE_DELIMITED},
 	{"interim", MODE_INTERIM},
+	{"double", MODE_DOUBLE},
+	{"double-late", MODE_DOUBLE_LATE},
 };
 
 enum item_kind { ITEM_LISTEN, ITEM_SIGNAL, ITEM_CONN, ITEM_TIMER };
@@ -119,6 +125,10 @@ static size_t g_huge_len;
 static struct conn *g_dead;
 static struct conn *g_live; /* every connection not yet closed */
 
+static const char RESP_STRAY[] = "HTTP/1.1 201 Created\r\n"
+				 "Content-Length: 6\r\n"
+				 "\r\n"
+				 "stray\n";
 static const char RESP_OK[] = "HTTP/1.1 200 OK\r\n"
 			      "Server: badserver\r\n"
 			      "Content-Type: text/plain\r\n"
@@ -390,6 +400,19 @@ static bool respond(struct conn *c, bool client_close)
 	case MODE_INTERIM:
 		out_append(c, RESP_INTERIM, sizeof RESP_INTERIM - 1);
 		return true;
+	case MODE_DOUBLE:
+		out_append(c, RESP_OK, sizeof RESP_OK - 1);
+		out_append(c, RESP_STRAY, sizeof RESP_STRAY - 1);
+		return true;
+	case MODE_DOUBLE_LATE: {
+		out_append(c, RESP_OK, sizeof RESP_OK - 1);
+		unsigned tail = (c->due_head + c->due_count) % SLOW_RING;
+		c->due_ns[tail] = now_ns() + g_delay_ns;
+		c->due_count++;
+		if (c->due_count == 1)
+			timer_arm(c);
+		return true;
+	}
 	}
 	return true;
 }
@@ -519,7 +542,10 @@ static void on_timer(struct conn *c)
 		die("read timerfd");
 	uint64_t now = now_ns();
 	while (c->due_count > 0 && c->due_ns[c->due_head] <= now) {
-		out_append(c, RESP_OK, sizeof RESP_OK - 1);
+		if (g_mode == MODE_DOUBLE_LATE)
+			out_append(c, RESP_STRAY, sizeof RESP_STRAY - 1);
+		else
+			out_append(c, RESP_OK, sizeof RESP_OK - 1);
 		c->due_head = (c->due_head + 1) % SLOW_RING;
 		c->due_count--;
 	}
@@ -561,7 +587,7 @@ static void on_accept(int lfd)
 		if (g_live)
 			g_live->prev = c;
 		g_live = c;
-		if (g_mode == MODE_SLOW) {
+		if (g_mode == MODE_SLOW || g_mode == MODE_DOUBLE_LATE) {
 			c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 			if (c->timer_fd < 0)
 				die("timerfd_create");
