@@ -93,16 +93,17 @@ struct engine;
  * than RESULT_MAX_NAMES + 1 names or a request name index out of range),
  * -ENOMEM, or -errno from thread creation.
  *
- * Several hosts: a request is chosen (in order or at random) when it is due
- * and waits in its host's backlog; a host without an idle connection opens
- * one while the worker is under its share of the cap, else closes the least
- * recently used idle connection of another host to make room, else waits.
- * While a host refuses connections (a connect failed and none is
- * established), requests due for it are counted as dropped instead of
- * waiting, and one probe connection at a time tries it again (backoff per
- * host). Closed loop: a worker keeps `concurrency share` requests
- * outstanding (sent or waiting for a connection), each scheduled when it is
- * chosen. One host: exactly the single-target behaviour. */
+ * Hosts (one is the case of several): a request is chosen (in order or at
+ * random) when it is due and waits in its host's backlog, at most the host's
+ * share of the backlog (by its share of the requests; beyond, it is
+ * dropped); a host without an idle connection opens one while the worker is
+ * under its share of the cap, else closes the least recently used idle
+ * connection of another host to make room, else waits. While a host refuses
+ * connections (a connect failed and none is established), one probe
+ * connection at a time tries it again (backoff per host). Closed loop: a
+ * worker keeps `concurrency share` requests outstanding (sent or waiting for
+ * a connection), each scheduled when it is chosen; one chosen for a host
+ * that refuses is dropped (it would hold a slot). */
 int engine_open(struct engine **out, const struct engine_cfg *cfg);
 
 /* Start a step and return at once (the caller waits with engine_done, and

@@ -9,14 +9,15 @@
  * chosen (in turn or at random) and goes to an idle connection of its host or
  * waits in that host's backlog (its latency clock is already running) while
  * more connections are opened up to the cap.
- * Closed loop: each connection sends its next request as soon as the previous
- * response is in. When several hosts share the worker, it keeps its share of
- * the concurrency outstanding instead: a request is chosen when a slot frees
- * and waits in its host's backlog when that host has no idle connection.
+ * Closed loop: the worker keeps its share of the concurrency outstanding: a
+ * request is chosen when a slot frees and waits in its host's backlog when
+ * that host has no idle connection (one host: each connection sends the next
+ * request as soon as its response is in).
  *
  * Hosts (one is the case of several): each worker keeps per host an idle
  * list, open/connecting counts, connect backoff and a FIFO backlog; backlog
- * entries of all hosts share one bounded pool (the per-thread backlog cap).
+ * entries of all hosts share one bounded pool (the per-thread backlog cap),
+ * each host at most its share of it (by its share of the requests).
  * The connection cap is per worker over all hosts; a host that needs a
  * connection at the cap closes the least recently used idle connection of
  * another host when it has none, or fewer than its share while the other has
@@ -133,6 +134,9 @@ struct hpool {
 	size_t q_len;
 	struct tls_resume tls_resume; /* TLS: the last session, offered on reconnects */
 	uint32_t fair;           /* its share of the worker's connections (by request share, >= 1) */
+	size_t q_share;          /* most entries its backlog may hold: its share of the pool by
+	                          * request share (one host: all of it), so that a host that
+	                          * refuses or crawls cannot fill what the others need */
 };
 
 /* One second of the measured phase's series (series.c). */
@@ -180,16 +184,6 @@ struct worker {
 	struct list timed;
 	struct hpool *hp;        /* per host */
 	uint32_t n_hosts;
-	/* Several hosts share this worker's backlog pool, connection cap and
-	 * concurrency (docs/tables.md). Then a refusing host's due requests are
-	 * dropped rather than queued (it cannot fill what the others need) and
-	 * it is probed with nothing waiting; and a closed-loop request is chosen
-	 * when a slot of the concurrency frees (its host is known only once it
-	 * is chosen) and waits for a connection of its host. Not shared (one
-	 * host): a refusing host's requests wait, so an outage shows as their
-	 * latency, and each closed-loop connection sends the next request when
-	 * its response is in. */
-	bool pools_shared;
 
 	char *rbuf;
 	const struct inspect *inspect; /* NULL: no response rules; else own_rules */
@@ -318,10 +312,14 @@ static inline bool host_down(const struct hpool *p)
 
 /* ---- backlog: one pool of entries, a FIFO per host --------------------- */
 
-/* Append (due, request) to host h's backlog; false when the pool is full
- * (the per-thread backlog cap counts the entries of every host). */
+/* Append (due, request) to host h's backlog; false when h's share of the
+ * pool is used up, or the pool is full (the per-thread backlog cap counts
+ * the entries of every host). */
 static inline bool q_push(struct worker *w, uint32_t h, uint64_t due, uint32_t req)
 {
+	struct hpool *p = &w->hp[h];
+	if (p->q_len >= p->q_share)
+		return false;
 	uint32_t i;
 	if (w->q_free != QE_NONE) {
 		i = w->q_free;
@@ -332,7 +330,6 @@ static inline bool q_push(struct worker *w, uint32_t h, uint64_t due, uint32_t r
 		return false;
 	}
 	w->q[i] = (struct qent){.due_ns = due, .req = req, .next = QE_NONE};
-	struct hpool *p = &w->hp[h];
 	if (p->q_tail == QE_NONE)
 		p->q_head = i;
 	else

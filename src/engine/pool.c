@@ -22,12 +22,12 @@ void eng_connect_failed(struct worker *w, uint32_t h, uint64_t now)
 	p->connect_fails++;
 }
 
-/* A host whose due requests are dropped while it refuses (pools shared)
- * has nothing waiting: it needs a probe connection of its own, when none is
- * under way. */
-static inline bool needs_probe(const struct worker *w, const struct hpool *p)
+/* A host that refuses and has nothing waiting (closed loop drops its
+ * requests, which would hold slots of the concurrency) needs a probe
+ * connection of its own, when none is under way. */
+static inline bool needs_probe(const struct hpool *p)
 {
-	return w->pools_shared && host_down(p) && !p->n_connecting;
+	return host_down(p) && !p->n_connecting;
 }
 
 /* At the cap: close the least recently used idle connection of another
@@ -55,9 +55,8 @@ static bool evict_idle(struct worker *w, uint32_t h)
 
 /* Serve host h's backlog from its idle connections, then open connections
  * for what still waits (after failures one probe at a time; a host that
- * refuses while pools are shared is probed even with nothing waiting, since
- * its requests are dropped meanwhile), at the cap making room with
- * evict_idle. */
+ * refuses is probed even with nothing waiting, since closed loop drops its
+ * requests meanwhile), at the cap making room with evict_idle. */
 void eng_serve_host(struct worker *w, uint32_t h, uint64_t now)
 {
 	const struct engine_cfg *cfg = &w->e->cfg;
@@ -67,7 +66,7 @@ void eng_serve_host(struct worker *w, uint32_t h, uint64_t now)
 		eng_conn_send(w, p->idle.head, q.due_ns, &cfg->reqs[q.req]);
 	}
 	size_t want = p->q_len > p->n_connecting ? p->q_len - p->n_connecting : 0;
-	if (!want && needs_probe(w, p))
+	if (!want && needs_probe(p))
 		want = 1;
 	if (p->connect_fails && want > 1)
 		want = p->n_connecting ? 0 : 1;
@@ -83,7 +82,7 @@ uint64_t eng_backoff_wake(const struct worker *w, uint64_t now)
 	uint64_t wake = UINT64_MAX;
 	for (uint32_t h = 0; h < w->n_hosts; h++) {
 		const struct hpool *p = &w->hp[h];
-		bool waits = p->q_len || needs_probe(w, p);
+		bool waits = p->q_len || needs_probe(p);
 		if (waits && p->backoff_until_ns > now)
 			wake = min_u64(wake, p->backoff_until_ns);
 	}
@@ -138,12 +137,18 @@ int eng_queue_size(struct worker *w, double rate_per_s)
 	}
 	if (cap > (size_t)QE_NONE - 1)
 		cap = (size_t)QE_NONE - 1; /* entries are indexed with 32 bits */
-	if (cap <= w->q_cap)
-		return 0;
-	struct qent *q = realloc(w->q, cap * sizeof *q);
-	if (!q)
-		return -ENOMEM;
-	w->q = q;
-	w->q_cap = cap;
+	if (cap > w->q_cap) {
+		struct qent *q = realloc(w->q, cap * sizeof *q);
+		if (!q)
+			return -ENOMEM;
+		w->q = q;
+		w->q_cap = cap;
+	}
+	/* each host's share by its share of the requests, at least one entry */
+	const struct engine *e = w->e;
+	for (uint32_t h = 0; h < w->n_hosts; h++) {
+		uint64_t s = (uint64_t)w->q_cap * e->host_reqs[h] / e->cfg.n_reqs;
+		w->hp[h].q_share = s ? (size_t)s : 1;
+	}
 	return 0;
 }

@@ -27,12 +27,16 @@ static bool closed_can_issue(struct worker *w, uint64_t now)
 	return true;
 }
 
-/* Closed loop, pools shared by several hosts: keep the worker's share of
- * the concurrency outstanding (sent, or waiting for a connection of its
- * host). A request is scheduled when it is chosen; one for a host that
- * refuses is dropped (at most max_conns of them per call, so a dead target
- * is not spun on). Connections are opened by eng_serve_host for what waits. */
-static void closed_issue_slots(struct worker *w)
+/* Closed loop: keep the worker's share of the concurrency outstanding
+ * (sent, or waiting for a connection of its host). A request is scheduled
+ * when it is chosen (its host is known only then) and waits in its host's
+ * backlog for a connection, which eng_serve_host opens; one for a host that
+ * refuses is dropped, since it would hold a slot of the concurrency (at most
+ * max_conns of them per call, so a dead target is not spun on). One host is
+ * the case of several: connections closed by the server or after errors are
+ * reopened for the requests that wait, and in a count-bounded phase only as
+ * many requests are chosen as remain. */
+static void closed_issue(struct worker *w)
 {
 	const struct engine_cfg *cfg = &w->e->cfg;
 	uint32_t drops = 0;
@@ -57,39 +61,11 @@ static void closed_issue_slots(struct worker *w)
 	}
 }
 
-/* Closed loop, pools not shared (every request goes to host 0): each
- * connection sends the next request as soon as it is idle, scheduled then,
- * and connections closed (by the server, after errors) are reopened up to
- * the worker's share, but in a count-bounded measure phase only as many as
- * requests remain. Nothing waits in the backlog. */
-static void closed_issue_conns(struct worker *w, uint64_t now)
-{
-	struct hpool *p = &w->hp[0];
-	while (p->idle.head) {
-		uint64_t t = clock_now_ns();
-		if (!closed_can_issue(w, t))
-			break;
-		if (t >= w->e->warm_end_ns)
-			w->issued_measure++;
-		phase_of(w, t)->scheduled++;
-		eng_conn_send(w, p->idle.head, t, NULL);
-	}
-	bool counted = w->e->step.requests && now >= w->e->warm_end_ns;
-	while (w->n_open < w->max_conns && now >= p->backoff_until_ns && w->free_slots &&
-	       closed_can_issue(w, now) &&
-	       (!counted || w->quota - w->issued_measure > p->idle.len + w->n_connecting))
-		eng_conn_open(w, 0, now);
-}
-
 /* Issue what the loop model allows, then serve every host's backlog. */
 static void dispatch(struct worker *w, uint64_t now)
 {
-	if (!w->e->cfg.open_loop) {
-		if (w->pools_shared)
-			closed_issue_slots(w);
-		else
-			closed_issue_conns(w, now);
-	}
+	if (!w->e->cfg.open_loop)
+		closed_issue(w);
 	for (uint32_t h = 0; h < w->n_hosts; h++)
 		eng_serve_host(w, h, now);
 }
@@ -213,8 +189,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 				/* chosen now, so that it waits for its own host */
 				uint32_t r = pick_req(w);
 				uint32_t h = cfg->reqs[r].host;
-				if ((w->pools_shared && host_down(&w->hp[h])) ||
-				    !q_push(w, h, w->next_due_ns, r))
+				if (!q_push(w, h, w->next_due_ns, r))
 					ph->dropped++;
 				w->next_due_ns = sched_next(&w->sched);
 			}
@@ -438,7 +413,6 @@ int eng_worker_init(struct worker *w, struct engine *e, uint32_t id)
 	if (!w->hp)
 		return -ENOMEM;
 	w->n_hosts = e->n_hosts;
-	w->pools_shared = w->n_hosts > 1; /* the one place the host count decides */
 	for (uint32_t h = 0; h < w->n_hosts; h++) {
 		w->hp[h].q_head = w->hp[h].q_tail = QE_NONE;
 		uint64_t f = (uint64_t)sched_split(cfg->open_loop ? cfg->connections : cfg->concurrency,
