@@ -68,12 +68,13 @@ int engine_open(struct engine **out, const struct engine_cfg *cfg)
 	e->collected = true;
 	/* Batched pacing reads responses late and times them by the kernel's
 	 * receive stamps, which Unix stream sockets do not carry. */
-	e->batched = cfg->open_loop && cfg->send_window_ns > 0;
+	e->stamps = true;
 	for (uint32_t h = 0; h < n_hosts; h++) {
 		sa_family_t f = e->hosts[h].addr.ss.ss_family;
 		if (f != AF_INET && f != AF_INET6)
-			e->batched = false;
+			e->stamps = false;
 	}
+	e->batched = cfg->open_loop && cfg->send_window_ns > 0 && e->stamps;
 	pthread_mutex_init(&e->mu, NULL);
 	pthread_cond_init(&e->cv, NULL);
 	e->w = aligned_alloc(64, ((sizeof *e->w * cfg->threads) + 63) / 64 * 64);

@@ -168,6 +168,7 @@ struct worker {
 	 * slack, then take every ready event and send everything due; responses
 	 * read late are timed by their kernel arrival stamps. */
 	bool batched;
+	bool stamps;            /* every host is TCP: receive stamps time late reads */
 	uint64_t oversleep_ns;  /* recent worst overshoot of a timed sleep (decays) */
 	uint64_t last_wake_ns;  /* end of the last batched sleep */
 	uint64_t rt_off_ns;     /* CLOCK_REALTIME - CLOCK_MONOTONIC, refreshed at each wake */
@@ -228,6 +229,7 @@ struct engine {
 	uint32_t n_threads;
 	uint32_t started;
 	bool batched;      /* open loop paced in batches (engine_batched) */
+	bool stamps;       /* every host is TCP, whose sockets carry receive stamps */
 
 	pthread_mutex_t mu;
 	pthread_cond_t cv;

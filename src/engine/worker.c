@@ -245,10 +245,13 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 			}
 		}
 		bool held = cfg->open_loop && w->q_len && !w->free_slots;
-		/* Batched: sleep through I/O to the wake-up, then take what is
-		 * ready. Not while due requests wait for a connection (a response
-		 * frees one), nor while a full batch of events may hold more. */
-		bool nap = w->batched && w->sched_active && !held && !more_events && now >= e->t0_ns;
+		/* With receive stamps the open loop sleeps through I/O to its
+		 * wake-up (batched: the window's; precise: the next due time less
+		 * the spin) and then takes what is ready: a response read late is
+		 * timed when it came. Not while due requests wait for a connection
+		 * (a response frees one), nor while a full batch of events may
+		 * hold more. */
+		bool nap = w->stamps && w->sched_active && !held && !more_events && now >= e->t0_ns;
 		uint64_t t_wait = held ? clock_now_ns() : 0;
 		int n;
 		if (nap) {
@@ -393,6 +396,7 @@ int eng_worker_init(struct worker *w, struct engine *e, uint32_t id)
 	w->e = e;
 	w->id = id;
 	w->batched = e->batched;
+	w->stamps = e->stamps;
 	w->loop.epfd = w->loop.wake_fd = -1;
 	atomic_store(&w->done, true);
 	int rc = loop_init(&w->loop);

@@ -86,13 +86,19 @@ class BadServerRunTest(PacerTestCase):
     def test_stray_response_later(self):
         """The 201 comes 2 ms after the 200, on one connection at 200/s (a
         request every 5 ms): it reaches an idle connection, or one whose next
-        request it predates (the kernel's receive stamp says so): never is
-        it taken as a response."""
+        request it predates (the kernel's receive stamp says so), and is not
+        taken as a response. Only when a late send puts the next request
+        within 2 ms of the last (a busy machine) can the 201 come after it
+        and be taken for its answer (HTTP/1.1 has no request ids); that
+        request's own 200 is then the stray one and closes the connection,
+        so such cases are at most one per closed_stray and rare."""
         run, m = self.run_mode("double-late", delay_ms=2,
                                extra=["--timeout", "2s", "--drain", "1s", "-c", 1])
         c = m["connections"]
-        self.assertNotIn("201", m["responses"]["by_status"], harness.describe(run))
+        taken = m["responses"]["by_status"].get("201", 0)
         self.assertGreater(c["closed_stray"], 0, c)
+        self.assertLessEqual(taken, c["closed_stray"], harness.describe(run))
+        self.assertLessEqual(taken, m["requests"]["completed"] // 20, harness.describe(run))
         self.assertEqual(c["closed_by_server"], 0, c)
 
     def test_slow_latency_includes_delay(self):
