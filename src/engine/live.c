@@ -1,0 +1,82 @@
+/* pacer — engine: the live figures for a metrics endpoint (engine.h,
+ * engine_live). Each worker writes its own struct eng_live with relaxed
+ * atomics (engine_int.h: live_add and friends); this file sums them for a
+ * reader on another thread, and holds the fixed latency buckets. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/engine_int.h"
+
+_Static_assert(ENGINE_LIVE_OUTCOMES == RESULT_MAX_OUTCOMES,
+	       "a live counter for every --outcome rule");
+
+/* 20 edges a decade, as hundredths of the decade's base. */
+static const uint16_t mant[20] = {100, 112, 125, 140, 160, 180, 200, 225, 250, 280,
+				  320, 360, 400, 450, 500, 560, 630, 710, 800, 900};
+#define LIVE_BASE_NS 10000ull /* 10 us: the first edge */
+
+uint64_t engine_live_edge_ns(size_t i)
+{
+	if (i >= ENGINE_LIVE_BUCKETS)
+		return UINT64_MAX;
+	uint64_t base = LIVE_BASE_NS;
+	for (size_t d = i / 20; d; d--)
+		base *= 10;
+	return base / 100 * mant[i % 20];
+}
+
+size_t engine_live_bucket(uint64_t ns)
+{
+	/* the first edge at or above ns: binary search over the 141 edges */
+	size_t lo = 0, hi = ENGINE_LIVE_BUCKETS;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (engine_live_edge_ns(mid) < ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static uint64_t ld(_Atomic uint64_t *a) { return atomic_load_explicit(a, memory_order_relaxed); }
+
+void engine_live(struct engine *e, struct engine_live *out)
+{
+	memset(out, 0, sizeof *out);
+	out->threads = e->n_threads;
+	out->n_outcomes = e->cfg.inspect ? (uint32_t)e->cfg.inspect->n_outcomes : 0;
+	if (out->n_outcomes > ENGINE_LIVE_OUTCOMES)
+		out->n_outcomes = ENGINE_LIVE_OUTCOMES;
+	for (uint32_t i = 0; i < e->started; i++) {
+		struct worker *w = &e->w[i];
+		struct eng_live *l = &w->live;
+		out->scheduled += ld(&l->scheduled);
+		out->sent += ld(&l->sent);
+		out->completed += atomic_load_explicit(&w->pub_completed, memory_order_relaxed);
+		out->dropped += ld(&l->dropped);
+		out->failed += ld(&l->failed);
+		for (int k = 0; k < ERRK_COUNT; k++)
+			out->errors[k] += ld(&l->errors[k]);
+		for (int k = 0; k < 6; k++)
+			out->status_class[k] += ld(&l->status_class[k]);
+		for (uint32_t k = 0; k < out->n_outcomes; k++)
+			out->outcome[k] += ld(&l->outcome[k]);
+		for (size_t k = 0; k <= ENGINE_LIVE_BUCKETS; k++) {
+			out->latency_bucket[k] += ld(&l->latency_bucket[k]);
+			out->lag_bucket[k] += ld(&l->lag_bucket[k]);
+		}
+		out->latency_sum_ns += ld(&l->latency_sum_ns);
+		out->lag_sum_ns += ld(&l->lag_sum_ns);
+		out->backlog += ld(&l->backlog);
+		out->conns_open += ld(&l->conns_open);
+		out->conns_connecting += ld(&l->conns_connecting);
+		clockid_t cid;
+		struct timespec ts;
+		if (!pthread_getcpuclockid(w->thread, &cid) && !clock_gettime(cid, &ts))
+			out->cpu_ns += (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	}
+	out->done = engine_done(e);
+}
