@@ -240,6 +240,27 @@ static void test_edges(void **state)
 	assert_int_equal(engine_live_bucket(100000000000ull), 140);
 	assert_int_equal(engine_live_bucket(100000000001ull), ENGINE_LIVE_BUCKETS);
 	assert_int_equal(engine_live_bucket(UINT64_MAX), ENGINE_LIVE_BUCKETS);
+	/* every edge, and its neighbours, against a plain linear search */
+	for (size_t i = 0; i < ENGINE_LIVE_BUCKETS; i++)
+		for (int d = -1; d <= 1; d++) {
+			uint64_t v = engine_live_edge_ns(i) + (uint64_t)(int64_t)d;
+			size_t want = 0;
+			while (want < ENGINE_LIVE_BUCKETS && engine_live_edge_ns(want) < v)
+				want++;
+			assert_int_equal(engine_live_bucket(v), want);
+		}
+	/* and pseudo-random values over the whole range (xorshift64) */
+	uint64_t x = 88172645463325252ull;
+	for (int i = 0; i < 20000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		uint64_t v = x >> (x % 64); /* every magnitude */
+		size_t want = 0;
+		while (want < ENGINE_LIVE_BUCKETS && engine_live_edge_ns(want) < v)
+			want++;
+		assert_int_equal(engine_live_bucket(v), want);
+	}
 }
 
 /* cmocka 1.1 has no assert_double_equal */
