@@ -8,9 +8,8 @@
 
 #include "cli/cli.h"
 #include "plan/inspect.h"
-#include "util/err.h"
-
 #include "util/clock.h"
+#include "util/err.h"
 #include "util/units.h"
 
 static void progress_line(struct engine *e)
@@ -45,6 +44,16 @@ static bool wait_engine(struct engine *e, bool progress, struct metrics_server *
 	bool interrupted = false;
 	uint64_t next_draw = clock_now_ns() + NS_PER_S;
 	while (!engine_done(e)) {
+		if (m) {
+			struct engine_progress p;
+			engine_progress(e, &p);
+			enum metrics_phase ph = MPH_MEASURE;
+			if (p.in_warmup)
+				ph = MPH_WARMUP;
+			else if (p.total_ns && p.elapsed_ns >= p.total_ns)
+				ph = MPH_DRAIN;
+			metrics_phase(m, variant, ph);
+		}
 		struct timespec ts = {0, WAIT_SLICE_NS};
 		int sig = sigtimedwait(&set, NULL, &ts);
 		if (sig == SIGINT || sig == SIGTERM) {
@@ -54,14 +63,6 @@ static bool wait_engine(struct engine *e, bool progress, struct metrics_server *
 		if (progress && clock_now_ns() >= next_draw) {
 			progress_line(e);
 			next_draw += NS_PER_S;
-		}
-		if (m) {
-			struct engine_progress p;
-			engine_progress(e, &p);
-			metrics_phase(m, variant,
-				      p.in_warmup			      ? MPH_WARMUP
-				      : p.total_ns && p.elapsed_ns >= p.total_ns ? MPH_DRAIN
-										 : MPH_MEASURE);
 		}
 	}
 	if (progress) {
