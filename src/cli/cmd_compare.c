@@ -350,8 +350,14 @@ int cmd_compare(int argc, char **argv)
 	sigset_t old;
 	cli_signals_block(&old);
 	size_t failed = 0;
-	int rc = runner_execute(&rnp, &hooks, &out, &failed);
+	int rc = 0;
+	ret = cli_metrics_start(&ch, &setup, &rnp, plan.quiet);
+	if (!ret)
+		rc = runner_execute(&rnp, &hooks, &out, &failed);
+	cli_metrics_stop(&ch);
 	cli_signals_restore(&old);
+	if (ret)
+		goto out;
 	cr.reps = out.repetitions_done;
 	cr.started_wall_ns = out.started_wall_ns;
 	cr.interrupted = out.interrupted;

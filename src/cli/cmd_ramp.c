@@ -133,8 +133,14 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	sigset_t old;
 	cli_signals_block(&old);
 	size_t failed = 0;
-	int rc = runner_execute(&rnp, &hooks, &out, &failed);
+	int rc = 0;
+	ret = cli_metrics_start(&ch, &setup, &rnp, plan->quiet);
+	if (!ret)
+		rc = runner_execute(&rnp, &hooks, &out, &failed);
+	cli_metrics_stop(&ch);
 	cli_signals_restore(&old);
+	if (ret)
+		goto out;
 	if (rc || out.v[0].n_ramps != 1) {
 		fprintf(stderr, "pacer ramp: %s\n", err_name(rc ? rc : -EINTR));
 		ret = EXIT_RUNTIME;

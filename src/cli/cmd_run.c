@@ -168,8 +168,14 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	sigset_t old;
 	cli_signals_block(&old);
 	size_t failed = 0;
-	int rc = runner_execute(&rp, &hooks, &rr, &failed);
+	int rc = 0;
+	ret = cli_metrics_start(&ch, &setup, &rp, plan.quiet);
+	if (!ret)
+		rc = runner_execute(&rp, &hooks, &rr, &failed);
+	cli_metrics_stop(&ch);
 	cli_signals_restore(&old);
+	if (ret)
+		goto out;
 	if (rc) {
 		fprintf(stderr, "pacer run: %s\n", err_name(rc));
 		ret = EXIT_RUNTIME;

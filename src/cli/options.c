@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/report_io.h"
+#include "metrics/server.h"
 #include "plan/inspect.h"
 #include "target/target.h"
 #include "util/clock.h"
@@ -81,6 +82,18 @@ int cli_options_apply(struct cli_setup *s, struct run_plan *p, const struct opt 
 	}
 	p->headers = s->headers.v;
 	p->n_headers = s->headers.n;
+	if (s->metrics_listen) {
+		char err[256];
+		if (metrics_listen_parse(s->metrics_listen, s->metrics_listen_any, &s->metrics_addr,
+					 err, sizeof err)) {
+			fprintf(stderr, "pacer %s: --metrics-listen %s\n", s->cmd, err);
+			return EXIT_USAGE;
+		}
+	} else if (s->metrics_listen_any) {
+		fprintf(stderr, "pacer %s: --metrics-listen-any needs --metrics-listen ADDR:PORT\n",
+			s->cmd);
+		return EXIT_USAGE;
+	}
 	if (cli_setup_rules(s, p))
 		return EXIT_USAGE;
 	return cli_report_dir_prepare(s->cmd, s->report_dir, &p->out_path, s->report_json,

@@ -35,6 +35,11 @@
 	 false},                                                                                   \
 	{'X', "method", OPT_STR, &(p).method, "M", "GET", "request method (POST when a body is given)", \
 	 false},                                                                                   \
+	{0, "metrics-listen", OPT_STR, &(s).metrics_listen, "ADDR:PORT", NULL,                     \
+	 "serve live Prometheus/OpenMetrics figures at http://ADDR:PORT/metrics (docs/metrics.md)", \
+	 false},                                                                                   \
+	{0, "metrics-listen-any", OPT_FLAG, &(s).metrics_listen_any, NULL, NULL,                   \
+	 "allow --metrics-listen on a non-loopback address", false},                               \
 	{0, "order", OPT_STR, &(s).order, "sequential|random", "sequential",                       \
 	 "order of a table's requests (random: seeded by --seed)", false},                         \
 	{'o', "out", OPT_STR, &(p).out_path, "FILE", NULL, "write the JSON result (docs/result.md)", \

@@ -1,11 +1,15 @@
 /* pacer — the runner's hooks from the command line's side (cli/run_hooks.h). */
 #include "cli/run_hooks.h"
 
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <time.h>
 
+#include "cli/cli.h"
+#include "plan/inspect.h"
 #include "util/clock.h"
+#include "util/err.h"
 #include "util/units.h"
 
 static void progress_line(struct engine *e)
@@ -29,7 +33,9 @@ static void progress_line(struct engine *e)
  * the clock: the latency of Ctrl-C. */
 #define WAIT_SLICE_NS (100 * 1000 * 1000)
 
-bool cli_wait_engine(struct engine *e, bool progress)
+/* Wait as cli_wait_engine does; with m, telling it the phase of `variant`
+ * each slice. */
+static bool wait_engine(struct engine *e, bool progress, struct metrics_server *m, size_t variant)
 {
 	sigset_t set;
 	sigemptyset(&set);
@@ -38,6 +44,16 @@ bool cli_wait_engine(struct engine *e, bool progress)
 	bool interrupted = false;
 	uint64_t next_draw = clock_now_ns() + NS_PER_S;
 	while (!engine_done(e)) {
+		if (m) {
+			struct engine_progress p;
+			engine_progress(e, &p);
+			enum metrics_phase ph = MPH_MEASURE;
+			if (p.in_warmup)
+				ph = MPH_WARMUP;
+			else if (p.total_ns && p.elapsed_ns >= p.total_ns)
+				ph = MPH_DRAIN;
+			metrics_phase(m, variant, ph);
+		}
 		struct timespec ts = {0, WAIT_SLICE_NS};
 		int sig = sigtimedwait(&set, NULL, &ts);
 		if (sig == SIGINT || sig == SIGTERM) {
@@ -56,11 +72,15 @@ bool cli_wait_engine(struct engine *e, bool progress)
 	return interrupted;
 }
 
+bool cli_wait_engine(struct engine *e, bool progress) { return wait_engine(e, progress, NULL, 0); }
+
 static bool hook_wait(void *arg, struct engine *e, const struct runner_at *at)
 {
-	(void)at;
 	const struct cli_hooks *c = arg;
-	return cli_wait_engine(e, c->progress);
+	metrics_begin(c->metrics, at->variant, e, at->measurement == 0, at->offered_per_s);
+	bool interrupted = wait_engine(e, c->progress, c->metrics, at->variant);
+	metrics_end(c->metrics, at->variant);
+	return interrupted;
 }
 
 static uint64_t hook_target_cpu(void *arg, size_t variant)
@@ -85,6 +105,50 @@ struct runner_hooks cli_hooks(struct cli_hooks *c)
 		.measured = hook_measured,
 	};
 	return h;
+}
+
+int cli_metrics_start(struct cli_hooks *c, const struct cli_setup *s, const struct runner_plan *rp,
+		      bool quiet)
+{
+	c->metrics = NULL;
+	if (!s->metrics_listen)
+		return 0;
+	const char *names[RUNNER_MAX_VARIANTS];
+	for (size_t i = 0; i < rp->n_variants && i < RUNNER_MAX_VARIANTS; i++)
+		names[i] = rp->variants[i].name;
+	const char *onames[INSPECT_MAX_OUTCOMES];
+	const struct inspect *in = rp->variants[0].cfg.inspect;
+	struct metrics_cfg mc = {
+		.addr = s->metrics_addr,
+		.n_variants = rp->n_variants,
+		.names = names,
+		.outcome_names = in ? inspect_outcome_names(in, onames) : NULL,
+		.n_outcomes = in ? (uint32_t)in->n_outcomes : 0,
+	};
+	int rc = metrics_start(&c->metrics, &mc);
+	if (rc) {
+		fprintf(stderr, "pacer %s: --metrics-listen %s: %s\n", s->cmd, s->metrics_listen,
+			err_name(rc));
+		c->metrics = NULL;
+		return EXIT_RUNTIME;
+	}
+	if (!quiet) {
+		char a[128];
+		struct net_addr at = s->metrics_addr;
+		if (at.ss.ss_family == AF_INET)
+			((struct sockaddr_in *)&at.ss)->sin_port = htons(metrics_port(c->metrics));
+		else
+			((struct sockaddr_in6 *)&at.ss)->sin6_port = htons(metrics_port(c->metrics));
+		fprintf(stderr, "pacer %s: metrics at http://%s/metrics\n", s->cmd,
+			net_addr_str(&at, a, sizeof a));
+	}
+	return 0;
+}
+
+void cli_metrics_stop(struct cli_hooks *c)
+{
+	metrics_stop(c->metrics);
+	c->metrics = NULL;
 }
 
 void cli_signals_block(sigset_t *old)

@@ -8,12 +8,14 @@
 #include <stdbool.h>
 
 #include "cli/setup.h"
+#include "metrics/server.h"
 #include "runner/runner.h"
 
 struct cli_hooks {
 	struct cli_setup *setup[RUNNER_MAX_VARIANTS]; /* per variant (borrowed) */
 	bool progress;                                /* draw the progress line */
 	void *arg;                                    /* the command's own, for its row hooks */
+	struct metrics_server *metrics;               /* --metrics-listen (cli_metrics_start), or NULL */
 };
 
 /* A runner_hooks with wait, target_cpu_ns and measured filled from c (its
@@ -24,6 +26,15 @@ struct runner_hooks cli_hooks(struct cli_hooks *c);
  * the caller) into engine_interrupt, and drawing a progress line each second
  * when `progress`. Returns true when interrupted. */
 bool cli_wait_engine(struct engine *e, bool progress);
+
+/* --metrics-listen of s (nothing to do without it): start the endpoint for
+ * the plan's variants, into c->metrics, and say where on stderr unless
+ * quiet. Call after the set-up, before the load. 0, or EXIT_RUNTIME after
+ * one line naming the option and the problem (the address is in use, ...). */
+int cli_metrics_start(struct cli_hooks *c, const struct cli_setup *s, const struct runner_plan *rp,
+		      bool quiet);
+/* Stop c->metrics (NULL is fine) and clear it. */
+void cli_metrics_stop(struct cli_hooks *c);
 
 /* Block SIGINT and SIGTERM (the wait hook turns them into an interrupt of
  * the measurement) and ignore SIGPIPE, keeping the old mask in *old;

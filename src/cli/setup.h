@@ -62,6 +62,9 @@ struct cli_setup {
 	const char *arrival;        /* --arrival constant|poisson */
 	const char *report_dir;     /* --report-dir DIR */
 	char report_json[4096];     /* DIR/result.json when --report-dir has no --out */
+	const char *metrics_listen; /* --metrics-listen ADDR:PORT (NULL: no metrics endpoint) */
+	bool metrics_listen_any;    /* --metrics-listen-any: a non-loopback address is allowed */
+	struct net_addr metrics_addr; /* --metrics-listen parsed (cli_options_apply) */
 
 	/* outputs */
 	struct net_addr addr;       /* one host */

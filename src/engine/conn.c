@@ -22,6 +22,7 @@ struct phase_stats *eng_conn_error(struct worker *w, uint32_t h, enum err_kind k
 	struct phase_stats *ph = phase_of(w, now);
 	ph->errors[k]++;
 	ph->host[h].conn_errors++;
+	live_add(&w->live.errors[k], 1);
 	return ph;
 }
 
@@ -33,6 +34,7 @@ void eng_count_error(struct worker *w, const struct conn *c, enum err_kind k, ui
 	if (w->by_name)
 		ph->name[c->req->name].errors++;
 	publish_error(w);
+	live_add(&w->live.errors[k], 1);
 	if (ph == &w->meas) {
 		struct sec_rec *r = series_at(w, now);
 		if (r)
@@ -247,6 +249,7 @@ void eng_conn_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 	list_remove(&w->hp[c->host].idle, c);
 	struct phase_stats *ph = phase_of(w, sched_ns);
 	ph->sent++;
+	live_add(&w->live.sent, 1);
 	if (w->e->cfg.open_loop)
 		hist_record(&ph->timing[TIM_SEND_LAG], now > sched_ns ? now - sched_ns : 0);
 	c->sched_ns = sched_ns;
@@ -283,8 +286,9 @@ static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 	ph->completed++;
 	ph->host[c->host].completed++;
 	int st = c->resp.status;
-	bool ok = w->inspect ? inspect_response(w->inspect, st, c->resp.cap, ph)
+	bool ok = w->inspect ? inspect_response(w->inspect, st, c->resp.cap, ph, w->live.outcome)
 			     : inspect_default_ok(st);
+	live_done(w, st, ok, now - c->sched_ns);
 	ph->success_ok += ok;
 	ph->host[c->host].errors += !ok;
 	if (st >= STATUS_MIN && st <= STATUS_MAX) {

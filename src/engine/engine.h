@@ -134,6 +134,54 @@ bool engine_batched(const struct engine *e);
 /* A racy but safe snapshot for a progress line. */
 void engine_progress(struct engine *e, struct engine_progress *p);
 
+/* Live figures for a metrics endpoint (src/metrics): counters since
+ * engine_open over every step and phase (warm-up included), never reset, so
+ * that a scraper can take rates of them. Each worker keeps its own as
+ * relaxed atomics written only by itself; engine_live sums them. */
+#define ENGINE_LIVE_BUCKETS 141 /* latency buckets, upper edges engine_live_edge_ns */
+#define ENGINE_LIVE_OUTCOMES 16 /* = RESULT_MAX_OUTCOMES */
+
+struct engine_live {
+	uint64_t scheduled;     /* due (open loop) or issued (closed loop) */
+	uint64_t sent;          /* handed to a connection and written */
+	uint64_t completed;     /* full responses (any status) */
+	uint64_t dropped;       /* due, but the backlog was full (or the host refused) */
+	uint64_t failed;        /* complete responses that failed the success rule */
+	uint64_t errors[ERRK_COUNT]; /* transport errors by kind (connect and tls:
+	                              * per connection, the rest per request) */
+	uint64_t status_class[6];    /* completed by status/100 (1..5; 0: outside 100..599) */
+	uint64_t outcome[ENGINE_LIVE_OUTCOMES]; /* per --outcome rule, in order */
+	uint32_t n_outcomes;
+	/* latency (scheduled time -> last byte) of completed responses:
+	 * latency_bucket[i] counts those <= engine_live_edge_ns(i) and above the
+	 * edge before (not cumulative); [ENGINE_LIVE_BUCKETS] counts the rest */
+	uint64_t latency_bucket[ENGINE_LIVE_BUCKETS + 1];
+	uint64_t latency_sum_ns;
+	/* open loop: due time -> picked up by the worker's loop, per scheduled
+	 * request, in the same buckets */
+	uint64_t lag_bucket[ENGINE_LIVE_BUCKETS + 1];
+	uint64_t lag_sum_ns;
+	/* gauges, as of each worker's last loop turn */
+	uint64_t backlog;       /* due requests waiting for a connection */
+	uint64_t conns_open;    /* established (connecting ones not included) */
+	uint64_t conns_connecting;
+	uint64_t cpu_ns;        /* CPU time of the worker threads since engine_open */
+	uint32_t threads;
+	bool done;              /* the current step ended (or none started) */
+};
+
+/* Upper edge of live latency bucket i (0 <= i < ENGINE_LIVE_BUCKETS), in ns:
+ * 20 a decade (1, 1.12, 1.25, 1.4, 1.6, 1.8, 2, 2.25, 2.5, 2.8, 3.2, 3.6, 4,
+ * 4.5, 5, 5.6, 6.3, 7.1, 8, 9) from 10 us to 100 s; UINT64_MAX past the end. */
+uint64_t engine_live_edge_ns(size_t i);
+/* The live bucket of a value in ns (ENGINE_LIVE_BUCKETS: above 100 s). */
+size_t engine_live_bucket(uint64_t ns);
+
+/* A racy but safe sum of the workers' live figures (relaxed loads; each
+ * figure is exact as of some moment during the call). Any thread; never
+ * blocks the workers. The engine must stay open during the call. */
+void engine_live(struct engine *e, struct engine_live *out);
+
 /* Wait for the current step to end and merge the workers' statistics into
  * `res` (initialised here; free with run_result_free). 0 or -ENOMEM. */
 int engine_step_finish(struct engine *e, struct run_result *res);

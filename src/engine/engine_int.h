@@ -215,6 +215,19 @@ struct worker {
 	_Atomic uint64_t pub_p99_ns;
 	_Atomic uint64_t pub_last_sec_completed;
 	_Atomic bool done;
+
+	/* live figures (engine_live, live.c): written only by this worker */
+	_Alignas(64) struct eng_live {
+		_Atomic uint64_t scheduled, sent, dropped, failed;
+		_Atomic uint64_t errors[ERRK_COUNT];
+		_Atomic uint64_t status_class[6];
+		_Atomic uint64_t outcome[ENGINE_LIVE_OUTCOMES];
+		_Atomic uint64_t latency_bucket[ENGINE_LIVE_BUCKETS + 1];
+		_Atomic uint64_t latency_sum_ns;
+		_Atomic uint64_t lag_bucket[ENGINE_LIVE_BUCKETS + 1];
+		_Atomic uint64_t lag_sum_ns;
+		_Atomic uint64_t backlog, conns_open, conns_connecting;
+	} live;
 };
 
 struct engine {
@@ -285,6 +298,48 @@ static inline void publish_error(struct worker *w)
 	atomic_store_explicit(&w->pub_errors,
 			      atomic_load_explicit(&w->pub_errors, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
+}
+
+/* Add n to a live figure (single writer: a relaxed load and store, no
+ * locked instruction). */
+static inline void live_add(_Atomic uint64_t *a, uint64_t n)
+{
+	atomic_store_explicit(a, atomic_load_explicit(a, memory_order_relaxed) + n,
+			      memory_order_relaxed);
+}
+
+static inline void live_set(_Atomic uint64_t *a, uint64_t v)
+{
+	atomic_store_explicit(a, v, memory_order_relaxed);
+}
+
+/* A completed response for the live figures: its status class, success and
+ * latency. */
+static inline void live_done(struct worker *w, int status, bool ok, uint64_t latency_ns)
+{
+	live_add(&w->live.status_class[status >= 100 && status <= 599 ? status / 100 : 0], 1);
+	if (!ok)
+		live_add(&w->live.failed, 1);
+	live_add(&w->live.latency_bucket[engine_live_bucket(latency_ns)], 1);
+	live_add(&w->live.latency_sum_ns, latency_ns);
+}
+
+/* A request became due for the live figures (lag: open loop, else 0). */
+static inline void live_due(struct worker *w, uint64_t lag_ns)
+{
+	live_add(&w->live.scheduled, 1);
+	if (w->e->cfg.open_loop) {
+		live_add(&w->live.lag_bucket[engine_live_bucket(lag_ns)], 1);
+		live_add(&w->live.lag_sum_ns, lag_ns);
+	}
+}
+
+/* The live gauges, once a loop turn. */
+static inline void live_gauges(struct worker *w)
+{
+	live_set(&w->live.backlog, w->q_len);
+	live_set(&w->live.conns_open, w->n_open - w->n_connecting);
+	live_set(&w->live.conns_connecting, w->n_connecting);
 }
 
 static inline void publish_completed(struct worker *w)

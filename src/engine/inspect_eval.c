@@ -4,6 +4,7 @@
 #include "engine/inspect_eval.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -324,7 +325,7 @@ int64_t srvtime_extract(const struct srvtime_spec *s, const struct h1_capture *c
 }
 
 bool inspect_response(const struct inspect *in, int status, const struct h1_capture *cap,
-		      struct phase_stats *ph)
+		      struct phase_stats *ph, _Atomic uint64_t *live_outcome)
 {
 	const char *names[H1_CAPTURE_MAX_FIELDS], *values[H1_CAPTURE_MAX_FIELDS];
 	struct rule_input ri = {.status = status};
@@ -343,8 +344,14 @@ bool inspect_response(const struct inspect *in, int status, const struct h1_capt
 	}
 	bool ok = in->success ? rule_eval(in->success, &ri) : inspect_default_ok(status);
 	for (size_t i = 0; i < in->n_outcomes; i++)
-		if (rule_eval(in->outcome[i], &ri))
+		if (rule_eval(in->outcome[i], &ri)) {
 			ph->outcome[i]++;
+			if (live_outcome) /* single writer: relaxed load and store */
+				atomic_store_explicit(
+					&live_outcome[i],
+					atomic_load_explicit(&live_outcome[i], memory_order_relaxed) + 1,
+					memory_order_relaxed);
+		}
 	if (in->srvtime.src != SRVTIME_NONE) {
 		int64_t ns = srvtime_extract(&in->srvtime, cap);
 		if (ns < 0)

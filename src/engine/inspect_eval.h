@@ -5,6 +5,7 @@
 #ifndef PACER_ENGINE_INSPECT_EVAL_H
 #define PACER_ENGINE_INSPECT_EVAL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,8 +27,10 @@ int inspect_json_number(const char *json, size_t len, const char *path, double *
 /* Evaluate everything on one completed response and count outcomes and
  * server time into ph. `cap` is the parser's capture (NULL when nothing was
  * captured). Returns whether the response succeeded: the --success rule, or
- * inspect_default_ok without one. The caller counts success_ok. */
+ * inspect_default_ok without one. The caller counts success_ok.
+ * live_outcome: NULL, or the calling worker's live outcome counters (one
+ * per outcome rule; only that worker writes them), counted too. */
 bool inspect_response(const struct inspect *in, int status, const struct h1_capture *cap,
-		      struct phase_stats *ph);
+		      struct phase_stats *ph, _Atomic uint64_t *live_outcome);
 
 #endif

@@ -48,6 +48,7 @@ static void closed_issue(struct worker *w)
 			w->issued_measure++;
 		struct phase_stats *ph = phase_of(w, t);
 		ph->scheduled++;
+		live_due(w, 0);
 		uint32_t r = pick_req(w);
 		uint32_t h = cfg->reqs[r].host;
 		struct hpool *p = &w->hp[h];
@@ -55,6 +56,7 @@ static void closed_issue(struct worker *w)
 			eng_conn_send(w, p->idle.head, t, &cfg->reqs[r]);
 		} else if (host_down(p) || !q_push(w, h, t, r)) {
 			ph->dropped++;
+			live_add(&w->live.dropped, 1);
 			if (++drops >= w->max_conns)
 				break;
 		}
@@ -186,11 +188,14 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 				struct phase_stats *ph = phase_of(w, w->next_due_ns);
 				ph->scheduled++;
 				hist_record(&ph->timing[TIM_LOOP_LAG], now - w->next_due_ns);
+				live_due(w, now - w->next_due_ns);
 				/* chosen now, so that it waits for its own host */
 				uint32_t r = pick_req(w);
 				uint32_t h = cfg->reqs[r].host;
-				if (!q_push(w, h, w->next_due_ns, r))
+				if (!q_push(w, h, w->next_due_ns, r)) {
 					ph->dropped++;
+					live_add(&w->live.dropped, 1);
+				}
 				w->next_due_ns = sched_next(&w->sched);
 			}
 			/* the load ends at the measured phase's planned end, not at the
@@ -200,6 +205,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		}
 		check_timeouts(w, now);
 		dispatch(w, now);
+		live_gauges(w);
 
 		/* End of load: no more requests will be issued. */
 		bool issuing = cfg->open_loop ? w->sched_active : closed_can_issue(w, now) || now < e->t0_ns;
@@ -307,6 +313,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	}
 	if (w->secs_len)
 		eng_series_close_sec(w);
+	live_gauges(w);
 	w->cpu_ns = clock_thread_cpu_ns() - cpu0;
 	uint64_t cpu_wait1 = clock_thread_cpu_wait_ns();
 	bool waits_known = cpu_wait0 != UINT64_MAX && cpu_wait1 != UINT64_MAX;

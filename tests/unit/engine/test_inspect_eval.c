@@ -159,9 +159,9 @@ static void test_inspect_counts(void **state)
 	struct h1_resp r;
 	parse("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-T: 2\r\nContent-Length: 9\r\n\r\n"
 	      "ok <Ad/> ", &cap, &r);
-	ph.success_ok += inspect_response(&in, r.status, &cap, &ph);
+	ph.success_ok += inspect_response(&in, r.status, &cap, &ph, NULL);
 	parse("HTTP/1.1 503 No\r\nContent-Length: 2\r\n\r\nok", &cap, &r);
-	ph.success_ok += inspect_response(&in, r.status, &cap, &ph);
+	ph.success_ok += inspect_response(&in, r.status, &cap, &ph, NULL);
 	assert_int_equal(ph.success_ok, 1);
 	assert_int_equal(ph.outcome[0], 1);
 	assert_int_equal(ph.outcome[1], 1);

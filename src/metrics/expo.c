@@ -1,0 +1,296 @@
+/* pacer — the /metrics exposition writer (metrics/expo.h). */
+#include "metrics/expo.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const double metrics_quantiles[METRICS_N_QUANTILES] = {0.5, 0.9, 0.99, 0.999};
+
+/* Exported histogram buckets: the live edges at 1, 2.5 and 5 of each decade
+ * (10 us .. 100 s, 22 of them), so that their cumulative counts are exact. */
+static bool exported_edge(size_t i)
+{
+	size_t m = i % 20;
+	return m == 0 || m == 8 || m == 14;
+}
+
+struct out {
+	FILE *f;
+	enum metrics_format fmt;
+	const struct metrics_view *v;
+};
+
+static void put_double(FILE *f, double x)
+{
+	if (isnan(x))
+		fputs("NaN", f);
+	else if (isinf(x))
+		fputs(x > 0 ? "+Inf" : "-Inf", f);
+	else
+		fprintf(f, "%.9g", x);
+}
+
+/* A label value, escaped as both formats want (\\, \", \n). */
+static void put_label_value(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '"')
+			fputs("\\\"", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* HELP and TYPE of a family. name is the sample name without a counter's
+ * _total (OpenMetrics names the family so; the text format names it with). */
+static void family(struct out *o, const char *name, const char *type, const char *help)
+{
+	const char *sfx = !strcmp(type, "counter") && o->fmt == METRICS_TEXT ? "_total" : "";
+	fprintf(o->f, "# HELP %s%s %s\n# TYPE %s%s %s\n", name, sfx, help, name, sfx, type);
+}
+
+/* name{variant="..",key="val"} (the labels that apply), without the value. */
+static void sample(struct out *o, const struct metrics_variant *mv, const char *name,
+		   const char *suffix, const char *key, const char *val)
+{
+	fprintf(o->f, "%s%s", name, suffix);
+	bool has_var = mv->name && mv->name[0];
+	if (!has_var && !key)
+		return;
+	fputc('{', o->f);
+	if (has_var) {
+		fputs("variant=\"", o->f);
+		put_label_value(o->f, mv->name);
+		fputc('"', o->f);
+	}
+	if (key) {
+		fprintf(o->f, "%s%s=\"", has_var ? "," : "", key);
+		put_label_value(o->f, val);
+		fputc('"', o->f);
+	}
+	fputc('}', o->f);
+}
+
+static void val_u64(struct out *o, uint64_t x) { fprintf(o->f, " %" PRIu64 "\n", x); }
+
+static void val_double(struct out *o, double x)
+{
+	fputc(' ', o->f);
+	put_double(o->f, x);
+	fputc('\n', o->f);
+}
+
+/* A counter or gauge without labels of its own: one sample per variant. */
+typedef uint64_t (*u64_of)(const struct metrics_variant *);
+
+static void simple_u64(struct out *o, const char *name, const char *type, const char *help,
+		       u64_of get)
+{
+	family(o, name, type, help);
+	bool counter = !strcmp(type, "counter");
+	for (size_t i = 0; i < o->v->n_variants; i++) {
+		sample(o, &o->v->v[i], name, counter ? "_total" : "", NULL, NULL);
+		val_u64(o, get(&o->v->v[i]));
+	}
+}
+
+static uint64_t g_sched(const struct metrics_variant *m) { return m->live.scheduled; }
+static uint64_t g_sent(const struct metrics_variant *m) { return m->live.sent; }
+static uint64_t g_compl(const struct metrics_variant *m) { return m->live.completed; }
+static uint64_t g_drop(const struct metrics_variant *m) { return m->live.dropped; }
+static uint64_t g_backlog(const struct metrics_variant *m) { return m->live.backlog; }
+static uint64_t g_open(const struct metrics_variant *m) { return m->live.conns_open; }
+static uint64_t g_conn(const struct metrics_variant *m) { return m->live.conns_connecting; }
+static uint64_t g_step(const struct metrics_variant *m) { return m->step; }
+static uint64_t g_threads(const struct metrics_variant *m) { return m->live.threads; }
+
+static void histogram(struct out *o, const char *name, const char *help, bool lag)
+{
+	family(o, name, "histogram", help);
+	char le[32];
+	for (size_t i = 0; i < o->v->n_variants; i++) {
+		const struct metrics_variant *mv = &o->v->v[i];
+		const uint64_t *b = lag ? mv->live.lag_bucket : mv->live.latency_bucket;
+		uint64_t cum = 0;
+		for (size_t k = 0; k < ENGINE_LIVE_BUCKETS; k++) {
+			cum += b[k];
+			if (!exported_edge(k))
+				continue;
+			snprintf(le, sizeof le, "%g", (double)engine_live_edge_ns(k) / 1e9);
+			sample(o, mv, name, "_bucket", "le", le);
+			val_u64(o, cum);
+		}
+		cum += b[ENGINE_LIVE_BUCKETS];
+		sample(o, mv, name, "_bucket", "le", "+Inf");
+		val_u64(o, cum);
+		sample(o, mv, name, "_sum", NULL, NULL);
+		val_double(o, (double)(lag ? mv->live.lag_sum_ns : mv->live.latency_sum_ns) / 1e9);
+		sample(o, mv, name, "_count", NULL, NULL);
+		val_u64(o, cum);
+	}
+}
+
+int metrics_expo_write(FILE *f, const struct metrics_view *v, enum metrics_format fmt)
+{
+	struct out o = {.f = f, .fmt = fmt, .v = v};
+	simple_u64(&o, "pacer_requests_scheduled", "counter",
+		   "Requests due by the schedule (open loop) or issued (closed loop).", g_sched);
+	simple_u64(&o, "pacer_requests_sent", "counter",
+		   "Requests handed to a connection and written.", g_sent);
+	simple_u64(&o, "pacer_requests_completed", "counter",
+		   "Full responses received, any status.", g_compl);
+	simple_u64(&o, "pacer_requests_dropped", "counter",
+		   "Due requests never sent: the backlog was full or the host refused.", g_drop);
+
+	family(&o, "pacer_errors", "counter",
+	       "Requests that did not succeed, by kind (connect and tls: per connection).");
+	for (size_t i = 0; i < v->n_variants; i++) {
+		const struct metrics_variant *mv = &v->v[i];
+		for (int k = 0; k < ERRK_COUNT; k++) {
+			sample(&o, mv, "pacer_errors", "_total", "kind", err_kind_name((enum err_kind)k));
+			val_u64(&o, mv->live.errors[k]);
+		}
+		sample(&o, mv, "pacer_errors", "_total", "kind", "failed_response");
+		val_u64(&o, mv->live.failed);
+	}
+
+	family(&o, "pacer_responses", "counter", "Full responses by status class.");
+	static const char *const cls[6] = {"other", "1xx", "2xx", "3xx", "4xx", "5xx"};
+	for (size_t i = 0; i < v->n_variants; i++)
+		for (int k = 1; k <= 6; k++) {
+			sample(&o, &v->v[i], "pacer_responses", "_total", "class", cls[k % 6]);
+			val_u64(&o, v->v[i].live.status_class[k % 6]);
+		}
+
+	if (v->n_outcomes) {
+		family(&o, "pacer_outcomes", "counter", "Responses matching each --outcome rule.");
+		for (size_t i = 0; i < v->n_variants; i++)
+			for (uint32_t k = 0; k < v->n_outcomes && k < ENGINE_LIVE_OUTCOMES; k++) {
+				sample(&o, &v->v[i], "pacer_outcomes", "_total", "outcome",
+				       v->outcome_names[k]);
+				val_u64(&o, v->v[i].live.outcome[k]);
+			}
+	}
+
+	simple_u64(&o, "pacer_backlog_requests", "gauge",
+		   "Due requests waiting for a connection.", g_backlog);
+	simple_u64(&o, "pacer_connections_open", "gauge", "Established connections.", g_open);
+	simple_u64(&o, "pacer_connections_connecting", "gauge", "Connections being opened.",
+		   g_conn);
+	simple_u64(&o, "pacer_step", "gauge",
+		   "The measurement or ramp step under way (or last), 1-based; 0 before the first.",
+		   g_step);
+
+	family(&o, "pacer_offered_rate_requests_per_second", "gauge",
+	       "Offered rate of the current step (0: closed loop).");
+	for (size_t i = 0; i < v->n_variants; i++) {
+		sample(&o, &v->v[i], "pacer_offered_rate_requests_per_second", "", NULL, NULL);
+		val_double(&o, v->v[i].offered_per_s);
+	}
+
+	family(&o, "pacer_phase", "gauge", "1 for the phase the load is in, else 0.");
+	static const char *const ph[4] = {"idle", "warmup", "measure", "drain"};
+	for (size_t i = 0; i < v->n_variants; i++)
+		for (int k = 0; k < 4; k++) {
+			sample(&o, &v->v[i], "pacer_phase", "", "phase", ph[k]);
+			val_u64(&o, v->v[i].phase == (enum metrics_phase)k);
+		}
+
+	histogram(&o, "pacer_latency_seconds",
+		  "Latency from the scheduled time to the last byte, of full responses.", false);
+
+	char help[160];
+	snprintf(help, sizeof help,
+		 "Latency quantiles of the full responses of the last %g s (estimated, within 14.3%%).",
+		 v->window_s);
+	family(&o, "pacer_latency_recent_seconds", "summary", help);
+	char q[16];
+	for (size_t i = 0; i < v->n_variants; i++) {
+		const struct metrics_variant *mv = &v->v[i];
+		for (int k = 0; k < METRICS_N_QUANTILES; k++) {
+			snprintf(q, sizeof q, "%g", metrics_quantiles[k]);
+			sample(&o, mv, "pacer_latency_recent_seconds", "", "quantile", q);
+			val_double(&o, mv->recent_s[k]);
+		}
+		sample(&o, mv, "pacer_latency_recent_seconds", "_count", NULL, NULL);
+		val_u64(&o, mv->recent_count);
+	}
+
+	histogram(&o, "pacer_generator_loop_lag_seconds",
+		  "Open loop: due time to pick-up by the generator's loop, per scheduled request.",
+		  true);
+
+	family(&o, "pacer_generator_cpu_seconds", "counter", "CPU time of the worker threads.");
+	for (size_t i = 0; i < v->n_variants; i++) {
+		sample(&o, &v->v[i], "pacer_generator_cpu_seconds", "_total", NULL, NULL);
+		val_double(&o, (double)v->v[i].live.cpu_ns / 1e9);
+	}
+	simple_u64(&o, "pacer_generator_threads", "gauge", "Worker threads.", g_threads);
+
+	if (fmt == METRICS_OPENMETRICS)
+		fputs("# EOF\n", f);
+	return ferror(f) ? -EIO : 0;
+}
+
+const char *metrics_content_type(enum metrics_format fmt)
+{
+	return fmt == METRICS_OPENMETRICS ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+					  : "text/plain; version=0.0.4; charset=utf-8";
+}
+
+enum metrics_format metrics_negotiate(const char *accept)
+{
+	const char *p = accept;
+	while (p && (p = strstr(p, "application/openmetrics-text"))) {
+		/* this media range's parameters run to the next comma */
+		const char *end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		double qv = 1;
+		for (const char *s = p; s < end; s++)
+			if (*s == ';') {
+				while (s + 1 < end && s[1] == ' ')
+					s++;
+				if (s + 2 < end && s[1] == 'q' && s[2] == '=')
+					qv = strtod(s + 3, NULL);
+			}
+		if (qv > 0)
+			return METRICS_OPENMETRICS;
+		p = end;
+	}
+	return METRICS_TEXT;
+}
+
+double metrics_quantile(const uint64_t *b, double q)
+{
+	uint64_t total = 0;
+	for (size_t k = 0; k <= ENGINE_LIVE_BUCKETS; k++)
+		total += b[k];
+	if (!total)
+		return NAN;
+	if (q < 0)
+		q = 0;
+	if (q > 1)
+		q = 1;
+	double rank = q * (double)total;
+	uint64_t cum = 0;
+	for (size_t k = 0; k < ENGINE_LIVE_BUCKETS; k++) {
+		if (!b[k])
+			continue;
+		if ((double)(cum + b[k]) >= rank) {
+			double lo = k ? (double)engine_live_edge_ns(k - 1) : 0;
+			double hi = (double)engine_live_edge_ns(k);
+			double x = lo + (hi - lo) * ((rank - (double)cum) / (double)b[k]);
+			return x / 1e9;
+		}
+		cum += b[k];
+	}
+	return (double)engine_live_edge_ns(ENGINE_LIVE_BUCKETS - 1) / 1e9;
+}

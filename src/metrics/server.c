@@ -1,0 +1,422 @@
+/* pacer — the live metrics endpoint (metrics/server.h). */
+#include "metrics/server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "util/clock.h"
+
+#define RING (METRICS_WINDOW_S + 1) /* one snapshot a second: the window's both ends */
+#define REQ_CAP 8192                /* bytes of a request head read at most */
+#define IO_TIMEOUT_S 2              /* a slow client is dropped after this */
+
+struct mvar {
+	const char *name;
+	struct engine *e;             /* attached, or NULL */
+	struct engine_live last;      /* as of the last look */
+	uint32_t step;
+	double offered_per_s;
+	enum metrics_phase phase;
+	uint64_t ring[RING][ENGINE_LIVE_BUCKETS + 1]; /* latency buckets, once a second */
+	size_t ring_n, ring_head;     /* entries in use; the next to write */
+};
+
+struct metrics_server {
+	int fd, wake_fd;
+	uint16_t port;
+	pthread_t thread;
+	pthread_mutex_t mu;           /* guards vars and quit */
+	bool quit;
+	size_t n_variants;
+	const char *outcome_names[ENGINE_LIVE_OUTCOMES]; /* the strings are borrowed */
+	uint32_t n_outcomes;
+	struct mvar vars[METRICS_MAX_VARIANTS];
+};
+
+/* ---- --metrics-listen ---------------------------------------------------- */
+
+static bool is_loopback(const struct net_addr *a)
+{
+	if (a->ss.ss_family == AF_INET) {
+		const struct sockaddr_in *s = (const struct sockaddr_in *)&a->ss;
+		return (ntohl(s->sin_addr.s_addr) >> 24) == 127;
+	}
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&a->ss;
+	return IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr);
+}
+
+int metrics_listen_parse(const char *arg, bool any, struct net_addr *out, char *err, size_t cap)
+{
+	char host[64] = "";
+	const char *port_s = arg;
+	const char *colon = strrchr(arg, ':');
+	if (arg[0] == '[') {
+		const char *close = strchr(arg, ']');
+		if (!close || close[1] != ':' || (size_t)(close - arg - 1) >= sizeof host) {
+			snprintf(err, cap, "%s: expected [ADDR]:PORT", arg);
+			return -EINVAL;
+		}
+		memcpy(host, arg + 1, (size_t)(close - arg - 1));
+		port_s = close + 2;
+	} else if (colon) {
+		if (memchr(arg, ':', (size_t)(colon - arg))) {
+			snprintf(err, cap, "%s: write an IPv6 address as [ADDR]:PORT", arg);
+			return -EINVAL;
+		}
+		if ((size_t)(colon - arg) >= sizeof host) {
+			snprintf(err, cap, "%s: address too long", arg);
+			return -EINVAL;
+		}
+		memcpy(host, arg, (size_t)(colon - arg));
+		port_s = colon + 1;
+	}
+	char *end;
+	errno = 0;
+	unsigned long port = strtoul(port_s, &end, 10);
+	if (!*port_s || *end || errno || port > 65535 || port_s[0] == '-' || port_s[0] == '+') {
+		snprintf(err, cap, "%s: expected a port 0..65535 (ADDR:PORT, or PORT for 127.0.0.1)",
+			 arg);
+		return -EINVAL;
+	}
+	memset(out, 0, sizeof *out);
+	if (!host[0] || !strcasecmp(host, "localhost"))
+		strcpy(host, "127.0.0.1");
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&out->ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&out->ss;
+	if (inet_pton(AF_INET, host, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)port);
+		out->len = sizeof *s4;
+	} else if (inet_pton(AF_INET6, host, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		out->len = sizeof *s6;
+	} else {
+		snprintf(err, cap, "%s: '%s' is not a numeric IPv4 or IPv6 address (or localhost)",
+			 arg, host);
+		return -EINVAL;
+	}
+	if (!any && !is_loopback(out)) {
+		snprintf(err, cap,
+			 "%s: not a loopback address; add --metrics-listen-any to serve other hosts",
+			 arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- figures --------------------------------------------------------------- */
+
+/* Look at an attached engine again (m->mu held). */
+static void refresh(struct mvar *v)
+{
+	if (v->e)
+		engine_live(v->e, &v->last);
+}
+
+/* Once a second: the latency buckets into the ring (m->mu held). */
+static void tick(struct metrics_server *m)
+{
+	for (size_t i = 0; i < m->n_variants; i++) {
+		struct mvar *v = &m->vars[i];
+		refresh(v);
+		memcpy(v->ring[v->ring_head], v->last.latency_bucket, sizeof v->ring[0]);
+		v->ring_head = (v->ring_head + 1) % RING;
+		if (v->ring_n < RING)
+			v->ring_n++;
+	}
+}
+
+/* The view of a scrape (m->mu held): current figures, and the recent
+ * window's quantiles from the oldest snapshot in the ring to now. */
+static void view_of(struct metrics_server *m, struct metrics_variant *out)
+{
+	uint64_t d[ENGINE_LIVE_BUCKETS + 1];
+	for (size_t i = 0; i < m->n_variants; i++) {
+		struct mvar *v = &m->vars[i];
+		refresh(v);
+		const uint64_t *old = NULL;
+		if (v->ring_n)
+			old = v->ring[(v->ring_head + RING - v->ring_n) % RING];
+		uint64_t n = 0;
+		for (size_t k = 0; k <= ENGINE_LIVE_BUCKETS; k++) {
+			uint64_t o = old ? old[k] : 0;
+			d[k] = v->last.latency_bucket[k] >= o ? v->last.latency_bucket[k] - o : 0;
+			n += d[k];
+		}
+		out[i] = (struct metrics_variant){.name = m->n_variants > 1 ? v->name : NULL,
+						  .live = v->last,
+						  .step = v->step,
+						  .offered_per_s = v->offered_per_s,
+						  .phase = v->phase,
+						  .recent_count = n};
+		for (int q = 0; q < METRICS_N_QUANTILES; q++)
+			out[i].recent_s[q] = metrics_quantile(d, metrics_quantiles[q]);
+	}
+}
+
+/* ---- HTTP ---------------------------------------------------------------- */
+
+static int send_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static void reply(int fd, const char *status, const char *ctype, const char *body, size_t len,
+		  bool head)
+{
+	char h[256];
+	int n = snprintf(h, sizeof h,
+			 "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+			 "Connection: close\r\n\r\n",
+			 status, ctype, len);
+	if (send_all(fd, h, (size_t)n) == 0 && !head && len)
+		send_all(fd, body, len);
+}
+
+/* The value of header `name` in a request head (NUL-terminated), copied
+ * into out; false when absent. */
+static bool header_value(const char *req, const char *name, char *out, size_t cap)
+{
+	size_t nl = strlen(name);
+	for (const char *p = strstr(req, "\r\n"); p && p[2] != '\r'; p = strstr(p + 2, "\r\n")) {
+		const char *line = p + 2;
+		if (strncasecmp(line, name, nl) || line[nl] != ':')
+			continue;
+		const char *v = line + nl + 1;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		const char *e = strstr(v, "\r\n");
+		size_t n = e ? (size_t)(e - v) : strlen(v);
+		if (n >= cap)
+			n = cap - 1;
+		memcpy(out, v, n);
+		out[n] = 0;
+		return true;
+	}
+	return false;
+}
+
+static void serve_one(struct metrics_server *m, int fd)
+{
+	struct timeval tv = {IO_TIMEOUT_S, 0};
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	char req[REQ_CAP + 1];
+	size_t len = 0;
+	while (len < REQ_CAP) {
+		ssize_t k = recv(fd, req + len, REQ_CAP - len, 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return;
+		len += (size_t)k;
+		req[len] = 0;
+		if (strstr(req, "\r\n\r\n"))
+			break;
+	}
+	req[len] = 0;
+	const char *text = "text/plain; charset=utf-8";
+	if (!strstr(req, "\r\n\r\n")) {
+		reply(fd, "431 Request Header Fields Too Large", text, "", 0, false);
+		return;
+	}
+	bool head = !strncmp(req, "HEAD ", 5);
+	if (strncmp(req, "GET ", 4) && !head) {
+		static const char msg[] = "only GET and HEAD\n";
+		reply(fd, "405 Method Not Allowed", text, msg, sizeof msg - 1, false);
+		return;
+	}
+	const char *path = req + (head ? 5 : 4);
+	size_t plen = strcspn(path, " ?\r");
+	if (plen != 8 || strncmp(path, "/metrics", 8)) {
+		static const char msg[] = "pacer serves /metrics\n";
+		reply(fd, "404 Not Found", text, msg, sizeof msg - 1, head);
+		return;
+	}
+	char accept[1024];
+	enum metrics_format fmt =
+		metrics_negotiate(header_value(req, "Accept", accept, sizeof accept) ? accept : NULL);
+	struct metrics_variant vv[METRICS_MAX_VARIANTS];
+	pthread_mutex_lock(&m->mu);
+	view_of(m, vv);
+	pthread_mutex_unlock(&m->mu);
+	struct metrics_view view = {.n_variants = m->n_variants, .v = vv,
+				    .outcome_names = m->outcome_names,
+				    .n_outcomes = m->n_outcomes, .window_s = METRICS_WINDOW_S};
+	char *body = NULL;
+	size_t blen = 0;
+	FILE *f = open_memstream(&body, &blen);
+	int rc = f ? metrics_expo_write(f, &view, fmt) : -ENOMEM;
+	if (f && fclose(f))
+		rc = -EIO;
+	if (rc) {
+		static const char msg[] = "out of memory\n";
+		reply(fd, "500 Internal Server Error", text, msg, sizeof msg - 1, head);
+	} else {
+		reply(fd, "200 OK", metrics_content_type(fmt), body, blen, head);
+	}
+	free(body);
+}
+
+static void *server_main(void *arg)
+{
+	struct metrics_server *m = arg;
+	uint64_t next_tick = clock_now_ns();
+	for (;;) {
+		uint64_t now = clock_now_ns();
+		if (now >= next_tick) {
+			pthread_mutex_lock(&m->mu);
+			tick(m);
+			pthread_mutex_unlock(&m->mu);
+			next_tick += NS_PER_S;
+			if (next_tick <= now)
+				next_tick = now + NS_PER_S;
+		}
+		pthread_mutex_lock(&m->mu);
+		bool quit = m->quit;
+		pthread_mutex_unlock(&m->mu);
+		if (quit)
+			break;
+		struct pollfd p[2] = {{.fd = m->fd, .events = POLLIN}, {.fd = m->wake_fd, .events = POLLIN}};
+		now = clock_now_ns();
+		int ms = next_tick > now ? (int)((next_tick - now) / NS_PER_MS) + 1 : 0;
+		int n = poll(p, 2, ms);
+		if (n <= 0)
+			continue;
+		if (p[1].revents)
+			continue; /* quit is looked at on the next turn */
+		if (p[0].revents & POLLIN) {
+			int c = accept4(m->fd, NULL, NULL, SOCK_CLOEXEC);
+			if (c >= 0) {
+				serve_one(m, c);
+				close(c);
+			}
+		}
+	}
+	return NULL;
+}
+
+/* ---- API ------------------------------------------------------------------- */
+
+int metrics_start(struct metrics_server **out, const struct metrics_cfg *cfg)
+{
+	if (!cfg->n_variants || cfg->n_variants > METRICS_MAX_VARIANTS)
+		return -EINVAL;
+	struct metrics_server *m = calloc(1, sizeof *m);
+	if (!m)
+		return -ENOMEM;
+	m->n_variants = cfg->n_variants;
+	m->n_outcomes = cfg->n_outcomes < ENGINE_LIVE_OUTCOMES ? cfg->n_outcomes : ENGINE_LIVE_OUTCOMES;
+	for (uint32_t i = 0; i < m->n_outcomes; i++)
+		m->outcome_names[i] = cfg->outcome_names[i];
+	for (size_t i = 0; i < cfg->n_variants; i++)
+		m->vars[i].name = cfg->names ? cfg->names[i] : NULL;
+	m->fd = net_listen(&cfg->addr, 16, false);
+	if (m->fd < 0) {
+		int rc = m->fd;
+		free(m);
+		return rc;
+	}
+	int port = net_local_port(m->fd);
+	m->port = port > 0 ? (uint16_t)port : 0;
+	m->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (m->wake_fd < 0) {
+		int rc = -errno;
+		close(m->fd);
+		free(m);
+		return rc;
+	}
+	pthread_mutex_init(&m->mu, NULL);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int rc = -pthread_create(&m->thread, NULL, server_main, m);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		pthread_mutex_destroy(&m->mu);
+		close(m->wake_fd);
+		close(m->fd);
+		free(m);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}
+
+uint16_t metrics_port(const struct metrics_server *m) { return m->port; }
+
+void metrics_begin(struct metrics_server *m, size_t variant, struct engine *e, bool new_step,
+		   double offered_per_s)
+{
+	if (!m || variant >= m->n_variants)
+		return;
+	pthread_mutex_lock(&m->mu);
+	struct mvar *v = &m->vars[variant];
+	v->e = e;
+	v->step += new_step || !v->step;
+	v->offered_per_s = offered_per_s;
+	v->phase = MPH_WARMUP;
+	refresh(v);
+	pthread_mutex_unlock(&m->mu);
+}
+
+void metrics_phase(struct metrics_server *m, size_t variant, enum metrics_phase ph)
+{
+	if (!m || variant >= m->n_variants)
+		return;
+	pthread_mutex_lock(&m->mu);
+	m->vars[variant].phase = ph;
+	pthread_mutex_unlock(&m->mu);
+}
+
+void metrics_end(struct metrics_server *m, size_t variant)
+{
+	if (!m || variant >= m->n_variants)
+		return;
+	pthread_mutex_lock(&m->mu);
+	struct mvar *v = &m->vars[variant];
+	refresh(v);
+	v->e = NULL;
+	v->phase = MPH_IDLE;
+	pthread_mutex_unlock(&m->mu);
+}
+
+void metrics_stop(struct metrics_server *m)
+{
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->mu);
+	m->quit = true;
+	pthread_mutex_unlock(&m->mu);
+	uint64_t one = 1;
+	if (write(m->wake_fd, &one, sizeof one) < 0) {
+		/* the eventfd cannot be full; the poll times out within a second anyway */
+	}
+	pthread_join(m->thread, NULL);
+	pthread_mutex_destroy(&m->mu);
+	close(m->wake_fd);
+	close(m->fd);
+	free(m);
+}

@@ -1,0 +1,304 @@
+/* Tests of the /metrics exposition writer (src/metrics/expo.c): the exact
+ * text of whole families in both formats, labels and their escaping, the
+ * Accept negotiation, and the quantile estimate of the live buckets
+ * (against values worked out by hand from the bucket edges). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "metrics/expo.h"
+
+/* The view written in fmt, as a malloc'd string. */
+static char *written(const struct metrics_view *v, enum metrics_format fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(metrics_expo_write(f, v, fmt), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void assert_contains(const char *text, const char *part)
+{
+	if (!strstr(text, part))
+		fail_msg("missing:\n%s\n---- in:\n%s", part, text);
+}
+
+/* One variant: 12 due, 11 sent, 10 complete (8 2xx, 2 5xx; 2 failed), one
+ * timeout, one dropped; latencies: 5 <= 10 us, 3 in (22.5, 25] us, 2 above
+ * 100 s, summing to 1.5 s. */
+static struct metrics_variant one(void)
+{
+	struct metrics_variant m = {.step = 3, .offered_per_s = 1000, .phase = MPH_MEASURE};
+	m.live.scheduled = 12;
+	m.live.sent = 11;
+	m.live.completed = 10;
+	m.live.dropped = 1;
+	m.live.failed = 2;
+	m.live.errors[ERRK_TIMEOUT] = 1;
+	m.live.status_class[2] = 8;
+	m.live.status_class[5] = 2;
+	m.live.latency_bucket[0] = 5;
+	m.live.latency_bucket[8] = 3;
+	m.live.latency_bucket[ENGINE_LIVE_BUCKETS] = 2;
+	m.live.latency_sum_ns = 1500000000;
+	m.live.backlog = 4;
+	m.live.conns_open = 7;
+	m.live.cpu_ns = 250000000;
+	m.live.threads = 2;
+	m.recent_s[0] = 0.001;
+	m.recent_s[1] = 0.0025;
+	m.recent_s[2] = NAN;
+	m.recent_s[3] = NAN;
+	m.recent_count = 9;
+	return m;
+}
+
+static void test_text_families(void **state)
+{
+	(void)state;
+	struct metrics_variant m = one();
+	struct metrics_view v = {.n_variants = 1, .v = &m, .window_s = 10};
+	char *t = written(&v, METRICS_TEXT);
+	/* the first family opens the text */
+	assert_int_equal(strncmp(t,
+				 "# HELP pacer_requests_scheduled_total Requests due by the schedule "
+				 "(open loop) or issued (closed loop).\n"
+				 "# TYPE pacer_requests_scheduled_total counter\n"
+				 "pacer_requests_scheduled_total 12\n"
+				 "# HELP pacer_requests_sent_total",
+				 strlen("# HELP pacer_requests_scheduled_total Requests due by the "
+					"schedule (open loop) or issued (closed loop).\n"
+					"# TYPE pacer_requests_scheduled_total counter\n"
+					"pacer_requests_scheduled_total 12\n"
+					"# HELP pacer_requests_sent_total")),
+			 0);
+	assert_contains(t, "\npacer_requests_sent_total 11\n");
+	assert_contains(t, "\npacer_requests_completed_total 10\n");
+	assert_contains(t, "\npacer_requests_dropped_total 1\n");
+	assert_contains(t, "# TYPE pacer_errors_total counter\n"
+			   "pacer_errors_total{kind=\"connect\"} 0\n"
+			   "pacer_errors_total{kind=\"read\"} 0\n"
+			   "pacer_errors_total{kind=\"write\"} 0\n"
+			   "pacer_errors_total{kind=\"timeout\"} 1\n"
+			   "pacer_errors_total{kind=\"parse\"} 0\n"
+			   "pacer_errors_total{kind=\"closed\"} 0\n"
+			   "pacer_errors_total{kind=\"tls\"} 0\n"
+			   "pacer_errors_total{kind=\"failed_response\"} 2\n");
+	assert_contains(t, "# TYPE pacer_responses_total counter\n"
+			   "pacer_responses_total{class=\"1xx\"} 0\n"
+			   "pacer_responses_total{class=\"2xx\"} 8\n"
+			   "pacer_responses_total{class=\"3xx\"} 0\n"
+			   "pacer_responses_total{class=\"4xx\"} 0\n"
+			   "pacer_responses_total{class=\"5xx\"} 2\n"
+			   "pacer_responses_total{class=\"other\"} 0\n");
+	assert_null(strstr(t, "pacer_outcomes")); /* no --outcome rules */
+	assert_contains(t, "# TYPE pacer_backlog_requests gauge\npacer_backlog_requests 4\n");
+	assert_contains(t, "\npacer_connections_open 7\n");
+	assert_contains(t, "\npacer_connections_connecting 0\n");
+	assert_contains(t, "# TYPE pacer_step gauge\npacer_step 3\n");
+	assert_contains(t, "\npacer_offered_rate_requests_per_second 1000\n");
+	assert_contains(t, "# TYPE pacer_phase gauge\n"
+			   "pacer_phase{phase=\"idle\"} 0\n"
+			   "pacer_phase{phase=\"warmup\"} 0\n"
+			   "pacer_phase{phase=\"measure\"} 1\n"
+			   "pacer_phase{phase=\"drain\"} 0\n");
+	assert_contains(t, "# HELP pacer_latency_seconds Latency from the scheduled time to the "
+			   "last byte, of full responses.\n"
+			   "# TYPE pacer_latency_seconds histogram\n"
+			   "pacer_latency_seconds_bucket{le=\"1e-05\"} 5\n"
+			   "pacer_latency_seconds_bucket{le=\"2.5e-05\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"5e-05\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"0.0001\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"0.00025\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"0.0005\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"0.001\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"0.0025\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"0.005\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"0.01\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"0.025\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"0.05\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"0.1\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"0.25\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"0.5\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"1\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"2.5\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"5\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"10\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"25\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"50\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"100\"} 8\n"
+			   "pacer_latency_seconds_bucket{le=\"+Inf\"} 10\n"
+			   "pacer_latency_seconds_sum 1.5\n"
+			   "pacer_latency_seconds_count 10\n");
+	assert_contains(t, "# TYPE pacer_latency_recent_seconds summary\n"
+			   "pacer_latency_recent_seconds{quantile=\"0.5\"} 0.001\n"
+			   "pacer_latency_recent_seconds{quantile=\"0.9\"} 0.0025\n"
+			   "pacer_latency_recent_seconds{quantile=\"0.99\"} NaN\n"
+			   "pacer_latency_recent_seconds{quantile=\"0.999\"} NaN\n"
+			   "pacer_latency_recent_seconds_count 9\n");
+	assert_contains(t, "last 10 s (estimated, within 14.3%).\n");
+	assert_contains(t, "pacer_generator_loop_lag_seconds_bucket{le=\"+Inf\"} 0\n"
+			   "pacer_generator_loop_lag_seconds_sum 0\n"
+			   "pacer_generator_loop_lag_seconds_count 0\n");
+	assert_contains(t, "# TYPE pacer_generator_cpu_seconds_total counter\n"
+			   "pacer_generator_cpu_seconds_total 0.25\n");
+	/* the text format ends with the last sample, no EOF marker */
+	const char *tail = "# TYPE pacer_generator_threads gauge\npacer_generator_threads 2\n";
+	size_t n = strlen(t), k = strlen(tail);
+	assert_true(n > k);
+	assert_string_equal(t + n - k, tail);
+	assert_null(strstr(t, "# EOF"));
+	free(t);
+}
+
+static void test_openmetrics_and_labels(void **state)
+{
+	(void)state;
+	struct metrics_variant m[2] = {one(), one()};
+	m[0].name = "a\"b\\c\nd";
+	m[1].name = "plain";
+	m[1].live.sent = 5;
+	m[1].live.outcome[0] = 4;
+	m[1].live.outcome[1] = 1;
+	const char *outcomes[2] = {"fill", "empty"};
+	struct metrics_view v = {.n_variants = 2, .v = m, .outcome_names = outcomes,
+				 .n_outcomes = 2, .window_s = 10};
+	char *t = written(&v, METRICS_OPENMETRICS);
+	/* OpenMetrics: counter families are named without _total, samples with */
+	assert_contains(t, "# HELP pacer_requests_sent Requests handed to a connection and "
+			   "written.\n"
+			   "# TYPE pacer_requests_sent counter\n"
+			   "pacer_requests_sent_total{variant=\"a\\\"b\\\\c\\nd\"} 11\n"
+			   "pacer_requests_sent_total{variant=\"plain\"} 5\n");
+	assert_contains(t, "# TYPE pacer_outcomes counter\n"
+			   "pacer_outcomes_total{variant=\"a\\\"b\\\\c\\nd\",outcome=\"fill\"} 0\n"
+			   "pacer_outcomes_total{variant=\"a\\\"b\\\\c\\nd\",outcome=\"empty\"} 0\n"
+			   "pacer_outcomes_total{variant=\"plain\",outcome=\"fill\"} 4\n"
+			   "pacer_outcomes_total{variant=\"plain\",outcome=\"empty\"} 1\n");
+	assert_contains(t, "pacer_latency_seconds_bucket{variant=\"plain\",le=\"+Inf\"} 10\n");
+	assert_contains(t, "# TYPE pacer_generator_cpu_seconds counter\n");
+	assert_null(strstr(t, "_total counter"));
+	const char *tail = "pacer_generator_threads{variant=\"plain\"} 2\n# EOF\n";
+	size_t n = strlen(t), k = strlen(tail);
+	assert_true(n > k);
+	assert_string_equal(t + n - k, tail);
+	free(t);
+}
+
+static void test_negotiate(void **state)
+{
+	(void)state;
+	assert_int_equal(metrics_negotiate(NULL), METRICS_TEXT);
+	assert_int_equal(metrics_negotiate("*/*"), METRICS_TEXT);
+	assert_int_equal(metrics_negotiate("text/plain;version=0.0.4"), METRICS_TEXT);
+	/* what Prometheus 2.42 sends */
+	assert_int_equal(metrics_negotiate("application/openmetrics-text;version=1.0.0,application/"
+					   "openmetrics-text;version=0.0.1;q=0.75,text/plain;"
+					   "version=0.0.4;q=0.5,*/*;q=0.1"),
+			 METRICS_OPENMETRICS);
+	assert_int_equal(metrics_negotiate("text/plain, application/openmetrics-text; q=0.05"),
+			 METRICS_OPENMETRICS);
+	assert_int_equal(metrics_negotiate("application/openmetrics-text;q=0, text/plain"),
+			 METRICS_TEXT);
+	assert_int_equal(metrics_negotiate("application/openmetrics-text; q=0.0"), METRICS_TEXT);
+	assert_string_equal(metrics_content_type(METRICS_TEXT),
+			    "text/plain; version=0.0.4; charset=utf-8");
+	assert_string_equal(metrics_content_type(METRICS_OPENMETRICS),
+			    "application/openmetrics-text; version=1.0.0; charset=utf-8");
+}
+
+static void test_edges(void **state)
+{
+	(void)state;
+	assert_int_equal(engine_live_edge_ns(0), 10000);
+	assert_int_equal(engine_live_edge_ns(1), 11200);
+	assert_int_equal(engine_live_edge_ns(19), 90000);
+	assert_int_equal(engine_live_edge_ns(20), 100000);
+	assert_int_equal(engine_live_edge_ns(128), 25000000000ull);
+	assert_int_equal(engine_live_edge_ns(140), 100000000000ull);
+	assert_true(engine_live_edge_ns(141) == UINT64_MAX);
+	for (size_t i = 1; i < ENGINE_LIVE_BUCKETS; i++) {
+		uint64_t lo = engine_live_edge_ns(i - 1), hi = engine_live_edge_ns(i);
+		assert_true(hi > lo);
+		assert_true((double)hi / (double)lo < 1.1429); /* the 14.3 % bound */
+	}
+	assert_int_equal(engine_live_bucket(0), 0);
+	assert_int_equal(engine_live_bucket(10000), 0);
+	assert_int_equal(engine_live_bucket(10001), 1);
+	assert_int_equal(engine_live_bucket(11200), 1);
+	assert_int_equal(engine_live_bucket(99999), 20);
+	assert_int_equal(engine_live_bucket(100000000000ull), 140);
+	assert_int_equal(engine_live_bucket(100000000001ull), ENGINE_LIVE_BUCKETS);
+	assert_int_equal(engine_live_bucket(UINT64_MAX), ENGINE_LIVE_BUCKETS);
+	/* every edge, and its neighbours, against a plain linear search */
+	for (size_t i = 0; i < ENGINE_LIVE_BUCKETS; i++)
+		for (int d = -1; d <= 1; d++) {
+			uint64_t v = engine_live_edge_ns(i) + (uint64_t)(int64_t)d;
+			size_t want = 0;
+			while (want < ENGINE_LIVE_BUCKETS && engine_live_edge_ns(want) < v)
+				want++;
+			assert_int_equal(engine_live_bucket(v), want);
+		}
+	/* and pseudo-random values over the whole range (xorshift64) */
+	uint64_t x = 88172645463325252ull;
+	for (int i = 0; i < 20000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		uint64_t v = x >> (x % 64); /* every magnitude */
+		size_t want = 0;
+		while (want < ENGINE_LIVE_BUCKETS && engine_live_edge_ns(want) < v)
+			want++;
+		assert_int_equal(engine_live_bucket(v), want);
+	}
+}
+
+/* cmocka 1.1 has no assert_double_equal */
+#define assert_near(a, b, eps)                                                                   \
+	do {                                                                                     \
+		double a_ = (a), b_ = (b);                                                        \
+		if (!(fabs(a_ - b_) <= (eps)))                                                    \
+			fail_msg("%.17g != %.17g", a_, b_);                                       \
+	} while (0)
+
+static void test_quantile(void **state)
+{
+	(void)state;
+	uint64_t b[ENGINE_LIVE_BUCKETS + 1] = {0};
+	assert_true(isnan(metrics_quantile(b, 0.5)));
+	/* 10 in (90, 100] us: linear inside the bucket */
+	b[20] = 10;
+	assert_near(metrics_quantile(b, 0.5), 95e-6, 1e-15);
+	assert_near(metrics_quantile(b, 1.0), 100e-6, 1e-15);
+	assert_near(metrics_quantile(b, 0.0), 90e-6, 1e-15);
+	/* and 10 more in the first bucket, [0, 10] us */
+	b[0] = 10;
+	assert_near(metrics_quantile(b, 0.25), 5e-6, 1e-15);
+	assert_near(metrics_quantile(b, 0.75), 95e-6, 1e-15);
+	/* only overflow: the last edge, 100 s */
+	memset(b, 0, sizeof b);
+	b[ENGINE_LIVE_BUCKETS] = 3;
+	assert_near(metrics_quantile(b, 0.99), 100.0, 1e-12);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text_families),
+		cmocka_unit_test(test_openmetrics_and_labels),
+		cmocka_unit_test(test_negotiate),
+		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_quantile),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
