@@ -124,17 +124,17 @@ def fixed_rate_section(a, tmp):
     try:
         for rate, conns in FIXED_CASES:
             key = f"{rate}_{conns}"
-            rows = res.setdefault(key, {"pacer": [], "pacer_spin0": [], "h2load": []})
+            rows = res.setdefault(key, {"pacer": [], "pacer_precise": [], "h2load": []})
             for i in range(a.reps):
-                order = ["pacer", "pacer_spin0", "h2load"]
+                order = ["pacer", "pacer_precise", "h2load"]
                 if i % 2:
                     order.reverse()
                 for who in order:
                     base = ["--rate", str(rate), "-c", str(conns), "-d", f"{a.secs}s", "-w", "1s"]
                     if who == "pacer":
                         rows[who].append(pacer_run(url, base, tmp))
-                    elif who == "pacer_spin0":
-                        rows[who].append(pacer_run(url, base + ["--spin", "0"], tmp))
+                    elif who == "pacer_precise":
+                        rows[who].append(pacer_run(url, base + ["--precise"], tmp))
                     elif have_h2load:
                         rows[who].append(h2load_rate(url, rate, conns, a.secs))
     finally:
@@ -145,22 +145,30 @@ def fixed_rate_section(a, tmp):
 
     summary = {}
     md = ["## Fixed rates beside h2load (open loop; CPU per response; medians)", "",
-          "| req/s | connections | pacer `--spin 100us` (default) µs | send-lag p99 µs "
-          "| pacer `--spin 0` µs | send-lag p99 µs | h2load `--rps` µs | default / h2load "
-          "| spin 0 / h2load |", "|---|---|---|---|---|---|---|---|---|"]
+          "| req/s | connections | pacer default (`--send-window 1ms`) µs | send-lag p99 µs "
+          "| pacer `--precise` µs | send-lag p99 µs | h2load `--rps` µs | default / h2load "
+          "| precise / h2load |", "|---|---|---|---|---|---|---|---|---|"]
     for rate, conns in FIXED_CASES:
         rows = res[f"{rate}_{conns}"]
-        p, z, h = (med(rows[k], "cpu_us_per_resp") for k in ("pacer", "pacer_spin0", "h2load"))
+        p, z, h = (med(rows[k], "cpu_us_per_resp") for k in ("pacer", "pacer_precise", "h2load"))
         summary[f"fixed_{rate}_{conns}"] = {
             "pacer_cpu_us": p, "pacer_send_lag_p99_us": med(rows["pacer"], "send_lag_p99_us"),
-            "spin0_cpu_us": z, "spin0_send_lag_p99_us": med(rows["pacer_spin0"], "send_lag_p99_us"),
-            "h2load_cpu_us": h, "default_over_h2load": ratio(p, h), "spin0_over_h2load": ratio(z, h),
+            "precise_cpu_us": z, "precise_send_lag_p99_us": med(rows["pacer_precise"], "send_lag_p99_us"),
+            "h2load_cpu_us": h, "default_over_h2load": ratio(p, h), "precise_over_h2load": ratio(z, h),
             "spread_pacer_cpu_us": [r["cpu_us_per_resp"] for r in rows["pacer"]],
+            "spread_precise_cpu_us": [r["cpu_us_per_resp"] for r in rows["pacer_precise"]],
             "spread_h2load_cpu_us": [r["cpu_us_per_resp"] for r in rows["h2load"]]}
         sm = summary[f"fixed_{rate}_{conns}"]
         md.append(f"| {rate:,} | {conns:,} | {fmt(p, 2)} | {fmt(sm['pacer_send_lag_p99_us'])} | "
-                  f"{fmt(z, 2)} | {fmt(sm['spin0_send_lag_p99_us'])} | {fmt(h, 2)} | "
-                  f"{fmt(sm['default_over_h2load'], 2)} | {fmt(sm['spin0_over_h2load'], 2)} |")
+                  f"{fmt(z, 2)} | {fmt(sm['precise_send_lag_p99_us'])} | {fmt(h, 2)} | "
+                  f"{fmt(sm['default_over_h2load'], 2)} | {fmt(sm['precise_over_h2load'], 2)} |")
+    md += ["", "Spread of the repetitions (CPU µs per response):", ""]
+    for rate, conns in FIXED_CASES:
+        sm = summary[f"fixed_{rate}_{conns}"]
+        md.append(f"- {rate:,} req/s, {conns:,} connections: default "
+                  f"{', '.join(fmt(v, 2) for v in sm['spread_pacer_cpu_us'])}; precise "
+                  f"{', '.join(fmt(v, 2) for v in sm['spread_precise_cpu_us'])}; h2load "
+                  f"{', '.join(fmt(v, 2) for v in sm['spread_h2load_cpu_us'])}")
     if not have_h2load:
         md += ["", "h2load not found (Debian nghttp2-client): its column is empty."]
     md.append("")
@@ -218,8 +226,7 @@ def tls_section(a, tmp):
            "tls_plain_pacer_paced": []}
     # --limited-ok: flat out, the generator is the limit by design (exit 0, not 4)
     flat = ["--concurrency", str(CONNS), "-d", f"{a.secs}s", "--limited-ok"]
-    rate = ["--rate", a.tls_rate, "-c", str(CONNS), "-d", f"{a.secs}s", "-w", "1s", "--spin", "0",
-            "--limited-ok"]
+    rate = ["--rate", a.tls_rate, "-c", str(CONNS), "-d", f"{a.secs}s", "-w", "1s", "--limited-ok"]
     ng = start_nginx_tls(tmp, port, tls_port)
     try:
         for i in range(a.reps):
@@ -289,7 +296,7 @@ def tls_section(a, tmp):
           "| load | plain µs | https µs | https / plain |", "|---|---|---|---|",
           f"| flat out, {CONNS} connections | {fmt(s['tls_plain_pacer_flat_cpu_us_per_resp'], 2)} | "
           f"{fmt(s['tls_pacer_flat_cpu_us_per_resp'], 2)} | {fmt(s['tls_over_plain_cpu_flat'], 2)} |",
-          f"| fixed {a.tls_rate} req/s, `--spin 0` | {fmt(s['tls_plain_pacer_rate_cpu_us_per_resp'], 2)} | "
+          f"| fixed {a.tls_rate} req/s (default pacing) | {fmt(s['tls_plain_pacer_rate_cpu_us_per_resp'], 2)} | "
           f"{fmt(s['tls_pacer_rate_cpu_us_per_resp'], 2)} | {fmt(s['tls_over_plain_cpu_rate'], 2)} |",
           f"| flat out, same-pace target¹ | {fmt(s['tls_plain_pacer_paced_cpu_us_per_resp'], 2)} | "
           f"{fmt(s['tls_pacer_paced_cpu_us_per_resp'], 2)} | {fmt(s['tls_over_plain_cpu_paced'], 2)} |",
@@ -406,7 +413,7 @@ def main():
         return
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
-    res = {"wrk_flat": [], "pacer_flat": [], "pacer_rate": [], "pacer_rate_nospin": [], "serve_wrk": [], "nginx_wrk": []}
+    res = {"wrk_flat": [], "pacer_flat": [], "pacer_rate": [], "pacer_rate_precise": [], "serve_wrk": [], "nginx_wrk": []}
     ng = start_nginx(tmp, port)
     try:
         for i in range(a.reps):
@@ -419,9 +426,9 @@ def main():
                         url, ["--concurrency", str(CONNS), "-d", f"{a.secs}s"], tmp))
             res["pacer_rate"].append(pacer_run(
                 url, ["--rate", a.rate, "-c", str(CONNS), "-d", f"{a.secs}s", "-w", "1s"], tmp))
-            res["pacer_rate_nospin"].append(pacer_run(
+            res["pacer_rate_precise"].append(pacer_run(
                 url, ["--rate", a.rate, "-c", str(CONNS), "-d", f"{a.secs}s", "-w", "1s",
-                      "--spin", "0"], tmp))
+                      "--precise"], tmp))
     finally:
         ng.stop()
 
@@ -456,10 +463,10 @@ def main():
         "pacer_rate_send_lag_p99_us": med(res["pacer_rate"], "send_lag_p99_us"),
         "pacer_rate_loop_lag_p99_us": med(res["pacer_rate"], "loop_lag_p99_us"),
         "pacer_rate_achieved": med(res["pacer_rate"], "rps"),
-        "nospin_cpu_us_per_resp": med(res["pacer_rate_nospin"], "cpu_us_per_resp"),
-        "nospin_send_lag_p99_us": med(res["pacer_rate_nospin"], "send_lag_p99_us"),
-        "nospin_loop_lag_p99_us": med(res["pacer_rate_nospin"], "loop_lag_p99_us"),
-        "nospin_achieved": med(res["pacer_rate_nospin"], "rps"),
+        "precise_cpu_us_per_resp": med(res["pacer_rate_precise"], "cpu_us_per_resp"),
+        "precise_send_lag_p99_us": med(res["pacer_rate_precise"], "send_lag_p99_us"),
+        "precise_loop_lag_p99_us": med(res["pacer_rate_precise"], "loop_lag_p99_us"),
+        "precise_achieved": med(res["pacer_rate_precise"], "rps"),
         "nginx_rps_by_wrk": med(res["nginx_wrk"], "rps"),
         "serve_rps_by_wrk": med(res["serve_wrk"], "rps"),
     }
@@ -507,14 +514,14 @@ def main():
           f"{fmt(summary['pacer_cpu_us_per_resp'], 2)} | {fmt(summary['cpu_ratio_pacer_over_wrk'], 2)} |",
           f"| peak RSS KiB | {fmt(summary['wrk_rss_kib'], 0)} | {fmt(summary['pacer_rss_kib'], 0)} | |",
           "", f"## pacer open loop at a fixed {a.rate} req/s (1 s warm-up)", "",
-          "| wait | achieved/s | send-lag p99 µs | loop-lag p99 µs | CPU µs per response |",
+          "| pacing | achieved/s | send-lag p99 µs | loop-lag p99 µs | CPU µs per response |",
           "|---|---|---|---|---|",
-          f"| `--spin 100us` (default) | {fmt(summary['pacer_rate_achieved'])} | "
+          f"| batched, `--send-window 1ms` (default) | {fmt(summary['pacer_rate_achieved'])} | "
           f"{fmt(summary['pacer_rate_send_lag_p99_us'])} | "
           f"{fmt(summary['pacer_rate_loop_lag_p99_us'])} | {fmt(summary['pacer_rate_cpu_us_per_resp'], 2)} |",
-          f"| `--spin 0` (always sleep) | {fmt(summary['nospin_achieved'])} | "
-          f"{fmt(summary['nospin_send_lag_p99_us'])} | "
-          f"{fmt(summary['nospin_loop_lag_p99_us'])} | {fmt(summary['nospin_cpu_us_per_resp'], 2)} |",
+          f"| `--precise` (`--spin 100us`) | {fmt(summary['precise_achieved'])} | "
+          f"{fmt(summary['precise_send_lag_p99_us'])} | "
+          f"{fmt(summary['precise_loop_lag_p99_us'])} | {fmt(summary['precise_cpu_us_per_resp'], 2)} |",
           "", "wrk has no fixed-rate mode, so this row has no wrk column.", ""]
     if have_serve:
         md += ["## Targets measured by wrk: `pacer serve --plan hello` vs nginx, one thread/worker", "",
