@@ -189,8 +189,8 @@ int txt_write(FILE *f, const struct doc *d)
 	for (size_t i = 0; i < d->n && !rc; i++)
 		if (d->b[i].kind == DOC_HEADING && d->b[i].level == 1)
 			rc = wrap(f, d->b[i].text, "", "  ");
-	static const char *const order[] = {"summary", "results", "conditions"};
-	for (size_t k = 0; k < 3 && !rc; k++)
+	static const char *const order[] = {"summary", "results", "cost", "conditions"};
+	for (size_t k = 0; k < sizeof order / sizeof order[0] && !rc; k++)
 		rc = section(f, d, order[k]);
 	if (rc)
 		return rc;

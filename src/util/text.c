@@ -34,3 +34,11 @@ void text_shell_quote(FILE *f, const char *s)
 	}
 	fputc('\'', f);
 }
+
+int text_field(const char *s, int cols)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) == 0x80)
+			cols++;
+	return cols;
+}

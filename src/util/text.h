@@ -15,4 +15,9 @@ void text_one_line(char *s);
  * fclose). */
 void text_shell_quote(FILE *f, const char *s);
 
+/* The printf field width ("%*s") that gives s `cols` terminal columns: cols
+ * plus the UTF-8 continuation bytes of s, each code point taking one column
+ * ("2.31 µs" is 8 bytes and 7 columns). */
+int text_field(const char *s, int cols);
+
 #endif
