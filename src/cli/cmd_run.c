@@ -38,20 +38,14 @@ static void usage(FILE *f, struct opt *tab, size_t n)
 		   "See docs/run.md.\n");
 }
 
-static int write_outputs(const struct report_ctx *ctx)
+/* --out gets the JSON result's bytes (json[len]), --hgrm the latency
+ * spectrum. */
+static int write_outputs(const struct report_ctx *ctx, const char *json, size_t len)
 {
 	const struct run_plan *p = ctx->plan;
 	int rc = 0;
 	if (p->out_path) {
-		struct afile af;
-		rc = afile_open(&af, p->out_path);
-		if (!rc) {
-			rc = report_json(af.f, ctx);
-			if (rc)
-				afile_abort(&af);
-			else
-				rc = afile_commit(&af);
-		}
+		rc = cli_file_write(p->out_path, json, len);
 		if (rc) {
 			fprintf(stderr, "pacer run: cannot write --out %s: %s\n", p->out_path,
 				err_name(rc));
@@ -188,14 +182,29 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 		tgt.cpu_ns = rr.v[0].target_cpu_ns;
 	}
 	ctx.res = res;
-	if (!plan.quiet)
-		report_text(stdout, &ctx);
+	/* the JSON result once: --out gets its bytes, and the summary is
+	 * rendered from them as `pacer report --format text` renders the file */
+	char *json = NULL;
+	size_t json_len = 0;
+	FILE *mem = open_memstream(&json, &json_len);
+	rc = mem ? report_json(mem, &ctx) : -ENOMEM;
+	if (mem && fclose(mem) != 0 && !rc)
+		rc = -EIO;
+	if (rc) {
+		fprintf(stderr, "pacer run: cannot write the JSON result: %s\n", err_name(rc));
+		free(json);
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	int sret = plan.quiet ? 0 : cli_summary_print("run", json, json_len, stdout);
 	fflush(stdout);
 	struct gen_verdict gv;
 	report_gencheck(res, &ctx, &gv);
 	ret = res->interrupted ? EXIT_INTERRUPTED : cli_setup_exit_code(&setup, EXIT_OK, gv.flagged);
-	if (write_outputs(&ctx) || cli_report_dir_write("run", setup.report_dir, plan.out_path))
+	if (sret || write_outputs(&ctx, json, json_len) ||
+	    cli_report_dir_write("run", setup.report_dir, plan.out_path))
 		ret = EXIT_RUNTIME;
+	free(json);
 out:
 	runner_result_free(&rr);
 	cli_setup_release(&setup);

@@ -24,7 +24,7 @@
 	{0, "body", OPT_STR, &(s).body_arg, "DATA|@FILE", NULL,                                    \
 	 "request body, literal or from a file", false},                                           \
 	{0, "by-name", OPT_FLAG, &(p).by_name, NULL, NULL,                                         \
-	 "a table per request name: count, errors, latency (docs/tables.md#request-names)", false}, \
+	 "ramp: a table per request name after each step (run's summary always has it)", false},   \
 	{'c', "connections", OPT_U32, &(p).connections, "N", "64",                                 \
 	 "open loop: most connections (closed loop: same as --concurrency)", false},               \
 	{0, "drain", OPT_DURATION, &(p).drain_ns, "D", "= --timeout",                              \

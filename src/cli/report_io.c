@@ -163,3 +163,33 @@ int cli_report_dir_write(const char *cmd, const char *dir, const char *json_path
 	}
 	return 0;
 }
+
+int cli_summary_print(const char *cmd, const char *json, size_t len, FILE *out)
+{
+	struct loaded_result r;
+	char err[512] = "";
+	int rc = result_read_mem(&r, json, len, "result", err, sizeof err);
+	if (!rc) {
+		rc = report_render(&r, REPORT_FMT_TEXT, out, err, sizeof err);
+		result_free(&r);
+	}
+	if (rc) {
+		fprintf(stderr, "pacer %s: cannot print the summary: %s\n", cmd,
+			err[0] ? err : err_name(rc));
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+int cli_file_write(const char *path, const char *buf, size_t len)
+{
+	struct afile af;
+	int rc = afile_open(&af, path);
+	if (rc)
+		return rc;
+	if (len && fwrite(buf, 1, len, af.f) != len) {
+		afile_abort(&af);
+		return -EIO;
+	}
+	return afile_commit(&af);
+}

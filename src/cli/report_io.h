@@ -6,6 +6,7 @@
 #define PACER_CLI_REPORT_IO_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "report/result_read.h"
 
@@ -24,6 +25,17 @@ int cli_result_load(struct loaded_result *r, const char *path, char *err, size_t
  * one-line message naming the folder or the file in err. */
 int cli_report_folder_write(const struct loaded_result *r, const char *dir, char *err,
 			    size_t errlen);
+
+/* The terminal summary of a finished command: the len bytes of its JSON
+ * result (the bytes --out gets) read back and rendered to out as `pacer
+ * report RESULT --format text` renders that file, so the two print the
+ * same text (report/txt.c is the one terminal renderer). cmd names the
+ * subcommand in the message. 0, or EXIT_RUNTIME after printing one line. */
+int cli_summary_print(const char *cmd, const char *json, size_t len, FILE *out);
+
+/* Write the len bytes at buf to path atomically (temporary file + rename).
+ * 0, or a negative code (afile_*). */
+int cli_file_write(const char *path, const char *buf, size_t len);
 
 /* cli_result_load of result_path, then cli_report_folder_write. */
 int cli_report_folder_write_from(const char *result_path, const char *dir, char *err,

@@ -195,7 +195,7 @@ void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan
 		.inspect = plan->inspect,
 		.tls = s->tls_client,
 		.tls_host = plan->url.host,
-		.tls_resume = plan->tls.resume,
+		.tls_resume = plan_tls_resume(plan),
 		.hosts = s->hosts,
 		.n_hosts = s->n_hosts,
 		.n_names = s->names.n,

@@ -50,9 +50,9 @@ int setup_encode_requests(struct cli_setup *s, struct run_plan *plan);
 
 /* setup_net.c */
 
-/* The TLS side of the plan: check the options against the URL (and the
+/* The TLS side of the plan (read, not changed): check the options against the URL (and the
  * table's hosts) and make the driver's context, s->tls_client. */
-int setup_tls(struct cli_setup *s, struct run_plan *plan);
+int setup_tls(struct cli_setup *s, const struct run_plan *plan);
 
 /* That the connections (both ends of each, self-contained), the spare
  * descriptors and each worker's loop fit RLIMIT_NOFILE. */

@@ -23,10 +23,9 @@
  * eventfd (net/loop.c). */
 #define FD_PER_LOOP 2
 
-int setup_tls(struct cli_setup *s, struct run_plan *plan)
+int setup_tls(struct cli_setup *s, const struct run_plan *plan)
 {
 	const struct plan_tls *t = &plan->tls;
-	plan->tls.resume = !t->no_resume;
 	bool any_tls = plan->url.tls;
 	for (size_t i = 0; s->table && i < s->table->n_hosts; i++)
 		any_tls |= s->table->hosts[i].tls;

@@ -19,7 +19,6 @@ void plan_defaults(struct run_plan *p)
 	p->concurrency = 10;
 	p->threads = 1;
 	p->repeat = 1;
-	p->tls.resume = true;
 }
 
 const char *plan_method(const struct run_plan *p)
@@ -43,6 +42,11 @@ const char *plan_pacing(const struct run_plan *p, const char **why)
 		return "precise";
 	}
 	return "batched";
+}
+
+bool plan_tls_resume(const struct run_plan *p)
+{
+	return !p->tls.no_resume;
 }
 
 const char *sched_arrival_name(enum sched_arrival a)

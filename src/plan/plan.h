@@ -75,7 +75,6 @@ struct run_plan {
 		bool insecure;           /* --insecure: no certificate verification */
 		const char *cacert;      /* --cacert FILE; NULL: the system store */
 		const char *cert, *key;  /* --cert/--key: client certificate for mutual TLS */
-		bool resume;             /* session resumption on reconnects (default on) */
 		bool resume_flag;        /* --tls-resume given (the default, for symmetry) */
 		bool no_resume;          /* --no-tls-resume given */
 		bool self_signed;        /* --tls: the embedded target serves TLS with a
@@ -97,6 +96,11 @@ void plan_defaults(struct run_plan *p);
  * not asked away ("--unix-socket: ..."), else NULL. */
 const char *plan_pacing(const struct run_plan *p, const char **why);
 const char *plan_method(const struct run_plan *p);
+
+/* Whether TLS sessions are resumed on reconnects: on unless
+ * --no-tls-resume (a function of the options, so nothing writes it into
+ * the plan after plan_validate). */
+bool plan_tls_resume(const struct run_plan *p);
 
 /* Check the plan for contradictions and impossible values. 0, or
  * PACER_ERANGE / PACER_EPARSE with a one-line reason in err naming the

@@ -10,6 +10,7 @@
 #include "report/workload_report.h"
 #include "stats/summary.h"
 #include "util/jsonw.h"
+#include "util/text.h"
 #include "util/units.h"
 
 #define BOOTSTRAP_RESAMPLES 2000
@@ -159,11 +160,12 @@ void compare_text_row(FILE *f, const struct compare_report *c, size_t variant, s
 {
 	const struct rep_figure *r = &c->v[variant].res->reps[rep];
 	char a[32], b[32], d[32], e[32];
-	fprintf(f, "  %-4zu %-10s %12s %10s %10s %10s  %llu (%.2f %%)\n", rep + 1, c->v[variant].name,
-		units_fmt_thousands(a, sizeof a, r->achieved_per_s, 1),
-		units_fmt_duration(b, sizeof b, (double)r->p50_ns),
-		units_fmt_duration(d, sizeof d, (double)r->p99_ns),
-		units_fmt_duration(e, sizeof e, (double)r->max_ns), (unsigned long long)r->errors,
+	units_fmt_duration(b, sizeof b, (double)r->p50_ns);
+	units_fmt_duration(d, sizeof d, (double)r->p99_ns);
+	units_fmt_duration(e, sizeof e, (double)r->max_ns);
+	fprintf(f, "  %-4zu %-10s %12s %*s %*s %*s  %llu (%.2f %%)\n", rep + 1, c->v[variant].name,
+		units_fmt_thousands(a, sizeof a, r->achieved_per_s, 1), text_field(b, 10), b,
+		text_field(d, 10), d, text_field(e, 10), e, (unsigned long long)r->errors,
 		r->error_pct);
 	fflush(f);
 }

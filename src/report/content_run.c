@@ -67,18 +67,24 @@ void content_summary_run(struct content_ctx *c)
 static bool conns_phrase(struct content_ctx *c, const json_t *conns, char *out, size_t cap)
 {
 	double at = 0, opened = rr_num_or(conns, "opened", NAN), cbs = rr_num_or(conns, "closed_by_server", 0);
+	double stray = rr_num_or(conns, "closed_stray", 0);
 	if (!rr_num(conns, "open_at_start", &at))
 		return false;
-	snprintf(out, cap, "%s open when it began, %s opened during it%s%s%s", fmt_int(&c->f, at),
-		 fmt_int(&c->f, opened), cbs > 0 ? " (" : "", cbs > 0 ? fmt_int(&c->f, cbs) : "",
-		 cbs > 0 ? " closed by the server)" : "");
+	int n = snprintf(out, cap, "%s open when it began, %s opened during it%s%s%s",
+			 fmt_int(&c->f, at), fmt_int(&c->f, opened), cbs > 0 ? " (" : "",
+			 cbs > 0 ? fmt_int(&c->f, cbs) : "", cbs > 0 ? " closed by the server)" : "");
+	if (stray > 0 && n > 0 && (size_t)n < cap)
+		snprintf(out + n, cap - (size_t)n,
+			 "; %s closed by pacer because the server sent bytes after a complete "
+			 "response, with no request outstanding (a protocol error)",
+			 fmt_int(&c->f, stray));
 	return true;
 }
 
 /* A run's connections in the measured phase, and what its warm-up did. */
 static void connections_para(struct content_ctx *c, const json_t *warm, const json_t *ph)
 {
-	char m[256], w[256];
+	char m[384], w[384];
 	if (!conns_phrase(c, rr_obj(ph, "connections"), m, sizeof m))
 		return;
 	if (warm && conns_phrase(c, rr_obj(warm, "connections"), w, sizeof w)) {

@@ -212,56 +212,22 @@ static char *slot(struct fring *r)
 	return b;
 }
 
+/* The numbers themselves are formatted by util/units.c, the one family;
+ * these give each a slot of the ring. */
+
 const char *fmt_us(struct fring *r, double us)
 {
-	char *b = slot(r);
-	if (isnan(us)) {
-		snprintf(b, 64, "–");
-		return b;
-	}
-	double a = fabs(us);
-	if (a < 1.0)
-		snprintf(b, 64, "%.0f ns", us * 1e3);
-	else if (a < 9.995)
-		snprintf(b, 64, "%.2f µs", us);
-	else if (a < 99.95)
-		snprintf(b, 64, "%.1f µs", us);
-	else if (a < 999.5)
-		snprintf(b, 64, "%.0f µs", us);
-	else if (a < 9995)
-		snprintf(b, 64, "%.2f ms", us / 1e3);
-	else if (a < 99950)
-		snprintf(b, 64, "%.1f ms", us / 1e3);
-	else if (a < 999500)
-		snprintf(b, 64, "%.0f ms", us / 1e3);
-	else if (a < 9.995e6)
-		snprintf(b, 64, "%.2f s", us / 1e6);
-	else if (a < 99.95e6)
-		snprintf(b, 64, "%.1f s", us / 1e6);
-	else
-		snprintf(b, 64, "%.0f s", us / 1e6);
-	return b;
+	return units_fmt_duration(slot(r), sizeof r->b[0], us * 1e3);
 }
 
 const char *fmt_num(struct fring *r, double v, int decimals)
 {
-	char *b = slot(r);
-	if (!isfinite(v)) {
-		snprintf(b, 64, "–");
-		return b;
-	}
-	if (fabs(v) >= 1e15) {
-		snprintf(b, 64, "%.3g", v);
-		return b;
-	}
-	return units_fmt_thousands(b, 64, v, decimals);
+	return units_fmt_thousands(slot(r), sizeof r->b[0], v, decimals);
 }
 
 const char *fmt_rate(struct fring *r, double per_s)
 {
-	if (isfinite(per_s) && (per_s == floor(per_s) || fabs(per_s) >= 1e4))
-		return fmt_num(r, per_s, 0);
-	return fmt_num(r, per_s, 1);
+	return units_fmt_rate(slot(r), sizeof r->b[0], per_s);
 }
 
 const char *fmt_int(struct fring *r, double n)
@@ -271,57 +237,20 @@ const char *fmt_int(struct fring *r, double n)
 
 const char *fmt_pct(struct fring *r, double pct)
 {
-	char *b = slot(r);
-	if (!isfinite(pct))
-		snprintf(b, 64, "–");
-	else if (pct != 0 && fabs(pct) < 0.01)
-		snprintf(b, 64, "%.2g%%", pct);
-	else
-		snprintf(b, 64, "%.2f%%", pct);
-	return b;
+	return units_fmt_pct(slot(r), sizeof r->b[0], pct);
 }
 
 const char *fmt_bytes(struct fring *r, double v)
 {
-	char *b = slot(r);
-	if (!isfinite(v))
-		snprintf(b, 64, "–");
-	else if (v >= 1024.0 * 1024 * 1024)
-		snprintf(b, 64, "%.2f GiB", v / (1024.0 * 1024 * 1024));
-	else if (v >= 1024.0 * 1024)
-		snprintf(b, 64, "%.1f MiB", v / (1024.0 * 1024));
-	else if (v >= 1024)
-		snprintf(b, 64, "%.1f KiB", v / 1024.0);
-	else
-		snprintf(b, 64, "%.0f B", v);
-	return b;
+	return units_fmt_bytes(slot(r), sizeof r->b[0], v);
 }
 
 const char *fmt_ratio(struct fring *r, double v)
 {
-	char *b = slot(r);
-	double a = fabs(v);
-	if (!isfinite(v))
-		snprintf(b, 64, "–");
-	else if (a < 10)
-		snprintf(b, 64, "%.3f", v);
-	else if (a < 1000)
-		snprintf(b, 64, "%.1f", v);
-	else
-		snprintf(b, 64, "%.0f", v);
-	return b;
+	return units_fmt_ratio(slot(r), sizeof r->b[0], v);
 }
 
 const char *fmt_s(struct fring *r, double s)
 {
-	char *b = slot(r);
-	if (!isfinite(s))
-		snprintf(b, 64, "–");
-	else if (s < 1)
-		snprintf(b, 64, "%.3f s", s);
-	else if (s < 100)
-		snprintf(b, 64, "%.1f s", s);
-	else
-		snprintf(b, 64, "%.0f s", s);
-	return b;
+	return units_fmt_seconds(slot(r), sizeof r->b[0], s);
 }

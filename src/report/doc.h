@@ -4,7 +4,8 @@
  * every format says the same thing. Text in blocks is plain: each writer
  * escapes it for its own syntax.
  *
- * Also the number formatting every report shares (fmt_*), and the escapers.
+ * Also the escapers, and the report writers' handles on the number formats
+ * (fmt_*, over util/units.h).
  *
  * Building never fails loudly: an allocation failure sets doc->oom and later
  * calls do nothing; check it once at the end. */
@@ -82,30 +83,31 @@ void esc_md(FILE *f, const char *s);
  * other than tab and newline become '?'. */
 void esc_html(FILE *f, const char *s);
 
-/* ---- numbers for people ------------------------------------------------------ */
+/* ---- numbers for people ------------------------------------------------------
+ * The report writers' handles on util/units.h (the one family of number
+ * formats, documented there): each call takes the next of 32 buffers of a
+ * ring, so several formatted numbers can go in one printf. */
 
-/* A ring of buffers so several formatted numbers can go in one printf. */
 struct fring {
 	char b[32][64];
 	unsigned i;
 };
 
-/* Microseconds in a readable unit with 3 significant digits: "850 ns",
- * "28.8 µs", "2.65 ms", "634 ms", "1.38 s". "–" for NaN. */
+/* Microseconds: units_fmt_duration of us * 1000 ("28.8 µs"). */
 const char *fmt_us(struct fring *r, double us);
-/* Requests per second: "1,000", "499.5" (one decimal unless whole or >= 10,000). */
+/* units_fmt_rate. */
 const char *fmt_rate(struct fring *r, double per_s);
-/* A count with thousands separators: "1,500". */
+/* units_fmt_thousands with no decimals. */
 const char *fmt_int(struct fring *r, double n);
-/* A percentage: "0.00%", "1.25%", tiny non-zero values with more digits. */
+/* units_fmt_pct. */
 const char *fmt_pct(struct fring *r, double pct);
-/* A number with thousands separators and fixed decimals. */
+/* units_fmt_thousands. */
 const char *fmt_num(struct fring *r, double v, int decimals);
-/* Bytes in B/KiB/MiB/GiB. */
+/* units_fmt_bytes. */
 const char *fmt_bytes(struct fring *r, double bytes);
-/* A ratio: "0.997", "1.019", "41.8", "100.5", "1234". */
+/* units_fmt_ratio. */
 const char *fmt_ratio(struct fring *r, double v);
-/* Seconds: "3.0 s", "0.500 s", "120 s". */
+/* units_fmt_seconds. */
 const char *fmt_s(struct fring *r, double s);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report/rules_report.h"
+#include "util/text.h"
 #include "util/units.h"
 
 uint32_t report_name_count(const struct phase_stats *p, const struct req_names *names)
@@ -178,13 +179,16 @@ void report_text_by_name(FILE *f, const struct phase_stats *p, const struct req_
 			units_fmt_thousands(b, sizeof b, (double)fg.completed, 0),
 			units_fmt_thousands(c, sizeof c, (double)fg.errors, 0), fg.error_pct);
 		const struct hist *h = fg.latency;
-		for (size_t k = 0; k < sizeof pcts / sizeof pcts[0]; k++)
-			fprintf(f, " %9s",
-				h->total ? units_fmt_duration(d, sizeof d,
-							      (double)hist_percentile(h, pcts[k]))
-					 : "-");
-		fprintf(f, " %9s\n",
-			h->total ? units_fmt_duration(d, sizeof d, (double)h->max) : "-");
+		for (size_t k = 0; k < sizeof pcts / sizeof pcts[0] + 1; k++) {
+			const char *v = "-";
+			if (h->total)
+				v = units_fmt_duration(d, sizeof d,
+						       k < sizeof pcts / sizeof pcts[0]
+							       ? (double)hist_percentile(h, pcts[k])
+							       : (double)h->max);
+			fprintf(f, " %*s", text_field(v, 9), v);
+		}
+		fprintf(f, "\n");
 	}
 	if (n > 1)
 		fprintf(f, "  (per-name latency: relative error < %.1f%%; errors: failed responses + "

@@ -8,6 +8,7 @@
 #include "report/rules_report.h"
 #include "report/usage_report.h"
 #include "report/workload_report.h"
+#include "util/text.h"
 #include "util/units.h"
 
 static double achieved(const struct run_result *r) { return report_achieved_rate(r); }
@@ -63,15 +64,16 @@ void ramp_text_row(FILE *f, const struct ramp_step *s, size_t index, const struc
 	ramp_step_measure(&s->run, 0, pct, &m);
 	char a[32], b[32], c[32], d[32], e[32], o[32], ach[32], idx[16];
 	snprintf(idx, sizeof idx, "%s%zu", s->refine ? "r" : "", index + 1);
-	fprintf(f, "  %-4s %10s %10s %9s %9s %9s %9s %9s %6.2f%% %6.2f%%  %s%s\n", idx,
+	units_fmt_duration(a, sizeof a, (double)m.p50_ns);
+	units_fmt_duration(b, sizeof b, (double)m.p90_ns);
+	units_fmt_duration(c, sizeof c, (double)m.p99_ns);
+	units_fmt_duration(d, sizeof d, (double)m.p99_9_ns);
+	units_fmt_duration(e, sizeof e, (double)m.max_ns);
+	fprintf(f, "  %-4s %10s %10s %*s %*s %*s %*s %*s %6.2f%% %6.2f%%  %s%s\n", idx,
 		units_fmt_thousands(o, sizeof o, s->offered_per_s, 0),
-		units_fmt_thousands(ach, sizeof ach, achieved(&s->run), 1),
-		units_fmt_duration(a, sizeof a, (double)m.p50_ns),
-		units_fmt_duration(b, sizeof b, (double)m.p90_ns),
-		units_fmt_duration(c, sizeof c, (double)m.p99_ns),
-		units_fmt_duration(d, sizeof d, (double)m.p99_9_ns),
-		units_fmt_duration(e, sizeof e, (double)m.max_ns), m.error_pct, m.drop_pct,
-		s->verdict.reason, s->run.interrupted ? " (interrupted)" : "");
+		units_fmt_thousands(ach, sizeof ach, achieved(&s->run), 1), text_field(a, 9), a,
+		text_field(b, 9), b, text_field(c, 9), c, text_field(d, 9), d, text_field(e, 9), e,
+		m.error_pct, m.drop_pct, s->verdict.reason, s->run.interrupted ? " (interrupted)" : "");
 	const struct phase_stats *ph = &s->run.measure;
 	if (phase_stats_errors(ph)) {
 		char line[REPORT_ERRORS_LINE_CAP];

@@ -61,9 +61,6 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w);
  * stream failed. */
 int report_json(FILE *f, const struct report_ctx *c);
 
-/* The terminal summary. */
-void report_text(FILE *f, const struct report_ctx *c);
-
 #define REPORT_ERRORS_LINE_CAP 256
 /* One line of a phase's errors: "18,000 (75.00 %): 503 ×18,000; transport 0"
  * (failed responses by status, then request transport errors by kind).

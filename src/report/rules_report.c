@@ -124,24 +124,3 @@ void rj_plan_rules(struct jsonw *j, const struct inspect *in)
 	jw_u64(j, in->need_body);
 	jw_obj_end(j);
 }
-
-void report_text_rules(FILE *f, const struct phase_stats *p, const struct inspect *in)
-{
-	struct success_figures s;
-	report_success(p, &s);
-	char a[48], b[48];
-	fprintf(f, "  success    %s of %s (%.2f %%)%s%s%s\n",
-		units_fmt_thousands(a, sizeof a, (double)s.ok, 0),
-		units_fmt_thousands(b, sizeof b, (double)s.of, 0), s.ok_pct,
-		in && in->success ? "  rule: " : "  (status 200..399)",
-		in && in->success ? in->success_text : "", "");
-	if (in && in->n_outcomes) {
-		fprintf(f, "  outcomes  ");
-		for (size_t k = 0; k < in->n_outcomes; k++)
-			fprintf(f, " %s %.2f %%", in->outcome_name[k], report_outcome_pct(p, k));
-		fprintf(f, "  (of completed responses)\n");
-	}
-	if (in && in->srvtime.src != SRVTIME_NONE && p->server_time_missing)
-		fprintf(f, "  server time missing or unreadable in %s responses\n",
-			units_fmt_thousands(a, sizeof a, (double)p->server_time_missing, 0));
-}

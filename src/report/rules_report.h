@@ -33,7 +33,4 @@ void rj_phase_rules(struct jsonw *j, const struct phase_stats *p, const struct i
  * spec and body cap; null when no rule was given. */
 void rj_plan_rules(struct jsonw *j, const struct inspect *in);
 
-/* Terminal lines: success, outcome rates (indented two spaces). */
-void report_text_rules(FILE *f, const struct phase_stats *p, const struct inspect *in);
-
 #endif

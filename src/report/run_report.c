@@ -386,7 +386,7 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 		jw_key(j, "client_cert");
 		jw_str(j, p->tls.cert);
 		jw_key(j, "resume");
-		jw_bool(j, p->tls.resume);
+		jw_bool(j, plan_tls_resume(p));
 		jw_key(j, "self_signed_target");
 		jw_bool(j, p->tls.self_signed);
 		jw_obj_end(j);

@@ -1,21 +1,13 @@
-/* pacer — the terminal summary and the warnings of `pacer run` (the JSON
- * result is run_report.c). */
-#include <errno.h>
+/* pacer — the warnings of `pacer run` and its one-line errors summary, both
+ * written into the JSON result (run_report.c). The terminal summary is
+ * rendered from that JSON, as `pacer report --format text` renders it
+ * (txt.c). */
 #include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
-#include "report/json_parts.h"
-#include "report/names_report.h"
 #include "report/report.h"
-#include "report/rules_report.h"
 #include "report/usage_report.h"
-#include "report/workload_report.h"
-#include "util/time_units.h"
-#include "util/jsonw.h"
-#include "stats/summary.h"
-#include "table/table.h"
 #include "util/units.h"
 
 static void warn(struct report_warnings *w, const char *fmt, ...)
@@ -75,10 +67,18 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 	report_gencheck(r, c, &gv);
 	for (int i = 0; i < GENCHECK_N; i++) {
 		const struct gencheck *k = &gv.c[i];
-		if (k->fired)
-			warn(w, "generator limited (%s %.1f%s, limit %.1f%s): %s; %s", k->name, k->value,
-			     !strcmp(k->unit, "pct") ? " %" : " us", k->threshold,
-			     !strcmp(k->unit, "pct") ? " %" : " us", k->finding, k->advice);
+		if (!k->fired)
+			continue;
+		bool pct = !strcmp(k->unit, "pct");
+		if (pct) {
+			units_fmt_pct(a, sizeof a, k->value);
+			units_fmt_pct(b, sizeof b, k->threshold);
+		} else {
+			units_fmt_duration(a, sizeof a, k->value * 1e3);
+			units_fmt_duration(b, sizeof b, k->threshold * 1e3);
+		}
+		warn(w, "generator limited (%s %s, limit %s): %s; %s", k->name, a, b, k->finding,
+		     k->advice);
 	}
 	if (r->open_loop) {
 		uint64_t lag = hist_percentile(&m->timing[TIM_SEND_LAG], 99.0);
@@ -91,8 +91,9 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 			     units_fmt_duration(b, sizeof b, (double)REPORT_SEND_LAG_WARN_NS));
 		double ach = report_achieved_rate(r);
 		if (!r->interrupted && !gv.c[2].fired && ach < 0.95 * r->offered_rate_per_s)
-			warn(w, "achieved rate %.1f/s is under 95%% of the offered %.1f/s: %s", ach,
-			     r->offered_rate_per_s, gv.c[2].finding);
+			warn(w, "achieved rate %s/s is under 95%% of the offered %s/s: %s",
+			     units_fmt_rate(a, sizeof a, ach),
+			     units_fmt_rate(b, sizeof b, r->offered_rate_per_s), gv.c[2].finding);
 	}
 	if (m->dropped)
 		warn(w, "%" PRIu64 " requests were due but dropped (backlog full): never sent",
@@ -117,24 +118,6 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 	}
 	if (m->completed == 0)
 		warn(w, "no response was completed in the measured phase");
-}
-
-/* ---- terminal summary ------------------------------------------------------ */
-
-static void text_row(FILE *f, const char *name, const struct hist *h)
-{
-	static const double pcts[] = {50, 90, 99, 99.9, 99.99};
-	char b[32];
-	fprintf(f, "  %-13s", name);
-	if (!h->total) {
-		fprintf(f, "%9s\n", "-");
-		return;
-	}
-	for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++)
-		fprintf(f, "%9s", units_fmt_duration(b, sizeof b, (double)hist_percentile(h, pcts[i])));
-	fprintf(f, "%9s", units_fmt_duration(b, sizeof b, (double)h->max));
-	fprintf(f, "%9s", units_fmt_duration(b, sizeof b, hist_mean(h)));
-	fprintf(f, "  %s\n", units_fmt_thousands(b, sizeof b, (double)h->total, 0));
 }
 
 void report_errors_line(char *out, size_t cap, const struct phase_stats *p)
@@ -180,148 +163,4 @@ void report_errors_line(char *out, size_t cap, const struct phase_stats *p)
 		ADD(")");
 	}
 #undef ADD
-}
-
-void report_text(FILE *f, const struct report_ctx *c)
-{
-	const struct run_plan *p = c->plan;
-	const struct run_result *r = c->res;
-	const struct phase_stats *m = &r->measure;
-	char a[48], b[48], d[48], e[48];
-
-	char name[512];
-	fprintf(f, "pacer run %s%s\n", report_run_name(name, sizeof name, p),
-		c->target ? "  (self-contained)" : "");
-	if (c->target)
-		fprintf(f, "  embedded target: plan %s, %u thread%s\n", c->target->plan_name,
-			c->target->threads, c->target->threads == 1 ? "" : "s");
-	report_text_workload(f, p);
-	if (p->open_loop)
-		fprintf(f, "  open loop: %s req/s (%s arrivals), %u thread%s, up to %u connections\n",
-			units_fmt_thousands(a, sizeof a, p->rate_per_s, p->rate_per_s == (double)(uint64_t)p->rate_per_s ? 0 : 1),
-			sched_arrival_name(p->arrival), p->threads, p->threads == 1 ? "" : "s",
-			p->connections);
-	else
-		fprintf(f, "  closed loop: %u connections, %u thread%s%s%s\n", p->concurrency,
-			p->threads, p->threads == 1 ? "" : "s", p->requests ? ", requests " : "",
-			p->requests ? units_fmt_thousands(a, sizeof a, (double)p->requests, 0) : "");
-	if (r->warmup_ns)
-		fprintf(f, "  warm-up %.2fs: %s responses, %s errors, connections open at start %s, "
-			   "opened %s; not counted below\n",
-			(double)r->warmup_ns / 1e9,
-			units_fmt_thousands(a, sizeof a, (double)r->warmup.completed, 0),
-			units_fmt_thousands(b, sizeof b, (double)phase_stats_errors(&r->warmup), 0),
-			units_fmt_thousands(d, sizeof d, (double)r->warmup.conns_open_at_start, 0),
-			units_fmt_thousands(e, sizeof e, (double)r->warmup.conns_opened, 0));
-	fprintf(f, "  measured %.2fs%s\n\n", (double)r->measure_ns / 1e9,
-		r->interrupted ? " (INTERRUPTED)" : "");
-
-	fprintf(f, "  requests   scheduled %s  sent %s  completed %s  errors %s\n",
-		units_fmt_thousands(a, sizeof a, (double)m->scheduled, 0),
-		units_fmt_thousands(b, sizeof b, (double)m->sent, 0),
-		units_fmt_thousands(d, sizeof d, (double)m->completed, 0),
-		units_fmt_thousands(e, sizeof e, (double)phase_stats_errors(m), 0));
-	if (p->open_loop)
-		fprintf(f, "  rate       offered %s/s  achieved %s/s\n",
-			units_fmt_thousands(a, sizeof a, r->offered_rate_per_s, 1),
-			units_fmt_thousands(b, sizeof b, report_achieved_rate(r), 1));
-	else
-		fprintf(f, "  rate       achieved %s/s\n",
-			units_fmt_thousands(a, sizeof a, report_achieved_rate(r), 1));
-	if (r->n_reps > 1) {
-		struct summary sr, s50, s99;
-		report_rep_summary(r->reps, r->n_reps, 0, &sr);
-		report_rep_summary(r->reps, r->n_reps, 1, &s50);
-		report_rep_summary(r->reps, r->n_reps, 3, &s99);
-		char g[32], h[32], i2[32];
-		fprintf(f, "  %zu repetitions, median (min-max): achieved %s/s (%s-%s)",
-			r->n_reps, units_fmt_thousands(a, sizeof a, sr.median, 1),
-			units_fmt_thousands(b, sizeof b, sr.min, 1),
-			units_fmt_thousands(d, sizeof d, sr.max, 1));
-		fprintf(f, "  p50 %s (%s-%s)", units_fmt_duration(e, sizeof e, s50.median * 1e3),
-			units_fmt_duration(g, sizeof g, s50.min * 1e3),
-			units_fmt_duration(h, sizeof h, s50.max * 1e3));
-		fprintf(f, "  p99 %s (%s-%s)\n", units_fmt_duration(i2, sizeof i2, s99.median * 1e3),
-			units_fmt_duration(g, sizeof g, s99.min * 1e3),
-			units_fmt_duration(h, sizeof h, s99.max * 1e3));
-		fprintf(f, "  (figures below pool every repetition)\n");
-	}
-	fprintf(f, "  responses ");
-	bool any = false;
-	for (int cls = 1; cls <= 5; cls++) {
-		uint64_t n = phase_stats_class(m, cls);
-		if (!n)
-			continue;
-		fprintf(f, "  %dxx %s", cls, units_fmt_thousands(a, sizeof a, (double)n, 0));
-		any = true;
-	}
-	fprintf(f, "%s\n", any ? "" : "  none");
-	char eline[REPORT_ERRORS_LINE_CAP];
-	report_errors_line(eline, sizeof eline, m);
-	fprintf(f, "  errors     %s\n", eline);
-	if (m->errors[ERRK_CONNECT] || m->errors[ERRK_TLS])
-		fprintf(f, "  conn fails connect %s  tls %s  (connection attempts, not requests)\n",
-			units_fmt_thousands(a, sizeof a, (double)m->errors[ERRK_CONNECT], 0),
-			units_fmt_thousands(b, sizeof b, (double)m->errors[ERRK_TLS], 0));
-	if (m->closed_stray)
-		fprintf(f, "  stray      %s connections closed by pacer: the server sent bytes after a "
-			"complete response, with no request outstanding\n",
-			units_fmt_thousands(a, sizeof a, (double)m->closed_stray, 0));
-	report_text_rules(f, m, p->inspect);
-	if (c->target && !r->target.known) {
-		uint64_t served = r->measure.completed + r->warmup.completed;
-		fprintf(f, "  target     CPU %.3fs over %s requests: %.4f ms per request\n",
-			(double)c->target->cpu_ns / 1e9,
-			units_fmt_thousands(a, sizeof a, (double)served, 0),
-			served ? (double)c->target->cpu_ns / 1e6 / (double)served : 0.0);
-	}
-	report_text_usage(f, r, c);
-	if (p->url.tls || m->tls_handshakes)
-		fprintf(f, "  tls        %s %s  handshakes %s (resumed %s)  failed %s\n",
-			m->tls_version[0] ? m->tls_version : "-", m->tls_cipher,
-			units_fmt_thousands(a, sizeof a, (double)m->tls_handshakes, 0),
-			units_fmt_thousands(b, sizeof b, (double)m->tls_resumed, 0),
-			units_fmt_thousands(d, sizeof d, (double)m->errors[ERRK_TLS], 0));
-	fprintf(f, "  bytes      in %s  out %s   connections open at start %s, opened %s\n\n",
-		units_fmt_bytes(a, sizeof a, m->bytes_in), units_fmt_bytes(b, sizeof b, m->bytes_out),
-		units_fmt_thousands(d, sizeof d, (double)m->conns_open_at_start, 0),
-		units_fmt_thousands(e, sizeof e, (double)m->conns_opened, 0));
-
-	fprintf(f, "  %-13s%9s%9s%9s%9s%9s%9s%9s  %s\n", "", "p50", "p90", "p99", "p99.9", "p99.99",
-		"max", "mean", "count");
-	text_row(f, "latency", &m->timing[TIM_LATENCY]);
-	if (m->timing[TIM_LATENCY_FAILED].total) {
-		/* a fast failure makes the blend look good: both apart */
-		text_row(f, "  succeeded", &m->timing[TIM_LATENCY_OK]);
-		text_row(f, "  failed", &m->timing[TIM_LATENCY_FAILED]);
-	}
-	text_row(f, "service time", &m->timing[TIM_SERVICE]);
-	text_row(f, "first byte", &m->timing[TIM_TTFB]);
-	if (p->open_loop) {
-		text_row(f, "send lag", &m->timing[TIM_SEND_LAG]);
-		text_row(f, "loop lag", &m->timing[TIM_LOOP_LAG]);
-	}
-	text_row(f, "connect", &m->timing[TIM_CONNECT]);
-	if (p->url.tls || m->timing[TIM_HANDSHAKE].total)
-		text_row(f, "tls handshake", &m->timing[TIM_HANDSHAKE]);
-	if (p->inspect && p->inspect->srvtime.src != SRVTIME_NONE)
-		text_row(f, "server time", &m->timing[TIM_SERVER]);
-	if (p->open_loop)
-		fprintf(f, "  (latency: from each request's scheduled time to its last byte, so "
-			   "queueing counts)\n");
-	else
-		fprintf(f, "  (closed loop: latency is measured from the send, so a slow target "
-			   "also slows the offered load)\n");
-	if (p->by_name)
-		report_text_by_name(f, m, p->names);
-	else if (report_name_count(m, p->names) > 1)
-		fprintf(f, "  (%u request names: --by-name shows each one's counts and latency)\n",
-			report_name_count(m, p->names));
-
-	struct report_warnings w;
-	report_warnings(c, &w);
-	if (w.n)
-		fprintf(f, "\n");
-	for (size_t i = 0; i < w.n; i++)
-		fprintf(f, "  warning: %s\n", w.msg[i]);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/render_int.h"
+#include "util/text.h"
 
 #define WIDTH 78
 
@@ -33,16 +34,6 @@ static char *clean(const char *s)
 	return o;
 }
 
-/* Display columns of a UTF-8 string: one per code point. */
-static size_t width(const char *s)
-{
-	size_t w = 0;
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			w++;
-	return w;
-}
-
 /* Word-wrapped text: first line after `first`, the others after `rest`. */
 static int wrap(FILE *f, const char *text, const char *first, const char *rest)
 {
@@ -52,7 +43,7 @@ static int wrap(FILE *f, const char *text, const char *first, const char *rest)
 	const char *lead = first;
 	size_t col = 0;
 	fputs(lead, f);
-	col = width(lead);
+	col = text_columns(lead);
 	size_t lead_w = col;
 	char *p = t;
 	bool line_empty = true;
@@ -66,12 +57,12 @@ static int wrap(FILE *f, const char *text, const char *first, const char *rest)
 			e++;
 		char save = *e;
 		*e = '\0';
-		size_t w = width(p);
+		size_t w = text_columns(p);
 		if (!line_empty && col + 1 + w > WIDTH) {
 			fputc('\n', f);
 			lead = rest;
 			fputs(lead, f);
-			col = width(lead);
+			col = text_columns(lead);
 			lead_w = col;
 			line_empty = true;
 		}
@@ -105,7 +96,7 @@ static int table(FILE *f, const struct doc_block *b)
 			rc = -ENOMEM;
 			goto out;
 		}
-		size_t w = width(cells[i]);
+		size_t w = text_columns(cells[i]);
 		if (w > 60) { /* a long URL or command: cut it in the table */
 			size_t cut = 0, seen = 0;
 			while (cells[i][cut] && seen < 57) {
@@ -124,7 +115,7 @@ static int table(FILE *f, const struct doc_block *b)
 		fputs("  ", f);
 		for (size_t c = 0; c < b->cols; c++) {
 			const char *s = cells[r * b->cols + c];
-			size_t pad = wcol[c] - width(s);
+			size_t pad = wcol[c] - text_columns(s);
 			bool right = b->right & (1u << c);
 			if (right)
 				for (size_t k = 0; k < pad; k++)
@@ -189,8 +180,8 @@ int txt_write(FILE *f, const struct doc *d)
 	for (size_t i = 0; i < d->n && !rc; i++)
 		if (d->b[i].kind == DOC_HEADING && d->b[i].level == 1)
 			rc = wrap(f, d->b[i].text, "", "  ");
-	static const char *const order[] = {"summary", "results", "conditions"};
-	for (size_t k = 0; k < 3 && !rc; k++)
+	static const char *const order[] = {"summary", "results", "cost", "conditions"};
+	for (size_t k = 0; k < sizeof order / sizeof order[0] && !rc; k++)
 		rc = section(f, d, order[k]);
 	if (rc)
 		return rc;

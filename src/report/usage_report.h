@@ -27,7 +27,4 @@ void rj_usage(struct jsonw *j, const struct run_result *r, const struct report_c
  * came from), or null when unknown. */
 void rj_target_cores(struct jsonw *j, const struct report_ctx *c);
 
-/* Terminal lines for the same. */
-void report_text_usage(FILE *f, const struct run_result *r, const struct report_ctx *c);
-
 #endif

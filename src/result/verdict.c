@@ -102,7 +102,8 @@ static bool eval_clause(const struct slo_clause *c, const struct slo_measure *m,
 	}
 	const char *rel = cmp > 0 ? ">" : cmp < 0 ? "<" : c->op == SLO_LT ? ">=" : "<=";
 	if (slo_metric_is_latency(c->metric))
-		units_fmt_duration(shown, sizeof shown, val);
+		units_fmt_duration_sig(shown, sizeof shown, val, 4); /* 100.4 ms, not 100 ms,
+								       * against 100ms */
 	else
 		fmt_measured_percent(shown, sizeof shown, val);
 	char t[48];

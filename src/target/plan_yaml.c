@@ -1,559 +1,25 @@
 /* Plan files: YAML (through libyaml's document API) → struct target_plan.
  * Every error names the file, the line and the key path, and says what was
- * expected. The schema is in docs/serve.md. */
+ * expected. The schema is in docs/serve.md. This file reads the document,
+ * the plan and its routes; the values inside a route (latency, bodies,
+ * headers, status mixes, kv, misbehaviour) are plan_yaml_values.c. */
 #include <errno.h>
-#include <fcntl.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <yaml.h>
 
 #include "http/h1req.h"
 #include "target/plan.h"
-#include "target/plan_int.h"
-#include "util/clock.h"
+#include "target/plan_yaml_int.h"
 #include "util/err.h"
-#include "util/yaml_get.h"
-#include "util/units.h"
-
-#define WHERE_CAP 96
-
-struct ctx {
-	struct yaml_rd y; /* the document, its name, the message */
-	struct plan_arena **arena;
-};
-
-/* Write "SRC:LINE: WHERE: message" and return code. */
-#define fail(c, ...) yaml_fail(&(c)->y, __VA_ARGS__)
-
-static int oom(struct ctx *c) { return fail(c, -ENOMEM, NULL, NULL, "out of memory"); }
-
-static yaml_node_t *node(struct ctx *c, int id) { return yaml_rd_node(&c->y, id); }
-
-/* ---- scalars (util/yaml_get.h) --------------------------------------- */
-
-static int scalar(struct ctx *c, const yaml_node_t *n, const char *where, const char *what,
-                  const char **s, size_t *len)
-{
-	return yaml_get_scalar(&c->y, n, where, what, s, len);
-}
-
-/* A scalar that must be a C string without NUL bytes. */
-static int text(struct ctx *c, const yaml_node_t *n, const char *where, const char *what,
-                const char **s)
-{
-	return yaml_get_text(&c->y, n, where, what, s, NULL);
-}
-
-static int parse_status(struct ctx *c, const yaml_node_t *n, const char *where, const char *s,
-                        int *status)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (end == s || *end || errno || s[0] == '+' || s[0] == '-' || v < 200 || v > 599)
-		return fail(c, PACER_ERANGE, n, where, "expected a status code from 200 to 599, got '%s'", s);
-	*status = (int)v;
-	return 0;
-}
-
-static int get_status(struct ctx *c, const yaml_node_t *n, const char *where, int *status)
-{
-	const char *s;
-	int rc = text(c, n, where, "a status code", &s);
-	return rc < 0 ? rc : parse_status(c, n, where, s, status);
-}
-
-static int get_str(struct ctx *c, const yaml_node_t *n, const char *where, const char *what,
-                   const char **out)
-{
-	const char *s;
-	int rc = text(c, n, where, what, &s);
-	if (rc < 0)
-		return rc;
-	*out = plan_strndup(c->arena, s, strlen(s));
-	return *out ? 0 : oom(c);
-}
-
-/* ---- mappings ------------------------------------------------------- */
-
-/* Match the pairs of mapping n against keys (NULL-terminated); vals[i] gets
- * the value node of keys[i] or NULL. Unknown keys are errors; `what` names
- * the mapping ("a route" → "expected a route (a mapping), got a list"). */
-static int fields(struct ctx *c, const yaml_node_t *n, const char *where, const char *what,
-                  const char *const *keys, yaml_node_t **vals)
-{
-	size_t nk = 0;
-	while (keys[nk])
-		nk++;
-	char w[96];
-	snprintf(w, sizeof w, "%s (a mapping)", what);
-	return yaml_fields(&c->y, n, where, w, keys, nk, vals);
-}
-
-static size_t map_len(const yaml_node_t *n)
-{
-	return (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
-}
-
-/* out = where + "." + key (truncated to WHERE_CAP - 1 bytes). */
-static void sub(char *out, const char *where, const char *key)
-{
-	size_t n = 0;
-	for (const char *parts[3] = {where, *where ? "." : "", key}, **p = parts; p < parts + 3; p++)
-		for (const char *q = *p; *q && n + 1 < WHERE_CAP; q++)
-			out[n++] = *q;
-	out[n] = '\0';
-}
-
-/* ---- latency -------------------------------------------------------- */
-
-static int get_latency(struct ctx *c, const yaml_node_t *n, const char *where, struct target_dist *d)
-{
-	const char *why;
-	uint64_t v;
-	int rc;
-	if (n->type == YAML_SCALAR_NODE) {
-		if ((rc = yaml_get_duration(&c->y, n, where, &v)) < 0)
-			return rc;
-		if (target_dist_set(d, TARGET_DIST_FIXED, v, 0, 0, &why) < 0)
-			return fail(c, PACER_ERANGE, n, where, "expected a latency of %s", why);
-		return 0;
-	}
-	static const char *const keys[] = {"dist", "value", "min", "max", "mean", "p50", "p99", "cap", NULL};
-	enum { K_DIST, K_VALUE, K_MIN, K_MAX, K_MEAN, K_P50, K_P99, K_CAP, K_N };
-	yaml_node_t *f[K_N];
-	if ((rc = fields(c, n, where, "a duration or a distribution", keys, f)) < 0)
-		return rc;
-	if (!f[K_DIST])
-		return fail(c, PACER_EPARSE, n, where,
-		            "expected 'dist: fixed|uniform|exponential|lognormal'");
-	const char *ds;
-	if ((rc = text(c, f[K_DIST], where, "a distribution name", &ds)) < 0)
-		return rc;
-	static const struct {
-		const char *name;
-		enum target_dist_kind kind;
-		int a, b; /* required keys */
-		bool cap; /* cap allowed */
-		const char *expect;
-	} kinds[] = {
-		{"fixed", TARGET_DIST_FIXED, K_VALUE, -1, false, "value"},
-		{"uniform", TARGET_DIST_UNIFORM, K_MIN, K_MAX, false, "min, max"},
-		{"exponential", TARGET_DIST_EXPONENTIAL, K_MEAN, -1, true, "mean, cap"},
-		{"lognormal", TARGET_DIST_LOGNORMAL, K_P50, K_P99, true, "p50, p99, cap"},
-	};
-	size_t ki;
-	for (ki = 0; ki < sizeof kinds / sizeof kinds[0]; ki++)
-		if (!strcmp(kinds[ki].name, ds))
-			break;
-	char w[WHERE_CAP];
-	sub(w, where, "dist");
-	if (ki == sizeof kinds / sizeof kinds[0])
-		return fail(c, PACER_EPARSE, f[K_DIST], w,
-		            "expected fixed, uniform, exponential or lognormal, got '%s'", ds);
-	for (int k = K_VALUE; k < K_N; k++) {
-		bool allowed = k == kinds[ki].a || k == kinds[ki].b || (k == K_CAP && kinds[ki].cap);
-		if (f[k] && !allowed)
-			return fail(c, PACER_EPARSE, f[k], where,
-			            "'%s' does not apply to a %s latency (expected %s)", keys[k], ds,
-			            kinds[ki].expect);
-		if (!f[k] && (k == kinds[ki].a || k == kinds[ki].b))
-			return fail(c, PACER_EPARSE, n, where, "a %s latency needs '%s' (expected %s)", ds,
-			            keys[k], kinds[ki].expect);
-	}
-	uint64_t a = 0, b = 0, cap = 0;
-	sub(w, where, keys[kinds[ki].a]);
-	if ((rc = yaml_get_duration(&c->y, f[kinds[ki].a], w, &a)) < 0)
-		return rc;
-	if (kinds[ki].b >= 0) {
-		sub(w, where, keys[kinds[ki].b]);
-		if ((rc = yaml_get_duration(&c->y, f[kinds[ki].b], w, &b)) < 0)
-			return rc;
-	}
-	if (f[K_CAP]) {
-		sub(w, where, "cap");
-		if ((rc = yaml_get_duration(&c->y, f[K_CAP], w, &cap)) < 0)
-			return rc;
-		if (cap == 0)
-			return fail(c, PACER_ERANGE, f[K_CAP], w, "expected a cap > 0");
-	}
-	if (target_dist_set(d, kinds[ki].kind, a, b, cap, &why) < 0) {
-		const yaml_node_t *at = kinds[ki].b >= 0 ? f[kinds[ki].b] : f[kinds[ki].a];
-		if (kinds[ki].kind == TARGET_DIST_LOGNORMAL && a == 0)
-			at = f[K_P50];
-		return fail(c, PACER_ERANGE, at, where, "expected %s", why);
-	}
-	return 0;
-}
-
-/* ---- bodies and headers --------------------------------------------- */
-
-static int parse_template(struct ctx *c, const yaml_node_t *n, const char *where,
-                          struct target_body *b)
-{
-	const char *s = b->data;
-	size_t len = b->len;
-	if (!memmem(s, len, "{{", 2))
-		return 0;
-	if (len > TARGET_TEMPLATE_CAP)
-		return fail(c, PACER_ETOOBIG, n, where,
-		            "expected a template of at most %u bytes (a body with {{...}} placeholders)",
-		            TARGET_TEMPLATE_CAP);
-	/* at most one segment per 2 bytes, plus one */
-	size_t cap = len / 2 + 2;
-	struct target_seg *segs = plan_alloc(c->arena, sizeof *segs * cap);
-	if (!segs)
-		return oom(c);
-	size_t ns = 0, i = 0;
-	while (i < len) {
-		const char *o = memmem(s + i, len - i, "{{", 2);
-		size_t lit_end = o ? (size_t)(o - s) : len;
-		if (lit_end > i)
-			segs[ns++] = (struct target_seg){TARGET_SEG_TEXT, s + i, lit_end - i};
-		if (!o)
-			break;
-		const char *cl = memmem(o + 2, len - (size_t)(o + 2 - s), "}}", 2);
-		if (!cl)
-			return fail(c, PACER_EPARSE, n, where, "expected '}}' closing a placeholder");
-		const char *in = o + 2;
-		size_t il = (size_t)(cl - in);
-		if (il == 2 && !memcmp(in, "id", 2)) {
-			segs[ns++] = (struct target_seg){TARGET_SEG_ID, NULL, 0};
-		} else if (il == 3 && !memcmp(in, "seq", 3)) {
-			segs[ns++] = (struct target_seg){TARGET_SEG_SEQ, NULL, 0};
-		} else if (il > 6 && il <= 6 + TARGET_QUERY_NAME_CAP && !memcmp(in, "query:", 6)) {
-			for (size_t k = 6; k < il; k++)
-				if (in[k] == '&' || in[k] == '=' || !h1req_is_tchar((unsigned char)in[k]))
-					return fail(c, PACER_EPARSE, n, where,
-					            "expected a query parameter name in {{query:NAME}}");
-			segs[ns++] = (struct target_seg){TARGET_SEG_QUERY, in + 6, il - 6};
-		} else {
-			return fail(c, PACER_EPARSE, n, where,
-			            "unknown placeholder '{{%.*s}}' (expected {{id}}, {{seq}} or {{query:NAME}})",
-			            (int)(il > 40 ? 40 : il), in);
-		}
-		i = (size_t)(cl + 2 - s);
-	}
-	size_t bound = 0;
-	for (size_t k = 0; k < ns; k++)
-		bound += segs[k].kind == TARGET_SEG_TEXT ? segs[k].len
-		         : segs[k].kind == TARGET_SEG_QUERY ? TARGET_QUERY_ECHO_CAP
-		                                            : 20;
-	if (bound > TARGET_DYN_CAP)
-		return fail(c, PACER_ETOOBIG, n, where,
-		            "expected a template that expands to at most %u bytes (each {{query:NAME}} "
-		            "counts %u)",
-		            TARGET_DYN_CAP, TARGET_QUERY_ECHO_CAP);
-	b->segs = segs;
-	b->n_segs = ns;
-	return 0;
-}
-
-static int get_body(struct ctx *c, yaml_node_t *body, yaml_node_t *size, const char *where,
-                    struct target_body *b)
-{
-	char w[WHERE_CAP];
-	int rc;
-	*b = (struct target_body){.data = "", .len = 0};
-	if (body && size)
-		return fail(c, PACER_EPARSE, size, where, "expected either 'body' or 'body_size', not both");
-	if (body) {
-		sub(w, where, "body");
-		const char *s;
-		size_t len;
-		if ((rc = scalar(c, body, w, "the body text", &s, &len)) < 0)
-			return rc;
-		if (len > TARGET_BODY_CAP)
-			return fail(c, PACER_ETOOBIG, body, w, "expected a body of at most 16MiB");
-		char *d = plan_strndup(c->arena, s, len);
-		if (!d)
-			return oom(c);
-		b->data = d;
-		b->len = len;
-		return parse_template(c, body, w, b);
-	}
-	if (size) {
-		sub(w, where, "body_size");
-		uint64_t n;
-		if ((rc = yaml_get_size(&c->y, size, w, TARGET_BODY_CAP, &n)) < 0)
-			return rc;
-		char *d = plan_alloc(c->arena, n + 1);
-		if (!d)
-			return oom(c);
-		static const char pat[] = "pacer target body 0123456789 abcdefghijklmnopqrstuvwxyz\n";
-		for (uint64_t i = 0; i < n; i++)
-			d[i] = pat[i % (sizeof pat - 1)];
-		if (n)
-			d[n - 1] = '\n';
-		b->data = d;
-		b->len = n;
-	}
-	return 0;
-}
-
-static bool bad_value_char(unsigned char ch) { return (ch < 0x20 && ch != '\t') || ch == 0x7f; }
-
-static int get_headers(struct ctx *c, const yaml_node_t *n, const char *where,
-                       struct target_header **out, size_t *count)
-{
-	if (n->type != YAML_MAPPING_NODE)
-		return fail(c, PACER_EPARSE, n, where, "expected a mapping of header names to values, got %s",
-		            yaml_kind_name(n));
-	size_t m = map_len(n);
-	if (m > TARGET_MAX_HEADERS)
-		return fail(c, PACER_ETOOBIG, n, where, "expected at most %d headers", TARGET_MAX_HEADERS);
-	struct target_header *h = plan_alloc(c->arena, sizeof *h * (m ? m : 1));
-	if (!h)
-		return oom(c);
-	size_t i = 0, total = 0;
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++, i++) {
-		yaml_node_t *k = node(c, p->key), *v = node(c, p->value);
-		const char *name, *val;
-		int rc;
-		if ((rc = text(c, k, where, "a header name", &name)) < 0)
-			return rc;
-		bool tok = *name != '\0';
-		for (const char *q = name; *q; q++)
-			tok = tok && h1req_is_tchar((unsigned char)*q);
-		if (!tok)
-			return fail(c, PACER_EPARSE, k, where, "expected a header name (letters, digits, '-'), got '%s'",
-			            name);
-		if (!strcasecmp(name, "content-length") || !strcasecmp(name, "transfer-encoding") ||
-		    !strcasecmp(name, "connection"))
-			return fail(c, PACER_EPARSE, k, where,
-			            "'%s' is set by the server; expected another header", name);
-		for (size_t j = 0; j < i; j++)
-			if (!strcasecmp(h[j].name, name))
-				return fail(c, PACER_EPARSE, k, where, "duplicate header '%s'", name);
-		if ((rc = text(c, v, where, "a header value", &val)) < 0)
-			return rc;
-		for (const char *q = val; *q; q++)
-			if (bad_value_char((unsigned char)*q))
-				return fail(c, PACER_EPARSE, v, where,
-				            "expected a header value without control characters (header '%s')", name);
-		total += strlen(name) + strlen(val) + 4;
-		if (total > TARGET_HEADERS_CAP)
-			return fail(c, PACER_ETOOBIG, v, where, "expected headers of at most %u bytes in all",
-			            TARGET_HEADERS_CAP);
-		h[i].name = plan_strndup(c->arena, name, strlen(name));
-		h[i].value = plan_strndup(c->arena, val, strlen(val));
-		if (!h[i].name || !h[i].value)
-			return oom(c);
-	}
-	*out = h;
-	*count = m;
-	return 0;
-}
-
-static int get_status_mix(struct ctx *c, const yaml_node_t *n, const char *where,
-                          struct target_route *rt)
-{
-	int rc;
-	if (n->type == YAML_SCALAR_NODE) {
-		rt->n_status = 1;
-		rt->status_p[0] = 1;
-		return get_status(c, n, where, &rt->status[0]);
-	}
-	if (n->type != YAML_MAPPING_NODE)
-		return fail(c, PACER_EPARSE, n, where,
-		            "expected a status code or a mapping of status codes to probabilities, got %s",
-		            yaml_kind_name(n));
-	size_t m = map_len(n);
-	if (m == 0 || m > TARGET_MAX_STATUSES)
-		return fail(c, PACER_ERANGE, n, where, "expected 1 to %d status codes", TARGET_MAX_STATUSES);
-	double sum = 0;
-	size_t i = 0;
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++, i++) {
-		yaml_node_t *k = node(c, p->key), *v = node(c, p->value);
-		const char *ks;
-		if ((rc = text(c, k, where, "a status code", &ks)) < 0)
-			return rc;
-		if ((rc = parse_status(c, k, where, ks, &rt->status[i])) < 0)
-			return rc;
-		for (size_t j = 0; j < i; j++)
-			if (rt->status[j] == rt->status[i])
-				return fail(c, PACER_EPARSE, k, where, "duplicate status %d", rt->status[i]);
-		char w[WHERE_CAP], num[16];
-		snprintf(num, sizeof num, "%d", rt->status[i]);
-		sub(w, where, num);
-		if ((rc = yaml_get_prob(&c->y, v, w, &rt->status_p[i])) < 0)
-			return rc;
-		sum += rt->status_p[i];
-	}
-	rt->n_status = m;
-	if (fabs(sum - 1.0) > 1e-9)
-		return fail(c, PACER_ERANGE, n, where, "expected probabilities summing to 1, they sum to %g", sum);
-	return 0;
-}
-
-/* ---- kv ------------------------------------------------------------- */
-
-static int cmp_hdr(const void *a, const void *b)
-{
-	return strcmp(((const struct target_header *)a)->name, ((const struct target_header *)b)->name);
-}
-
-static bool kv_key_ok(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s == ',' || *s == '&' || *s == '"' || *s == '\\' || (unsigned char)*s < 0x21 ||
-		    (unsigned char)*s > 0x7e)
-			return false;
-	return true;
-}
-
-static int get_kv(struct ctx *c, const yaml_node_t *n, const char *where, struct target_kv **out)
-{
-	static const char *const keys[] = {"param", "prefix", "generate", "value_size", "table", NULL};
-	enum { K_PARAM, K_PREFIX, K_GEN, K_VSIZE, K_TABLE, K_N };
-	yaml_node_t *f[K_N];
-	int rc;
-	char w[WHERE_CAP];
-	if ((rc = fields(c, n, where, "a kv table description", keys, f)) < 0)
-		return rc;
-	struct target_kv *kv = plan_alloc(c->arena, sizeof *kv);
-	if (!kv)
-		return oom(c);
-	kv->param = "keys";
-	kv->prefix = "key";
-	kv->value_size = 32;
-	if (f[K_PARAM]) {
-		sub(w, where, "param");
-		if ((rc = get_str(c, f[K_PARAM], w, "a query parameter name", &kv->param)) < 0)
-			return rc;
-		if (!kv_key_ok(kv->param) || strchr(kv->param, '='))
-			return fail(c, PACER_EPARSE, f[K_PARAM], w, "expected a query parameter name");
-	}
-	if (f[K_PREFIX]) {
-		sub(w, where, "prefix");
-		if ((rc = get_str(c, f[K_PREFIX], w, "a key prefix", &kv->prefix)) < 0)
-			return rc;
-		if (*kv->prefix && !kv_key_ok(kv->prefix))
-			return fail(c, PACER_EPARSE, f[K_PREFIX], w,
-			            "expected a prefix of visible ASCII without , & \" or \\");
-	}
-	if (f[K_GEN]) {
-		sub(w, where, "generate");
-		if ((rc = yaml_get_count(&c->y, f[K_GEN], w, 0, 1000000000ull, &kv->generate)) < 0)
-			return rc;
-	}
-	if (f[K_VSIZE]) {
-		sub(w, where, "value_size");
-		uint64_t v;
-		if ((rc = yaml_get_count(&c->y, f[K_VSIZE], w, 1, TARGET_KV_VALUE_CAP, &v)) < 0)
-			return rc;
-		kv->value_size = (uint32_t)v;
-	}
-	if (f[K_TABLE]) {
-		sub(w, where, "table");
-		const yaml_node_t *t = f[K_TABLE];
-		if (t->type != YAML_MAPPING_NODE)
-			return fail(c, PACER_EPARSE, t, w, "expected a mapping of keys to values, got %s",
-			            yaml_kind_name(t));
-		size_t m = map_len(t);
-		if (m > TARGET_MAX_KV_TABLE)
-			return fail(c, PACER_ETOOBIG, t, w, "expected at most %d entries", TARGET_MAX_KV_TABLE);
-		kv->table = plan_alloc(c->arena, sizeof *kv->table * (m ? m : 1));
-		if (!kv->table)
-			return oom(c);
-		size_t i = 0;
-		for (yaml_node_pair_t *p = t->data.mapping.pairs.start; p < t->data.mapping.pairs.top; p++, i++) {
-			yaml_node_t *k = node(c, p->key), *v = node(c, p->value);
-			if ((rc = get_str(c, k, w, "a key", &kv->table[i].name)) < 0)
-				return rc;
-			if (!kv_key_ok(kv->table[i].name))
-				return fail(c, PACER_EPARSE, k, w,
-				            "expected a key of visible ASCII without , & \" or \\");
-			if ((rc = get_str(c, v, w, "a value", &kv->table[i].value)) < 0)
-				return rc;
-			if (strlen(kv->table[i].value) > TARGET_KV_VALUE_CAP)
-				return fail(c, PACER_ETOOBIG, v, w, "expected a value of at most %u bytes",
-				            TARGET_KV_VALUE_CAP);
-			for (const char *q = kv->table[i].value; *q; q++)
-				if ((unsigned char)*q < 0x20 || *q == '"' || *q == '\\')
-					return fail(c, PACER_EPARSE, v, w,
-					            "expected a value without control characters, '\"' or '\\'");
-		}
-		kv->n_table = m;
-		qsort(kv->table, m, sizeof *kv->table, cmp_hdr);
-		for (size_t j = 1; j < m; j++)
-			if (!strcmp(kv->table[j - 1].name, kv->table[j].name))
-				return fail(c, PACER_EPARSE, t, w, "duplicate key '%s'", kv->table[j].name);
-	}
-	*out = kv;
-	return 0;
-}
-
-/* ---- misbehaviour --------------------------------------------------- */
-
-static int get_misbehave(struct ctx *c, const yaml_node_t *n, const char *where,
-                         struct target_misbehave *m)
-{
-	static const char *const keys[] = {"stall_every", "stall_for", "close_after", "garbage",
-	                                   "slow_body", NULL};
-	enum { K_SE, K_SF, K_CA, K_GB, K_SB, K_N };
-	yaml_node_t *f[K_N];
-	char w[WHERE_CAP];
-	int rc;
-	if ((rc = fields(c, n, where, "misbehaviours", keys, f)) < 0)
-		return rc;
-	if (!!f[K_SE] != !!f[K_SF])
-		return fail(c, PACER_EPARSE, n, where, "expected both stall_every and stall_for, or neither");
-	if (f[K_SE]) {
-		sub(w, where, "stall_every");
-		if ((rc = yaml_get_duration(&c->y, f[K_SE], w, &m->stall_every_ns)) < 0)
-			return rc;
-		sub(w, where, "stall_for");
-		if ((rc = yaml_get_duration(&c->y, f[K_SF], w, &m->stall_for_ns)) < 0)
-			return rc;
-		if (m->stall_every_ns == 0 || m->stall_for_ns == 0 || m->stall_for_ns >= m->stall_every_ns)
-			return fail(c, PACER_ERANGE, f[K_SF], w,
-			            "expected 0 < stall_for < stall_every");
-	}
-	if (f[K_CA]) {
-		sub(w, where, "close_after");
-		if ((rc = yaml_get_count(&c->y, f[K_CA], w, 1, UINT32_MAX, &m->close_after)) < 0)
-			return rc;
-	}
-	if (f[K_GB]) {
-		sub(w, where, "garbage");
-		if ((rc = yaml_get_prob(&c->y, f[K_GB], w, &m->garbage)) < 0)
-			return rc;
-		m->garbage_thresh = m->garbage >= 1 ? UINT64_MAX : (uint64_t)(m->garbage * 18446744073709551616.0);
-	}
-	if (f[K_SB]) {
-		sub(w, where, "slow_body");
-		static const char *const sk[] = {"bytes", "every", NULL};
-		yaml_node_t *g[2];
-		if ((rc = fields(c, f[K_SB], w, "a slow body pace", sk, g)) < 0)
-			return rc;
-		if (!g[0] || !g[1])
-			return fail(c, PACER_EPARSE, f[K_SB], w, "expected both 'bytes' and 'every'");
-		char w2[WHERE_CAP];
-		uint64_t b;
-		sub(w2, w, "bytes");
-		if ((rc = yaml_get_count(&c->y, g[0], w2, 1, 1u << 20, &b)) < 0)
-			return rc;
-		m->slow_bytes = (uint32_t)b;
-		sub(w2, w, "every");
-		if ((rc = yaml_get_duration(&c->y, g[1], w2, &m->slow_every_ns)) < 0)
-			return rc;
-		if (m->slow_every_ns == 0 || m->slow_every_ns > 60 * NS_PER_S)
-			return fail(c, PACER_ERANGE, g[1], w2, "expected a pause from 1us to 60s");
-	}
-	return 0;
-}
+#include "util/file.h"
+#include "util/time_units.h"
 
 /* ---- routes --------------------------------------------------------- */
 
-static int check_no_body(struct ctx *c, const yaml_node_t *at, const char *where, int status,
+static int check_no_body(struct plan_yaml *c, const yaml_node_t *at, const char *where, int status,
                          const struct target_body *b)
 {
 	if ((status == 204 || status == 304) && (b->len || b->kv))
@@ -561,7 +27,7 @@ static int check_no_body(struct ctx *c, const yaml_node_t *at, const char *where
 	return 0;
 }
 
-static int get_answer(struct ctx *c, const yaml_node_t *n, const char *where, struct target_answer *a)
+static int get_answer(struct plan_yaml *c, const yaml_node_t *n, const char *where, struct target_answer *a)
 {
 	static const char *const keys[] = {"status", "body", "body_size", "headers", NULL};
 	yaml_node_t *f[4];
@@ -571,21 +37,21 @@ static int get_answer(struct ctx *c, const yaml_node_t *n, const char *where, st
 		return rc;
 	if (f[0]) {
 		sub(w, where, "status");
-		if ((rc = get_status(c, f[0], w, &a->status)) < 0)
+		if ((rc = pyaml_status(c, f[0], w, &a->status)) < 0)
 			return rc;
 	}
-	if ((rc = get_body(c, f[1], f[2], where, &a->body)) < 0)
+	if ((rc = pyaml_body(c, f[1], f[2], where, &a->body)) < 0)
 		return rc;
 	if (f[3]) {
 		sub(w, where, "headers");
-		if ((rc = get_headers(c, f[3], w, &a->headers, &a->n_headers)) < 0)
+		if ((rc = pyaml_headers(c, f[3], w, &a->headers, &a->n_headers)) < 0)
 			return rc;
 		a->headers_set = true;
 	}
 	return check_no_body(c, f[0] ? f[0] : n, where, a->status, &a->body);
 }
 
-static int get_route(struct ctx *c, const yaml_node_t *n, const char *where, struct target_route *rt)
+static int get_route(struct plan_yaml *c, const yaml_node_t *n, const char *where, struct target_route *rt)
 {
 	static const char *const keys[] = {"method", "path",    "prefix", "latency",       "work",
 	                                   "status", "fill",    "body",   "body_size",     "headers",
@@ -636,7 +102,7 @@ static int get_route(struct ctx *c, const yaml_node_t *n, const char *where, str
 	}
 	if (f[K_LAT]) {
 		sub(w, where, "latency");
-		if ((rc = get_latency(c, f[K_LAT], w, &rt->latency)) < 0)
+		if ((rc = pyaml_latency(c, f[K_LAT], w, &rt->latency)) < 0)
 			return rc;
 	}
 	if (f[K_WORK]) {
@@ -648,7 +114,7 @@ static int get_route(struct ctx *c, const yaml_node_t *n, const char *where, str
 	}
 	if (f[K_STATUS]) {
 		sub(w, where, "status");
-		if ((rc = get_status_mix(c, f[K_STATUS], w, rt)) < 0)
+		if ((rc = pyaml_status_mix(c, f[K_STATUS], w, rt)) < 0)
 			return rc;
 	}
 	if (f[K_FILL]) {
@@ -661,15 +127,15 @@ static int get_route(struct ctx *c, const yaml_node_t *n, const char *where, str
 		if (f[K_BODY] || f[K_BSIZE])
 			return fail(c, PACER_EPARSE, f[K_KV], where,
 			            "expected either 'kv' or a body ('body'/'body_size'), not both");
-		if ((rc = get_kv(c, f[K_KV], w, &rt->kv)) < 0)
+		if ((rc = pyaml_kv(c, f[K_KV], w, &rt->kv)) < 0)
 			return rc;
 		rt->filled.body = (struct target_body){.data = "", .len = 0, .kv = true};
-	} else if ((rc = get_body(c, f[K_BODY], f[K_BSIZE], where, &rt->filled.body)) < 0) {
+	} else if ((rc = pyaml_body(c, f[K_BODY], f[K_BSIZE], where, &rt->filled.body)) < 0) {
 		return rc;
 	}
 	if (f[K_HDRS]) {
 		sub(w, where, "headers");
-		if ((rc = get_headers(c, f[K_HDRS], w, &rt->filled.headers, &rt->filled.n_headers)) < 0)
+		if ((rc = pyaml_headers(c, f[K_HDRS], w, &rt->filled.headers, &rt->filled.n_headers)) < 0)
 			return rc;
 	}
 	if (f[K_NOFILL]) {
@@ -698,7 +164,7 @@ static int get_route(struct ctx *c, const yaml_node_t *n, const char *where, str
 	}
 	if (f[K_MIS]) {
 		sub(w, where, "misbehave");
-		if ((rc = get_misbehave(c, f[K_MIS], w, &rt->mis)) < 0)
+		if ((rc = pyaml_misbehave(c, f[K_MIS], w, &rt->mis)) < 0)
 			return rc;
 	}
 	return 0;
@@ -706,7 +172,7 @@ static int get_route(struct ctx *c, const yaml_node_t *n, const char *where, str
 
 /* ---- plan ----------------------------------------------------------- */
 
-static int get_plan(struct ctx *c, const yaml_node_t *root, struct target_plan *p)
+static int get_plan(struct plan_yaml *c, const yaml_node_t *root, struct target_plan *p)
 {
 	static const char *const keys[] = {"name", "description", "seed", "timeouts", "max_connections",
 	                                   "routes", NULL};
@@ -793,7 +259,7 @@ int target_plan_parse(const char *text_in, size_t len, const char *source, struc
 	if (!p)
 		return -ENOMEM;
 	struct plan_arena **arena = (struct plan_arena **)&p->arena;
-	struct ctx c = {.y = {.src = source, .err = err, .cap = errcap}, .arena = arena};
+	struct plan_yaml c = {.y = {.src = source, .err = err, .cap = errcap}, .arena = arena};
 	if (len > TARGET_PLAN_FILE_CAP) {
 		target_plan_free(p);
 		return fail(&c, PACER_ETOOBIG, NULL, NULL, "expected a plan file of at most 1MiB");
@@ -871,52 +337,29 @@ int target_plan_load(const char *path, struct target_plan **out, char *err, size
 	}
 	*out = NULL;
 	err[0] = '\0';
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	/* a folder or a FIFO would read as an error or block: say what it is */
+	struct stat st;
+	if (stat(path, &st) < 0) {
 		int e = errno;
 		snprintf(err, errcap, "%s: cannot open: %s", path, strerror(e));
 		return -e;
 	}
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (!S_ISREG(st.st_mode)) {
 		snprintf(err, errcap, "%s: expected a regular file", path);
 		return PACER_EPARSE;
 	}
-	if (st.st_size > TARGET_PLAN_FILE_CAP) {
-		close(fd);
+	char *buf;
+	size_t len;
+	int rc = file_read_all(path, TARGET_PLAN_FILE_CAP, &buf, &len);
+	if (rc == PACER_ETOOBIG) {
 		snprintf(err, errcap, "%s: expected a plan file of at most 1MiB", path);
-		return PACER_ETOOBIG;
+		return rc;
 	}
-	size_t cap = (size_t)st.st_size + 1, len = 0;
-	char *buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
+	if (rc < 0) {
+		snprintf(err, errcap, "%s: cannot read: %s", path, strerror(-rc));
+		return rc;
 	}
-	for (;;) {
-		ssize_t r = read(fd, buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-			free(buf);
-			close(fd);
-			snprintf(err, errcap, "%s: cannot read: %s", path, strerror(e));
-			return -e;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-		if (len == cap) { /* the file grew: stay bounded */
-			free(buf);
-			close(fd);
-			snprintf(err, errcap, "%s: expected a plan file of at most 1MiB", path);
-			return PACER_ETOOBIG;
-		}
-	}
-	close(fd);
-	int rc = target_plan_parse(buf, len, path, out, err, errcap);
+	rc = target_plan_parse(buf, len, path, out, err, errcap);
 	free(buf);
 	return rc;
 }

@@ -34,3 +34,17 @@ void text_shell_quote(FILE *f, const char *s)
 	}
 	fputc('\'', f);
 }
+
+size_t text_columns(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+int text_field(const char *s, int cols)
+{
+	return cols + (int)(strlen(s) - text_columns(s));
+}

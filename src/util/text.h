@@ -15,4 +15,12 @@ void text_one_line(char *s);
  * fclose). */
 void text_shell_quote(FILE *f, const char *s);
 
+/* Terminal columns of the UTF-8 string s: one per code point ("2.31 µs" is
+ * 8 bytes and 7 columns). */
+size_t text_columns(const char *s);
+
+/* The printf field width ("%*s") that gives s `cols` terminal columns: cols
+ * plus the bytes of s beyond its text_columns. */
+int text_field(const char *s, int cols);
+
 #endif

@@ -150,40 +150,56 @@ int units_parse_percent(const char *s, double *pct)
 	return 0;
 }
 
+/* "–" (an en dash): what every formatter writes for NaN and infinities. */
+#define NO_VALUE "\xe2\x80\x93"
+
 char *units_fmt_duration(char *out, size_t cap, double ns)
+{
+	return units_fmt_duration_sig(out, cap, ns, 3);
+}
+
+char *units_fmt_duration_sig(char *out, size_t cap, double ns, int sig)
 {
 	static const struct {
 		double div;
 		const char *unit;
-	} u[] = {{1, "ns"}, {1e3, "us"}, {1e6, "ms"}, {1e9, "s"}};
-	int i = 0;
-	if (ns >= 1e9)
-		i = 3;
-	else if (ns >= 1e6)
-		i = 2;
-	else if (ns >= 1e3)
-		i = 1;
-	/* Choose decimals from the value as it will print (99.996 → "100.0",
-	 * not "100.00"), and move to the next unit when rounding reaches 1000. */
+	} u[] = {{1, "ns"}, {1e3, "\xc2\xb5s"}, {1e6, "ms"}, {1e9, "s"}};
+	if (!isfinite(ns)) {
+		snprintf(out, cap, NO_VALUE);
+		return out;
+	}
+	double a = fabs(ns);
+	int i = a >= 1e9 ? 3 : a >= 1e6 ? 2 : a >= 1e3 ? 1 : 0;
+	sig = sig < 3 ? 3 : sig > 6 ? 6 : sig;
+	double digits = pow(10, sig);
+	/* sig significant digits, chosen from the value as it will print
+	 * (9.996 µs → "10.0 µs"), moving to the next unit when rounding
+	 * reaches 1000 (999.6 ns → "1.00 µs") */
 	for (;;) {
-		double v = ns / u[i].div;
-		int d = i == 0 ? 0 : 2;
-		double r = round(v * pow(10, d)) / pow(10, d);
-		if (d == 2 && r >= 100) {
-			d = 1;
-			r = round(v * 10) / 10;
-		}
-		if (r >= 1000 && i < 3) {
+		double v = a / u[i].div;
+		int d = i == 0 ? 0 : sig - 1;
+		while (d > 0 && round(v * pow(10, d)) >= digits)
+			d--;
+		if (round(v * pow(10, d)) / pow(10, d) >= 1000 && i < 3) {
 			i++;
 			continue;
 		}
-		snprintf(out, cap, "%.*f%s", d, v, u[i].unit);
+		double r = round(v * pow(10, d)) / pow(10, d);
+		snprintf(out, cap, "%s%.*f %s", ns < 0 && r > 0 ? "-" : "", d, v, u[i].unit);
 		return out;
 	}
 }
 
 char *units_fmt_thousands(char *out, size_t cap, double v, int decimals)
 {
+	if (!isfinite(v)) {
+		snprintf(out, cap, NO_VALUE);
+		return out;
+	}
+	if (fabs(v) >= 1e21) { /* past any 64-bit count: a hostile value stays short */
+		snprintf(out, cap, "%.3g", v);
+		return out;
+	}
 	char raw[400];
 	snprintf(raw, sizeof raw, "%.*f", decimals, fabs(v)); /* -0.0 too: fabs, not v < 0 */
 	bool neg = v < 0 && strspn(raw, "0.") != strlen(raw); /* no "-0" */
@@ -203,6 +219,50 @@ char *units_fmt_thousands(char *out, size_t cap, double v, int decimals)
 			buf[o++] = *p;
 	buf[o] = '\0';
 	snprintf(out, cap, "%s", buf);
+	return out;
+}
+
+char *units_fmt_rate(char *out, size_t cap, double per_s)
+{
+	bool whole = isfinite(per_s) && (per_s == floor(per_s) || fabs(per_s) >= 1e4);
+	return units_fmt_thousands(out, cap, per_s, whole ? 0 : 1);
+}
+
+char *units_fmt_pct(char *out, size_t cap, double pct)
+{
+	if (!isfinite(pct))
+		snprintf(out, cap, NO_VALUE);
+	else if (pct != 0 && fabs(pct) < 0.01)
+		snprintf(out, cap, "%.2g%%", pct);
+	else
+		snprintf(out, cap, "%.2f%%", pct);
+	return out;
+}
+
+char *units_fmt_ratio(char *out, size_t cap, double v)
+{
+	double a = fabs(v);
+	if (!isfinite(v))
+		snprintf(out, cap, NO_VALUE);
+	else if (a < 10)
+		snprintf(out, cap, "%.3f", v);
+	else if (a < 1000)
+		snprintf(out, cap, "%.1f", v);
+	else
+		snprintf(out, cap, "%.0f", v);
+	return out;
+}
+
+char *units_fmt_seconds(char *out, size_t cap, double s)
+{
+	if (!isfinite(s))
+		snprintf(out, cap, NO_VALUE);
+	else if (s < 1)
+		snprintf(out, cap, "%.3f s", s);
+	else if (s < 100)
+		snprintf(out, cap, "%.1f s", s);
+	else
+		snprintf(out, cap, "%.0f s", s);
 	return out;
 }
 
@@ -248,15 +308,17 @@ char *units_fmt_cost(char *out, size_t cap, double usd, const char *prefix)
 	return out;
 }
 
-char *units_fmt_bytes(char *out, size_t cap, uint64_t v)
+char *units_fmt_bytes(char *out, size_t cap, double v)
 {
-	if (v >= 1024ull * 1024 * 1024)
-		snprintf(out, cap, "%.2f GiB", (double)v / (1024.0 * 1024 * 1024));
-	else if (v >= 1024 * 1024)
-		snprintf(out, cap, "%.2f MiB", (double)v / (1024.0 * 1024));
+	if (!isfinite(v))
+		snprintf(out, cap, NO_VALUE);
+	else if (v >= 1024.0 * 1024 * 1024)
+		snprintf(out, cap, "%.2f GiB", v / (1024.0 * 1024 * 1024));
+	else if (v >= 1024.0 * 1024)
+		snprintf(out, cap, "%.1f MiB", v / (1024.0 * 1024));
 	else if (v >= 1024)
-		snprintf(out, cap, "%.1f KiB", (double)v / 1024.0);
+		snprintf(out, cap, "%.1f KiB", v / 1024.0);
 	else
-		snprintf(out, cap, "%llu B", (unsigned long long)v);
+		snprintf(out, cap, "%.0f B", v);
 	return out;
 }

@@ -68,7 +68,7 @@ class TargetCpuTest(PacerTestCase):
             self.assertEqual(prof["usd_per_core_hour"], price)
             want = cost["cpu_ms_per_request"] * 1e6 / 3.6e6 * price
             self.assertAlmostEqual(prof["usd_per_million_requests"], want, places=5)
-        self.assertIn("cost ", run.stdout)
+        self.assertIn("USD per million requests", run.stdout)  # the cost table
 
     def test_nginx_by_pid_with_children(self):
         """nginx's master does no request work; with --target-children its
@@ -234,7 +234,7 @@ class OutcomeTest(PacerTestCase):
         self.assertLessEqual(st["p50_us"], lat["p50_us"])
         self.assertGreater(st["p50_us"], 20000)  # median 50 ms configured
         self.assertLess(st["p50_us"], 100000)
-        self.assertIn("server time", run.stdout)
+        self.assertIn("server-reported time", run.stdout)  # its latency row
         miss = run_on(["--self-contained=hello", "--rate", "100", "--duration", "1s",
                        "--server-time", "header:X-Nope"])
         self.assertEqual(miss.json["measure"]["server_time_missing"],

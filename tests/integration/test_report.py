@@ -343,6 +343,21 @@ class FormatsTest(PacerTestCase):
             self.assertTrue(fig.find("figcaption").text)
         return root
 
+    def test_run_summary_is_the_text_report(self):
+        """One terminal renderer: what `pacer run` prints is, byte for byte,
+        what `pacer report RESULT --format text` prints of the result it
+        saved (a short self-contained run, with a warm-up and two request
+        names, so the summary has several sections and tables)."""
+        run = harness.run_pacer(["--self-contained=vast_ortb_mix", "--rate", 200, "-d", "0.5s",
+                                 "-w", "0.2s"], timeout=30.0)
+        self.assertIn(run.code, (0, 4), describe(run))
+        text = self.render(run.out_path, "--format", "text")
+        self.assertEqual(run.stdout, text)
+        # and it is the report: headline, tables, conditions
+        self.assertTrue(text.startswith("pacer run report: "), text)
+        for part in ("Results", "  Latency", "  By request name", "Test conditions and limits"):
+            self.assertIn("\n" + part + "\n", text)
+
     def test_html_well_formed_with_charts(self):
         res = real_results()
         self.check_html(self.render(res["run"], "--format", "html"), ("spectrum", "timeline"))

@@ -129,9 +129,10 @@ class TableRunTest(harness.PacerTestCase):
         first = md.splitlines()[0]
         self.assertTrue(first.startswith("# pacer run report: table "), first)
         self.assertIn("3 requests, 1 host: 127.0.0.1:%d)" % self.ngx.port, first)
-        self.assertTrue(run.stdout.startswith("pacer run table %s (sha256 %s, 3 requests, host "
-                                              "127.0.0.1:%d)\n" % (d, p["table"]["sha256"][:12],
-                                                                   self.ngx.port)), run.stdout)
+        flat = " ".join(run.stdout.split())  # the summary is wrapped at 78 columns
+        self.assertTrue(flat.startswith("pacer run report: table %s (SHA-256 %s, 3 requests, 1 host: "
+                                        "127.0.0.1:%d)" % (d, p["table"]["sha256"][:12],
+                                                          self.ngx.port)), run.stdout)
 
     def test_bad_tables(self):
         bad = os.path.join(self.dir, "bad.targets")

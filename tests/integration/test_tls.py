@@ -163,7 +163,7 @@ class NginxTlsTest(TlsTestCase):
         self.assertEqual(p["cacert"], pki("ca.pem"))
         self.assertTrue(p["resume"])
         self.assertIsNone(run.json["plan"]["unix_socket"])
-        self.assertIn("tls handshake", run.stdout)
+        self.assertIn("TLS handshake (per connection)", run.stdout)
 
     def test_closed_loop_exact_counts(self):
         mark = _ngx.log_mark()

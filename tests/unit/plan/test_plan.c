@@ -67,6 +67,21 @@ static void test_method(void **state)
 	assert_string_equal(sched_arrival_name(SCHED_POISSON), "poisson");
 }
 
+/* resumption follows the options alone: on by default and with
+ * --tls-resume, off with --no-tls-resume; nothing has to store it */
+static void test_tls_resume(void **state)
+{
+	(void)state;
+	struct run_plan p;
+	plan_defaults(&p);
+	assert_true(plan_tls_resume(&p));
+	p.tls.resume_flag = true;
+	assert_true(plan_tls_resume(&p));
+	p.tls.resume_flag = false;
+	p.tls.no_resume = true;
+	assert_false(plan_tls_resume(&p));
+}
+
 enum loop { CLOSED, OPEN };
 
 struct bad_case {
@@ -233,6 +248,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_method),
+		cmocka_unit_test(test_tls_resume),
 		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_accepts_limits),
 		cmocka_unit_test(test_small_err_buffer),

@@ -40,7 +40,7 @@ static void test_success_and_sets(void **state)
 	slo_eval(&s, &m, &v);
 	assert_false(v.pass);
 	assert_int_equal(v.n_failed, 2);
-	assert_string_equal(v.reason, "Fail success 25.00% < 99%; ok.p99 150.0ms > 100ms");
+	assert_string_equal(v.reason, "Fail success 25.00% < 99%; ok.p99 150.0 ms > 100ms");
 	/* no successful response at all: an ok.* bound is not met by absence */
 	m.ok = (struct slo_latency){.known = true, .count = 0};
 	m.success_pct = 100;
@@ -90,16 +90,16 @@ struct verdict_case {
 
 static const struct verdict_case verdict_cases[] = {
 	{"p99<200ms,errors<5%,drops<0.1%", T_NONE, true, 0, "Pass"},
-	{"p99<100ms", T_NONE, false, 1, "Fail p99 107.8ms > 100ms"},
-	{"p99<100ms,errors<1%", T_NONE, false, 2, "Fail p99 107.8ms > 100ms; errors 2.10% > 1%"},
+	{"p99<100ms", T_NONE, false, 1, "Fail p99 107.8 ms > 100ms"},
+	{"p99<100ms,errors<1%", T_NONE, false, 2, "Fail p99 107.8 ms > 100ms; errors 2.10% > 1%"},
 	{"p50<2ms, p99<100ms, max<=2s, errors<1%, mean<1ms", T_NONE, false, 3,
-	 "Fail p99 107.8ms > 100ms; errors 2.10% > 1%; mean 5.00ms > 1ms"},
-	{"p90<50ms", T_NONE, false, 1, "Fail p90 50.00ms >= 50ms"},
+	 "Fail p99 107.8 ms > 100ms; errors 2.10% > 1%; mean 5.000 ms > 1ms"},
+	{"p90<50ms", T_NONE, false, 1, "Fail p90 50.00 ms >= 50ms"},
 	{"p90<=50ms", T_NONE, true, 0, "Pass"},
-	{"p99.9<=199999999ns", T_NONE, false, 1, "Fail p99.9 200.0ms > 199999999ns"},
-	{"p99.99<300ms,p99.99<=300ms", T_NONE, false, 1, "Fail p99.99 300.0ms >= 300ms"},
+	{"p99.9<=199999999ns", T_NONE, false, 1, "Fail p99.9 200.0 ms > 199999999ns"},
+	{"p99.99<300ms,p99.99<=300ms", T_NONE, false, 1, "Fail p99.99 300.0 ms >= 300ms"},
 	/* boundary: equal values, < against <=, for each kind */
-	{"p99<100ms", T_P99_100MS, false, 1, "Fail p99 100.0ms >= 100ms"},
+	{"p99<100ms", T_P99_100MS, false, 1, "Fail p99 100.0 ms >= 100ms"},
 	{"p99<=100ms", T_P99_100MS, true, 0, "Pass"},
 	{"errors<1%", T_ERR_1PCT, false, 1, "Fail errors 1.00% >= 1%"},
 	{"errors<=1%", T_ERR_1PCT, true, 0, "Pass"},

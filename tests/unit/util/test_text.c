@@ -100,12 +100,27 @@ static void test_shell_round_trip(void **state)
 	}
 }
 
+/* A field width in columns: multi-byte UTF-8 counts once. */
+static void test_field(void **state)
+{
+	(void)state;
+	assert_int_equal(text_field("2.31 ms", 9), 9);
+	assert_int_equal(text_field("2.31 \xc2\xb5s", 9), 10);
+	assert_int_equal(text_field("\xe2\x80\x93", 9), 11);
+	assert_int_equal(text_columns("2.31 \xc2\xb5s"), 7);
+	assert_int_equal(text_columns(""), 0);
+	char b[32];
+	snprintf(b, sizeof b, "[%*s]", text_field("1 \xc2\xb5s", 6), "1 \xc2\xb5s");
+	assert_string_equal(b, "[  1 \xc2\xb5s]"); /* six columns, seven bytes */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_line),
 		cmocka_unit_test(test_shell_quote_exact),
 		cmocka_unit_test(test_shell_round_trip),
+		cmocka_unit_test(test_field),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

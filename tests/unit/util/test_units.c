@@ -311,26 +311,31 @@ static void check_fmt_duration(const struct fmt_case *tab, size_t n)
 	}
 }
 
+/* Three significant digits, a space, the unit ("µs" is UTF-8). */
 static const struct fmt_case fmt_durations[] = {
-	{ 0, 0, "0ns" },
-	{ 1, 0, "1ns" },
-	{ 850, 0, "850ns" },
-	{ 999, 0, "999ns" },
-	{ 999.4, 0, "999ns" },
-	{ 1000, 0, "1.00us" },
-	{ 1234, 0, "1.23us" },
-	{ 12300, 0, "12.30us" },
-	{ 99994, 0, "99.99us" },
-	{ 100000, 0, "100.0us" },
-	{ 123456, 0, "123.5us" },
-	{ 999949, 0, "999.9us" },
-	{ 1e6, 0, "1.00ms" },
-	{ 1.95e6, 0, "1.95ms" },
-	{ 250e6, 0, "250.0ms" },
-	{ 1e9, 0, "1.00s" },
-	{ 2e9, 0, "2.00s" },
-	{ 150e9, 0, "150.0s" },
-	{ 3600e9, 0, "3600.0s" },
+	{ 0, 0, "0 ns" },
+	{ 1, 0, "1 ns" },
+	{ 850, 0, "850 ns" },
+	{ 999, 0, "999 ns" },
+	{ 999.4, 0, "999 ns" },
+	{ 1000, 0, "1.00 \xc2\xb5s" },
+	{ 1234, 0, "1.23 \xc2\xb5s" },
+	{ 12300, 0, "12.3 \xc2\xb5s" },
+	{ 99940, 0, "99.9 \xc2\xb5s" },
+	{ 100000, 0, "100 \xc2\xb5s" },
+	{ 123456, 0, "123 \xc2\xb5s" },
+	{ 999400, 0, "999 \xc2\xb5s" },
+	{ 1e6, 0, "1.00 ms" },
+	{ 1.95e6, 0, "1.95 ms" },
+	{ 250e6, 0, "250 ms" },
+	{ 1e9, 0, "1.00 s" },
+	{ 2e9, 0, "2.00 s" },
+	{ 150e9, 0, "150 s" },
+	{ 3600e9, 0, "3600 s" },
+	{ -1500, 0, "-1.50 \xc2\xb5s" },
+	{ -0.2, 0, "0 ns" }, /* no "-0" */
+	{ NAN, 0, "\xe2\x80\x93" },
+	{ INFINITY, 0, "\xe2\x80\x93" },
 };
 
 static void test_fmt_duration(void **state)
@@ -346,14 +351,15 @@ static void test_fmt_duration(void **state)
 /* Values that round up to 1000 (or to 100) of a unit must move to the next
  * unit (or to one decimal), so the text keeps 3-4 significant digits. */
 static const struct fmt_case fmt_duration_edges[] = {
-	{ 999.5, 0, "1.00us" },
-	{ 999.6, 0, "1.00us" },
-	{ 99996, 0, "100.0us" },
-	{ 999960, 0, "1.00ms" },
-	{ 999999, 0, "1.00ms" },
-	{ 99996000, 0, "100.0ms" },
-	{ 999960000, 0, "1.00s" },
-	{ 99.996e9, 0, "100.0s" },
+	{ 999.5, 0, "1.00 \xc2\xb5s" },
+	{ 999.6, 0, "1.00 \xc2\xb5s" },
+	{ 9996, 0, "10.0 \xc2\xb5s" },
+	{ 99960, 0, "100 \xc2\xb5s" },
+	{ 999960, 0, "1.00 ms" },
+	{ 999999, 0, "1.00 ms" },
+	{ 99960000, 0, "100 ms" },
+	{ 999960000, 0, "1.00 s" },
+	{ 99.96e9, 0, "100 s" },
 };
 
 static void test_fmt_duration_rounding_edges(void **state)
@@ -517,6 +523,42 @@ static void test_fmt_cost(void **state)
 	assert_string_equal(small, "$0.");
 }
 
+/* The rest of the one family: each is what every report prints. */
+static void test_fmt_family(void **state)
+{
+	(void)state;
+	char b[64];
+	static const struct {
+		double v;
+		const char *want;
+	} sig4[] = {{107.8e6, "107.8 ms"}, {100.4e6, "100.4 ms"}, {5e6, "5.000 ms"},
+		    {999949, "999.9 \xc2\xb5s"}, {999960, "1.000 ms"}, {850, "850 ns"}};
+	for (size_t i = 0; i < N(sig4); i++)
+		assert_string_equal(units_fmt_duration_sig(b, sizeof b, sig4[i].v, 4), sig4[i].want);
+	/* out of range asks for the nearest: 3 or 6 */
+	assert_string_equal(units_fmt_duration_sig(b, sizeof b, 1234, 1), "1.23 \xc2\xb5s");
+	assert_string_equal(units_fmt_duration_sig(b, sizeof b, 1234, 9), "1.23400 \xc2\xb5s");
+	assert_string_equal(units_fmt_rate(b, sizeof b, 1000), "1,000");
+	assert_string_equal(units_fmt_rate(b, sizeof b, 499.5), "499.5");
+	assert_string_equal(units_fmt_rate(b, sizeof b, 12345.6), "12,346");
+	assert_string_equal(units_fmt_pct(b, sizeof b, 0), "0.00%");
+	assert_string_equal(units_fmt_pct(b, sizeof b, 1.254), "1.25%");
+	assert_string_equal(units_fmt_pct(b, sizeof b, 0.0042), "0.0042%");
+	assert_string_equal(units_fmt_pct(b, sizeof b, NAN), "\xe2\x80\x93");
+	assert_string_equal(units_fmt_ratio(b, sizeof b, 1.0194), "1.019");
+	assert_string_equal(units_fmt_ratio(b, sizeof b, 41.84), "41.8");
+	assert_string_equal(units_fmt_ratio(b, sizeof b, 1234.4), "1234");
+	assert_string_equal(units_fmt_seconds(b, sizeof b, 0.5), "0.500 s");
+	assert_string_equal(units_fmt_seconds(b, sizeof b, 3), "3.0 s");
+	assert_string_equal(units_fmt_seconds(b, sizeof b, 120), "120 s");
+	assert_string_equal(units_fmt_bytes(b, sizeof b, 512), "512 B");
+	assert_string_equal(units_fmt_bytes(b, sizeof b, 1536), "1.5 KiB");
+	assert_string_equal(units_fmt_bytes(b, sizeof b, 2 * 1024.0 * 1024), "2.0 MiB");
+	assert_string_equal(units_fmt_bytes(b, sizeof b, 1.25 * 1024 * 1024 * 1024), "1.25 GiB");
+	assert_string_equal(units_fmt_thousands(b, sizeof b, INFINITY, 0), "\xe2\x80\x93");
+	assert_string_equal(units_fmt_thousands(b, sizeof b, 1e300, 0), "1e+300");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -530,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_thousands),
 		cmocka_unit_test(test_fmt_thousands_roundtrip),
 		cmocka_unit_test(test_fmt_cost),
+		cmocka_unit_test(test_fmt_family),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
