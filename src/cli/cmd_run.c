@@ -38,26 +38,18 @@ static void usage(FILE *f, struct opt *tab, size_t n)
 		   "See docs/run.md.\n");
 }
 
-static int write_outputs(const struct report_ctx *ctx)
+static int json_of(FILE *f, const void *ctx)
+{
+	return report_json(f, ctx);
+}
+
+static int write_outputs(const struct report_ctx *ctx, const char *report_dir)
 {
 	const struct run_plan *p = ctx->plan;
 	int rc = 0;
-	if (p->out_path) {
-		struct afile af;
-		rc = afile_open(&af, p->out_path);
-		if (!rc) {
-			rc = report_json(af.f, ctx);
-			if (rc)
-				afile_abort(&af);
-			else
-				rc = afile_commit(&af);
-		}
-		if (rc) {
-			fprintf(stderr, "pacer run: cannot write --out %s: %s\n", p->out_path,
-				err_name(rc));
-			return rc;
-		}
-	}
+	if ((p->out_path || report_dir) &&
+	    cli_result_emit("run", json_of, ctx, p->out_path, report_dir))
+		return EXIT_RUNTIME;
 	if (p->hgrm_path) {
 		struct afile af;
 		rc = afile_open(&af, p->hgrm_path);
@@ -80,15 +72,16 @@ static int write_outputs(const struct report_ctx *ctx)
 /* --repeat N: a row per measurement. */
 static void run_row(void *arg, const struct runner_at *at, const struct rep_figure *f)
 {
-	const struct run_plan *plan = ((const struct cli_hooks *)arg)->arg;
+	const struct cli_hooks *ch = arg;
+	const struct run_plan *plan = ch->arg;
 	if (plan->repeat <= 1 || plan->quiet)
 		return;
 	char a[32], b[32], c[32];
-	printf("  repetition %u/%u: %s/s  p50 %s  p99 %s  errors %llu\n", at->measurement + 1,
+	fprintf(ch->text, "  repetition %u/%u: %s/s  p50 %s  p99 %s  errors %llu\n", at->measurement + 1,
 	       plan->repeat, units_fmt_thousands(a, sizeof a, f->achieved_per_s, 1),
 	       units_fmt_duration(b, sizeof b, (double)f->p50_ns),
 	       units_fmt_duration(c, sizeof c, (double)f->p99_ns), (unsigned long long)f->errors);
-	fflush(stdout);
+	fflush(ch->text);
 }
 
 int cmd_run(int argc, char **argv)
@@ -160,8 +153,10 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	struct runner_variant var = {.name = "", .run = &plan, .target_cores = ctx.target_cores};
 	cli_setup_engine_cfg(&setup, &plan, &var.cfg);
 	struct runner_plan rp = {.n_variants = 1, .variants = &var, .lag_limit_ns = setup.lag_limit_ns};
-	struct cli_hooks ch = {.setup = {&setup}, .progress = !plan.quiet && isatty(STDOUT_FILENO),
-			       .arg = &plan};
+	/* with the JSON on stdout, what people read goes to stderr */
+	FILE *text = afile_is_stdout(plan.out_path) ? stderr : stdout;
+	struct cli_hooks ch = {.setup = {&setup}, .progress = cli_progress_wanted(text, plan.quiet),
+			       .text = text, .arg = &plan};
 	struct runner_hooks hooks = cli_hooks(&ch);
 	hooks.run_measurement = run_row;
 
@@ -183,12 +178,12 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	}
 	ctx.res = res;
 	if (!plan.quiet)
-		report_text(stdout, &ctx);
-	fflush(stdout);
+		report_text(text, &ctx);
+	fflush(text);
 	struct gen_verdict gv;
 	report_gencheck(res, &ctx, &gv);
 	ret = res->interrupted ? EXIT_INTERRUPTED : cli_setup_exit_code(&setup, EXIT_OK, gv.flagged);
-	if (write_outputs(&ctx) || cli_report_dir_write("run", setup.report_dir, plan.out_path))
+	if (write_outputs(&ctx, setup.report_dir))
 		ret = EXIT_RUNTIME;
 out:
 	runner_result_free(&rr);
