@@ -404,6 +404,55 @@ class FormatsTest(PacerTestCase):
         ratio = [r for r in cmp["ratios"] if r["variant"] == "b" and r["metric"] == "p50"][0]
         self.assertAlmostEqual(float(b50["ratio"]), ratio["ratio"])
 
+    def test_csv_summary(self):
+        # issue 18: a summary row per phase/step and per request name, one
+        # header for every kind, that a spreadsheet takes as is
+        import csv
+        import io
+        res = real_results()
+        run, ramp, cmp = (load_json(res[k]) for k in ("run", "ramp", "compare"))
+        header = None
+
+        def rows_of(kind):
+            nonlocal header
+            text = self.render(res[kind], "--format", "csv", "--rows", "summary")
+            r = list(csv.DictReader(io.StringIO(text)))
+            h = text.split("\n", 1)[0]
+            if header is None:
+                header = h
+            self.assertEqual(h, header, "one header for every kind")
+            return r
+
+        rows = rows_of("run")
+        names = [n["name"] for n in run["measure"]["by_name"]]
+        self.assertGreaterEqual(len(names), 2)
+        self.assertEqual([(r["phase"], r["name"]) for r in rows],
+                         [(p, n) for p in ("warmup", "measure") for n in [""] + names])
+        m = [r for r in rows if r["phase"] == "measure" and not r["name"]][0]
+        self.assertEqual(int(m["completed"]), run["measure"]["requests"]["completed"])
+        self.assertEqual(float(m["p99_us"]), run["measure"]["latency"]["p99_us"])
+        self.assertEqual(int(m["errors"]), run["measure"]["errors"]["total"])
+        per_name = [r for r in rows if r["phase"] == "measure" and r["name"]]
+        self.assertEqual(sum(int(r["completed"]) for r in per_name), int(m["completed"]))
+
+        rows = rows_of("ramp")
+        measured = [r for r in rows if r["phase"] == "measure" and not r["name"]]
+        self.assertEqual([int(r["step"]) for r in measured], list(range(1, len(ramp["steps"]) + 1)))
+        self.assertEqual([r["pass"] for r in measured],
+                         ["true" if s["verdict"]["pass"] else "false" for s in ramp["steps"]])
+        self.assertEqual([float(r["p99_us"]) for r in measured],
+                         [s["measure"]["latency"]["p99_us"] for s in ramp["steps"]])
+        warm = [r for r in rows if r["phase"] == "warmup"]
+        self.assertEqual([int(r["completed"]) for r in warm],
+                         [s["warmup"]["requests"]["completed"] for s in ramp["steps"]])
+
+        rows = rows_of("compare")
+        self.assertEqual([(r["variant"], int(r["repetition"])) for r in rows],
+                         [(v["name"], i + 1) for v in cmp["variants"]
+                          for i in range(len(v["repetitions"]))])
+        self.assertEqual([float(r["p50_us"]) for r in rows],
+                         [x["p50_us"] for v in cmp["variants"] for x in v["repetitions"]])
+
     def test_hgrm(self):
         res = real_results()
         doc = load_json(res["run"])
@@ -427,6 +476,7 @@ class FormatsTest(PacerTestCase):
         self.assertEqual(run.code, 0, describe(run))
         files = sorted(os.listdir(d))
         self.assertEqual(files, sorted(["report.md", "report.html", "report.txt", "report.csv",
+                                        "summary.csv",
                                         "latency.hgrm", "latency.hlog", "chart-latency-vs-load.svg",
                                         "chart-spectrum.svg", "chart-timeline.svg"]))
         with open(os.path.join(d, "report.md")) as f:
