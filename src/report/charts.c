@@ -158,6 +158,7 @@ static int spectrum_chart(struct chart_set *cs, const json_t *phase, const char 
 
 struct timeline {
 	struct xy rate, p50, p99, err;
+	struct xy drain_rate, drain_p99; /* seconds after the schedule ended, drawn apart */
 	bool any_err;
 	struct svg_mark marks[64];
 	char mark_text[64][32];
@@ -176,16 +177,31 @@ static void timeline_break(struct timeline *t)
 		xy_push(&t->p50, NAN, NAN);
 	if (t->p99.n)
 		xy_push(&t->p99, NAN, NAN);
+	if (t->drain_rate.n)
+		xy_push(&t->drain_rate, NAN, NAN);
+	if (t->drain_p99.n)
+		xy_push(&t->drain_p99, NAN, NAN);
 }
 
-/* Points of one series; each second [t, t+1) is drawn at its middle. */
-static void timeline_points(struct timeline *t, const json_t *series, double t0)
+/* Points of one series; each second [t, t+1) is drawn at its middle. The
+ * seconds less than half inside the measured phase (of meas_s seconds; NAN:
+ * unknown) hold the drain's responses: they go to the drain series, so the
+ * lines do not drop to zero at each step's end. */
+static void timeline_points(struct timeline *t, const json_t *series, double t0, double meas_s)
 {
 	size_t i;
 	const json_t *pt;
 	json_array_foreach(series, i, pt) {
-		double ts = rr_num_or(pt, "t_s", (double)i) + t0 + 0.5;
+		double rel = rr_num_or(pt, "t_s", (double)i);
+		double ts = rel + t0 + 0.5;
 		double c, e, p50, p99;
+		if (isfinite(meas_s) && meas_s > 0 && rel + 0.5 >= meas_s) {
+			if (rr_num(pt, "completed", &c))
+				xy_push(&t->drain_rate, ts, c);
+			if (rr_num(pt, "p99_us", &p99) && !(rr_num_or(pt, "completed", 1) == 0))
+				xy_push(&t->drain_p99, ts, p99 / 1e3);
+			continue;
+		}
 		if (rr_num(pt, "completed", &c))
 			xy_push(&t->rate, ts, c);
 		if (rr_num(pt, "errors", &e)) {
@@ -203,33 +219,51 @@ static void timeline_points(struct timeline *t, const json_t *series, double t0)
 static int timeline_chart(struct chart_set *cs, struct timeline *t, const char *xlabel,
 			  const char *title)
 {
-	int rc = t->rate.oom || t->p50.oom || t->p99.oom || t->err.oom ? -ENOMEM : 0;
+	int rc = t->rate.oom || t->p50.oom || t->p99.oom || t->err.oom || t->drain_rate.oom ||
+			 t->drain_p99.oom
+		 ? -ENOMEM
+		 : 0;
 	if (rc || !t->rate.n)
 		return rc;
-	struct svg_series top[2] = {
+	struct svg_series top[3] = {
 		{"responses/s", t->rate.x, t->rate.y, t->rate.n, 0, false, t->rate.n < 40},
 		{"errors/s", t->err.x, t->err.y, t->err.n, 1, false, t->err.n < 40},
+		{"drain (after the schedule)", t->drain_rate.x, t->drain_rate.y, t->drain_rate.n, 7,
+		 true, true},
 	};
+	size_t n_top = 1;
+	if (t->any_err)
+		n_top = 2;
+	else
+		top[1] = top[2];
+	if (t->drain_rate.n)
+		n_top++;
 	double lo = INFINITY, hi = 0;
 	for (size_t i = 0; i < t->p99.n; i++) {
 		lo = fmin(lo, t->p50.n > i ? fmin(t->p50.y[i], t->p99.y[i]) : t->p99.y[i]);
 		hi = fmax(hi, t->p99.y[i]);
 	}
-	struct svg_series bottom[2] = {
+	for (size_t i = 0; i < t->drain_p99.n; i++)
+		if (isfinite(t->drain_p99.y[i])) {
+			lo = fmin(lo, t->drain_p99.y[i]);
+			hi = fmax(hi, t->drain_p99.y[i]);
+		}
+	struct svg_series bottom[3] = {
 		{"p50", t->p50.x, t->p50.y, t->p50.n, 2, false, t->p50.n < 40},
 		{"p99", t->p99.x, t->p99.y, t->p99.n, 1, false, t->p99.n < 40},
+		{"p99 in the drain", t->drain_p99.x, t->drain_p99.y, t->drain_p99.n, 7, true, true},
 	};
 	struct svg_panel p[2] = {
 		{.x = {xlabel, SVG_LINEAR, true},
 		 .y = {"responses per second", SVG_LINEAR, true},
 		 .series = top,
-		 .n_series = t->any_err ? 2 : 1,
+		 .n_series = n_top,
 		 .vmarks = t->marks,
 		 .n_vmarks = t->n_marks},
 		{.x = {xlabel, SVG_LINEAR, true},
 		 .y = {"latency (ms)", svg_wants_log(lo, hi) ? SVG_LOG10 : SVG_LINEAR, true},
 		 .series = bottom,
-		 .n_series = 2,
+		 .n_series = t->drain_p99.n ? 3 : 2,
 		 .vmarks = t->marks,
 		 .n_vmarks = t->n_marks},
 	};
@@ -243,6 +277,8 @@ static void timeline_free(struct timeline *t)
 	xy_free(&t->p50);
 	xy_free(&t->p99);
 	xy_free(&t->err);
+	xy_free(&t->drain_rate);
+	xy_free(&t->drain_p99);
 }
 
 static int run_charts(const json_t *root, struct chart_set *cs)
@@ -254,7 +290,7 @@ static int run_charts(const json_t *root, struct chart_set *cs)
 	memset(&t, 0, sizeof t);
 	const json_t *series = rr_arr(root, "series");
 	if (series)
-		timeline_points(&t, series, 0);
+		timeline_points(&t, series, 0, rr_num_or(root, "measure.duration_s", NAN));
 	double planned;
 	if (rr_num(root, "plan.duration_s", &planned) && planned > 0) {
 		snprintf(t.mark_text[0], sizeof t.mark_text[0], "schedule ends");
@@ -413,9 +449,9 @@ static int ramp_timeline(const json_t *root, struct chart_set *cs)
 			}
 			const json_t *series = rr_arr(s, "series");
 			size_t n = series ? json_array_size(series) : 0;
-			if (series)
-				timeline_points(&t, series, t0);
 			double d = rr_num_or(s, "measure.duration_s", (double)n);
+			if (series)
+				timeline_points(&t, series, t0, d);
 			t0 += fmax(ceil(d), (double)n);
 		} else {
 			struct phase_fig f;

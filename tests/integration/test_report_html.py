@@ -52,6 +52,7 @@ class HtmlReportTest(PacerTestCase):
                 " return {id: f.id, x: r.left + scrollX, y: r.top + scrollY,"
                 " w: r.width, h: r.height}; }))"))
             self.assertGreaterEqual(len(boxes), min_charts, boxes)
+            self._check_layout(page)
             for bx in boxes:
                 self.assertGreater(bx["w"], 100, bx)
                 self.assertGreater(bx["h"], 50, bx)
@@ -66,6 +67,62 @@ class HtmlReportTest(PacerTestCase):
                 self.assertGreater(frac, 0.01, "chart %s looks blank (%.4f)" % (bx["id"], frac))
                 self.assertLess(frac, 0.95, "chart %s looks solid (%.4f)" % (bx["id"], frac))
             return boxes
+
+    def _check_layout(self, page):
+        """Issue 18: every table fits its column (no horizontal scrollbar), no
+        cell's content runs past its cell, a key column is not squeezed into
+        mid-word breaks, and no chart label runs past its chart's edge."""
+        over = json.loads(page.evaluate("""JSON.stringify((() => {
+            const out = [];
+            const main = document.querySelector('main');
+            const mr = main.getBoundingClientRect();
+            const cs = getComputedStyle(main);
+            const right = mr.right - parseFloat(cs.paddingRight) + 0.5;
+            document.querySelectorAll('table').forEach((t, i) => {
+                const r = t.getBoundingClientRect();
+                const wrap = t.parentElement;
+                if (r.right > right || wrap.scrollWidth > wrap.clientWidth + 1)
+                    out.push({table: i, head: t.rows[0].cells[0].innerText,
+                              right: r.right, limit: right});
+                t.querySelectorAll('th, td').forEach(c => {
+                    if (c.scrollWidth > c.clientWidth + 1)
+                        out.push({table: i, cell: c.innerText.slice(0, 60),
+                                  scroll: c.scrollWidth, client: c.clientWidth});
+                });
+                // a first (key) column at least as wide as its longest word
+                for (const row of t.rows) {
+                    const c = row.cells[0];
+                    const range = document.createRange();
+                    for (const w of c.innerText.split(/\\s+/)) {
+                        if (!w) continue;
+                        const probe = document.createElement('span');
+                        probe.textContent = w;
+                        probe.style.whiteSpace = 'nowrap';
+                        probe.style.position = 'absolute';
+                        probe.style.visibility = 'hidden';
+                        c.appendChild(probe);
+                        const pw = probe.getBoundingClientRect().width;
+                        c.removeChild(probe);
+                        const inner = c.clientWidth - parseFloat(getComputedStyle(c).paddingLeft)
+                                      - parseFloat(getComputedStyle(c).paddingRight);
+                        if (pw > inner + 1)
+                            out.push({table: i, word: w, width: pw, column: inner});
+                    }
+                }
+            });
+            document.querySelectorAll('figure.chart svg').forEach(s => {
+                const sr = s.getBoundingClientRect();  // transforms (rotated labels) applied
+                s.querySelectorAll('text').forEach(tx => {
+                    const b = tx.getBoundingClientRect();
+                    if (b.left < sr.left - 0.5 || b.right > sr.right + 0.5 ||
+                        b.top < sr.top - 0.5 || b.bottom > sr.bottom + 0.5)
+                        out.push({chart: s.parentElement.id, text: tx.textContent,
+                                  left: b.left - sr.left, right: sr.right - b.right});
+                });
+            });
+            return out;
+        })())"""))
+        self.assertEqual(over, [], "elements overflow: %r" % over[:10])
 
     def test_run_report(self):
         d = os.path.join(self.tmpdir(), "rep")
