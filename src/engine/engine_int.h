@@ -129,6 +129,8 @@ struct hpool {
 /* One second of the measured phase's series (series.c). */
 struct sec_rec {
 	uint64_t completed, errors;
+	uint64_t by_class[5]; /* responses by status class, 1xx..5xx */
+	uint64_t transport;   /* requests failed on the connection (in errors too) */
 	size_t pairs_off, pairs_n;
 };
 

@@ -345,9 +345,10 @@ class FormatsTest(PacerTestCase):
 
     def test_html_well_formed_with_charts(self):
         res = real_results()
-        self.check_html(self.render(res["run"], "--format", "html"), ("spectrum", "timeline"))
+        self.check_html(self.render(res["run"], "--format", "html"),
+                        ("spectrum", "histogram", "timeline", "status"))
         self.check_html(self.render(res["ramp"], "--format", "html"),
-                        ("latency-vs-load", "spectrum", "timeline"))
+                        ("latency-vs-load", "spectrum", "histogram", "timeline", "status"))
         self.check_html(self.render(res["compare"], "--format", "html"),
                         ("compare-ratios", "compare-latency", "compare-throughput"))
 
@@ -377,7 +378,7 @@ class FormatsTest(PacerTestCase):
             cells = {len(re.findall(r"(?<!\\)\|", r)) for r in rows}
             self.assertLessEqual(len(cells), 1, "a table row broke:\n" + block)
         html = self.render(path, "--format", "html")
-        root = self.check_html(html, ("spectrum", "timeline"))
+        root = self.check_html(html, ("spectrum", "histogram", "timeline", "status"))
         self.assertIn("&lt;script&gt;alert(1)&lt;/script&gt;", html)
         text = "".join(root.itertext())
         self.assertIn("<script>alert(1)</script>", text)  # shown as text, not run
@@ -478,7 +479,8 @@ class FormatsTest(PacerTestCase):
         self.assertEqual(files, sorted(["report.md", "report.html", "report.txt", "report.csv",
                                         "summary.csv",
                                         "latency.hgrm", "latency.hlog", "chart-latency-vs-load.svg",
-                                        "chart-spectrum.svg", "chart-timeline.svg"]))
+                                        "chart-spectrum.svg", "chart-histogram.svg",
+                                        "chart-timeline.svg", "chart-status.svg"]))
         with open(os.path.join(d, "report.md")) as f:
             md = f.read()
         refs = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)

@@ -137,6 +137,8 @@ class HtmlReportTest(PacerTestCase):
         boxes = self._check_html(os.path.join(d, "report.html"), 2)
         ids = {b["id"] for b in boxes}
         self.assertTrue(any("spectrum" in i for i in ids), ids)
+        # issue 18: the distribution beside the spectrum, status codes over time
+        self.assertTrue({"chart-histogram", "chart-status"} <= ids, ids)
 
     def test_ramp_report(self):
         d = os.path.join(self.tmpdir(), "rep")
@@ -148,6 +150,7 @@ class HtmlReportTest(PacerTestCase):
         boxes = self._check_html(os.path.join(d, "report.html"), 3)
         ids = {b["id"] for b in boxes}
         self.assertTrue(any("load" in i or "ramp" in i for i in ids), ids)
+        self.assertTrue({"chart-histogram", "chart-status"} <= ids, ids)
 
     def tmpdir(self):
         d = tempfile.mkdtemp(prefix="pacer-html-")
