@@ -667,6 +667,41 @@ static void test_csv(void **state)
 	free(c);
 }
 
+/* Notes the steps of a ramp share are said once, listing the steps; a note
+ * of one step keeps its own sentence (issue 18). */
+static void test_conditions_folded(void **state)
+{
+	(void)state;
+	json_t *j = fx_ramp();
+	json_t *s3 = json_array_get(json_object_get(j, "steps"), 2);
+	json_object_set_new(json_object_get(json_object_get(s3, "measure"), "requests"), "late",
+			    json_integer(5));
+	char *md = render(j, REPORT_FMT_MD, NULL);
+	const char *cond = strstr(md, "## Test conditions and limits");
+	CHECK(cond, "no conditions");
+	if (cond) {
+		char *sec = strndup(cond, (size_t)(strstr(cond + 3, "\n## ") - cond));
+		/* every step had 10 5xx responses: one statement for the three */
+		CHECK(has(sec, "- Responses with a status other than 2xx, in steps 1, 2 and 3 (250, "
+			       "500 and 1,000 requests/s): step 1: 10 (5xx 10), 1.00% of responses; "
+			       "step 2: 10 (5xx 10), 1.00% of responses; step 3: 10 (5xx 10), 1.00% "
+			       "of responses. Every complete response"),
+		      "%s", sec);
+		CHECK(!has(sec, "Step 1 (250 requests/s): 10 responses had a status"), "%s", sec);
+		/* said once, not three times */
+		size_t n = 0;
+		for (const char *p = sec; (p = strstr(p, "Every complete response")); p++)
+			n++;
+		CHECK(n == 1, "explanation said %zu times", n);
+		/* only step 3 had late responses: its own sentence */
+		CHECK(has(sec, "- Step 3 (1,000 requests/s): 5 responses completed after their "
+			       "timeout had passed.\n"),
+		      "%s", sec);
+		free(sec);
+	}
+	free(md);
+}
+
 /* ---- charts: drain seconds apart, status over time, the distribution ------------------ */
 
 static void test_charts_drain_status(void **state)
@@ -1176,6 +1211,7 @@ int main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_charts_drain_status),
+		cmocka_unit_test(test_conditions_folded),
 		cmocka_unit_test(test_hgrm),
 		cmocka_unit_test(test_hlog_decodes),
 		cmocka_unit_test(test_svg),
