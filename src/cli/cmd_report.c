@@ -96,6 +96,12 @@ int cmd_report(int argc, char **argv)
 		csv_summary = !strcmp(rows, "summary");
 	}
 
+	/* an output that cannot be written is refused before the result is read */
+	if (out && (rc = afile_check(out))) {
+		fprintf(stderr, "pacer report: cannot write -o %s: %s\n", out, err_name(rc));
+		return EXIT_RUNTIME;
+	}
+
 	struct loaded_result res;
 	rc = cli_result_load(&res, pos[0], err, sizeof err);
 	if (rc) {
