@@ -77,10 +77,11 @@ static void run_row(void *arg, const struct runner_at *at, const struct rep_figu
 	if (plan->repeat <= 1 || plan->quiet)
 		return;
 	char a[32], b[32], c[32];
-	fprintf(ch->text, "  repetition %u/%u: %s/s  p50 %s  p99 %s  errors %llu\n", at->measurement + 1,
-	       plan->repeat, units_fmt_thousands(a, sizeof a, f->achieved_per_s, 1),
-	       units_fmt_duration(b, sizeof b, (double)f->p50_ns),
-	       units_fmt_duration(c, sizeof c, (double)f->p99_ns), (unsigned long long)f->errors);
+	fprintf(ch->text, "  repetition %u/%u: %s/s  p50 %s  p99 %s  errors %llu\n",
+		at->measurement + 1, plan->repeat,
+		units_fmt_thousands(a, sizeof a, f->achieved_per_s, 1),
+		units_fmt_duration(b, sizeof b, (double)f->p50_ns),
+		units_fmt_duration(c, sizeof c, (double)f->p99_ns), (unsigned long long)f->errors);
 	fflush(ch->text);
 }
 
