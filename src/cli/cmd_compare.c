@@ -184,13 +184,19 @@ static int prepare_variant(struct variant *v, const struct cli_setup *base)
 	return ret;
 }
 
+static int json_of(FILE *f, const void *cr)
+{
+	return compare_json(f, cr);
+}
+
 /* A repetition of a variant finished: its row. */
 static void rep_row(void *arg, const struct runner_at *at, const struct rep_figure *f)
 {
 	(void)f;
-	const struct compare_report *c = ((const struct cli_hooks *)arg)->arg;
+	const struct cli_hooks *ch = arg;
+	const struct compare_report *c = ch->arg;
 	if (!c->ctx.plan->quiet)
-		compare_text_row(stdout, c, at->variant, at->repetition);
+		compare_text_row(ch->text, c, at->variant, at->repetition);
 }
 
 int cmd_compare(int argc, char **argv)
@@ -323,7 +329,10 @@ int cmd_compare(int argc, char **argv)
 	cr.n_variants = nv;
 	cr.noise = noise;
 	struct runner_variant rv[MAX_VARIANTS];
-	struct cli_hooks ch = {.progress = false, .arg = &cr};
+	/* with the JSON on stdout, what people read goes to stderr */
+	struct cli_hooks ch = {.progress = false,
+			       .text = afile_is_stdout(plan.out_path) ? stderr : stdout,
+			       .arg = &cr};
 	bool any_sc = false;
 	for (size_t i = 0; i < nv; i++) {
 		struct report_ctx vctx = {0};
@@ -345,7 +354,7 @@ int cmd_compare(int argc, char **argv)
 	struct runner_hooks hooks = cli_hooks(&ch);
 	hooks.repetition = rep_row;
 	if (!plan.quiet)
-		compare_text_header(stdout, &cr);
+		compare_text_header(ch.text, &cr);
 	cr.reps = repeat; /* the rows index repetitions as they come */
 	sigset_t old;
 	cli_signals_block(&old);
@@ -368,34 +377,19 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	if (!plan.quiet) {
-		compare_text_summary(stdout, &cr);
+		compare_text_summary(ch.text, &cr);
 		for (size_t i = 0; i < nv; i++)
 			if (out.v[i].limited_reps)
-				printf("  warning: variant %s: generator limited in %zu of %zu repetitions "
+				fprintf(ch.text, "  warning: variant %s: generator limited in %zu of %zu repetitions "
 				       "(%s)\n",
 				       vs[i].name, out.v[i].limited_reps, cr.reps, out.v[i].limited_by);
 	}
 	ret = cr.interrupted ? EXIT_INTERRUPTED : EXIT_OK;
 	for (size_t i = 0; i < nv && !cr.interrupted; i++)
 		ret = cli_setup_exit_code(&setup, ret, out.v[i].limited_reps > 0);
-	if (plan.out_path) {
-		struct afile af;
-		rc = afile_open(&af, plan.out_path);
-		if (!rc) {
-			rc = compare_json(af.f, &cr);
-			if (rc)
-				afile_abort(&af);
-			else
-				rc = afile_commit(&af);
-		}
-		if (rc) {
-			fprintf(stderr, "pacer compare: cannot write --out %s: %s\n", plan.out_path,
-				err_name(rc));
-			ret = EXIT_RUNTIME;
-		} else if (cli_report_dir_write("compare", setup.report_dir, plan.out_path)) {
-			ret = EXIT_RUNTIME;
-		}
-	}
+	if ((plan.out_path || setup.report_dir) &&
+	    cli_result_emit("compare", json_of, &cr, plan.out_path, setup.report_dir))
+		ret = EXIT_RUNTIME;
 out:
 	runner_result_free(&out);
 	for (size_t i = 0; i < MAX_VARIANTS; i++)

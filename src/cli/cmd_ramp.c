@@ -38,20 +38,26 @@ static void usage(FILE *f, struct opt *tab, size_t n)
 		   "failed first,\n2 usage error, 3 runtime failure, 130 interrupted. See docs/ramp.md.\n");
 }
 
+static int json_of(FILE *f, const void *rr)
+{
+	return ramp_json(f, rr);
+}
+
 /* A step was judged: its row (and per-name table). */
 static void step_row(void *arg, const struct runner_at *at, const struct ramp_result *r)
 {
 	(void)at;
-	const struct ramp_plan *rp = ((const struct cli_hooks *)arg)->arg;
+	const struct cli_hooks *ch = arg;
+	const struct ramp_plan *rp = ch->arg;
 	if (rp->run.quiet)
 		return;
 	const struct ramp_step *s = &r->steps[r->n_steps - 1];
-	ramp_text_row(stdout, s, r->n_steps - 1, rp->run.inspect);
+	ramp_text_row(ch->text, s, r->n_steps - 1, rp->run.inspect);
 	if (rp->run.by_name) {
-		report_text_by_name(stdout, &s->run.measure, rp->run.names);
-		printf("\n");
+		report_text_by_name(ch->text, &s->run.measure, rp->run.names);
+		fprintf(ch->text, "\n");
 	}
-	fflush(stdout);
+	fflush(ch->text);
 }
 
 int cmd_ramp(int argc, char **argv)
@@ -124,12 +130,14 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	cli_setup_engine_cfg(&setup, plan, &var.cfg);
 	struct runner_plan rnp = {.n_variants = 1, .variants = &var, .ramp = &rp,
 				  .lag_limit_ns = setup.lag_limit_ns};
-	struct cli_hooks ch = {.setup = {&setup}, .progress = !plan->quiet && isatty(STDOUT_FILENO),
-			       .arg = &rp};
+	/* with the JSON on stdout, what people read goes to stderr */
+	FILE *text = afile_is_stdout(plan->out_path) ? stderr : stdout;
+	struct cli_hooks ch = {.setup = {&setup}, .progress = cli_progress_wanted(text, plan->quiet),
+			       .text = text, .arg = &rp};
 	struct runner_hooks hooks = cli_hooks(&ch);
 	hooks.ramp_step = step_row;
 	if (!plan->quiet)
-		ramp_text_header(stdout, &rr);
+		ramp_text_header(text, &rr);
 	sigset_t old;
 	cli_signals_block(&old);
 	size_t failed = 0;
@@ -150,31 +158,16 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	rr.res = res;
 	bool interrupted = out.interrupted;
 	if (!plan->quiet)
-		ramp_text_summary(stdout, &rr);
-	fflush(stdout);
+		ramp_text_summary(text, &rr);
+	fflush(text);
 	ret = interrupted ? EXIT_INTERRUPTED : res->reached_require ? EXIT_OK : EXIT_SLO_FAILED;
 	/* The answer is the first failing step: if the generator limited it,
 	 * the capacity found may be pacer's, not the target's. */
 	if (!interrupted)
 		ret = cli_setup_exit_code(&setup, ret, out.v[0].limited_reps > 0);
-	if (plan->out_path) {
-		struct afile af;
-		rc = afile_open(&af, plan->out_path);
-		if (!rc) {
-			rc = ramp_json(af.f, &rr);
-			if (rc)
-				afile_abort(&af);
-			else
-				rc = afile_commit(&af);
-		}
-		if (rc) {
-			fprintf(stderr, "pacer ramp: cannot write --out %s: %s\n", plan->out_path,
-				err_name(rc));
-			ret = EXIT_RUNTIME;
-		} else if (cli_report_dir_write("ramp", setup.report_dir, plan->out_path)) {
-			ret = EXIT_RUNTIME;
-		}
-	}
+	if ((plan->out_path || setup.report_dir) &&
+	    cli_result_emit("ramp", json_of, &rr, plan->out_path, setup.report_dir))
+		ret = EXIT_RUNTIME;
 out:
 	runner_result_free(&out);
 	cli_setup_release(&setup);

@@ -37,10 +37,12 @@ int cmd_report(int argc, char **argv)
 	const char *format = "md", *out = NULL, *timing = "latency", *dir = NULL;
 	uint32_t step = 0;
 	bool help = false;
+	const char *rows = NULL;
 	struct opt tab[] = {
 		{0, "format", OPT_STR, &format, "md|html|text|csv|hgrm|hlog", "md", "output format", false},
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
 		{'o', "out", OPT_STR, &out, "FILE", "stdout", "write here, atomically (- is stdout)", false},
+		{0, "rows", OPT_STR, &rows, "kind|summary", "kind", "csv: the rows of the kind (run: per second, ramp: per step) or a summary row per phase/step, request name and repetition", false},
 		{0, "report-dir", OPT_STR, &dir, "DIR", NULL, "write every format and the charts into DIR instead", false},
 		{0, "step", OPT_U32, &step, "N", "highest passing", "ramp, hgrm/hlog: this step (1-based); hlog default: every step", false},
 		{0, "timing", OPT_STR, &timing, "NAME", "latency", "hgrm/hlog: latency, service_time, ttfb, connect_time, send_lag, loop_lag or server_time", false},
@@ -81,6 +83,25 @@ int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
+	bool csv_summary = false;
+	if (rows) {
+		if (fmt != REPORT_FMT_CSV || dir) {
+			fprintf(stderr, "pacer report: --rows applies to --format csv\n");
+			return EXIT_USAGE;
+		}
+		if (strcmp(rows, "summary") && strcmp(rows, "kind")) {
+			fprintf(stderr, "pacer report: --rows '%s': expected kind or summary\n", rows);
+			return EXIT_USAGE;
+		}
+		csv_summary = !strcmp(rows, "summary");
+	}
+
+	/* an output that cannot be written is refused before the result is read */
+	if (out && (rc = afile_check(out))) {
+		fprintf(stderr, "pacer report: cannot write -o %s: %s\n", out, err_name(rc));
+		return EXIT_RUNTIME;
+	}
+
 	struct loaded_result res;
 	rc = cli_result_load(&res, pos[0], err, sizeof err);
 	if (rc) {
@@ -100,6 +121,7 @@ int cmd_report(int argc, char **argv)
 	report_options_default(&o);
 	o.timing = timing;
 	o.step = step;
+	o.csv_summary = csv_summary;
 	struct afile af;
 	const char *path = out ? out : "-";
 	rc = afile_open(&af, path);

@@ -38,20 +38,16 @@ static void usage(FILE *f, struct opt *tab, size_t n)
 		   "See docs/run.md.\n");
 }
 
-/* --out gets the JSON result's bytes (json[len]), --hgrm the latency
- * spectrum. */
-static int write_outputs(const struct report_ctx *ctx, const char *json, size_t len)
+/* --out and --report-dir get the JSON result's bytes (json[len]), --hgrm
+ * the latency spectrum. */
+static int write_outputs(const struct report_ctx *ctx, const char *report_dir, const char *json,
+			 size_t len)
 {
 	const struct run_plan *p = ctx->plan;
 	int rc = 0;
-	if (p->out_path) {
-		rc = cli_file_write(p->out_path, json, len);
-		if (rc) {
-			fprintf(stderr, "pacer run: cannot write --out %s: %s\n", p->out_path,
-				err_name(rc));
-			return rc;
-		}
-	}
+	if ((p->out_path || report_dir) &&
+	    cli_result_emit_buf("run", json, len, p->out_path, report_dir))
+		return EXIT_RUNTIME;
 	if (p->hgrm_path) {
 		struct afile af;
 		rc = afile_open(&af, p->hgrm_path);
@@ -74,15 +70,17 @@ static int write_outputs(const struct report_ctx *ctx, const char *json, size_t 
 /* --repeat N: a row per measurement. */
 static void run_row(void *arg, const struct runner_at *at, const struct rep_figure *f)
 {
-	const struct run_plan *plan = ((const struct cli_hooks *)arg)->arg;
+	const struct cli_hooks *ch = arg;
+	const struct run_plan *plan = ch->arg;
 	if (plan->repeat <= 1 || plan->quiet)
 		return;
 	char a[32], b[32], c[32];
-	printf("  repetition %u/%u: %s/s  p50 %s  p99 %s  errors %llu\n", at->measurement + 1,
-	       plan->repeat, units_fmt_thousands(a, sizeof a, f->achieved_per_s, 1),
-	       units_fmt_duration(b, sizeof b, (double)f->p50_ns),
-	       units_fmt_duration(c, sizeof c, (double)f->p99_ns), (unsigned long long)f->errors);
-	fflush(stdout);
+	fprintf(ch->text, "  repetition %u/%u: %s/s  p50 %s  p99 %s  errors %llu\n",
+		at->measurement + 1, plan->repeat,
+		units_fmt_thousands(a, sizeof a, f->achieved_per_s, 1),
+		units_fmt_duration(b, sizeof b, (double)f->p50_ns),
+		units_fmt_duration(c, sizeof c, (double)f->p99_ns), (unsigned long long)f->errors);
+	fflush(ch->text);
 }
 
 int cmd_run(int argc, char **argv)
@@ -154,8 +152,10 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	struct runner_variant var = {.name = "", .run = &plan, .target_cores = ctx.target_cores};
 	cli_setup_engine_cfg(&setup, &plan, &var.cfg);
 	struct runner_plan rp = {.n_variants = 1, .variants = &var, .lag_limit_ns = setup.lag_limit_ns};
-	struct cli_hooks ch = {.setup = {&setup}, .progress = !plan.quiet && isatty(STDOUT_FILENO),
-			       .arg = &plan};
+	/* with the JSON on stdout, what people read goes to stderr */
+	FILE *text = afile_is_stdout(plan.out_path) ? stderr : stdout;
+	struct cli_hooks ch = {.setup = {&setup}, .progress = cli_progress_wanted(text, plan.quiet),
+			       .text = text, .arg = &plan};
 	struct runner_hooks hooks = cli_hooks(&ch);
 	hooks.run_measurement = run_row;
 
@@ -196,13 +196,12 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	int sret = plan.quiet ? 0 : cli_summary_print("run", json, json_len, stdout);
-	fflush(stdout);
+	int sret = plan.quiet ? 0 : cli_summary_print("run", json, json_len, text);
+	fflush(text);
 	struct gen_verdict gv;
 	report_gencheck(res, &ctx, &gv);
 	ret = res->interrupted ? EXIT_INTERRUPTED : cli_setup_exit_code(&setup, EXIT_OK, gv.flagged);
-	if (sret || write_outputs(&ctx, json, json_len) ||
-	    cli_report_dir_write("run", setup.report_dir, plan.out_path))
+	if (sret || write_outputs(&ctx, setup.report_dir, json, json_len))
 		ret = EXIT_RUNTIME;
 	free(json);
 out:

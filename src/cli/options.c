@@ -96,8 +96,13 @@ int cli_options_apply(struct cli_setup *s, struct run_plan *p, const struct opt 
 	}
 	if (cli_setup_rules(s, p))
 		return EXIT_USAGE;
-	return cli_report_dir_prepare(s->cmd, s->report_dir, &p->out_path, s->report_json,
-				      sizeof s->report_json);
+	if (cli_report_dir_prepare(s->cmd, s->report_dir, &p->out_path, s->report_json,
+				   sizeof s->report_json))
+		return EXIT_USAGE;
+	/* every output can be written, or no load is sent */
+	static const char *const names[] = {"out", "hgrm"};
+	const char *paths[] = {p->out_path, p->hgrm_path};
+	return cli_outputs_check(s->cmd, names, paths, 2);
 }
 
 void cli_ramp_defaults(struct ramp_plan *rp, struct cli_ramp_args *a)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "report/render.h"
@@ -131,6 +132,78 @@ int cli_report_folder_write_from(const char *result_path, const char *dir, char 
 	return rc;
 }
 
+int cli_outputs_check(const char *cmd, const char *const *opt, const char *const *path,
+		      size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!path[i])
+			continue;
+		int rc = afile_check(path[i]);
+		if (rc) {
+			fprintf(stderr, "pacer %s: --%s %s: cannot write there: %s\n", cmd, opt[i],
+				path[i], err_name(rc));
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+int cli_result_emit(const char *cmd, int (*write)(FILE *f, const void *arg), const void *arg,
+		    const char *out_path, const char *dir)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int rc = m ? write(m, arg) : -ENOMEM;
+	if (m && fclose(m) != 0 && !rc)
+		rc = -ENOMEM;
+	if (rc) {
+		fprintf(stderr, "pacer %s: cannot render the result: %s\n", cmd, err_name(rc));
+		free(buf);
+		return EXIT_RUNTIME;
+	}
+	rc = cli_result_emit_buf(cmd, buf, len, out_path, dir);
+	free(buf);
+	return rc;
+}
+
+int cli_result_emit_buf(const char *cmd, const char *buf, size_t len, const char *out_path,
+			const char *dir)
+{
+	int rc;
+	if (out_path) {
+		struct afile af;
+		rc = afile_open(&af, out_path);
+		if (!rc) {
+			if (fwrite(buf, 1, len, af.f) != len) {
+				rc = -(errno ? errno : EIO);
+				afile_abort(&af);
+			} else {
+				rc = afile_commit(&af);
+			}
+		}
+		if (rc) {
+			fprintf(stderr, "pacer %s: cannot write --out %s: %s\n", cmd, out_path,
+				err_name(rc));
+			return EXIT_RUNTIME;
+		}
+	}
+	if (dir) {
+		char err[512];
+		struct loaded_result r;
+		rc = result_read_mem(&r, buf, len, out_path ? out_path : "result", err, sizeof err);
+		if (!rc) {
+			rc = cli_report_folder_write(&r, dir, err, sizeof err);
+			result_free(&r);
+		}
+		if (rc) {
+			fprintf(stderr, "pacer %s: --report-dir: %s\n", cmd, err);
+			return EXIT_RUNTIME;
+		}
+	}
+	return 0;
+}
+
 int cli_report_dir_prepare(const char *cmd, const char *dir, const char **out_path, char *buf,
 			   size_t cap)
 {
@@ -142,24 +215,17 @@ int cli_report_dir_prepare(const char *cmd, const char *dir, const char **out_pa
 			err_name(rc));
 		return EXIT_USAGE;
 	}
+	if (access(dir, W_OK | X_OK) != 0) {
+		fprintf(stderr, "pacer %s: --report-dir %s: cannot write there: %s\n", cmd, dir,
+			err_name(-errno));
+		return EXIT_USAGE;
+	}
 	if (!*out_path) {
 		if ((size_t)snprintf(buf, cap, "%s/result.json", dir) >= cap) {
 			fprintf(stderr, "pacer %s: --report-dir %s: path too long\n", cmd, dir);
 			return EXIT_USAGE;
 		}
 		*out_path = buf;
-	}
-	return 0;
-}
-
-int cli_report_dir_write(const char *cmd, const char *dir, const char *json_path)
-{
-	if (!dir)
-		return 0;
-	char err[512];
-	if (cli_report_folder_write_from(json_path, dir, err, sizeof err)) {
-		fprintf(stderr, "pacer %s: --report-dir: %s\n", cmd, err);
-		return EXIT_RUNTIME;
 	}
 	return 0;
 }
@@ -179,17 +245,4 @@ int cli_summary_print(const char *cmd, const char *json, size_t len, FILE *out)
 		return EXIT_RUNTIME;
 	}
 	return 0;
-}
-
-int cli_file_write(const char *path, const char *buf, size_t len)
-{
-	struct afile af;
-	int rc = afile_open(&af, path);
-	if (rc)
-		return rc;
-	if (len && fwrite(buf, 1, len, af.f) != len) {
-		afile_abort(&af);
-		return -EIO;
-	}
-	return afile_commit(&af);
 }

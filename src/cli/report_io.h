@@ -33,10 +33,6 @@ int cli_report_folder_write(const struct loaded_result *r, const char *dir, char
  * subcommand in the message. 0, or EXIT_RUNTIME after printing one line. */
 int cli_summary_print(const char *cmd, const char *json, size_t len, FILE *out);
 
-/* Write the len bytes at buf to path atomically (temporary file + rename).
- * 0, or a negative code (afile_*). */
-int cli_file_write(const char *path, const char *buf, size_t len);
-
 /* cli_result_load of result_path, then cli_report_folder_write. */
 int cli_report_folder_write_from(const char *result_path, const char *dir, char *err,
 				 size_t errlen);
@@ -48,9 +44,24 @@ int cli_report_folder_write_from(const char *result_path, const char *dir, char 
 int cli_report_dir_prepare(const char *cmd, const char *dir, const char **out_path, char *buf,
 			   size_t cap);
 
-/* After the JSON result is written to json_path: write the reports
- * (docs/report.md) into dir (NULL: nothing). 0, or EXIT_RUNTIME after
- * printing one line. */
-int cli_report_dir_write(const char *cmd, const char *dir, const char *json_path);
+/* Every output path of a measuring command, checked before the load
+ * (util/afile.h afile_check: a folder that can be written, a device or FIFO
+ * with write permission, an open /dev/fd/N); NULL paths are skipped. opt[i]
+ * names the option of path[i] in the message. 0, or EXIT_USAGE after
+ * printing one line naming the option, the path and why. */
+int cli_outputs_check(const char *cmd, const char *const *opt, const char *const *path,
+		      size_t n);
+
+/* The JSON result a writer produces (write(f, arg), 0 or a negative code)
+ * is rendered once into memory, then written to out_path (NULL: nowhere;
+ * atomically over a regular file or a new name, in place to a device, FIFO
+ * or /dev/fd/N, stdout for "-") and, when dir, read back from memory into
+ * the report folder (cli_report_folder_write), so --report-dir works when
+ * --out is a pipe. 0, or EXIT_RUNTIME after printing one line. */
+int cli_result_emit(const char *cmd, int (*write)(FILE *f, const void *arg), const void *arg,
+		    const char *out_path, const char *dir);
+/* The same for a JSON result already rendered (buf[len], borrowed). */
+int cli_result_emit_buf(const char *cmd, const char *buf, size_t len, const char *out_path,
+			const char *dir);
 
 #endif

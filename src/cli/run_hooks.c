@@ -4,7 +4,10 @@
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "plan/inspect.h"
@@ -12,21 +15,55 @@
 #include "util/err.h"
 #include "util/units.h"
 
-static void progress_line(struct engine *e)
+bool cli_progress_wanted(FILE *text, bool quiet)
+{
+	const char *term = getenv("TERM");
+	return !quiet && isatty(fileno(text)) && !(term && strcmp(term, "dumb") == 0);
+}
+
+/* The live rate: completions since the last line over the time since it
+ * (warm-up included, which the engine's per-second figure is not). */
+struct progress_prev {
+	uint64_t completed, at_ns;
+};
+
+static void progress_line(FILE *out, struct engine *e, const struct runner_at *at,
+			  struct progress_prev *prev)
 {
 	struct engine_progress p;
 	engine_progress(e, &p);
-	char a[32], b[32], c[32];
+	uint64_t now = clock_now_ns();
+	/* from the later of the last line and the step's start */
+	uint64_t since = prev->at_ns;
+	if (p.elapsed_ns && now - p.elapsed_ns > since)
+		since = now - p.elapsed_ns;
+	double live = 0;
+	if (now > since && p.completed >= prev->completed)
+		live = (double)(p.completed - prev->completed) * 1e9 / (double)(now - since);
+	prev->completed = p.completed;
+	prev->at_ns = now;
+	char st[64] = "", a[32], b[32], c[32], d[32];
+	if (at && at->in_ramp && at->step) {
+		if (at->step <= at->planned_steps)
+			snprintf(st, sizeof st, "step %u/%u %s/s ", at->step, at->planned_steps,
+				 units_fmt_thousands(d, sizeof d, at->offered_per_s, 0));
+		else
+			snprintf(st, sizeof st, "step %u (refine) %s/s ", at->step,
+				 units_fmt_thousands(d, sizeof d, at->offered_per_s, 0));
+	}
 	if (p.total_ns)
 		snprintf(a, sizeof a, "%5.1fs/%.1fs", (double)p.elapsed_ns / 1e9,
 			 (double)p.total_ns / 1e9);
 	else
 		snprintf(a, sizeof a, "%5.1fs", (double)p.elapsed_ns / 1e9);
-	printf("\r\033[K[%s] %s  %s req/s  p99 %s  errors %llu", a, p.in_warmup ? "warm-up" : "measure",
-	       units_fmt_thousands(b, sizeof b, p.rate_per_s, 0),
-	       p.p99_ns ? units_fmt_duration(c, sizeof c, (double)p.p99_ns) : "-",
-	       (unsigned long long)p.errors);
-	fflush(stdout);
+	const char *phase = p.in_warmup ? "warm-up" : p.in_drain ? "drain" : "measure";
+	/* p99 is of the last full measured second: none yet in the warm-up
+	 * and the first measured second */
+	fprintf(out, "\r\033[K[%s%s] %s  %s req/s  p99 %s  backlog %llu  errors %llu", st, a, phase,
+		units_fmt_thousands(b, sizeof b, live, 0),
+		p.p99_ns && !p.in_warmup ? units_fmt_duration(c, sizeof c, (double)p.p99_ns) : "-",
+		(unsigned long long)p.backlog, (unsigned long long)p.errors);
+	fflush(out);
 }
 
 /* How long the wait sleeps between looks at the signals, the engine and
@@ -35,8 +72,15 @@ static void progress_line(struct engine *e)
 
 /* Wait as cli_wait_engine does; with m, telling it the phase of `variant`
  * each slice. */
-static bool wait_engine(struct engine *e, bool progress, struct metrics_server *m, size_t variant)
+static bool wait_engine(struct engine *e, FILE *progress, const struct runner_at *at,
+			struct metrics_server *m, size_t variant)
 {
+	struct progress_prev prev = {0, clock_now_ns()};
+	if (progress) {
+		struct engine_progress p0;
+		engine_progress(e, &p0); /* the count is over every step so far */
+		prev.completed = p0.completed;
+	}
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -61,24 +105,28 @@ static bool wait_engine(struct engine *e, bool progress, struct metrics_server *
 			engine_interrupt(e);
 		}
 		if (progress && clock_now_ns() >= next_draw) {
-			progress_line(e);
+			progress_line(progress, e, at, &prev);
 			next_draw += NS_PER_S;
 		}
 	}
 	if (progress) {
-		printf("\r\033[K");
-		fflush(stdout);
+		fprintf(progress, "\r\033[K");
+		fflush(progress);
 	}
 	return interrupted;
 }
 
-bool cli_wait_engine(struct engine *e, bool progress) { return wait_engine(e, progress, NULL, 0); }
+bool cli_wait_engine(struct engine *e, FILE *progress, const struct runner_at *at)
+{
+	return wait_engine(e, progress, at, NULL, 0);
+}
 
 static bool hook_wait(void *arg, struct engine *e, const struct runner_at *at)
 {
 	const struct cli_hooks *c = arg;
 	metrics_begin(c->metrics, at->variant, e, at->measurement == 0, at->offered_per_s);
-	bool interrupted = wait_engine(e, c->progress, c->metrics, at->variant);
+	bool interrupted = wait_engine(e, c->progress ? (c->text ? c->text : stdout) : NULL, at,
+				       c->metrics, at->variant);
 	metrics_end(c->metrics, at->variant);
 	return interrupted;
 }

@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "cli/setup.h"
 #include "metrics/server.h"
@@ -14,6 +15,8 @@
 struct cli_hooks {
 	struct cli_setup *setup[RUNNER_MAX_VARIANTS]; /* per variant (borrowed) */
 	bool progress;                                /* draw the progress line */
+	FILE *text; /* rows, summary and progress line: stdout, or stderr when the
+		     * JSON result goes to stdout (NULL: stdout) */
 	void *arg;                                    /* the command's own, for its row hooks */
 	struct metrics_server *metrics;               /* --metrics-listen (cli_metrics_start), or NULL */
 };
@@ -23,9 +26,17 @@ struct cli_hooks {
 struct runner_hooks cli_hooks(struct cli_hooks *c);
 
 /* Wait for the engine's current step, turning SIGINT/SIGTERM (blocked by
- * the caller) into engine_interrupt, and drawing a progress line each second
- * when `progress`. Returns true when interrupted. */
-bool cli_wait_engine(struct engine *e, bool progress);
+ * the caller) into engine_interrupt, and drawing each second a progress
+ * line on `progress` (NULL: none): the phase (warm-up, measure, drain), the
+ * live completion rate (warm-up included), p99 of the last full measured
+ * second, the backlog, the errors and, within a ramp (at->in_ramp), the
+ * step and its offered rate. at may be NULL. Returns true when
+ * interrupted. */
+bool cli_wait_engine(struct engine *e, FILE *progress, const struct runner_at *at);
+
+/* Whether to draw the progress line on text: not --quiet, text a terminal,
+ * and TERM not "dumb". */
+bool cli_progress_wanted(FILE *text, bool quiet);
 
 /* --metrics-listen of s (nothing to do without it): start the endpoint for
  * the plan's variants, into c->metrics, and say where on stderr unless

@@ -37,8 +37,10 @@ void eng_count_error(struct worker *w, const struct conn *c, enum err_kind k, ui
 	live_add(&w->live.errors[k], 1);
 	if (ph == &w->meas) {
 		struct sec_rec *r = series_at(w, now);
-		if (r)
+		if (r) {
 			r->errors++;
+			r->transport++;
+		}
 	}
 }
 
@@ -309,6 +311,8 @@ static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 		if (r) {
 			r->completed++;
 			r->errors += !ok;
+			if (st >= 100 && st <= 599)
+				r->by_class[st / 100 - 1]++;
 			hist_record(&w->sec_hist, now - c->sched_ns);
 		}
 	}

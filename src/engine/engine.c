@@ -129,8 +129,10 @@ int engine_step_start(struct engine *e, const struct engine_step *s)
 	bool by_count = !e->cfg.open_loop && s->requests && !s->duration_limits;
 	e->meas_end_ns = by_count ? UINT64_MAX : e->warm_end_ns + s->duration_ns;
 	atomic_store(&e->stop, false);
-	for (uint32_t i = 0; i < e->n_threads; i++)
+	for (uint32_t i = 0; i < e->n_threads; i++) {
 		atomic_store_explicit(&e->w[i].done, false, memory_order_relaxed);
+		atomic_store_explicit(&e->w[i].pub_backlog, 0, memory_order_relaxed);
+	}
 	e->collected = false;
 	e->step_seq++;
 	pthread_cond_broadcast(&e->cv);
@@ -175,6 +177,7 @@ void engine_progress(struct engine *e, struct engine_progress *p)
 	uint64_t now = clock_now_ns();
 	p->elapsed_ns = now > e->t0_ns ? now - e->t0_ns : 0;
 	p->in_warmup = now < e->warm_end_ns;
+	p->in_drain = now >= e->meas_end_ns;
 	if (e->meas_end_ns != UINT64_MAX)
 		p->total_ns = e->meas_end_ns - e->t0_ns;
 	for (uint32_t i = 0; i < e->started; i++) {
@@ -186,6 +189,7 @@ void engine_progress(struct engine *e, struct engine_progress *p)
 			p->p99_ns = p99;
 		p->rate_per_s += (double)atomic_load_explicit(&w->pub_last_sec_completed,
 							      memory_order_relaxed);
+		p->backlog += atomic_load_explicit(&w->pub_backlog, memory_order_relaxed);
 	}
 }
 

@@ -142,6 +142,8 @@ struct hpool {
 /* One second of the measured phase's series (series.c). */
 struct sec_rec {
 	uint64_t completed, errors;
+	uint64_t by_class[5]; /* responses by status class, 1xx..5xx */
+	uint64_t transport;   /* requests failed on the connection (in errors too) */
 	size_t pairs_off, pairs_n;
 };
 
@@ -214,6 +216,7 @@ struct worker {
 	_Atomic uint64_t pub_errors;
 	_Atomic uint64_t pub_p99_ns;
 	_Atomic uint64_t pub_last_sec_completed;
+	_Atomic uint64_t pub_backlog; /* q_len, as of its last change */
 	_Atomic bool done;
 
 	/* live figures (engine_live, live.c): written only by this worker */
@@ -394,6 +397,7 @@ static inline bool q_push(struct worker *w, uint32_t h, uint64_t due, uint32_t r
 	p->q_tail = i;
 	p->q_len++;
 	w->q_len++;
+	atomic_store_explicit(&w->pub_backlog, w->q_len, memory_order_relaxed);
 	return true;
 }
 
@@ -407,6 +411,7 @@ static inline struct qent q_pop(struct worker *w, struct hpool *p)
 		p->q_tail = QE_NONE;
 	p->q_len--;
 	w->q_len--;
+	atomic_store_explicit(&w->pub_backlog, w->q_len, memory_order_relaxed);
 	w->q[i].next = w->q_free;
 	w->q_free = i;
 	return v;

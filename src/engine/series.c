@@ -121,6 +121,9 @@ int eng_series_merge(struct engine *e, struct run_result *res)
 			struct sec_rec *r = &w->secs[s];
 			pt->completed += r->completed;
 			pt->errors += r->errors;
+			pt->transport_errors += r->transport;
+			for (int k = 0; k < 5; k++)
+				pt->by_class[k] += r->by_class[k];
 			for (size_t k = 0; k < r->pairs_n; k++)
 				hist_record_n(&h, w->pairs[r->pairs_off + k][0],
 					      w->pairs[r->pairs_off + k][1]);

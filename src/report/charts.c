@@ -2,6 +2,11 @@
  *
  *   spectrum         latency and service time percentile spectrum, log
  *                    1/(1-p) axis (run: measure; ramp: the focus step)
+ *   histogram        latency distribution: the share of requests in each of
+ *                    10 log-spaced bins a decade (beside the spectrum)
+ *   status           responses per second by status class, and the requests
+ *                    that failed on the connection, per second (results
+ *                    whose series carry by_class), drain seconds apart
  *   timeline         responses/s and p50/p99 per second (ramp: all steps
  *                    end to end with step boundaries, or per-step points)
  *   latency-vs-load  ramp: p50/p99 against offered rate with the SLO line;
@@ -154,10 +159,81 @@ static int spectrum_chart(struct chart_set *cs, const json_t *phase, const char 
 	return rc;
 }
 
+/* ---- histogram ------------------------------------------------------------ */
+
+#define HISTO_BINS_PER_DECADE 10
+#define HISTO_MAX_BINS 160 /* 16 decades: 1 ns to 10^16 ns */
+
+/* The latency distribution of a phase: the share of its requests in each
+ * log-spaced bin, drawn as a step outline over a log latency axis (a
+ * bucket of the histogram goes to the bin holding its low value: bins are
+ * far wider than the buckets' 0.1 %). */
+static int histogram_chart(struct chart_set *cs, const json_t *phase, const char *what)
+{
+	struct hist h;
+	char err[128];
+	if (rr_timing_hist(rr_get(phase, "latency"), &h, err, sizeof err) != 0)
+		return 0;
+	double bins[HISTO_MAX_BINS] = {0};
+	long first = HISTO_MAX_BINS, last = -1;
+	double total = 0;
+	size_t cur = 0;
+	uint64_t v, n;
+	while (hist_next_nonzero(&h, &cur, &v, &n)) {
+		double lv = log10(v > 0 ? (double)v : 1.0) * HISTO_BINS_PER_DECADE;
+		long b = (long)floor(lv + 1e-9);
+		if (b < 0)
+			b = 0;
+		if (b >= HISTO_MAX_BINS)
+			b = HISTO_MAX_BINS - 1;
+		bins[b] += (double)n;
+		total += (double)n;
+		if (b < first)
+			first = b;
+		if (b > last)
+			last = b;
+	}
+	hist_free(&h);
+	if (last < 0 || total <= 0)
+		return 0;
+	struct xy a = {0};
+	/* ns → ms on the axis: bin b spans [10^(b/10), 10^((b+1)/10)) ns */
+	double lo_ms = pow(10.0, (double)first / HISTO_BINS_PER_DECADE) / 1e6;
+	xy_push(&a, lo_ms, 0);
+	for (long b = first; b <= last; b++) {
+		double x0 = pow(10.0, (double)b / HISTO_BINS_PER_DECADE) / 1e6;
+		double x1 = pow(10.0, (double)(b + 1) / HISTO_BINS_PER_DECADE) / 1e6;
+		double pct = bins[b] / total * 100;
+		xy_push(&a, x0, pct);
+		xy_push(&a, x1, pct);
+	}
+	xy_push(&a, pow(10.0, (double)(last + 1) / HISTO_BINS_PER_DECADE) / 1e6, 0);
+	int rc = a.oom ? -ENOMEM : 0;
+	if (!rc) {
+		struct svg_series s = {"share of requests per bin (10 a decade)", a.x, a.y, a.n, 0,
+				       false, false};
+		struct svg_panel p = {
+			.x = {"latency (ms, from scheduled time)", SVG_LOG10, false},
+			.y = {"requests (%)", SVG_LINEAR, true},
+			.series = &s,
+			.n_series = 1,
+		};
+		char title[200];
+		snprintf(title, sizeof title, "Latency distribution%s%s", what ? ", " : "",
+			 what ? what : "");
+		add(cs, "histogram", title, svg_line_chart(title, &p, 1));
+	}
+	xy_free(&a);
+	return rc;
+}
+
 /* ---- timeline -------------------------------------------------------------- */
 
 struct timeline {
 	struct xy rate, p50, p99, err;
+	struct xy drain_rate, drain_p99; /* seconds after the schedule ended, drawn apart */
+	struct xy cls[5], transport;     /* per second by status class; connection failures */
+	bool any_cls[5], any_transport, has_cls, in_drain;
 	bool any_err;
 	struct svg_mark marks[64];
 	char mark_text[64][32];
@@ -176,16 +252,68 @@ static void timeline_break(struct timeline *t)
 		xy_push(&t->p50, NAN, NAN);
 	if (t->p99.n)
 		xy_push(&t->p99, NAN, NAN);
+	if (t->drain_rate.n)
+		xy_push(&t->drain_rate, NAN, NAN);
+	if (t->drain_p99.n)
+		xy_push(&t->drain_p99, NAN, NAN);
+	for (int k = 0; k < 5; k++)
+		if (t->cls[k].n)
+			xy_push(&t->cls[k], NAN, NAN);
+	if (t->transport.n)
+		xy_push(&t->transport, NAN, NAN);
+	t->in_drain = false;
 }
 
-/* Points of one series; each second [t, t+1) is drawn at its middle. */
-static void timeline_points(struct timeline *t, const json_t *series, double t0)
+/* The status-class and connection-failure points of one second (drain
+ * seconds too, after a break in the lines). */
+static void status_point(struct timeline *t, const json_t *pt, double ts, bool drain)
+{
+	const json_t *bc = rr_obj(pt, "by_class");
+	if (!bc)
+		return;
+	t->has_cls = true;
+	if (drain && !t->in_drain) {
+		for (int k = 0; k < 5; k++)
+			if (t->cls[k].n)
+				xy_push(&t->cls[k], NAN, NAN);
+		if (t->transport.n)
+			xy_push(&t->transport, NAN, NAN);
+	}
+	t->in_drain = drain;
+	static const char *const names[5] = {"1xx", "2xx", "3xx", "4xx", "5xx"};
+	for (int k = 0; k < 5; k++) {
+		double v = rr_num_or(bc, names[k], 0);
+		xy_push(&t->cls[k], ts, v);
+		if (v > 0)
+			t->any_cls[k] = true;
+	}
+	double tr = rr_num_or(pt, "transport_errors", 0);
+	xy_push(&t->transport, ts, tr);
+	if (tr > 0)
+		t->any_transport = true;
+}
+
+/* Points of one series; each second [t, t+1) is drawn at its middle. The
+ * seconds less than half inside the measured phase (of meas_s seconds; NAN:
+ * unknown) hold the drain's responses: they go to the drain series, so the
+ * lines do not drop to zero at each step's end. */
+static void timeline_points(struct timeline *t, const json_t *series, double t0, double meas_s)
 {
 	size_t i;
 	const json_t *pt;
 	json_array_foreach(series, i, pt) {
-		double ts = rr_num_or(pt, "t_s", (double)i) + t0 + 0.5;
+		double rel = rr_num_or(pt, "t_s", (double)i);
+		double ts = rel + t0 + 0.5;
 		double c, e, p50, p99;
+		bool drain = isfinite(meas_s) && meas_s > 0 && rel + 0.5 >= meas_s;
+		status_point(t, pt, ts, drain);
+		if (drain) {
+			if (rr_num(pt, "completed", &c))
+				xy_push(&t->drain_rate, ts, c);
+			if (rr_num(pt, "p99_us", &p99) && !(rr_num_or(pt, "completed", 1) == 0))
+				xy_push(&t->drain_p99, ts, p99 / 1e3);
+			continue;
+		}
 		if (rr_num(pt, "completed", &c))
 			xy_push(&t->rate, ts, c);
 		if (rr_num(pt, "errors", &e)) {
@@ -203,33 +331,51 @@ static void timeline_points(struct timeline *t, const json_t *series, double t0)
 static int timeline_chart(struct chart_set *cs, struct timeline *t, const char *xlabel,
 			  const char *title)
 {
-	int rc = t->rate.oom || t->p50.oom || t->p99.oom || t->err.oom ? -ENOMEM : 0;
+	int rc = t->rate.oom || t->p50.oom || t->p99.oom || t->err.oom || t->drain_rate.oom ||
+			 t->drain_p99.oom
+		 ? -ENOMEM
+		 : 0;
 	if (rc || !t->rate.n)
 		return rc;
-	struct svg_series top[2] = {
+	struct svg_series top[3] = {
 		{"responses/s", t->rate.x, t->rate.y, t->rate.n, 0, false, t->rate.n < 40},
 		{"errors/s", t->err.x, t->err.y, t->err.n, 1, false, t->err.n < 40},
+		{"drain (after the schedule)", t->drain_rate.x, t->drain_rate.y, t->drain_rate.n, 7,
+		 true, true},
 	};
+	size_t n_top = 1;
+	if (t->any_err)
+		n_top = 2;
+	else
+		top[1] = top[2];
+	if (t->drain_rate.n)
+		n_top++;
 	double lo = INFINITY, hi = 0;
 	for (size_t i = 0; i < t->p99.n; i++) {
 		lo = fmin(lo, t->p50.n > i ? fmin(t->p50.y[i], t->p99.y[i]) : t->p99.y[i]);
 		hi = fmax(hi, t->p99.y[i]);
 	}
-	struct svg_series bottom[2] = {
+	for (size_t i = 0; i < t->drain_p99.n; i++)
+		if (isfinite(t->drain_p99.y[i])) {
+			lo = fmin(lo, t->drain_p99.y[i]);
+			hi = fmax(hi, t->drain_p99.y[i]);
+		}
+	struct svg_series bottom[3] = {
 		{"p50", t->p50.x, t->p50.y, t->p50.n, 2, false, t->p50.n < 40},
 		{"p99", t->p99.x, t->p99.y, t->p99.n, 1, false, t->p99.n < 40},
+		{"p99 in the drain", t->drain_p99.x, t->drain_p99.y, t->drain_p99.n, 7, true, true},
 	};
 	struct svg_panel p[2] = {
 		{.x = {xlabel, SVG_LINEAR, true},
 		 .y = {"responses per second", SVG_LINEAR, true},
 		 .series = top,
-		 .n_series = t->any_err ? 2 : 1,
+		 .n_series = n_top,
 		 .vmarks = t->marks,
 		 .n_vmarks = t->n_marks},
 		{.x = {xlabel, SVG_LINEAR, true},
 		 .y = {"latency (ms)", svg_wants_log(lo, hi) ? SVG_LOG10 : SVG_LINEAR, true},
 		 .series = bottom,
-		 .n_series = 2,
+		 .n_series = t->drain_p99.n ? 3 : 2,
 		 .vmarks = t->marks,
 		 .n_vmarks = t->n_marks},
 	};
@@ -243,18 +389,73 @@ static void timeline_free(struct timeline *t)
 	xy_free(&t->p50);
 	xy_free(&t->p99);
 	xy_free(&t->err);
+	xy_free(&t->drain_rate);
+	xy_free(&t->drain_p99);
+	for (int k = 0; k < 5; k++)
+		xy_free(&t->cls[k]);
+	xy_free(&t->transport);
+}
+
+/* Responses per second by status class and the connection failures per
+ * second, on the timeline's axis and marks: 1xx-3xx above, and, when there
+ * are any, 4xx, 5xx and the connection failures below on their own scale
+ * (a few errors a second stay visible beside thousands of 2xx). */
+static int status_chart(struct chart_set *cs, const struct timeline *t, const char *xlabel,
+			const char *title)
+{
+	bool oom = t->transport.oom;
+	for (int k = 0; k < 5; k++)
+		oom = oom || t->cls[k].oom;
+	if (oom)
+		return -ENOMEM;
+	if (!t->has_cls)
+		return 0;
+	static const char *const labels[5] = {"1xx/s", "2xx/s", "3xx/s", "4xx/s", "5xx/s"};
+	static const int colors[5] = {7, 2, 0, 3, 1};
+	struct svg_series top[3], bottom[3];
+	size_t nt = 0, nb = 0;
+	for (int k = 0; k < 5; k++) {
+		struct svg_series se = {labels[k], t->cls[k].x, t->cls[k].y, t->cls[k].n, colors[k],
+					false, t->cls[k].n < 40};
+		if (k < 3 && (t->any_cls[k] || k == 1))
+			top[nt++] = se;
+		else if (k >= 3 && t->any_cls[k])
+			bottom[nb++] = se;
+	}
+	if (t->any_transport)
+		bottom[nb++] = (struct svg_series){"failed on the connection/s", t->transport.x,
+						   t->transport.y, t->transport.n, 4, true,
+						   t->transport.n < 40};
+	struct svg_panel p[2] = {
+		{.x = {xlabel, SVG_LINEAR, true},
+		 .y = {"responses per second", SVG_LINEAR, true},
+		 .series = top,
+		 .n_series = nt,
+		 .vmarks = t->marks,
+		 .n_vmarks = t->n_marks},
+		{.x = {xlabel, SVG_LINEAR, true},
+		 .y = {"errors per second", SVG_LINEAR, true},
+		 .series = bottom,
+		 .n_series = nb,
+		 .vmarks = t->marks,
+		 .n_vmarks = t->n_marks},
+	};
+	add(cs, "status", title, svg_line_chart(title, p, nb ? 2 : 1));
+	return 0;
 }
 
 static int run_charts(const json_t *root, struct chart_set *cs)
 {
 	int rc = spectrum_chart(cs, rr_get(root, "measure"), "measured phase");
+	if (!rc)
+		rc = histogram_chart(cs, rr_get(root, "measure"), "measured phase");
 	if (rc)
 		return rc;
 	struct timeline t;
 	memset(&t, 0, sizeof t);
 	const json_t *series = rr_arr(root, "series");
 	if (series)
-		timeline_points(&t, series, 0);
+		timeline_points(&t, series, 0, rr_num_or(root, "measure.duration_s", NAN));
 	double planned;
 	if (rr_num(root, "plan.duration_s", &planned) && planned > 0) {
 		snprintf(t.mark_text[0], sizeof t.mark_text[0], "schedule ends");
@@ -263,6 +464,9 @@ static int run_charts(const json_t *root, struct chart_set *cs)
 	}
 	rc = timeline_chart(cs, &t, "seconds into the measured phase (by completion time)",
 			    "Responses and latency per second");
+	if (!rc)
+		rc = status_chart(cs, &t, "seconds into the measured phase (by completion time)",
+				  "Status codes and connection failures per second");
 	timeline_free(&t);
 	return rc;
 }
@@ -413,9 +617,9 @@ static int ramp_timeline(const json_t *root, struct chart_set *cs)
 			}
 			const json_t *series = rr_arr(s, "series");
 			size_t n = series ? json_array_size(series) : 0;
-			if (series)
-				timeline_points(&t, series, t0);
 			double d = rr_num_or(s, "measure.duration_s", (double)n);
+			if (series)
+				timeline_points(&t, series, t0, d);
 			t0 += fmax(ceil(d), (double)n);
 		} else {
 			struct phase_fig f;
@@ -435,6 +639,9 @@ static int ramp_timeline(const json_t *root, struct chart_set *cs)
 					   : "step",
 				per_second ? "Responses and latency per second, all steps"
 					   : "Responses and latency per step");
+	if (!rc && per_second)
+		rc = status_chart(cs, &t, "seconds of measured load, step after step (steps marked)",
+				  "Status codes and connection failures per second, all steps");
 	timeline_free(&t);
 	return rc;
 }
@@ -451,6 +658,8 @@ static int ramp_charts(const json_t *root, struct chart_set *cs)
 		snprintf(what, sizeof what, "step %ld (%.0f requests/s offered)", k + 1,
 			 rr_num_or(s, "offered_per_s", 0));
 		rc = spectrum_chart(cs, rr_get(s, "measure"), what);
+		if (!rc)
+			rc = histogram_chart(cs, rr_get(s, "measure"), what);
 		if (rc)
 			return rc;
 	}

@@ -3,6 +3,7 @@
  * tail, the generator's self-checks, warnings. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/content_int.h"
@@ -30,25 +31,92 @@ static void errors_detail(struct content_ctx *c, const json_t *ph, char *out, si
 	}
 }
 
-static void phase_conditions(struct content_ctx *c, const json_t *ph, const char *label)
+/* ---- notes of a phase, said once per step or folded over the steps -------- */
+
+/* A note's kind: notes of the same kind (and key) in several ramp steps are
+ * folded into one statement listing the steps. */
+enum cond_kind {
+	CK_INTERRUPTED, CK_ERRORS, CK_CONNECT, CK_TLS, CK_DUE, CK_IN_FLIGHT, CK_LATE, CK_NON2XX,
+	CK_SUCCESS, CK_TAIL_NONE, CK_TAIL_FEW, CK_TAIL_999, CK_GEN_OK, CK_GEN_FIRED, CK_GEN_FLAGGED,
+};
+
+struct cond_note {
+	enum cond_kind kind;
+	size_t step;    /* 0-based */
+	char key[160];  /* must match too for two notes to fold (a rule, a check) */
+	char full[1200]; /* the sentence for one step alone (after its label) */
+	char fig[400];  /* this step's figures in a folded statement */
+	char what[400]; /* the folded statement's subject */
+	char why[700];  /* its explanation, said once ("" or starting with a space) */
+};
+
+/* Where the notes go: straight into the list (run: v NULL), or collected
+ * per step for folding (ramp). */
+struct cond_sink {
+	struct cond_note *v;
+	size_t n, cap;
+	size_t step;
+	bool collect, oom;
+};
+
+static void note(struct content_ctx *c, struct cond_sink *k, const char *label,
+		 enum cond_kind kind, const char *key, const char *full, const char *fig,
+		 const char *what, const char *why)
+{
+	if (k && k->collect && !k->oom) {
+		if (k->n == k->cap) {
+			size_t cap = k->cap ? k->cap * 2 : 16;
+			struct cond_note *v = realloc(k->v, cap * sizeof *v);
+			if (!v) {
+				k->oom = true;
+			} else {
+				k->v = v;
+				k->cap = cap;
+			}
+		}
+		if (!k->oom) {
+			struct cond_note *n = &k->v[k->n++];
+			n->kind = kind;
+			n->step = k->step;
+			snprintf(n->key, sizeof n->key, "%s", key ? key : "");
+			snprintf(n->full, sizeof n->full, "%s", full);
+			snprintf(n->fig, sizeof n->fig, "%s", fig);
+			snprintf(n->what, sizeof n->what, "%s", what);
+			snprintf(n->why, sizeof n->why, "%s", why ? why : "");
+			return;
+		}
+	}
+	doc_item(c->d, "%s%s", label, full);
+}
+
+static void phase_conditions(struct content_ctx *c, const json_t *ph, const char *label,
+			     struct cond_sink *k)
 {
 	struct phase_fig m;
 	report_phase_fig(ph, &m);
-	char det[256];
+	char det[256], full[1200], fig[400];
 	double failed = m.errors;
 	if (failed > 0) {
 		errors_detail(c, ph, det, sizeof det);
-		doc_item(c->d, "%s%s %s did not succeed (%s): %s of those sent.%s", label,
+		const char *why = rr_num_or(ph, "transport_errors.timeout", 0) > 0
+					  ? " A timed-out request is in the latency figures at the moment it "
+					    "was abandoned, a lower bound of its real latency."
+					  : "";
+		snprintf(full, sizeof full, "%s %s did not succeed (%s): %s of those sent.%s",
 			 fmt_int(&c->f, failed), plural(failed, "request", "requests"), det,
-			 fmt_pct(&c->f, m.error_pct),
-			 rr_num_or(ph, "transport_errors.timeout", 0) > 0
-				 ? " A timed-out request is in the latency figures at the moment it "
-				   "was abandoned, a lower bound of its real latency."
-				 : "");
+			 fmt_pct(&c->f, m.error_pct), why);
+		snprintf(fig, sizeof fig, "%s (%s), %s of those sent", fmt_int(&c->f, failed), det,
+			 fmt_pct(&c->f, m.error_pct));
+		note(c, k, label, CK_ERRORS, why, full, fig, "Requests that did not succeed", why);
 	}
-	if (m.connect_errors > 0)
-		doc_item(c->d, "%s%s connection %s failed (not counted as requests).", label,
-			 fmt_int(&c->f, m.connect_errors), plural(m.connect_errors, "attempt", "attempts"));
+	if (m.connect_errors > 0) {
+		snprintf(full, sizeof full, "%s connection %s failed (not counted as requests).",
+			 fmt_int(&c->f, m.connect_errors),
+			 plural(m.connect_errors, "attempt", "attempts"));
+		snprintf(fig, sizeof fig, "%s", fmt_int(&c->f, m.connect_errors));
+		note(c, k, label, CK_CONNECT, NULL, full, fig,
+		     "Failed connection attempts (not counted as requests)", NULL);
+	}
 	if (m.tls_errors > 0) {
 		char reasons[400] = "";
 		size_t i;
@@ -59,81 +127,135 @@ static void phase_conditions(struct content_ctx *c, const json_t *ph, const char
 				snprintf(reasons + l, sizeof reasons - l, "%s%s", l ? "; " : ": ",
 					 json_string_value(rs));
 		}
-		doc_item(c->d, "%s%s TLS %s failed (not counted as requests)%s.", label,
+		snprintf(full, sizeof full, "%s TLS %s failed (not counted as requests)%s.",
 			 fmt_int(&c->f, m.tls_errors), plural(m.tls_errors, "handshake", "handshakes"),
 			 reasons);
+		snprintf(fig, sizeof fig, "%s%s", fmt_int(&c->f, m.tls_errors), reasons);
+		note(c, k, label, CK_TLS, NULL, full, fig,
+		     "Failed TLS handshakes (not counted as requests)", NULL);
 	}
-	if (m.dropped + m.queued > 0)
-		doc_item(c->d,
-			 "%s%s %s due but never sent (%s dropped from a full backlog, %s still queued "
+	if (m.dropped + m.queued > 0) {
+		snprintf(full, sizeof full,
+			 "%s %s due but never sent (%s dropped from a full backlog, %s still queued "
 			 "when the drain ended): %s of those due.",
-			 label, fmt_int(&c->f, m.dropped + m.queued),
+			 fmt_int(&c->f, m.dropped + m.queued),
 			 plural(m.dropped + m.queued, "request was", "requests were"),
 			 fmt_int(&c->f, m.dropped), fmt_int(&c->f, m.queued), fmt_pct(&c->f, m.drop_pct));
-	if (m.in_flight > 0)
-		doc_item(c->d, "%s%s %s had no complete response when the drain ended.", label,
+		snprintf(fig, sizeof fig, "%s (%s dropped, %s still queued), %s of those due",
+			 fmt_int(&c->f, m.dropped + m.queued), fmt_int(&c->f, m.dropped),
+			 fmt_int(&c->f, m.queued), fmt_pct(&c->f, m.drop_pct));
+		note(c, k, label, CK_DUE, NULL, full, fig,
+		     "Requests due but never sent (dropped from a full backlog, or still queued when "
+		     "the drain ended)",
+		     NULL);
+	}
+	if (m.in_flight > 0) {
+		snprintf(full, sizeof full, "%s %s had no complete response when the drain ended.",
 			 fmt_int(&c->f, m.in_flight), plural(m.in_flight, "request", "requests"));
+		snprintf(fig, sizeof fig, "%s", fmt_int(&c->f, m.in_flight));
+		note(c, k, label, CK_IN_FLIGHT, NULL, full, fig,
+		     "Requests without a complete response when the drain ended", NULL);
+	}
 	double late = rr_num_or(ph, "requests.late", 0);
-	if (late > 0)
-		doc_item(c->d, "%s%s %s completed after their timeout had passed.", label,
+	if (late > 0) {
+		snprintf(full, sizeof full, "%s %s completed after their timeout had passed.",
 			 fmt_int(&c->f, late), plural(late, "response", "responses"));
+		snprintf(fig, sizeof fig, "%s", fmt_int(&c->f, late));
+		note(c, k, label, CK_LATE, NULL, full, fig,
+		     "Responses completed after their timeout had passed", NULL);
+	}
 	/* non-2xx responses */
 	const json_t *bc = rr_obj(ph, "responses.by_class");
 	double other = 0, total = 0;
 	char cls[160] = "";
 	static const char *const classes[] = {"1xx", "2xx", "3xx", "4xx", "5xx"};
-	for (size_t k = 0; k < N(classes); k++) {
-		double v = rr_num_or(bc, classes[k], 0);
+	for (size_t i = 0; i < N(classes); i++) {
+		double v = rr_num_or(bc, classes[i], 0);
 		total += v;
-		if (k != 1 && v > 0) {
+		if (i != 1 && v > 0) {
 			other += v;
 			size_t l = strlen(cls);
-			snprintf(cls + l, sizeof cls - l, "%s%s %s", l ? ", " : "", classes[k],
+			snprintf(cls + l, sizeof cls - l, "%s%s %s", l ? ", " : "", classes[i],
 				 fmt_int(&c->f, v));
 		}
 	}
-	if (other > 0)
-		doc_item(c->d,
-			 "%s%s %s had a status other than 2xx (%s), %s of responses: every complete "
+	if (other > 0) {
+		static const char why[] =
+			" Every complete response is counted as completed, and one that fails the "
+			"success rule is also an error; the latency of both kinds is in the figures, "
+			"and apart in the latency table when any failed.";
+		snprintf(full, sizeof full,
+			 "%s %s had a status other than 2xx (%s), %s of responses: every complete "
 			 "response is counted as completed, and one that fails the success rule is "
 			 "also an error; the latency of both kinds is in the figures, and apart in the "
 			 "latency table when any failed.",
-			 label, fmt_int(&c->f, other), plural(other, "response", "responses"), cls,
+			 fmt_int(&c->f, other), plural(other, "response", "responses"), cls,
 			 fmt_pct(&c->f, total > 0 ? other / total * 100 : NAN));
+		snprintf(fig, sizeof fig, "%s (%s), %s of responses", fmt_int(&c->f, other), cls,
+			 fmt_pct(&c->f, total > 0 ? other / total * 100 : NAN));
+		note(c, k, label, CK_NON2XX, NULL, full, fig, "Responses with a status other than 2xx",
+		     why);
+	}
 	const json_t *succ = rr_obj(ph, "success");
 	if (succ && rr_num_or(succ, "failed", 0) > 0) {
 		double failed_s = rr_num_or(succ, "failed", 0);
 		const char *rule = rr_str(succ, "rule");
-		doc_item(c->d, "%sSuccess rule %s: %s %s (%s ok).", label, rule ? rule : "?",
-			 fmt_int(&c->f, failed_s), plural(failed_s, "response failed it", "responses failed it"),
+		char what[400];
+		snprintf(full, sizeof full, "Success rule %s: %s %s (%s ok).", rule ? rule : "?",
+			 fmt_int(&c->f, failed_s),
+			 plural(failed_s, "response failed it", "responses failed it"),
 			 fmt_pct(&c->f, rr_num_or(succ, "ok_pct", NAN)));
+		snprintf(fig, sizeof fig, "%s (%s ok)", fmt_int(&c->f, failed_s),
+			 fmt_pct(&c->f, rr_num_or(succ, "ok_pct", NAN)));
+		snprintf(what, sizeof what, "Responses that failed the success rule %s",
+			 rule ? rule : "?");
+		note(c, k, label, CK_SUCCESS, rule, full, fig, what, NULL);
 	}
 	/* sample size of the tail */
 	if (m.completed > 0 && isfinite(m.completed)) {
 		double tail99 = floor(m.completed * 0.01), tail999 = floor(m.completed * 0.001);
-		if (tail99 < 1)
-			doc_item(c->d,
-				 "%sOnly %s %s: p99 and the percentiles above it are just the slowest "
+		if (tail99 < 1) {
+			snprintf(full, sizeof full,
+				 "Only %s %s: p99 and the percentiles above it are just the slowest "
 				 "responses, too few for a tail.",
-				 label, fmt_int(&c->f, m.completed), plural(m.completed, "response", "responses"));
-		else if (tail99 < 10)
-			doc_item(c->d,
-				 "%s%s responses: the p99 rests on the slowest %s of them, too few for a "
+				 fmt_int(&c->f, m.completed), plural(m.completed, "response", "responses"));
+			snprintf(fig, sizeof fig, "%s %s", fmt_int(&c->f, m.completed),
+				 plural(m.completed, "response", "responses"));
+			note(c, k, label, CK_TAIL_NONE, NULL, full, fig,
+			     "Fewer than 100 responses (p99 and the percentiles above it are just the "
+			     "slowest responses, too few for a tail)",
+			     NULL);
+		} else if (tail99 < 10) {
+			snprintf(full, sizeof full,
+				 "%s responses: the p99 rests on the slowest %s of them, too few for a "
 				 "stable tail; p99.9 and beyond are anecdotes.",
-				 label, fmt_int(&c->f, m.completed), fmt_int(&c->f, tail99));
-		else if (tail999 < 10)
-			doc_item(c->d,
-				 "%s%s responses: p99 rests on the slowest %s, p99.9 on only %s; treat "
+				 fmt_int(&c->f, m.completed), fmt_int(&c->f, tail99));
+			snprintf(fig, sizeof fig, "%s responses, p99 on the slowest %s",
+				 fmt_int(&c->f, m.completed), fmt_int(&c->f, tail99));
+			note(c, k, label, CK_TAIL_FEW, NULL, full, fig,
+			     "Too few responses for a stable tail (p99.9 and beyond are anecdotes)", NULL);
+		} else if (tail999 < 10) {
+			snprintf(full, sizeof full,
+				 "%s responses: p99 rests on the slowest %s, p99.9 on only %s; treat "
 				 "figures beyond p99.9 as anecdotes.",
-				 label, fmt_int(&c->f, m.completed), fmt_int(&c->f, tail99),
+				 fmt_int(&c->f, m.completed), fmt_int(&c->f, tail99),
 				 fmt_int(&c->f, tail999));
+			snprintf(fig, sizeof fig, "%s responses, p99.9 on only %s",
+				 fmt_int(&c->f, m.completed), fmt_int(&c->f, tail999));
+			note(c, k, label, CK_TAIL_999, NULL, full, fig,
+			     "Fewer than 10 responses beyond p99.9 (treat figures beyond p99.9 as "
+			     "anecdotes)",
+			     NULL);
+		}
 	}
 }
 
-static void gen_limited(struct content_ctx *c, const json_t *gl, const char *label)
+static void gen_limited(struct content_ctx *c, const json_t *gl, const char *label,
+			struct cond_sink *k)
 {
 	if (!gl)
 		return;
+	char full[1200], fig[400], what[400], why[700];
 	if (!rr_true(gl, "flagged")) {
 		size_t n = 0, i;
 		const json_t *ch;
@@ -143,10 +265,17 @@ static void gen_limited(struct content_ctx *c, const json_t *gl, const char *lab
 		/* how much its lateness could have moved the figures, when known */
 		const json_t *lag = json_array_get(rr_arr(gl, "checks"), 0);
 		const char *finding = lag && rr_true(lag, "evaluated") ? rr_str(lag, "finding") : NULL;
-		doc_item(c->d, "%spacer's generator self-checks did not fire (%zu %s evaluated): the "
-			       "generator kept up with its schedule%s%s.",
-			 label, n, plural((double)n, "check", "checks"), finding && *finding ? "; " : "",
-			 finding ? finding : "");
+		bool fd = finding && *finding;
+		snprintf(full, sizeof full,
+			 "pacer's generator self-checks did not fire (%zu %s evaluated): the "
+			 "generator kept up with its schedule%s%s.",
+			 n, plural((double)n, "check", "checks"), fd ? "; " : "", fd ? finding : "");
+		snprintf(fig, sizeof fig, "%zu %s evaluated%s%s", n, plural((double)n, "check", "checks"),
+			 fd ? ", " : "", fd ? finding : "");
+		note(c, k, label, CK_GEN_OK, NULL, full, fig,
+		     "pacer's generator self-checks did not fire (the generator kept up with its "
+		     "schedule)",
+		     NULL);
 		return;
 	}
 	size_t i;
@@ -174,16 +303,85 @@ static void gen_limited(struct content_ctx *c, const json_t *gl, const char *lab
 		}
 		size_t al = advice ? strlen(advice) : 0;
 		bool fd = finding && *finding;
-		doc_item(c->d,
-			 "%sGenerator-limited: the check %s fired%s%s%s%s. The generator, not the target, "
-			 "may have set these figures.%s%s%s",
-			 label, name ? name : "?", val, fd ? " (" : "", fd ? finding : "",
-			 fd ? ")" : "", al ? " Advice: " : "", advice ? advice : "",
-			 al && advice[al - 1] != '.' ? "." : "");
+		const char *dot = al && advice[al - 1] != '.' ? "." : "";
+		snprintf(full, sizeof full,
+			 "Generator-limited: the check %s fired%s%s%s%s. The generator, not the "
+			 "target, may have set these figures.%s%s%s",
+			 name ? name : "?", val, fd ? " (" : "", fd ? finding : "", fd ? ")" : "",
+			 al ? " Advice: " : "", advice ? advice : "", dot);
+		snprintf(fig, sizeof fig, "%s%s%s%s", val[0] ? val + 2 : "fired", fd ? " (" : "",
+			 fd ? finding : "", fd ? ")" : "");
+		snprintf(what, sizeof what,
+			 "Generator-limited: the check %s fired (the generator, not the target, may "
+			 "have set these figures)",
+			 name ? name : "?");
+		snprintf(why, sizeof why, "%s%s%s", al ? " Advice: " : "", advice ? advice : "", dot);
+		char key[160];
+		snprintf(key, sizeof key, "%s\n%s", name ? name : "", advice ? advice : "");
+		note(c, k, label, CK_GEN_FIRED, key, full, fig, what, why);
 	}
 	if (!any)
-		doc_item(c->d, "%sGenerator-limited: pacer flagged the generator as a possible limit.",
-			 label);
+		note(c, k, label, CK_GEN_FLAGGED, NULL,
+		     "Generator-limited: pacer flagged the generator as a possible limit.", "flagged",
+		     "Generator-limited: pacer flagged the generator as a possible limit", NULL);
+}
+
+/* "1, 2 and 4" of the steps in idx[n], and their offered rates in the same
+ * shape, into out. */
+static void step_list(struct content_ctx *c, const size_t *idx, size_t n, char *out, size_t cap)
+{
+	char nums[600] = "", rates[900] = "";
+	for (size_t i = 0; i < n; i++) {
+		const char *sep = i == 0 ? "" : i + 1 == n ? " and " : ", ";
+		size_t l = strlen(nums), lr = strlen(rates);
+		snprintf(nums + l, sizeof nums - l, "%s%zu", sep, idx[i] + 1);
+		snprintf(rates + lr, sizeof rates - lr, "%s%s", sep,
+			 fmt_rate(&c->f, rr_num_or(step_at(c, (long)idx[i]), "offered_per_s", NAN)));
+	}
+	snprintf(out, cap, "%s (%s requests/s)", nums, rates);
+}
+
+/* The collected notes of a ramp's steps: a note only one step has keeps its
+ * "Step N (R requests/s): " sentence; notes of the same kind in several
+ * steps become one statement naming the steps, with each step's figures. */
+static void fold_notes(struct content_ctx *c, struct cond_sink *k)
+{
+	bool *done = calloc(k->n ? k->n : 1, sizeof *done);
+	size_t *idx = calloc(k->n ? k->n : 1, sizeof *idx);
+	size_t *steps = calloc(k->n ? k->n : 1, sizeof *steps);
+	for (size_t i = 0; i < k->n; i++) {
+		const struct cond_note *a = &k->v[i];
+		if (done && done[i])
+			continue;
+		size_t n = 0;
+		for (size_t j = i; done && idx && steps && j < k->n; j++) {
+			const struct cond_note *b = &k->v[j];
+			if (!done[j] && b->kind == a->kind && !strcmp(b->key, a->key)) {
+				done[j] = true;
+				idx[n] = j;
+				steps[n] = b->step;
+				n++;
+			}
+		}
+		if (n <= 1) {
+			doc_item(c->d, "Step %zu (%s requests/s): %s", a->step + 1,
+				 fmt_rate(&c->f, rr_num_or(step_at(c, (long)a->step), "offered_per_s",
+							   NAN)),
+				 a->full);
+			continue;
+		}
+		char list[1600], figs[4000] = "";
+		step_list(c, steps, n, list, sizeof list);
+		for (size_t j = 0; j < n; j++) {
+			size_t l = strlen(figs);
+			snprintf(figs + l, sizeof figs - l, "%sstep %zu: %s", j ? "; " : "",
+				 k->v[idx[j]].step + 1, k->v[idx[j]].fig);
+		}
+		doc_item(c->d, "%s, in steps %s: %s.%s", a->what, list, figs, a->why);
+	}
+	free(done);
+	free(idx);
+	free(steps);
 }
 
 void content_conditions(struct content_ctx *c)
@@ -229,23 +427,35 @@ void content_conditions(struct content_ctx *c)
 			 "latency excludes queueing that an open arrival of requests would cause "
 			 "(coordinated omission); use an open-loop --rate to measure it.");
 	if (c->r->kind == RESULT_KIND_RUN) {
-		phase_conditions(c, rr_get(c->root, "measure"), "");
-		gen_limited(c, rr_obj(c->root, "generator_limited"), "");
+		phase_conditions(c, rr_get(c->root, "measure"), "", NULL);
+		gen_limited(c, rr_obj(c->root, "generator_limited"), "", NULL);
 		if (c->repeat <= 1)
 			doc_item(c->d, "One run: there is no estimate of run-to-run variance (--repeat N "
 				       "measures it).");
 	} else if (c->r->kind == RESULT_KIND_RAMP) {
+		/* the steps' notes are collected, then said once per kind: a note
+		 * several steps share becomes one statement listing them */
+		struct cond_sink k = {.collect = true};
 		size_t i;
 		const json_t *s;
 		json_array_foreach(rr_arr(c->root, "steps"), i, s) {
 			char label[96];
 			snprintf(label, sizeof label, "Step %zu (%s requests/s): ", i + 1,
 				 fmt_rate(&c->f, rr_num_or(s, "offered_per_s", NAN)));
+			k.step = i;
 			if (rr_true(s, "interrupted"))
-				doc_item(c->d, "%sinterrupted: it never counts as passing.", label);
-			phase_conditions(c, rr_get(s, "measure"), label);
-			gen_limited(c, rr_obj(s, "generator_limited"), label);
+				note(c, &k, label, CK_INTERRUPTED, NULL,
+				     "interrupted: it never counts as passing.", "interrupted",
+				     "Interrupted (never counts as passing)", NULL);
+			phase_conditions(c, rr_get(s, "measure"), label, &k);
+			gen_limited(c, rr_obj(s, "generator_limited"), label, &k);
 		}
+		if (k.oom) /* what was collected, unfolded; the rest went straight in */
+			for (size_t j = 0; j < k.n; j++)
+				doc_item(c->d, "Step %zu: %s", k.v[j].step + 1, k.v[j].full);
+		else
+			fold_notes(c, &k);
+		free(k.v);
 		if (c->repeat <= 1)
 			doc_item(c->d, "One measurement per step: there is no estimate of run-to-run "
 				       "variance (--repeat N measures it).");

@@ -291,5 +291,7 @@ void content_results_ramp(struct content_ctx *c)
 		content_by_name_table(c, rr_get(step_at(c, k), "measure"), false);
 	}
 	chart_ref(c, "spectrum");
+	chart_ref(c, "histogram");
 	chart_ref(c, "timeline");
+	chart_ref(c, "status");
 }

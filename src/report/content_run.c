@@ -204,5 +204,7 @@ void content_results_run(struct content_ctx *c)
 		}
 	}
 	chart_ref(c, "spectrum");
+	chart_ref(c, "histogram");
 	chart_ref(c, "timeline");
+	chart_ref(c, "status");
 }

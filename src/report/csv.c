@@ -13,6 +13,17 @@
  *            significant,verdict   (ratio columns empty for the baseline; at
  *            most REPORT_MAX_VARIANTS variants)
  *
+ * With summary rows (report_options.csv_summary; pacer report --rows
+ * summary, summary.csv of a report folder), one shape for every kind:
+ *            variant,repetition,step,offered_per_s,phase,name,duration_s,
+ *            scheduled,sent,completed,errors,error_pct,dropped,
+ *            achieved_per_s,p50_us,p90_us,p99_us,p99_9_us,max_us,mean_us,pass
+ *   run      a row per phase (warmup, measure), then a row per request name
+ *            of each; with --repeat, a row per repetition (phase measure)
+ *   ramp     per step: its warmup and measure rows, then per request name
+ *   compare  a row per variant and repetition (phase measure)
+ * Fields a row has no figure for are empty.
+ *
  * Numbers are written as in the JSON (shortest form that reads back the
  * same); a missing value is an empty field. Text fields are quoted when they
  * hold a comma, quote or line break, and a text field that a spreadsheet
@@ -255,10 +266,216 @@ static void compare_csv(FILE *f, const json_t *root)
 	}
 }
 
-int csv_write(FILE *f, const struct loaded_result *r, char *err, size_t errlen)
+/* ---- summary rows ------------------------------------------------------ */
+
+enum sum_col {
+	SC_VARIANT, SC_REPETITION, SC_STEP, SC_OFFERED, SC_PHASE, SC_NAME, SC_DURATION,
+	SC_SCHEDULED, SC_SENT, SC_COMPLETED, SC_ERRORS, SC_ERROR_PCT, SC_DROPPED, SC_ACHIEVED,
+	SC_P50, SC_P90, SC_P99, SC_P99_9, SC_MAX, SC_MEAN, SC_PASS, SC_N
+};
+
+static const char *const sum_header[SC_N] = {
+	"variant", "repetition", "step", "offered_per_s", "phase", "name", "duration_s",
+	"scheduled", "sent", "completed", "errors", "error_pct", "dropped", "achieved_per_s",
+	"p50_us", "p90_us", "p99_us", "p99_9_us", "max_us", "mean_us", "pass",
+};
+
+/* One row: for each column, the JSON object and path its number is read
+ * from (NULL: empty), or a text. */
+struct sum_row {
+	const json_t *o[SC_N];
+	const char *path[SC_N];
+	const char *txt[SC_N];
+	size_t idx[SC_N]; /* 1-based counters (repetition, step); 0: none */
+};
+
+static void sum_set(struct sum_row *r, enum sum_col c, const json_t *o, const char *path)
+{
+	r->o[c] = o;
+	r->path[c] = path;
+}
+
+static void sum_emit(FILE *f, const struct sum_row *r)
+{
+	for (int c = 0; c < SC_N; c++) {
+		if (c)
+			fputc(',', f);
+		if (r->txt[c])
+			text(f, r->txt[c]);
+		else if (r->idx[c])
+			fprintf(f, "%zu", r->idx[c]);
+		else if (r->o[c] && c == SC_PASS)
+			boolean(f, r->o[c], r->path[c]);
+		else if (r->o[c])
+			num(f, r->o[c], r->path[c]);
+	}
+	fputc('\n', f);
+}
+
+/* The latency columns from a latency object (p50_us ... mean_us). */
+static void sum_latency(struct sum_row *r, const json_t *lat)
+{
+	sum_set(r, SC_P50, lat, "p50_us");
+	sum_set(r, SC_P90, lat, "p90_us");
+	sum_set(r, SC_P99, lat, "p99_us");
+	sum_set(r, SC_P99_9, lat, "p99_9_us");
+	sum_set(r, SC_MAX, lat, "max_us");
+	sum_set(r, SC_MEAN, lat, "mean_us");
+}
+
+/* A full phase object (a run's warmup/measure, a ramp step's measure). */
+static void sum_phase(struct sum_row *r, const json_t *ph)
+{
+	sum_set(r, SC_DURATION, ph, "duration_s");
+	sum_set(r, SC_SCHEDULED, ph, "requests.scheduled");
+	sum_set(r, SC_SENT, ph, "requests.sent");
+	sum_set(r, SC_COMPLETED, ph, "requests.completed");
+	sum_set(r, SC_ERRORS, ph, "errors.total");
+	sum_set(r, SC_ERROR_PCT, ph, "error_pct");
+	sum_set(r, SC_DROPPED, ph, "requests.dropped");
+	sum_set(r, SC_ACHIEVED, ph, "rate.achieved_per_s");
+	sum_latency(r, rr_obj(ph, "latency"));
+}
+
+/* The per-name rows of a phase, after its own row (base: the columns they
+ * share with it: variant, step, phase...). */
+static void sum_names(FILE *f, const struct sum_row *base, const json_t *ph)
+{
+	size_t i;
+	const json_t *n;
+	json_array_foreach(rr_arr(ph, "by_name"), i, n) {
+		struct sum_row r = {0};
+		for (int c = SC_VARIANT; c <= SC_PHASE; c++) {
+			r.o[c] = base->o[c];
+			r.path[c] = base->path[c];
+			r.txt[c] = base->txt[c];
+			r.idx[c] = base->idx[c];
+		}
+		r.txt[SC_NAME] = rr_str(n, "name");
+		sum_set(&r, SC_SENT, n, "sent");
+		sum_set(&r, SC_COMPLETED, n, "completed");
+		sum_set(&r, SC_ERRORS, n, "errors");
+		sum_set(&r, SC_ERROR_PCT, n, "error_pct");
+		sum_latency(&r, rr_obj(n, "latency"));
+		sum_emit(f, &r);
+	}
+}
+
+/* A repetition figure (run --repeat, compare): phase measure. */
+static void sum_rep(struct sum_row *r, const json_t *rep)
+{
+	r->txt[SC_PHASE] = "measure";
+	sum_set(r, SC_COMPLETED, rep, "completed");
+	sum_set(r, SC_ERRORS, rep, "errors");
+	sum_set(r, SC_ERROR_PCT, rep, "error_pct");
+	sum_set(r, SC_ACHIEVED, rep, "achieved_per_s");
+	sum_set(r, SC_P50, rep, "p50_us");
+	sum_set(r, SC_P90, rep, "p90_us");
+	sum_set(r, SC_P99, rep, "p99_us");
+	sum_set(r, SC_P99_9, rep, "p99_9_us");
+	sum_set(r, SC_MAX, rep, "max_us");
+}
+
+static void summary_csv(FILE *f, const struct loaded_result *lr)
+{
+	const json_t *root = lr->root;
+	for (int c = 0; c < SC_N; c++) {
+		if (c)
+			fputc(',', f);
+		fputs(sum_header[c], f);
+	}
+	fputc('\n', f);
+	size_t i, k;
+	const json_t *x, *y;
+	switch (lr->kind) {
+	case RESULT_KIND_RUN: {
+		static const char *const phases[] = {"warmup", "measure"};
+		for (int p = 0; p < 2; p++) {
+			const json_t *ph = rr_obj(root, phases[p]);
+			double d;
+			/* no warm-up: no row */
+			if (!ph || (p == 0 && (!rr_num(ph, "duration_s", &d) || d <= 0)))
+				continue;
+			struct sum_row r = {0};
+			r.txt[SC_PHASE] = phases[p];
+			sum_set(&r, SC_OFFERED, ph, "rate.offered_per_s");
+			sum_phase(&r, ph);
+			sum_emit(f, &r);
+			sum_names(f, &r, ph);
+		}
+		json_array_foreach(rr_arr(root, "repetitions"), i, x) {
+			struct sum_row r = {0};
+			r.idx[SC_REPETITION] = i + 1;
+			sum_set(&r, SC_OFFERED, rr_obj(root, "measure"), "rate.offered_per_s");
+			sum_rep(&r, x);
+			sum_emit(f, &r);
+		}
+		break;
+	}
+	case RESULT_KIND_RAMP:
+		json_array_foreach(rr_arr(root, "steps"), i, x) {
+			const json_t *w = rr_obj(x, "warmup");
+			double d;
+			if (w && rr_num(w, "duration_s", &d) && d > 0) {
+				struct sum_row r = {0};
+				r.idx[SC_STEP] = i + 1;
+				sum_set(&r, SC_OFFERED, x, "offered_per_s");
+				r.txt[SC_PHASE] = "warmup";
+				sum_set(&r, SC_DURATION, w, "duration_s");
+				sum_set(&r, SC_SCHEDULED, w, "requests.scheduled");
+				sum_set(&r, SC_SENT, w, "requests.sent");
+				sum_set(&r, SC_COMPLETED, w, "requests.completed");
+				sum_set(&r, SC_ERRORS, w, "errors");
+				sum_set(&r, SC_DROPPED, w, "requests.dropped");
+				sum_set(&r, SC_ACHIEVED, w, "achieved_per_s");
+				sum_set(&r, SC_P50, w, "p50_us");
+				sum_set(&r, SC_P99, w, "p99_us");
+				sum_set(&r, SC_MAX, w, "max_us");
+				sum_emit(f, &r);
+			}
+			const json_t *m = rr_obj(x, "measure");
+			struct sum_row r = {0};
+			r.idx[SC_STEP] = i + 1;
+			sum_set(&r, SC_OFFERED, x, "offered_per_s");
+			r.txt[SC_PHASE] = "measure";
+			if (m)
+				sum_phase(&r, m);
+			/* the step's own figures where its phase has none (compact steps) */
+			sum_set(&r, SC_ACHIEVED, x, "achieved_per_s");
+			sum_set(&r, SC_ERROR_PCT, x, "error_pct");
+			sum_set(&r, SC_PASS, x, "verdict.pass");
+			sum_emit(f, &r);
+			if (m)
+				sum_names(f, &r, m);
+		}
+		break;
+	case RESULT_KIND_COMPARE:
+		json_array_foreach(rr_arr(root, "variants"), i, x) {
+			if (i >= REPORT_MAX_VARIANTS)
+				break;
+			json_array_foreach(rr_arr(x, "repetitions"), k, y) {
+				struct sum_row r = {0};
+				r.txt[SC_VARIANT] = rr_str(x, "name");
+				r.idx[SC_REPETITION] = k + 1;
+				sum_rep(&r, y);
+				sum_emit(f, &r);
+			}
+		}
+		break;
+	}
+}
+
+int csv_write(FILE *f, const struct loaded_result *r, const struct report_options *o, char *err,
+	      size_t errlen)
 {
 	(void)err;
 	(void)errlen;
+	if (o && o->csv_summary) {
+		summary_csv(f, r);
+		if (fflush(f) != 0 || ferror(f))
+			return errno ? -errno : -EIO;
+		return 0;
+	}
 	switch (r->kind) {
 	case RESULT_KIND_RUN: run_csv(f, r->root); break;
 	case RESULT_KIND_RAMP: ramp_csv(f, r->root); break;

@@ -19,10 +19,18 @@ static const char css[] =
 	"padding:10px 14px}\n"
 	".table-wrap{overflow-x:auto;margin:0.4em 0 1em}\n"
 	"table{border-collapse:collapse;font-size:0.9em}\n"
+	/* break-word, not anywhere: a long token (a hash, a URL) still breaks
+	 * where it must, but a column is never squeezed below its longest word
+	 * (anywhere lets the table shrink a key column to one letter) */
 	"th,td{border:1px solid #dddddd;padding:4px 8px;text-align:left;vertical-align:top;"
-	"overflow-wrap:anywhere}\n"
+	"overflow-wrap:break-word;word-break:normal;hyphens:manual}\n"
 	"th{background:#f4f4f4}\n"
-	"td.num,th.num{text-align:right;white-space:nowrap}\n"
+	/* figures stay on one line; their headings wrap between words */
+	"td.num,th.num{text-align:right}\n"
+	"td.num{white-space:nowrap}\n"
+	/* a value (not a figure, not the row's key) may break anywhere: a hash or
+	 * a URL must not push the table past its column */
+	"td:not(:first-child):not(.num){overflow-wrap:anywhere}\n"
 	"figure.chart{margin:1em 0 1.5em}\n"
 	"figure.chart svg{max-width:100%;height:auto;border:1px solid #eeeeee}\n"
 	"figcaption{font-size:0.85em;color:#555555}\n"

@@ -90,7 +90,7 @@ int report_render_opts(const struct loaded_result *r, enum report_format fmt,
 	case REPORT_FMT_HTML:
 	case REPORT_FMT_TEXT: rc = doc_format(r, fmt, o, out, err, errlen); break;
 	case REPORT_FMT_CSV:
-		rc = csv_write(out, r, err, errlen);
+		rc = csv_write(out, r, o, err, errlen);
 		if (rc && !err[0])
 			snprintf(err, errlen, "cannot write: %s", err_name(rc));
 		break;
@@ -113,13 +113,14 @@ int report_render(const struct loaded_result *r, enum report_format fmt, FILE *o
 
 /* ---- the report folder ------------------------------------------------- */
 
-#define REPORT_DIR_MAX_FILES (CHART_MAX + 6)
+#define REPORT_DIR_MAX_FILES (CHART_MAX + 7)
 
 struct report_dir_file {
 	char name[64];
 	enum report_format fmt;
 	bool chart_files; /* md: charts referenced as the folder's files */
 	const char *raw;  /* a chart's SVG (owned by charts); NULL: rendered */
+	bool csv_summary; /* csv: the summary rows */
 };
 
 struct report_dir {
@@ -169,6 +170,8 @@ int report_dir_open(struct report_dir **out, const struct loaded_result *r, char
 	dir_add(d, "report.html", REPORT_FMT_HTML, false, NULL);
 	dir_add(d, "report.txt", REPORT_FMT_TEXT, false, NULL);
 	dir_add(d, "report.csv", REPORT_FMT_CSV, false, NULL);
+	dir_add(d, "summary.csv", REPORT_FMT_CSV, false, NULL);
+	d->f[d->n - 1].csv_summary = true;
 	if (r->kind != RESULT_KIND_COMPARE) {
 		dir_add(d, "latency.hgrm", REPORT_FMT_HGRM, false, NULL);
 		dir_add(d, "latency.hlog", REPORT_FMT_HLOG, false, NULL);
@@ -208,6 +211,7 @@ int report_dir_write(const struct report_dir *d, size_t i, FILE *out, char *err,
 	report_options_default(&o);
 	if (f->chart_files)
 		o.chart_prefix = "";
+	o.csv_summary = f->csv_summary;
 	return report_render_opts(d->r, f->fmt, &o, out, err, errlen);
 }
 

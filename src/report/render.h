@@ -8,6 +8,7 @@
 #ifndef PACER_REPORT_RENDER_H
 #define PACER_REPORT_RENDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -37,6 +38,11 @@ struct report_options {
 	 * PREFIX "chart-NAME.svg" (as the report folder names them); NULL: the
 	 * Markdown references no file. */
 	const char *chart_prefix;
+	/* csv: the summary rows (one shape for every kind: a row per phase or
+	 * step, per request name, per repetition) instead of the rows of the
+	 * kind (run: per second; ramp: per step; compare: per variant and
+	 * figure). */
+	bool csv_summary;
 };
 
 /* Defaults: latency, step 0, no chart files. */
@@ -58,7 +64,8 @@ int report_render_opts(const struct loaded_result *r, enum report_format fmt,
  * and the files (src/cli does, atomically) and hands each file's stream to
  * report_dir_write. The files, in the order they are meant to be written:
  * the chart-NAME.svg files, report.md (charts referenced as those files),
- * report.html, report.txt, report.csv and, for run and ramp results,
+ * report.html, report.txt, report.csv, summary.csv (the summary rows) and,
+ * for run and ramp results,
  * latency.hgrm and latency.hlog. */
 struct report_dir;
 

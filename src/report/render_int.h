@@ -83,7 +83,10 @@ int md_write(FILE *f, const struct doc *d, const char *chart_prefix);
 int html_write(FILE *f, const struct doc *d, const struct chart_set *cs);
 /* The compact terminal summary. */
 int txt_write(FILE *f, const struct doc *d);
-int csv_write(FILE *f, const struct loaded_result *r, char *err, size_t errlen);
+/* o->csv_summary: the summary rows (a row per phase/step, per request
+ * name, per repetition); else the rows of each kind (csv.c). o may be NULL. */
+int csv_write(FILE *f, const struct loaded_result *r, const struct report_options *o, char *err,
+	      size_t errlen);
 int hgrm_write(FILE *f, const struct loaded_result *r, const struct report_options *o, char *err,
 	       size_t errlen);
 int hlog_write(FILE *f, const struct loaded_result *r, const struct report_options *o, char *err,

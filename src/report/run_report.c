@@ -509,6 +509,16 @@ void rj_series(struct jsonw *j, const struct series_point *pts, size_t n)
 		jw_u64(j, pts[i].completed);
 		jw_key(j, "errors");
 		jw_u64(j, pts[i].errors);
+		jw_key(j, "transport_errors");
+		jw_u64(j, pts[i].transport_errors);
+		jw_key(j, "by_class");
+		jw_obj(j);
+		for (int k = 0; k < 5; k++) {
+			char cls[4] = {(char)('1' + k), 'x', 'x', '\0'};
+			jw_key(j, cls);
+			jw_u64(j, pts[i].by_class[k]);
+		}
+		jw_obj_end(j);
 		jw_key(j, "p50_us");
 		jw_dbl(j, (double)pts[i].p50_ns / 1e3, 3);
 		jw_key(j, "p99_us");

@@ -340,9 +340,13 @@ static void draw_panel(FILE *f, const struct svg_panel *p, double top)
 			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888888\" "
 			"stroke-width=\"1\" stroke-dasharray=\"3 3\"/>\n",
 			x, plot_top, x, plot_bottom);
-		if (p->vmarks[i].label)
-			text_el(f, x + 3, plot_top + 11, "start", 10, "fill=\"#555555\"",
-				p->vmarks[i].label);
+		if (p->vmarks[i].label) {
+			/* right of the line, or left of it where it would run past the
+			 * chart's edge (about 6 px a character at 10 px) */
+			bool left = x + 3 + 6.0 * (double)strlen(p->vmarks[i].label) > W - 2;
+			text_el(f, left ? x - 3 : x + 3, plot_top + 11, left ? "end" : "start", 10,
+				"fill=\"#555555\"", p->vmarks[i].label);
+		}
 	}
 	for (size_t i = 0; i < p->n_hmarks; i++) {
 		double t;

@@ -194,7 +194,9 @@ struct target_usage {
 /* Per-second time series of the measured phase. */
 struct series_point {
 	uint64_t completed;
-	uint64_t errors;
+	uint64_t errors;           /* failed responses + transport_errors */
+	uint64_t by_class[5];      /* responses by status class, 1xx..5xx */
+	uint64_t transport_errors; /* requests failed on the connection */
 	uint64_t p50_ns, p99_ns;
 	/* the second's latency histogram (layout SERIES_SUB_BITS): non-empty
 	 * buckets as [lowest value ns, count] pairs, owned */

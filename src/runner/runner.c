@@ -122,6 +122,8 @@ static int ramp_step(struct exec *x, struct runner_at *at, const struct ramp_pla
 	step.requests = 0;
 	step.duration_limits = false;
 	at->offered_per_s = rate;
+	at->step = (uint32_t)r->n_steps + 1;
+	at->planned_steps = (uint32_t)rp->n_rates;
 	uint64_t tcpu0 = target_cpu(x, at->variant);
 	struct ramp_step s = {.offered_per_s = rate, .refine = refine};
 	int rc = measure(x, at, &step, run->repeat, &s.run);

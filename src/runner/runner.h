@@ -58,6 +58,8 @@ struct runner_at {
 	size_t repetition;          /* 0-based independent repetition */
 	uint32_t measurement;       /* 0-based pooled measurement (run --repeat) */
 	bool in_ramp;
+	uint32_t step;              /* ramp: 1-based step (refinement steps after the planned) */
+	uint32_t planned_steps;     /* ramp: its planned steps (before any refinement) */
 	double offered_per_s;       /* the step's or run's offered rate (0: closed loop) */
 };
 

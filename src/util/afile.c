@@ -1,25 +1,190 @@
 #include "util/afile.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+
+#define PROC_FS_MAGIC 0x9fa0 /* statfs f_type of /proc (linux/magic.h) */
+#define MAX_LINKS 40
+
+/* The folder part of p into d[cap] ("." when p has no slash). */
+static int dir_of(const char *p, char *d, size_t cap)
+{
+	const char *s = strrchr(p, '/');
+	if (!s)
+		return snprintf(d, cap, ".") >= (int)cap ? -ENAMETOOLONG : 0;
+	size_t n = s == p ? 1 : (size_t)(s - p);
+	if (n >= cap)
+		return -ENAMETOOLONG;
+	memcpy(d, p, n);
+	d[n] = '\0';
+	return 0;
+}
+
+/* Whether the link p is /proc/<this process>/fd/N (or /proc/self/fd/N,
+ * /dev/fd/N): *fd = N. Any other process's descriptor is not ours. */
+static bool own_fd_link(const char *p, int *fd)
+{
+	char d[PATH_MAX];
+	struct statfs sf;
+	if (dir_of(p, d, sizeof d) || statfs(d, &sf) != 0 || sf.f_type != PROC_FS_MAGIC)
+		return false;
+	const char *base = strrchr(p, '/');
+	base = base ? base + 1 : p;
+	char *end;
+	errno = 0;
+	long n = strtol(base, &end, 10);
+	if (!*base || *end || errno || n < 0 || n > INT_MAX)
+		return false;
+	char real[PATH_MAX], want[64];
+	if (!realpath(d, real))
+		return false;
+	snprintf(want, sizeof want, "/proc/%ld/fd", (long)getpid());
+	if (strcmp(real, want) != 0)
+		return false;
+	*fd = (int)n;
+	return true;
+}
+
+int afile_how(const char *path, enum afile_how *how, char *buf, size_t cap, int *fd)
+{
+	if (strcmp(path, "-") == 0) {
+		*how = AFILE_STDOUT;
+		*fd = STDOUT_FILENO;
+		return snprintf(buf, cap, "-") >= (int)cap ? -ENAMETOOLONG : 0;
+	}
+	char cur[PATH_MAX];
+	if (!*path || snprintf(cur, sizeof cur, "%s", path) >= (int)sizeof cur)
+		return *path ? -ENAMETOOLONG : -ENOENT;
+	for (int hop = 0; hop <= MAX_LINKS; hop++) {
+		struct stat st;
+		if (lstat(cur, &st) != 0) {
+			if (errno != ENOENT)
+				return -errno;
+			/* /dev/fd/N of a closed descriptor: nothing can be made there */
+			char d[PATH_MAX];
+			struct statfs sf;
+			if (!dir_of(cur, d, sizeof d) && statfs(d, &sf) == 0 &&
+			    sf.f_type == PROC_FS_MAGIC)
+				return -EBADF;
+			*how = AFILE_ATOMIC; /* a new name (perhaps a dangling link's) */
+			break;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			if (own_fd_link(cur, fd)) {
+				*how = AFILE_FD;
+				break;
+			}
+			char to[PATH_MAX], d[PATH_MAX];
+			ssize_t n = readlink(cur, to, sizeof to - 1);
+			if (n < 0)
+				return -errno;
+			to[n] = '\0';
+			if (to[0] == '/') {
+				memcpy(cur, to, (size_t)n + 1);
+			} else {
+				int rc = dir_of(cur, d, sizeof d);
+				if (rc)
+					return rc;
+				if (snprintf(cur, sizeof cur, "%s/%s", d, to) >= (int)sizeof cur)
+					return -ENAMETOOLONG;
+			}
+			if (hop == MAX_LINKS)
+				return -ELOOP;
+			continue;
+		}
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		*how = S_ISREG(st.st_mode) ? AFILE_ATOMIC : AFILE_IN_PLACE;
+		break;
+	}
+	return snprintf(buf, cap, "%s", cur) >= (int)cap ? -ENAMETOOLONG : 0;
+}
+
+int afile_check(const char *path)
+{
+	enum afile_how how;
+	char p[PATH_MAX], d[PATH_MAX];
+	int fd = -1;
+	int rc = afile_how(path, &how, p, sizeof p, &fd);
+	if (rc)
+		return rc;
+	switch (how) {
+	case AFILE_STDOUT:
+	case AFILE_FD: {
+		int fl = fcntl(fd, F_GETFL);
+		if (fl < 0)
+			return -errno;
+		return (fl & O_ACCMODE) == O_RDONLY ? -EBADF : 0;
+	}
+	case AFILE_IN_PLACE:
+		return access(p, W_OK) ? -errno : 0;
+	case AFILE_ATOMIC:
+		break;
+	}
+	if ((rc = dir_of(p, d, sizeof d)))
+		return rc;
+	struct stat st;
+	if (stat(d, &st) != 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	return access(d, W_OK | X_OK) ? -errno : 0;
+}
+
+bool afile_is_stdout(const char *path)
+{
+	enum afile_how how;
+	char p[PATH_MAX];
+	int fd = -1;
+	if (!path || afile_how(path, &how, p, sizeof p, &fd))
+		return false;
+	return how == AFILE_STDOUT || (how == AFILE_FD && fd == STDOUT_FILENO);
+}
 
 int afile_open(struct afile *a, const char *path)
 {
 	memset(a, 0, sizeof *a);
-	if (strcmp(path, "-") == 0) {
+	enum afile_how how;
+	char p[PATH_MAX];
+	int fd = -1;
+	int rc = afile_how(path, &how, p, sizeof p, &fd);
+	if (rc)
+		return rc;
+	if (how == AFILE_STDOUT) {
 		a->f = stdout;
 		return 0;
 	}
-	a->path = strdup(path);
-	size_t n = strlen(path) + 32;
+	if (how == AFILE_FD) {
+		fflush(NULL); /* what went to the same file through stdio first stays first */
+		int d = dup(fd);
+		if (d < 0)
+			return -errno;
+		a->f = fdopen(d, "w");
+		if (!a->f) {
+			int e = errno;
+			close(d);
+			return -e;
+		}
+		return 0;
+	}
+	if (how == AFILE_IN_PLACE) {
+		a->f = fopen(p, "w");
+		return a->f ? 0 : -errno;
+	}
+	a->path = strdup(p);
+	size_t n = strlen(p) + 32;
 	a->tmp_path = malloc(n);
 	if (!a->path || !a->tmp_path) {
 		afile_abort(a);
 		return -ENOMEM;
 	}
-	snprintf(a->tmp_path, n, "%s.tmp.%ld", path, (long)getpid());
+	snprintf(a->tmp_path, n, "%s.tmp.%ld", p, (long)getpid());
 	a->f = fopen(a->tmp_path, "w");
 	if (!a->f) {
 		int e = errno;
@@ -41,15 +206,17 @@ int afile_commit(struct afile *a)
 	int rc = 0;
 	if (fflush(a->f) != 0 || ferror(a->f))
 		rc = -(errno ? errno : EIO);
-	if (!rc && fsync(fileno(a->f)) != 0)
+	if (!rc && a->tmp_path && fsync(fileno(a->f)) != 0)
 		rc = -errno;
 	if (fclose(a->f) != 0 && !rc)
 		rc = -errno;
 	a->f = NULL;
-	if (!rc && rename(a->tmp_path, a->path) != 0)
-		rc = -errno;
-	if (rc)
-		unlink(a->tmp_path);
+	if (a->tmp_path) {
+		if (!rc && rename(a->tmp_path, a->path) != 0)
+			rc = -errno;
+		if (rc)
+			unlink(a->tmp_path);
+	}
 	free(a->path);
 	free(a->tmp_path);
 	memset(a, 0, sizeof *a);
@@ -60,7 +227,8 @@ void afile_abort(struct afile *a)
 {
 	if (a->f && a->f != stdout) {
 		fclose(a->f);
-		unlink(a->tmp_path);
+		if (a->tmp_path)
+			unlink(a->tmp_path);
 	}
 	free(a->path);
 	free(a->tmp_path);

@@ -1,22 +1,58 @@
-/* pacer — atomic file writes: write to a temporary file beside the target,
- * then rename over it, so a crash or Ctrl-C never leaves a half-written file. */
+/* pacer — writing an output file: atomically (a temporary file beside the
+ * target, then rename over it) where the path is a regular file or a new
+ * name, so a crash or Ctrl-C never leaves a half-written file; in place
+ * where it is anything else (a character device such as /dev/null, a FIFO,
+ * /dev/stdout, a process substitution's /dev/fd/N), whose node is never
+ * renamed over. Symbolic links are followed: a link to a regular file has
+ * its target replaced atomically and the link kept. */
 #ifndef PACER_UTIL_AFILE_H
 #define PACER_UTIL_AFILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct afile {
 	FILE *f;         /* write here */
-	char *path;      /* final path (owned) */
-	char *tmp_path;  /* temporary path (owned) */
+	char *path;      /* final path (owned); NULL when written in place */
+	char *tmp_path;  /* temporary path (owned); NULL when written in place */
 };
 
-/* Create the temporary file. 0 or -errno. "-" means stdout (no rename). */
+/* How a path is written (afile_how). */
+enum afile_how {
+	AFILE_STDOUT,   /* "-": the process's stdout */
+	AFILE_FD,       /* /dev/fd/N, /proc/self/fd/N, /dev/stdout...: our open fd N */
+	AFILE_IN_PLACE, /* a character device, FIFO or socket: opened and written */
+	AFILE_ATOMIC,   /* a regular file or a new name: temporary file + rename */
+};
+
+/* Where and how path would be written: *how, the final path after
+ * symbolic links (into buf[cap]; for AFILE_ATOMIC the name renamed over)
+ * and, for AFILE_FD, the descriptor in *fd. Touches nothing. 0, or -errno:
+ * -EISDIR for a folder, -EBADF for /dev/fd/N of a closed descriptor,
+ * -ELOOP for too many links, -ENAMETOOLONG. */
+int afile_how(const char *path, enum afile_how *how, char *buf, size_t cap, int *fd);
+
+/* Whether path could be written now, checked without creating or opening
+ * it (opening a FIFO would hand its reader an end of file): a folder that
+ * exists and can be written for a new or regular file, write permission on
+ * a device or FIFO, a descriptor open for writing for /dev/fd/N. 0, or
+ * -errno (-ENOENT: no such folder; -EACCES; -EISDIR; -EBADF: the fd is not
+ * open for writing). */
+int afile_check(const char *path);
+
+/* Whether path names this process's standard output: "-", /dev/stdout,
+ * /dev/fd/1, /proc/self/fd/1 (not another descriptor on the same file). */
+bool afile_is_stdout(const char *path);
+
+/* Open path for writing as afile_how says: "-" is stdout (not closed), fd
+ * N a duplicate of it, in place a fopen of the node, atomic a temporary
+ * file beside the final path. 0 or -errno. */
 int afile_open(struct afile *a, const char *path);
-/* Flush, fsync, close and rename into place. 0 or -errno (the temporary is
- * removed on failure). Frees a's memory either way. */
+/* Flush and close; atomic: fsync and rename into place. 0 or -errno (the
+ * temporary is removed on failure). Frees a's memory either way. */
 int afile_commit(struct afile *a);
-/* Close and remove the temporary; the target is untouched. */
+/* Close and, atomic, remove the temporary: the target is untouched (written
+ * in place, what was written stays). */
 void afile_abort(struct afile *a);
 
 #endif

@@ -360,9 +360,10 @@ class FormatsTest(PacerTestCase):
 
     def test_html_well_formed_with_charts(self):
         res = real_results()
-        self.check_html(self.render(res["run"], "--format", "html"), ("spectrum", "timeline"))
+        self.check_html(self.render(res["run"], "--format", "html"),
+                        ("spectrum", "histogram", "timeline", "status"))
         self.check_html(self.render(res["ramp"], "--format", "html"),
-                        ("latency-vs-load", "spectrum", "timeline"))
+                        ("latency-vs-load", "spectrum", "histogram", "timeline", "status"))
         self.check_html(self.render(res["compare"], "--format", "html"),
                         ("compare-ratios", "compare-latency", "compare-throughput"))
 
@@ -392,7 +393,7 @@ class FormatsTest(PacerTestCase):
             cells = {len(re.findall(r"(?<!\\)\|", r)) for r in rows}
             self.assertLessEqual(len(cells), 1, "a table row broke:\n" + block)
         html = self.render(path, "--format", "html")
-        root = self.check_html(html, ("spectrum", "timeline"))
+        root = self.check_html(html, ("spectrum", "histogram", "timeline", "status"))
         self.assertIn("&lt;script&gt;alert(1)&lt;/script&gt;", html)
         text = "".join(root.itertext())
         self.assertIn("<script>alert(1)</script>", text)  # shown as text, not run
@@ -419,6 +420,55 @@ class FormatsTest(PacerTestCase):
         ratio = [r for r in cmp["ratios"] if r["variant"] == "b" and r["metric"] == "p50"][0]
         self.assertAlmostEqual(float(b50["ratio"]), ratio["ratio"])
 
+    def test_csv_summary(self):
+        # issue 18: a summary row per phase/step and per request name, one
+        # header for every kind, that a spreadsheet takes as is
+        import csv
+        import io
+        res = real_results()
+        run, ramp, cmp = (load_json(res[k]) for k in ("run", "ramp", "compare"))
+        header = None
+
+        def rows_of(kind):
+            nonlocal header
+            text = self.render(res[kind], "--format", "csv", "--rows", "summary")
+            r = list(csv.DictReader(io.StringIO(text)))
+            h = text.split("\n", 1)[0]
+            if header is None:
+                header = h
+            self.assertEqual(h, header, "one header for every kind")
+            return r
+
+        rows = rows_of("run")
+        names = [n["name"] for n in run["measure"]["by_name"]]
+        self.assertGreaterEqual(len(names), 2)
+        self.assertEqual([(r["phase"], r["name"]) for r in rows],
+                         [(p, n) for p in ("warmup", "measure") for n in [""] + names])
+        m = [r for r in rows if r["phase"] == "measure" and not r["name"]][0]
+        self.assertEqual(int(m["completed"]), run["measure"]["requests"]["completed"])
+        self.assertEqual(float(m["p99_us"]), run["measure"]["latency"]["p99_us"])
+        self.assertEqual(int(m["errors"]), run["measure"]["errors"]["total"])
+        per_name = [r for r in rows if r["phase"] == "measure" and r["name"]]
+        self.assertEqual(sum(int(r["completed"]) for r in per_name), int(m["completed"]))
+
+        rows = rows_of("ramp")
+        measured = [r for r in rows if r["phase"] == "measure" and not r["name"]]
+        self.assertEqual([int(r["step"]) for r in measured], list(range(1, len(ramp["steps"]) + 1)))
+        self.assertEqual([r["pass"] for r in measured],
+                         ["true" if s["verdict"]["pass"] else "false" for s in ramp["steps"]])
+        self.assertEqual([float(r["p99_us"]) for r in measured],
+                         [s["measure"]["latency"]["p99_us"] for s in ramp["steps"]])
+        warm = [r for r in rows if r["phase"] == "warmup"]
+        self.assertEqual([int(r["completed"]) for r in warm],
+                         [s["warmup"]["requests"]["completed"] for s in ramp["steps"]])
+
+        rows = rows_of("compare")
+        self.assertEqual([(r["variant"], int(r["repetition"])) for r in rows],
+                         [(v["name"], i + 1) for v in cmp["variants"]
+                          for i in range(len(v["repetitions"]))])
+        self.assertEqual([float(r["p50_us"]) for r in rows],
+                         [x["p50_us"] for v in cmp["variants"] for x in v["repetitions"]])
+
     def test_hgrm(self):
         res = real_results()
         doc = load_json(res["run"])
@@ -442,8 +492,10 @@ class FormatsTest(PacerTestCase):
         self.assertEqual(run.code, 0, describe(run))
         files = sorted(os.listdir(d))
         self.assertEqual(files, sorted(["report.md", "report.html", "report.txt", "report.csv",
+                                        "summary.csv",
                                         "latency.hgrm", "latency.hlog", "chart-latency-vs-load.svg",
-                                        "chart-spectrum.svg", "chart-timeline.svg"]))
+                                        "chart-spectrum.svg", "chart-histogram.svg",
+                                        "chart-timeline.svg", "chart-status.svg"]))
         with open(os.path.join(d, "report.md")) as f:
             md = f.read()
         refs = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)

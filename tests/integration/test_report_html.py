@@ -52,6 +52,7 @@ class HtmlReportTest(PacerTestCase):
                 " return {id: f.id, x: r.left + scrollX, y: r.top + scrollY,"
                 " w: r.width, h: r.height}; }))"))
             self.assertGreaterEqual(len(boxes), min_charts, boxes)
+            self._check_layout(page)
             for bx in boxes:
                 self.assertGreater(bx["w"], 100, bx)
                 self.assertGreater(bx["h"], 50, bx)
@@ -67,6 +68,62 @@ class HtmlReportTest(PacerTestCase):
                 self.assertLess(frac, 0.95, "chart %s looks solid (%.4f)" % (bx["id"], frac))
             return boxes
 
+    def _check_layout(self, page):
+        """Issue 18: every table fits its column (no horizontal scrollbar), no
+        cell's content runs past its cell, a key column is not squeezed into
+        mid-word breaks, and no chart label runs past its chart's edge."""
+        over = json.loads(page.evaluate("""JSON.stringify((() => {
+            const out = [];
+            const main = document.querySelector('main');
+            const mr = main.getBoundingClientRect();
+            const cs = getComputedStyle(main);
+            const right = mr.right - parseFloat(cs.paddingRight) + 0.5;
+            document.querySelectorAll('table').forEach((t, i) => {
+                const r = t.getBoundingClientRect();
+                const wrap = t.parentElement;
+                if (r.right > right || wrap.scrollWidth > wrap.clientWidth + 1)
+                    out.push({table: i, head: t.rows[0].cells[0].innerText,
+                              right: r.right, limit: right});
+                t.querySelectorAll('th, td').forEach(c => {
+                    if (c.scrollWidth > c.clientWidth + 1)
+                        out.push({table: i, cell: c.innerText.slice(0, 60),
+                                  scroll: c.scrollWidth, client: c.clientWidth});
+                });
+                // a first (key) column at least as wide as its longest word
+                for (const row of t.rows) {
+                    const c = row.cells[0];
+                    const range = document.createRange();
+                    for (const w of c.innerText.split(/\\s+/)) {
+                        if (!w) continue;
+                        const probe = document.createElement('span');
+                        probe.textContent = w;
+                        probe.style.whiteSpace = 'nowrap';
+                        probe.style.position = 'absolute';
+                        probe.style.visibility = 'hidden';
+                        c.appendChild(probe);
+                        const pw = probe.getBoundingClientRect().width;
+                        c.removeChild(probe);
+                        const inner = c.clientWidth - parseFloat(getComputedStyle(c).paddingLeft)
+                                      - parseFloat(getComputedStyle(c).paddingRight);
+                        if (pw > inner + 1)
+                            out.push({table: i, word: w, width: pw, column: inner});
+                    }
+                }
+            });
+            document.querySelectorAll('figure.chart svg').forEach(s => {
+                const sr = s.getBoundingClientRect();  // transforms (rotated labels) applied
+                s.querySelectorAll('text').forEach(tx => {
+                    const b = tx.getBoundingClientRect();
+                    if (b.left < sr.left - 0.5 || b.right > sr.right + 0.5 ||
+                        b.top < sr.top - 0.5 || b.bottom > sr.bottom + 0.5)
+                        out.push({chart: s.parentElement.id, text: tx.textContent,
+                                  left: b.left - sr.left, right: sr.right - b.right});
+                });
+            });
+            return out;
+        })())"""))
+        self.assertEqual(over, [], "elements overflow: %r" % over[:10])
+
     def test_run_report(self):
         d = os.path.join(self.tmpdir(), "rep")
         run = harness.run_pacer(["--self-contained=vast_ortb_mix", "--rate", "300",
@@ -80,6 +137,8 @@ class HtmlReportTest(PacerTestCase):
         boxes = self._check_html(os.path.join(d, "report.html"), 2)
         ids = {b["id"] for b in boxes}
         self.assertTrue(any("spectrum" in i for i in ids), ids)
+        # issue 18: the distribution beside the spectrum, status codes over time
+        self.assertTrue({"chart-histogram", "chart-status"} <= ids, ids)
 
     def test_ramp_report(self):
         d = os.path.join(self.tmpdir(), "rep")
@@ -91,6 +150,7 @@ class HtmlReportTest(PacerTestCase):
         boxes = self._check_html(os.path.join(d, "report.html"), 3)
         ids = {b["id"] for b in boxes}
         self.assertTrue(any("load" in i or "ramp" in i for i in ids), ids)
+        self.assertTrue({"chart-histogram", "chart-status"} <= ids, ids)
 
     def tmpdir(self):
         d = tempfile.mkdtemp(prefix="pacer-html-")

@@ -2,6 +2,8 @@
 problem."""
 
 import os
+import shutil
+import tempfile
 import unittest
 
 import harness
@@ -96,6 +98,27 @@ class BadInputTest(PacerTestCase):
         mark = _ngx.log_mark()
         self.assert_usage_error(self.ok_args() + ["--threads", "zero"], "threads", "zero")
         self.assertEqual(_ngx.count(mark), 0)
+
+    def test_unwritable_outputs_refused_before_the_load(self):
+        # issue 18: an output that cannot be written failed only after the
+        # whole load had run, losing the result
+        d = tempfile.mkdtemp(prefix="pacer-out-")
+        self.addCleanup(shutil.rmtree, d, True)
+        afile = os.path.join(d, "a-file")
+        with open(afile, "w") as f:
+            f.write("x")
+        cases = [
+            (["--out", "/nonexistent/pacer-%d/r.json" % os.getpid()], "--out"),
+            (["--out", d], "--out"),                               # a folder
+            (["--hgrm", os.path.join(afile, "l.hgrm")], "--hgrm"),  # through a file
+            (["--report-dir", os.path.join(afile, "rep")], "--report-dir"),
+        ]
+        for extra, opt in cases:
+            with self.subTest(args=extra):
+                mark = _ngx.log_mark()
+                run = self.assert_usage_error(self.ok_args() + extra, opt)
+                self.assertIn(extra[1], run.stderr)
+                self.assertEqual(_ngx.count(mark), 0, "a load was sent: " + run.stderr)
 
 
 if __name__ == "__main__":

@@ -145,7 +145,7 @@ static void test_folder(void **state)
 	int rc = cli_report_folder_write(&r, dir, err, sizeof err);
 	CHECK(rc == 0, "rc %d: %s", rc, err);
 	check_folder(&r, dir);
-	assert_int_equal(entries(dir), 9); /* 3 charts, 4 documents, hgrm, hlog */
+	assert_int_equal(entries(dir), 11); /* 4 charts, 5 documents, hgrm, hlog */
 	/* a second write replaces the files */
 	char p[512];
 	snprintf(p, sizeof p, "%s/report.txt", dir);

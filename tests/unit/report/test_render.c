@@ -645,6 +645,118 @@ static void test_csv(void **state)
 	CHECK(has(c, "\nb,a,achieved_per_s,200,200,200,2,1.8,2.2,true,faster\n"), "%s", c);
 	CHECK(has(c, "\na,a,p50_us,10,10,10,,,,,\n"), "%s", c);
 	free(c);
+	/* summary rows: one header for every kind */
+	struct report_options o;
+	report_options_default(&o);
+	o.csv_summary = true;
+	static const char sum_hdr[] =
+		"variant,repetition,step,offered_per_s,phase,name,duration_s,scheduled,sent,completed,"
+		"errors,error_pct,dropped,achieved_per_s,p50_us,p90_us,p99_us,p99_9_us,max_us,mean_us,"
+		"pass\n";
+	json_t *(*const make[3])(void) = {fx_run, fx_ramp, fx_compare};
+	static const size_t rows[3] = {1, 3, 2}; /* measure; a measure row per step; a rep each */
+	for (int k = 0; k < 3; k++) {
+		c = render(make[k](), REPORT_FMT_CSV, &o);
+		CHECK(strncmp(c, sum_hdr, strlen(sum_hdr)) == 0, "kind %d: %s", k, c);
+		CHECK(count_lines(c) == 1 + rows[k], "kind %d: %zu lines: %s", k, count_lines(c), c);
+		free(c);
+	}
+	c = render(fx_ramp(), REPORT_FMT_CSV, &o);
+	CHECK(has(c, "\n,,3,1000,measure,,"), "%s", c);
+	CHECK(has(c, ",true\n") && has(c, ",false\n"), "%s", c);
+	free(c);
+}
+
+/* Notes the steps of a ramp share are said once, listing the steps; a note
+ * of one step keeps its own sentence (issue 18). */
+static void test_conditions_folded(void **state)
+{
+	(void)state;
+	json_t *j = fx_ramp();
+	json_t *s3 = json_array_get(json_object_get(j, "steps"), 2);
+	json_object_set_new(json_object_get(json_object_get(s3, "measure"), "requests"), "late",
+			    json_integer(5));
+	char *md = render(j, REPORT_FMT_MD, NULL);
+	const char *cond = strstr(md, "## Test conditions and limits");
+	CHECK(cond, "no conditions");
+	if (cond) {
+		char *sec = strndup(cond, (size_t)(strstr(cond + 3, "\n## ") - cond));
+		/* every step had 10 5xx responses: one statement for the three */
+		CHECK(has(sec, "- Responses with a status other than 2xx, in steps 1, 2 and 3 (250, "
+			       "500 and 1,000 requests/s): step 1: 10 (5xx 10), 1.00% of responses; "
+			       "step 2: 10 (5xx 10), 1.00% of responses; step 3: 10 (5xx 10), 1.00% "
+			       "of responses. Every complete response"),
+		      "%s", sec);
+		CHECK(!has(sec, "Step 1 (250 requests/s): 10 responses had a status"), "%s", sec);
+		/* said once, not three times */
+		size_t n = 0;
+		for (const char *p = sec; (p = strstr(p, "Every complete response")); p++)
+			n++;
+		CHECK(n == 1, "explanation said %zu times", n);
+		/* only step 3 had late responses: its own sentence */
+		CHECK(has(sec, "- Step 3 (1,000 requests/s): 5 responses completed after their "
+			       "timeout had passed.\n"),
+		      "%s", sec);
+		free(sec);
+	}
+	free(md);
+}
+
+/* ---- charts: drain seconds apart, status over time, the distribution ------------------ */
+
+static void test_charts_drain_status(void **state)
+{
+	(void)state;
+	json_t *j = fx_run();
+	/* two measured seconds and a drain second (the phase lasts 2 s) with 5xx
+	 * responses and connection failures */
+	json_object_set_new(
+		j, "series",
+		fx_parse("[{\"t_s\":0,\"completed\":600,\"errors\":0,\"transport_errors\":0,"
+			 "\"by_class\":{\"1xx\":0,\"2xx\":600,\"3xx\":0,\"4xx\":0,\"5xx\":0},"
+			 "\"p50_us\":999.0,\"p99_us\":1998.0},"
+			 "{\"t_s\":1,\"completed\":400,\"errors\":0,\"transport_errors\":0,"
+			 "\"by_class\":{\"1xx\":0,\"2xx\":400,\"3xx\":0,\"4xx\":0,\"5xx\":0},"
+			 "\"p50_us\":1998.0,\"p99_us\":19988.0},"
+			 "{\"t_s\":2,\"completed\":5,\"errors\":5,\"transport_errors\":2,"
+			 "\"by_class\":{\"1xx\":0,\"2xx\":0,\"3xx\":0,\"4xx\":0,\"5xx\":3},"
+			 "\"p50_us\":5000.0,\"p99_us\":9000.0}]"));
+	char *html = render(j, REPORT_FMT_HTML, NULL);
+	const char *tl = strstr(html, "id=\"chart-timeline\"");
+	const char *st = strstr(html, "id=\"chart-status\"");
+	const char *hi = strstr(html, "id=\"chart-histogram\"");
+	CHECK(tl && st && hi, "timeline %p, status %p, histogram %p", (void *)tl, (void *)st,
+	      (void *)hi);
+	if (tl && st && hi) {
+		char *tl_svg = strndup(tl, (size_t)(strstr(tl, "</svg>") - tl));
+		char *st_svg = strndup(st, (size_t)(strstr(st, "</svg>") - st));
+		CHECK(has(tl_svg, "drain (after the schedule)") && has(tl_svg, "p99 in the drain"),
+		      "no drain series");
+		/* the responses/s line has the two measured seconds only: one
+		 * polyline of two points, the drain second drawn apart */
+		const char *pl = strstr(tl_svg, "<polyline");
+		CHECK(pl, "no line");
+		if (pl) {
+			const char *pts = strstr(pl, "points=\"");
+			const char *q = pts ? strchr(pts + 8, '"') : NULL;
+			size_t n = 0;
+			for (const char *p = pts; p && q && p < q; p++)
+				n += *p == ',';
+			CHECK(n == 2, "responses/s line has %zu points", n);
+		}
+		CHECK(has(st_svg, "2xx/s") && has(st_svg, "5xx/s") &&
+			      has(st_svg, "failed on the connection/s"),
+		      "status chart series missing");
+		CHECK(!has(st_svg, "4xx/s"), "a class without responses is drawn");
+		free(tl_svg);
+		free(st_svg);
+	}
+	free(html);
+	/* an older result (series without by_class) has no status chart */
+	html = render(fx_run(), REPORT_FMT_HTML, NULL);
+	CHECK(!has(html, "id=\"chart-status\""), "status chart without data");
+	CHECK(has(html, "id=\"chart-histogram\""), "no histogram");
+	free(html);
 }
 
 /* ---- hgrm ------------------------------------------------------------------------------ */
@@ -987,10 +1099,11 @@ static void test_dir_files(void **state)
 	struct report_dir *d;
 	assert_int_equal(report_dir_open(&d, &r, err, sizeof err), 0);
 	/* the charts first, then the documents, in this order */
-	static const char *const tail[] = {"report.md", "report.html", "report.txt", "report.csv",
-					   "latency.hgrm", "latency.hlog"};
-	static const char *const charts[] = {"chart-spectrum.svg", "chart-timeline.svg",
-					     "chart-latency-vs-load.svg"};
+	static const char *const tail[] = {"report.md",   "report.html",  "report.txt",
+					   "report.csv",  "summary.csv",  "latency.hgrm",
+					   "latency.hlog"};
+	static const char *const charts[] = {"chart-spectrum.svg", "chart-histogram.svg",
+					     "chart-timeline.svg", "chart-latency-vs-load.svg"};
 	size_t n = report_dir_count(d), nt = sizeof tail / sizeof tail[0];
 	assert_int_equal(n, nt + sizeof charts / sizeof charts[0]);
 	for (size_t i = 0; i < nt; i++)
@@ -1004,12 +1117,14 @@ static void test_dir_files(void **state)
 	assert_null(report_dir_name(d, n));
 	/* each file is what its format renders; the Markdown names the chart files */
 	static const enum report_format fmts[] = {REPORT_FMT_MD,  REPORT_FMT_HTML, REPORT_FMT_TEXT,
-						  REPORT_FMT_CSV, REPORT_FMT_HGRM, REPORT_FMT_HLOG};
+						  REPORT_FMT_CSV, REPORT_FMT_CSV,  REPORT_FMT_HGRM,
+						  REPORT_FMT_HLOG};
 	for (size_t i = 0; i < nt; i++) {
 		struct report_options o;
 		report_options_default(&o);
 		if (fmts[i] == REPORT_FMT_MD)
 			o.chart_prefix = "";
+		o.csv_summary = !strcmp(tail[i], "summary.csv");
 		int rc;
 		char *want = fx_render(&r, fmts[i], &o, &rc, err, sizeof err);
 		CHECK(want, "%s: %s", tail[i], err);
@@ -1044,7 +1159,7 @@ static void test_dir_files(void **state)
 	for (size_t i = 0; i < report_dir_count(d); i++)
 		CHECK(strncmp(report_dir_name(d, i), "latency.", 8), "compare has %s",
 		      report_dir_name(d, i));
-	assert_string_equal(report_dir_name(d, report_dir_count(d) - 1), "report.csv");
+	assert_string_equal(report_dir_name(d, report_dir_count(d) - 1), "summary.csv");
 	report_dir_free(d);
 	result_free(&r);
 	report_dir_free(NULL);
@@ -1095,6 +1210,8 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_charts_drain_status),
+		cmocka_unit_test(test_conditions_folded),
 		cmocka_unit_test(test_hgrm),
 		cmocka_unit_test(test_hlog_decodes),
 		cmocka_unit_test(test_svg),

@@ -1,0 +1,156 @@
+"""Outputs that plumb (issue 18): `-o -` puts the JSON alone on stdout and
+the summary on stderr; a process substitution's /dev/fd/N and a FIFO get
+the JSON written in place (never renamed over), with --report-dir made from
+the same result; the FIFO is still a FIFO afterwards. Short self-contained
+runs (about 1 s each)."""
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import tempfile
+import threading
+import unittest
+
+import harness
+from harness import PacerTestCase
+
+LOAD = ["--self-contained", "--rate", "100", "--duration", "0.5s", "--limited-ok"]
+
+
+def setUpModule():
+    harness.require_pacer()
+
+
+class OutputsTest(PacerTestCase):
+    def setUp(self):
+        self.d = tempfile.mkdtemp(prefix="pacer-outputs-")
+        self.addCleanup(shutil.rmtree, self.d, True)
+
+    def pacer(self, args, **kw):
+        p = subprocess.run([harness.pacer_bin(), "run"] + LOAD + args, stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=30, **kw)
+        self.assertIn(p.returncode, (0, 4), p.stderr.decode(errors="replace"))
+        return p
+
+    def test_json_on_stdout_summary_on_stderr(self):
+        p = self.pacer(["-o", "-"])
+        res = json.loads(p.stdout)  # nothing but the JSON
+        self.assertEqual(res["kind"], "run")
+        err = p.stderr.decode()
+        self.assertIn("pacer run report: http://127.0.0.1:", err)
+        self.assertIn("latency", err)
+        # /dev/stdout is the same stream
+        p = self.pacer(["-o", "/dev/stdout"])
+        self.assertEqual(json.loads(p.stdout)["kind"], "run")
+        self.assertIn("latency", p.stderr.decode())
+        # with another --out, the summary stays on stdout
+        out = os.path.join(self.d, "r.json")
+        p = self.pacer(["-o", out])
+        self.assertIn("latency", p.stdout.decode())
+        with open(out) as f:
+            self.assertEqual(json.load(f)["kind"], "run")
+
+    def test_dev_fd_pipe_like_process_substitution(self):
+        r, w = os.pipe()
+        got = []
+        reader = threading.Thread(target=lambda: got.append(_drain(r)), daemon=True)
+        reader.start()
+        rep = os.path.join(self.d, "rep")
+        try:
+            self.pacer(["-q", "-o", "/dev/fd/%d" % w, "--report-dir", rep], pass_fds=(w,))
+        finally:
+            os.close(w)
+            reader.join(10)
+            os.close(r)
+        self.assertEqual(json.loads(got[0])["kind"], "run")
+        # the folder is made from the same result, not read back from the pipe
+        self.assertTrue(os.path.isfile(os.path.join(rep, "report.html")))
+        self.assertFalse(os.path.exists(os.path.join(rep, "result.json")))
+
+    def test_fifo_written_in_place(self):
+        fifo = os.path.join(self.d, "fifo")
+        os.mkfifo(fifo)
+        got = []
+
+        def read():
+            with open(fifo, "rb") as f:
+                got.append(f.read())
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        try:
+            self.pacer(["-q", "-o", fifo])
+        finally:
+            if reader.is_alive():  # pacer never opened it: unblock the reader
+                with open(fifo, "wb"):
+                    pass
+            reader.join(10)
+        self.assertEqual(json.loads(got[0])["kind"], "run")
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+        self.assertEqual(os.listdir(self.d), ["fifo"])  # no temporary left beside it
+
+    def test_link_to_dev_null_kept(self):
+        link = os.path.join(self.d, "null.json")
+        os.symlink("/dev/null", link)
+        self.pacer(["-q", "-o", link])
+        self.assertTrue(os.path.islink(link))
+        self.assertEqual(os.readlink(link), "/dev/null")
+        self.assertTrue(stat.S_ISCHR(os.stat("/dev/null").st_mode))
+
+    def on_a_terminal(self, args, env):
+        """pacer run ARGS with stdout a pseudo-terminal: what it drew there."""
+        master, slave = os.openpty()
+        try:
+            p = subprocess.Popen([harness.pacer_bin(), "run"] + args, stdin=subprocess.DEVNULL,
+                                 stdout=slave, stderr=subprocess.DEVNULL,
+                                 env=dict(os.environ, **env))
+        finally:
+            os.close(slave)
+        out = []
+        try:
+            while True:
+                try:
+                    b = os.read(master, 65536)
+                except OSError:  # EIO: the child closed the terminal
+                    break
+                if not b:
+                    break
+                out.append(b)
+        finally:
+            os.close(master)
+            p.wait(30)
+        self.assertIn(p.returncode, (0, 4))
+        return b"".join(out).decode(errors="replace")
+
+    def test_progress_line(self):
+        # issue 18: "0 req/s p99 -" all through the warm-up
+        args = ["--self-contained", "--rate", "400", "--warmup", "2.2s", "--duration", "1s",
+                "--limited-ok"]
+        text = self.on_a_terminal(args, {"TERM": "xterm"})
+        lines = [l for l in text.replace("\r", "\n").split("\n") if "req/s  p99" in l]
+        warm = [l for l in lines if "] warm-up " in l]
+        self.assertGreaterEqual(len(warm), 2, text)
+        rates = [float(l.split("] warm-up ")[1].split(" req/s")[0].replace(",", ""))
+                 for l in warm]
+        self.assertTrue(all(r > 200 for r in rates), warm)  # live, not 0
+        self.assertTrue(all("backlog " in l for l in lines), lines)
+        self.assertTrue(any("] measure " in l for l in lines), lines)
+        dumb = self.on_a_terminal(["--self-contained", "--rate", "400", "--warmup", "1.2s",
+                                   "--duration", "0.5s", "--limited-ok"], {"TERM": "dumb"})
+        self.assertIn("latency", dumb)  # the summary, but no progress line
+        self.assertEqual(dumb.count("req/s  p99"), 0, dumb)
+
+
+def _drain(fd):
+    chunks = []
+    while True:
+        b = os.read(fd, 65536)
+        if not b:
+            return b"".join(chunks)
+        chunks.append(b)
+
+
+if __name__ == "__main__":
+    unittest.main()

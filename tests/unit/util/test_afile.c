@@ -1,0 +1,257 @@
+/* Tests of the output writer (src/util/afile.c): atomic replacement of
+ * regular files and new names only; devices, FIFOs, links to them and
+ * descriptor paths written in place, their node never renamed over; the
+ * checks made before a load. Everything happens in a fresh folder under
+ * /tmp. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/afile.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/pacer-afile-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void at(char *buf, size_t cap, const char *name)
+{
+	snprintf(buf, cap, "%s/%s", dir, name);
+}
+
+static void write_all(const char *path, const char *text)
+{
+	struct afile a;
+	assert_int_equal(afile_open(&a, path), 0);
+	assert_true(fputs(text, a.f) >= 0);
+	assert_int_equal(afile_commit(&a), 0);
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[256];
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* A new name and a regular file: written through a temporary and renamed,
+ * so the file is a new inode and no temporary is left. */
+static void test_regular_atomic(void **state)
+{
+	(void)state;
+	char p[PATH_MAX], got[PATH_MAX];
+	at(p, sizeof p, "r.json");
+	enum afile_how how;
+	int fd = -1;
+	assert_int_equal(afile_how(p, &how, got, sizeof got, &fd), 0);
+	assert_int_equal(how, AFILE_ATOMIC);
+	write_all(p, "one");
+	struct stat a, b;
+	assert_int_equal(stat(p, &a), 0);
+	assert_int_equal(afile_how(p, &how, got, sizeof got, &fd), 0);
+	assert_int_equal(how, AFILE_ATOMIC);
+	assert_string_equal(got, p);
+	write_all(p, "two");
+	assert_int_equal(stat(p, &b), 0);
+	assert_true(S_ISREG(b.st_mode));
+	assert_true(a.st_ino != b.st_ino);
+	assert_string_equal(slurp(p), "two");
+	char tmp[PATH_MAX + 40];
+	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", p, (long)getpid());
+	assert_int_equal(access(tmp, F_OK), -1);
+	/* an abort leaves the old file as it was */
+	struct afile af;
+	assert_int_equal(afile_open(&af, p), 0);
+	fputs("three", af.f);
+	afile_abort(&af);
+	assert_string_equal(slurp(p), "two");
+}
+
+/* A FIFO is written in place: its reader gets the bytes and the FIFO is
+ * still a FIFO afterwards (not replaced by a regular file). */
+static void test_fifo_in_place(void **state)
+{
+	(void)state;
+	char p[PATH_MAX], got[PATH_MAX];
+	at(p, sizeof p, "fifo");
+	assert_int_equal(mkfifo(p, 0600), 0);
+	enum afile_how how;
+	int fd = -1;
+	assert_int_equal(afile_how(p, &how, got, sizeof got, &fd), 0);
+	assert_int_equal(how, AFILE_IN_PLACE);
+	assert_int_equal(afile_check(p), 0);
+	int r = open(p, O_RDONLY | O_NONBLOCK);
+	assert_true(r >= 0);
+	write_all(p, "{\"x\":1}");
+	char buf[64];
+	ssize_t n = read(r, buf, sizeof buf - 1);
+	assert_int_equal(n, 7);
+	buf[n] = '\0';
+	assert_string_equal(buf, "{\"x\":1}");
+	close(r);
+	struct stat st;
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+}
+
+/* A symbolic link to /dev/null: written in place, the link stays a link
+ * to /dev/null and /dev/null stays a character device. */
+static void test_link_to_dev_null(void **state)
+{
+	(void)state;
+	char p[PATH_MAX], got[PATH_MAX];
+	at(p, sizeof p, "null");
+	assert_int_equal(symlink("/dev/null", p), 0);
+	enum afile_how how;
+	int fd = -1;
+	assert_int_equal(afile_how(p, &how, got, sizeof got, &fd), 0);
+	assert_int_equal(how, AFILE_IN_PLACE);
+	assert_string_equal(got, "/dev/null");
+	assert_int_equal(afile_check(p), 0);
+	write_all(p, "discarded");
+	struct stat st;
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	char to[64];
+	ssize_t n = readlink(p, to, sizeof to - 1);
+	assert_true(n > 0);
+	to[n] = '\0';
+	assert_string_equal(to, "/dev/null");
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+}
+
+/* A relative link to a regular file: the target is replaced atomically and
+ * the link kept. */
+static void test_link_to_regular(void **state)
+{
+	(void)state;
+	char p[PATH_MAX], t[PATH_MAX], got[PATH_MAX];
+	at(p, sizeof p, "latest.json");
+	at(t, sizeof t, "run-1.json");
+	write_all(t, "old");
+	assert_int_equal(symlink("run-1.json", p), 0);
+	enum afile_how how;
+	int fd = -1;
+	assert_int_equal(afile_how(p, &how, got, sizeof got, &fd), 0);
+	assert_int_equal(how, AFILE_ATOMIC);
+	assert_string_equal(got, t);
+	write_all(p, "new");
+	struct stat st;
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_string_equal(slurp(t), "new");
+}
+
+/* /dev/fd/N of a pipe (what a shell's >(cmd) passes): our descriptor,
+ * written through a duplicate; the pipe's reader gets the bytes. */
+static void test_dev_fd_pipe(void **state)
+{
+	(void)state;
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	char p[64], got[PATH_MAX];
+	snprintf(p, sizeof p, "/dev/fd/%d", pfd[1]);
+	enum afile_how how;
+	int fd = -1;
+	assert_int_equal(afile_how(p, &how, got, sizeof got, &fd), 0);
+	assert_int_equal(how, AFILE_FD);
+	assert_int_equal(fd, pfd[1]);
+	assert_int_equal(afile_check(p), 0);
+	write_all(p, "piped");
+	close(pfd[1]);
+	char buf[32];
+	ssize_t n = read(pfd[0], buf, sizeof buf - 1);
+	assert_int_equal(n, 5);
+	buf[n] = '\0';
+	assert_string_equal(buf, "piped");
+	/* the read end is not writable, a closed descriptor is not there:
+	 * both refused before any load */
+	snprintf(p, sizeof p, "/dev/fd/%d", pfd[0]);
+	assert_int_equal(afile_check(p), -EBADF);
+	close(pfd[0]);
+	assert_int_equal(afile_check(p), -EBADF);
+}
+
+static void test_stdout_names(void **state)
+{
+	(void)state;
+	assert_true(afile_is_stdout("-"));
+	assert_true(afile_is_stdout("/dev/stdout"));
+	assert_true(afile_is_stdout("/dev/fd/1"));
+	assert_false(afile_is_stdout("/dev/stderr"));
+	assert_false(afile_is_stdout("/dev/null"));
+	char p[PATH_MAX];
+	at(p, sizeof p, "x.json");
+	assert_false(afile_is_stdout(p));
+	enum afile_how how;
+	int fd = -1;
+	char got[PATH_MAX];
+	assert_int_equal(afile_how("/dev/stdout", &how, got, sizeof got, &fd), 0);
+	assert_int_equal(how, AFILE_FD);
+	assert_int_equal(fd, 1);
+}
+
+/* What is refused before a load: a missing folder, a folder, a path
+ * through a regular file, a folder that cannot be written. */
+static void test_check_refuses(void **state)
+{
+	(void)state;
+	char p[PATH_MAX];
+	at(p, sizeof p, "no/such/dir/r.json");
+	assert_int_equal(afile_check(p), -ENOENT);
+	assert_int_equal(afile_check(dir), -EISDIR);
+	at(p, sizeof p, "file");
+	write_all(p, "x");
+	at(p, sizeof p, "file/r.json");
+	assert_int_equal(afile_check(p), -ENOTDIR);
+	at(p, sizeof p, "new.json");
+	assert_int_equal(afile_check(p), 0);
+	assert_int_equal(access(p, F_OK), -1); /* checking creates nothing */
+	if (geteuid() != 0) {                  /* root writes any folder */
+		char ro[PATH_MAX];
+		at(ro, sizeof ro, "ro");
+		assert_int_equal(mkdir(ro, 0500), 0);
+		at(p, sizeof p, "ro/r.json");
+		assert_int_equal(afile_check(p), -EACCES);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_regular_atomic),  cmocka_unit_test(test_fifo_in_place),
+		cmocka_unit_test(test_link_to_dev_null), cmocka_unit_test(test_link_to_regular),
+		cmocka_unit_test(test_dev_fd_pipe),     cmocka_unit_test(test_stdout_names),
+		cmocka_unit_test(test_check_refuses),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
