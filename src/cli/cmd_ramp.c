@@ -123,7 +123,7 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	struct runner_variant var = {.name = "", .run = plan, .target_cores = rr.ctx.target_cores};
 	cli_setup_engine_cfg(&setup, plan, &var.cfg);
 	struct runner_plan rnp = {.n_variants = 1, .variants = &var, .ramp = &rp,
-				  .lag_limit_ns = setup.lag_limit_ns};
+				  .lag_limit_ns = setup.lag_limit_ns, .start_ns = plan_start_mono_ns(plan)};
 	struct cli_hooks ch = {.setup = {&setup}, .progress = !plan->quiet && isatty(STDOUT_FILENO),
 			       .arg = &rp};
 	struct runner_hooks hooks = cli_hooks(&ch);

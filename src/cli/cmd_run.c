@@ -159,7 +159,8 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	cli_setup_report_ctx(&setup, &ctx);
 	struct runner_variant var = {.name = "", .run = &plan, .target_cores = ctx.target_cores};
 	cli_setup_engine_cfg(&setup, &plan, &var.cfg);
-	struct runner_plan rp = {.n_variants = 1, .variants = &var, .lag_limit_ns = setup.lag_limit_ns};
+	struct runner_plan rp = {.n_variants = 1, .variants = &var, .lag_limit_ns = setup.lag_limit_ns,
+				 .start_ns = plan_start_mono_ns(&plan)};
 	struct cli_hooks ch = {.setup = {&setup}, .progress = !plan.quiet && isatty(STDOUT_FILENO),
 			       .arg = &plan};
 	struct runner_hooks hooks = cli_hooks(&ch);

@@ -17,6 +17,7 @@ struct table_host;
 /* The lowest open-loop rate: below it a rate is a typo (and prints as 0);
  * the same bound as the option parser's (util/units.h UNITS_MIN_RATE). */
 #define PLAN_MIN_RATE_PER_S 0.001
+#define PLAN_MAX_SEGMENTS 1024 /* --segment K/N: the largest N */
 struct plan_workload;
 
 struct run_plan {
@@ -39,6 +40,18 @@ struct run_plan {
 	uint32_t connections, concurrency, threads;
 	uint64_t requests;           /* closed loop: 0 = by duration */
 	uint32_t repeat;             /* measurements (warm-up + measure each) */
+
+	/* --segment K/N (docs/distributed.md): this process runs segment
+	 * `segment` of `segments` (>= 2; 0: the whole plan). Every other field
+	 * stays the global plan's; the runner and engine take the share. */
+	uint32_t segment, segments;
+	/* --start-at TIME: the load starts at this wall-clock time (0: at once),
+	 * as given (start_at_text); clock_wall_ns / clock_mono_ns: CLOCK_REALTIME
+	 * and CLOCK_MONOTONIC read together when the plan was made, the mapping
+	 * between the two the result records. */
+	uint64_t start_at_wall_ns;
+	const char *start_at_text;
+	uint64_t clock_wall_ns, clock_mono_ns;
 
 	bool order_random;           /* --order random (seeded by --seed) */
 	/* the request table, when one was given (for the record) */
@@ -92,5 +105,10 @@ const char *plan_method(const struct run_plan *p);
 int plan_validate(const struct run_plan *p, char *err, size_t cap);
 
 const char *sched_arrival_name(enum sched_arrival a);
+
+/* --start-at as CLOCK_MONOTONIC ns, by the plan's clock mapping (its start
+ * or, when the time is already past, the mapping's instant); 0 without
+ * --start-at. */
+uint64_t plan_start_mono_ns(const struct run_plan *p);
 
 #endif
