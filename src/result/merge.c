@@ -145,11 +145,54 @@ static bool first_diff(const json_t *a, const json_t *b, char *path, size_t cap,
 	return !json_equal((json_t *)a, (json_t *)b);
 }
 
+static int check_one(const struct merge_input *in, size_t i, uint64_t count,
+		     const struct merge_input **seen, char *err, size_t errlen);
+static int check_plans(const struct merge_input **sorted, size_t n, char *err, size_t errlen);
+
+/* Check in[0..n) are the segments of one plan; on success sorted[k] is
+ * segment k (n == the segment count). */
 static int check_inputs(const struct merge_input *in, size_t n, const struct merge_input **sorted,
 			char *err, size_t errlen)
 {
-	uint64_t count = 0;
-	for (size_t i = 0; i < n; i++) {
+	uint64_t count = 0, k0;
+	if (seg_of(in[0].root, &k0, &count) && count > MERGE_MAX_INPUTS) {
+		set_err(err, errlen, "%s: segment %llu/%llu: merge takes at most %d segments",
+			in[0].name, (unsigned long long)k0, (unsigned long long)count, MERGE_MAX_INPUTS);
+		return PACER_EUNSUPPORTED;
+	}
+	/* by index, over the count the first file gives */
+	const struct merge_input **seen = calloc(count ? count : 1, sizeof *seen);
+	if (!seen)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = check_one(in, i, count, seen, err, errlen);
+	if (!rc && count != n) {
+		for (uint64_t k = 0; k < count; k++)
+			if (!seen[k]) {
+				set_err(err, errlen, "segment %llu/%llu is missing (%zu file%s given, %llu "
+						     "needed)",
+					(unsigned long long)k, (unsigned long long)count, n,
+					n == 1 ? "" : "s", (unsigned long long)count);
+				rc = PACER_EUNSUPPORTED;
+				break;
+			}
+	}
+	if (!rc)
+		memcpy(sorted, seen, n * sizeof *sorted);
+	free((void *)seen);
+	if (rc)
+		return rc;
+	return check_plans(sorted, n, err, errlen);
+}
+
+/* Input i: a run or ramp segment result of `count` segments, of the first
+ * one's kind, whose index is not taken yet (seen[index] = it). */
+static int check_one(const struct merge_input *in, size_t i, uint64_t count,
+		     const struct merge_input **seen, char *err, size_t errlen)
+{
+	const struct merge_input **sorted = seen;
+	{
 		const char *kind = json_string_value(jget(in[i].root, "kind"));
 		if (!kind || (strcmp(kind, "run") && strcmp(kind, "ramp"))) {
 			set_err(err, errlen, "%s: a %s result: merge takes the segments of a run, ramp or "
@@ -170,8 +213,6 @@ static int check_inputs(const struct merge_input *in, size_t n, const struct mer
 				in[i].name, kind, in[0].name, kind0);
 			return PACER_EUNSUPPORTED;
 		}
-		if (i == 0)
-			count = c;
 		if (c != count) {
 			set_err(err, errlen, "%s is segment %llu/%llu but %s is of %llu segments: not "
 					     "segments of one plan",
@@ -186,16 +227,12 @@ static int check_inputs(const struct merge_input *in, size_t n, const struct mer
 		}
 		sorted[k] = &in[i];
 	}
-	if (count != n) {
-		for (uint64_t k = 0; k < count; k++)
-			if (!sorted[k]) {
-				set_err(err, errlen, "segment %llu/%llu is missing (%zu file%s given, %llu "
-						     "needed)",
-					(unsigned long long)k, (unsigned long long)count, n,
-					n == 1 ? "" : "s", (unsigned long long)count);
-				return PACER_EUNSUPPORTED;
-			}
-	}
+	return 0;
+}
+
+/* The plans of the sorted segments are one plan. */
+static int check_plans(const struct merge_input **sorted, size_t n, char *err, size_t errlen)
+{
 	const json_t *p0 = jget(sorted[0]->root, "plan");
 	const char *mode = json_string_value(jget(sorted[0]->root, "mode"));
 	bool sc = mode && !strcmp(mode, "self_contained");
