@@ -185,12 +185,88 @@ class SegmentsTest(PacerTestCase):
         self.assertIn(b"are both segment 1/4", r.stderr)
         self.assertFalse(os.path.exists(out))
 
+    def test_schema_describes_results(self):
+        import test_report
+        schema = test_report.schema()
+        with open(self.seg_files[0]) as f:
+            seg = json.load(f)
+        for name, doc in (("segment", seg), ("merged", self.merged)):
+            self.assertEqual(test_report.undescribed_fields(schema, doc), [], name)
+
     def test_refine_refused(self):
         r = subprocess.run([harness.pacer_bin(), "ramp", _ngx.url("/hello"), "--steps", "10,20",
                             "--slo", "p99<1s", "--refine", "--segment", "0/2"],
                            capture_output=True, timeout=30)
         self.assertEqual(r.returncode, 2)
         self.assertIn(b"--refine does not combine with --segment", r.stderr)
+
+
+class SegmentedRampTest(PacerTestCase):
+    """Four segments of a ramp: the merged steps' verdicts are those of the
+    pooled counts, whatever each segment judged of its own share."""
+
+    SLO_ERR_PCT = 28.6  # the table's 404 share is 2/7 = 28.57 %: close to the line
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.dir = tempfile.mkdtemp(prefix="pacer-segramp-")
+        table = os.path.join(cls.dir, "table.txt")
+        with open(table, "w") as f:
+            f.write("\n".join(f"GET http://127.0.0.1:{_ngx.port}{p}\n" for p in PATHS))
+        pacer = harness.pacer_bin()
+        cls.files, procs = [], []
+        for k in range(SEGS):
+            out = os.path.join(cls.dir, f"ramp{k}.json")
+            cls.files.append(out)
+            argv = [pacer, "ramp", "--requests-file", table, "--steps", "150,301",
+                    "--step-duration", "1s", "--step-warmup", "0s",
+                    "--slo", f"errors<{cls.SLO_ERR_PCT}%,p99<5s", "--connections", 8,
+                    "--timeout", "5s", "-q", "--limited-ok", "--segment", f"{k}/{SEGS}",
+                    "--start-at", "+1s", "-o", out]
+            procs.append(start_proc([str(a) for a in argv], cls.dir, f"ramp{k}"))
+        cls.codes = [finish(*p, timeout=30) for p in procs]
+        cls.merged_path = os.path.join(cls.dir, "merged.json")
+        cls.merge = subprocess.run([pacer, "merge"] + cls.files + ["-o", cls.merged_path],
+                                   capture_output=True, timeout=30)
+
+    def test_verdicts_from_pooled_counts(self):
+        self.assertEqual(self.merge.returncode, 0, self.merge.stderr)
+        segs = []
+        for f in self.files:
+            with open(f) as fh:
+                segs.append(json.load(fh))
+        with open(self.merged_path) as fh:
+            merged = json.load(fh)
+        self.assertEqual(len(merged["steps"]), 2)
+        highest = None
+        for i, step in enumerate(merged["steps"]):
+            sent = sum(s["steps"][i]["measure"]["requests"]["sent"] for s in segs)
+            errs = sum(s["steps"][i]["measure"]["errors"]["total"] for s in segs)
+            self.assertEqual(step["measure"]["requests"]["sent"], sent)
+            want_pass = 100.0 * errs / sent < self.SLO_ERR_PCT
+            self.assertEqual(step["verdict"]["pass"], want_pass, (i, errs, sent, step["verdict"]))
+            if want_pass:
+                highest = i + 1
+        # 150 arrivals: 43 of them the 404s (28.67 %): the merged step fails,
+        # though segments whose own share had fewer 404s passed it
+        self.assertFalse(merged["steps"][0]["verdict"]["pass"])
+        self.assertTrue(any(s["steps"][0]["verdict"]["pass"] for s in segs))
+        hp = merged["highest_passing"]
+        self.assertEqual(hp["step"] if hp else None, highest)
+
+    def test_missing_step_refused(self):
+        # a ramp segment from a different plan (other steps) is refused
+        with open(self.files[3]) as f:
+            other = json.load(f)
+        other["plan"]["steps_per_s"] = [150.0, 300.0]
+        path = os.path.join(self.dir, "other.json")
+        with open(path, "w") as f:
+            json.dump(other, f)
+        r = subprocess.run([harness.pacer_bin(), "merge"] + self.files[:3] + [path, "-o",
+                           os.path.join(self.dir, "x.json")], capture_output=True, timeout=30)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"plan.steps_per_s", r.stderr)
 
 
 if __name__ == "__main__":
