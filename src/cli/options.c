@@ -111,13 +111,19 @@ int cli_options_apply(struct cli_setup *s, struct run_plan *p, const struct opt 
 						     "or +30s");
 			return EXIT_USAGE;
 		}
-		if (p->start_at_wall_ns + NS_PER_S < p->clock_wall_ns) {
-			char now[40];
-			timestamp_format(now, sizeof now, p->clock_wall_ns);
-			fprintf(stderr, "pacer %s: --start-at '%s': already past (it is now %s)\n", s->cmd,
-				s->start_at_arg, now);
+		char now[40];
+		timestamp_format(now, sizeof now, p->clock_wall_ns);
+		if (p->start_at_wall_ns + 3600 * NS_PER_S < p->clock_wall_ns) {
+			fprintf(stderr, "pacer %s: --start-at '%s': more than an hour ago (it is now %s)\n",
+				s->cmd, s->start_at_arg, now);
 			return EXIT_USAGE;
 		}
+		/* a segment that comes up late still runs: the result says how late
+		 * (clock.late_ms) and pacer merge warns */
+		if (p->start_at_wall_ns + NS_PER_S < p->clock_wall_ns)
+			fprintf(stderr, "pacer %s: --start-at '%s' has passed (it is now %s): starting "
+					"at once, late\n",
+				s->cmd, s->start_at_arg, now);
 		if (p->start_at_wall_ns > p->clock_wall_ns + 24 * 3600 * NS_PER_S) {
 			fprintf(stderr, "pacer %s: --start-at '%s': more than a day ahead\n", s->cmd,
 				s->start_at_arg);
