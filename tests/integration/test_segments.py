@@ -171,6 +171,14 @@ class SegmentsTest(PacerTestCase):
                            capture_output=True, timeout=30)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn(b"Latency", r.stdout)
+        # its conditions name every generator
+        r = subprocess.run([harness.pacer_bin(), "report", self.merged_path, "--format", "md"],
+                           capture_output=True, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"4 segments merged", r.stdout)
+        for k in range(SEGS):
+            self.assertIn(f"| Segment {k} |".encode(), r.stdout)
+            self.assertIn(os.path.basename(self.seg_files[k]).encode(), r.stdout)
 
     def test_refusals(self):
         pacer = harness.pacer_bin()
