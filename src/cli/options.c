@@ -81,8 +81,8 @@ int cli_options_apply(struct cli_setup *s, struct run_plan *p, const struct opt 
 			TARGET_MAX_THREADS);
 		return EXIT_USAGE;
 	}
-	p->clock_wall_ns = clock_wall_ns();
-	p->clock_mono_ns = clock_now_ns();
+	p->map_realtime_ns = clock_wall_ns();
+	p->map_monotonic_ns = clock_now_ns();
 	if (s->segment_arg) {
 		unsigned k, nseg;
 		char extra;
@@ -103,7 +103,7 @@ int cli_options_apply(struct cli_setup *s, struct run_plan *p, const struct opt 
 		p->segments = nseg; /* ranges: plan_validate */
 	}
 	if (s->start_at_arg) {
-		int rc = timestamp_parse(s->start_at_arg, p->clock_wall_ns, &p->start_at_wall_ns);
+		int rc = timestamp_parse(s->start_at_arg, p->map_realtime_ns, &p->start_at_wall_ns);
 		if (rc) {
 			fprintf(stderr, "pacer %s: --start-at '%s': %s\n", s->cmd, s->start_at_arg,
 				rc == PACER_ERANGE ? "out of range (1970 to 2262)"
@@ -112,19 +112,19 @@ int cli_options_apply(struct cli_setup *s, struct run_plan *p, const struct opt 
 			return EXIT_USAGE;
 		}
 		char now[40];
-		timestamp_format(now, sizeof now, p->clock_wall_ns);
-		if (p->start_at_wall_ns + 3600 * NS_PER_S < p->clock_wall_ns) {
+		timestamp_format(now, sizeof now, p->map_realtime_ns);
+		if (p->start_at_wall_ns + 3600 * NS_PER_S < p->map_realtime_ns) {
 			fprintf(stderr, "pacer %s: --start-at '%s': more than an hour ago (it is now %s)\n",
 				s->cmd, s->start_at_arg, now);
 			return EXIT_USAGE;
 		}
 		/* a segment that comes up late still runs: the result says how late
 		 * (clock.late_ms) and pacer merge warns */
-		if (p->start_at_wall_ns + NS_PER_S < p->clock_wall_ns)
+		if (p->start_at_wall_ns + NS_PER_S < p->map_realtime_ns)
 			fprintf(stderr, "pacer %s: --start-at '%s' has passed (it is now %s): starting "
 					"at once, late\n",
 				s->cmd, s->start_at_arg, now);
-		if (p->start_at_wall_ns > p->clock_wall_ns + 24 * 3600 * NS_PER_S) {
+		if (p->start_at_wall_ns > p->map_realtime_ns + 24 * 3600 * NS_PER_S) {
 			fprintf(stderr, "pacer %s: --start-at '%s': more than a day ahead\n", s->cmd,
 				s->start_at_arg);
 			return EXIT_USAGE;

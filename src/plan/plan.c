@@ -117,7 +117,7 @@ uint64_t plan_start_mono_ns(const struct run_plan *p)
 {
 	if (!p->start_at_wall_ns)
 		return 0;
-	if (p->start_at_wall_ns <= p->clock_wall_ns)
-		return p->clock_mono_ns;
-	return p->clock_mono_ns + (p->start_at_wall_ns - p->clock_wall_ns);
+	if (p->start_at_wall_ns <= p->map_realtime_ns)
+		return p->map_monotonic_ns;
+	return p->map_monotonic_ns + (p->start_at_wall_ns - p->map_realtime_ns);
 }

@@ -46,12 +46,12 @@ struct run_plan {
 	 * stays the global plan's; the runner and engine take the share. */
 	uint32_t segment, segments;
 	/* --start-at TIME: the load starts at this wall-clock time (0: at once),
-	 * as given (start_at_text); clock_wall_ns / clock_mono_ns: CLOCK_REALTIME
+	 * as given (start_at_text); map_realtime_ns / map_monotonic_ns: CLOCK_REALTIME
 	 * and CLOCK_MONOTONIC read together when the plan was made, the mapping
 	 * between the two the result records. */
 	uint64_t start_at_wall_ns;
 	const char *start_at_text;
-	uint64_t clock_wall_ns, clock_mono_ns;
+	uint64_t map_realtime_ns, map_monotonic_ns;
 
 	bool order_random;           /* --order random (seeded by --seed) */
 	/* the request table, when one was given (for the record) */

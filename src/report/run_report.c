@@ -270,7 +270,7 @@ void rj_clock(struct jsonw *j, const struct run_plan *p, const struct run_result
 	if (p->segments < 2 && !p->start_at_wall_ns)
 		return;
 	/* CLOCK_MONOTONIC ns to CLOCK_REALTIME ns by the plan's mapping */
-	int64_t to_wall = (int64_t)p->clock_wall_ns - (int64_t)p->clock_mono_ns;
+	int64_t to_wall = (int64_t)p->map_realtime_ns - (int64_t)p->map_monotonic_ns;
 	uint64_t meas = r && r->measure_start_ns ? (uint64_t)((int64_t)r->measure_start_ns + to_wall) : 0;
 	uint64_t load = meas ? meas - r->warmup_ns : 0;
 	jw_key(j, "clock");
@@ -284,9 +284,9 @@ void rj_clock(struct jsonw *j, const struct run_plan *p, const struct run_result
 		jw_null(j);
 	}
 	jw_key(j, "realtime_ns");
-	jw_u64(j, p->clock_wall_ns);
+	jw_u64(j, p->map_realtime_ns);
 	jw_key(j, "monotonic_ns");
-	jw_u64(j, p->clock_mono_ns);
+	jw_u64(j, p->map_monotonic_ns);
 	jw_key(j, "load_start_realtime_ns");
 	jw_u64(j, load);
 	jw_key(j, "measure_start_realtime_ns");

@@ -209,6 +209,38 @@ class SegmentsTest(PacerTestCase):
         self.assertIn(b"--refine does not combine with --segment", r.stderr)
 
 
+class ClosedLoopSegmentsTest(PacerTestCase):
+    """Closed loop: --requests and --concurrency split with the remainder
+    to the first segments; merged, the plan's total."""
+
+    def test_requests_split(self):
+        d = tempfile.mkdtemp(prefix="pacer-segcl-")
+        pacer = harness.pacer_bin()
+        files, mark = [], _ngx.log_mark()
+        for k in range(SEGS):
+            out = os.path.join(d, f"c{k}.json")
+            files.append(out)
+            r = subprocess.run([pacer, "run", _ngx.url("/hello"), "--requests", "103",
+                                "--concurrency", "8", "--segment", f"{k}/{SEGS}", "-q", "-o", out],
+                               capture_output=True, timeout=30)
+            self.assertEqual(r.returncode, 0, r.stderr)
+        got = []
+        for f in files:
+            with open(f) as fh:
+                res = json.load(fh)
+            got.append((res["measure"]["requests"]["completed"],
+                        res["measure"]["connections"]["opened"]))
+        self.assertEqual(got, [(26, 2), (26, 2), (26, 2), (25, 2)])
+        self.assertEqual(_ngx.count(mark, path="/hello"), 103)
+        merged = os.path.join(d, "m.json")
+        r = subprocess.run([pacer, "merge"] + files + ["-o", merged], capture_output=True, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(merged) as fh:
+            m = json.load(fh)
+        self.assertEqual(m["measure"]["requests"]["completed"], 103)
+        self.assertEqual(m["measure"]["connections"]["opened"], 8)
+
+
 class SegmentedRampTest(PacerTestCase):
     """Four segments of a ramp: the merged steps' verdicts are those of the
     pooled counts, whatever each segment judged of its own share."""

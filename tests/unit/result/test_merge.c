@@ -71,7 +71,7 @@ static void test_percentiles_exact(void **state)
 		hist_record(&all, v);
 	}
 	struct merge_input in[SEGS];
-	char names[SEGS][16];
+	char names[SEGS][24];
 	for (int s = 0; s < SEGS; s++) {
 		snprintf(names[s], sizeof names[s], "seg%d.json", s);
 		/* given out of order: merge sorts by index */
