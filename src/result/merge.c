@@ -934,6 +934,7 @@ static void drop_per_segment(json_t *o)
 	json_object_del(o, "target_resources");
 	json_object_del(o, "cost");
 	json_object_del(o, "repetitions");
+	json_object_del(o, "repeat_summary");
 	json_object_del(o, "clock");
 }
 
@@ -946,9 +947,27 @@ static int merge_run(struct mctx *m, json_t *out, const json_t *const *roots, co
 		rc = merge_series_at(m, out, roots, shift);
 	if (!rc)
 		rc = merge_limited_at(m, out, roots);
+	/* every response, warm-up included, as a run counts them per CPU */
+	uint64_t responses = u64_at(jget(jget(out, "measure"), "requests"), "completed") +
+			     u64_at(jget(jget(out, "warmup"), "requests"), "completed");
 	if (!rc)
-		rc = merge_generator(m, out,
-				     u64_at(jget(jget(out, "measure"), "requests"), "completed"));
+		rc = merge_generator(m, out, responses);
+	/* self-contained: each segment drove its own embedded target */
+	json_t *tg = json_object_get(out, "target");
+	if (!rc && json_is_object(tg)) {
+		uint64_t threads = 0;
+		double cpu = 0;
+		for (size_t s = 0; s < m->n; s++) {
+			threads += u64_at(jget(roots[s], "target"), "threads");
+			cpu += num_at(jget(roots[s], "target"), "cpu_s", 0);
+		}
+		rc = set_new(tg, "threads", json_integer((json_int_t)threads));
+		if (!rc && json_object_get(tg, "cpu_s"))
+			rc = set_new(tg, "cpu_s", real_dp(cpu, 6));
+		if (!rc && json_object_get(tg, "cpu_ms_per_request"))
+			rc = set_new(tg, "cpu_ms_per_request",
+				     real_dp(responses ? cpu * 1e3 / (double)responses : 0, 6));
+	}
 	return rc;
 }
 

@@ -209,6 +209,47 @@ class SegmentsTest(PacerTestCase):
         self.assertIn(b"--refine does not combine with --segment", r.stderr)
 
 
+class PoissonRandomTest(PacerTestCase):
+    """Seeded Poisson arrivals and --order random: the segments send the
+    same arrivals with the same requests as one process (the same seed)."""
+
+    def test_same_arrivals_and_requests(self):
+        d = tempfile.mkdtemp(prefix="pacer-segpo-")
+        table = os.path.join(d, "table.txt")
+        with open(table, "w") as f:
+            f.write("\n".join(f"GET http://127.0.0.1:{_ngx.port}{p}\n" for p in PATHS))
+        plan = [str(a) for a in ["--requests-file", table, "--rate", 400, "--duration", "1500ms",
+                                 "--arrival", "poisson", "--seed", 7, "--order", "random",
+                                 "--connections", 8, "--timeout", "5s", "-q", "--limited-ok"]]
+        pacer = harness.pacer_bin()
+        mark = _ngx.log_mark()
+        single = os.path.join(d, "single.json")
+        self.assertEqual(finish(*start_proc([pacer, "run"] + plan + ["-o", single], d, "single"),
+                                timeout=30), 0)
+        single_paths = SegmentsTest.path_counts(mark)
+        mark = _ngx.log_mark()
+        files, procs = [], []
+        for k in range(SEGS):
+            files.append(os.path.join(d, f"p{k}.json"))
+            procs.append(start_proc([pacer, "run"] + plan + ["--segment", f"{k}/{SEGS}",
+                                    "--start-at", "+1s", "-o", files[-1]], d, f"p{k}"))
+        self.assertEqual([finish(*p, timeout=30) for p in procs], [0] * SEGS)
+        seg_paths = SegmentsTest.path_counts(mark)
+        merged = os.path.join(d, "m.json")
+        r = subprocess.run([pacer, "merge"] + files + ["-o", merged], capture_output=True, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(merged) as f:
+            m = json.load(f)["measure"]["requests"]
+        with open(single) as f:
+            s = json.load(f)["measure"]["requests"]
+        self.assertEqual((m["scheduled"], m["completed"]), (s["scheduled"], s["completed"]))
+        self.assertEqual(dict(seg_paths), dict(single_paths))
+        self.assertEqual(sum(single_paths.values()), s["completed"])
+        # random order over 7 entries of 3 paths: not the sequential mix
+        seq = collections.Counter(PATHS[i % len(PATHS)] for i in range(s["scheduled"]))
+        self.assertNotEqual(dict(single_paths), dict(seq))
+
+
 class ClosedLoopSegmentsTest(PacerTestCase):
     """Closed loop: --requests and --concurrency split with the remainder
     to the first segments; merged, the plan's total."""
