@@ -695,8 +695,12 @@ static int series_merge(struct mctx *m, const json_t *const *ser, const long *sh
 	return 0;
 }
 
-/* Seconds each segment's measured phase began after the earliest one. */
-static void series_shifts(struct mctx *m, long *shift, long *skew_ms)
+#define MERGE_MAX_SKEW_S 3600 /* segments whose measured phases began further apart
+			       * are not one run */
+
+/* Seconds each segment's measured phase began after the earliest one. 0,
+ * or PACER_EUNSUPPORTED when they began over MERGE_MAX_SKEW_S apart. */
+static int series_shifts(struct mctx *m, long *shift, long *skew_ms)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
 	for (size_t s = 0; s < m->n; s++) {
@@ -709,8 +713,16 @@ static void series_shifts(struct mctx *m, long *shift, long *skew_ms)
 	*skew_ms = lo != UINT64_MAX && hi >= lo ? (long)((hi - lo) / 1000000u) : -1;
 	for (size_t s = 0; s < m->n; s++) {
 		uint64_t w = measure_wall_ns(m->in[s].root);
+		if (w && lo != UINT64_MAX && w - lo > (uint64_t)MERGE_MAX_SKEW_S * 1000000000u) {
+			set_err(m->err, m->errlen, "%s began its measured phase %llu s after another "
+						   "segment's (over %d s): not segments of one run",
+				m->in[s].name, (unsigned long long)((w - lo) / 1000000000u),
+				MERGE_MAX_SKEW_S);
+			return PACER_EUNSUPPORTED;
+		}
 		shift[s] = w && lo != UINT64_MAX ? (long)((w - lo + 500000000u) / 1000000000u) : 0;
 	}
+	return 0;
 }
 
 /* ---- the generators ---------------------------------------------------------- */
@@ -1225,9 +1237,11 @@ int result_merge(const struct merge_input *in, size_t n, json_t **out, char *err
 		}
 		struct mctx m = {.in = ord, .n = n, .err = err, .errlen = errlen};
 		long skew_ms;
-		series_shifts(&m, shift, &skew_ms);
-		o = json_deep_copy(ord[0].root);
-		rc = o ? 0 : -ENOMEM;
+		rc = series_shifts(&m, shift, &skew_ms);
+		if (!rc) {
+			o = json_deep_copy(ord[0].root);
+			rc = o ? 0 : -ENOMEM;
+		}
 		bool ramp = !rc && !strcmp(json_string_value(json_object_get(o, "kind")), "ramp");
 		if (!rc)
 			rc = ramp ? merge_ramp(&m, o, roots) : merge_run(&m, o, roots, shift);
