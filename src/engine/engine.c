@@ -106,8 +106,9 @@ int engine_step_start(struct engine *e, const struct engine_step *s)
 			     : !s->requests && s->duration_ns == 0)
 		return -EINVAL;
 	for (uint32_t i = 0; i < e->n_threads; i++) {
-		int rc = eng_queue_size(&e->w[i],
-					e->cfg.open_loop ? s->rate_per_s / e->n_threads : 0);
+		/* a segment's backlog: 30 s of its own share (of the global rate) */
+		uint32_t parts = e->n_threads * (e->cfg.segments > 1 ? e->cfg.segments : 1);
+		int rc = eng_queue_size(&e->w[i], e->cfg.open_loop ? s->rate_per_s / parts : 0);
 		if (rc)
 			return rc;
 	}
