@@ -29,6 +29,9 @@ have_cmd clang || need+=(clang)
 have_cmd valgrind || need+=(valgrind)
 have_hdr zlib.h || need+=(zlib1g-dev)
 have_cmd openssl || need+=(openssl)
+# pacer k8s: the manifests are checked against Kubernetes' own Python models.
+/usr/bin/python3 -c 'import kubernetes' 2>/dev/null || need+=(python3-kubernetes)
+/usr/bin/python3 -c 'import yaml' 2>/dev/null || need+=(python3-yaml)
 # Browser tests (HAR recording, HTML reports): Debian's Chromium driven over
 # the DevTools protocol from Debian's Python with python3-websocket.
 have_cmd chromium || need+=(chromium)

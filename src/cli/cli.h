@@ -30,6 +30,11 @@ int cmd_table(int argc, char **argv);
 /* pacer import har FILE.har [--keep-cookies] [-o FILE]; argv[0] is "import". */
 int cmd_import(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+/* pacer merge SEGMENT.json... -o FILE (docs/distributed.md); argv[0] is "merge". */
+int cmd_merge(int argc, char **argv);
+/* pacer k8s SCENARIO.yaml --segments N --image IMAGE (docs/distributed.md): prints the
+ * manifests; argv[0] is "k8s". */
+int cmd_k8s(int argc, char **argv);
 
 /* The User-Agent pacer sends unless -H User-Agent: is given; part of every
  * request's wire bytes, so of a request table's hash too. */

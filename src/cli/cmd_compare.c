@@ -270,6 +270,11 @@ int cmd_compare(int argc, char **argv)
 	plan.duration_given = !plan.requests || opts_given(tab, ntab, "duration");
 	if (cli_options_apply(&setup, &plan, tab, ntab))
 		goto out;
+	if (setup.segment_arg || setup.start_at_arg) {
+		fprintf(stderr, "pacer compare: --segment and --start-at are for run, ramp and bench "
+				"(a compare interleaves its variants in one process)\n");
+		goto out;
+	}
 	if (ramp_mode) {
 		if (opts_given(tab, ntab, "rate") || opts_given(tab, ntab, "requests")) {
 			fprintf(stderr, "pacer compare: give --rate (or --requests) or a ramp (--steps), "

@@ -129,7 +129,7 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	struct runner_variant var = {.name = "", .run = plan, .target_cores = rr.ctx.target_cores};
 	cli_setup_engine_cfg(&setup, plan, &var.cfg);
 	struct runner_plan rnp = {.n_variants = 1, .variants = &var, .ramp = &rp,
-				  .lag_limit_ns = setup.lag_limit_ns};
+				  .lag_limit_ns = setup.lag_limit_ns, .start_ns = plan_start_mono_ns(plan)};
 	/* with the JSON on stdout, what people read goes to stderr */
 	FILE *text = afile_is_stdout(plan->out_path) ? stderr : stdout;
 	struct cli_hooks ch = {.setup = {&setup}, .progress = cli_progress_wanted(text, plan->quiet),

@@ -151,7 +151,8 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	cli_setup_report_ctx(&setup, &ctx);
 	struct runner_variant var = {.name = "", .run = &plan, .target_cores = ctx.target_cores};
 	cli_setup_engine_cfg(&setup, &plan, &var.cfg);
-	struct runner_plan rp = {.n_variants = 1, .variants = &var, .lag_limit_ns = setup.lag_limit_ns};
+	struct runner_plan rp = {.n_variants = 1, .variants = &var, .lag_limit_ns = setup.lag_limit_ns,
+				 .start_ns = plan_start_mono_ns(&plan)};
 	/* with the JSON on stdout, what people read goes to stderr */
 	FILE *text = afile_is_stdout(plan.out_path) ? stderr : stdout;
 	struct cli_hooks ch = {.setup = {&setup}, .progress = cli_progress_wanted(text, plan.quiet),

@@ -18,6 +18,8 @@ static void usage(FILE *f)
 		   "  table CMD    request tables: hash, show, generate (pacer table --help)\n"
 		   "  import har   turn a HAR recording into a request table (JSON Lines)\n"
 		   "  report FILE  render a saved result: Markdown, HTML, text, CSV, hgrm, hlog\n"
+		   "  merge FILES  merge the results of the segments of one plan (--segment K/N)\n"
+		   "  k8s FILE     Kubernetes manifests running a scenario as N segments\n"
 		   "  version      print version and source commit\n"
 		   "  help         this text\n\n"
 		   "`pacer COMMAND --help` lists a command's options; docs/ has a page per command.\n",
@@ -49,6 +51,10 @@ int main(int argc, char **argv)
 		return cmd_import(argc - 1, argv + 1);
 	if (strcmp(cmd, "report") == 0)
 		return cmd_report(argc - 1, argv + 1);
+	if (strcmp(cmd, "k8s") == 0)
+		return cmd_k8s(argc - 1, argv + 1);
+	if (strcmp(cmd, "merge") == 0)
+		return cmd_merge(argc - 1, argv + 1);
 	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
 		printf("pacer %s (commit %s)\n", PACER_VERSION, PACER_COMMIT);
 		return EXIT_OK;

@@ -10,6 +10,8 @@
 #include "plan/inspect.h"
 #include "target/target.h"
 #include "util/clock.h"
+#include "util/err.h"
+#include "util/timestamp.h"
 #include "util/units.h"
 
 int cli_parse_args(const char *cmd, struct opt *tab, size_t n, int argc, char **argv,
@@ -79,6 +81,56 @@ int cli_options_apply(struct cli_setup *s, struct run_plan *p, const struct opt 
 		fprintf(stderr, "pacer %s: --target-threads %u: at most %d\n", s->cmd, s->target_threads,
 			TARGET_MAX_THREADS);
 		return EXIT_USAGE;
+	}
+	p->map_realtime_ns = clock_wall_ns();
+	p->map_monotonic_ns = clock_now_ns();
+	if (s->segment_arg) {
+		unsigned k, nseg;
+		char extra;
+		if (sscanf(s->segment_arg, "%u/%u%c", &k, &nseg, &extra) != 2 || !strchr(s->segment_arg, '/') ||
+		    s->segment_arg[0] < '0' || s->segment_arg[0] > '9') {
+			fprintf(stderr, "pacer %s: --segment '%s': expected K/N, e.g. 0/4 (segment K of N, "
+					"K from 0)\n",
+				s->cmd, s->segment_arg);
+			return EXIT_USAGE;
+		}
+		if (nseg < 2) {
+			fprintf(stderr, "pacer %s: --segment %u/%u: N must be at least 2 (one segment is "
+					"the whole plan: leave --segment out)\n",
+				s->cmd, k, nseg);
+			return EXIT_USAGE;
+		}
+		p->segment = k;
+		p->segments = nseg; /* ranges: plan_validate */
+	}
+	if (s->start_at_arg) {
+		int rc = timestamp_parse(s->start_at_arg, p->map_realtime_ns, &p->start_at_wall_ns);
+		if (rc) {
+			fprintf(stderr, "pacer %s: --start-at '%s': %s\n", s->cmd, s->start_at_arg,
+				rc == PACER_ERANGE ? "out of range (1970 to 2262)"
+						   : "expected an RFC 3339 time like 2026-12-01T12:00:00Z "
+						     "or +30s");
+			return EXIT_USAGE;
+		}
+		char now[40];
+		timestamp_format(now, sizeof now, p->map_realtime_ns);
+		if (p->start_at_wall_ns + 3600 * NS_PER_S < p->map_realtime_ns) {
+			fprintf(stderr, "pacer %s: --start-at '%s': more than an hour ago (it is now %s)\n",
+				s->cmd, s->start_at_arg, now);
+			return EXIT_USAGE;
+		}
+		/* a segment that comes up late still runs: the result says how late
+		 * (clock.late_ms) and pacer merge warns */
+		if (p->start_at_wall_ns + NS_PER_S < p->map_realtime_ns)
+			fprintf(stderr, "pacer %s: --start-at '%s' has passed (it is now %s): starting "
+					"at once, late\n",
+				s->cmd, s->start_at_arg, now);
+		if (p->start_at_wall_ns > p->map_realtime_ns + 24 * 3600 * NS_PER_S) {
+			fprintf(stderr, "pacer %s: --start-at '%s': more than a day ahead\n", s->cmd,
+				s->start_at_arg);
+			return EXIT_USAGE;
+		}
+		p->start_at_text = s->start_at_arg;
 	}
 	p->headers = s->headers.v;
 	p->n_headers = s->headers.n;
@@ -171,6 +223,13 @@ int cli_ramp_apply(struct cli_setup *s, struct ramp_plan *rp, const struct cli_r
 	if (rp->slo_expr && slo_parse(&rp->slo, rp->slo_expr, onames, s->inspect.n_outcomes, err,
 				      sizeof err)) {
 		fprintf(stderr, "pacer %s: --slo: %s\n", cmd, err);
+		return EXIT_USAGE;
+	}
+	if (rp->refine && s->segment_arg) {
+		fprintf(stderr, "pacer %s: --refine does not combine with --segment: where to bisect "
+				"depends on the merged verdicts, which no segment knows; give the rates "
+				"with --steps instead\n",
+			cmd);
 		return EXIT_USAGE;
 	}
 	rp->require_per_s = a->require;

@@ -55,6 +55,9 @@
 	 "format of --requests-file", false},                                                      \
 	{0, "seed", OPT_U64, &(p).seed, "S", "1", "seed of Poisson schedules and --order random",  \
 	 false},                                                                                   \
+	{0, "segment", OPT_STR, &(s).segment_arg, "K/N", NULL,                                     \
+	 "run segment K of N of the plan (merge the N results with pacer merge; docs/distributed.md)", \
+	 false},                                                                                   \
 	{0, "self-contained", OPT_OPTSTR, &(s).self_contained, "PLAN", "hello",                    \
 	 "drive pacer's own embedded target (a built-in plan or a plan file) on a loopback port",  \
 	 false},                                                                                   \
@@ -63,6 +66,9 @@
 	 false},                                                                                   \
 	{0, "send-window", OPT_DURATION, &(p).send_window_ns, "D", "1ms",                          \
 	 "open loop: requests due within D leave at one wake-up (send lag under D)", false},       \
+	{0, "start-at", OPT_STR, &(s).start_at_arg, "TIME", NULL,                                  \
+	 "start the load at this wall-clock time: RFC 3339 (2026-12-01T12:00:00Z) or +30s",        \
+	 false},                                                                                   \
 	{0, "spin", OPT_DURATION, &(p).spin_ns, "D", "100us",                                      \
 	 "--precise: poll instead of sleeping this close to a due time (0: always sleep)", false}, \
 	{0, "target-threads", OPT_U32, &(s).target_threads, "N", "1",                              \

@@ -186,8 +186,15 @@ void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan
 		.open_loop = plan->open_loop,
 		.arrival = plan->arrival,
 		.seed = plan->seed,
-		.connections = plan->connections,
-		.concurrency = plan->concurrency,
+		/* a segment's share (plan_validate: at least one per thread) */
+		.connections = plan->segments > 1 ? (uint32_t)sched_split(plan->connections,
+									  plan->segments, plan->segment)
+						  : plan->connections,
+		.concurrency = plan->segments > 1 ? (uint32_t)sched_split(plan->concurrency,
+									  plan->segments, plan->segment)
+						  : plan->concurrency,
+		.segment = plan->segment,
+		.segments = plan->segments,
 		.threads = plan->threads,
 		.timeout_ns = plan->timeout_ns,
 		.spin_ns = plan->spin_ns,

@@ -51,6 +51,8 @@ struct cli_setup {
 	uint32_t target_cores;      /* --target-cores N (0: not given) */
 	uint64_t lag_limit_ns;      /* --lag-limit D (generator check; 0: 1 ms) */
 	bool limited_ok;            /* --limited-ok: exit 0 even when generator-limited */
+	const char *segment_arg;    /* --segment K/N */
+	const char *start_at_arg;   /* --start-at TIME */
 	struct table *offered_table; /* a table built before the command (pacer bench: a
 	                             * scenario's inline mix), borrowed: used, like a
 	                             * --requests-file table (format "mix"), when neither

@@ -115,8 +115,9 @@ int engine_step_start(struct engine *e, const struct engine_step *s)
 			     : !s->requests && s->duration_ns == 0)
 		return -EINVAL;
 	for (uint32_t i = 0; i < e->n_threads; i++) {
-		int rc = eng_queue_size(&e->w[i],
-					e->cfg.open_loop ? s->rate_per_s / e->n_threads : 0);
+		/* a segment's backlog: 30 s of its own share (of the global rate) */
+		uint32_t parts = e->n_threads * (e->cfg.segments > 1 ? e->cfg.segments : 1);
+		int rc = eng_queue_size(&e->w[i], e->cfg.open_loop ? s->rate_per_s / parts : 0);
 		if (rc)
 			return rc;
 	}
@@ -125,6 +126,8 @@ int engine_step_start(struct engine *e, const struct engine_step *s)
 	/* Start shortly in the future so every worker is ready (and its
 	 * connections are open) before the first request is due. */
 	e->t0_ns = clock_now_ns() + START_LEAD_NS;
+	if (s->start_ns > e->t0_ns)
+		e->t0_ns = s->start_ns; /* --start-at */
 	e->warm_end_ns = e->t0_ns + s->warmup_ns;
 	bool by_count = !e->cfg.open_loop && s->requests && !s->duration_limits;
 	e->meas_end_ns = by_count ? UINT64_MAX : e->warm_end_ns + s->duration_ns;
@@ -235,7 +238,10 @@ int engine_step_finish(struct engine *e, struct run_result *res)
 		rc = eng_series_merge(e, res);
 	res->interrupted = atomic_load(&e->stop);
 	res->open_loop = e->cfg.open_loop;
-	res->offered_rate_per_s = e->cfg.open_loop ? e->step.rate_per_s : 0;
+	/* a segment offers its share of the global rate */
+	res->offered_rate_per_s = e->cfg.open_loop ? e->step.rate_per_s /
+							     (e->cfg.segments > 1 ? e->cfg.segments : 1)
+						   : 0;
 	res->threads = e->n_threads;
 	res->warmup_ns = e->step.warmup_ns;
 	res->measure_start_ns = e->warm_end_ns;

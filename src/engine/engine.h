@@ -71,6 +71,14 @@ struct engine_cfg {
 	                         * (borrowed, must outlive the engine; see net/tls.h) */
 	const char *tls_host;   /* n_hosts 0, TLS: SNI and the name the certificate must carry */
 	bool tls_resume;        /* TLS: offer each thread's last session (per host) on reconnects */
+	/* --segment K/N (segments >= 2; 0 or 1: the whole plan): this session
+	 * is segment `segment` of `segments`. Open loop: a step's rate_per_s is
+	 * the global rate, and worker w sends the global schedule's arrivals i
+	 * with i mod (segments * threads) == segment + segments * w, each with
+	 * the request the whole plan picks for arrival i (in turn: i mod
+	 * n_reqs; at random: the i-th draw of one seeded stream). The caller
+	 * splits connections, concurrency and closed-loop requests. */
+	uint32_t segment, segments;
 	const struct inspect *inspect; /* NULL, or response rules evaluated on every completed
 	                                * response (borrowed, read-only, shared by the threads;
 	                                * inspect_finish must have been called) */
@@ -83,6 +91,9 @@ struct engine_step {
 	uint64_t warmup_ns, duration_ns, drain_ns;
 	uint64_t requests;      /* closed loop: total measured requests; 0 = by duration */
 	bool duration_limits;   /* closed loop with requests: duration also a cap */
+	uint64_t start_ns;      /* CLOCK_MONOTONIC: the load (warm-up) starts then, when
+	                         * that is later than the usual short lead (--start-at);
+	                         * 0: after the lead */
 };
 
 struct engine;

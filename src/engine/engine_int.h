@@ -161,6 +161,8 @@ struct worker {
 
 	size_t next_req; /* index into cfg.reqs */
 	struct rng order_rng; /* --order random */
+	uint32_t req_stride; /* picks advance by this (a segment's open-loop lane: the
+			      * request of each of its global arrivals); else 1 */
 
 	struct sched sched;
 	bool sched_active;
@@ -356,11 +358,16 @@ static inline void publish_completed(struct worker *w)
 static inline uint32_t pick_req(struct worker *w)
 {
 	const struct engine_cfg *cfg = &w->e->cfg;
-	if (cfg->order_random)
-		return (uint32_t)(rng_next(&w->order_rng) % cfg->n_reqs);
+	if (cfg->order_random) {
+		uint32_t r = (uint32_t)(rng_next(&w->order_rng) % cfg->n_reqs);
+		for (uint32_t i = 1; i < w->req_stride; i++)
+			rng_next(&w->order_rng); /* the other lanes' draws */
+		return r;
+	}
 	uint32_t r = (uint32_t)w->next_req;
-	if (++w->next_req == cfg->n_reqs)
-		w->next_req = 0;
+	w->next_req += w->req_stride;
+	if (w->next_req >= cfg->n_reqs)
+		w->next_req %= cfg->n_reqs;
 	return r;
 }
 

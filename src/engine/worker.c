@@ -122,7 +122,18 @@ static void worker_reset(struct worker *w)
 	w->sched_active = false;
 	atomic_store_explicit(&w->pub_p99_ns, 0, memory_order_relaxed);
 	atomic_store_explicit(&w->pub_last_sec_completed, 0, memory_order_relaxed);
-	if (cfg->open_loop) {
+	if (cfg->open_loop && cfg->segments > 1) {
+		/* a segment: one lane of the global schedule (engine.h) */
+		uint32_t stride = cfg->segments * cfg->threads;
+		w->rate_per_s = e->step.rate_per_s / stride;
+		if (w->rate_per_s > 0) {
+			sched_init_lane(&w->sched, cfg->arrival, e->step.rate_per_s, e->t0_ns,
+					cfg->seed * SEED_MIX_SCHED, cfg->segment + cfg->segments * w->id,
+					stride);
+			w->next_due_ns = sched_next(&w->sched);
+			w->sched_active = true;
+		}
+	} else if (cfg->open_loop) {
 		w->rate_per_s = sched_split_rate(e->step.rate_per_s, cfg->threads, w->id);
 		if (w->rate_per_s > 0) {
 			/* Threads are offset by a fraction of the gap so that their
@@ -432,6 +443,16 @@ int eng_worker_init(struct worker *w, struct engine *e, uint32_t id)
 	}
 	w->next_req = (size_t)((uint64_t)cfg->n_reqs * id / cfg->threads);
 	rng_seed(&w->order_rng, cfg->seed * SEED_MIX_ORDER + id);
+	w->req_stride = 1;
+	if (cfg->open_loop && cfg->segments > 1) {
+		/* a segment's lane picks the requests of its global arrivals */
+		uint32_t lane = cfg->segment + cfg->segments * id;
+		w->req_stride = cfg->segments * cfg->threads;
+		w->next_req = lane % cfg->n_reqs;
+		rng_seed(&w->order_rng, cfg->seed * SEED_MIX_ORDER);
+		for (uint32_t i = 0; i < lane; i++)
+			rng_next(&w->order_rng);
+	}
 	w->rbuf = malloc(READ_BUF_CAP);
 	if (!w->rbuf)
 		return -ENOMEM;

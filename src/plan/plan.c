@@ -110,8 +110,37 @@ int plan_validate(const struct run_plan *p, char *err, size_t cap)
 	if (p->connect_to && p->self_contained)
 		FAIL("--connect-to does not combine with --self-contained (pacer connects to its "
 		     "embedded target itself)");
+	if (p->segments) {
+		if (p->segments < 2 || p->segments > PLAN_MAX_SEGMENTS)
+			FAIL("--segment %u/%u: N must be from 2 to %d", p->segment, p->segments,
+			     PLAN_MAX_SEGMENTS);
+		if (p->segment >= p->segments)
+			FAIL("--segment %u/%u: K must be from 0 to N-1 = %u", p->segment, p->segments,
+			     p->segments - 1);
+		uint64_t need = (uint64_t)p->segments * p->threads;
+		if (p->open_loop && p->connections < need)
+			FAIL("--connections %u with --segment K/%u and --threads %u: every segment needs "
+			     "one per thread, so at least %llu",
+			     p->connections, p->segments, p->threads, (unsigned long long)need);
+		if (!p->open_loop && p->concurrency < need)
+			FAIL("--concurrency %u with --segment K/%u and --threads %u: every segment needs "
+			     "one per thread, so at least %llu",
+			     p->concurrency, p->segments, p->threads, (unsigned long long)need);
+		if (!p->open_loop && p->requests && p->requests < p->segments)
+			FAIL("--requests %llu with --segment K/%u: fewer requests than segments",
+			     (unsigned long long)p->requests, p->segments);
+	}
 	uint32_t conns = p->open_loop ? p->connections : p->concurrency;
 	if (conns > 1000000)
 		FAIL("%s %u: at most 1000000", p->open_loop ? "--connections" : "--concurrency", conns);
 	return 0;
+}
+
+uint64_t plan_start_mono_ns(const struct run_plan *p)
+{
+	if (!p->start_at_wall_ns)
+		return 0;
+	if (p->start_at_wall_ns <= p->map_realtime_ns)
+		return p->map_monotonic_ns;
+	return p->map_monotonic_ns + (p->start_at_wall_ns - p->map_realtime_ns);
 }

@@ -20,6 +20,7 @@ struct table_host;
 /* --send-window default: send lag under 1 ms, the generator check's default
  * --lag-limit, so batching alone never flags the generator. */
 #define PLAN_SEND_WINDOW_DEFAULT_NS (1000 * 1000ull)
+#define PLAN_MAX_SEGMENTS 1024 /* --segment K/N: the largest N */
 struct plan_workload;
 
 struct run_plan {
@@ -45,6 +46,18 @@ struct run_plan {
 	uint32_t connections, concurrency, threads;
 	uint64_t requests;           /* closed loop: 0 = by duration */
 	uint32_t repeat;             /* measurements (warm-up + measure each) */
+
+	/* --segment K/N (docs/distributed.md): this process runs segment
+	 * `segment` of `segments` (>= 2; 0: the whole plan). Every other field
+	 * stays the global plan's; the runner and engine take the share. */
+	uint32_t segment, segments;
+	/* --start-at TIME: the load starts at this wall-clock time (0: at once),
+	 * as given (start_at_text); map_realtime_ns / map_monotonic_ns: CLOCK_REALTIME
+	 * and CLOCK_MONOTONIC read together when the plan was made, the mapping
+	 * between the two the result records. */
+	uint64_t start_at_wall_ns;
+	const char *start_at_text;
+	uint64_t map_realtime_ns, map_monotonic_ns;
 
 	bool order_random;           /* --order random (seeded by --seed) */
 	/* the request table, when one was given (for the record) */
@@ -108,5 +121,10 @@ bool plan_tls_resume(const struct run_plan *p);
 int plan_validate(const struct run_plan *p, char *err, size_t cap);
 
 const char *sched_arrival_name(enum sched_arrival a);
+
+/* --start-at as CLOCK_MONOTONIC ns, by the plan's clock mapping (its start
+ * or, when the time is already past, the mapping's instant); 0 without
+ * --start-at. */
+uint64_t plan_start_mono_ns(const struct run_plan *p);
 
 #endif

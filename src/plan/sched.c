@@ -11,15 +11,30 @@ void sched_init(struct sched *s, enum sched_arrival arrival, double rate_per_s, 
 	s->offset_ns = phase * s->interval_ns;
 	s->k = 0;
 	s->t_ns = 0;
+	s->lane = 0;
+	s->stride = 1;
 	rng_seed(&s->rng, seed);
+}
+
+void sched_init_lane(struct sched *s, enum sched_arrival arrival, double rate_per_s,
+		     uint64_t start_ns, uint64_t seed, uint32_t lane, uint32_t stride)
+{
+	sched_init(s, arrival, rate_per_s, start_ns, 0, seed);
+	s->stride = stride ? stride : 1;
+	s->lane = lane < s->stride ? lane : 0;
 }
 
 uint64_t sched_next(struct sched *s)
 {
 	double t;
 	if (s->arrival == SCHED_POISSON) {
-		s->t_ns += -log(rng_unit(&s->rng)) * s->interval_ns;
+		/* a lane draws the global stream's arrivals up to its own */
+		uint64_t draws = s->stride == 1 ? 1 : s->k == 0 ? s->lane + 1u : s->stride;
+		for (uint64_t d = 0; d < draws; d++)
+			s->t_ns += -log(rng_unit(&s->rng)) * s->interval_ns;
 		t = s->t_ns;
+	} else if (s->stride > 1) {
+		t = s->offset_ns + (double)sched_index(s) * s->interval_ns;
 	} else {
 		t = s->offset_ns + (double)s->k * s->interval_ns;
 	}

@@ -22,6 +22,8 @@ struct sched {
 	uint64_t k;         /* arrivals handed out so far */
 	double t_ns;        /* poisson: time of the last arrival since start */
 	struct rng rng;
+	uint32_t lane, stride; /* sched_init_lane: arrivals lane, lane + stride, ... of
+			        * the global schedule (sched_init: 0 and 1) */
 };
 
 /* Start a schedule of `rate_per_s` (> 0) arrivals beginning at start_ns.
@@ -30,6 +32,22 @@ struct sched {
  * schedules draw from `seed`. */
 void sched_init(struct sched *s, enum sched_arrival arrival, double rate_per_s, uint64_t start_ns,
 		double phase, uint64_t seed);
+/* One lane of a global schedule of `rate_per_s` arrivals (constant, or
+ * Poisson drawn from `seed`) beginning at start_ns: the arrivals numbered
+ * lane, lane + stride, lane + 2 * stride, ... (lane < stride). The lanes
+ * 0..stride-1 together give exactly the due times sched_init(arrival,
+ * rate_per_s, start_ns, 0, seed) gives (--segment: arrival i belongs to
+ * segment i mod N). Poisson lanes draw the whole global stream (stride
+ * draws per arrival). sched_index gives the global number of the next
+ * arrival. */
+void sched_init_lane(struct sched *s, enum sched_arrival arrival, double rate_per_s,
+		     uint64_t start_ns, uint64_t seed, uint32_t lane, uint32_t stride);
+/* The global number of the arrival the next sched_next returns. */
+static inline uint64_t sched_index(const struct sched *s)
+{
+	return s->lane + s->k * s->stride;
+}
+
 /* Due time of the next arrival; advances the schedule. */
 uint64_t sched_next(struct sched *s);
 

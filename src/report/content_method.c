@@ -103,6 +103,36 @@ void content_identity(struct content_ctx *c)
 		 plural(cores, "core", "cores"));
 	kv(c, "CPU", c->env ? b : NULL);
 	kv(c, "Host name", rr_str(c->env, "hostname"));
+	{ /* a merged result (pacer merge): every generator, by segment */
+		const json_t *segs = rr_arr(c->root, "segments");
+		size_t i;
+		const json_t *sg;
+		if (segs) {
+			double skew = rr_num_or(c->root, "merged.start_skew_ms", NAN);
+			snprintf(b, sizeof b, "%zu segments merged (pacer merge); their measured phases "
+					      "began within %s ms of each other; the machine above is "
+					      "segment 0's",
+				 json_array_size(segs), isnan(skew) ? "?" : fmt_int(&c->f, skew));
+			kv(c, "Generators", b);
+		}
+		json_array_foreach(segs, i, sg) {
+			char k[48];
+			const char *host = rr_str(sg, "environment.hostname"),
+				   *file = rr_str(sg, "file");
+			double late = rr_num_or(sg, "clock.late_ms", NAN);
+			double sc = rr_num_or(sg, "environment.cores", NAN);
+			snprintf(k, sizeof k, "Segment %zu", i);
+			double th = rr_num_or(sg, "generator.threads", NAN);
+			snprintf(b, sizeof b, "%s, %s %s, %s %s, %s%s%s%sfrom %s", host ? host : "?",
+				 fmt_int(&c->f, sc), plural(sc, "core", "cores"), fmt_int(&c->f, th),
+				 plural(th, "thread", "threads"),
+				 rr_true(sg, "generator_limited.flagged") ? "generator-limited, " : "",
+				 isnan(late) ? "" : "started ",
+				 isnan(late) ? "" : fmt_us(&c->f, late * 1e3),
+				 isnan(late) ? "" : " after --start-at, ", file ? file : "?");
+			kv(c, k, b);
+		}
+	}
 	const json_t *table = rr_obj(c->plan, "table");
 	if (table) {
 		const char *src = rr_str(table, "source"), *fmtn = rr_str(table, "format"),

@@ -14,6 +14,11 @@ void rj_head(struct jsonw *j, const struct report_ctx *c, const char *kind,
 /* The run plan's fields, inside an object the caller opened. */
 void rj_plan_fields(struct jsonw *j, const struct run_plan *p);
 void rj_env(struct jsonw *j, const struct sysinfo_facts *env);
+/* "clock" (--segment, --start-at; else nothing): the requested start, the
+ * plan's CLOCK_REALTIME/CLOCK_MONOTONIC mapping, the wall-clock times the
+ * load (warm-up) and the measured phase of r (the first ramp step; NULL:
+ * unknown, 0) began, and how late the load started (docs/result.md). */
+void rj_clock(struct jsonw *j, const struct run_plan *p, const struct run_result *r);
 void rj_target(struct jsonw *j, const struct report_target *t, uint64_t served);
 void rj_generator(struct jsonw *j, uint32_t threads, uint64_t cpu_ns, uint64_t responses,
 		  double busiest_thread_pct, const uint64_t *thread_cpu_ns);

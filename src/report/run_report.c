@@ -267,6 +267,40 @@ static void iso8601(char *out, size_t cap, uint64_t wall_ns)
 	snprintf(out, cap, "%s.%03uZ", buf, (unsigned)((wall_ns % NS_PER_S) / NS_PER_MS));
 }
 
+void rj_clock(struct jsonw *j, const struct run_plan *p, const struct run_result *r)
+{
+	if (p->segments < 2 && !p->start_at_wall_ns)
+		return;
+	/* CLOCK_MONOTONIC ns to CLOCK_REALTIME ns by the plan's mapping */
+	int64_t to_wall = (int64_t)p->map_realtime_ns - (int64_t)p->map_monotonic_ns;
+	uint64_t meas = r && r->measure_start_ns ? (uint64_t)((int64_t)r->measure_start_ns + to_wall) : 0;
+	uint64_t load = meas ? meas - r->warmup_ns : 0;
+	jw_key(j, "clock");
+	jw_obj(j);
+	jw_key(j, "start_at");
+	if (p->start_at_wall_ns) {
+		char t[40];
+		iso8601(t, sizeof t, p->start_at_wall_ns);
+		jw_str(j, t);
+	} else {
+		jw_null(j);
+	}
+	jw_key(j, "realtime_ns");
+	jw_u64(j, p->map_realtime_ns);
+	jw_key(j, "monotonic_ns");
+	jw_u64(j, p->map_monotonic_ns);
+	jw_key(j, "load_start_realtime_ns");
+	jw_u64(j, load);
+	jw_key(j, "measure_start_realtime_ns");
+	jw_u64(j, meas);
+	jw_key(j, "late_ms");
+	if (p->start_at_wall_ns && load)
+		jw_dbl(j, ((double)load - (double)p->start_at_wall_ns) / 1e6, 3);
+	else
+		jw_null(j);
+	jw_obj_end(j);
+}
+
 void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 {
 	jw_key(j, "url");
@@ -330,6 +364,17 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	}
 	jw_key(j, "repeat");
 	jw_u64(j, p->repeat);
+	jw_key(j, "segment"); /* --segment K/N (docs/distributed.md) */
+	if (p->segments > 1) {
+		jw_obj(j);
+		jw_key(j, "index");
+		jw_u64(j, p->segment);
+		jw_key(j, "count");
+		jw_u64(j, p->segments);
+		jw_obj_end(j);
+	} else {
+		jw_null(j);
+	}
 	jw_key(j, "table");
 	if (p->table_sha256) {
 		jw_obj(j);
@@ -632,6 +677,7 @@ int report_json(FILE *f, const struct report_ctx *c)
 	rj_plan_fields(j, c->plan);
 	jw_obj_end(j);
 	rj_env(j, c->env);
+	rj_clock(j, c->plan, r);
 	uint64_t responses = r->measure.completed + r->warmup.completed;
 	if (c->target)
 		rj_target(j, c->target, responses);

@@ -16,6 +16,7 @@ struct exec {
 	struct runner_result *out;
 	struct engine *e[RUNNER_MAX_VARIANTS];
 	bool interrupted;
+	bool started;               /* a load has started (runner_plan.start_ns is used once) */
 };
 
 void runner_gencheck(const struct runner_plan *p, size_t variant, const struct run_result *r,
@@ -66,7 +67,10 @@ static int measure(struct exec *x, struct runner_at *at, const struct engine_ste
 	int rc = 0;
 	for (uint32_t k = 0; k < repeat && !x->interrupted; k++) {
 		at->measurement = k;
-		rc = engine_step_start(e, step);
+		struct engine_step st = *step;
+		st.start_ns = x->started ? 0 : x->p->start_ns; /* --start-at: the first load only */
+		x->started = true;
+		rc = engine_step_start(e, &st);
 		if (rc)
 			break;
 		if (x->h->wait(x->h->arg, e, at))
@@ -107,7 +111,10 @@ static struct engine_step step_of(const struct run_plan *run, double rate, uint6
 		.warmup_ns = warmup_ns,
 		.duration_ns = duration_ns,
 		.drain_ns = run->drain_ns,
-		.requests = run->open_loop ? 0 : run->requests,
+		/* a segment's share of a closed loop's requests */
+		.requests = run->open_loop ? 0
+			    : run->segments > 1 ? sched_split(run->requests, run->segments, run->segment)
+						: run->requests,
 		.duration_limits = run->duration_given,
 	};
 	return s;
@@ -168,7 +175,10 @@ static int ramp(struct exec *x, struct runner_at *at, const struct ramp_plan *rp
 			break;
 		if (!r->steps[r->n_steps - 1].verdict.pass && first_fail < 0)
 			first_fail = (long)i;
-		if (first_fail >= 0 && i >= (size_t)first_fail + rp->after_fail)
+		/* a segment runs every planned step: its own verdicts judge only its
+		 * share, the merged result's decide (docs/distributed.md) */
+		if (first_fail >= 0 && i >= (size_t)first_fail + rp->after_fail &&
+		    x->p->variants[at->variant].run->segments < 2)
 			break;
 	}
 	/* --refine: bisect between the last passing rate before the first

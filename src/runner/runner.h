@@ -50,6 +50,8 @@ struct runner_plan {
 	 * figures are taken (keeps memory bounded by one ramp). */
 	bool compact_steps;
 	uint64_t lag_limit_ns;      /* generator check threshold (0: the default) */
+	uint64_t start_ns;          /* CLOCK_MONOTONIC: the first measurement's load starts
+	                             * then (--start-at; engine_step.start_ns); 0: at once */
 };
 
 /* Where a measurement stands, for the hooks. */

@@ -1,0 +1,183 @@
+/* Tests of result_merge (src/result/merge.c): merged histograms give the
+ * percentiles of one histogram fed every value, counters add up, and
+ * inputs that are not the segments of one plan are refused, naming the
+ * files. */
+#include <jansson.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "result/merge.h"
+#include "stats/hist.h"
+#include "util/err.h"
+#include "util/rng.h"
+
+#define SEGS 4
+
+/* A timing object as pacer writes it (report/run_report.c rj_hist). */
+static json_t *timing_of(const struct hist *h)
+{
+	json_t *counts = json_array();
+	size_t cur = 0;
+	uint64_t v, c;
+	while (hist_next_nonzero(h, &cur, &v, &c))
+		json_array_append_new(counts, json_pack("[I,I]", (json_int_t)v, (json_int_t)c));
+	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:{s:s, s:I, s:I, s:o}}", "count",
+			 (json_int_t)h->total, "min_us", (double)h->min / 1e3, "mean_us",
+			 hist_mean(h) / 1e3, "max_us", (double)h->max / 1e3, "p50_us",
+			 (double)hist_percentile(h, 50) / 1e3, "stddev_us", 0.0, "hist", "unit", "ns",
+			 "sub_bits", (json_int_t)h->sub_bits, "max_value", (json_int_t)h->max_value,
+			 "counts", counts);
+}
+
+/* A run result of segment k/n whose latency histogram is h. */
+static json_t *segment_result(uint32_t k, uint32_t n, const struct hist *h, double rate)
+{
+	return json_pack("{s:s, s:s, s:s, s:{s:s, s:f, s:{s:i, s:i}, s:[s]}, "
+			 "s:{s:f, s:{s:I, s:I, s:I, s:i}, s:{s:I, s:i, s:I}, s:{s:f, s:f}, s:o}}",
+			 "schema_version", "2.0", "kind", "run", "mode", "live", "plan", "url",
+			 "http://x/", "rate_per_s", rate, "segment", "index", k, "count", n, "argv",
+			 "run", "measure", "duration_s", 2.0, "requests", "scheduled",
+			 (json_int_t)h->total, "sent", (json_int_t)h->total, "completed",
+			 (json_int_t)h->total, "dropped", 0, "errors", "total", (json_int_t)k, "pct",
+			 0, "failed_responses", (json_int_t)k, "rate", "offered_per_s", rate / n,
+			 "achieved_per_s", 0.0, "latency", timing_of(h));
+}
+
+static void test_percentiles_exact(void **state)
+{
+	(void)state;
+	struct hist all, seg[SEGS];
+	assert_int_equal(hist_init(&all, HIST_SUB_BITS, HIST_MAX_NS), 0);
+	for (int s = 0; s < SEGS; s++)
+		assert_int_equal(hist_init(&seg[s], HIST_SUB_BITS, HIST_MAX_NS), 0);
+	struct rng r;
+	rng_seed(&r, 7);
+	/* log-uniform values from 1 us to ~1 s, each to a pseudo-random segment
+	 * (not i mod SEGS: the segments see different distributions) */
+	for (int i = 0; i < 200000; i++) {
+		uint64_t v = (uint64_t)(1000.0 * pow(10, 6 * rng_unit(&r)));
+		int s = (int)(rng_next(&r) % SEGS);
+		if (s == 3 && v < 100000)
+			s = 0;
+		hist_record(&seg[s], v);
+		hist_record(&all, v);
+	}
+	struct merge_input in[SEGS];
+	char names[SEGS][24];
+	for (int s = 0; s < SEGS; s++) {
+		snprintf(names[s], sizeof names[s], "seg%d.json", s);
+		/* given out of order: merge sorts by index */
+		in[SEGS - 1 - s] = (struct merge_input){.name = names[s],
+							.root = segment_result((uint32_t)s, SEGS, &seg[s], 1000)};
+		assert_non_null(in[SEGS - 1 - s].root);
+	}
+	json_t *out = NULL;
+	char err[512];
+	int rc = result_merge(in, SEGS, &out, err, sizeof err);
+	assert_int_equal(rc, 0);
+	const json_t *lat = json_object_get(json_object_get(out, "measure"), "latency");
+	assert_non_null(lat);
+	assert_int_equal(json_integer_value(json_object_get(lat, "count")), all.total);
+	static const struct {
+		const char *key;
+		double p;
+	} pcts[] = {{"p50_us", 50}, {"p90_us", 90}, {"p99_us", 99}, {"p99_9_us", 99.9},
+		    {"p99_99_us", 99.99}};
+	for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++) {
+		double got = json_real_value(json_object_get(lat, pcts[i].key));
+		double want = (double)hist_percentile(&all, pcts[i].p) / 1e3;
+		assert_true(fabs(got - want) < 0.0005);
+	}
+	assert_true(fabs(json_real_value(json_object_get(lat, "max_us")) - (double)all.max / 1e3) <
+		    0.0005);
+	assert_true(fabs(json_real_value(json_object_get(lat, "min_us")) - (double)all.min / 1e3) <
+		    0.0005);
+	assert_true(fabs(json_real_value(json_object_get(lat, "mean_us")) - hist_mean(&all) / 1e3) <
+		    0.001);
+	/* counters summed, offered rate the global one, segments named */
+	const json_t *req = json_object_get(json_object_get(out, "measure"), "requests");
+	assert_int_equal(json_integer_value(json_object_get(req, "completed")), all.total);
+	const json_t *errs = json_object_get(json_object_get(out, "measure"), "errors");
+	assert_int_equal(json_integer_value(json_object_get(errs, "total")), 0 + 1 + 2 + 3);
+	double off = json_real_value(json_object_get(
+		json_object_get(json_object_get(out, "measure"), "rate"), "offered_per_s"));
+	assert_true(fabs(off - 1000) < 1e-6);
+	const json_t *segs = json_object_get(out, "segments");
+	assert_int_equal(json_array_size(segs), SEGS);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(segs, 2), "file")),
+			    "seg2.json");
+	assert_true(json_is_null(
+		json_object_get(json_object_get(json_object_get(out, "plan"), "segment"), "index")));
+	json_decref(out);
+	for (int s = 0; s < SEGS; s++) {
+		json_decref((json_t *)in[s].root);
+		hist_free(&seg[s]);
+	}
+	hist_free(&all);
+}
+
+static void test_refusals(void **state)
+{
+	(void)state;
+	struct hist h;
+	assert_int_equal(hist_init(&h, HIST_SUB_BITS, HIST_MAX_NS), 0);
+	hist_record(&h, 12345);
+	json_t *a = segment_result(0, 3, &h, 900), *b = segment_result(1, 3, &h, 900);
+	json_t *b2 = segment_result(1, 3, &h, 900), *c = segment_result(2, 3, &h, 900);
+	json_t *other = segment_result(2, 3, &h, 800), *four = segment_result(2, 4, &h, 900);
+	json_t *plain = json_deep_copy(c);
+	json_object_del(json_object_get(plain, "plan"), "segment");
+	json_t *out = NULL;
+	char err[512];
+	struct {
+		struct merge_input in[3];
+		size_t n;
+		int rc;
+		const char *needle;
+	} cases[] = {
+		{{{"a.json", a}, {"b.json", b}}, 2, PACER_EUNSUPPORTED, "segment 2/3 is missing"},
+		{{{"a.json", a}, {"b.json", b}, {"b2.json", b2}}, 3, PACER_EUNSUPPORTED,
+		 "b.json and b2.json are both segment 1/3"},
+		{{{"a.json", a}, {"b.json", b}, {"o.json", other}}, 3, PACER_EUNSUPPORTED,
+		 "plan.rate_per_s differs"},
+		{{{"a.json", a}, {"b.json", b}, {"f.json", four}}, 3, PACER_EUNSUPPORTED,
+		 "f.json is segment 2/4"},
+		{{{"a.json", a}, {"b.json", b}, {"p.json", plain}}, 3, PACER_EPARSE,
+		 "p.json: not a segment result"},
+		{{{"a.json", a}, {"b.json", b}, {"c.json", c}}, 3, 0, NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int rc = result_merge(cases[i].in, cases[i].n, &out, err, sizeof err);
+		if (rc != cases[i].rc || (cases[i].needle && !strstr(err, cases[i].needle)))
+			fail_msg("case %zu: rc %d, err '%s'", i, rc, err);
+		if (!rc)
+			json_decref(out);
+		else
+			assert_null(out);
+	}
+	json_decref(a);
+	json_decref(b);
+	json_decref(b2);
+	json_decref(c);
+	json_decref(other);
+	json_decref(four);
+	json_decref(plain);
+	hist_free(&h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_percentiles_exact),
+		cmocka_unit_test(test_refusals),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
