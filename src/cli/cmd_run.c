@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/help.h"
 #include "cli/options.h"
 #include "cli/opts.h"
 #include "cli/report_io.h"
@@ -27,15 +28,34 @@
 #include "util/sysinfo.h"
 #include "util/units.h"
 
+static const struct cli_example run_examples[] = {
+	{"pacer run http://127.0.0.1:8080/ -R 2k -z 30s --latency",
+	 "open loop: 2,000 requests/s for 30 s, latency from each request's scheduled time, with "
+	 "the percentile spectrum"},
+	{"pacer run http://127.0.0.1:8080/api -n 10k --concurrency 50 -m POST --body @req.json",
+	 "closed loop: 10,000 POSTs, 50 at a time"},
+	{"pacer run --self-contained=vast_ortb_mix -r 1k -d 1m30s -o result.json",
+	 "drive pacer's own embedded target on loopback and keep the JSON result"},
+};
+
+static const struct cli_help cli_help_run = {
+	.name = "run",
+	.summary = "measure a target (open loop with --rate, closed loop without)",
+	.synopsis = "pacer run URL [options]\npacer run --self-contained[=PLAN] [/path] [options]",
+	.description = "Open loop with --rate: requests are sent on a schedule whether or not "
+		       "earlier ones returned, and latency counts from each request's scheduled "
+		       "time. Closed loop without: --concurrency connections, each with one request "
+		       "outstanding, for --requests or --duration.",
+	.examples = run_examples,
+	.n_examples = sizeof run_examples / sizeof run_examples[0],
+	.exits = cli_exits_run,
+	.n_exits = sizeof cli_exits_run / sizeof cli_exits_run[0],
+	.see = "docs/run.md",
+};
+
 static void usage(FILE *f, struct opt *tab, size_t n)
 {
-	fprintf(f, "usage: pacer run URL [options]\n"
-		   "       pacer run --self-contained[=PLAN] [/path] [options]\n\n"
-		   "Open loop with --rate (latency from each request's scheduled time), closed loop "
-		   "without.\n\n");
-	opts_help(f, tab, n);
-	fprintf(f, "\nExit codes: 0 finished, 2 usage error, 3 runtime failure, 130 interrupted.\n"
-		   "See docs/run.md.\n");
+	cli_help_print(f, &cli_help_run, tab, n);
 }
 
 static int write_outputs(const struct report_ctx *ctx)
