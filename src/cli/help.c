@@ -214,11 +214,13 @@ static void opts_text(FILE *f, const struct opt *tab, size_t n, int width)
 		char left[96], text[1024];
 		opt_left(left, sizeof left, tab, n, s[i]);
 		help_line(text, sizeof text, s[i]);
-		if (strlen(left) > 28) /* a long left column: the text starts on the next line */
-			fprintf(f, "  %s\n%*s", left, 31, "");
+		/* the text in a column from 31, or under the name on a narrow terminal */
+		int ind = width >= 70 ? 31 : 8;
+		if (strlen(left) > 28 || ind < 31) /* the text starts on the next line */
+			fprintf(f, "  %s\n%*s", left, ind, "");
 		else
 			fprintf(f, "  %-28s ", left);
-		wrap(f, text, 31, 31, width);
+		wrap(f, text, ind, ind, width);
 	}
 }
 
