@@ -123,11 +123,12 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	plan.argc = argc;
 	plan.argv = argv;
 	struct cli_setup setup = {.cmd = "run", .offered_table = table};
-	bool help = false;
+	bool help = false, latency = false;
 	struct opt tab[] = {
 		{0, "concurrency", OPT_U32, &plan.concurrency, "P", "10", "closed loop: connections each with one request outstanding", false},
 		{'d', "duration", OPT_DURATION, &plan.duration_ns, "D", "10s", "measured phase length", false},
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
+		{0, "latency", OPT_FLAG, &latency, NULL, NULL, "after the summary, print the latency percentile spectrum (as wrk2 --latency; the .hgrm table, ms)", false},
 		{0, "hgrm", OPT_STR, &plan.hgrm_path, "FILE", NULL, "write the latency spectrum as HdrHistogram .hgrm (ms)", false},
 		{'r', "rate", OPT_RATE, &plan.rate_per_s, "R", NULL, "open loop: offered requests/s (k, M suffixes)", false},
 		{0, "repeat", OPT_U32, &plan.repeat, "N", "1", "repeat the measurement N times (same connections): results pooled, each kept", false},
@@ -204,6 +205,10 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	ctx.res = res;
 	if (!plan.quiet)
 		report_text(stdout, &ctx);
+	if (!plan.quiet && latency) {
+		printf("\nLatency percentile spectrum (from each request's scheduled time, ms):\n");
+		hist_write_hgrm(stdout, &res->measure.timing[TIM_LATENCY], 1e6);
+	}
 	fflush(stdout);
 	struct gen_verdict gv;
 	report_gencheck(res, &ctx, &gv);

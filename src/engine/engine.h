@@ -60,6 +60,7 @@ struct engine_cfg {
 	uint32_t threads;
 	uint64_t timeout_ns;
 	uint64_t spin_ns;       /* open loop: poll instead of sleeping this close to a due time */
+	bool no_keepalive;      /* close each connection after its response: one per request */
 	size_t queue_cap;       /* open loop: per-thread backlog cap; 0 = 30 s of the step's rate */
 	struct tls_ctx *tls;    /* n_hosts 0: NULL (plain) or TLS with this client context
 	                         * (borrowed, must outlive the engine; see net/tls.h) */

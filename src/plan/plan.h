@@ -35,6 +35,7 @@ struct run_plan {
 	uint64_t seed;
 	uint64_t duration_ns, warmup_ns, timeout_ns, drain_ns;
 	uint64_t spin_ns;            /* open loop: busy-poll this close to a due time */
+	bool no_keepalive;           /* --no-keepalive: a new connection for every request */
 	bool duration_given;
 	uint32_t connections, concurrency, threads;
 	uint64_t requests;           /* closed loop: 0 = by duration */

@@ -306,6 +306,8 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	jw_dbl(j, (double)p->drain_ns / 1e6, 3);
 	jw_key(j, "spin_us");
 	jw_dbl(j, (double)p->spin_ns / 1e3, 3);
+	jw_key(j, "keepalive");
+	jw_bool(j, !p->no_keepalive);
 	jw_key(j, "repeat");
 	jw_u64(j, p->repeat);
 	jw_key(j, "table");
