@@ -19,7 +19,11 @@
 #include "engine/engine.h"
 #include "net/sock.h"
 #include "plan/plan.h"
+#include "plan/inspect.h"
+#include "plan/slo.h"
 #include "report/report.h"
+#include "result/ramp.h"
+#include "result/verdict.h"
 #include "report/usage_report.h"
 #include "stats/hist_io.h"
 #include "util/afile.h"
@@ -34,8 +38,23 @@ static const struct cli_example run_examples[] = {
 	 "the percentile spectrum"},
 	{"pacer run http://127.0.0.1:8080/api -n 10k --concurrency 50 -m POST --body @req.json",
 	 "closed loop: 10,000 POSTs, 50 at a time"},
-	{"pacer run --self-contained=vast_ortb_mix -r 1k -d 1m30s -o result.json",
-	 "drive pacer's own embedded target on loopback and keep the JSON result"},
+	{"pacer run --self-contained=vast_ortb_mix -r 1k -d 1m30s -o result.json --slo 'p99<20ms'",
+	 "drive pacer's own embedded target on loopback, keep the JSON result, exit 1 if p99 was "
+	 "20 ms or more (a CI gate)"},
+};
+
+static const struct cli_exit run_exits[] = {
+	{EXIT_OK, "the run finished (errors from the target are reported, not a failure of pacer); "
+		  "with --slo, the SLO held"},
+	{EXIT_SLO_FAILED, "--slo: the measured phase failed the SLO (the reason is printed and in "
+			  "the JSON's slo)"},
+	{EXIT_USAGE, "usage error: bad option or value, bad URL, a target that does not resolve or "
+		     "refuses the first connection; one line on stderr"},
+	{EXIT_RUNTIME, "runtime failure of pacer itself (out of memory, cannot write an output file)"},
+	{EXIT_GENERATOR_LIMITED, "results written, but flagged generator-limited: pacer, not the "
+				 "target, may have been the limit (--limited-ok: the code above instead)"},
+	{EXIT_INTERRUPTED, "interrupted by Ctrl-C / SIGINT / SIGTERM: what was measured is still "
+			   "printed and written, marked interrupted"},
 };
 
 static const struct cli_help cli_help_run = {
@@ -48,8 +67,8 @@ static const struct cli_help cli_help_run = {
 		       "outstanding, for --requests or --duration.",
 	.examples = run_examples,
 	.n_examples = sizeof run_examples / sizeof run_examples[0],
-	.exits = cli_exits_run,
-	.n_exits = sizeof cli_exits_run / sizeof cli_exits_run[0],
+	.exits = run_exits,
+	.n_exits = sizeof run_exits / sizeof run_exits[0],
 	.see = "docs/run.md",
 };
 
@@ -124,10 +143,15 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	plan.argv = argv;
 	struct cli_setup setup = {.cmd = "run", .offered_table = table};
 	bool help = false, latency = false;
+	const char *slo_expr = NULL;
+	static struct slo slo; /* large: not on the stack */
+	memset(&slo, 0, sizeof slo);
+	struct slo_verdict verdict = {0};
 	struct opt tab[] = {
 		{0, "concurrency", OPT_U32, &plan.concurrency, "P", "10", "closed loop: connections each with one request outstanding", false},
 		{'d', "duration", OPT_DURATION, &plan.duration_ns, "D", "10s", "measured phase length", false},
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
+		{0, "slo", OPT_STR, &slo_expr, "EXPR", NULL, "judge the measured phase, e.g. 'p99<100ms,errors<1%' (docs/slo.md): exit 1 when it fails", false},
 		{0, "latency", OPT_FLAG, &latency, NULL, NULL, "after the summary, print the latency percentile spectrum (as wrk2 --latency; the .hgrm table, ms)", false},
 		{0, "hgrm", OPT_STR, &plan.hgrm_path, "FILE", NULL, "write the latency spectrum as HdrHistogram .hgrm (ms)", false},
 		{'r', "rate", OPT_RATE, &plan.rate_per_s, "R", NULL, "open loop: offered requests/s (k, M suffixes)", false},
@@ -150,6 +174,14 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 		plan.concurrency = plan.connections;
 	if (cli_options_apply(&setup, &plan, tab, ntab))
 		goto out;
+	if (slo_expr) { /* after the rules: an SLO may name their outcomes */
+		const char *onames[RESULT_MAX_OUTCOMES];
+		inspect_outcome_names(&setup.inspect, onames);
+		if (slo_parse(&slo, slo_expr, onames, setup.inspect.n_outcomes, err, sizeof err)) {
+			fprintf(stderr, "pacer run: --slo: %s\n", err);
+			goto out;
+		}
+	}
 	/* the plan is complete (URL, body, table, requests) before it is
 	 * validated, and unchanged from then on */
 	ret = cli_setup_build(&setup, &plan);
@@ -178,6 +210,10 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 		.commit = PACER_COMMIT,
 	};
 	cli_setup_report_ctx(&setup, &ctx);
+	if (slo_expr) {
+		ctx.slo = &slo;
+		ctx.slo_expr = slo_expr;
+	}
 	struct runner_variant var = {.name = "", .run = &plan, .target_cores = ctx.target_cores};
 	cli_setup_engine_cfg(&setup, &plan, &var.cfg);
 	struct runner_plan rp = {.n_variants = 1, .variants = &var, .lag_limit_ns = setup.lag_limit_ns};
@@ -203,8 +239,17 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 		tgt.cpu_ns = rr.v[0].target_cpu_ns;
 	}
 	ctx.res = res;
+	if (slo_expr) { /* the same judgement as a ramp's step (result/verdict.h) */
+		struct slo_measure m;
+		double pct[RESULT_MAX_OUTCOMES];
+		ramp_step_measure(res, setup.inspect.n_outcomes, pct, &m);
+		slo_eval(&slo, &m, &verdict);
+		ctx.verdict = &verdict;
+	}
 	if (!plan.quiet)
 		report_text(stdout, &ctx);
+	if (!plan.quiet && slo_expr)
+		printf("SLO %s: %s\n", slo_expr, verdict.reason);
 	if (!plan.quiet && latency) {
 		printf("\nLatency percentile spectrum (from each request's scheduled time, ms):\n");
 		hist_write_hgrm(stdout, &res->measure.timing[TIM_LATENCY], 1e6);
@@ -212,7 +257,9 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	fflush(stdout);
 	struct gen_verdict gv;
 	report_gencheck(res, &ctx, &gv);
-	ret = res->interrupted ? EXIT_INTERRUPTED : cli_setup_exit_code(&setup, EXIT_OK, gv.flagged);
+	ret = res->interrupted ? EXIT_INTERRUPTED
+	      : cli_setup_exit_code(&setup, slo_expr && !verdict.pass ? EXIT_SLO_FAILED : EXIT_OK,
+				    gv.flagged);
 	if (write_outputs(&ctx) || cli_report_dir_write("run", setup.report_dir, plan.out_path))
 		ret = EXIT_RUNTIME;
 out:

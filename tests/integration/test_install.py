@@ -195,6 +195,27 @@ class HabitsTest(PacerTestCase):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    def test_run_slo(self):
+        """run --slo: ramp's verdict on the measured phase; exit 1 on a fail."""
+        tmp = tempfile.mkdtemp(prefix="pacer-slo-")
+        try:
+            out = os.path.join(tmp, "r.json")
+            for slo, code, passed in (("p99<10s,errors<50%", 0, True), ("p99<1ns", 1, False)):
+                r = pacer("run", "--self-contained", "-n", "50", "--concurrency", "2",
+                          "--limited-ok", "--slo", slo, "-o", out)
+                self.assertEqual(r.returncode, code, r.stderr)
+                self.assertIn("SLO " + slo + ": " + ("Pass" if passed else "Fail p99 "),
+                              r.stdout)
+                with open(out) as f:
+                    d = json.load(f)
+                self.assertEqual(d["slo"]["expr"], slo)
+                self.assertEqual(d["slo"]["pass"], passed)
+            r = pacer("run", "--self-contained", "-n", "5", "--slo", "p99<fast")
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("--slo:", r.stderr)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
     def test_requests_file_stdin(self):
         tmp = tempfile.mkdtemp(prefix="pacer-stdin-")
         srv = harness.PacerServe("hello")
