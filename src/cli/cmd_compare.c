@@ -67,6 +67,7 @@ static const struct cli_help cli_help_compare = {
 	.exits = cli_exits_run,
 	.n_exits = sizeof cli_exits_run / sizeof cli_exits_run[0],
 	.see = "docs/compare.md",
+	.grouped = true,
 };
 
 static void usage(FILE *f, struct opt *tab, size_t n)

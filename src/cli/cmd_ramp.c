@@ -49,6 +49,7 @@ static const struct cli_help cli_help_ramp = {
 	.exits = cli_exits_ramp,
 	.n_exits = sizeof cli_exits_ramp / sizeof cli_exits_ramp[0],
 	.see = "docs/ramp.md",
+	.grouped = true,
 };
 
 static void usage(FILE *f, struct opt *tab, size_t n)

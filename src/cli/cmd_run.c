@@ -70,6 +70,7 @@ static const struct cli_help cli_help_run = {
 	.exits = run_exits,
 	.n_exits = sizeof run_exits / sizeof run_exits[0],
 	.see = "docs/run.md",
+	.grouped = true,
 };
 
 static void usage(FILE *f, struct opt *tab, size_t n)

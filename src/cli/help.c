@@ -160,14 +160,18 @@ static int by_long_name(const void *a, const void *b)
 	return strcmp(x->long_name, y->long_name);
 }
 
-/* The options in help order: by group, then by name. Returns how many. */
-static size_t sorted_opts(const struct opt *tab, size_t n, const struct opt **out, size_t cap)
+/* The options in help order: by group (when grouped), then by name.
+ * Returns how many. */
+static size_t sorted_opts(const struct opt *tab, size_t n, const struct opt **out, size_t cap,
+			  bool grouped)
 {
 	if (n > cap)
 		n = cap;
 	for (size_t i = 0; i < n; i++)
 		out[i] = &tab[i];
 	qsort(out, n, sizeof out[0], by_long_name);
+	if (!grouped)
+		return n;
 	size_t k = 0;
 	const struct opt *tmp[256];
 	for (size_t g = 0; g <= N_GROUPS; g++)
@@ -201,13 +205,13 @@ static void help_line(char *buf, size_t cap, const struct opt *o)
 		snprintf(buf, cap, "%s", o->help);
 }
 
-static void opts_text(FILE *f, const struct opt *tab, size_t n, int width)
+static void opts_text(FILE *f, const struct opt *tab, size_t n, int width, bool grouped)
 {
 	const struct opt *s[256];
-	n = sorted_opts(tab, n, s, 256);
+	n = sorted_opts(tab, n, s, 256, grouped);
 	const char *last = NULL;
 	for (size_t i = 0; i < n; i++) {
-		const char *g = cli_help_group(s[i]->long_name);
+		const char *g = grouped ? cli_help_group(s[i]->long_name) : "Options";
 		if (g != last)
 			fprintf(f, "%s%s:\n", last ? "\n" : "", g);
 		last = g;
@@ -224,14 +228,14 @@ static void opts_text(FILE *f, const struct opt *tab, size_t n, int width)
 	}
 }
 
-static void opts_man(FILE *f, const struct opt *tab, size_t n)
+static void opts_man(FILE *f, const struct opt *tab, size_t n, bool grouped)
 {
 	const struct opt *s[256];
-	n = sorted_opts(tab, n, s, 256);
+	n = sorted_opts(tab, n, s, 256, grouped);
 	const char *last = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct opt *o = s[i];
-		const char *g = cli_help_group(o->long_name);
+		const char *g = grouped ? cli_help_group(o->long_name) : "Options";
 		if (g != last)
 			fprintf(f, ".SS %s\n", g);
 		last = g;
@@ -313,11 +317,11 @@ static void opts_bash(FILE *f, const struct opt *tab, size_t n)
 void opts_help(FILE *f, const struct opt *tab, size_t n)
 {
 	if (format == HELP_MAN)
-		opts_man(f, tab, n);
+		opts_man(f, tab, n, false);
 	else if (format == HELP_BASH)
 		opts_bash(f, tab, n);
 	else
-		opts_text(f, tab, n, cli_help_width(fileno(f)));
+		opts_text(f, tab, n, cli_help_width(fileno(f)), false);
 }
 
 static void man_page(FILE *f, const struct cli_help *h, const struct opt *tab, size_t n)
@@ -351,7 +355,7 @@ static void man_page(FILE *f, const struct cli_help *h, const struct opt *tab, s
 	}
 	if (n) {
 		fputs(".SH OPTIONS\n", f);
-		opts_man(f, tab, n);
+		opts_man(f, tab, n, h->grouped);
 	}
 	if (h->n_examples)
 		fputs(".SH EXAMPLES\n", f);
@@ -404,7 +408,7 @@ void cli_help_print(FILE *f, const struct cli_help *h, const struct opt *tab, si
 	if (h->verbatim)
 		fprintf(f, "%s\n\n", h->verbatim);
 	if (n) {
-		opts_text(f, tab, n, width);
+		opts_text(f, tab, n, width, h->grouped);
 		fputc('\n', f);
 	}
 	if (h->n_examples)

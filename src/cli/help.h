@@ -6,6 +6,7 @@
 #ifndef PACER_CLI_HELP_H
 #define PACER_CLI_HELP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -38,6 +39,8 @@ struct cli_help {
 	size_t n_exits;
 	const char *verbatim;    /* a command without a table (serve): its own option text */
 	const char *see;         /* "docs/run.md" */
+	bool grouped;            /* options under cli_help_group's headings (the measuring
+	                          * commands), else one "Options" list */
 };
 
 /* The exit codes of the measuring commands, shared by their help. */
@@ -54,7 +57,8 @@ enum help_format cli_help_format(void);
  * else the terminal's width when fd is a terminal, else 80. */
 int cli_help_width(int fd);
 
-/* Render h with its options tab (NULL, 0: none) to f in the current format. */
+/* Render h with its options tab (NULL, 0: none) to f in the current format.
+ * (opts_help renders a table alone, as one "Options" list.) */
 void cli_help_print(FILE *f, const struct cli_help *h, const struct opt *tab, size_t n);
 
 /* The group an option is listed under in help and man pages ("Load",

@@ -22,7 +22,7 @@ static const struct command commands[] = {
 	{"ramp", "URL", "steps of load until an SLO breaks: the highest passing step", cmd_ramp, true},
 	{"bench", "FILE", "run the benchmark a scenario file describes", cmd_bench, false},
 	{"compare", "", "A/B variants, interleaved, with confidence intervals", cmd_compare, true},
-	{"serve", "", "run the embedded target server (pacer serve --list-plans)", cmd_serve, false},
+	{"serve", "", "run the embedded target server (pacer serve --list-plans)", cmd_serve, true},
 	{"demo", "", "a short self-contained benchmark, end to end", cmd_demo, true},
 	{"table", "CMD", "request tables: hash, show, generate (pacer table --help)", cmd_table, false},
 	{"import", "har", "turn a HAR recording into a request table (JSON Lines)", cmd_import, false},

@@ -64,9 +64,9 @@ char opts_alias_of(const struct opt *tab, size_t n, const struct opt *o);
 
 /* Was the option with this long name given? */
 bool opts_given(const struct opt *tab, size_t n, const char *long_name);
-/* Print the option table (cli/help.c): grouped (cli_help_group) and by
- * name within a group, wrapped to the terminal, in the format of
- * cli_help_format(). */
+/* Print the option table (cli/help.c) under "Options:", by name, wrapped
+ * to the terminal, in the format of cli_help_format() (cli_help_print
+ * groups a measuring command's options). */
 void opts_help(FILE *f, const struct opt *tab, size_t n);
 /* Append v (borrowed) to l. 0 or -ENOMEM. */
 int opt_list_add(struct opt_list *l, const char *v);
