@@ -349,7 +349,7 @@ static void man_page(FILE *f, const struct cli_help *h, const struct opt *tab, s
 		p += len + (p[len] == '\n');
 	}
 	if (h->verbatim) {
-		fputs(".SH OPTIONS\n.nf\n", f);
+		fputs(".SH COMMANDS\n.nf\n", f);
 		cli_help_roff(f, h->verbatim);
 		fputs("\n.fi\n", f);
 	}
@@ -381,6 +381,16 @@ static void man_page(FILE *f, const struct cli_help *h, const struct opt *tab, s
 		fputs(" (in the installed documentation)", f);
 	}
 	fputc('\n', f);
+}
+
+void cli_help_exits(FILE *f, const struct cli_exit *exits, size_t n)
+{
+	int width = cli_help_width(fileno(f));
+	fputs("Exit codes:\n", f);
+	for (size_t i = 0; i < n; i++) {
+		int col = fprintf(f, "  %-5d", exits[i].code);
+		wrap(f, exits[i].meaning, col, 7, width);
+	}
 }
 
 void cli_help_print(FILE *f, const struct cli_help *h, const struct opt *tab, size_t n)
@@ -421,11 +431,7 @@ void cli_help_print(FILE *f, const struct cli_help *h, const struct opt *tab, si
 	}
 	if (h->n_examples)
 		fputc('\n', f);
-	fputs("Exit codes:\n", f);
-	for (size_t i = 0; i < h->n_exits; i++) {
-		int col = fprintf(f, "  %-5d", h->exits[i].code);
-		wrap(f, h->exits[i].meaning, col, 7, width);
-	}
+	cli_help_exits(f, h->exits, h->n_exits);
 	if (h->see)
 		fprintf(f, "\nSee %s.\n", h->see);
 }

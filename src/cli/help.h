@@ -37,7 +37,8 @@ struct cli_help {
 	size_t n_examples;
 	const struct cli_exit *exits;
 	size_t n_exits;
-	const char *verbatim;    /* a command without a table (serve): its own option text */
+	const char *verbatim;    /* a list shown as it is: the commands (of pacer, of pacer
+	                          * table); the man page's COMMANDS */
 	const char *see;         /* "docs/run.md" */
 	bool grouped;            /* options under cli_help_group's headings (the measuring
 	                          * commands), else one "Options" list */
@@ -60,6 +61,10 @@ int cli_help_width(int fd);
 /* Render h with its options tab (NULL, 0: none) to f in the current format.
  * (opts_help renders a table alone, as one "Options" list.) */
 void cli_help_print(FILE *f, const struct cli_help *h, const struct opt *tab, size_t n);
+
+/* The "Exit codes:" table of the terminal help (part of cli_help_print;
+ * alone for the help of a table's subcommands). */
+void cli_help_exits(FILE *f, const struct cli_exit *exits, size_t n);
 
 /* The group an option is listed under in help and man pages ("Load",
  * "Requests", "Transport", "Response rules", "Probes and generator check",

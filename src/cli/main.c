@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/help.h"
@@ -14,20 +13,18 @@
 struct command {
 	const char *name, *args, *summary;
 	int (*fn)(int, char **);
-	bool has_table; /* its --help renders a cli_help with options (else plain text) */
 };
 
 static const struct command commands[] = {
-	{"run", "URL", "measure a target (open loop with --rate, closed loop without)", cmd_run, true},
-	{"ramp", "URL", "steps of load until an SLO breaks: the highest passing step", cmd_ramp, true},
-	{"bench", "FILE", "run the benchmark a scenario file describes", cmd_bench, false},
-	{"compare", "", "A/B variants, interleaved, with confidence intervals", cmd_compare, true},
-	{"serve", "", "run the embedded target server (pacer serve --list-plans)", cmd_serve, true},
-	{"demo", "", "a short self-contained benchmark, end to end", cmd_demo, true},
-	{"table", "CMD", "request tables: hash, show, generate (pacer table --help)", cmd_table, false},
-	{"import", "har", "turn a HAR recording into a request table (JSON Lines)", cmd_import, false},
-	{"report", "FILE", "render a saved result: Markdown, HTML, text, CSV, hgrm, hlog", cmd_report,
-	 true},
+	{"run", "URL", "measure a target (open loop with --rate, closed loop without)", cmd_run},
+	{"ramp", "URL", "steps of load until an SLO breaks: the highest passing step", cmd_ramp},
+	{"bench", "FILE", "run the benchmark a scenario file describes", cmd_bench},
+	{"compare", "", "A/B variants, interleaved, with confidence intervals", cmd_compare},
+	{"serve", "", "run the embedded target server (pacer serve --list-plans)", cmd_serve},
+	{"demo", "", "a short self-contained benchmark, end to end", cmd_demo},
+	{"table", "CMD", "request tables: hash, show, generate (pacer table --help)", cmd_table},
+	{"import", "har", "turn a HAR recording into a request table (JSON Lines)", cmd_import},
+	{"report", "FILE", "render a saved result: Markdown, HTML, text, CSV, hgrm, hlog", cmd_report},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -89,39 +86,6 @@ static int command_help(const struct command *c)
 	return c->fn(2, argv);
 }
 
-/* The text help of a command without an option table, captured, for its
- * man page. NULL on failure; the caller frees. */
-static char *captured_help(const struct command *c)
-{
-	FILE *tmp = tmpfile();
-	if (!tmp)
-		return NULL;
-	fflush(stdout);
-	int saved = dup(STDOUT_FILENO);
-	if (saved < 0 || dup2(fileno(tmp), STDOUT_FILENO) < 0) {
-		fclose(tmp);
-		return NULL;
-	}
-	enum help_format fmt = cli_help_format();
-	cli_help_set_format(HELP_TEXT);
-	command_help(c);
-	fflush(stdout);
-	cli_help_set_format(fmt);
-	dup2(saved, STDOUT_FILENO);
-	close(saved);
-	long len = ftell(tmp);
-	char *buf = len >= 0 ? malloc((size_t)len + 1) : NULL;
-	if (buf) {
-		rewind(tmp);
-		size_t got = fread(buf, 1, (size_t)len, tmp);
-		while (got && buf[got - 1] == '\n')
-			got--;
-		buf[got] = '\0';
-	}
-	fclose(tmp);
-	return buf;
-}
-
 /* pacer --dump-man [CMD]: the roff source of pacer(1) or pacer-CMD(1). */
 static int dump_man(const char *name)
 {
@@ -135,29 +99,7 @@ static int dump_man(const char *name)
 		fprintf(stderr, "pacer --dump-man: unknown command '%s'\n", name);
 		return EXIT_USAGE;
 	}
-	if (c->has_table)
-		return command_help(c);
-	char *text = captured_help(c);
-	if (!text) {
-		fprintf(stderr, "pacer --dump-man: cannot capture the help of %s\n", name);
-		return EXIT_RUNTIME;
-	}
-	struct cli_help h = {
-		.name = c->name,
-		.summary = c->summary,
-		.synopsis = "",
-		.verbatim = text,
-		.exits = cli_exits_plain,
-		.n_exits = sizeof cli_exits_plain / sizeof cli_exits_plain[0],
-	};
-	char syn[64];
-	snprintf(syn, sizeof syn, "pacer %s %s[options]", c->name, *c->args ? c->args : "");
-	h.synopsis = syn;
-	if (!strcmp(c->name, "bench"))
-		h.exits = cli_exits_ramp, h.n_exits = sizeof cli_exits_ramp / sizeof cli_exits_ramp[0];
-	cli_help_print(stdout, &h, NULL, 0);
-	free(text);
-	return EXIT_OK;
+	return command_help(c);
 }
 
 /* pacer --dump-completion: a bash completion script for pacer, its
@@ -194,8 +136,6 @@ static int dump_completion(void)
 	printf("'; return ;;\n");
 	cli_help_set_format(HELP_BASH);
 	for (size_t i = 0; i < N_COMMANDS; i++) {
-		if (!commands[i].has_table)
-			continue;
 		printf("\t%s)\n", commands[i].name);
 		fflush(stdout);
 		command_help(&commands[i]);
