@@ -6,6 +6,7 @@
 #                   Debian packages first via scripts/deps.sh)
 #   make bench      measurements of pacer beside wrk (not a test)
 #   make man        man pages and bash completion, generated from the option tables
+#   make changelog  CHANGELOG.md from the git history, grouped by issue
 #   make install    PREFIX=/usr/local DESTDIR=: binary, man pages, completion, docs,
 #                   examples (make uninstall removes them)
 #   make SAN=1 ...  AddressSanitizer + UBSan build (objects under build/san)
@@ -53,7 +54,7 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_REPLAY := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/tests/fuzz/%-replay)
 
-.PHONY: all man install uninstall deps demo test test-unit test-fuzz-replay test-integration test-san bench fuzz clean format check-layers
+.PHONY: all man install uninstall changelog deps demo test test-unit test-fuzz-replay test-integration test-san bench fuzz clean format check-layers
 all: pacer
 
 pacer: $(BUILD)/pacer
@@ -142,6 +143,10 @@ uninstall:
 	rm -f $(DESTDIR)$(bindir)/pacer $(DESTDIR)$(bashcompdir)/pacer
 	rm -f $(DESTDIR)$(man1dir)/pacer.1 $(COMMANDS:%=$(DESTDIR)$(man1dir)/pacer-%.1)
 	rm -rf $(DESTDIR)$(docdir)
+
+# CHANGELOG.md from the git history, grouped by issue.
+changelog:
+	@scripts/changelog.py CHANGELOG.md
 
 deps:
 	@scripts/deps.sh
