@@ -133,9 +133,15 @@ static int dump_completion(void)
 	       "\thelp)\n\t\t_pacer_words '");
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		printf("%s ", commands[i].name);
-	printf("'; return ;;\n");
+	printf("'; return ;;\n"
+	       "\ttable)\n\t\t[ \"$COMP_CWORD\" -eq 2 ] && { _pacer_words 'hash show generate'; return; }\n"
+	       "\t\t_pacer_files; return ;;\n"
+	       "\timport)\n\t\t[ \"$COMP_CWORD\" -eq 2 ] && { _pacer_words har; return; }\n"
+	       "\t\t_pacer_files; return ;;\n");
 	cli_help_set_format(HELP_BASH);
 	for (size_t i = 0; i < N_COMMANDS; i++) {
+		if (!strcmp(commands[i].name, "table") || !strcmp(commands[i].name, "import"))
+			continue; /* subcommands first: above */
 		printf("\t%s)\n", commands[i].name);
 		fflush(stdout);
 		command_help(&commands[i]);

@@ -125,6 +125,8 @@ class InstallTest(PacerTestCase):
             f.write("GET http://127.0.0.1/\n")
         self.assertIn("table.targets", self.complete("pacer", "run", "--requests-file", "tab"))
         self.assertEqual(self.complete("pacer", "help", "rep"), ["report"])
+        self.assertEqual(self.complete("pacer", "table", "s"), ["show"])
+        self.assertEqual(self.complete("pacer", "serve", "--list"), ["--listen", "--list-plans"])
 
     def test_uninstall(self):
         dest = os.path.join(self.tmp, "again")
