@@ -75,12 +75,14 @@ static int set_value(struct opt *o, const char *val, char *err, size_t cap)
 }
 
 /* The peers' spellings of pacer's options (wrk2's -R, hey's and oha's -z and
- * -m), accepted by every table that has the option and does not use the
- * letter itself. */
+ * -m, bombardier's -b), accepted by every table that has the option and does
+ * not use the letter itself. (hey's and oha's -d body is not: -d is the
+ * duration, as in wrk.) */
 static const struct opts_alias aliases[] = {
 	{'R', "rate", "wrk2"},
 	{'z', "duration", "hey, oha"},
 	{'m', "method", "hey, oha"},
+	{'b', "body", "bombardier"},
 };
 
 const struct opts_alias *opts_aliases(size_t *n)

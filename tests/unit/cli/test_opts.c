@@ -475,8 +475,14 @@ static void test_aliases(void **state)
 	assert_int_equal(opts_alias_of(tab, 2, &tab[0]), 0);
 	size_t na;
 	const struct opts_alias *al = opts_aliases(&na);
-	assert_true(na >= 3);
+	assert_true(na >= 4);
 	assert_int_equal(al[0].short_name, 'R');
+	/* -b (bombardier) is the body where the table has one */
+	const char *body = NULL;
+	struct opt btab[] = {{0, "body", OPT_STR, &body, "DATA", NULL, "body", false}};
+	char *b[] = {"run", "-b", "@req.json"};
+	assert_int_equal(opts_parse(btab, 1, 3, b, pos, 1, &npos, err, sizeof err), 0);
+	assert_string_equal(body, "@req.json");
 }
 
 int main(void)
