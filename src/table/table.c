@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <stdbool.h>
 #include <string.h>
 
 #include "table/table_int.h"
@@ -104,19 +103,15 @@ int table_load(const char *path, enum table_format fmt, const struct table_limit
 	tb_limits(&l, lim);
 	char *text = NULL;
 	size_t len = 0;
-	/* "-": standard input, its body files relative to the working folder
-	 * (as vegeta's); a table file's are relative to its folder */
-	bool from_stdin = strcmp(path, "-") == 0;
-	int rc = tb_read_file(from_stdin ? "/dev/stdin" : path, l.max_file_bytes, &text, &len, err,
-			      cap);
+	int rc = tb_read_file(path, l.max_file_bytes, &text, &len, err, cap);
 	if (rc)
 		return rc;
-	char *dir = from_stdin ? strdup(".") : tb_dirname(path);
+	char *dir = tb_dirname(path);
 	if (!dir) {
 		free(text);
 		return tb_err(err, cap, -ENOMEM, "%s: out of memory", path);
 	}
-	rc = table_parse(text, len, fmt, from_stdin ? "stdin" : path, dir, &l, out, err, cap);
+	rc = table_parse(text, len, fmt, path, dir, &l, out, err, cap);
 	free(dir);
 	free(text);
 	return rc;

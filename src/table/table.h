@@ -128,12 +128,10 @@ const char *table_format_name(enum table_format f);
 /* "auto", "targets", "jsonl" → AUTO/TARGETS/JSONL. 0 or PACER_EPARSE. */
 int table_format_parse(const char *s, enum table_format *f);
 
-/* Load a table file; path "-" reads standard input (named "stdin" in
- * messages). fmt is AUTO, TARGETS or JSONL; lim may be NULL (defaults).
- * Body files ("@path", "body_file") are relative to the table file's
- * folder (standard input: the working folder) unless absolute; each is
- * read once however often it is named. 0 or a negative code with
- * "FILE:LINE: ..." in err (see above). */
+/* Load a table file. fmt is AUTO, TARGETS or JSONL; lim may be NULL
+ * (defaults). Body files ("@path", "body_file") are relative to the table
+ * file's folder unless absolute; each is read once however often it is
+ * named. 0 or a negative code with "FILE:LINE: ..." in err (see above). */
 int table_load(const char *path, enum table_format fmt, const struct table_limits *lim,
                struct table **out, char *err, size_t cap);
 

@@ -235,6 +235,14 @@ class HabitsTest(PacerTestCase):
                 d = json.load(f)
             self.assertEqual(d["plan"]["table"]["source"], "stdin")
             self.assertEqual(d["plan"]["table"]["requests"], 1)
+            # compare: every variant gets the table stdin gave once
+            r = pacer("compare", "--variant", "a=", "--variant", "b=", "--requests-file", "-",
+                      "-n", "10", "--repeat", "1", "-q", "--limited-ok", "-o", out,
+                      input=table, cwd=tmp, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                d = json.load(f)
+            self.assertEqual([v["workload"]["requests"] for v in d["variants"]], [1, 1])
             # @body paths are relative to the working folder, not /dev/
             r = pacer("run", "-n", "5", "--requests-file", "-", "-q", input=table,
                       cwd=harness.REPO)
