@@ -65,7 +65,7 @@ int cli_help_width(int fd)
 }
 
 /* Groups in the order help lists them; an option no row names goes under
- * "Options", after them. */
+ * "Options", after them: a new shared option gets its row here. */
 static const struct {
 	const char *group;
 	const char *names;
@@ -80,7 +80,8 @@ static const struct {
 	{"Response rules", " success outcome server-time inspect-body slo require "},
 	{"Probes and generator check", " target-pid target-children target-cgroup target-cores "
 				       "cost-profile lag-limit limited-ok "},
-	{"Output", " out quiet latency by-name report-dir hgrm help "},
+	{"Output", " out quiet latency by-name report-dir hgrm metrics-listen metrics-listen-any "
+		   "help "},
 	{"Variants", " variant variant-set noise "},
 };
 #define N_GROUPS (sizeof groups / sizeof groups[0])
