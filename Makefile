@@ -5,6 +5,10 @@
 #   make test       the README's second command: every test (installs missing
 #                   Debian packages first via scripts/deps.sh)
 #   make bench      measurements of pacer beside wrk (not a test)
+#   make man        man pages and bash completion, generated from the option tables
+#   make changelog  CHANGELOG.md from the git history, grouped by issue
+#   make install    PREFIX=/usr/local DESTDIR=: binary, man pages, completion, docs,
+#                   examples (make uninstall removes them)
 #   make SAN=1 ...  AddressSanitizer + UBSan build (objects under build/san)
 #   make SAN=thread ...  ThreadSanitizer build (objects under build/tsan)
 
@@ -50,7 +54,7 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_REPLAY := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/tests/fuzz/%-replay)
 
-.PHONY: all deps demo test test-unit test-fuzz-replay test-integration test-san bench fuzz clean format check-layers
+.PHONY: all man install uninstall changelog deps demo test test-unit test-fuzz-replay test-integration test-san bench fuzz clean format check-layers
 all: pacer
 
 pacer: $(BUILD)/pacer
@@ -89,6 +93,60 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB)
 $(BUILD)/tests/fuzz/%-replay: tests/fuzz/%.c tests/fuzz/replay_main.c $(TEST_HDRS) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< tests/fuzz/replay_main.c $(LIB) $(LDFLAGS) $(LDLIBS)
+
+# Man pages and the bash completion are rendered by pacer itself from the
+# option tables its --help prints (pacer --dump-man, --dump-completion), so
+# they cannot drift from it.
+COMMANDS := run ramp bench compare serve demo table import report merge k8s
+GEN := $(BUILD)/gen
+MAN_PAGES := $(GEN)/pacer.1 $(COMMANDS:%=$(GEN)/pacer-%.1)
+COMPLETION := $(GEN)/pacer.bash
+
+man: $(MAN_PAGES) $(COMPLETION)
+
+$(GEN)/pacer.1: $(BUILD)/pacer
+	@mkdir -p $(@D)
+	$< --dump-man > $@.tmp && mv -f $@.tmp $@
+
+$(GEN)/pacer-%.1: $(BUILD)/pacer
+	@mkdir -p $(@D)
+	$< --dump-man $* > $@.tmp && mv -f $@.tmp $@
+
+$(COMPLETION): $(BUILD)/pacer
+	@mkdir -p $(@D)
+	$< --dump-completion > $@.tmp && mv -f $@.tmp $@
+
+# GNU conventions: PREFIX (prefix), DESTDIR for staged installs.
+PREFIX ?= /usr/local
+prefix ?= $(PREFIX)
+bindir ?= $(prefix)/bin
+datarootdir ?= $(prefix)/share
+mandir ?= $(datarootdir)/man
+man1dir ?= $(mandir)/man1
+docdir ?= $(datarootdir)/doc/pacer
+bashcompdir ?= $(datarootdir)/bash-completion/completions
+INSTALL ?= install
+
+install: $(BUILD)/pacer man
+	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(man1dir) $(DESTDIR)$(bashcompdir) \
+	  $(DESTDIR)$(docdir)/docs/schema
+	$(INSTALL) -m 755 $(BUILD)/pacer $(DESTDIR)$(bindir)/pacer
+	$(INSTALL) -m 644 $(MAN_PAGES) $(DESTDIR)$(man1dir)/
+	$(INSTALL) -m 644 $(COMPLETION) $(DESTDIR)$(bashcompdir)/pacer
+	$(INSTALL) -m 644 README.md LICENSE CHANGELOG.md $(DESTDIR)$(docdir)/
+	$(INSTALL) -m 644 docs/*.md $(DESTDIR)$(docdir)/docs/
+	$(INSTALL) -m 644 docs/schema/* $(DESTDIR)$(docdir)/docs/schema/
+	cd examples && find . -type d -exec $(INSTALL) -d $(DESTDIR)$(docdir)/examples/{} \; \
+	  && find . -type f -exec $(INSTALL) -m 644 {} $(DESTDIR)$(docdir)/examples/{} \;
+
+uninstall:
+	rm -f $(DESTDIR)$(bindir)/pacer $(DESTDIR)$(bashcompdir)/pacer
+	rm -f $(DESTDIR)$(man1dir)/pacer.1 $(COMMANDS:%=$(DESTDIR)$(man1dir)/pacer-%.1)
+	rm -rf $(DESTDIR)$(docdir)
+
+# CHANGELOG.md from the git history, grouped by issue.
+changelog:
+	@scripts/changelog.py CHANGELOG.md
 
 deps:
 	@scripts/deps.sh

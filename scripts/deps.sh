@@ -41,6 +41,8 @@ have_cmd chromium || need+=(chromium)
 # hlog output is decoded by HdrHistogram's own Java implementation.
 [ -e /usr/share/java/hdrhistogram.jar ] || need+=(libhdrhistogram-java)
 have_cmd javac || need+=(default-jdk-headless)
+# The installed man pages are rendered by man(1) in test_install.
+have_cmd man || need+=(man-db)
 
 if [ ${#need[@]} -eq 0 ]; then
 	exit 0

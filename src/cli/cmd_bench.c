@@ -10,18 +10,46 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/help.h"
 #include "plan/scenario.h"
 #include "table/table.h"
 #include "util/err.h"
 #include "util/file.h"
 
+static const struct cli_example bench_examples[] = {
+	{"pacer bench examples/scenarios/ad-serving-ramp.yaml", "the ramp that file describes"},
+	{"pacer bench examples/scenarios/run-nginx.yaml -d 30s -o result.json",
+	 "its run, measured for 30 s instead, the result kept"},
+};
+
+static const struct cli_exit bench_exits[] = {
+	{EXIT_OK, "finished (a ramp: reached its require, or every step passed)"},
+	{EXIT_SLO_FAILED, "a ramp (or a run with an SLO) failed its SLO"},
+	{EXIT_USAGE, "usage error: unreadable or invalid scenario file (named with its line), bad "
+		     "option or value, unreachable target"},
+	{EXIT_RUNTIME, "runtime failure of pacer itself (out of memory, cannot write an output)"},
+	{EXIT_GENERATOR_LIMITED, "results written, but flagged generator-limited"},
+	{EXIT_INTERRUPTED, "interrupted by Ctrl-C / SIGINT / SIGTERM: results still written"},
+};
+
+static const struct cli_help bench_help = {
+	.name = "bench",
+	.summary = "run the benchmark a scenario file describes",
+	.synopsis = "pacer bench SCENARIO.yaml [options of its kind...]",
+	.description = "Runs the run, ramp or compare a scenario file describes; options after the "
+		       "file override its values (`pacer bench FILE --help` lists them for its "
+		       "kind). See docs/scenario.md and examples/scenarios.",
+	.examples = bench_examples,
+	.n_examples = sizeof bench_examples / sizeof bench_examples[0],
+	.exits = bench_exits,
+	.n_exits = sizeof bench_exits / sizeof bench_exits[0],
+	.see = "docs/scenario.md",
+};
+
 int cmd_bench(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		FILE *f = argc < 2 ? stderr : stdout;
-		fprintf(f, "usage: pacer bench SCENARIO.yaml [options of its kind...]\n\n"
-			   "Runs the run, ramp or compare a scenario file describes; options after "
-			   "the file\noverride its values. See docs/scenario.md and examples/.\n");
+		cli_help_print(argc < 2 ? stderr : stdout, &bench_help, NULL, 0);
 		return argc < 2 ? EXIT_USAGE : EXIT_OK;
 	}
 	const char *path = argv[1];

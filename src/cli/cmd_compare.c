@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/help.h"
 #include "cli/options.h"
 #include "cli/opts.h"
 #include "cli/report_io.h"
@@ -38,20 +39,40 @@ struct variant {
 	struct run_plan plan; /* per variant: its URL, requests, rules */
 };
 
+static const struct cli_example compare_examples[] = {
+	{"pacer compare --variant old=http://127.0.0.1:8080/ --variant new=http://127.0.0.1:8081/ "
+	 "-r 2k",
+	 "two servers at 2,000 req/s, 5 repetitions each, interleaved"},
+	{"pacer compare --variant a=@hello --variant b=@vast_ortb_mix --repeat 3",
+	 "two plans of pacer's embedded target, closed loop: throughput compared"},
+	{"pacer compare --variant a=http://h1/ --variant b=http://h2/ --steps 1k,2k,4k "
+	 "--slo 'p99<100ms'",
+	 "each repetition a ramp: the capacities compared"},
+};
+
+static const struct cli_help cli_help_compare = {
+	.name = "compare",
+	.summary = "A/B variants, interleaved, with confidence intervals",
+	.synopsis = "pacer compare --variant A=URL --variant B=URL [options]\n"
+		    "(a variant may be @PLAN: pacer's embedded target with that plan)",
+	.description = "Runs the variants interleaved, rotating their order each repetition, and "
+		       "reports each variant's medians and its ratio to the first with a 95 % "
+		       "confidence interval. Every option of `pacer run` applies to every variant; "
+		       "--variant-set NAME.KEY=VALUE sets one for one variant (KEY: requests-file, "
+		       "requests-format, bodies, body, header, method, target-pid, target-cgroup, "
+		       "target-children, target-cores, target-threads, unix-socket, connect-to). "
+		       "With --steps each repetition is a ramp and the capacity is compared.",
+	.examples = compare_examples,
+	.n_examples = sizeof compare_examples / sizeof compare_examples[0],
+	.exits = cli_exits_run,
+	.n_exits = sizeof cli_exits_run / sizeof cli_exits_run[0],
+	.see = "docs/compare.md",
+	.grouped = true,
+};
+
 static void usage(FILE *f, struct opt *tab, size_t n)
 {
-	fprintf(f, "usage: pacer compare --variant A=URL --variant B=URL [options]\n"
-		   "       (a variant may be @PLAN: pacer's embedded target with that plan)\n\n"
-		   "Runs the variants interleaved, rotating their order each repetition, and reports "
-		   "each\nvariant's medians and its ratio to the first with a 95 %% confidence "
-		   "interval. Every option\nof `pacer run` applies to every variant; --variant-set "
-		   "NAME.KEY=VALUE sets one for one variant\n(KEY: requests-file, requests-format, "
-		   "bodies, body, header, method, target-pid, target-cgroup,\ntarget-children, "
-		   "target-cores, target-threads, unix-socket, connect-to). With --steps each repetition is a ramp\n"
-		   "and the capacity is compared.\n\n");
-	opts_help(f, tab, n);
-	fprintf(f, "\nExit codes: 0 finished, 2 usage error, 3 runtime failure, 4 generator-limited "
-		   "(results written), 130 interrupted. See docs/compare.md.\n");
+	cli_help_print(f, &cli_help_compare, tab, n);
 }
 
 static int parse_variant(const char *arg, struct variant *v)

@@ -9,7 +9,26 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/help.h"
 #include "cli/opts.h"
+
+static const struct cli_example demo_examples[] = {
+	{"pacer demo", "1,000 req/s against the embedded target; results under results/"},
+	{"pacer demo -r 5k --out-dir /tmp/demo", "a faster demo, its files elsewhere"},
+};
+
+static const struct cli_help cli_help_demo = {
+	.name = "demo",
+	.summary = "a short self-contained benchmark, end to end",
+	.synopsis = "pacer demo [options]",
+	.description = "A short self-contained benchmark: pacer drives its own embedded target "
+		       "(plan vast_ortb_mix) over loopback and writes the results to a folder.",
+	.examples = demo_examples,
+	.n_examples = sizeof demo_examples / sizeof demo_examples[0],
+	.exits = cli_exits_plain,
+	.n_exits = sizeof cli_exits_plain / sizeof cli_exits_plain[0],
+	.see = "README.md",
+};
 
 int cmd_demo(int argc, char **argv)
 {
@@ -27,10 +46,7 @@ int cmd_demo(int argc, char **argv)
 	char err[512];
 	int prc = opts_parse(tab, ntab, argc, argv, pos, 0, &npos, err, sizeof err);
 	if (prc == 1) {
-		printf("usage: pacer demo [options]\n\nA short self-contained benchmark: pacer drives "
-		       "its own embedded target\n(plan vast_ortb_mix) over loopback and writes the "
-		       "results to a folder.\n\n");
-		opts_help(stdout, tab, ntab);
+		cli_help_print(stdout, &cli_help_demo, tab, ntab);
 		return EXIT_OK;
 	}
 	if (prc < 0) {

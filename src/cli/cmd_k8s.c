@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/help.h"
 #include "cli/opts.h"
 #include "plan/plan.h"
 #include "plan/scenario.h"
@@ -20,15 +21,29 @@
 #include "util/time_units.h"
 #include "util/timestamp.h"
 
+static const struct cli_example k8s_examples[] = {
+	{"pacer k8s bench.yaml --segments 4 --image registry.example/pacer:0.1 | kubectl apply -f -",
+	 "four generators on four nodes, one start time"},
+};
+
+static const struct cli_help cli_help_k8s = {
+	.name = "k8s",
+	.summary = "Kubernetes manifests running a scenario as N segments",
+	.synopsis = "pacer k8s SCENARIO.yaml --segments N --image IMAGE [options]",
+	.description = "Prints a ConfigMap with the scenario and an Indexed Job of N pods, one per "
+		       "node, each running segment K of N from one start time and printing its "
+		       "result to its log. Apply with kubectl apply -f -, collect the logs, then "
+		       "pacer merge.",
+	.examples = k8s_examples,
+	.n_examples = sizeof k8s_examples / sizeof k8s_examples[0],
+	.exits = cli_exits_plain,
+	.n_exits = sizeof cli_exits_plain / sizeof cli_exits_plain[0],
+	.see = "docs/distributed.md",
+};
+
 static void usage(FILE *f, struct opt *tab, size_t n)
 {
-	fprintf(f, "usage: pacer k8s SCENARIO.yaml --segments N --image IMAGE [options]\n\n"
-		   "Prints a ConfigMap with the scenario and an Indexed Job of N pods, one per\n"
-		   "node, each running segment K of N from one start time and printing its\n"
-		   "result to its log. Apply with kubectl apply -f -, collect the logs, then\n"
-		   "pacer merge (docs/distributed.md).\n\n");
-	opts_help(f, tab, n);
-	fprintf(f, "\nExit codes: 0 printed, 2 bad option or scenario.\n");
+	cli_help_print(f, &cli_help_k8s, tab, n);
 }
 
 /* A YAML scalar as a JSON string (valid YAML, exact for any bytes). */

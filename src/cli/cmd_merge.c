@@ -8,22 +8,37 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/help.h"
 #include "cli/opts.h"
 #include "cli/report_io.h"
 #include "result/merge.h"
 #include "util/afile.h"
 #include "util/err.h"
 
+static const struct cli_example merge_examples[] = {
+	{"pacer merge seg-0.json seg-1.json seg-2.json seg-3.json -o merged.json",
+	 "one result of four segments of one plan"},
+	{"pacer report merged.json --format html -o report.html", "then report it as any result"},
+};
+
+static const struct cli_help cli_help_merge = {
+	.name = "merge",
+	.summary = "merge the results of the segments of one plan (--segment K/N)",
+	.synopsis = "pacer merge SEGMENT.json... -o MERGED.json",
+	.description = "Merges the results of the N segments of one plan (pacer run, ramp or bench "
+		       "--segment K/N) into one: histograms exactly, counters summed, per-second "
+		       "series by wall-clock second, each generator's self-checks kept. Files that "
+		       "are not the segments of one plan are refused (exit 2).",
+	.examples = merge_examples,
+	.n_examples = sizeof merge_examples / sizeof merge_examples[0],
+	.exits = cli_exits_plain,
+	.n_exits = sizeof cli_exits_plain / sizeof cli_exits_plain[0],
+	.see = "docs/distributed.md",
+};
+
 static void usage(FILE *f, struct opt *tab, size_t n)
 {
-	fprintf(f, "usage: pacer merge SEGMENT.json... -o MERGED.json\n\n"
-		   "Merges the results of the N segments of one plan (pacer run, ramp or bench\n"
-		   "--segment K/N) into one: histograms exactly, counters summed, per-second\n"
-		   "series by wall-clock second, each generator's self-checks kept. `pacer report`\n"
-		   "renders the merged result.\n\n");
-	opts_help(f, tab, n);
-	fprintf(f, "\nExit codes: 0 written, 2 bad option or files that are not the segments of\n"
-		   "one plan, 3 cannot write. See docs/distributed.md.\n");
+	cli_help_print(f, &cli_help_merge, tab, n);
 }
 
 int cmd_merge(int argc, char **argv)

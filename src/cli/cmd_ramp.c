@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/help.h"
 #include "cli/options.h"
 #include "cli/opts.h"
 #include "cli/report_io.h"
@@ -27,15 +28,33 @@
 #include "util/sysinfo.h"
 #include "util/units.h"
 
+static const struct cli_example ramp_examples[] = {
+	{"pacer ramp http://127.0.0.1:8080/ --steps 1k,2k,5k,10k --slo 'p99<100ms,errors<1%'",
+	 "four steps of 5 s; the highest step that kept p99 under 100 ms and errors under 1 %"},
+	{"pacer ramp http://127.0.0.1:8080/ --from 500 --to 64k --refine --slo 'p99<50ms' --require 8k",
+	 "doubling steps, then bisection; exit 0 only if 8,000 req/s or more passed (a CI gate)"},
+	{"pacer ramp --self-contained --steps 2k,4k --step-duration 10s -o ramp.json",
+	 "against pacer's embedded target, the result kept as JSON"},
+};
+
+static const struct cli_help cli_help_ramp = {
+	.name = "ramp",
+	.summary = "steps of load until an SLO breaks: the highest passing step",
+	.synopsis = "pacer ramp URL (--steps R1,R2,... | --from R --to R [--factor F]) [options]\n"
+		    "pacer ramp --self-contained[=PLAN] [/path] ...",
+	.description = "Steps of open-loop load, each judged against --slo; stops after the first "
+		       "failing step and reports the highest passing one.",
+	.examples = ramp_examples,
+	.n_examples = sizeof ramp_examples / sizeof ramp_examples[0],
+	.exits = cli_exits_ramp,
+	.n_exits = sizeof cli_exits_ramp / sizeof cli_exits_ramp[0],
+	.see = "docs/ramp.md",
+	.grouped = true,
+};
+
 static void usage(FILE *f, struct opt *tab, size_t n)
 {
-	fprintf(f, "usage: pacer ramp URL (--steps R1,R2,... | --from R --to R [--factor F]) [options]\n"
-		   "       pacer ramp --self-contained[=PLAN] [/path] ...\n\n"
-		   "Steps of open-loop load, each judged against --slo; stops after the first "
-		   "failing step\nand reports the highest passing one.\n\n");
-	opts_help(f, tab, n);
-	fprintf(f, "\nExit codes: 0 the ramp reached --require (or every step passed), 1 the SLO "
-		   "failed first,\n2 usage error, 3 runtime failure, 130 interrupted. See docs/ramp.md.\n");
+	cli_help_print(f, &cli_help_ramp, tab, n);
 }
 
 static int json_of(FILE *f, const void *rr)

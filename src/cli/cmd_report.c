@@ -7,20 +7,35 @@
 
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "cli/help.h"
 #include "cli/report_io.h"
 #include "report/render.h"
 #include "util/afile.h"
 #include "util/err.h"
 
+static const struct cli_example report_examples[] = {
+	{"pacer report result.json --format html -o report.html", "a self-contained HTML report"},
+	{"pacer report result.json --report-dir out/",
+	 "every format at once: Markdown, HTML, text, CSV, hgrm, hlog, SVG charts"},
+};
+
+static const struct cli_help cli_help_report = {
+	.name = "report",
+	.summary = "render a saved result: Markdown, HTML, text, CSV, hgrm, hlog",
+	.synopsis = "pacer report RESULT.json [--format md|html|text|csv|hgrm|hlog] [-o FILE]\n"
+		    "pacer report RESULT.json --report-dir DIR",
+	.description = "Renders a saved result of pacer run, ramp or compare (--out FILE). The "
+		       "same result always gives the same report.",
+	.examples = report_examples,
+	.n_examples = sizeof report_examples / sizeof report_examples[0],
+	.exits = cli_exits_plain,
+	.n_exits = sizeof cli_exits_plain / sizeof cli_exits_plain[0],
+	.see = "docs/report.md",
+};
+
 static void usage(FILE *f, struct opt *tab, size_t n)
 {
-	fprintf(f, "usage: pacer report RESULT.json [--format md|html|text|csv|hgrm|hlog] [-o FILE]\n"
-		   "       pacer report RESULT.json --report-dir DIR\n\n"
-		   "Renders a saved result of pacer run, ramp or compare (--out FILE). The same\n"
-		   "result always gives the same report.\n\n");
-	opts_help(f, tab, n);
-	fprintf(f, "\nExit codes: 0 written, 2 bad option or unusable result file, 3 cannot write.\n"
-		   "See docs/report.md.\n");
+	cli_help_print(f, &cli_help_report, tab, n);
 }
 
 /* Usage-type failures (bad input) exit 2; failing to write exits 3. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/help.h"
 #include "cli/options.h"
 #include "cli/opts.h"
 #include "cli/report_io.h"
@@ -18,7 +19,11 @@
 #include "engine/engine.h"
 #include "net/sock.h"
 #include "plan/plan.h"
+#include "plan/inspect.h"
+#include "plan/slo.h"
 #include "report/report.h"
+#include "result/ramp.h"
+#include "result/verdict.h"
 #include "report/usage_report.h"
 #include "stats/hist_io.h"
 #include "util/afile.h"
@@ -27,15 +32,50 @@
 #include "util/sysinfo.h"
 #include "util/units.h"
 
+static const struct cli_example run_examples[] = {
+	{"pacer run http://127.0.0.1:8080/ -R 2k -z 30s --latency",
+	 "open loop: 2,000 requests/s for 30 s, latency from each request's scheduled time, with "
+	 "the percentile spectrum"},
+	{"pacer run http://127.0.0.1:8080/api -n 10k --concurrency 50 -m POST --body @req.json",
+	 "closed loop: 10,000 POSTs, 50 at a time"},
+	{"pacer run --self-contained=vast_ortb_mix -r 1k -d 1m30s -o result.json --slo 'p99<20ms'",
+	 "drive pacer's own embedded target on loopback, keep the JSON result, exit 1 if p99 was "
+	 "20 ms or more (a CI gate)"},
+};
+
+static const struct cli_exit run_exits[] = {
+	{EXIT_OK, "the run finished (errors from the target are reported, not a failure of pacer); "
+		  "with --slo, the SLO held"},
+	{EXIT_SLO_FAILED, "--slo: the measured phase failed the SLO (the reason is printed and in "
+			  "the JSON's slo)"},
+	{EXIT_USAGE, "usage error: bad option or value, bad URL, a target that does not resolve or "
+		     "refuses the first connection; one line on stderr"},
+	{EXIT_RUNTIME, "runtime failure of pacer itself (out of memory, cannot write an output file)"},
+	{EXIT_GENERATOR_LIMITED, "results written, but flagged generator-limited: pacer, not the "
+				 "target, may have been the limit (--limited-ok: the code above instead)"},
+	{EXIT_INTERRUPTED, "interrupted by Ctrl-C / SIGINT / SIGTERM: what was measured is still "
+			   "printed and written, marked interrupted"},
+};
+
+static const struct cli_help cli_help_run = {
+	.name = "run",
+	.summary = "measure a target (open loop with --rate, closed loop without)",
+	.synopsis = "pacer run URL [options]\npacer run --self-contained[=PLAN] [/path] [options]",
+	.description = "Open loop with --rate: requests are sent on a schedule whether or not "
+		       "earlier ones returned, and latency counts from each request's scheduled "
+		       "time. Closed loop without: --concurrency connections, each with one request "
+		       "outstanding, for --requests or --duration.",
+	.examples = run_examples,
+	.n_examples = sizeof run_examples / sizeof run_examples[0],
+	.exits = run_exits,
+	.n_exits = sizeof run_exits / sizeof run_exits[0],
+	.see = "docs/run.md",
+	.grouped = true,
+};
+
 static void usage(FILE *f, struct opt *tab, size_t n)
 {
-	fprintf(f, "usage: pacer run URL [options]\n"
-		   "       pacer run --self-contained[=PLAN] [/path] [options]\n\n"
-		   "Open loop with --rate (latency from each request's scheduled time), closed loop "
-		   "without.\n\n");
-	opts_help(f, tab, n);
-	fprintf(f, "\nExit codes: 0 finished, 2 usage error, 3 runtime failure, 130 interrupted.\n"
-		   "See docs/run.md.\n");
+	cli_help_print(f, &cli_help_run, tab, n);
 }
 
 /* --out and --report-dir get the JSON result's bytes (json[len]), --hgrm
@@ -95,11 +135,17 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	plan.argc = argc;
 	plan.argv = argv;
 	struct cli_setup setup = {.cmd = "run", .offered_table = table};
-	bool help = false;
+	bool help = false, latency = false;
+	const char *slo_expr = NULL;
+	static struct slo slo; /* large: not on the stack */
+	memset(&slo, 0, sizeof slo);
+	struct slo_verdict verdict = {0};
 	struct opt tab[] = {
 		{0, "concurrency", OPT_U32, &plan.concurrency, "P", "10", "closed loop: connections each with one request outstanding", false},
 		{'d', "duration", OPT_DURATION, &plan.duration_ns, "D", "10s", "measured phase length", false},
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
+		{0, "slo", OPT_STR, &slo_expr, "EXPR", NULL, "judge the measured phase, e.g. 'p99<100ms,errors<1%' (docs/slo.md): exit 1 when it fails", false},
+		{0, "latency", OPT_FLAG, &latency, NULL, NULL, "after the summary, print the latency percentile spectrum (as wrk2 --latency; the .hgrm table, ms)", false},
 		{0, "hgrm", OPT_STR, &plan.hgrm_path, "FILE", NULL, "write the latency spectrum as HdrHistogram .hgrm (ms)", false},
 		{'r', "rate", OPT_RATE, &plan.rate_per_s, "R", NULL, "open loop: offered requests/s (k, M suffixes)", false},
 		{0, "repeat", OPT_U32, &plan.repeat, "N", "1", "repeat the measurement N times (same connections): results pooled, each kept", false},
@@ -121,6 +167,14 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 		plan.concurrency = plan.connections;
 	if (cli_options_apply(&setup, &plan, tab, ntab))
 		goto out;
+	if (slo_expr) { /* after the rules: an SLO may name their outcomes */
+		const char *onames[RESULT_MAX_OUTCOMES];
+		inspect_outcome_names(&setup.inspect, onames);
+		if (slo_parse(&slo, slo_expr, onames, setup.inspect.n_outcomes, err, sizeof err)) {
+			fprintf(stderr, "pacer run: --slo: %s\n", err);
+			goto out;
+		}
+	}
 	/* the plan is complete (URL, body, table, requests) before it is
 	 * validated, and unchanged from then on */
 	ret = cli_setup_build(&setup, &plan);
@@ -149,6 +203,10 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 		.commit = PACER_COMMIT,
 	};
 	cli_setup_report_ctx(&setup, &ctx);
+	if (slo_expr) {
+		ctx.slo = &slo;
+		ctx.slo_expr = slo_expr;
+	}
 	struct runner_variant var = {.name = "", .run = &plan, .target_cores = ctx.target_cores};
 	cli_setup_engine_cfg(&setup, &plan, &var.cfg);
 	struct runner_plan rp = {.n_variants = 1, .variants = &var, .lag_limit_ns = setup.lag_limit_ns,
@@ -183,6 +241,13 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 		tgt.cpu_ns = rr.v[0].target_cpu_ns;
 	}
 	ctx.res = res;
+	if (slo_expr) { /* the same judgement as a ramp's step (result/verdict.h) */
+		struct slo_measure m;
+		double pct[RESULT_MAX_OUTCOMES];
+		ramp_step_measure(res, setup.inspect.n_outcomes, pct, &m);
+		slo_eval(&slo, &m, &verdict);
+		ctx.verdict = &verdict;
+	}
 	/* the JSON result once: --out gets its bytes, and the summary is
 	 * rendered from them as `pacer report --format text` renders the file */
 	char *json = NULL;
@@ -198,10 +263,18 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 		goto out;
 	}
 	int sret = plan.quiet ? 0 : cli_summary_print("run", json, json_len, text);
+	if (!plan.quiet && slo_expr)
+		fprintf(text, "SLO %s: %s\n", slo_expr, verdict.reason);
+	if (!plan.quiet && latency) {
+		fprintf(text, "\nLatency percentile spectrum (from each request's scheduled time, ms):\n");
+		hist_write_hgrm(text, &res->measure.timing[TIM_LATENCY], 1e6);
+	}
 	fflush(text);
 	struct gen_verdict gv;
 	report_gencheck(res, &ctx, &gv);
-	ret = res->interrupted ? EXIT_INTERRUPTED : cli_setup_exit_code(&setup, EXIT_OK, gv.flagged);
+	ret = res->interrupted ? EXIT_INTERRUPTED
+	      : cli_setup_exit_code(&setup, slo_expr && !verdict.pass ? EXIT_SLO_FAILED : EXIT_OK,
+				    gv.flagged);
 	if (sret || write_outputs(&ctx, setup.report_dir, json, json_len))
 		ret = EXIT_RUNTIME;
 	free(json);

@@ -9,7 +9,6 @@
  * address that cannot be bound), 3 when the server cannot start for lack of
  * resources. See docs/serve.md. */
 #include <errno.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -19,30 +18,42 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/help.h"
+#include "cli/opts.h"
 #include "net/sock.h"
 #include "net/tls.h"
 #include "target/target.h"
 #include "util/err.h"
 #include "util/units.h"
 
-static const char usage[] =
-	"usage: pacer serve --plan NAME|FILE [options]\n"
-	"\n"
-	"Run pacer's embedded HTTP/1.1 target server until Ctrl-C / SIGTERM.\n"
-	"\n"
-	"  -p, --plan NAME|FILE   built-in plan name or YAML plan file (required)\n"
-	"  -l, --listen ADDR      address to listen on (default 127.0.0.1:8080;\n"
-	"                         HOST:PORT, [IPv6]:PORT or PORT; port 0 = any free port)\n"
-	"  -t, --threads N        server threads, each with its own event loop (default 1)\n"
-	"      --seed S           seed of the plan's randomness (default: the plan's, else 1)\n"
-	"      --list-plans       list the built-in plans and exit\n"
-	"      --tls              serve HTTPS with a generated self-signed certificate\n"
-	"                         (localhost, 127.0.0.1, ::1; its SHA-256 fingerprint goes to stderr)\n"
-	"      --tls-cert FILE    serve HTTPS with this PEM certificate (chain)\n"
-	"      --tls-key FILE     its PEM private key (default: in --tls-cert)\n"
-	"  -h, --help             this help\n"
-	"\n"
-	"Prints \"listening on ADDR:PORT\" once ready. Plan files: see docs/serve.md.\n";
+static const struct cli_example serve_examples[] = {
+	{"pacer serve --plan hello --listen 127.0.0.1:8080", "the smallest plan: 200 OK, \"hello\""},
+	{"pacer serve --plan vast_ortb_mix -t 2 --listen 0", "the ad-serving mix on two threads, "
+	 "on any free port (printed as \"listening on ADDR:PORT\")"},
+	{"pacer serve --plan examples/plans/kv.yaml --tls", "a plan file, over HTTPS with a "
+	 "generated certificate"},
+};
+
+static const struct cli_exit serve_exits[] = {
+	{EXIT_OK, "stopped cleanly by Ctrl-C / SIGTERM (or --list-plans, --help)"},
+	{EXIT_USAGE, "usage error: bad option or value, unknown plan, invalid plan file (named "
+		     "with its line), an address that cannot be bound"},
+	{EXIT_RUNTIME, "the server cannot start for lack of resources"},
+};
+
+static const struct cli_help serve_help = {
+	.name = "serve",
+	.summary = "run the embedded target server (pacer serve --list-plans)",
+	.synopsis = "pacer serve --plan NAME|FILE [options]",
+	.description = "Run pacer's embedded HTTP/1.1 target server until Ctrl-C / SIGTERM. "
+		       "Prints \"listening on ADDR:PORT\" once ready. Plan files: see "
+		       "docs/serve.md.",
+	.examples = serve_examples,
+	.n_examples = sizeof serve_examples / sizeof serve_examples[0],
+	.exits = serve_exits,
+	.n_exits = sizeof serve_exits / sizeof serve_exits[0],
+	.see = "docs/serve.md",
+};
 
 static void on_signal(int sig) { (void)sig; }
 
@@ -115,78 +126,45 @@ static bool looks_like_file(const char *s)
 
 int cmd_serve(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"plan", required_argument, NULL, 'p'},
-		{"listen", required_argument, NULL, 'l'},
-		{"threads", required_argument, NULL, 't'},
-		{"seed", required_argument, NULL, 's'},
-		{"list-plans", no_argument, NULL, 'L'},
-		{"tls", no_argument, NULL, 'T'},
-		{"tls-cert", required_argument, NULL, 'C'},
-		{"tls-key", required_argument, NULL, 'K'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *plan_arg = NULL, *listen_arg = "127.0.0.1:8080";
-	uint64_t threads = 1, seed = 0;
-	bool have_seed = false;
-	bool tls_gen = false;
+	uint32_t threads = 1;
+	uint64_t seed = 0;
+	bool tls_gen = false, list = false, help = false;
 	const char *tls_cert = NULL, *tls_key = NULL;
-	int opt;
-	optind = 0; /* full reinitialisation (GNU): argv[0] is "serve" */
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":p:l:t:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'p':
-			plan_arg = optarg;
-			break;
-		case 'l':
-			listen_arg = optarg;
-			break;
-		case 't':
-			if (units_parse_count(optarg, &threads) < 0 || threads < 1 ||
-			    threads > TARGET_MAX_THREADS)
-				return usage_error("--threads: expected a whole number from 1 to 256, got '%s'",
-				                   optarg);
-			break;
-		case 's': {
-			char *end;
-			errno = 0;
-			unsigned long long v = strtoull(optarg, &end, 10);
-			if (!*optarg || *end || errno || optarg[0] == '-' || optarg[0] == '+')
-				return usage_error("--seed: expected a whole number, got '%s'", optarg);
-			seed = v;
-			have_seed = true;
-			break;
-		}
-		case 'L':
-			list_plans();
-			return EXIT_OK;
-		case 'T':
-			tls_gen = true;
-			break;
-		case 'C':
-			tls_cert = optarg;
-			break;
-		case 'K':
-			tls_key = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return EXIT_OK;
-		case ':':
-			return usage_error("%s needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				fprintf(stderr, "pacer serve: unknown option '-%c' (see pacer serve --help)\n", optopt);
-			else
-				fprintf(stderr, "pacer serve: unknown option '%s' (see pacer serve --help)\n",
-				        argv[optind - 1]);
-			return EXIT_USAGE;
-		}
+	struct opt tab[] = {
+		{'p', "plan", OPT_STR, &plan_arg, "NAME|FILE", NULL, "built-in plan name or YAML plan file (required)", false},
+		{'l', "listen", OPT_STR, &listen_arg, "ADDR", "127.0.0.1:8080", "address to listen on: HOST:PORT, [IPv6]:PORT or PORT; port 0 = any free port", false},
+		{'t', "threads", OPT_U32, &threads, "N", "1", "server threads, each with its own event loop (1 to 256)", false},
+		{0, "seed", OPT_U64, &seed, "S", "the plan's, else 1", "seed of the plan's randomness", false},
+		{0, "list-plans", OPT_FLAG, &list, NULL, NULL, "list the built-in plans and exit", false},
+		{0, "tls", OPT_FLAG, &tls_gen, NULL, NULL, "serve HTTPS with a generated self-signed certificate (localhost, 127.0.0.1, ::1; its SHA-256 fingerprint goes to stderr)", false},
+		{0, "tls-cert", OPT_STR, &tls_cert, "FILE", NULL, "serve HTTPS with this PEM certificate (chain)", false},
+		{0, "tls-key", OPT_STR, &tls_key, "FILE", "in --tls-cert", "its PEM private key", false},
+		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
+	};
+	size_t ntab = sizeof tab / sizeof tab[0];
+	const char *pos[1];
+	size_t npos = 0;
+	char perr[512];
+	int prc = opts_parse(tab, ntab, argc, argv, pos, 0, &npos, perr, sizeof perr);
+	if (prc == 1) {
+		cli_help_print(stdout, &serve_help, tab, ntab);
+		return EXIT_OK;
 	}
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (prc < 0) {
+		fprintf(stderr, "pacer serve: %s\n", perr);
+		return EXIT_USAGE;
+	}
+	if (list) {
+		list_plans();
+		return EXIT_OK;
+	}
+	bool have_seed = opts_given(tab, ntab, "seed");
+	if (threads < 1 || threads > TARGET_MAX_THREADS) {
+		fprintf(stderr, "pacer serve: --threads %u: expected a whole number from 1 to %d\n",
+			threads, TARGET_MAX_THREADS);
+		return EXIT_USAGE;
+	}
 	if (!plan_arg)
 		return usage_error("%s", "--plan is required: a built-in name (see --list-plans) or a YAML file");
 	if (tls_gen && (tls_cert || tls_key))

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/help.h"
 #include "cli/opts.h"
 #include "result/result.h"
 #include "table/mix.h"
@@ -20,19 +21,55 @@
 /* The User-Agent pacer run sends (src/cli/setup.c), so that `pacer table
  * hash` prints the hash a run records. */
 
+static const struct cli_example table_examples[] = {
+	{"pacer table hash examples/tables/api.targets", "the SHA-256 pacer run records for it"},
+	{"pacer table generate --spec examples/tables/mix.yaml --size 10k --seed 7 > t.jsonl",
+	 "a deterministic table of 10,000 requests from a mix spec"},
+};
+
+static const struct cli_help table_help = {
+	.name = "table",
+	.summary = "request tables: hash, show, generate",
+	.synopsis = "pacer table COMMAND [options]",
+	.description = "Request tables: fixed sets of requests, replayed by pacer run "
+		       "--requests-file. hash and show read a targets or JSON Lines file, or a "
+		       "folder of bodies with --bodies DIR --url URL. `pacer table COMMAND --help` "
+		       "lists the options; docs/tables.md describes the formats. See also: pacer "
+		       "import har.",
+	.verbatim = "Commands:\n"
+		    "  hash FILE        print the table's SHA-256 (over its wire bytes) and size\n"
+		    "  show FILE        summarise the table: methods, hosts, shapes, names, sizes\n"
+		    "  generate --spec MIX.yaml --size N --seed S\n"
+		    "                   build a table from a mix spec, as JSON Lines on stdout",
+	.examples = table_examples,
+	.n_examples = sizeof table_examples / sizeof table_examples[0],
+	.exits = cli_exits_plain,
+	.n_exits = sizeof cli_exits_plain / sizeof cli_exits_plain[0],
+	.see = "docs/tables.md",
+};
+
 static void table_usage(FILE *f)
 {
-	fprintf(f, "usage: pacer table COMMAND [options]\n\n"
-	           "Request tables: fixed sets of requests, replayed by pacer run --requests-file.\n\n"
-	           "commands:\n"
-	           "  hash FILE        print the table's SHA-256 (over its wire bytes) and size\n"
-	           "  show FILE        summarise the table: methods, hosts, shapes, names, sizes\n"
-	           "  generate --spec MIX.yaml --size N --seed S\n"
-	           "                   build a table from a mix spec, as JSON Lines on stdout\n\n"
-	           "hash and show read a targets or JSON Lines file, or a folder of bodies with\n"
-	           "--bodies DIR --url URL. `pacer table COMMAND --help` lists the options;\n"
-	           "docs/tables.md describes the formats. See also: pacer import har.\n");
+	cli_help_print(f, &table_help, NULL, 0);
 }
+
+static const struct cli_example import_examples[] = {
+	{"pacer import har session.har --host api.example.com > table.jsonl",
+	 "the requests a browser made to one host, as a table"},
+};
+
+static const struct cli_help import_help = {
+	.name = "import",
+	.summary = "turn a HAR recording into a request table (JSON Lines)",
+	.synopsis = "pacer import har FILE.har [--keep-cookies] [-o FILE]",
+	.description = "Turn a browser recording (HAR 1.2) into a request table (JSON Lines). "
+		       "`pacer import har --help` lists the options.",
+	.examples = import_examples,
+	.n_examples = sizeof import_examples / sizeof import_examples[0],
+	.exits = cli_exits_plain,
+	.n_exits = sizeof cli_exits_plain / sizeof cli_exits_plain[0],
+	.see = "docs/tables.md",
+};
 
 static int parse_max_body(const char *cmd, const char *s, struct table_limits *lim)
 {
@@ -163,6 +200,8 @@ static int hash_or_show(int argc, char **argv, bool show)
 		              "(each request's length as 8 bytes big-endian, then its bytes), as pacer run\n"
 		              "records it.");
 		opts_help(stdout, tab, ntab);
+		printf("\n");
+		cli_help_exits(stdout, cli_exits_plain, sizeof cli_exits_plain / sizeof cli_exits_plain[0]);
 		opt_list_free(&o.headers);
 		return EXIT_OK;
 	}
@@ -279,6 +318,8 @@ static int generate(int argc, char **argv)
 		       "Build a deterministic request table from a mix spec (route shapes, methods,\n"
 		       "locality, query strings, bodies) and write it as JSON Lines.\n\n");
 		opts_help(stdout, tab, ntab);
+		printf("\n");
+		cli_help_exits(stdout, cli_exits_plain, sizeof cli_exits_plain / sizeof cli_exits_plain[0]);
 		return EXIT_OK;
 	}
 	if (prc < 0) {
@@ -342,10 +383,7 @@ int cmd_import(int argc, char **argv)
 	const char *cmd = "pacer import";
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
-		FILE *f = argc < 2 ? stderr : stdout;
-		fprintf(f, "usage: pacer import har FILE.har [--keep-cookies] [-o FILE]\n\n"
-		           "Turn a browser recording (HAR 1.2) into a request table (JSON Lines).\n"
-		           "`pacer import har --help` lists the options.\n");
+		cli_help_print(argc < 2 ? stderr : stdout, &import_help, NULL, 0);
 		return argc < 2 ? EXIT_USAGE : EXIT_OK;
 	}
 	if (strcmp(argv[1], "har") != 0) {
@@ -375,6 +413,8 @@ int cmd_import(int argc, char **argv)
 		       "hop-by-hop headers, Host and Content-Length, and cookies unless --keep-cookies.\n"
 		       "Entries that are not http(s) (ws:, data:, ...) are skipped.\n\n");
 		opts_help(stdout, tab, ntab);
+		printf("\n");
+		cli_help_exits(stdout, cli_exits_plain, sizeof cli_exits_plain / sizeof cli_exits_plain[0]);
 		opt_list_free(&hosts);
 		return EXIT_OK;
 	}

@@ -1,29 +1,160 @@
-/* pacer — entry point: dispatch to a subcommand. */
+/* pacer — entry point: dispatch to a subcommand; `pacer help CMD`; and the
+ * generators of the man pages and the bash completion (`make man`,
+ * `make install`), which render each command's own help table. */
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/help.h"
+#include "target/plan.h"
+
+struct command {
+	const char *name, *args, *summary;
+	int (*fn)(int, char **);
+};
+
+static const struct command commands[] = {
+	{"run", "URL", "measure a target (open loop with --rate, closed loop without)", cmd_run},
+	{"ramp", "URL", "steps of load until an SLO breaks: the highest passing step", cmd_ramp},
+	{"bench", "FILE", "run the benchmark a scenario file describes", cmd_bench},
+	{"compare", "", "A/B variants, interleaved, with confidence intervals", cmd_compare},
+	{"serve", "", "run the embedded target server (pacer serve --list-plans)", cmd_serve},
+	{"demo", "", "a short self-contained benchmark, end to end", cmd_demo},
+	{"table", "CMD", "request tables: hash, show, generate (pacer table --help)", cmd_table},
+	{"import", "har", "turn a HAR recording into a request table (JSON Lines)", cmd_import},
+	{"report", "FILE", "render a saved result: Markdown, HTML, text, CSV, hgrm, hlog", cmd_report},
+	{"merge", "FILES", "merge the results of the segments of one plan (--segment K/N)", cmd_merge},
+	{"k8s", "FILE", "Kubernetes manifests running a scenario as N segments", cmd_k8s},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static const struct cli_example top_examples[] = {
+	{"pacer run http://127.0.0.1:8080/ -R 2k -z 30s --latency",
+	 "2,000 requests/s for 30 s with the percentile spectrum"},
+	{"pacer ramp http://127.0.0.1:8080/ --steps 1k,2k,4k --slo 'p99<100ms'",
+	 "the highest rate that keeps p99 under 100 ms"},
+	{"pacer help run", "run's options, grouped, with examples and exit codes"},
+};
+
+static const struct command *find(const char *name)
+{
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
 
 static void usage(FILE *f)
 {
-	fprintf(f, "pacer %s — HTTP load generator and benchmark harness\n\n"
-		   "usage: pacer COMMAND [options]\n\n"
-		   "commands:\n"
-		   "  run URL      measure a target (open loop with --rate, closed loop without)\n"
-		   "  ramp URL     steps of load until an SLO breaks: the highest passing step\n"
-		   "  bench FILE   run the benchmark a scenario file describes\n"
-		   "  compare      A/B variants, interleaved, with confidence intervals\n"
-		   "  serve        run the embedded target server (pacer serve --list-plans)\n"
-		   "  demo         a short self-contained benchmark, end to end\n"
-		   "  table CMD    request tables: hash, show, generate (pacer table --help)\n"
-		   "  import har   turn a HAR recording into a request table (JSON Lines)\n"
-		   "  report FILE  render a saved result: Markdown, HTML, text, CSV, hgrm, hlog\n"
-		   "  merge FILES  merge the results of the segments of one plan (--segment K/N)\n"
-		   "  k8s FILE     Kubernetes manifests running a scenario as N segments\n"
-		   "  version      print version and source commit\n"
-		   "  help         this text\n\n"
-		   "`pacer COMMAND --help` lists a command's options; docs/ has a page per command.\n",
-		PACER_VERSION);
+	struct cli_help h = {
+		.name = "",
+		.summary = "HTTP load generator and benchmark harness",
+		.synopsis = "pacer COMMAND [options]\npacer help COMMAND\npacer -V | --version",
+		.description = "Open-loop and closed-loop HTTP load, latency from each request's "
+			       "scheduled time, ramps that find capacity, A/B comparisons; every "
+			       "number travels with its conditions. The commands:",
+		.examples = top_examples,
+		.n_examples = sizeof top_examples / sizeof top_examples[0],
+		.exits = cli_exits_run,
+		.n_exits = sizeof cli_exits_run / sizeof cli_exits_run[0],
+		.see = "docs/ (a page per command)",
+	};
+	/* the command list, the same in the text and in pacer(1) */
+	char list[2048];
+	size_t k = 0;
+	for (size_t i = 0; i < N_COMMANDS && k < sizeof list; i++) {
+		char left[32];
+		snprintf(left, sizeof left, "%s %s", commands[i].name, commands[i].args);
+		k += (size_t)snprintf(list + k, sizeof list - k, "  %-14s %s\n", left,
+				      commands[i].summary);
+	}
+	if (k < sizeof list)
+		snprintf(list + k, sizeof list - k,
+			 "  %-14s %s\n  %-14s %s", "version", "print version and source commit (-V)",
+			 "help [CMD]", "this text, or a command's help (pacer CMD --help)");
+	h.verbatim = list;
+	if (cli_help_format() == HELP_TEXT)
+		fprintf(f, "pacer %s\n", PACER_VERSION);
+	cli_help_print(f, &h, NULL, 0);
+}
+
+/* A command's --help in the current format. */
+static int command_help(const struct command *c)
+{
+	char *argv[] = {(char *)c->name, "--help", NULL};
+	fflush(stdout);
+	return c->fn(2, argv);
+}
+
+/* pacer --dump-man [CMD]: the roff source of pacer(1) or pacer-CMD(1). */
+static int dump_man(const char *name)
+{
+	cli_help_set_format(HELP_MAN);
+	if (!name || !*name) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	const struct command *c = find(name);
+	if (!c) {
+		fprintf(stderr, "pacer --dump-man: unknown command '%s'\n", name);
+		return EXIT_USAGE;
+	}
+	return command_help(c);
+}
+
+/* pacer --dump-completion: a bash completion script for pacer, its
+ * commands, their options (from their tables), files where an option takes
+ * one and the built-in plans after --self-contained=. */
+static int dump_completion(void)
+{
+	size_t np;
+	const struct target_builtin *b = target_plan_builtins(&np);
+	printf("# bash completion for pacer %s, generated by pacer --dump-completion\n"
+	       "_pacer_words() { COMPREPLY=($(compgen -W \"$1\" -- \"$cur\")); }\n"
+	       "_pacer_files() { compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\")); }\n"
+	       "_pacer_dirs() { compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- \"$cur\")); }\n"
+	       "_pacer()\n{\n"
+	       "\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} opts\n"
+	       "\tlocal plans='",
+	       PACER_VERSION);
+	for (size_t i = 0; i < np; i++)
+		printf("%s%s", i ? " " : "", b[i].name);
+	printf("'\n"
+	       "\tif [ \"$COMP_CWORD\" -eq 1 ]; then\n\t\t_pacer_words '");
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		printf("%s ", commands[i].name);
+	printf("version help -V --version --help'\n\t\treturn\n\tfi\n"
+	       "\t# --self-contained=PLAN: bash splits at '='\n"
+	       "\tif [ \"$prev\" = = ] && [ \"${COMP_WORDS[COMP_CWORD-2]}\" = --self-contained ]; then\n"
+	       "\t\t_pacer_words \"$plans\"; return\n\tfi\n"
+	       "\tif [ \"$cur\" = = ] && [ \"$prev\" = --self-contained ]; then\n"
+	       "\t\tcur=; _pacer_words \"$plans\"; return\n\tfi\n"
+	       "\tcase ${COMP_WORDS[1]} in\n"
+	       "\thelp)\n\t\t_pacer_words '");
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		printf("%s ", commands[i].name);
+	printf("'; return ;;\n"
+	       "\ttable)\n\t\t[ \"$COMP_CWORD\" -eq 2 ] && { _pacer_words 'hash show generate'; return; }\n"
+	       "\t\t_pacer_files; return ;;\n"
+	       "\timport)\n\t\t[ \"$COMP_CWORD\" -eq 2 ] && { _pacer_words har; return; }\n"
+	       "\t\t_pacer_files; return ;;\n");
+	cli_help_set_format(HELP_BASH);
+	for (size_t i = 0; i < N_COMMANDS; i++) {
+		if (!strcmp(commands[i].name, "table") || !strcmp(commands[i].name, "import"))
+			continue; /* subcommands first: above */
+		printf("\t%s)\n", commands[i].name);
+		fflush(stdout);
+		command_help(&commands[i]);
+		fflush(stdout);
+		printf("\t\t;;\n");
+	}
+	printf("\t*)\n\t\t_pacer_files; return ;;\n"
+	       "\tesac\n"
+	       "\tcase $cur in\n\t-*) _pacer_words \"$opts\" ;;\n\t*) _pacer_files ;;\n\tesac\n"
+	       "}\ncomplete -F _pacer pacer\n");
+	return EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -33,36 +164,30 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *cmd = argv[1];
-	if (strcmp(cmd, "run") == 0)
-		return cmd_run(argc - 1, argv + 1);
-	if (strcmp(cmd, "ramp") == 0)
-		return cmd_ramp(argc - 1, argv + 1);
-	if (strcmp(cmd, "bench") == 0)
-		return cmd_bench(argc - 1, argv + 1);
-	if (strcmp(cmd, "compare") == 0)
-		return cmd_compare(argc - 1, argv + 1);
-	if (strcmp(cmd, "serve") == 0)
-		return cmd_serve(argc - 1, argv + 1);
-	if (strcmp(cmd, "demo") == 0)
-		return cmd_demo(argc - 1, argv + 1);
-	if (strcmp(cmd, "table") == 0)
-		return cmd_table(argc - 1, argv + 1);
-	if (strcmp(cmd, "import") == 0)
-		return cmd_import(argc - 1, argv + 1);
-	if (strcmp(cmd, "report") == 0)
-		return cmd_report(argc - 1, argv + 1);
-	if (strcmp(cmd, "k8s") == 0)
-		return cmd_k8s(argc - 1, argv + 1);
-	if (strcmp(cmd, "merge") == 0)
-		return cmd_merge(argc - 1, argv + 1);
-	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+	const struct command *c = find(cmd);
+	if (c)
+		return c->fn(argc - 1, argv + 1);
+	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
 		printf("pacer %s (commit %s)\n", PACER_VERSION, PACER_COMMIT);
 		return EXIT_OK;
 	}
 	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+		if (argc > 2) {
+			c = find(argv[2]);
+			if (!c) {
+				fprintf(stderr, "pacer help: unknown command '%s' (see pacer help)\n",
+					argv[2]);
+				return EXIT_USAGE;
+			}
+			return command_help(c);
+		}
 		usage(stdout);
 		return EXIT_OK;
 	}
+	if (strcmp(cmd, "--dump-man") == 0)
+		return dump_man(argc > 2 ? argv[2] : NULL);
+	if (strcmp(cmd, "--dump-completion") == 0)
+		return dump_completion();
 	fprintf(stderr, "pacer: unknown command '%s' (see pacer help)\n", cmd);
 	return EXIT_USAGE;
 }

@@ -1,6 +1,7 @@
 #include "cli/opts.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,11 +31,11 @@ static int set_value(struct opt *o, const char *val, char *err, size_t cap)
 		return 0;
 	case OPT_RATE:
 		rc = units_parse_rate(val, o->dst);
-		expect = "a rate of at least 0.001 such as 500, 2.5k or 1M";
+		expect = "a rate of at least 0.001 such as 500, 2.5k, 1M or 50/1s";
 		break;
 	case OPT_DURATION:
 		rc = units_parse_duration_ns(val, o->dst);
-		expect = "a duration such as 250ms, 10s, 2m or 1h";
+		expect = "a duration such as 250ms, 10s, 1m30s or 1h";
 		break;
 	case OPT_COUNT:
 		rc = units_parse_count(val, o->dst);
@@ -73,84 +74,177 @@ static int set_value(struct opt *o, const char *val, char *err, size_t cap)
 	return 0;
 }
 
-static struct opt *find_long(struct opt *tab, size_t n, const char *name, size_t len)
+/* The peers' spellings of pacer's options (wrk2's -R, hey's and oha's -z and
+ * -m, bombardier's -b), accepted by every table that has the option and does
+ * not use the letter itself. (hey's and oha's -d body is not: -d is the
+ * duration, as in wrk.) */
+static const struct opts_alias aliases[] = {
+	{'R', "rate", "wrk2"},
+	{'z', "duration", "hey, oha"},
+	{'m', "method", "hey, oha"},
+	{'b', "body", "bombardier"},
+};
+
+const struct opts_alias *opts_aliases(size_t *n)
+{
+	*n = sizeof aliases / sizeof aliases[0];
+	return aliases;
+}
+
+static struct opt *find_short(struct opt *tab, size_t n, int c)
 {
 	for (size_t i = 0; i < n; i++)
-		if (strlen(tab[i].long_name) == len && strncmp(tab[i].long_name, name, len) == 0)
+		if (tab[i].short_name == c)
 			return &tab[i];
 	return NULL;
+}
+
+static struct opt *find_long(struct opt *tab, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(tab[i].long_name, name) == 0)
+			return &tab[i];
+	return NULL;
+}
+
+char opts_alias_of(const struct opt *tab, size_t n, const struct opt *o)
+{
+	for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++) {
+		if (strcmp(aliases[a].long_name, o->long_name) != 0)
+			continue;
+		bool taken = false;
+		for (size_t i = 0; i < n; i++)
+			taken |= tab[i].short_name == aliases[a].short_name;
+		return taken ? 0 : aliases[a].short_name;
+	}
+	return 0;
+}
+
+/* The option that takes short letter c: its own, or an alias's. */
+static struct opt *by_letter(struct opt *tab, size_t n, int c)
+{
+	struct opt *o = find_short(tab, n, c);
+	if (o)
+		return o;
+	for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++)
+		if (aliases[a].short_name == c)
+			return find_long(tab, n, aliases[a].long_name);
+	return NULL;
+}
+
+/* "--name[=value]" that getopt_long refused: unknown, or a prefix of
+ * several (its message names them). */
+static void long_error(struct opt *tab, size_t n, const char *arg, char *err, size_t errcap)
+{
+	const char *name = arg + 2;
+	const char *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	char cands[256] = "";
+	size_t used = 0, hits = 0;
+	for (size_t i = 0; len && i < n; i++) {
+		if (strncmp(tab[i].long_name, name, len) != 0)
+			continue;
+		hits++;
+		int w = snprintf(cands + used, sizeof cands - used, "%s--%s", used ? ", " : "",
+				 tab[i].long_name);
+		if (w > 0 && (size_t)w < sizeof cands - used)
+			used += (size_t)w;
+	}
+	if (hits > 1)
+		snprintf(err, errcap, "option '--%.*s' is ambiguous: %s", (int)len, name, cands);
+	else
+		snprintf(err, errcap, "unknown option '--%.*s' (see --help)", (int)len, name);
 }
 
 int opts_parse(struct opt *tab, size_t n, int argc, char **argv, const char **pos, size_t pos_cap,
 	       size_t *npos, char *err, size_t errcap)
 {
 	*npos = 0;
-	bool only_pos = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (only_pos || a[0] != '-' || a[1] == '\0') {
-			if (*npos >= pos_cap) {
-				snprintf(err, errcap, "unexpected argument '%s'", a);
-				return -1;
+	/* getopt_long permutes the vector it is given: it works on a copy, so
+	 * the caller's argv (kept in results as the command line) stays as typed. */
+	char **av = calloc((size_t)argc + 1, sizeof *av);
+	struct option *lo = calloc(n + 1, sizeof *lo);
+	char *shorts = malloc(6 * n + 2);
+	int ret = -1;
+	if (!av || !lo || !shorts) {
+		snprintf(err, errcap, "out of memory");
+		goto out;
+	}
+	memcpy(av, argv, (size_t)argc * sizeof *av);
+	size_t nl = 0, ns = 0;
+	shorts[ns++] = ':'; /* a missing value is ':', not '?' */
+	for (size_t i = 0; i < n; i++) {
+		const struct opt *o = &tab[i];
+		int has = o->type == OPT_FLAG || o->type == OPT_HELP ? no_argument
+			  : o->type == OPT_OPTSTR			  ? optional_argument
+									  : required_argument;
+		lo[nl++] = (struct option){o->long_name, has, NULL, 256 + (int)i};
+		char letters[2] = {o->short_name, opts_alias_of(tab, n, o)};
+		for (int k = 0; k < 2; k++) {
+			if (!letters[k])
+				continue;
+			shorts[ns++] = letters[k];
+			if (has == required_argument)
+				shorts[ns++] = ':';
+			else if (has == optional_argument) {
+				shorts[ns++] = ':';
+				shorts[ns++] = ':';
 			}
-			pos[(*npos)++] = a;
-			continue;
 		}
-		if (strcmp(a, "--") == 0) {
-			only_pos = true;
-			continue;
+	}
+	shorts[ns] = '\0';
+	optind = 0; /* full reinitialisation (GNU): av[0] is the subcommand */
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, av, shorts, lo, NULL)) != -1) {
+		struct opt *o = c >= 256 ? &tab[c - 256] : NULL;
+		if (c == '?' || c == ':') {
+			const char *arg = av[optind - 1];
+			o = optopt >= 256 ? &tab[optopt - 256] : optopt ? by_letter(tab, n, optopt) : NULL;
+			if (c == ':')
+				snprintf(err, errcap, "--%s needs a value (%s)", o->long_name,
+					 o->metavar ? o->metavar : "value");
+			else if (o) /* a flag given a value */
+				snprintf(err, errcap, "--%s takes no value", o->long_name);
+			else if (optopt)
+				snprintf(err, errcap, "unknown option '-%c' (see --help)", optopt);
+			else if (arg[0] == '-' && arg[1] == '-')
+				long_error(tab, n, arg, err, errcap);
+			else /* an unknown letter inside a bundle ("-qz") */
+				snprintf(err, errcap, "unknown option in '%s' (see --help)", arg);
+			goto out;
 		}
-		struct opt *o = NULL;
-		const char *val = NULL;
-		if (a[1] == '-') {
-			const char *name = a + 2;
-			const char *eq = strchr(name, '=');
-			size_t len = eq ? (size_t)(eq - name) : strlen(name);
-			o = find_long(tab, n, name, len);
-			if (!o) {
-				snprintf(err, errcap, "unknown option '--%.*s' (see --help)", (int)len, name);
-				return -1;
-			}
-			if (eq)
-				val = eq + 1;
-		} else {
-			for (size_t k = 0; k < n; k++)
-				if (tab[k].short_name == a[1])
-					o = &tab[k];
-			if (!o) {
-				snprintf(err, errcap, "unknown option '-%c' (see --help)", a[1]);
-				return -1;
-			}
-			if (a[2])
-				val = a + 2;
-		}
+		if (!o)
+			o = by_letter(tab, n, c);
 		o->given = true;
-		if (o->type == OPT_HELP)
-			return 1;
-		if (o->type == OPT_OPTSTR && !val) {
+		if (o->type == OPT_HELP) {
+			ret = 1;
+			goto out;
+		}
+		if (o->type == OPT_OPTSTR && !optarg) {
 			*(const char **)o->dst = "";
 			continue;
 		}
 		if (o->type == OPT_FLAG) {
-			if (val) {
-				snprintf(err, errcap, "--%s takes no value", o->long_name);
-				return -1;
-			}
 			*(bool *)o->dst = true;
 			continue;
 		}
-		if (!val) {
-			if (i + 1 >= argc) {
-				snprintf(err, errcap, "--%s needs a value (%s)", o->long_name,
-					 o->metavar ? o->metavar : "value");
-				return -1;
-			}
-			val = argv[++i];
-		}
-		if (set_value(o, val, err, errcap))
-			return -1;
+		if (set_value(o, optarg, err, errcap))
+			goto out;
 	}
-	return 0;
+	for (int i = optind; i < argc; i++) {
+		if (*npos >= pos_cap) {
+			snprintf(err, errcap, "unexpected argument '%s'", av[i]);
+			goto out;
+		}
+		pos[(*npos)++] = av[i];
+	}
+	ret = 0;
+out:
+	free(av);
+	free(lo);
+	free(shorts);
+	return ret;
 }
 
 bool opts_given(const struct opt *tab, size_t n, const char *long_name)
@@ -159,40 +253,6 @@ bool opts_given(const struct opt *tab, size_t n, const char *long_name)
 		if (strcmp(tab[i].long_name, long_name) == 0)
 			return tab[i].given;
 	return false;
-}
-
-static int by_long_name(const void *a, const void *b)
-{
-	const struct opt *x = *(const struct opt *const *)a, *y = *(const struct opt *const *)b;
-	return strcmp(x->long_name, y->long_name);
-}
-
-void opts_help(FILE *f, const struct opt *tab, size_t n)
-{
-	/* Listed by name, whatever the table's order: shared option groups
-	 * (e.g. CLI_RULE_OPTS) can sit anywhere in a table. */
-	const struct opt *sorted[256];
-	if (n > sizeof sorted / sizeof sorted[0])
-		n = sizeof sorted / sizeof sorted[0];
-	for (size_t i = 0; i < n; i++)
-		sorted[i] = &tab[i];
-	qsort(sorted, n, sizeof sorted[0], by_long_name);
-	for (size_t i = 0; i < n; i++) {
-		const struct opt *o = sorted[i];
-		char left[64];
-		const char *sep = !o->metavar ? "" : o->type == OPT_OPTSTR ? "[=" : " ";
-		const char *end = o->metavar && o->type == OPT_OPTSTR ? "]" : "";
-		if (o->short_name)
-			snprintf(left, sizeof left, "-%c, --%s%s%s%s", o->short_name, o->long_name, sep,
-				 o->metavar ? o->metavar : "", end);
-		else
-			snprintf(left, sizeof left, "    --%s%s%s%s", o->long_name, sep,
-				 o->metavar ? o->metavar : "", end);
-		fprintf(f, "  %-28s %s", left, o->help);
-		if (o->def)
-			fprintf(f, " [default: %s]", o->def);
-		fprintf(f, "\n");
-	}
 }
 
 int opt_list_add(struct opt_list *l, const char *v)

@@ -37,15 +37,36 @@ struct opt {
 	bool given;             /* set by opts_parse */
 };
 
-/* Parse argv[1..] (argv[0] is the subcommand). Positional arguments are
- * collected into pos (up to pos_cap). "--" ends options. On error, writes a
- * one-line message to err and returns -1; returns 1 if --help was asked for (the caller prints usage),
- * 0 on success. */
+/* Parse argv[1..] (argv[0] is the subcommand) with getopt_long: short
+ * flags bundle (-qt4), a long option may be shortened to any unambiguous
+ * prefix (--dur 5s), options and positionals mix, and the aliases of
+ * opts_aliases() are accepted. argv itself is not reordered. Positional
+ * arguments are collected into pos (up to pos_cap). "--" ends options. On
+ * error, writes a one-line message to err and returns -1; returns 1 if
+ * --help was asked for (the caller prints usage), 0 on success. Not
+ * reentrant (getopt's globals). */
 int opts_parse(struct opt *tab, size_t n, int argc, char **argv, const char **pos, size_t pos_cap,
 	       size_t *npos, char *err, size_t errcap);
+/* A peer tool's short letter for one of pacer's options (wrk2's -R for
+ * --rate). Static data. */
+struct opts_alias {
+	char short_name;
+	const char *long_name; /* the option it stands for */
+	const char *peers;     /* whose habit it is, for the help */
+};
+
+/* The alias table; *n gets its length. */
+const struct opts_alias *opts_aliases(size_t *n);
+
+/* The alias letter tab accepts for o (0: none, or the table uses the
+ * letter for another option). */
+char opts_alias_of(const struct opt *tab, size_t n, const struct opt *o);
+
 /* Was the option with this long name given? */
 bool opts_given(const struct opt *tab, size_t n, const char *long_name);
-/* Print the option table, sorted by long name. */
+/* Print the option table (cli/help.c) under "Options:", by name, wrapped
+ * to the terminal, in the format of cli_help_format() (cli_help_print
+ * groups a measuring command's options). */
 void opts_help(FILE *f, const struct opt *tab, size_t n);
 /* Append v (borrowed) to l. 0 or -ENOMEM. */
 int opt_list_add(struct opt_list *l, const char *v);

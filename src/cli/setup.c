@@ -199,6 +199,7 @@ void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan
 		.timeout_ns = plan->timeout_ns,
 		.spin_ns = plan->spin_ns,
 		.send_window_ns = plan->precise ? 0 : plan->send_window_ns,
+		.no_keepalive = plan->no_keepalive,
 		.inspect = plan->inspect,
 		.tls = s->tls_client,
 		.tls_host = plan->url.host,

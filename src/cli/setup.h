@@ -144,6 +144,8 @@ int cli_setup_rules(struct cli_setup *s, struct run_plan *plan);
 	 "self-contained: the embedded target serves https with a generated certificate", false},   \
 	{0, "tls-resume", OPT_FLAG, &(p).tls.resume_flag, NULL, "on",                              \
 	 "https: resume TLS sessions when reconnecting", false},                                    \
+	{0, "no-keepalive", OPT_FLAG, &(p).no_keepalive, NULL, NULL,                                \
+	 "a new connection for every request (pacer closes it after the response)", false},         \
 	{0, "connect-to", OPT_STR, &(p).connect_to, "HOST:PORT", NULL,                              \
 	 "connect there instead of the URL's host and port; the requests stay as they are", false}, \
 	{0, "unix-socket", OPT_STR, &(p).unix_socket, "PATH", NULL,                                 \

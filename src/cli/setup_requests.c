@@ -139,6 +139,30 @@ static int hash_requests(struct cli_setup *s)
 	return 0;
 }
 
+/* --requests-file -: the table on standard input, read once per process
+ * (compare's variants each build their table from the same text) and kept
+ * to its end; its @body files are relative to the working folder, as
+ * vegeta's. 0 or a negative code with "stdin:LINE: ..." in err. */
+static int stdin_table(enum table_format fmt, const struct table_limits *lim,
+		       struct table **out, char *err, size_t cap)
+{
+	static char *text;
+	static size_t len;
+	static int read_rc = 1; /* 1: not read yet */
+	size_t max = lim->max_file_bytes ? lim->max_file_bytes : TABLE_DEFAULT_MAX_FILE;
+	if (read_rc == 1)
+		read_rc = file_read_all("/dev/stdin", max, &text, &len);
+	if (read_rc == PACER_ETOOBIG) {
+		snprintf(err, cap, "stdin: over the limit of %zu bytes", max);
+		return read_rc;
+	}
+	if (read_rc) {
+		snprintf(err, cap, "stdin: cannot read: %s", strerror(-read_rc));
+		return read_rc;
+	}
+	return table_parse(text, len, fmt, "stdin", ".", lim, out, err, cap);
+}
+
 int setup_load_table(struct cli_setup *s, struct run_plan *plan)
 {
 	char err[1024];
@@ -171,7 +195,9 @@ int setup_load_table(struct cli_setup *s, struct run_plan *plan)
 				s->cmd, s->requests_format);
 			return EXIT_USAGE;
 		}
-		rc = table_load(s->requests_file, fmt, &lim, &s->table, err, sizeof err);
+		rc = strcmp(s->requests_file, "-") == 0
+			     ? stdin_table(fmt, &lim, &s->table, err, sizeof err)
+			     : table_load(s->requests_file, fmt, &lim, &s->table, err, sizeof err);
 	}
 	if (rc) {
 		fprintf(stderr, "pacer %s: %s\n", s->cmd, err);

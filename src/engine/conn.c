@@ -320,7 +320,8 @@ static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 	if (!ok)
 		publish_error(w);
 	list_remove(&w->timed, c);
-	bool keep = c->resp.keep_alive && c->state == CS_READING && !c->peer_closed && !c->stray;
+	bool keep = c->resp.keep_alive && c->state == CS_READING && !c->peer_closed && !c->stray &&
+		    !w->e->cfg.no_keepalive;
 	if (keep) {
 		conn_make_idle(w, c, now);
 	} else {

@@ -66,6 +66,7 @@ struct engine_cfg {
 	                          * for each due time (precise pacing). Batched needs receive
 	                          * timestamps: with a Unix-socket host the engine paces
 	                          * precisely (engine_batched says which) */
+	bool no_keepalive;      /* close each connection after its response: one per request */
 	size_t queue_cap;       /* open loop: per-thread backlog cap; 0 = 30 s of the step's rate */
 	struct tls_ctx *tls;    /* n_hosts 0: NULL (plain) or TLS with this client context
 	                         * (borrowed, must outlive the engine; see net/tls.h) */

@@ -42,6 +42,7 @@ struct run_plan {
 	uint64_t send_window_ns;     /* open loop: requests due within it leave at one wake-up
 	                              * (--send-window; batched pacing) */
 	bool precise;                /* --precise: wake for each due time (send_window ignored) */
+	bool no_keepalive;           /* --no-keepalive: a new connection for every request */
 	bool duration_given;
 	uint32_t connections, concurrency, threads;
 	uint64_t requests;           /* closed loop: 0 = by duration */

@@ -43,10 +43,14 @@ struct report_ctx {
 	uint64_t lag_limit_ns;  /* generator check threshold (0: default) */
 	const struct slo *slo;  /* the SLO steps were judged by (ramp), for the
 				 * generator check; NULL: none. Borrowed */
+	const char *slo_expr;   /* run --slo: the expression as given; NULL: none */
+	const struct slo_verdict *verdict; /* run --slo: the measured phase's verdict
+				 * (report_json writes it as "slo"); NULL: none */
 };
 
 struct cost_profiles;
 struct slo;
+struct slo_verdict;
 
 struct report_warnings {
 	size_t n;

@@ -12,6 +12,7 @@
 #include "report/rules_report.h"
 #include "report/usage_report.h"
 #include "report/workload_report.h"
+#include "result/verdict.h"
 #include "util/time_units.h"
 #include "util/jsonw.h"
 #include "stats/summary.h"
@@ -362,6 +363,8 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	} else {
 		jw_null(j);
 	}
+	jw_key(j, "keepalive");
+	jw_bool(j, !p->no_keepalive);
 	jw_key(j, "repeat");
 	jw_u64(j, p->repeat);
 	jw_key(j, "segment"); /* --segment K/N (docs/distributed.md) */
@@ -698,6 +701,17 @@ int report_json(FILE *f, const struct report_ctx *c)
 	rj_series(j, r->series, r->series_len);
 	if (r->n_reps > 1)
 		rj_repetitions(j, r->reps, r->n_reps);
+	if (c->verdict) {
+		jw_key(j, "slo");
+		jw_obj(j);
+		jw_key(j, "expr");
+		jw_str(j, c->slo_expr ? c->slo_expr : "");
+		jw_key(j, "pass");
+		jw_bool(j, c->verdict->pass);
+		jw_key(j, "reason");
+		jw_str(j, c->verdict->reason);
+		jw_obj_end(j);
+	}
 	rj_usage(j, r, c);
 	struct report_warnings w;
 	report_warnings(c, &w);

@@ -71,15 +71,83 @@ static const struct suffix metric[] = {
 	{"", 1}, {"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {NULL, 0},
 };
 
+/* "N/D" (vegeta's 50/1s, 3000/1m): N events per duration D; "50/s" is 50/1s. */
+static int parse_per_duration(const char *s, const char *slash, double *out)
+{
+	char num[64];
+	size_t n = (size_t)(slash - s);
+	if (n >= sizeof num)
+		return PACER_ERANGE;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	double v;
+	int rc = parse_with(num, metric, &v);
+	if (rc)
+		return rc;
+	const char *d = slash + 1;
+	char one[16];
+	if (*d >= 'a' && *d <= 'z' && strlen(d) < sizeof one - 1) { /* "/s": one unit */
+		snprintf(one, sizeof one, "1%s", d);
+		d = one;
+	}
+	uint64_t ns;
+	rc = units_parse_duration_ns(d, &ns);
+	if (rc)
+		return rc;
+	if (ns == 0)
+		return PACER_ERANGE;
+	*out = v * 1e9 / (double)ns;
+	return 0;
+}
+
 int units_parse_rate(const char *s, double *rate_per_s)
 {
 	double v;
-	int rc = parse_with(s, metric, &v);
+	const char *slash = s ? strchr(s, '/') : NULL;
+	int rc = slash ? parse_per_duration(s, slash, &v) : parse_with(s, metric, &v);
 	if (rc)
 		return rc;
 	if (v < UNITS_MIN_RATE || v > 1e9) /* below it, a rate is a typo that prints as 0 */
 		return PACER_ERANGE;
 	*rate_per_s = v;
+	return 0;
+}
+
+/* A duration of several parts, each a number and a unit, the units from
+ * the largest down ("1m30s", "1h5m", "2s500ms"), as Go and vegeta write
+ * them. tab is the duration suffixes, bare ("") first, by no order. */
+static int parse_compound(const char *s, const struct suffix *tab, double *out)
+{
+	double sum = 0, last_mult = INFINITY;
+	int parts = 0;
+	const char *p = s;
+	while (*p) {
+		double v;
+		const char *end;
+		int rc = parse_number(p, &v, &end);
+		if (rc)
+			return rc;
+		char unit[8];
+		size_t n = 0;
+		while (end[n] >= 'a' && end[n] <= 'z')
+			n++;
+		if (n == 0 || n >= sizeof unit)
+			return PACER_EPARSE;
+		memcpy(unit, end, n);
+		unit[n] = '\0';
+		const struct suffix *t = tab;
+		while (t->name && strcmp(t->name, unit) != 0)
+			t++;
+		if (!t->name || t->mult >= last_mult)
+			return PACER_EPARSE;
+		last_mult = t->mult;
+		sum += v * t->mult;
+		parts++;
+		p = end + n;
+	}
+	if (parts < 2 || !isfinite(sum))
+		return PACER_EPARSE;
+	*out = sum;
 	return 0;
 }
 
@@ -91,6 +159,8 @@ int units_parse_duration_ns(const char *s, uint64_t *ns)
 	};
 	double v;
 	int rc = parse_with(s, tab, &v);
+	if (rc == PACER_EPARSE && s)
+		rc = parse_compound(s, tab, &v);
 	if (rc)
 		return rc;
 	if (v > 1e18)

@@ -7,11 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Rate in events/s: "500", "2.5k", "20k", "1M", from UNITS_MIN_RATE to 1e9
- * (PACER_ERANGE outside). */
+/* Rate in events/s: "500", "2.5k", "20k", "1M", or events per duration as
+ * vegeta writes it: "50/1s", "3000/1m", "50/s"; from UNITS_MIN_RATE to 1e9
+ * (PACER_ERANGE outside; a zero duration too). */
 #define UNITS_MIN_RATE 0.001
 int units_parse_rate(const char *s, double *rate_per_s);
-/* Duration: "250us", "10ms", "1.5s", "2m", "1h"; a bare number is seconds.
+/* Duration: "250us", "10ms", "1.5s", "2m", "1h"; a bare number is seconds;
+ * several parts from the largest unit down: "1m30s", "1h5m", "2s500ms".
  * Zero is allowed; negative is not. */
 int units_parse_duration_ns(const char *s, uint64_t *ns);
 /* Count: "100", "10k", "2M" (must come out a whole number). */

@@ -3,7 +3,8 @@
  * Input: the text given to every units_parse_* (cut at the first NUL and at
  * 255 bytes). Success must come with a value in the documented range, only
  * for text that starts with a digit or '.', and the parsers that share a
- * suffix table must agree. The formatters are fed the parsed values and a
+ * suffix table must agree (a rate per duration, "50/1s", is its parts'
+ * quotient). The formatters are fed the parsed values and a
  * double made of the input's first bytes, at several buffer sizes: output
  * always terminated and within the cap, and thousands-formatted text with
  * the separators removed must equal printf's "%.*f". Violations abort(). */
@@ -142,9 +143,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(is_err(rc_count));
 		CHECK(count == 12345);
 	}
-	/* a whole-valued rate is also a count */
-	if (rc_rate == 0 && rate == floor(rate))
+	/* a whole-valued rate is also a count (not one per duration: "50/1s") */
+	const char *slash = strchr(text, '/');
+	if (rc_rate == 0 && rate == floor(rate) && !slash)
 		CHECK(rc_count == 0 && (double)count == rate);
+	/* N/D is N (a rate's number) over the duration D ("/s": one second) */
+	if (rc_rate == 0 && slash) {
+		char num[256];
+		snprintf(num, sizeof num, "%.*s", (int)(slash - text), text);
+		double n_per = 0;
+		uint64_t d_ns = 0;
+		char d[260];
+		snprintf(d, sizeof d, "%s%s", slash[1] >= 'a' && slash[1] <= 'z' ? "1" : "", slash + 1);
+		CHECK(units_parse_duration_ns(d, &d_ns) == 0 && d_ns > 0);
+		if (units_parse_rate(num, &n_per) == 0)
+			CHECK(fabs(rate - n_per * 1e9 / (double)d_ns) <= 1e-9 * rate);
+	}
 
 	uint64_t bytes = 12345;
 	int rc_size = units_parse_size(text, &bytes);

@@ -227,16 +227,35 @@ static void test_help(void **state)
 	assert_non_null(m);
 	opts_help(m, f->tab, N(f->tab));
 	fclose(m);
-	assert_non_null(strstr(text, "-r, --rate R"));
+	assert_non_null(strstr(text, "-r, -R, --rate R")); /* wrk2's alias beside it */
 	assert_non_null(strstr(text, "    --quiet"));
 	assert_non_null(strstr(text, "run for D [default: 10s]\n"));
 	assert_non_null(strstr(text, "-t, --threads "));
 	assert_non_null(strstr(text, "threads [default: 1]\n"));
-	/* one line per option */
-	size_t lines = 0;
-	for (const char *p = text; *p; p++)
-		lines += *p == '\n';
-	assert_int_equal(lines, N(f->tab));
+	/* one list, by name (cli_help_print groups; tests/unit/cli/test_help.c) */
+	assert_true(strncmp(text, "Options:\n", 9) == 0);
+	assert_true(strstr(text, "--duration") < strstr(text, "--header"));
+	assert_true(strstr(text, "--rate") < strstr(text, "--requests"));
+	free(text);
+
+	/* wrapped to $COLUMNS: a long help text goes on over lines indented
+	 * under the first, none wider than 40 columns */
+	setenv("COLUMNS", "40", 1);
+	f->tab[5].help = "a long explanation of what this option does, over several lines";
+	m = open_memstream(&text, &len);
+	assert_non_null(m);
+	opts_help(m, f->tab, N(f->tab));
+	fclose(m);
+	unsetenv("COLUMNS");
+	size_t widest = 0, col = 0;
+	for (const char *p = text; *p; p++) {
+		col = *p == '\n' ? 0 : col + 1;
+		widest = col > widest ? col : widest;
+	}
+	assert_true(widest <= 40);
+	/* narrow: the text goes under the name, indented 8 */
+	assert_non_null(strstr(text, "    --quiet\n        a long explanation of what this\n"
+				     "        option does, over several lines\n"));
 	free(text);
 }
 
@@ -249,11 +268,12 @@ static const struct err_case errors[] = {
 	/* unknown options */
 	{ { "--nope" }, "unknown option '--nope' (see --help)" },
 	{ { "--nope=3" }, "unknown option '--nope' (see --help)" },
-	{ { "--rat", "5" }, "unknown option '--rat' (see --help)" }, /* no prefix matching */
+	{ { "--r", "5" }, "option '--r' is ambiguous: --requests, --rate" }, /* two prefixes */
+	{ { "--r=5" }, "option '--r' is ambiguous: --requests, --rate" },
 	{ { "--rates", "5" }, "unknown option '--rates' (see --help)" },
 	{ { "--Rate", "5" }, "unknown option '--Rate' (see --help)" },
-	{ { "-z" }, "unknown option '-z' (see --help)" },
-	{ { "-zvalue" }, "unknown option '-z' (see --help)" },
+	{ { "-j" }, "unknown option '-j' (see --help)" },
+	{ { "-jvalue" }, "unknown option '-j' (see --help)" },
 	{ { "--=5" }, "unknown option '--' (see --help)" },
 	/* missing values */
 	{ { "--rate" }, "--rate needs a value (R)" },
@@ -263,20 +283,23 @@ static const struct err_case errors[] = {
 	/* flags take no value */
 	{ { "--verbose=1" }, "--verbose takes no value" },
 	{ { "--verbose=" }, "--verbose takes no value" },
-	{ { "-vq" }, "--verbose takes no value" },
+	{ { "--verb=1" }, "--verbose takes no value" }, /* a prefix names the option */
+	{ { "-vq" }, "unknown option '-q' (see --help)" }, /* bundled: -v then -q */
+	{ { "-vt" }, "--threads needs a value (value)" },
+	{ { "--rat" }, "--rate needs a value (R)" },
 	/* typed errors name the option, the value and the expected form */
 	{ { "--rate", "abc" },
-	  "--rate 'abc': not understood (expected a rate of at least 0.001 such as 500, 2.5k or 1M)" },
-	{ { "-r0" }, "--rate '0': out of range (expected a rate of at least 0.001 such as 500, 2.5k or 1M)" },
-	{ { "--rate=" }, "--rate '': not understood (expected a rate of at least 0.001 such as 500, 2.5k or 1M)" },
+	  "--rate 'abc': not understood (expected a rate of at least 0.001 such as 500, 2.5k, 1M or 50/1s)" },
+	{ { "-r0" }, "--rate '0': out of range (expected a rate of at least 0.001 such as 500, 2.5k, 1M or 50/1s)" },
+	{ { "--rate=" }, "--rate '': not understood (expected a rate of at least 0.001 such as 500, 2.5k, 1M or 50/1s)" },
 	{ { "-r", "-5" },
-	  "--rate '-5': not understood (expected a rate of at least 0.001 such as 500, 2.5k or 1M)" },
+	  "--rate '-5': not understood (expected a rate of at least 0.001 such as 500, 2.5k, 1M or 50/1s)" },
 	{ { "--duration", "10x" },
-	  "--duration '10x': not understood (expected a duration such as 250ms, 10s, 2m or 1h)" },
+	  "--duration '10x': not understood (expected a duration such as 250ms, 10s, 1m30s or 1h)" },
 	{ { "-d", "-1s" },
-	  "--duration '-1s': not understood (expected a duration such as 250ms, 10s, 2m or 1h)" },
+	  "--duration '-1s': not understood (expected a duration such as 250ms, 10s, 1m30s or 1h)" },
 	{ { "-d", "400000000h" },
-	  "--duration '400000000h': out of range (expected a duration such as 250ms, 10s, 2m or 1h)" },
+	  "--duration '400000000h': out of range (expected a duration such as 250ms, 10s, 1m30s or 1h)" },
 	{ { "-n", "1.5" },
 	  "--requests '1.5': not understood (expected a whole number such as 1000 or 10k)" },
 	{ { "--requests=2000000000G" },
@@ -381,6 +404,87 @@ static void test_small_err_buffer(void **state)
 	assert_string_equal(err, "unkno");
 }
 
+/* getopt_long's habits: bundled short flags with the last one's value
+ * attached or next, unambiguous long prefixes, options after positionals,
+ * and argv left as typed (it is recorded in results). */
+static void test_bundles_and_prefixes(void **state)
+{
+	struct fixture *f = *state;
+	char **argv = ARGV("http://h/", "-vt4", "--dur", "1m30s", "--rat=50/1s", "--qu", "-vn", "2k");
+	char *copy[9];
+	memcpy(copy, argv, sizeof copy);
+	assert_int_equal(parse(f, 9, argv), 0);
+	assert_true(f->v.verbose);
+	assert_int_equal(f->v.threads, 4);
+	assert_true(f->v.duration_ns == 90000000000ull);
+	assert_true(f->v.rate == 50);
+	assert_true(f->v.quiet);
+	assert_true(f->v.requests == 2000);
+	assert_int_equal(f->npos, 1);
+	assert_string_equal(f->pos[0], "http://h/");
+	assert_memory_equal(copy, argv, sizeof copy);
+	/* an exact name wins over a longer one it is the prefix of */
+	bool tls = false, tls_resume = false;
+	struct opt tab[] = {
+		{0, "tls", OPT_FLAG, &tls, NULL, NULL, "tls", false},
+		{0, "tls-resume", OPT_FLAG, &tls_resume, NULL, NULL, "resume", false},
+	};
+	const char *pos[1];
+	size_t npos;
+	char err[128];
+	char *a[] = {"run", "--tls"};
+	assert_int_equal(opts_parse(tab, 2, 2, a, pos, 1, &npos, err, sizeof err), 0);
+	assert_true(tls);
+	assert_false(tls_resume);
+	char *b[] = {"run", "--tls-"};
+	assert_int_equal(opts_parse(tab, 2, 2, b, pos, 1, &npos, err, sizeof err), 0);
+	assert_true(tls_resume);
+}
+
+/* The peers' letters: -R (wrk2) is --rate, -z (hey, oha) --duration, -m
+ * --method, where the table has the option and not the letter. */
+static void test_aliases(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(PARSE(f, "-R", "2k", "-z1m30s"), 0);
+	assert_true(f->v.rate == 2000);
+	assert_true(f->v.duration_ns == 90000000000ull);
+	assert_true(opts_given(f->tab, N(f->tab), "rate"));
+	assert_true(opts_given(f->tab, N(f->tab), "duration"));
+	assert_int_equal(opts_alias_of(f->tab, N(f->tab), &f->tab[6]), 'R');
+	/* the fixture has no --method: -m is unknown there */
+	fixture_init(f);
+	assert_int_equal(PARSE(f, "-m", "POST"), -1);
+	assert_string_equal(f->err, "unknown option '-m' (see --help)");
+	fixture_init(f);
+	assert_int_equal(PARSE(f, "-R"), -1);
+	assert_string_equal(f->err, "--rate needs a value (R)");
+	/* a table that uses the letter itself keeps it */
+	const char *method = NULL, *mode = NULL;
+	struct opt tab[] = {
+		{'X', "method", OPT_STR, &method, "M", NULL, "method", false},
+		{'m', "mode", OPT_STR, &mode, "M", NULL, "mode", false},
+	};
+	const char *pos[1];
+	size_t npos;
+	char err[128];
+	char *a[] = {"run", "-m", "fast", "-XPUT"};
+	assert_int_equal(opts_parse(tab, 2, 4, a, pos, 1, &npos, err, sizeof err), 0);
+	assert_string_equal(mode, "fast");
+	assert_string_equal(method, "PUT");
+	assert_int_equal(opts_alias_of(tab, 2, &tab[0]), 0);
+	size_t na;
+	const struct opts_alias *al = opts_aliases(&na);
+	assert_true(na >= 4);
+	assert_int_equal(al[0].short_name, 'R');
+	/* -b (bombardier) is the body where the table has one */
+	const char *body = NULL;
+	struct opt btab[] = {{0, "body", OPT_STR, &body, "DATA", NULL, "body", false}};
+	char *b[] = {"run", "-b", "@req.json"};
+	assert_int_equal(opts_parse(btab, 1, 3, b, pos, 1, &npos, err, sizeof err), 0);
+	assert_string_equal(body, "@req.json");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +498,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_u32_bounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_small_err_buffer, setup, teardown),
 		cmocka_unit_test(test_u64_and_optional_value),
+		cmocka_unit_test_setup_teardown(test_bundles_and_prefixes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_aliases, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

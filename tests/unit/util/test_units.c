@@ -64,7 +64,18 @@ static const struct rate_case rates[] = {
 	{ "1kk", PACER_EPARSE, 0 },
 	{ "1m", PACER_EPARSE, 0 }, /* milli is not a rate suffix */
 	{ "1Mi", PACER_EPARSE, 0 },
-	{ "1/s", PACER_EPARSE, 0 },
+	{ "1/s", 0, 1 },                            /* vegeta's rates: N per duration */
+	{ "50/1s", 0, 50 },
+	{ "3000/1m", 0, 50 },
+	{ "1k/500ms", 0, 2000 },
+	{ "1/1m30s", 0, 1.0 / 90 },
+	{ "50/0s", PACER_ERANGE, 0 },
+	{ "50/", PACER_EPARSE, 0 },
+	{ "/1s", PACER_EPARSE, 0 },
+	{ "50/1", 0, 50 },                          /* a bare duration is seconds */
+	{ "50/1x", PACER_EPARSE, 0 },
+	{ "50/1s/2", PACER_EPARSE, 0 },
+	{ "1/1h", PACER_ERANGE, 0 },                /* 0.00028/s: below the lowest rate */
 	{ "nan", PACER_EPARSE, 0 },
 	{ "inf", PACER_EPARSE, 0 },
 	{ "1,000", PACER_EPARSE, 0 },
@@ -163,7 +174,16 @@ static const struct u64_case durations[] = {
 	{ "1 s", PACER_EPARSE, 0 },
 	{ "1d", PACER_EPARSE, 0 },
 	{ "1ms5", PACER_EPARSE, 0 },
-	{ "1m30s", PACER_EPARSE, 0 },
+	{ "1m30s", 0, 90 * S_NS }, /* several parts, largest unit first */
+	{ "1h5m", 0, 3900 * S_NS },
+	{ "2s500ms", 0, 2500000000ull },
+	{ "1m0.5s", 0, 60500000000ull },
+	{ "30s1m", PACER_EPARSE, 0 }, /* units must fall */
+	{ "1s1s", PACER_EPARSE, 0 },
+	{ "1m30", PACER_EPARSE, 0 },  /* every part has a unit */
+	{ "1m 30s", PACER_EPARSE, 0 },
+	{ "1m-30s", PACER_EPARSE, 0 },
+	{ "1m30x", PACER_EPARSE, 0 },
 	{ "1e3", PACER_EPARSE, 0 },
 	{ "1k", PACER_EPARSE, 0 },
 	{ "1.2.3s", PACER_EPARSE, 0 },
