@@ -26,6 +26,8 @@ have_cmd h2load || need+=(nghttp2-client)
 have_cmd clang || need+=(clang)
 have_cmd valgrind || need+=(valgrind)
 have_hdr zlib.h || need+=(zlib1g-dev)
+# the run history (pacer --history, pacer history, pacer diff)
+have_hdr sqlite3.h || need+=(libsqlite3-dev)
 have_cmd openssl || need+=(openssl)
 # Browser tests (HAR recording, HTML reports): Debian's Chromium driven over
 # the DevTools protocol from Debian's Python with python3-websocket.

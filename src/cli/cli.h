@@ -4,7 +4,8 @@
 
 enum {
 	EXIT_OK = 0,
-	EXIT_SLO_FAILED = 1,   /* ramp: the SLO failed before the required rate */
+	EXIT_SLO_FAILED = 1,   /* ramp: the SLO failed before the required rate; run --slo:
+	                        * the SLO failed; diff: a --fail-on rule fired */
 	EXIT_USAGE = 2,        /* bad options, URL, unreachable target */
 	EXIT_RUNTIME = 3,      /* pacer itself failed (memory, output file) */
 	EXIT_GENERATOR_LIMITED = 4, /* results written, but the generator, not the target,
@@ -30,6 +31,10 @@ int cmd_table(int argc, char **argv);
 /* pacer import har FILE.har [--keep-cookies] [-o FILE]; argv[0] is "import". */
 int cmd_import(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+/* pacer history FILE.db [show|export ID] (docs/history.md); argv[0] is "history". */
+int cmd_history(int argc, char **argv);
+/* pacer diff OLD NEW [--fail-on RULES] (docs/history.md); argv[0] is "diff". */
+int cmd_diff(int argc, char **argv);
 
 /* The User-Agent pacer sends unless -H User-Agent: is given; part of every
  * request's wire bytes, so of a request table's hash too. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/history_io.h"
 #include "cli/options.h"
 #include "cli/opts.h"
 #include "cli/report_io.h"
@@ -191,6 +192,11 @@ static void rep_row(void *arg, const struct runner_at *at, const struct rep_figu
 	const struct compare_report *c = ((const struct cli_hooks *)arg)->arg;
 	if (!c->ctx.plan->quiet)
 		compare_text_row(stdout, c, at->variant, at->repetition);
+}
+
+static int compare_json_of(FILE *f, const void *cr)
+{
+	return compare_json(f, cr);
 }
 
 int cmd_compare(int argc, char **argv)
@@ -390,6 +396,8 @@ int cmd_compare(int argc, char **argv)
 			ret = EXIT_RUNTIME;
 		}
 	}
+	if (cli_history_record(&setup, plan.quiet, compare_json_of, &cr))
+		ret = EXIT_RUNTIME;
 out:
 	runner_result_free(&out);
 	for (size_t i = 0; i < MAX_VARIANTS; i++)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/history_io.h"
 #include "cli/options.h"
 #include "cli/opts.h"
 #include "cli/report_io.h"
@@ -52,6 +53,11 @@ static void step_row(void *arg, const struct runner_at *at, const struct ramp_re
 		printf("\n");
 	}
 	fflush(stdout);
+}
+
+static int ramp_json_of(FILE *f, const void *rr)
+{
+	return ramp_json(f, rr);
 }
 
 int cmd_ramp(int argc, char **argv)
@@ -169,6 +175,8 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 			ret = EXIT_RUNTIME;
 		}
 	}
+	if (cli_history_record(&setup, plan->quiet, ramp_json_of, &rr))
+		ret = EXIT_RUNTIME;
 out:
 	runner_result_free(&out);
 	cli_setup_release(&setup);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/history_io.h"
 #include "cli/opts.h"
 #include "cli/report_io.h"
 #include "report/render.h"
@@ -15,9 +16,10 @@
 static void usage(FILE *f, struct opt *tab, size_t n)
 {
 	fprintf(f, "usage: pacer report RESULT.json [--format md|html|text|csv|hgrm|hlog] [-o FILE]\n"
-		   "       pacer report RESULT.json --report-dir DIR\n\n"
-		   "Renders a saved result of pacer run, ramp or compare (--out FILE). The same\n"
-		   "result always gives the same report.\n\n");
+		   "       pacer report RESULT.json --report-dir DIR\n"
+		   "       pacer report HISTORY.db:ID ...   (a run of a history; :last, :prev)\n\n"
+		   "Renders a saved result of pacer run, ramp or compare (--out FILE, --history).\n"
+		   "The same result always gives the same report.\n\n");
 	opts_help(f, tab, n);
 	fprintf(f, "\nExit codes: 0 written, 2 bad option or unusable result file, 3 cannot write.\n"
 		   "See docs/report.md.\n");
@@ -27,7 +29,7 @@ static void usage(FILE *f, struct opt *tab, size_t n)
 static int exit_for(int rc)
 {
 	if (rc == PACER_EPARSE || rc == PACER_EUNSUPPORTED || rc == PACER_ETOOBIG || rc == -ENOENT ||
-	    rc == -EACCES || rc == -EISDIR || rc == -EINVAL)
+	    rc == -EACCES || rc == -EISDIR || rc == -EINVAL || rc == -EBUSY)
 		return EXIT_USAGE;
 	return EXIT_RUNTIME;
 }
@@ -82,7 +84,7 @@ int cmd_report(int argc, char **argv)
 	}
 
 	struct loaded_result res;
-	rc = cli_result_load(&res, pos[0], err, sizeof err);
+	rc = cli_result_load_src(&res, pos[0], err, sizeof err);
 	if (rc) {
 		fprintf(stderr, "pacer report: %s\n", err);
 		return exit_for(rc);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/history_io.h"
 #include "cli/options.h"
 #include "cli/opts.h"
 #include "cli/report_io.h"
@@ -75,6 +76,11 @@ static int write_outputs(const struct report_ctx *ctx)
 		}
 	}
 	return 0;
+}
+
+static int run_json(FILE *f, const void *ctx)
+{
+	return report_json(f, ctx);
 }
 
 /* --repeat N: a row per measurement. */
@@ -188,7 +194,8 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	struct gen_verdict gv;
 	report_gencheck(res, &ctx, &gv);
 	ret = res->interrupted ? EXIT_INTERRUPTED : cli_setup_exit_code(&setup, EXIT_OK, gv.flagged);
-	if (write_outputs(&ctx) || cli_report_dir_write("run", setup.report_dir, plan.out_path))
+	if (write_outputs(&ctx) || cli_report_dir_write("run", setup.report_dir, plan.out_path) ||
+	    cli_history_record(&setup, plan.quiet, run_json, &ctx))
 		ret = EXIT_RUNTIME;
 out:
 	runner_result_free(&rr);

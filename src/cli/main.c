@@ -18,6 +18,8 @@ static void usage(FILE *f)
 		   "  table CMD    request tables: hash, show, generate (pacer table --help)\n"
 		   "  import har   turn a HAR recording into a request table (JSON Lines)\n"
 		   "  report FILE  render a saved result: Markdown, HTML, text, CSV, hgrm, hlog\n"
+		   "  history DB   the runs recorded with --history: list, trend, show, export\n"
+		   "  diff OLD NEW two saved results compared, beyond noise; a CI gate (--fail-on)\n"
 		   "  version      print version and source commit\n"
 		   "  help         this text\n\n"
 		   "`pacer COMMAND --help` lists a command's options; docs/ has a page per command.\n",
@@ -49,6 +51,10 @@ int main(int argc, char **argv)
 		return cmd_import(argc - 1, argv + 1);
 	if (strcmp(cmd, "report") == 0)
 		return cmd_report(argc - 1, argv + 1);
+	if (strcmp(cmd, "history") == 0)
+		return cmd_history(argc - 1, argv + 1);
+	if (strcmp(cmd, "diff") == 0)
+		return cmd_diff(argc - 1, argv + 1);
 	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
 		printf("pacer %s (commit %s)\n", PACER_VERSION, PACER_COMMIT);
 		return EXIT_OK;

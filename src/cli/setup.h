@@ -27,6 +27,7 @@ struct table;
 struct table_wire;
 struct tls_ctx;
 struct tls_identity;
+struct history_db;
 
 struct cli_setup {
 	/* inputs (set by the caller before cli_setup_build; they all stand
@@ -62,6 +63,7 @@ struct cli_setup {
 	const char *arrival;        /* --arrival constant|poisson */
 	const char *report_dir;     /* --report-dir DIR */
 	char report_json[4096];     /* DIR/result.json when --report-dir has no --out */
+	const char *history;        /* --history FILE.db (or PACER_HISTORY), NULL: none */
 
 	/* outputs */
 	struct net_addr addr;       /* one host */
@@ -87,6 +89,7 @@ struct cli_setup {
 	struct cost_profiles costs; /* --cost-profile, or the illustrative defaults */
 	struct probe *probe;        /* target resource sampler, when there is a target to probe */
 	struct plan_workload workload; /* the requests as encoded; plan->workload points here */
+	struct history_db *history_db; /* --history, opened by cli_options_apply (owned) */
 };
 
 /* Complete the plan before it is validated: parse the URL (or start the
