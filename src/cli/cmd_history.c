@@ -82,7 +82,7 @@ struct list_ctx {
 	size_t rows;
 	/* --trend: the newest row's conditions, against which the others are
 	 * marked not comparable */
-	char ref_hash[80], ref_cpu[160], ref_target[512];
+	char ref_hash[80], ref_cpu[160], ref_target[512], ref_kind[16];
 	double ref_cores;
 	bool have_ref;
 };
@@ -120,7 +120,9 @@ static int list_row(void *arg, const struct history_row *r)
 		 * the embedded plan instead (history/diff.h) */
 		bool sc = !strncmp(h->target, "self-contained:", 15) &&
 			  !strncmp(c->ref_target, "self-contained:", 15);
-		if (sc ? strcmp(c->ref_target, h->target) != 0 : strcmp(c->ref_hash, h->table_hash) != 0)
+		if (strcmp(c->ref_kind, h->kind))
+			why = "no: another kind";
+		else if (sc ? strcmp(c->ref_target, h->target) != 0 : strcmp(c->ref_hash, h->table_hash) != 0)
 			why = sc ? "no: another embedded plan" : "no: table hash differs";
 		else if (strcmp(c->ref_cpu, h->cpu_model) || c->ref_cores != h->cores)
 			why = "no: hardware differs";
@@ -137,6 +139,7 @@ static int ref_row(void *arg, const struct history_row *r)
 {
 	struct list_ctx *c = arg;
 	snprintf(c->ref_hash, sizeof c->ref_hash, "%s", r->h.table_hash);
+	snprintf(c->ref_kind, sizeof c->ref_kind, "%s", r->h.kind);
 	snprintf(c->ref_cpu, sizeof c->ref_cpu, "%s", r->h.cpu_model);
 	snprintf(c->ref_target, sizeof c->ref_target, "%s", r->h.target);
 	c->ref_cores = r->h.cores;

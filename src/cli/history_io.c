@@ -85,7 +85,9 @@ int cli_history_record(const struct cli_setup *s, bool quiet,
 	free(buf);
 	if (rc) {
 		fprintf(stderr, "pacer %s: --history %s\n", s->cmd, rc == -ENOMEM ? "out of memory" : err);
-		return EXIT_RUNTIME;
+		/* a database that went bad or stayed locked is the input's fault */
+		return rc == -EBUSY || rc == PACER_EPARSE || rc == PACER_EUNSUPPORTED ? EXIT_USAGE
+										  : EXIT_RUNTIME;
 	}
 	if (!quiet)
 		fprintf(stderr, "history: %s run %lld\n", s->history, (long long)id);

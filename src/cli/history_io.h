@@ -21,8 +21,9 @@ int cli_history_prepare(struct cli_setup *s);
  * writer: report_json, ramp_json, compare_json) into memory and store it
  * in s->history_db with the command's name and the git commit of the
  * working directory. No history: 0. Prints "history: FILE.db run ID" on
- * stderr unless quiet. 0, or EXIT_RUNTIME after printing one line (the
- * result files already written stay). */
+ * stderr unless quiet. 0, or after printing one line (the result files
+ * already written stay, nothing stored is lost) EXIT_USAGE when the
+ * database stayed locked past the timeout or went bad, else EXIT_RUNTIME. */
 int cli_history_record(const struct cli_setup *s, bool quiet,
 		       int (*write)(FILE *f, const void *arg), const void *arg);
 
