@@ -18,7 +18,10 @@
 #include "target/plan.h"
 #include "engine/engine.h"
 #include "net/sock.h"
+#include "plan/inspect.h"
 #include "plan/plan.h"
+#include "plan/slo.h"
+#include "result/verdict.h"
 #include "report/report.h"
 #include "report/usage_report.h"
 #include "stats/hist_io.h"
@@ -35,7 +38,8 @@ static void usage(FILE *f, struct opt *tab, size_t n)
 		   "Open loop with --rate (latency from each request's scheduled time), closed loop "
 		   "without.\n\n");
 	opts_help(f, tab, n);
-	fprintf(f, "\nExit codes: 0 finished, 2 usage error, 3 runtime failure, 130 interrupted.\n"
+	fprintf(f, "\nExit codes: 0 finished, 1 the --slo failed, 2 usage error, 3 runtime failure,\n"
+		   "4 generator limited, 130 interrupted.\n"
 		   "See docs/run.md.\n");
 }
 
@@ -110,6 +114,9 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	plan.argv = argv;
 	struct cli_setup setup = {.cmd = "run", .offered_table = table};
 	bool help = false;
+	const char *slo_expr = NULL;
+	static struct slo slo; /* large (clauses): not on the stack */
+	memset(&slo, 0, sizeof slo);
 	struct opt tab[] = {
 		{0, "concurrency", OPT_U32, &plan.concurrency, "P", "10", "closed loop: connections each with one request outstanding", false},
 		{'d', "duration", OPT_DURATION, &plan.duration_ns, "D", "10s", "measured phase length", false},
@@ -118,6 +125,7 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 		{'r', "rate", OPT_RATE, &plan.rate_per_s, "R", NULL, "open loop: offered requests/s (k, M suffixes)", false},
 		{0, "repeat", OPT_U32, &plan.repeat, "N", "1", "repeat the measurement N times (same connections): results pooled, each kept", false},
 		{'n', "requests", OPT_COUNT, &plan.requests, "N", NULL, "closed loop: stop after N requests", false},
+		{0, "slo", OPT_STR, &slo_expr, "EXPR", NULL, "exit 1 unless the measured phase meets it, e.g. 'p99<100ms,errors<1%' (docs/slo.md)", false},
 		{'w', "warmup", OPT_DURATION, &plan.warmup_ns, "D", "0s", "warm-up phase, run but not counted", false},
 		CLI_LOAD_OPTS(setup, plan),
 	};
@@ -135,6 +143,14 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 		plan.concurrency = plan.connections;
 	if (cli_options_apply(&setup, &plan, tab, ntab))
 		goto out;
+	if (slo_expr) {
+		const char *onames[RESULT_MAX_OUTCOMES];
+		inspect_outcome_names(&setup.inspect, onames);
+		if (slo_parse(&slo, slo_expr, onames, setup.inspect.n_outcomes, err, sizeof err)) {
+			fprintf(stderr, "pacer run: --slo: %s\n", err);
+			goto out;
+		}
+	}
 	/* the plan is complete (URL, body, table, requests) before it is
 	 * validated, and unchanged from then on */
 	ret = cli_setup_build(&setup, &plan);
@@ -163,6 +179,7 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 		.commit = PACER_COMMIT,
 	};
 	cli_setup_report_ctx(&setup, &ctx);
+	ctx.slo = slo_expr ? &slo : NULL;
 	struct runner_variant var = {.name = "", .run = &plan, .target_cores = ctx.target_cores};
 	cli_setup_engine_cfg(&setup, &plan, &var.cfg);
 	struct runner_plan rp = {.n_variants = 1, .variants = &var, .lag_limit_ns = setup.lag_limit_ns};
@@ -193,7 +210,16 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	fflush(stdout);
 	struct gen_verdict gv;
 	report_gencheck(res, &ctx, &gv);
-	ret = res->interrupted ? EXIT_INTERRUPTED : cli_setup_exit_code(&setup, EXIT_OK, gv.flagged);
+	int base = EXIT_OK;
+	if (ctx.slo) {
+		struct slo_verdict sv;
+		report_run_slo(&ctx, &sv);
+		if (!plan.quiet)
+			printf("  slo %s: %s\n", slo_expr, sv.reason);
+		if (!sv.pass)
+			base = EXIT_SLO_FAILED;
+	}
+	ret = res->interrupted ? EXIT_INTERRUPTED : cli_setup_exit_code(&setup, base, gv.flagged);
 	if (write_outputs(&ctx) || cli_report_dir_write("run", setup.report_dir, plan.out_path) ||
 	    cli_history_record(&setup, plan.quiet, run_json, &ctx))
 		ret = EXIT_RUNTIME;

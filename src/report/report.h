@@ -61,6 +61,12 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w);
  * stream failed. */
 int report_json(FILE *f, const struct report_ctx *c);
 
+struct slo_verdict;
+/* pacer run --slo: the measured phase of c->res judged against c->slo
+ * (which must not be NULL), as a ramp judges a step (result/verdict.h). The
+ * JSON result carries it as `slo` {expr, pass, reason}. */
+void report_run_slo(const struct report_ctx *c, struct slo_verdict *v);
+
 /* The terminal summary. */
 void report_text(FILE *f, const struct report_ctx *c);
 

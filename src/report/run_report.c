@@ -12,6 +12,8 @@
 #include "report/rules_report.h"
 #include "report/usage_report.h"
 #include "report/workload_report.h"
+#include "result/ramp.h"
+#include "result/verdict.h"
 #include "util/time_units.h"
 #include "util/jsonw.h"
 #include "stats/summary.h"
@@ -589,6 +591,33 @@ void rj_warnings(struct jsonw *j, const struct report_warnings *w)
 	jw_arr_end(j);
 }
 
+void report_run_slo(const struct report_ctx *c, struct slo_verdict *v)
+{
+	struct slo_measure m;
+	double pct[RESULT_MAX_OUTCOMES];
+	const struct inspect *in = c->plan->inspect;
+	ramp_step_measure(c->res, in ? in->n_outcomes : 0, pct, &m);
+	slo_eval(c->slo, &m, v);
+}
+
+static void rj_run_slo(struct jsonw *j, const struct report_ctx *c)
+{
+	static char expr[SLO_FORMAT_MAX];
+	struct slo_verdict v;
+	report_run_slo(c, &v);
+	if (slo_format(c->slo, expr, sizeof expr) < 0)
+		expr[0] = '\0';
+	jw_key(j, "slo");
+	jw_obj(j);
+	jw_key(j, "expr");
+	jw_str(j, expr);
+	jw_key(j, "pass");
+	jw_bool(j, v.pass);
+	jw_key(j, "reason");
+	jw_str(j, v.reason);
+	jw_obj_end(j);
+}
+
 int report_json(FILE *f, const struct report_ctx *c)
 {
 	const struct run_result *r = c->res;
@@ -621,6 +650,8 @@ int report_json(FILE *f, const struct report_ctx *c)
 	if (r->n_reps > 1)
 		rj_repetitions(j, r->reps, r->n_reps);
 	rj_usage(j, r, c);
+	if (c->slo)
+		rj_run_slo(j, c);
 	struct report_warnings w;
 	report_warnings(c, &w);
 	rj_warnings(j, &w);
