@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "cli/history_io.h"
@@ -14,6 +15,7 @@
 #include "history/history.h"
 #include "util/afile.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/jsonw.h"
 #include "util/units.h"
 
@@ -68,7 +70,8 @@ static void history_usage(FILE *f, struct opt *tab, size_t n)
 	fprintf(f, "usage: pacer history FILE.db [filters]            list runs, newest first\n"
 		   "       pacer history FILE.db --trend METRIC [filters]  one metric over time\n"
 		   "       pacer history FILE.db show ID                 print a stored result (JSON)\n"
-		   "       pacer history FILE.db export ID -o FILE       write it to FILE\n\n"
+		   "       pacer history FILE.db export ID -o FILE       write it to FILE\n"
+		   "       pacer history FILE.db add RESULT.json         store a saved result\n\n"
 		   "FILE.db is a run history written by run, ramp, compare and bench with\n"
 		   "--history FILE.db (or PACER_HISTORY). METRIC: achieved, p50, p90, p99, p99.9,\n"
 		   "errors, capacity, cpu, cost. ID may be last or prev.\n\n");
@@ -189,6 +192,50 @@ static int show_or_export(const char *db, const char *verb, const char *run, con
 	return ret;
 }
 
+/* pacer history FILE.db add RESULT.json: a saved result into the history
+ * (created when missing), e.g. the run a CI gate just accepted. */
+static int add_file(const char *db, const char *file)
+{
+	char err[1024];
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = file_read_all(file, RESULT_READ_CAP, &buf, &len);
+	if (rc) {
+		fprintf(stderr, "pacer history: %s: cannot read: %s\n", file,
+			rc == PACER_ETOOBIG ? "too big" : err_name(rc));
+		return EXIT_USAGE;
+	}
+	/* checked first, so a message about the result names its file */
+	struct loaded_result r;
+	rc = result_read_mem(&r, buf, len, file, err, sizeof err);
+	if (rc) {
+		free(buf);
+		fprintf(stderr, "pacer history: %s\n", rc == -ENOMEM ? "out of memory" : err);
+		return exit_for(rc);
+	}
+	result_free(&r);
+	struct history_db *h;
+	rc = history_open(&h, db, NULL, err, sizeof err);
+	int64_t id = 0;
+	if (!rc) {
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		struct history_meta m = {
+			.command = "add",
+			.recorded_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000,
+		};
+		rc = history_add(h, &m, buf, len, &id, err, sizeof err);
+		history_close(h);
+	}
+	free(buf);
+	if (rc) {
+		fprintf(stderr, "pacer history: %s\n", rc == -ENOMEM ? "out of memory" : err);
+		return exit_for(rc);
+	}
+	printf("history: %s run %lld\n", db, (long long)id);
+	return EXIT_OK;
+}
+
 /* --trend --limit N: the recorded_at of the N-th newest row. */
 static int nth_row(void *arg, const struct history_row *r)
 {
@@ -235,13 +282,21 @@ int cmd_history(int argc, char **argv)
 	const char *db = pos[0];
 	if (npos > 1) {
 		const char *verb = pos[1];
-		if (strcmp(verb, "show") && strcmp(verb, "export")) {
-			fprintf(stderr, "pacer history: '%s': expected show or export\n", verb);
+		if (strcmp(verb, "show") && strcmp(verb, "export") && strcmp(verb, "add")) {
+			fprintf(stderr, "pacer history: '%s': expected show, export or add\n", verb);
 			return EXIT_USAGE;
 		}
 		if (npos != 3) {
-			fprintf(stderr, "pacer history: %s needs a run ID\n", verb);
+			fprintf(stderr, "pacer history: %s needs %s\n", verb,
+				strcmp(verb, "add") ? "a run ID" : "a RESULT.json");
 			return EXIT_USAGE;
+		}
+		if (!strcmp(verb, "add")) {
+			if (out) {
+				fprintf(stderr, "pacer history: add takes no -o\n");
+				return EXIT_USAGE;
+			}
+			return add_file(db, pos[2]);
 		}
 		if (!strcmp(verb, "export") && !out) {
 			fprintf(stderr, "pacer history: export needs -o FILE\n");
