@@ -236,10 +236,10 @@ static int add_file(const char *db, const char *file)
 	return EXIT_OK;
 }
 
-/* --trend --limit N: the recorded_at of the N-th newest row. */
+/* --trend --limit N: the id of the N-th newest row. */
 static int nth_row(void *arg, const struct history_row *r)
 {
-	snprintf(arg, 40, "%s", r->recorded_at);
+	*(int64_t *)arg = r->id;
 	return 0;
 }
 
@@ -336,16 +336,13 @@ int cmd_history(int argc, char **argv)
 	}
 	struct history_filter f = {.target = target, .scenario = scenario, .table_hash = hash,
 				   .since = since, .until = until, .kind = kind, .limit = limit};
-	char cutoff[40] = "";
 	if (trend) {
 		struct history_filter newest = f;
 		newest.limit = 1;
 		rc = history_list(h, &newest, ref_row, &c, err, sizeof err);
 		if (!rc && limit) {
 			/* the newest N, still printed oldest first */
-			rc = history_list(h, &f, nth_row, cutoff, err, sizeof err);
-			if (cutoff[0] && (!f.since || strcmp(cutoff, f.since) > 0))
-				f.since = cutoff;
+			rc = history_list(h, &f, nth_row, &f.min_id, err, sizeof err);
 			f.limit = 0;
 		}
 		f.oldest_first = true;

@@ -381,8 +381,8 @@ static int prepare_filtered(struct history_db *h, const char *cols, const struct
 			 "SELECT %s FROM runs WHERE (?1 IS NULL OR target = ?1) AND "
 			 "(?2 IS NULL OR scenario = ?2) AND (?3 IS NULL OR substr(table_hash, 1, "
 			 "length(?3)) = ?3) AND (?4 IS NULL OR recorded_at >= ?4) AND (?5 IS NULL OR "
-			 "recorded_at < ?5) AND (?6 IS NULL OR kind = ?6) ORDER BY recorded_at %s, id %s",
-			 cols, f->oldest_first ? "ASC" : "DESC", f->oldest_first ? "ASC" : "DESC");
+			 "recorded_at < ?5) AND (?6 IS NULL OR kind = ?6) AND id >= ?7 ORDER BY id %s",
+			 cols, f->oldest_first ? "ASC" : "DESC");
 	if (f->limit)
 		snprintf(sql + n, sizeof sql - (size_t)n, " LIMIT %u", f->limit);
 	int rc = sqlite3_prepare_v2(h->db, sql, -1, st, NULL);
@@ -394,6 +394,7 @@ static int prepare_filtered(struct history_db *h, const char *cols, const struct
 	bind_text(*st, 4, f->since);
 	bind_text(*st, 5, f->until);
 	bind_text(*st, 6, f->kind);
+	sqlite3_bind_int64(*st, 7, f->min_id);
 	return 0;
 }
 

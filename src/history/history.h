@@ -81,12 +81,15 @@ struct history_filter {
 	const char *since;      /* recorded_at >= since (ISO date or time); NULL: any */
 	const char *until;      /* recorded_at < until; NULL: any */
 	const char *kind;       /* "run", "ramp", "compare"; NULL: any */
+	int64_t min_id;         /* id >= min_id; 0: any */
 	unsigned limit;         /* 0: all */
 	bool oldest_first;      /* default: newest first */
 };
 
-/* Call cb for each row matching f (NULL: all), newest first (ties by id). A
- * non-zero return from cb stops and is returned. */
+/* Call cb for each row matching f (NULL: all), newest first: in the order
+ * the rows were stored (by id; two writers' recorded_at may cross, as each
+ * takes its time before waiting for the other's lock). A non-zero return
+ * from cb stops and is returned. */
 int history_list(struct history_db *db, const struct history_filter *f,
 		 int (*cb)(void *arg, const struct history_row *row), void *arg, char *err,
 		 size_t errlen);

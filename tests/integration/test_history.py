@@ -177,6 +177,8 @@ class HistoryTest(unittest.TestCase):
         self.assertEqual([int(x.split()[0]) for x in lines], [1, 2, 3, 4])  # oldest first
         self.assertIn("no: table hash differs", lines[0])
         self.assertTrue(lines[3].endswith("yes"), lines[3])
+        trend = pacer("history", self.db, "--trend", "p50", "--kind", "run", "--limit", "2")
+        self.assertEqual([int(x.split()[0]) for x in trend.stdout.splitlines()[1:]], [3, 4])
 
     def test_bad_input(self):
         junk = os.path.join(self.dir, "junk.db")
@@ -211,6 +213,37 @@ class HistoryTest(unittest.TestCase):
         con.close()
         with open(junk) as f:
             self.assertEqual(f.read(), "not a database at all\n" * 10)
+
+
+class RunSloTest(unittest.TestCase):
+    """pacer run --slo: the measured phase judged, exit 1 on failure, the
+    verdict in the JSON result (as the schema describes it)."""
+
+    @classmethod
+    def setUpClass(cls):
+        harness.require_pacer()
+
+    def run_slo(self, slo):
+        return harness.run_pacer(["--self-contained", "--rate", "200", "-d", "0.4s", "-q",
+                                  "--slo", slo])
+
+    def test_pass_and_fail(self):
+        ok = self.run_slo("p50<10s,errors<1%")
+        self.assertEqual(ok.code, 0, ok.stderr)
+        self.assertEqual(ok.json["slo"], {"expr": "p50<10s,errors<1%", "pass": True,
+                                          "reason": "Pass"})
+        bad = self.run_slo("p99<1ns")
+        self.assertEqual(bad.code, 1, bad.stderr)
+        self.assertFalse(bad.json["slo"]["pass"])
+        self.assertTrue(bad.json["slo"]["reason"].startswith("Fail p99 "), bad.json["slo"])
+        import test_report
+        v = test_report.validator()
+        errors = sorted(v.iter_errors(bad.json), key=str)
+        self.assertEqual(errors, [], [e.message for e in errors[:3]])
+        self.assertEqual(test_report.undescribed_fields(test_report.schema(), bad.json), [])
+        usage = self.run_slo("p99<")
+        self.assertEqual(usage.code, 2)
+        self.assertIn("--slo", usage.stderr)
 
 
 if __name__ == "__main__":
