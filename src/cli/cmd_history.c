@@ -396,10 +396,21 @@ static void fmt_change(char *out, size_t cap, const struct diff_row *r)
 		snprintf(out, cap, "-");
 }
 
-static void diff_text(const char *old_src, const char *new_src, const struct diff_result *d,
+/* "SRC (kind, started AT, TARGET, pacer V)" */
+static void side_line(const char *what, const char *src, const struct loaded_result *r)
+{
+	struct history_headline h;
+	history_headline_of(r, &h);
+	printf("%s: %s (%s, started %s, %s, pacer %s)\n", what, src, h.kind, h.started_at,
+	       h.target[0] ? h.target : "no target", h.pacer_version);
+}
+
+static void diff_text(const struct loaded_result *ra, const struct loaded_result *rb,
+		      const char *old_src, const char *new_src, const struct diff_result *d,
 		      const struct diff_rule *rules, size_t nrules)
 {
-	printf("old: %s\nnew: %s\n", old_src, new_src);
+	side_line("old", old_src, ra);
+	side_line("new", new_src, rb);
 	if (d->comparable)
 		printf("comparable: same kind, request table, workload, hardware and pacer major "
 		       "version\n");
@@ -568,19 +579,21 @@ int cmd_diff(int argc, char **argv)
 	}
 	static struct diff_result d;
 	diff_results(&a, &b, noise, &d);
-	result_free(&a);
-	result_free(&b);
 	if (!d.comparable && !force) {
 		fprintf(stderr,
 			"pacer diff: not comparable: %s differs (old %s, new %s); a changed workload, "
 			"hardware or harness is a new benchmark (--force prints the diff anyway)\n",
 			d.field, d.old_s, d.new_s);
+		result_free(&a);
+		result_free(&b);
 		return EXIT_USAGE;
 	}
 	if (json)
 		diff_json(pos[0], pos[1], &d, rules, nrules, noise);
 	else
-		diff_text(pos[0], pos[1], &d, rules, nrules);
+		diff_text(&a, &b, pos[0], pos[1], &d, rules, nrules);
+	result_free(&a);
+	result_free(&b);
 	for (size_t i = 0; i < nrules; i++)
 		if (diff_rule_fires(&rules[i], &d))
 			return EXIT_SLO_FAILED;
