@@ -25,6 +25,11 @@ int cli_result_load(struct loaded_result *r, const char *path, char *err, size_t
 int cli_report_folder_write(const struct loaded_result *r, const char *dir, char *err,
 			    size_t errlen);
 
+/* The same with a trend chart (NULL: none; report/render.h). */
+struct report_trend;
+int cli_report_folder_write_trend(const struct loaded_result *r, const struct report_trend *trend,
+				  const char *dir, char *err, size_t errlen);
+
 /* cli_result_load of result_path, then cli_report_folder_write. */
 int cli_report_folder_write_from(const char *result_path, const char *dir, char *err,
 				 size_t errlen);

@@ -177,6 +177,14 @@ class HistoryTest(unittest.TestCase):
         self.assertEqual([int(x.split()[0]) for x in lines], [1, 2, 3, 4])  # oldest first
         self.assertIn("no: table hash differs", lines[0])
         self.assertTrue(lines[3].endswith("yes"), lines[3])
+        # the trend chart of a report: the runs of the same kind and target
+        r = pacer("report", "%s:1" % self.db, "--format", "html", "--history", self.db,
+                  "--trend", "p50,p99,achieved")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Trend over 2 stored runs of %s" % self.db, r.stdout)
+        self.assertIn("achieved (req/s)", r.stdout)
+        r = pacer("report", "%s:1" % self.db, "--history", self.db, "--trend", "p42")
+        self.assertEqual(r.returncode, 2)
         trend = pacer("history", self.db, "--trend", "p50", "--kind", "run", "--limit", "2")
         self.assertEqual([int(x.split()[0]) for x in trend.stdout.splitlines()[1:]], [3, 4])
 
