@@ -66,6 +66,18 @@ static void variant_figures(const json_t *var, double *v)
 
 static void target_of(const struct loaded_result *r, const json_t *plan, char *out, size_t cap)
 {
+	if (r->kind == RESULT_KIND_COMPARE) {
+		/* "compare:A=URL,B=@PLAN": the variants as given */
+		size_t l = (size_t)snprintf(out, cap, "compare:");
+		const json_t *vars = rr_arr(r->root, "variants");
+		for (size_t i = 0; vars && i < json_array_size(vars) && l < cap; i++) {
+			const json_t *v = json_array_get(vars, i);
+			const char *name = rr_str(v, "name"), *t = rr_str(v, "target");
+			l += (size_t)snprintf(out + l, cap - l, "%s%s=%s", i ? "," : "",
+					      name ? name : "?", t ? t : "?");
+		}
+		return;
+	}
 	const char *mode = rr_str(r->root, "mode");
 	const char *url = rr_str(plan, "url");
 	if (mode && !strcmp(mode, "self_contained")) {

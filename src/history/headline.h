@@ -25,7 +25,9 @@ enum headline_metric {
 struct history_headline {
 	const char *kind, *started_at, *mode;
 	const char *pacer_version, *pacer_commit;
-	char target[512];  /* the URL, or self-contained:PLAN[/path] (ports change) */
+	char target[512];  /* the URL (URL@HOST:PORT with --connect-to), or
+			    * self-contained:PLAN[/path] (ports change), or a
+			    * compare's compare:NAME=TARGET,... (cut to fit) */
 	const char *scenario;
 	const char *table_hash; /* plan.table.sha256, else plan.workload.sha256 */
 	const char *hostname, *cpu_model, *kernel, *arch;

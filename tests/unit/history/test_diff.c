@@ -85,9 +85,10 @@ static void test_headline_of_each_kind(void **state)
 	assert_string_equal(h.target, "self-contained:hello/x");
 	result_free(&r);
 
-	/* compare: the first variant's medians */
+	/* compare: the first variant's medians; the variants as the target */
 	load(fx_compare(), &r);
 	history_headline_of(&r, &h);
+	assert_string_equal(h.target, "compare:a=@hello,b=@hello");
 	assert_true(h.v[HM_ACHIEVED] == 100);
 	assert_true(h.v[HM_P50] == 10);
 	result_free(&r);
