@@ -48,8 +48,11 @@ static void value_text(const json_t *o, const char *path, char *out, size_t cap)
 		snprintf(out, cap, "%.17g", json_number_value(v));
 	else if (json_is_boolean(v))
 		snprintf(out, cap, "%s", json_is_true(v) ? "true" : "false");
-	else
-		snprintf(out, cap, "(%s)", json_is_array(v) ? "array" : "object");
+	else {
+		char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+		snprintf(out, cap, "%s", s ? s : "?");
+		free(s);
+	}
 }
 
 static bool differs(struct diff_result *d, const char *field, const char *a, const char *b)
@@ -93,8 +96,11 @@ static void comparability(const struct loaded_result *a, const struct loaded_res
 			   hb->table_hash ? hb->table_hash : "none")) {
 		return;
 	}
-	static const char *const workload[] = {"loop",      "rate_per_s",  "arrival", "connections",
-					       "concurrency", "method",   "body_bytes", "threads"};
+	/* a ramp's steps, SLO and step length too: another SLO is another capacity */
+	static const char *const workload[] = {
+		"loop",       "rate_per_s", "arrival",    "connections",    "concurrency",
+		"method",     "body_bytes", "threads",    "steps_per_s",    "slo",
+		"step_duration_s"};
 	for (size_t i = 0; i < sizeof workload / sizeof workload[0]; i++) {
 		/* a closed loop has no rate; an open loop's concurrency is unused */
 		if (!strcmp(workload[i], "concurrency") && rr_str(pa, "loop") &&
@@ -252,7 +258,7 @@ static void one_row(struct diff_row *row, const struct side *a, const struct sid
 	bool beyond = isfinite(row->ratio) && fabs(row->ratio - 1) > noise;
 
 	const char *rf = rep_field(m);
-	static double va[SUMMARY_MAX_N], vb[SUMMARY_MAX_N];
+	double va[SUMMARY_MAX_N], vb[SUMMARY_MAX_N];
 	size_t na = rf ? rep_values(a->reps, rf, va) : 0, nb = rf ? rep_values(b->reps, rf, vb) : 0;
 	if (na >= 2 && nb >= 2) {
 		struct ratio_ci ci;

@@ -18,8 +18,9 @@
  *     alone (the method says so).
  * Two results are comparable when they share kind, request-table hash,
  * workload (loop, rate, arrival, connections, concurrency, method, body
- * size, threads, mode), hardware (CPU model, cores, arch) and pacer's major
- * version; otherwise diff_result names the first field that differs. */
+ * size, threads, mode; a ramp's steps, SLO and step length), hardware (CPU
+ * model, cores, arch) and pacer's major version; otherwise diff_result
+ * names the first field that differs. */
 #ifndef PACER_HISTORY_DIFF_H
 #define PACER_HISTORY_DIFF_H
 

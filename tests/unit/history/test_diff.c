@@ -252,6 +252,26 @@ static void test_not_comparable_names_the_field(void **state)
 	assert_false(d.comparable);
 	assert_string_equal(d.field, "kind");
 	result_free(&b);
+
+	/* two ramps of another SLO: another capacity */
+	struct loaded_result ra, rb;
+	load(fx_ramp(), &ra);
+	j = fx_ramp();
+	json_object_set_new(json_object_get(j, "plan"), "slo", json_string("p99<20ms"));
+	load(j, &rb);
+	diff_results(&ra, &rb, 0.05, &d);
+	assert_false(d.comparable);
+	assert_string_equal(d.field, "plan.slo");
+	result_free(&rb);
+	j = fx_ramp();
+	json_array_append_new(json_object_get(json_object_get(j, "plan"), "steps_per_s"),
+			      json_real(2000));
+	load(j, &rb);
+	diff_results(&ra, &rb, 0.05, &d);
+	assert_false(d.comparable);
+	assert_string_equal(d.field, "plan.steps_per_s");
+	result_free(&rb);
+	result_free(&ra);
 	result_free(&a);
 }
 
