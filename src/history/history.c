@@ -141,13 +141,75 @@ static int migrate(struct history_db *h, unsigned to, char *err, size_t errlen)
 	return 0;
 }
 
-/* Whether the database has no schema at all (a new, empty file). */
-static int is_empty(struct history_db *h, bool *empty, char *err, size_t errlen)
+/* The header's application_id and user_version and whether the schema is
+ * empty (a new file), read in one statement: one snapshot, so a creator
+ * committing in between cannot show a schema without its id. */
+static int read_header(struct history_db *h, long long *app, long long *ver, bool *empty,
+		       char *err, size_t errlen)
 {
-	long long n = 0;
-	int rc = pragma_int(h, "SELECT count(*) FROM sqlite_master", &n, err, errlen);
-	*empty = n == 0;
-	return rc;
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(h->db,
+				    "SELECT (SELECT application_id FROM pragma_application_id()), "
+				    "(SELECT user_version FROM pragma_user_version()), "
+				    "(SELECT count(*) FROM sqlite_master)",
+				    -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sql_fail(h, rc, "reading its header", err, errlen);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*app = sqlite3_column_int64(st, 0);
+		*ver = sqlite3_column_int64(st, 1);
+		*empty = sqlite3_column_int64(st, 2) == 0;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return sql_fail(h, rc, "reading its header", err, errlen);
+	return 0;
+}
+
+/* The journal mode, read fresh. */
+static int journal_mode(struct history_db *h, char *mode, size_t cap, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(h->db, "PRAGMA journal_mode", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sql_fail(h, rc, "reading its journal mode", err, errlen);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		snprintf(mode, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return sql_fail(h, rc, "reading its journal mode", err, errlen);
+	return 0;
+}
+
+/* WAL mode. Turning it on takes an exclusive lock, which a connection of
+ * another process that already has the file open in WAL mode blocks for as
+ * long as it stays open (a run's whole length): so the change is tried with
+ * short waits, and done when the mode reads "wal", whoever set it. */
+static int ensure_wal(struct history_db *h, unsigned busy_ms, char *err, size_t errlen)
+{
+	for (unsigned waited = 0;; waited += 50) {
+		/* a read first: it finds a WAL another process turned on since */
+		long long app, ver;
+		bool empty;
+		int rc = read_header(h, &app, &ver, &empty, err, errlen);
+		char mode[16] = "";
+		if (!rc)
+			rc = journal_mode(h, mode, sizeof mode, err, errlen);
+		if (rc)
+			return rc;
+		if (!strcmp(mode, "wal"))
+			return 0;
+		if (waited >= busy_ms)
+			break;
+		sqlite3_busy_timeout(h->db, 50);
+		rc = sqlite3_exec(h->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+		sqlite3_busy_timeout(h->db, (int)busy_ms);
+		if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+			return sql_fail(h, rc, "setting WAL mode", err, errlen);
+	}
+	return sql_fail(h, SQLITE_BUSY, "setting WAL mode", err, errlen);
 }
 
 int history_open(struct history_db **out, const char *path, const struct history_open_opts *opts,
@@ -179,16 +241,13 @@ int history_open(struct history_db **out, const char *path, const struct history
 		history_close(h);
 		return rc;
 	}
-	sqlite3_busy_timeout(h->db, (int)(o.busy_ms ? o.busy_ms : HISTORY_BUSY_MS));
+	unsigned busy_ms = o.busy_ms ? o.busy_ms : HISTORY_BUSY_MS;
+	sqlite3_busy_timeout(h->db, (int)busy_ms);
 	char waited[32];
-	snprintf(waited, sizeof waited, "%u ms", o.busy_ms ? o.busy_ms : HISTORY_BUSY_MS);
+	snprintf(waited, sizeof waited, "%u ms", busy_ms);
 	long long app = 0, ver = 0;
 	bool empty = false;
-	rc = pragma_int(h, "PRAGMA application_id", &app, err, errlen);
-	if (!rc)
-		rc = pragma_int(h, "PRAGMA user_version", &ver, err, errlen);
-	if (!rc)
-		rc = is_empty(h, &empty, err, errlen);
+	rc = read_header(h, &app, &ver, &empty, err, errlen);
 	if (rc == -EBUSY)
 		set_err(err, errlen, "%s: database is locked by another process (waited %s)", path,
 			waited);
@@ -223,7 +282,7 @@ int history_open(struct history_db **out, const char *path, const struct history
 		*out = h;
 		return 0;
 	}
-	rc = exec(h, "PRAGMA journal_mode=WAL", "setting WAL mode", err, errlen);
+	rc = ensure_wal(h, busy_ms, err, errlen);
 	if (!rc)
 		rc = exec(h, "PRAGMA synchronous=FULL", "setting synchronous", err, errlen);
 	if (!rc && h->version < want)

@@ -386,6 +386,65 @@ static void test_two_processes_both_land(void **state)
 	integrity_ok();
 }
 
+/* Child: wait for the parent's go (a byte on fd), open the history, keep it
+ * open for hold_ms (as a run does), add one result, exit 0 (1 on failure). */
+static void opener(int fd, unsigned hold_ms)
+{
+	char c;
+	if (read(fd, &c, 1) != 1)
+		_exit(1);
+	struct history_db *h;
+	char err[256];
+	struct history_open_opts o = {.busy_ms = 2000};
+	if (history_open(&h, path, &o, err, sizeof err)) {
+		fprintf(stderr, "opener: %s\n", err);
+		_exit(1);
+	}
+	struct timespec d = {0, (long)hold_ms * 1000000L};
+	nanosleep(&d, NULL);
+	char *t = result_text(1000, "http://o/");
+	struct history_meta m = {.command = "run", .recorded_ms = 1};
+	int rc = history_add(h, &m, t, strlen(t), NULL, err, sizeof err);
+	free(t);
+	history_close(h);
+	_exit(rc ? 1 : 0);
+}
+
+/* Two runs started at once on a history that does not exist yet: both
+ * create-or-open it (schema, WAL) while the other holds it open. */
+static void test_two_processes_create_it_at_once(void **state)
+{
+	(void)state;
+	for (int round = 0; round < 8; round++) {
+		unlink(path);
+		char side[160];
+		snprintf(side, sizeof side, "%s-wal", path);
+		unlink(side);
+		snprintf(side, sizeof side, "%s-shm", path);
+		unlink(side);
+		int p[2];
+		assert_int_equal(pipe(p), 0);
+		pid_t k[2];
+		for (int i = 0; i < 2; i++) {
+			k[i] = fork();
+			if (k[i] == 0) {
+				close(p[1]);
+				opener(p[0], 300);
+			}
+		}
+		close(p[0]);
+		assert_int_equal(write(p[1], "go", 2), 2);
+		close(p[1]);
+		for (int i = 0; i < 2; i++) {
+			int s;
+			assert_int_equal(waitpid(k[i], &s, 0), k[i]);
+			assert_true(WIFEXITED(s) && WEXITSTATUS(s) == 0);
+		}
+		assert_int_equal(sql_int("SELECT count(*) FROM runs"), 2);
+		assert_int_equal(sql_int("PRAGMA application_id"), HISTORY_APP_ID);
+	}
+}
+
 static void test_kill_mid_write_leaves_it_consistent(void **state)
 {
 	(void)state;
@@ -430,6 +489,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_list_filters_newest_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locked_past_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_processes_both_land, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_processes_create_it_at_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kill_mid_write_leaves_it_consistent, setup,
 						teardown),
 	};
