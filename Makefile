@@ -34,7 +34,7 @@ WARN := -Wall -Wextra -Wshadow -Wpedantic -Werror -Wno-error=unused-function
 CPPFLAGS += -Isrc -D_GNU_SOURCE -DPACER_VERSION=\"$(VERSION)\" -DPACER_COMMIT=\"$(COMMIT)\"
 CFLAGS += -std=c17 $(OPT) -g $(WARN) -pthread $(SANFLAGS) -MMD -MP
 LDFLAGS += -pthread $(SANFLAGS)
-LDLIBS += $(shell pkg-config --libs yaml-0.1 jansson libssl libcrypto zlib 2>/dev/null || echo -lyaml -ljansson -lssl -lcrypto -lz) -lm
+LDLIBS += $(shell pkg-config --libs yaml-0.1 jansson libssl libcrypto zlib sqlite3 2>/dev/null || echo -lyaml -ljansson -lssl -lcrypto -lz -lsqlite3) -lm
 
 CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
@@ -97,7 +97,7 @@ $(BUILD)/tests/fuzz/%-replay: tests/fuzz/%.c tests/fuzz/replay_main.c $(TEST_HDR
 # Man pages and the bash completion are rendered by pacer itself from the
 # option tables its --help prints (pacer --dump-man, --dump-completion), so
 # they cannot drift from it.
-COMMANDS := run ramp bench compare serve demo table import report merge k8s
+COMMANDS := run ramp bench compare serve demo table import report merge k8s history diff
 GEN := $(BUILD)/gen
 MAN_PAGES := $(GEN)/pacer.1 $(COMMANDS:%=$(GEN)/pacer-%.1)
 COMPLETION := $(GEN)/pacer.bash

@@ -28,6 +28,8 @@ have_cmd prometheus || need+=(prometheus)
 have_cmd clang || need+=(clang)
 have_cmd valgrind || need+=(valgrind)
 have_hdr zlib.h || need+=(zlib1g-dev)
+# the run history (pacer --history, pacer history, pacer diff)
+have_hdr sqlite3.h || need+=(libsqlite3-dev)
 have_cmd openssl || need+=(openssl)
 # pacer k8s: the manifests are checked against Kubernetes' own Python models.
 /usr/bin/python3 -c 'import kubernetes' 2>/dev/null || need+=(python3-kubernetes)

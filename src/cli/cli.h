@@ -4,7 +4,8 @@
 
 enum {
 	EXIT_OK = 0,
-	EXIT_SLO_FAILED = 1,   /* ramp: the SLO failed before the required rate */
+	EXIT_SLO_FAILED = 1,   /* ramp: the SLO failed before the required rate; run --slo:
+	                        * the SLO failed; diff: a --fail-on rule fired */
 	EXIT_USAGE = 2,        /* bad options, URL, unreachable target */
 	EXIT_RUNTIME = 3,      /* pacer itself failed (memory, output file) */
 	EXIT_GENERATOR_LIMITED = 4, /* results written, but the generator, not the target,
@@ -35,6 +36,10 @@ int cmd_merge(int argc, char **argv);
 /* pacer k8s SCENARIO.yaml --segments N --image IMAGE (docs/distributed.md): prints the
  * manifests; argv[0] is "k8s". */
 int cmd_k8s(int argc, char **argv);
+/* pacer history FILE.db [show|export ID] (docs/history.md); argv[0] is "history". */
+int cmd_history(int argc, char **argv);
+/* pacer diff OLD NEW [--fail-on RULES] (docs/history.md); argv[0] is "diff". */
+int cmd_diff(int argc, char **argv);
 
 /* The User-Agent pacer sends unless -H User-Agent: is given; part of every
  * request's wire bytes, so of a request table's hash too. */

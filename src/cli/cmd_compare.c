@@ -16,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "cli/help.h"
+#include "cli/history_io.h"
 #include "cli/options.h"
 #include "cli/opts.h"
 #include "cli/report_io.h"
@@ -415,6 +416,8 @@ int cmd_compare(int argc, char **argv)
 		ret = cli_setup_exit_code(&setup, ret, out.v[i].limited_reps > 0);
 	if ((plan.out_path || setup.report_dir) &&
 	    cli_result_emit("compare", json_of, &cr, plan.out_path, setup.report_dir))
+		ret = EXIT_RUNTIME;
+	if (cli_history_record(&setup, plan.quiet, json_of, &cr))
 		ret = EXIT_RUNTIME;
 out:
 	runner_result_free(&out);

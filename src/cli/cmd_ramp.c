@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/help.h"
+#include "cli/history_io.h"
 #include "cli/options.h"
 #include "cli/opts.h"
 #include "cli/report_io.h"
@@ -186,6 +187,8 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 		ret = cli_setup_exit_code(&setup, ret, out.v[0].limited_reps > 0);
 	if ((plan->out_path || setup.report_dir) &&
 	    cli_result_emit("ramp", json_of, &rr, plan->out_path, setup.report_dir))
+		ret = EXIT_RUNTIME;
+	if (cli_history_record(&setup, plan->quiet, json_of, &rr))
 		ret = EXIT_RUNTIME;
 out:
 	runner_result_free(&out);

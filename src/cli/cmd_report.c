@@ -2,12 +2,16 @@
  * terminal summary, CSV, or HdrHistogram .hgrm / .hlog (docs/report.md);
  * or, with --report-dir, all of them into a folder. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/history_io.h"
 #include "cli/opts.h"
 #include "cli/help.h"
+#include "history/headline.h"
+#include "history/history.h"
 #include "cli/report_io.h"
 #include "report/render.h"
 #include "util/afile.h"
@@ -23,9 +27,10 @@ static const struct cli_help cli_help_report = {
 	.name = "report",
 	.summary = "render a saved result: Markdown, HTML, text, CSV, hgrm, hlog",
 	.synopsis = "pacer report RESULT.json [--format md|html|text|csv|hgrm|hlog] [-o FILE]\n"
-		    "pacer report RESULT.json --report-dir DIR",
-	.description = "Renders a saved result of pacer run, ramp or compare (--out FILE). The "
-		       "same result always gives the same report.",
+		    "pacer report RESULT.json --report-dir DIR\n"
+		    "pacer report HISTORY.db:ID ...   (a run of a history; :last, :prev)",
+	.description = "Renders a saved result of pacer run, ramp or compare (--out FILE, "
+		       "--history). The same result always gives the same report.",
 	.examples = report_examples,
 	.n_examples = sizeof report_examples / sizeof report_examples[0],
 	.exits = cli_exits_plain,
@@ -38,11 +43,76 @@ static void usage(FILE *f, struct opt *tab, size_t n)
 	cli_help_print(f, &cli_help_report, tab, n);
 }
 
+/* --history: the runs of the reported result's benchmark (same kind and
+ * target), oldest first, the newest REPORT_TREND_MAX_POINTS kept. */
+struct trend_ctx {
+	struct history_headline ref;
+	int metrics[REPORT_TREND_MAX_METRICS];
+	size_t n_metrics;
+	struct report_trend_point pts[REPORT_TREND_MAX_POINTS];
+	size_t n;
+};
+
+static int trend_row(void *arg, const struct history_row *row)
+{
+	struct trend_ctx *t = arg;
+	if (t->n == REPORT_TREND_MAX_POINTS) {
+		memmove(t->pts, t->pts + 1, sizeof t->pts[0] * (REPORT_TREND_MAX_POINTS - 1));
+		t->n--;
+	}
+	struct report_trend_point *p = &t->pts[t->n++];
+	const struct history_headline *h = &row->h;
+	p->id = (double)row->id;
+	for (size_t m = 0; m < t->n_metrics; m++)
+		p->v[m] = h->v[t->metrics[m]];
+	/* self-contained: the loopback port is in the hash; the target (equal
+	 * here) names the plan instead */
+	bool sc = !strncmp(h->target, "self-contained:", 15);
+	p->comparable = (sc || !strcmp(h->table_hash, t->ref.table_hash ? t->ref.table_hash : "")) &&
+			!strcmp(h->cpu_model, t->ref.cpu_model) && !strcmp(h->arch, t->ref.arch) &&
+			(h->cores == t->ref.cores || (isnan(h->cores) && isnan(t->ref.cores)));
+	return 0;
+}
+
+static const char *trend_label(int m)
+{
+	static const char *const labels[HM_COUNT] = {
+		"achieved (req/s)", "p50 (us)", "p90 (us)", "p99 (us)", "p99.9 (us)",
+		"errors (%)", "capacity (req/s)", "target CPU (ms/request)", "USD per million requests"};
+	return m >= 0 && m < HM_COUNT ? labels[m] : "?";
+}
+
+/* --trend LIST into t->metrics. 0, or EXIT_USAGE after one line. */
+static int trend_metrics(const char *list, struct trend_ctx *t)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", list);
+	t->n_metrics = 0;
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		int m = headline_metric_parse(tok);
+		if (m < 0 || t->n_metrics == REPORT_TREND_MAX_METRICS) {
+			fprintf(stderr,
+				m < 0 ? "pacer report: --trend '%s': expected up to 4 of achieved, p50, "
+					"p90, p99, p99.9, errors, capacity, cpu, cost\n"
+				      : "pacer report: --trend '%s': at most 4 metrics\n",
+				list);
+			return EXIT_USAGE;
+		}
+		t->metrics[t->n_metrics++] = m;
+	}
+	if (!t->n_metrics) {
+		fprintf(stderr, "pacer report: --trend: no metric\n");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* Usage-type failures (bad input) exit 2; failing to write exits 3. */
 static int exit_for(int rc)
 {
 	if (rc == PACER_EPARSE || rc == PACER_EUNSUPPORTED || rc == PACER_ETOOBIG || rc == -ENOENT ||
-	    rc == -EACCES || rc == -EISDIR || rc == -EINVAL)
+	    rc == -EACCES || rc == -EISDIR || rc == -EINVAL || rc == -EBUSY)
 		return EXIT_USAGE;
 	return EXIT_RUNTIME;
 }
@@ -50,16 +120,19 @@ static int exit_for(int rc)
 int cmd_report(int argc, char **argv)
 {
 	const char *format = "md", *out = NULL, *timing = "latency", *dir = NULL;
+	const char *history = NULL, *trend_list = NULL;
 	uint32_t step = 0;
 	bool help = false;
 	const char *rows = NULL;
 	struct opt tab[] = {
 		{0, "format", OPT_STR, &format, "md|html|text|csv|hgrm|hlog", "md", "output format", false},
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
+		{0, "history", OPT_STR, &history, "FILE.db", NULL, "md, html: add a trend chart of the result's benchmark over this run history", false},
 		{'o', "out", OPT_STR, &out, "FILE", "stdout", "write here, atomically (- is stdout)", false},
 		{0, "rows", OPT_STR, &rows, "kind|summary", "kind", "csv: the rows of the kind (run: per second, ramp: per step) or a summary row per phase/step, request name and repetition", false},
 		{0, "report-dir", OPT_STR, &dir, "DIR", NULL, "write every format and the charts into DIR instead", false},
 		{0, "step", OPT_U32, &step, "N", "highest passing", "ramp, hgrm/hlog: this step (1-based); hlog default: every step", false},
+		{0, "trend", OPT_STR, &trend_list, "METRICS", "p50,p99", "--history: the metrics charted (up to 4)", false},
 		{0, "timing", OPT_STR, &timing, "NAME", "latency", "hgrm/hlog: latency, service_time, ttfb, connect_time, send_lag, loop_lag or server_time", false},
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
@@ -117,14 +190,44 @@ int cmd_report(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 
+	static struct trend_ctx tc;
+	memset(&tc, 0, sizeof tc);
+	if (trend_list && !history) {
+		fprintf(stderr, "pacer report: --trend needs --history FILE.db\n");
+		return EXIT_USAGE;
+	}
+	if (history && trend_metrics(trend_list ? trend_list : "p50,p99", &tc))
+		return EXIT_USAGE;
 	struct loaded_result res;
-	rc = cli_result_load(&res, pos[0], err, sizeof err);
+	rc = cli_result_load_src(&res, pos[0], err, sizeof err);
 	if (rc) {
 		fprintf(stderr, "pacer report: %s\n", err);
 		return exit_for(rc);
 	}
+	struct report_trend trend = {.source = history, .n_metrics = tc.n_metrics, .pts = tc.pts};
+	if (history) {
+		history_headline_of(&res, &tc.ref);
+		struct history_db *h;
+		struct history_open_opts ro = {.read_only = true};
+		rc = history_open(&h, history, &ro, err, sizeof err);
+		struct history_filter f = {.target = tc.ref.target, .kind = tc.ref.kind,
+					   .oldest_first = true};
+		if (!rc) {
+			rc = history_list(h, &f, trend_row, &tc, err, sizeof err);
+			history_close(h);
+		}
+		if (rc) {
+			fprintf(stderr, "pacer report: --history %s\n", err);
+			result_free(&res);
+			return exit_for(rc);
+		}
+		for (size_t m = 0; m < tc.n_metrics; m++)
+			trend.metrics[m] = trend_label(tc.metrics[m]);
+		trend.n = tc.n;
+	}
 	if (dir) {
-		rc = cli_report_folder_write(&res, dir, err, sizeof err);
+		rc = cli_report_folder_write_trend(&res, history ? &trend : NULL, dir, err,
+						   sizeof err);
 		result_free(&res);
 		if (rc) {
 			fprintf(stderr, "pacer report: %s\n", err);
@@ -137,6 +240,7 @@ int cmd_report(int argc, char **argv)
 	o.timing = timing;
 	o.step = step;
 	o.csv_summary = csv_summary;
+	o.trend = history ? &trend : NULL;
 	struct afile af;
 	const char *path = out ? out : "-";
 	rc = afile_open(&af, path);

@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/help.h"
+#include "cli/history_io.h"
 #include "cli/options.h"
 #include "cli/opts.h"
 #include "cli/report_io.h"
@@ -18,9 +19,11 @@
 #include "target/plan.h"
 #include "engine/engine.h"
 #include "net/sock.h"
+#include "plan/inspect.h"
 #include "plan/plan.h"
 #include "plan/inspect.h"
 #include "plan/slo.h"
+#include "result/verdict.h"
 #include "report/report.h"
 #include "result/ramp.h"
 #include "result/verdict.h"
@@ -105,6 +108,11 @@ static int write_outputs(const struct report_ctx *ctx, const char *report_dir, c
 		}
 	}
 	return 0;
+}
+
+static int run_json(FILE *f, const void *ctx)
+{
+	return report_json(f, ctx);
 }
 
 /* --repeat N: a row per measurement. */
@@ -275,7 +283,8 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	ret = res->interrupted ? EXIT_INTERRUPTED
 	      : cli_setup_exit_code(&setup, slo_expr && !verdict.pass ? EXIT_SLO_FAILED : EXIT_OK,
 				    gv.flagged);
-	if (sret || write_outputs(&ctx, setup.report_dir, json, json_len))
+	if (sret || write_outputs(&ctx, setup.report_dir, json, json_len) ||
+	    cli_history_record(&setup, plan.quiet, run_json, &ctx))
 		ret = EXIT_RUNTIME;
 	free(json);
 out:

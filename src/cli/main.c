@@ -27,6 +27,8 @@ static const struct command commands[] = {
 	{"report", "FILE", "render a saved result: Markdown, HTML, text, CSV, hgrm, hlog", cmd_report},
 	{"merge", "FILES", "merge the results of the segments of one plan (--segment K/N)", cmd_merge},
 	{"k8s", "FILE", "Kubernetes manifests running a scenario as N segments", cmd_k8s},
+	{"history", "FILE.db", "the runs kept in a history: list, show, export, trends", cmd_history},
+	{"diff", "OLD NEW", "two saved results side by side: changes beyond noise, a CI gate", cmd_diff},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

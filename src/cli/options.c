@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/history_io.h"
 #include "cli/report_io.h"
 #include "metrics/server.h"
 #include "plan/inspect.h"
@@ -147,6 +148,8 @@ int cli_options_apply(struct cli_setup *s, struct run_plan *p, const struct opt 
 		return EXIT_USAGE;
 	}
 	if (cli_setup_rules(s, p))
+		return EXIT_USAGE;
+	if (cli_history_prepare(s))
 		return EXIT_USAGE;
 	if (cli_report_dir_prepare(s->cmd, s->report_dir, &p->out_path, s->report_json,
 				   sizeof s->report_json))

@@ -31,6 +31,8 @@
 	 "after each measured phase, wait this long for responses", false},                        \
 	{'H', "header", OPT_STRLIST, &(s).headers, "'Name: value'", NULL,                          \
 	 "extra request header (repeatable)", false},                                              \
+	{0, "history", OPT_STR, &(s).history, "FILE.db", "$PACER_HISTORY",                         \
+	 "also record the result in this run history (SQLite; docs/history.md)", false},           \
 	{0, "max-body", OPT_STR, &(s).max_body, "SIZE", "1MiB", "largest request body in a table", \
 	 false},                                                                                   \
 	{'X', "method", OPT_STR, &(p).method, "M", "GET", "request method (POST when a body is given)", \
@@ -137,7 +139,9 @@ int cli_parse_order(const char *cmd, const char *order, struct run_plan *plan);
 /* After option parsing: what the shared options mean for the plan (the
  * drain's default, arrival, order, headers, rules, outcomes, probes' and
  * cost options, the report folder). Call before the command's own checks
- * that need the outcome names (SLOs). 0, or EXIT_USAGE after one line. */
+ * that need the outcome names (SLOs). --history (else a non-empty
+ * PACER_HISTORY) is opened here, created and migrated, so a bad database
+ * fails before any load (s->history_db). 0, or EXIT_USAGE after one line. */
 int cli_options_apply(struct cli_setup *s, struct run_plan *p, const struct opt *tab, size_t n);
 
 #endif

@@ -95,6 +95,12 @@ static int write_one(const struct report_dir *d, size_t i, const char *dir, char
 int cli_report_folder_write(const struct loaded_result *r, const char *dir, char *err,
 			    size_t errlen)
 {
+	return cli_report_folder_write_trend(r, NULL, dir, err, errlen);
+}
+
+int cli_report_folder_write_trend(const struct loaded_result *r, const struct report_trend *trend,
+				  const char *dir, char *err, size_t errlen)
+{
 	char scratch[8];
 	if (!err || !errlen) {
 		err = scratch;
@@ -112,7 +118,7 @@ int cli_report_folder_write(const struct loaded_result *r, const char *dir, char
 		return rc;
 	}
 	struct report_dir *d;
-	rc = report_dir_open(&d, r, err, errlen);
+	rc = report_dir_open_trend(&d, r, trend, err, errlen);
 	for (size_t i = 0; rc == 0 && i < report_dir_count(d); i++)
 		rc = write_one(d, i, dir, err, errlen);
 	report_dir_free(d);

@@ -32,6 +32,10 @@ int cli_report_folder_write(const struct loaded_result *r, const char *dir, char
  * same text (report/txt.c is the one terminal renderer). cmd names the
  * subcommand in the message. 0, or EXIT_RUNTIME after printing one line. */
 int cli_summary_print(const char *cmd, const char *json, size_t len, FILE *out);
+/* The same with a trend chart (NULL: none; report/render.h). */
+struct report_trend;
+int cli_report_folder_write_trend(const struct loaded_result *r, const struct report_trend *trend,
+				  const char *dir, char *err, size_t errlen);
 
 /* cli_result_load of result_path, then cli_report_folder_write. */
 int cli_report_folder_write_from(const char *result_path, const char *dir, char *err,

@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "cli/setup_int.h"
+#include "history/history.h"
 #include "http/req.h"
 #include "net/sock.h"
 #include "net/tls.h"
@@ -242,6 +243,8 @@ void cli_setup_release(struct cli_setup *s)
 {
 	probe_stop(s->probe);
 	s->probe = NULL;
+	history_close(s->history_db);
+	s->history_db = NULL;
 	opt_list_free(&s->cost_args);
 	opt_list_free(&s->headers);
 	inspect_free(&s->inspect);

@@ -27,6 +27,7 @@ struct table;
 struct table_wire;
 struct tls_ctx;
 struct tls_identity;
+struct history_db;
 
 struct cli_setup {
 	/* inputs (set by the caller before cli_setup_build; they all stand
@@ -67,6 +68,7 @@ struct cli_setup {
 	const char *metrics_listen; /* --metrics-listen ADDR:PORT (NULL: no metrics endpoint) */
 	bool metrics_listen_any;    /* --metrics-listen-any: a non-loopback address is allowed */
 	struct net_addr metrics_addr; /* --metrics-listen parsed (cli_options_apply) */
+	const char *history;        /* --history FILE.db (or PACER_HISTORY), NULL: none */
 
 	/* outputs */
 	struct net_addr addr;       /* one host */
@@ -92,6 +94,7 @@ struct cli_setup {
 	struct cost_profiles costs; /* --cost-profile, or the illustrative defaults */
 	struct probe *probe;        /* target resource sampler, when there is a target to probe */
 	struct plan_workload workload; /* the requests as encoded; plan->workload points here */
+	struct history_db *history_db; /* --history, opened by cli_options_apply (owned) */
 };
 
 /* Complete the plan before it is validated: parse the URL (or start the

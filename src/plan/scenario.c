@@ -27,7 +27,8 @@ struct key {
  * handled apart). */
 #define LOAD_KEYS                                                                                 \
 	{"arrival", 0}, {"bodies", 0}, {"body", 0}, {"by-name", 1}, {"connections", 0},            \
-	{"drain", 0}, {"max-body", 0}, {"method", 0}, {"order", 0}, {"out", 0}, {"quiet", 1},      \
+	{"drain", 0}, {"history", 0}, {"max-body", 0}, {"method", 0}, {"order", 0}, {"out", 0},    \
+	{"quiet", 1},                                                                              \
 	{"report-dir", 0}, {"requests-file", 0}, {"requests-format", 0}, {"seed", 0}, {"spin", 0}, \
 	{"precise", 1}, {"send-window", 0}, {"target-threads", 0}, {"threads", 0}, {"timeout", 0}, {"success", 0}, {"server-time", 0}, \
 	{"inspect-body", 0}, {"target-pid", 0}, {"target-children", 1}, {"target-cgroup", 0},      \
@@ -43,7 +44,7 @@ struct key {
 
 static const struct key run_keys[] = {
 	{"concurrency", 0}, {"duration", 0}, {"hgrm", 0}, {"rate", 0}, {"repeat", 0},
-	{"requests", 0}, {"warmup", 0}, LOAD_KEYS, {NULL, 0},
+	{"requests", 0}, {"slo", 0}, {"warmup", 0}, LOAD_KEYS, {NULL, 0},
 };
 static const struct key ramp_keys[] = {
 	{"repeat", 0}, RAMP_KEYS, LOAD_KEYS, {NULL, 0},

@@ -154,6 +154,15 @@ int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, 
 	case RESULT_KIND_COMPARE: content_results_compare(&c); break;
 	}
 	content_cost(&c);
+	const struct chart *trend = charts_find(cs, "trend");
+	if (trend) {
+		doc_heading(d, 2, "trend", "Trend");
+		doc_para(d, false,
+			 "The same benchmark over the runs of its history (pacer report --history): "
+			 "runs with the same request table and hardware as this one in one series, "
+			 "the others apart, as they are not comparable with it.");
+		doc_chart(d, trend->name, trend->title);
+	}
 	content_meaning(&c);
 	return d->oom ? -ENOMEM : 0;
 }

@@ -47,6 +47,8 @@ static int doc_format(const struct loaded_result *r, enum report_format fmt,
 		rc = charts_build(r, &cs);
 	else
 		memset(&cs, 0, sizeof cs);
+	if (!rc && charts && o->trend)
+		rc = charts_add_trend(&cs, o->trend);
 	if (!rc)
 		rc = report_doc_build(r, &cs, &d);
 	if (rc) {
@@ -126,6 +128,7 @@ struct report_dir_file {
 struct report_dir {
 	const struct loaded_result *r;
 	struct chart_set cs;
+	const struct report_trend *trend; /* borrowed; NULL: none */
 	struct report_dir_file f[REPORT_DIR_MAX_FILES];
 	size_t n;
 };
@@ -143,6 +146,12 @@ static void dir_add(struct report_dir *d, const char *name, enum report_format f
 int report_dir_open(struct report_dir **out, const struct loaded_result *r, char *err,
 		    size_t errlen)
 {
+	return report_dir_open_trend(out, r, NULL, err, errlen);
+}
+
+int report_dir_open_trend(struct report_dir **out, const struct loaded_result *r,
+			  const struct report_trend *trend, char *err, size_t errlen)
+{
 	char scratch[8];
 	if (!err || !errlen) {
 		err = scratch;
@@ -155,12 +164,15 @@ int report_dir_open(struct report_dir **out, const struct loaded_result *r, char
 		return -EINVAL;
 	}
 	struct report_dir *d = calloc(1, sizeof *d);
-	if (!d || charts_build(r, &d->cs)) {
+	if (!d || charts_build(r, &d->cs) || (trend && charts_add_trend(&d->cs, trend))) {
+		if (d)
+			charts_free(&d->cs);
 		free(d);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	d->r = r;
+	d->trend = trend;
 	for (size_t i = 0; i < d->cs.n; i++) {
 		char name[64];
 		snprintf(name, sizeof name, "chart-%s.svg", d->cs.c[i].name);
@@ -212,6 +224,7 @@ int report_dir_write(const struct report_dir *d, size_t i, FILE *out, char *err,
 	if (f->chart_files)
 		o.chart_prefix = "";
 	o.csv_summary = f->csv_summary;
+	o.trend = d->trend;
 	return report_render_opts(d->r, f->fmt, &o, out, err, errlen);
 }
 

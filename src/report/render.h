@@ -27,6 +27,27 @@ enum report_format {
 int report_format_parse(const char *s, enum report_format *out);
 const char *report_format_name(enum report_format f);
 
+/* A metric over the stored runs of one benchmark (pacer report --history;
+ * the CLI reads them from the run history, docs/history.md), drawn as the
+ * "trend" chart of the HTML and Markdown reports: runs comparable with the
+ * reported one as one series, the others apart. */
+#define REPORT_TREND_MAX_METRICS 4
+#define REPORT_TREND_MAX_POINTS 1000
+
+struct report_trend_point {
+	double id;                            /* the run's id in the history */
+	double v[REPORT_TREND_MAX_METRICS];   /* NaN: the run lacks the figure */
+	bool comparable;                      /* same request table and hardware */
+};
+
+struct report_trend {
+	const char *source;                   /* the history's name, for the caption */
+	const char *metrics[REPORT_TREND_MAX_METRICS]; /* labels ("p99 (us)") */
+	size_t n_metrics;
+	const struct report_trend_point *pts; /* oldest first; borrowed */
+	size_t n;
+};
+
 struct report_options {
 	/* hgrm/hlog: the timing to write: "latency" (default), "service_time",
 	 * "ttfb", "connect_time", "send_lag", "loop_lag", "server_time". */
@@ -43,6 +64,8 @@ struct report_options {
 	 * kind (run: per second; ramp: per step; compare: per variant and
 	 * figure). */
 	bool csv_summary;
+	/* md, html: also a trend chart of these runs (NULL: none); borrowed. */
+	const struct report_trend *trend;
 };
 
 /* Defaults: latency, step 0, no chart files. */
@@ -74,6 +97,10 @@ struct report_dir;
  * *out NULL; -EINVAL when r holds no result. */
 int report_dir_open(struct report_dir **out, const struct loaded_result *r, char *err,
 		    size_t errlen);
+/* The same with a trend chart among the files (and in report.md and
+ * report.html); trend (NULL: none) is borrowed until report_dir_free. */
+int report_dir_open_trend(struct report_dir **out, const struct loaded_result *r,
+			  const struct report_trend *trend, char *err, size_t errlen);
 /* How many files the folder has. */
 size_t report_dir_count(const struct report_dir *d);
 /* The name of file i (i < report_dir_count), owned by d: "report.md". */

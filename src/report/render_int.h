@@ -33,6 +33,9 @@ struct chart_set {
 /* Every chart the result has data for. 0 or -ENOMEM (cs is then empty). */
 int charts_build(const struct loaded_result *r, struct chart_set *cs);
 void charts_free(struct chart_set *cs);
+/* Add the "trend" chart of t (trend_chart.c); nothing when it has no
+ * drawable point or the set is full. 0 or -ENOMEM. */
+int charts_add_trend(struct chart_set *cs, const struct report_trend *t);
 /* The chart of that name, or NULL. */
 const struct chart *charts_find(const struct chart_set *cs, const char *name);
 

@@ -702,10 +702,13 @@ int report_json(FILE *f, const struct report_ctx *c)
 	if (r->n_reps > 1)
 		rj_repetitions(j, r->reps, r->n_reps);
 	if (c->verdict) {
+		static char expr[SLO_FORMAT_MAX]; /* the SLO as pacer reads it (canonical) */
+		if (!c->slo || slo_format(c->slo, expr, sizeof expr) < 0)
+			snprintf(expr, sizeof expr, "%s", c->slo_expr ? c->slo_expr : "");
 		jw_key(j, "slo");
 		jw_obj(j);
 		jw_key(j, "expr");
-		jw_str(j, c->slo_expr ? c->slo_expr : "");
+		jw_str(j, expr);
 		jw_key(j, "pass");
 		jw_bool(j, c->verdict->pass);
 		jw_key(j, "reason");

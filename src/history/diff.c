@@ -1,0 +1,433 @@
+/* pacer — the difference between two saved results (history/diff.h). */
+#include "history/diff.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/hist.h"
+#include "stats/summary.h"
+#include "util/err.h"
+#include "util/text.h"
+
+#define DIFF_RESAMPLES 2000 /* bootstrap resamples, as pacer compare takes */
+#define Z95 1.959964        /* two-sided 95 % of the normal distribution */
+
+const char *diff_method_name(enum diff_method m)
+{
+	switch (m) {
+	case DIFF_BOOTSTRAP:
+		return "bootstrap over repetitions";
+	case DIFF_PCT_CI:
+		return "percentile intervals";
+	case DIFF_ZTEST:
+		return "two-proportion z test";
+	case DIFF_THRESHOLD:
+		return "noise threshold";
+	case DIFF_NONE:
+		break;
+	}
+	return "none";
+}
+
+/* ---- comparability ------------------------------------------------------- */
+
+/* A JSON value at path as text for comparing ("" when absent). */
+static void value_text(const json_t *o, const char *path, char *out, size_t cap)
+{
+	const json_t *v = rr_get(o, path);
+	out[0] = '\0';
+	if (!v || json_is_null(v))
+		snprintf(out, cap, "null");
+	else if (json_is_string(v))
+		snprintf(out, cap, "%s", json_string_value(v));
+	else if (json_is_number(v))
+		snprintf(out, cap, "%.17g", json_number_value(v));
+	else if (json_is_boolean(v))
+		snprintf(out, cap, "%s", json_is_true(v) ? "true" : "false");
+	else {
+		char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+		snprintf(out, cap, "%s", s ? s : "?");
+		free(s);
+	}
+}
+
+static bool differs(struct diff_result *d, const char *field, const char *a, const char *b)
+{
+	if (!strcmp(a, b))
+		return false;
+	d->comparable = false;
+	snprintf(d->field, sizeof d->field, "%s", field);
+	snprintf(d->old_s, sizeof d->old_s, "%s", a);
+	snprintf(d->new_s, sizeof d->new_s, "%s", b);
+	return true;
+}
+
+static void major_of(const char *v, char *out, size_t cap)
+{
+	size_t n = strcspn(v, ".");
+	snprintf(out, cap, "%.*s", (int)n, v);
+}
+
+/* The first field in which a and b differ, into d (comparable otherwise). */
+static void comparability(const struct loaded_result *a, const struct loaded_result *b,
+			  const struct history_headline *ha, const struct history_headline *hb,
+			  struct diff_result *d)
+{
+	d->comparable = true;
+	char x[160], y[160];
+	if (differs(d, "kind", ha->kind, hb->kind))
+		return;
+	const json_t *pa = rr_obj(a->root, "plan"), *pb = rr_obj(b->root, "plan");
+	bool sc = !strcmp(ha->mode, "self_contained") && !strcmp(hb->mode, "self_contained");
+	if (sc && !rr_str(pa, "table.sha256") && !rr_str(pb, "table.sha256")) {
+		/* the embedded target's loopback port is in the Host header, so in
+		 * the wire bytes' hash: compare the plan, path and requests instead */
+		if (differs(d, "target", ha->target, hb->target))
+			return;
+		value_text(pa, "workload.requests", x, sizeof x);
+		value_text(pb, "workload.requests", y, sizeof y);
+		if (differs(d, "plan.workload.requests", x, y))
+			return;
+	} else if (differs(d, "table hash", ha->table_hash ? ha->table_hash : "none",
+			   hb->table_hash ? hb->table_hash : "none")) {
+		return;
+	}
+	/* a ramp's steps, SLO and step length too: another SLO is another capacity */
+	static const char *const workload[] = {
+		"loop",       "rate_per_s", "arrival",    "connections",    "concurrency",
+		"method",     "body_bytes", "threads",    "steps_per_s",    "slo",
+		"step_duration_s"};
+	for (size_t i = 0; i < sizeof workload / sizeof workload[0]; i++) {
+		/* a closed loop has no rate; an open loop's concurrency is unused */
+		if (!strcmp(workload[i], "concurrency") && rr_str(pa, "loop") &&
+		    !strcmp(rr_str(pa, "loop"), "open"))
+			continue;
+		value_text(pa, workload[i], x, sizeof x);
+		value_text(pb, workload[i], y, sizeof y);
+		char name[64];
+		snprintf(name, sizeof name, "plan.%s", workload[i]);
+		if (differs(d, name, x, y))
+			return;
+	}
+	if (differs(d, "mode", ha->mode, hb->mode))
+		return;
+	if (differs(d, "environment.cpu_model", ha->cpu_model, hb->cpu_model) ||
+	    differs(d, "environment.arch", ha->arch, hb->arch))
+		return;
+	value_text(a->root, "environment.cores", x, sizeof x);
+	value_text(b->root, "environment.cores", y, sizeof y);
+	if (differs(d, "environment.cores", x, y))
+		return;
+	major_of(ha->pacer_version, x, sizeof x);
+	major_of(hb->pacer_version, y, sizeof y);
+	differs(d, "pacer major version", x, y);
+}
+
+/* ---- the figures ------------------------------------------------------- */
+
+/* The array of repetitions of a result (run --repeat, compare's first
+ * variant), or NULL. */
+static const json_t *reps_of(const struct loaded_result *r)
+{
+	if (r->kind == RESULT_KIND_COMPARE) {
+		const json_t *vars = rr_arr(r->root, "variants");
+		return vars && json_array_size(vars) ? rr_arr(json_array_get(vars, 0), "repetitions")
+						      : NULL;
+	}
+	return rr_arr(r->root, "repetitions");
+}
+
+static const char *rep_field(enum headline_metric m)
+{
+	switch (m) {
+	case HM_ACHIEVED:
+		return "achieved_per_s";
+	case HM_P50:
+		return "p50_us";
+	case HM_P90:
+		return "p90_us";
+	case HM_P99:
+		return "p99_us";
+	case HM_P999:
+		return "p99_9_us";
+	case HM_CAPACITY:
+		return "capacity_per_s";
+	default:
+		return NULL;
+	}
+}
+
+/* The figure of each repetition into v (at most SUMMARY_MAX_N); count. */
+static size_t rep_values(const json_t *reps, const char *field, double *v)
+{
+	size_t n = 0;
+	for (size_t i = 0; reps && i < json_array_size(reps) && n < SUMMARY_MAX_N; i++) {
+		double x;
+		if (rr_num(json_array_get(reps, i), field, &x))
+			v[n++] = x;
+	}
+	return n;
+}
+
+/* The measured phase whose figures are the headline (run: measure; ramp:
+ * the highest passing step's), or NULL. */
+static const json_t *phase_of(const struct loaded_result *r)
+{
+	if (r->kind == RESULT_KIND_RUN)
+		return rr_obj(r->root, "measure");
+	if (r->kind == RESULT_KIND_RAMP) {
+		double step;
+		const json_t *steps = rr_arr(r->root, "steps");
+		if (rr_num(r->root, "highest_passing.step", &step) && step >= 1 && steps &&
+		    step <= (double)json_array_size(steps))
+			return rr_obj(json_array_get(steps, (size_t)step - 1), "measure");
+	}
+	return NULL;
+}
+
+static double quantile_of(enum headline_metric m)
+{
+	switch (m) {
+	case HM_P50:
+		return 0.5;
+	case HM_P90:
+		return 0.9;
+	case HM_P99:
+		return 0.99;
+	case HM_P999:
+		return 0.999;
+	default:
+		return NAN;
+	}
+}
+
+/* The distribution-free 95 % interval of quantile q of h, in µs. */
+static bool pct_interval(const struct hist *h, double q, double *lo, double *hi)
+{
+	double n = (double)h->total;
+	if (n < 1)
+		return false;
+	double se = sqrt(n * q * (1 - q));
+	double rlo = floor(n * q - Z95 * se), rhi = ceil(n * q + Z95 * se) + 1;
+	if (rlo < 1)
+		rlo = 1;
+	if (rhi > n)
+		rhi = n;
+	*lo = (double)hist_percentile(h, 100.0 * rlo / n) / 1e3;
+	*hi = (double)hist_percentile(h, 100.0 * rhi / n) / 1e3;
+	return true;
+}
+
+/* Errors and requests of a phase for the z test. */
+static bool error_counts(const json_t *ph, double *errors, double *n)
+{
+	return ph && rr_num(ph, "errors.total", errors) &&
+	       (rr_num(ph, "success.of", n) || rr_num(ph, "requests.completed", n)) && *n > 0;
+}
+
+struct side {
+	const struct loaded_result *r;
+	const json_t *reps, *phase;
+	struct hist lat;
+	bool have_lat;
+};
+
+static void side_open(struct side *s, const struct loaded_result *r)
+{
+	memset(s, 0, sizeof *s);
+	s->r = r;
+	s->reps = reps_of(r);
+	s->phase = phase_of(r);
+	char e[128];
+	if (s->phase && rr_timing_hist(rr_obj(s->phase, "latency"), &s->lat, e, sizeof e) == 0)
+		s->have_lat = true;
+}
+
+static void one_row(struct diff_row *row, const struct side *a, const struct side *b, double noise)
+{
+	enum headline_metric m = row->m;
+	row->ratio = row->old_v != 0 ? row->new_v / row->old_v : NAN;
+	row->delta = row->new_v - row->old_v;
+	row->lo = row->hi = NAN;
+	bool higher_better = headline_metric_higher_better(m);
+	row->worse = higher_better ? row->new_v < row->old_v : row->new_v > row->old_v;
+	bool beyond = isfinite(row->ratio) && fabs(row->ratio - 1) > noise;
+
+	const char *rf = rep_field(m);
+	double va[SUMMARY_MAX_N], vb[SUMMARY_MAX_N];
+	size_t na = rf ? rep_values(a->reps, rf, va) : 0, nb = rf ? rep_values(b->reps, rf, vb) : 0;
+	if (na >= 2 && nb >= 2) {
+		struct ratio_ci ci;
+		summary_ratio_ci(va, na, vb, nb, DIFF_RESAMPLES, 1 + (uint64_t)m, noise, &ci);
+		row->method = DIFF_BOOTSTRAP;
+		row->n_old = na;
+		row->n_new = nb;
+		if (ci.defined) {
+			row->lo = ci.lo;
+			row->hi = ci.hi;
+			row->significant = ci.significant;
+		}
+		return;
+	}
+	double q = quantile_of(m);
+	if (isfinite(q) && a->have_lat && b->have_lat) {
+		double alo, ahi, blo, bhi;
+		if (pct_interval(&a->lat, q, &alo, &ahi) && pct_interval(&b->lat, q, &blo, &bhi)) {
+			row->method = DIFF_PCT_CI;
+			row->n_old = (size_t)a->lat.total;
+			row->n_new = (size_t)b->lat.total;
+			if (ahi > 0 && alo > 0) {
+				row->lo = blo / ahi;
+				row->hi = bhi / alo;
+			}
+			row->significant = (blo > ahi || bhi < alo) && beyond;
+			return;
+		}
+	}
+	if (m == HM_ERRORS) {
+		double ea, n1, eb, n2;
+		if (error_counts(a->phase, &ea, &n1) && error_counts(b->phase, &eb, &n2)) {
+			row->method = DIFF_ZTEST;
+			row->n_old = (size_t)n1;
+			row->n_new = (size_t)n2;
+			double p1 = ea / n1, p2 = eb / n2, p = (ea + eb) / (n1 + n2);
+			double se = sqrt(p * (1 - p) * (1 / n1 + 1 / n2));
+			row->significant = se > 0 ? fabs(p2 - p1) / se > Z95 : p1 != p2;
+			return;
+		}
+	}
+	row->method = DIFF_THRESHOLD;
+	row->significant = m == HM_ERRORS ? fabs(row->delta) > noise * 100 : beyond;
+}
+
+void diff_results(const struct loaded_result *a, const struct loaded_result *b, double noise,
+		  struct diff_result *out)
+{
+	memset(out, 0, sizeof *out);
+	struct history_headline ha, hb;
+	history_headline_of(a, &ha);
+	history_headline_of(b, &hb);
+	comparability(a, b, &ha, &hb, out);
+	struct side sa, sb;
+	side_open(&sa, a);
+	side_open(&sb, b);
+	for (int m = 0; m < HM_COUNT; m++) {
+		if (!isfinite(ha.v[m]) || !isfinite(hb.v[m]))
+			continue;
+		struct diff_row *row = &out->rows[out->n_rows++];
+		row->m = (enum headline_metric)m;
+		row->old_v = ha.v[m];
+		row->new_v = hb.v[m];
+		one_row(row, &sa, &sb, noise);
+	}
+	hist_free(&sa.lat);
+	hist_free(&sb.lat);
+}
+
+/* ---- --fail-on rules ------------------------------------------------------ */
+
+__attribute__((format(printf, 3, 4))) static int rule_err(char *err, size_t errlen,
+							   const char *fmt, ...)
+{
+	if (err && errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+		text_one_line(err);
+	}
+	return PACER_EPARSE;
+}
+
+static int parse_one(const char *s, size_t len, struct diff_rule *r, char *err, size_t errlen)
+{
+	char buf[64];
+	while (len && isspace((unsigned char)*s))
+		s++, len--;
+	while (len && isspace((unsigned char)s[len - 1]))
+		len--;
+	if (len == 0 || len >= sizeof buf)
+		return rule_err(err, errlen, "--fail-on: empty or over-long rule '%.*s'", (int)len, s);
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	char *op = strpbrk(buf, "<>");
+	if (!op)
+		return rule_err(err, errlen,
+				"--fail-on '%s': expected METRIC>+N%% or METRIC<-N%% (or errors>+Npp)",
+				buf);
+	r->op = *op;
+	*op = '\0';
+	int m = headline_metric_parse(buf);
+	if (m < 0)
+		return rule_err(err, errlen,
+				"--fail-on '%s%c%s': unknown metric '%s' (achieved, p50, p90, p99, "
+				"p99.9, errors, capacity, cpu, cost)",
+				buf, r->op, op + 1, buf);
+	r->m = (enum headline_metric)m;
+	char *num = op + 1, *end;
+	double v = strtod(num, &end);
+	if (end == num || !isfinite(v))
+		return rule_err(err, errlen, "--fail-on '%s%c%s': expected a number after '%c'", buf,
+				r->op, num, r->op);
+	if (!strcmp(end, "%")) {
+		r->pp = false;
+		r->threshold = v / 100;
+	} else if (!strcmp(end, "pp")) {
+		if (r->m != HM_ERRORS)
+			return rule_err(err, errlen,
+					"--fail-on '%s%c%s': pp (percentage points) is for errors; "
+					"give %% for %s",
+					buf, r->op, num, buf);
+		r->pp = true;
+		r->threshold = v;
+	} else {
+		return rule_err(err, errlen, "--fail-on '%s%c%s': expected %% or pp after the number",
+				buf, r->op, num);
+	}
+	if (r->m == HM_ERRORS && !r->pp)
+		return rule_err(err, errlen, "--fail-on '%s%c%s': errors change in pp (e.g. +0.1pp)",
+				buf, r->op, num);
+	return 0;
+}
+
+int diff_rules_parse(const char *expr, struct diff_rule *r, size_t cap, size_t *n, char *err,
+		     size_t errlen)
+{
+	*n = 0;
+	if (!expr || !*expr)
+		return rule_err(err, errlen, "--fail-on: empty");
+	const char *p = expr;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		if (*n == cap)
+			return rule_err(err, errlen, "--fail-on: more than %zu rules", cap);
+		int rc = parse_one(p, len, &r[*n], err, errlen);
+		if (rc)
+			return rc;
+		(*n)++;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	return 0;
+}
+
+bool diff_rule_fires(const struct diff_rule *rule, const struct diff_result *d)
+{
+	for (size_t i = 0; i < d->n_rows; i++) {
+		const struct diff_row *row = &d->rows[i];
+		if (row->m != rule->m)
+			continue;
+		if (!row->significant)
+			return false;
+		double change = rule->pp ? row->delta : row->ratio - 1;
+		if (!isfinite(change))
+			return false;
+		return rule->op == '>' ? change > rule->threshold : change < rule->threshold;
+	}
+	return false;
+}

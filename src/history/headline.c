@@ -1,0 +1,160 @@
+/* pacer — the headline figures of a saved result (history/headline.h). */
+#include "history/headline.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const names[HM_COUNT] = {"achieved", "p50",      "p90", "p99",  "p99.9",
+					    "errors",   "capacity", "cpu", "cost"};
+
+const char *headline_metric_name(enum headline_metric m)
+{
+	return (unsigned)m < HM_COUNT ? names[m] : "?";
+}
+
+int headline_metric_parse(const char *s)
+{
+	if (!s)
+		return -1;
+	for (int i = 0; i < HM_COUNT; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	if (!strcmp(s, "p999"))
+		return HM_P999;
+	if (!strcmp(s, "rate"))
+		return HM_ACHIEVED;
+	if (!strcmp(s, "cpu_ms"))
+		return HM_CPU;
+	return -1;
+}
+
+bool headline_metric_higher_better(enum headline_metric m)
+{
+	return m == HM_ACHIEVED || m == HM_CAPACITY;
+}
+
+static const char *str_or(const json_t *o, const char *path)
+{
+	const char *s = rr_str(o, path);
+	return s ? s : "";
+}
+
+/* A phase object's figures (docs/result.md: measure). */
+static void phase_figures(const json_t *ph, double *v)
+{
+	v[HM_ACHIEVED] = rr_num_or(ph, "rate.achieved_per_s", NAN);
+	v[HM_P50] = rr_num_or(ph, "latency.p50_us", NAN);
+	v[HM_P90] = rr_num_or(ph, "latency.p90_us", NAN);
+	v[HM_P99] = rr_num_or(ph, "latency.p99_us", NAN);
+	v[HM_P999] = rr_num_or(ph, "latency.p99_9_us", NAN);
+	double e;
+	if (rr_num(ph, "errors.pct", &e) || rr_num(ph, "error_pct", &e))
+		v[HM_ERRORS] = e;
+}
+
+/* The summary medians of a compare variant (docs/compare.md). */
+static void variant_figures(const json_t *var, double *v)
+{
+	v[HM_ACHIEVED] = rr_num_or(var, "summary.achieved_per_s.median", NAN);
+	v[HM_P50] = rr_num_or(var, "summary.p50_us.median", NAN);
+	v[HM_P90] = rr_num_or(var, "summary.p90_us.median", NAN);
+	v[HM_P99] = rr_num_or(var, "summary.p99_us.median", NAN);
+	v[HM_P999] = rr_num_or(var, "summary.p99_9_us.median", NAN);
+	v[HM_CAPACITY] = rr_num_or(var, "summary.capacity_per_s.median", NAN);
+}
+
+static void target_of(const struct loaded_result *r, const json_t *plan, char *out, size_t cap)
+{
+	if (r->kind == RESULT_KIND_COMPARE) {
+		/* "compare:A=URL,B=@PLAN": the variants as given */
+		size_t l = (size_t)snprintf(out, cap, "compare:");
+		const json_t *vars = rr_arr(r->root, "variants");
+		for (size_t i = 0; vars && i < json_array_size(vars) && l < cap; i++) {
+			const json_t *v = json_array_get(vars, i);
+			const char *name = rr_str(v, "name"), *t = rr_str(v, "target");
+			l += (size_t)snprintf(out + l, cap - l, "%s%s=%s", i ? "," : "",
+					      name ? name : "?", t ? t : "?");
+		}
+		return;
+	}
+	const char *mode = rr_str(r->root, "mode");
+	const char *url = rr_str(plan, "url");
+	if (mode && !strcmp(mode, "self_contained")) {
+		/* the loopback port changes from run to run: name the plan and path */
+		const char *tp = rr_str(r->root, "target.plan");
+		const char *path = url ? strchr(url + (strncmp(url, "http", 4) ? 0 : 8), '/') : NULL;
+		snprintf(out, cap, "self-contained:%s%s", tp ? tp : "?",
+			 path && strcmp(path, "/") ? path : "");
+		return;
+	}
+	const char *cto = rr_str(plan, "connect_to");
+	if (url && cto)
+		snprintf(out, cap, "%s@%s", url, cto);
+	else
+		snprintf(out, cap, "%s", url ? url : "");
+}
+
+void history_headline_of(const struct loaded_result *r, struct history_headline *h)
+{
+	memset(h, 0, sizeof *h);
+	for (int i = 0; i < HM_COUNT; i++)
+		h->v[i] = NAN;
+	const json_t *root = r->root;
+	const json_t *plan = rr_obj(root, "plan");
+	h->kind = result_kind_name(r->kind);
+	h->started_at = str_or(root, "started_at");
+	h->mode = str_or(root, "mode");
+	h->pacer_version = str_or(root, "pacer.version");
+	h->pacer_commit = str_or(root, "pacer.commit");
+	h->scenario = rr_str(root, "scenario");
+	if (!h->scenario)
+		h->scenario = rr_str(plan, "scenario");
+	h->table_hash = rr_str(plan, "table.sha256");
+	if (!h->table_hash)
+		h->table_hash = rr_str(plan, "workload.sha256");
+	h->hostname = str_or(root, "environment.hostname");
+	h->cpu_model = str_or(root, "environment.cpu_model");
+	h->kernel = str_or(root, "environment.kernel");
+	h->arch = str_or(root, "environment.arch");
+	h->cores = rr_num_or(root, "environment.cores", NAN);
+	h->interrupted = rr_true(root, "interrupted");
+	h->report_id = r->id;
+	target_of(r, plan, h->target, sizeof h->target);
+
+	switch (r->kind) {
+	case RESULT_KIND_RUN:
+		phase_figures(rr_obj(root, "measure"), h->v);
+		h->v[HM_CPU] = rr_num_or(root, "target_resources.cpu_ms_per_request", NAN);
+		break;
+	case RESULT_KIND_RAMP: {
+		/* the figures of the highest passing step; the capacity is its rate */
+		double step;
+		const json_t *steps = rr_arr(root, "steps");
+		if (rr_num(root, "highest_passing.step", &step) && step >= 1 && steps &&
+		    step <= (double)json_array_size(steps)) {
+			const json_t *s = json_array_get(steps, (size_t)step - 1);
+			phase_figures(rr_obj(s, "measure"), h->v);
+			h->v[HM_CAPACITY] = rr_num_or(root, "highest_passing.offered_per_s", NAN);
+			h->v[HM_CPU] = rr_num_or(s, "target_cpu_ms_per_request", NAN);
+		}
+		break;
+	}
+	case RESULT_KIND_COMPARE: {
+		const json_t *vars = rr_arr(root, "variants");
+		if (vars && json_array_size(vars) > 0) {
+			const json_t *v0 = json_array_get(vars, 0);
+			variant_figures(v0, h->v);
+			if (!h->table_hash)
+				h->table_hash = rr_str(v0, "workload.sha256");
+		}
+		break;
+	}
+	}
+	if (!isfinite(h->v[HM_CPU]))
+		h->v[HM_CPU] = rr_num_or(root, "cost.cpu_ms_per_request", NAN);
+	const json_t *profiles = rr_arr(root, "cost.profiles");
+	if (profiles && json_array_size(profiles) > 0)
+		h->v[HM_COST] =
+			rr_num_or(json_array_get(profiles, 0), "usd_per_million_requests", NAN);
+}

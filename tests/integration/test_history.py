@@ -1,0 +1,258 @@
+"""pacer --history, pacer history and pacer diff against two `pacer serve`
+plans that differ only in their latency (2 ms and 3 ms)."""
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+import threading
+import unittest
+
+import harness
+from harness import PacerServe
+
+PLANS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plans")
+# one URL for every run, so the requests (and their hash) are the same; the
+# server is chosen with --connect-to
+URL = "http://bench.test/"
+LOAD = ["--rate", "300", "-d", "0.7s", "-w", "0.2s", "-c", "8", "--repeat", "3"]
+
+
+def pacer(*args, env=None, timeout=60):
+    return subprocess.run([harness.pacer_bin()] + [str(a) for a in args], capture_output=True,
+                          text=True, timeout=timeout, env=env)
+
+
+def metric(diff, name):
+    for m in diff["metrics"]:
+        if m["metric"] == name:
+            return m
+    raise AssertionError("no %s in %s" % (name, diff))
+
+
+class HistoryTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        harness.require_pacer()
+        cls.dir = tempfile.mkdtemp(prefix="pacer-history-")
+        cls.db = os.path.join(cls.dir, "runs.db")
+        with PacerServe(os.path.join(PLANS, "cmp_lat2ms.yaml")) as fast, \
+                PacerServe(os.path.join(PLANS, "cmp_lat3ms.yaml")) as slow:
+            cls.fast_port, cls.slow_port = fast.port, slow.port
+            # two runs of the fast plan at once, one by --history, one by
+            # PACER_HISTORY: both must land
+            runs = [None, None]
+
+            def one(i):
+                env = dict(os.environ)
+                args = [URL, "--connect-to", "127.0.0.1:%d" % fast.port] + LOAD
+                if i == 0:
+                    args += ["--history", cls.db]
+                else:
+                    env["PACER_HISTORY"] = cls.db
+                runs[i] = harness.run_pacer(args, timeout=60) if i == 0 else \
+                    subprocess.run([harness.pacer_bin(), "run"] + args + ["--limited-ok", "-q"],
+                                   capture_output=True, text=True, env=env, timeout=60)
+            threads = [threading.Thread(target=one, args=(i,)) for i in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            cls.concurrent = runs
+            cls.slow_run = harness.run_pacer([URL, "--connect-to", "127.0.0.1:%d" % slow.port,
+                                              "--history", cls.db] + LOAD, timeout=60)
+            # another path: other request bytes, another table hash
+            cls.other_run = harness.run_pacer([URL + "other", "--connect-to",
+                                               "127.0.0.1:%d" % fast.port, "--history", cls.db,
+                                               "--rate", "300", "-d", "0.5s", "-c", "8"])
+            cls.ramp_run = harness.run_pacer([URL, "--connect-to", "127.0.0.1:%d" % fast.port,
+                                              "--history", cls.db, "--steps", "100,200",
+                                              "--step-duration", "0.4s", "--step-warmup", "0.1s",
+                                              "--slo", "p99<1s"], subcommand="ramp")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, True)
+
+    def diff(self, *args):
+        return pacer("diff", *args)
+
+    def test_runs_land_newest_first(self):
+        for r in self.concurrent:
+            code = r.code if hasattr(r, "code") else r.returncode
+            self.assertEqual(code, 0, r.stderr)
+        self.assertEqual(self.slow_run.code, 0, self.slow_run.stderr)
+        self.assertEqual(self.ramp_run.code, 0, self.ramp_run.stderr)
+        con = sqlite3.connect(self.db)
+        try:
+            rows = con.execute("SELECT id, kind, command, p50_us, capacity_per_s, target, "
+                               "table_hash FROM runs ORDER BY id").fetchall()
+            self.assertEqual(con.execute("PRAGMA integrity_check").fetchone()[0], "ok")
+        finally:
+            con.close()
+        self.assertEqual(len(rows), 5, rows)
+        self.assertEqual([r[1] for r in rows], ["run"] * 4 + ["ramp"])
+        self.assertEqual(rows[4][4], 200.0)  # the ramp's capacity: its highest passing step
+        # the same requests (one hash) to both servers; the other path differs
+        self.assertEqual(len({r[6] for r in rows[:3]}), 1, rows)
+        self.assertNotEqual(rows[3][6], rows[0][6])
+        out = pacer("history", self.db)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        ids = [int(line.split()[0]) for line in out.stdout.splitlines()[1:]]
+        self.assertEqual(ids, [5, 4, 3, 2, 1])
+        out = pacer("history", self.db, "--kind", "ramp")
+        self.assertEqual([int(line.split()[0]) for line in out.stdout.splitlines()[1:]], [5])
+        out = pacer("history", self.db, "--table-hash", rows[3][6][:12])
+        self.assertEqual([int(line.split()[0]) for line in out.stdout.splitlines()[1:]], [4])
+
+    def test_slower_plan_is_a_regression_same_plan_is_not(self):
+        same = self.diff("%s:1" % self.db, "%s:2" % self.db, "--json",
+                         "--fail-on", "p50>+10%,p99>+50%,errors>+0.1pp")
+        self.assertEqual(same.returncode, 0, same.stdout + same.stderr)
+        d = json.loads(same.stdout)
+        self.assertTrue(d["comparable"], d)
+        p50 = metric(d, "p50")
+        self.assertEqual(p50["method"], "bootstrap over repetitions")
+        self.assertFalse(p50["significant"], p50)
+        self.assertEqual(p50["verdict"], "no significant change")
+        self.assertFalse(any(r["fired"] for r in d["rules"]), d["rules"])
+
+        slow = self.diff("%s:1" % self.db, "%s:3" % self.db, "--json", "--fail-on", "p50>+10%")
+        self.assertEqual(slow.returncode, 1, slow.stdout + slow.stderr)
+        d = json.loads(slow.stdout)
+        self.assertTrue(d["comparable"], d)
+        p50 = metric(d, "p50")
+        self.assertTrue(p50["significant"], p50)
+        self.assertEqual(p50["verdict"], "worse")
+        self.assertGreater(p50["ci95_low"], 1.0, p50)
+        # 3 ms against 2 ms of planned latency, plus the same overheads
+        self.assertGreater(p50["ratio"], 1.3, p50)
+        self.assertLess(p50["ratio"], 1.7, p50)
+        self.assertEqual(d["rules"], [{"rule": "p50>+10%", "fired": True}])
+        # the text form says the same
+        text = self.diff("%s:1" % self.db, "%s:3" % self.db, "--fail-on", "p50>+10%")
+        self.assertEqual(text.returncode, 1)
+        self.assertRegex(text.stdout, r"\n  p50 .* worse\n")
+        self.assertIn("FAIL p50>+10%", text.stdout)
+
+    def test_table_hash_change_is_not_comparable(self):
+        r = self.diff("%s:1" % self.db, "%s:4" % self.db)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(r.stdout, "")
+        self.assertIn("not comparable: table hash differs", r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        r = self.diff("%s:1" % self.db, "%s:4" % self.db, "--force", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads(r.stdout)
+        self.assertFalse(d["comparable"])
+        self.assertEqual(d["differs"]["field"], "table hash")
+        self.assertGreater(len(d["metrics"]), 0)
+        # a run against a ramp: another kind
+        r = self.diff("%s:1" % self.db, "%s:last" % self.db)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("kind differs", r.stderr)
+
+    def test_show_export_report_and_files(self):
+        show = pacer("history", self.db, "show", "3")
+        self.assertEqual(show.returncode, 0, show.stderr)
+        stored = json.loads(show.stdout)
+        self.assertEqual(stored, self.slow_run.json)  # the result as written, byte for byte
+        out = os.path.join(self.dir, "exported.json")
+        r = pacer("history", self.db, "export", "3", "-o", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out) as f:
+            self.assertEqual(f.read(), show.stdout)
+        # a saved file and a history id diff alike
+        r = self.diff(out, "%s:3" % self.db, "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(any(m["significant"] for m in json.loads(r.stdout)["metrics"]))
+        r = pacer("report", "%s:3" % self.db, "--format", "text")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("p99", r.stdout)
+        trend = pacer("history", self.db, "--trend", "p50", "--kind", "run")
+        self.assertEqual(trend.returncode, 0, trend.stderr)
+        lines = trend.stdout.splitlines()[1:]
+        self.assertEqual([int(x.split()[0]) for x in lines], [1, 2, 3, 4])  # oldest first
+        self.assertIn("no: table hash differs", lines[0])
+        self.assertTrue(lines[3].endswith("yes"), lines[3])
+        # the trend chart of a report: the runs of the same kind and target
+        r = pacer("report", "%s:1" % self.db, "--format", "html", "--history", self.db,
+                  "--trend", "p50,p99,achieved")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Trend over 2 stored runs of %s" % self.db, r.stdout)
+        self.assertIn("achieved (req/s)", r.stdout)
+        r = pacer("report", "%s:1" % self.db, "--history", self.db, "--trend", "p42")
+        self.assertEqual(r.returncode, 2)
+        trend = pacer("history", self.db, "--trend", "p50", "--kind", "run", "--limit", "2")
+        self.assertEqual([int(x.split()[0]) for x in trend.stdout.splitlines()[1:]], [3, 4])
+
+    def test_bad_input(self):
+        junk = os.path.join(self.dir, "junk.db")
+        with open(junk, "w") as f:
+            f.write("not a database at all\n" * 10)
+        foreign = os.path.join(self.dir, "foreign.db")
+        con = sqlite3.connect(foreign)
+        con.execute("CREATE TABLE t(x)")
+        con.commit()
+        con.close()
+        cases = [
+            (["history", junk], "not a pacer history"),
+            (["history", foreign], "not a pacer history"),
+            (["history", os.path.join(self.dir, "missing.db")], "no such history database"),
+            (["history", self.db, "show", "99"], "no run 99"),
+            (["history", self.db, "show", "x"], "run id 'x'"),
+            (["diff", "%s:99" % self.db, "%s:1" % self.db], "no run 99"),
+            (["diff", "%s:1" % junk, "%s:1" % self.db], "not a pacer history"),
+            (["diff", "%s:1" % self.db, "%s:2" % self.db, "--fail-on", "p99>10"],
+             "expected % or pp"),
+            (["report", "%s:42" % self.db], "no run 42"),
+            (["run", "--self-contained", "-d", "5s", "--history", foreign], "application_id"),
+        ]
+        for args, want in cases:
+            r = pacer(*args, timeout=20)
+            self.assertEqual(r.returncode, 2, (args, r.stdout, r.stderr))
+            self.assertIn(want, r.stderr, args)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, (args, r.stderr))
+        # nothing stored was lost or changed
+        con = sqlite3.connect(foreign)
+        self.assertEqual([r[0] for r in con.execute("SELECT name FROM sqlite_master")], ["t"])
+        con.close()
+        with open(junk) as f:
+            self.assertEqual(f.read(), "not a database at all\n" * 10)
+
+
+class RunSloTest(unittest.TestCase):
+    """pacer run --slo: the measured phase judged, exit 1 on failure, the
+    verdict in the JSON result (as the schema describes it)."""
+
+    @classmethod
+    def setUpClass(cls):
+        harness.require_pacer()
+
+    def run_slo(self, slo):
+        return harness.run_pacer(["--self-contained", "--rate", "200", "-d", "0.4s", "-q",
+                                  "--slo", slo])
+
+    def test_pass_and_fail(self):
+        ok = self.run_slo("p50<10s,errors<1%")
+        self.assertEqual(ok.code, 0, ok.stderr)
+        self.assertEqual(ok.json["slo"], {"expr": "p50<10s,errors<1%", "pass": True,
+                                          "reason": "Pass"})
+        bad = self.run_slo("p99<1ns")
+        self.assertEqual(bad.code, 1, bad.stderr)
+        self.assertFalse(bad.json["slo"]["pass"])
+        self.assertTrue(bad.json["slo"]["reason"].startswith("Fail p99 "), bad.json["slo"])
+        import test_report
+        v = test_report.validator()
+        errors = sorted(v.iter_errors(bad.json), key=str)
+        self.assertEqual(errors, [], [e.message for e in errors[:3]])
+        self.assertEqual(test_report.undescribed_fields(test_report.schema(), bad.json), [])
+        usage = self.run_slo("p99<")
+        self.assertEqual(usage.code, 2)
+        self.assertIn("--slo", usage.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
