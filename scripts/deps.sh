@@ -26,6 +26,7 @@ have_cmd h2load || need+=(nghttp2-client)
 have_cmd clang || need+=(clang)
 have_cmd valgrind || need+=(valgrind)
 have_hdr zlib.h || need+=(zlib1g-dev)
+have_hdr nghttp2/nghttp2.h || need+=(libnghttp2-dev)
 have_cmd openssl || need+=(openssl)
 # Browser tests (HAR recording, HTML reports): Debian's Chromium driven over
 # the DevTools protocol from Debian's Python with python3-websocket.

@@ -80,6 +80,8 @@ enum conn_state {
 
 struct worker;
 struct conn;
+struct h2_conn;
+struct h2req;
 
 struct list {
 	struct conn *head, *tail;
@@ -103,6 +105,17 @@ struct conn {
 	bool got_byte;
 	struct h1_resp resp;
 	struct h1_capture cap; /* used only when cfg.inspect needs headers/body */
+	/* HTTP/2 (conn_h2.c). A connection: h2 is its session (NULL over HTTP/1.1);
+	 * it is CS_HANDSHAKE until the server's SETTINGS, then CS_IDLE, on its
+	 * host's idle list while it has a free stream. A stream is a struct conn
+	 * of its own (not in w->conns, no fd): h2_parent is its connection, it
+	 * is CS_READING and on w->timed while in flight, so that sending,
+	 * completing, errors and timeouts treat it as a request on a connection. */
+	struct h2_conn *h2;
+	struct conn *h2_parent;
+	int32_t h2_id;            /* a stream: its id */
+	uint32_t h2_slot;         /* a stream: its index in its connection's active set */
+	bool h2_rst;              /* a stream: the peer sent RST_STREAM */
 };
 
 #define QE_NONE UINT32_MAX
@@ -203,6 +216,11 @@ struct worker {
 	_Atomic uint64_t pub_p99_ns;
 	_Atomic uint64_t pub_last_sec_completed;
 	_Atomic bool done;
+
+	/* HTTP/2 stream records (conn_h2.c): made on demand, kept for reuse */
+	struct conn *h2_free;     /* free stream records, linked through ->next */
+	struct conn **h2_all;     /* every record made, to free them */
+	size_t h2_all_len, h2_all_cap;
 };
 
 struct engine {
@@ -210,6 +228,7 @@ struct engine {
 	struct engine_host *hosts; /* n_hosts >= 1, owned (cfg.hosts copied, or made of cfg.addr) */
 	uint32_t n_hosts;
 	uint64_t host_reqs[ENGINE_MAX_HOSTS]; /* requests of the table per host */
+	struct h2req *h2reqs;      /* HTTP/2: cfg.reqs as header fields (conn_h2.c), else NULL */
 	struct engine_step step;                  /* the current step */
 	uint64_t t0_ns, warm_end_ns, meas_end_ns; /* meas_end: UINT64_MAX when by count */
 	_Atomic bool stop;
@@ -358,6 +377,37 @@ void eng_conn_event(struct worker *w, struct conn *c, uint32_t events);
 struct phase_stats *eng_conn_error(struct worker *w, uint32_t h, enum err_kind k, uint64_t now);
 /* An error of c's request (counted in the phase it was scheduled in). */
 void eng_count_error(struct worker *w, const struct conn *c, enum err_kind k, uint64_t now);
+
+/* A full response arrived on c (over HTTP/2: a stream): count it and reuse
+ * or close the connection (a stream: release it). */
+void eng_conn_complete(struct worker *w, struct conn *c, uint64_t now);
+
+/* ---- conn_h2.c: HTTP/2 connections and streams ------------------------- */
+
+/* Check cfg's HTTP/2 settings against its hosts and turn every request into
+ * header fields (e->h2reqs). 0 (also over HTTP/1.1: nothing to do),
+ * -EINVAL, -ENOMEM. */
+int eng_h2_prepare(struct engine *e);
+/* Free e->h2reqs. */
+void eng_h2_release(struct engine *e);
+/* c (CS_CONNECTING over TCP, or CS_HANDSHAKE after TLS) is connected and
+ * speaks HTTP/2: start its session (preface and SETTINGS). It stays
+ * connecting (CS_HANDSHAKE, connect deadline) until the server's SETTINGS.
+ * A failure is counted (errors.protocol) and closes c. */
+void eng_h2_start(struct worker *w, struct conn *c, uint64_t now);
+/* An epoll event of an HTTP/2 connection. */
+void eng_h2_event(struct worker *w, struct conn *c, uint32_t events);
+/* Open a stream for rq (NULL: pick_req) scheduled at sched_ns on c, an HTTP/2
+ * connection on its host's idle list (a free stream). */
+void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const struct engine_req *rq);
+/* Close a stream (reset it: a timeout) or an HTTP/2 connection (its streams
+ * in flight count as read or closed errors). */
+void eng_h2_close(struct worker *w, struct conn *c);
+/* The end of a step: streams in flight are counted in in_flight_at_end and
+ * their connections closed. */
+void eng_h2_step_end(struct worker *w);
+/* Free the worker's stream records. */
+void eng_h2_worker_free(struct worker *w);
 
 /* ---- pool.c: host pools, backoff, opening ----------------------------- */
 

@@ -102,8 +102,9 @@ static void check_timeouts(struct worker *w, uint64_t now)
 			eng_conn_error(w, c->host, ERRK_CONNECT, now);
 			eng_connect_failed(w, c->host, now);
 		} else if (c->state == CS_HANDSHAKE) {
-			struct phase_stats *ph = eng_conn_error(w, c->host, ERRK_TLS, now);
-			phase_stats_tls_reason(ph, "TLS handshake timed out (--timeout)");
+			struct phase_stats *ph = eng_conn_error(w, c->host, c->h2 ? ERRK_PROTOCOL : ERRK_TLS, now);
+			phase_stats_tls_reason(ph, c->h2 ? "no HTTP/2 SETTINGS from the server within --timeout"
+							 : "TLS handshake timed out (--timeout)");
 			eng_connect_failed(w, c->host, now);
 		} else {
 			/* Not dropped: the time waited is a lower bound of its latency. */
@@ -274,6 +275,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	for (uint32_t h = 0; h < w->n_hosts; h++)
 		while (w->hp[h].q_len)
 			phase_of(w, q_pop(w, &w->hp[h]).due_ns)->queued_at_end++;
+	eng_h2_step_end(w); /* HTTP/2 streams are not in w->conns */
 	for (uint32_t i = 0; i < w->max_conns; i++) {
 		struct conn *c = &w->conns[i];
 		if (c->state == CS_READING || c->state == CS_WRITING) {
@@ -362,6 +364,7 @@ void eng_worker_free(struct worker *w)
 	for (uint32_t i = 0; i < w->max_conns && w->conns; i++)
 		h1_capture_free(&w->conns[i].cap);
 	free(w->conns);
+	eng_h2_worker_free(w);
 	free(w->rbuf);
 	free(w->secs);
 	free(w->pairs);

@@ -52,6 +52,8 @@ struct tls_client_cfg {
 	const char *key;    /* its PEM private key (NULL: in the cert file) */
 	const struct tls_identity *trust; /* trust exactly this certificate (instead of
 	                                   * the system store and cacert); borrowed */
+	bool alpn_h2;       /* offer ALPN "h2" before "http/1.1" (--http2); tls_alpn_h2 says
+	                     * what the server chose */
 };
 
 /* Resumption state of one thread: the last session a server issued, offered
@@ -121,6 +123,9 @@ bool tls_resumed(const struct tls_conn *c);
  * static strings. */
 const char *tls_version(const struct tls_conn *c);
 const char *tls_cipher(const struct tls_conn *c);
+
+/* After the handshake: did ALPN select "h2"? */
+bool tls_alpn_h2(const struct tls_conn *c);
 
 /* After TLS_FAILED: the kind and a one-line reason (OpenSSL's, with a hint,
  * e.g. "certificate verify failed (self-signed certificate) — pass --cacert
