@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "net/sock.h"
+#include "plan/plan.h"
 #include "plan/sched.h"
 #include "result/result.h"
 
@@ -87,8 +88,8 @@ struct engine_cfg {
 	                                * inspect_finish must have been called) */
 };
 
-#define ENGINE_H2_STREAMS_DEFAULT 100
-#define ENGINE_H2_STREAMS_MAX 1000
+#define ENGINE_H2_STREAMS_DEFAULT PLAN_DEFAULT_STREAMS
+#define ENGINE_H2_STREAMS_MAX PLAN_MAX_STREAMS
 #define ENGINE_H2_WINDOW_DEFAULT (16u << 20) /* 16 MiB */
 
 /* One measurement: warm-up then measured phase, then a drain. Connections

@@ -172,7 +172,7 @@ void report_errors_line(char *out, size_t cap, const struct phase_stats *p)
 		int shown = 0;
 		ADD(" (");
 		for (int k = 0; k < ERRK_COUNT; k++) {
-			if (k == ERRK_CONNECT || k == ERRK_TLS || !p->errors[k])
+			if (k == ERRK_CONNECT || k == ERRK_TLS || k == ERRK_PROTOCOL || !p->errors[k])
 				continue;
 			ADD("%s%s %s", shown++ ? ", " : "", err_kind_name((enum err_kind)k),
 			    units_fmt_thousands(a, sizeof a, (double)p->errors[k], 0));
@@ -259,10 +259,15 @@ void report_text(FILE *f, const struct report_ctx *c)
 	char eline[REPORT_ERRORS_LINE_CAP];
 	report_errors_line(eline, sizeof eline, m);
 	fprintf(f, "  errors     %s\n", eline);
-	if (m->errors[ERRK_CONNECT] || m->errors[ERRK_TLS])
-		fprintf(f, "  conn fails connect %s  tls %s  (connection attempts, not requests)\n",
+	if (m->errors[ERRK_CONNECT] || m->errors[ERRK_TLS] || m->errors[ERRK_PROTOCOL]) {
+		fprintf(f, "  conn fails connect %s  tls %s",
 			units_fmt_thousands(a, sizeof a, (double)m->errors[ERRK_CONNECT], 0),
 			units_fmt_thousands(b, sizeof b, (double)m->errors[ERRK_TLS], 0));
+		if (m->errors[ERRK_PROTOCOL])
+			fprintf(f, "  http2 %s", units_fmt_thousands(a, sizeof a,
+								  (double)m->errors[ERRK_PROTOCOL], 0));
+		fprintf(f, "  (connection attempts, not requests)\n");
+	}
 	report_text_rules(f, m, p->inspect);
 	if (c->target && !r->target.known) {
 		uint64_t served = r->measure.completed + r->warmup.completed;
@@ -278,6 +283,26 @@ void report_text(FILE *f, const struct report_ctx *c)
 			units_fmt_thousands(a, sizeof a, (double)m->tls_handshakes, 0),
 			units_fmt_thousands(b, sizeof b, (double)m->tls_resumed, 0),
 			units_fmt_thousands(d, sizeof d, (double)m->errors[ERRK_TLS], 0));
+	const struct h2_stats *h2 = &m->h2;
+	if (h2->conns_h2 || h2->conns_h1 || h2->streams_n) {
+		fprintf(f, "  http2      connections h2 %s",
+			units_fmt_thousands(a, sizeof a, (double)h2->conns_h2, 0));
+		if (h2->conns_h1)
+			fprintf(f, ", kept on HTTP/1.1 %s",
+				units_fmt_thousands(a, sizeof a, (double)h2->conns_h1, 0));
+		fprintf(f, "  streams in flight max %s, mean %.1f",
+			units_fmt_thousands(b, sizeof b, (double)h2->streams_max, 0),
+			h2->streams_n ? (double)h2->streams_sum / (double)h2->streams_n : 0.0);
+		uint64_t resets = 0;
+		for (int i = 0; i < H2_RST_CODES; i++)
+			resets += h2->rst[i];
+		if (h2->goaway || h2->retried || resets)
+			fprintf(f, "  goaway %s  retried %s  resets %s",
+				units_fmt_thousands(a, sizeof a, (double)h2->goaway, 0),
+				units_fmt_thousands(b, sizeof b, (double)h2->retried, 0),
+				units_fmt_thousands(d, sizeof d, (double)resets, 0));
+		fprintf(f, "\n");
+	}
 	fprintf(f, "  bytes      in %s  out %s   connections open at start %s, opened %s\n\n",
 		units_fmt_bytes(a, sizeof a, m->bytes_in), units_fmt_bytes(b, sizeof b, m->bytes_out),
 		units_fmt_thousands(d, sizeof d, (double)m->conns_open_at_start, 0),
