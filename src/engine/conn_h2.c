@@ -432,8 +432,9 @@ static bool h2_flush(struct worker *w, struct conn *c, uint64_t now)
 		return false;
 	}
 	if (!blocked && !nghttp2_session_want_read(h->ng) && !nghttp2_session_want_write(h->ng)) {
-		/* the session is over: a GOAWAY both ways, or a connection error */
-		h2_fail(w, c, false, now);
+		/* the session is over: after the peer's GOAWAY, or nghttp2 ended it
+		 * on a connection error (a GOAWAY of ours: a protocol failure) */
+		h2_fail(w, c, !h->ready || !h->going, now);
 		return false;
 	}
 	h2_want(w, c, EPOLLIN | (blocked ? EPOLLOUT : 0));

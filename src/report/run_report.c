@@ -235,7 +235,8 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 	jw_arr_end(j);
 	jw_obj_end(j);
 
-	if (p->h2.conns_h2 || p->h2.conns_h1 || p->h2.streams_n || p->h2.goaway)
+	if (p->h2.conns_h2 || p->h2.conns_h1 || p->h2.streams_n || p->h2.goaway ||
+	    p->errors[ERRK_PROTOCOL])
 		write_h2(j, &p->h2);
 
 	jw_key(j, "bytes");

@@ -1,0 +1,234 @@
+"""HTTP/2 (--h2c, --http2): pacer against nginx's HTTP/2 module over
+cleartext (prior knowledge) and over TLS (ALPN h2, a test certificate made
+here): exact counts against nginx's access log, streams multiplexed on fewer
+connections than requests in flight, GOAWAY after keepalive_requests with
+nothing lost, a stream timeout that keeps its connection, --http2=prefer
+falling back to HTTP/1.1, and servers that do not speak HTTP/2: counted
+errors and no hang."""
+
+import os
+import shutil
+import tempfile
+import time
+import unittest
+
+import harness
+from harness import Nginx, PacerTestCase
+from test_tls import make_pki
+
+_ngx = None
+_pki = None
+_ports = {}
+
+
+def nginx_h2_conf():
+    """Server blocks added to the harness's nginx: fresh ports per attempt."""
+    for k in ("h2c", "h2c_short", "h2", "h1tls"):
+        _ports[k] = harness.free_port()
+    cert = "ssl_certificate %s/server.pem; ssl_certificate_key %s/server.key;" % (_pki, _pki)
+    hello = 'location = /hello { default_type text/plain; return 200 "hello\\n"; }'
+    # /post answers a POST with its body's length (nginx reads the body)
+    post = ('location = /post { default_type text/plain; '
+            'return 200 "got $content_length\\n"; }')
+    return """
+	server {
+		listen 127.0.0.1:%(h2c)d http2;
+		%(hello)s
+		%(post)s
+		location = /big { alias @PREFIX@/file.bin; }
+	}
+	server {
+		listen 127.0.0.1:%(h2c_short)d http2;
+		keepalive_requests 10;
+		%(hello)s
+	}
+	server {
+		listen 127.0.0.1:%(h2)d ssl http2;
+		%(cert)s
+		%(hello)s
+	}
+	server {
+		listen 127.0.0.1:%(h1tls)d ssl;
+		%(cert)s
+		%(hello)s
+	}
+""" % dict(_ports, cert=cert, hello=hello, post=post)
+
+
+def setUpModule():
+    global _ngx, _pki
+    harness.require_pacer()
+    if not shutil.which("openssl"):
+        raise unittest.SkipTest("openssl command not found")
+    _pki = tempfile.mkdtemp(prefix="pacer-pki-")
+    make_pki(_pki)
+    _ngx = Nginx(extra_http=nginx_h2_conf).start()
+
+
+def tearDownModule():
+    if _ngx is not None:
+        _ngx.stop()
+    if _pki and not os.environ.get("PACER_KEEP_TMP"):
+        shutil.rmtree(_pki, ignore_errors=True)
+
+
+def url(port_name, path="/hello"):
+    scheme = "https" if port_name in ("h2", "h1tls") else "http"
+    host = "localhost" if scheme == "https" else "127.0.0.1"
+    return "%s://%s:%d%s" % (scheme, host, _ports[port_name], path)
+
+
+class Http2Test(PacerTestCase):
+    def run_bounded(self, args):
+        """A run that ends on its own: exit 0, or 4 when it is flagged
+        generator-limited (no response completed: loop lag is all there is)."""
+        t0 = time.monotonic()
+        run = harness.run_pacer(args, limited_ok=False)
+        self.assertFalse(run.timed_out, harness.describe(run))
+        self.assertIn(run.code, (0, 4), harness.describe(run))
+        self.assertIsNotNone(run.json, harness.describe(run))
+        self.assertLess(time.monotonic() - t0, 15)
+        return run
+
+    def assert_all_done(self, run, n=None):
+        m = self.phase(run)
+        self.assert_no_errors(m, run)
+        self.assert_accounted(m, run)
+        r = m["requests"]
+        if n is not None:
+            self.assertEqual(r["sent"], n, r)
+        self.assertEqual(r["sent"], r["completed"], r)
+        self.assertEqual(r["in_flight_at_end"], 0, r)
+        return m
+
+    def test_h2c_closed_loop_exact_counts_and_multiplexing(self):
+        mark = _ngx.log_mark()
+        run = self.run_ok([url("h2c"), "--h2c", "--requests", 3000, "--concurrency", 2,
+                           "--max-streams", 16])
+        m = self.assert_all_done(run, 3000)
+        self.assertEqual(m["responses"]["by_status"], {"200": 3000})
+        self.assertEqual(_ngx.count(mark, path="/hello"), 3000)
+        # 32 requests in flight on 2 connections: streams were multiplexed
+        self.assertEqual(len(_ngx.connections(mark, path="/hello")), 2)
+        self.assertEqual(m["connections"]["opened"], 2)
+        h = m["http2"]
+        self.assertEqual(h["connections_h2"], 2, h)
+        self.assertEqual(h["streams_max"], 16, h)
+        self.assertGreater(h["streams_mean"], 1.0, h)
+        self.assertEqual((h["goaway"], h["retried"], h["resets"]), (0, 0, {}), h)
+        self.assertEqual(m["latency"]["count"], 3000)
+        self.assertEqual(m["ttfb"]["count"], 3000)
+        self.assertEqual(run.json["plan"]["http"], "h2c")
+        self.assertEqual(run.json["plan"]["max_streams"], 16)
+        self.assertIn("http2      connections h2 2", run.stdout)
+
+    def test_h2c_open_loop_counts(self):
+        mark = _ngx.log_mark()
+        run = self.run_ok([url("h2c"), "--h2c", "--rate", 1000, "--duration", "1s",
+                           "--connections", 4, "--max-streams", 32])
+        m = self.assert_all_done(run)
+        r = m["requests"]
+        self.assertEqual(r["scheduled"], r["sent"], r)
+        self.assertLessEqual(abs(r["scheduled"] - 1000), 10, r)
+        self.assertEqual(_ngx.count(mark, path="/hello"), r["sent"])
+        # a free stream is taken before a new connection is opened
+        self.assertLessEqual(m["connections"]["opened"], 4)
+        self.assertEqual(m["latency"]["count"], r["completed"])
+
+    def test_goaway_after_keepalive_requests_loses_nothing(self):
+        mark = _ngx.log_mark()
+        run = self.run_ok([url("h2c_short"), "--h2c", "--requests", 1000, "--concurrency", 2,
+                           "--max-streams", 8])
+        m = self.assert_all_done(run, 1000)
+        self.assertEqual(_ngx.count(mark, path="/hello"), 1000)
+        h = m["http2"]
+        # nginx ends each connection after 10 requests with a GOAWAY
+        self.assertGreaterEqual(h["goaway"], 90, h)
+        self.assertGreaterEqual(h["connections_h2"], 100, h)
+        self.assertEqual(m["connections"]["opened"], h["connections_h2"])
+        self.assertIn("goaway", run.stdout)
+
+    def test_post_body_and_rules(self):
+        mark = _ngx.log_mark()
+        run = self.run_ok([url("h2c", "/post"), "--h2c", "--method", "POST", "--body",
+                           "x" * 3000, "--requests", 200, "--concurrency", 2,
+                           "--success", 'body contains "got 3000"',
+                           "--outcome", 'plain=header "content-type" contains "text/plain"'])
+        m = self.assert_all_done(run, 200)
+        self.assertEqual(m["success"]["ok"], 200, m["success"])
+        self.assertEqual(_ngx.count(mark, path="/post", status=200), 200)
+        self.assertIn("plain", str(m))
+
+    def test_large_responses(self):
+        run = self.run_ok([url("h2c", "/big"), "--h2c", "--requests", 200, "--concurrency", 2,
+                           "--max-streams", 8])
+        m = self.assert_all_done(run, 200)
+        self.assertGreaterEqual(m["bytes"]["in"], 200 * harness.FILE_SIZE)
+
+    def test_h2_over_tls_by_alpn(self):
+        mark = _ngx.log_mark()
+        run = self.run_ok([url("h2"), "--http2", "--cacert", os.path.join(_pki, "ca.pem"),
+                           "--requests", 2000, "--concurrency", 2, "--max-streams", 10])
+        m = self.assert_all_done(run, 2000)
+        self.assertEqual(_ngx.count(mark, path="/hello"), 2000)
+        self.assertEqual(len(_ngx.connections(mark, path="/hello")), 2)
+        self.assertEqual(m["tls"]["handshakes"], 2, m["tls"])
+        self.assertEqual(m["http2"]["connections_h2"], 2, m["http2"])
+        self.assertEqual(m["http2"]["streams_max"], 10, m["http2"])
+        self.assertEqual(run.json["plan"]["http"], "h2")
+
+    def test_prefer_falls_back_to_http1(self):
+        mark = _ngx.log_mark()
+        run = self.run_ok([url("h1tls"), "--http2=prefer", "--cacert",
+                           os.path.join(_pki, "ca.pem"), "--requests", 300, "--concurrency", 3])
+        m = self.assert_all_done(run, 300)
+        self.assertEqual(_ngx.count(mark, path="/hello"), 300)
+        self.assertEqual(m["http2"]["connections_h1"], 3, m["http2"])
+        self.assertEqual(m["http2"]["connections_h2"], 0, m["http2"])
+        self.assertEqual(run.json["plan"]["http"], "h2-prefer")
+
+    def test_http2_required_but_server_keeps_http1(self):
+        run = self.run_bounded([url("h1tls"), "--http2", "--cacert", os.path.join(_pki, "ca.pem"),
+                                "--rate", 50, "--duration", "500ms", "--timeout", "500ms"])
+        m = self.phase(run)
+        self.assertGreater(m["transport_errors"]["protocol"], 0, m["transport_errors"])
+        self.assertEqual(m["requests"]["completed"], 0)
+        self.assertTrue(any("ALPN h2" in x for x in m["tls"]["failure_reasons"]),
+                        m["tls"]["failure_reasons"])
+        self.assert_accounted(m, run)
+
+    def test_h2c_against_http1_server(self):
+        # bounded by --requests alone it could never end: refused at the start
+        run = harness.run_pacer([_ngx.url("/hello"), "--h2c", "--requests", 100])
+        self.assertFalse(run.timed_out, harness.describe(run))
+        self.assertEqual(run.code, 2, harness.describe(run))
+        self.assertIn("--h2c", run.stderr)
+        self.assertIn("answered in HTTP/1.x", run.stderr)
+        # an open-loop run goes on: every failed connection counted, no hang
+        run = self.run_bounded([_ngx.url("/hello"), "--h2c", "--rate", 50, "--duration",
+                                "500ms", "--timeout", "500ms"])
+        m = self.phase(run)
+        self.assertGreater(m["transport_errors"]["protocol"], 0, m["transport_errors"])
+        self.assertEqual(m["requests"]["completed"], 0)
+        self.assertEqual(m["http2"]["connections_h2"], 0)
+        self.assert_accounted(m, run)
+        self.assertIn("http2", run.stdout)
+
+    def test_bad_options(self):
+        cases = (
+            ([url("h2c"), "--h2c", "--http2", "-n", 1], "give one"),
+            ([url("h2c"), "--max-streams", 4, "-n", 1], "only with --h2c or --http2"),
+            ([url("h2c"), "--h2c", "--max-streams", 5000, "-n", 1], "at most 1000"),
+            ([url("h2c"), "--http2", "-n", 1], "https:// URL"),
+            ([url("h2"), "--h2c", "-n", 1], "cleartext"),
+            ([url("h2c"), "--http2=yes", "-n", 1], "'prefer'"),
+            ([url("h2c"), "--h2c", "--h2-window", "1k", "-n", 1], "--h2-window"),
+        )
+        for args, want in cases:
+            run = harness.run_pacer(args)
+            self.assertEqual(run.code, 2, harness.describe(run))
+            self.assertIn(want, run.stderr, harness.describe(run))
+
+
+if __name__ == "__main__":
+    unittest.main()
