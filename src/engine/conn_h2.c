@@ -129,12 +129,15 @@ void eng_h2_worker_free(struct worker *w)
 static void conn_offer(struct worker *w, struct conn *c, uint64_t now)
 {
 	struct h2_conn *h = c->h2;
-	bool room = h->ready && !h->going && h->n_act < h->limit;
+	struct list *idle = &w->hp[c->host].idle;
+	if (c->state != CS_IDLE)
+		return; /* connecting: on w->timed until the server's SETTINGS */
+	bool room = !h->going && h->n_act < h->limit;
 	if (room && !c->in) {
 		c->idle_ns = now;
-		list_push_tail(&w->hp[c->host].idle, c);
-	} else if (!room && c->in) {
-		list_remove(c->in, c);
+		list_push_tail(idle, c);
+	} else if (!room && c->in == idle) {
+		list_remove(idle, c);
 	}
 }
 
@@ -503,6 +506,28 @@ static void h2_ready(struct worker *w, struct conn *c)
 	phase_of(w, c->connect_start_ns)->h2.conns_h2++;
 }
 
+bool eng_h2_input(struct worker *w, struct conn *c, const char *buf, size_t n, uint64_t now)
+{
+	struct h2_conn *h = c->h2;
+	phase_of(w, now)->bytes_in += (uint64_t)n;
+	ssize_t rv = nghttp2_session_mem_recv(h->ng, (const uint8_t *)buf, n);
+	if (rv < 0) {
+		h2_fail(w, c, true, now);
+		return false;
+	}
+	if (h->ready && c->state == CS_HANDSHAKE)
+		h2_ready(w, c);
+	if (!h2_flush(w, c, now)) /* SETTINGS ACK, WINDOW_UPDATE, resets */
+		return false;
+	if (h->going && !h->n_act && !h->out_len) {
+		phase_of(w, now)->closed_by_server++; /* GOAWAY: done with it */
+		eng_conn_close(w, c);
+		return false;
+	}
+	conn_offer(w, c, now);
+	return true;
+}
+
 void eng_h2_event(struct worker *w, struct conn *c, uint32_t events)
 {
 	struct h2_conn *h = c->h2;
@@ -523,27 +548,13 @@ void eng_h2_event(struct worker *w, struct conn *c, uint32_t events)
 			h2_fail(w, c, !h->ready || n < 0, now);
 			return;
 		}
-		phase_of(w, now)->bytes_in += (uint64_t)n;
-		ssize_t rv = nghttp2_session_mem_recv(h->ng, (const uint8_t *)w->rbuf, (size_t)n);
-		if (rv < 0) {
-			h2_fail(w, c, true, now);
+		if (!eng_h2_input(w, c, w->rbuf, (size_t)n, now))
 			return;
-		}
-		if (h->ready && c->state == CS_HANDSHAKE)
-			h2_ready(w, c);
 		if ((size_t)n < READ_BUF_CAP && !(c->tls && tls_pending(c->tls)))
 			break;
 	}
-	if (!h2_flush(w, c, now))
-		return;
 	if (rd_wants_write)
 		h2_want(w, c, c->ev | EPOLLOUT);
-	if (h->going && !h->n_act && !h->out_len) {
-		phase_of(w, now)->closed_by_server++; /* GOAWAY: done with it */
-		eng_conn_close(w, c);
-		return;
-	}
-	conn_offer(w, c, now);
 }
 
 void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const struct engine_req *rq)

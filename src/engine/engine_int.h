@@ -395,6 +395,11 @@ void eng_h2_release(struct engine *e);
  * connecting (CS_HANDSHAKE, connect deadline) until the server's SETTINGS.
  * A failure is counted (errors.protocol) and closes c. */
 void eng_h2_start(struct worker *w, struct conn *c, uint64_t now);
+/* Bytes read from HTTP/2 connection c, through its session (callbacks
+ * complete, reset and retry its streams), then what the session has to
+ * send; c back on its host's idle list when it has a free stream. False: c
+ * failed, or was done after a GOAWAY, and is closed. */
+bool eng_h2_input(struct worker *w, struct conn *c, const char *buf, size_t n, uint64_t now);
 /* An epoll event of an HTTP/2 connection. */
 void eng_h2_event(struct worker *w, struct conn *c, uint32_t events);
 /* Open a stream for rq (NULL: pick_req) scheduled at sched_ns on c, an HTTP/2
