@@ -8,6 +8,7 @@ errors and no hang."""
 
 import os
 import shutil
+import signal
 import tempfile
 import time
 import unittest
@@ -213,6 +214,72 @@ class Http2Test(PacerTestCase):
         self.assertEqual(m["http2"]["connections_h2"], 0)
         self.assert_accounted(m, run)
         self.assertIn("http2", run.stdout)
+
+    def paused_run(self, args, at_s, for_s):
+        """pacer with nginx frozen (SIGSTOP) from at_s after the start for
+        for_s; the pause achieved, in seconds, and the run."""
+        pids = _ngx.all_pids()
+        times = {}
+
+        def stop(_pid):
+            times["stop"] = time.monotonic()
+            for p in pids:
+                os.kill(p, signal.SIGSTOP)
+
+        def cont(_pid):
+            for p in pids:
+                os.kill(p, signal.SIGCONT)
+            times["cont"] = time.monotonic()
+
+        try:
+            run = harness.run_pacer(args, timeout=45.0,
+                                    actions=[(at_s, stop), (at_s + for_s, cont)])
+        finally:
+            for p in pids:
+                try:
+                    os.kill(p, signal.SIGCONT)
+                except ProcessLookupError:
+                    pass
+        self.assertFalse(run.timed_out, harness.describe(run))
+        self.assertIsNotNone(run.json, harness.describe(run))
+        self.assertIn("cont", times)
+        return times["cont"] - times["stop"], run
+
+    def test_stall_shows_in_latency_from_the_schedule(self):
+        # as test_run_stall over HTTP/1.1: the q-quantile of latency is
+        # pause - (1-q) * duration, streams or not
+        rate, duration = 1000, 4.0
+        pause, run = self.paused_run(
+            [url("h2c"), "--h2c", "--rate", rate, "--duration", "4s", "--warmup", "500ms",
+             "--connections", 4, "--max-streams", 100], 2.0, 1.0)
+        m = self.assert_all_done(run)
+        lat = m["latency"]
+        msg = "pause %.3fs latency %s" % (
+            pause, {k: lat[k] for k in ("p50_us", "p90_us", "p99_us", "max_us")})
+        # the formula is for a backlog that drains at once: allow the ~1000
+        # requests due in the pause up to 0.1 s to get through nginx after it
+        for q, key in ((0.90, "p90_us"), (0.99, "p99_us")):
+            want = (pause - (1 - q) * duration) * 1e6
+            self.assertGreaterEqual(lat[key], 0.9 * want, msg)
+            self.assertLessEqual(lat[key], want + 100000, msg)
+        self.assertLess(m["service_time"]["p50_us"], 50000, msg)
+        # at most 4 x 100 in flight on 4 connections; the rest waited for a stream
+        self.assertLessEqual(m["connections"]["opened"], 4)
+        self.assertEqual(m["http2"]["streams_max"], 100, m["http2"])
+
+    def test_stream_timeout_resets_the_stream_and_keeps_the_connection(self):
+        pause, run = self.paused_run(
+            [url("h2c"), "--h2c", "--rate", 200, "--duration", "2s", "--timeout", "300ms",
+             "--connections", 2, "--max-streams", 50], 0.8, 0.8)
+        m = self.phase(run)
+        self.assert_accounted(m, run)
+        e, r = m["transport_errors"], m["requests"]
+        self.assertGreater(e["timeout"], 50, e)  # about 200/s x (0.8 s - 0.3 s)
+        self.assertEqual(e["timeout"] + r["completed"] + r["in_flight_at_end"], r["sent"], e)
+        self.assertEqual(e["requests"], e["timeout"], e)
+        # timeouts reset streams (CANCEL): no connection was closed for them
+        self.assertLessEqual(m["connections"]["opened"], 2)
+        self.assertGreater(r["completed"], 0)
 
     def test_bad_options(self):
         cases = (
