@@ -47,6 +47,8 @@ struct h2_conn {
 	bool ready;          /* the server's SETTINGS arrived */
 	bool going;          /* GOAWAY received (or sent): no new streams */
 	bool failed;         /* a connection error: count errors.protocol once */
+	bool dirty;          /* on its host's h2_dirty list (requests not yet written) */
+	struct h2_conn *dirty_next;
 };
 
 /* ---- requests as header fields ------------------------------------------- */
@@ -608,7 +610,23 @@ void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const stru
 	if (h->n_act > ph->h2.streams_max)
 		ph->h2.streams_max = h->n_act;
 	conn_offer(w, c, now);
-	h2_flush(w, c, now);
+	if (!h->dirty) { /* written with the others of this turn: eng_h2_flush_host */
+		struct hpool *p = &w->hp[c->host];
+		h->dirty = true;
+		h->dirty_next = p->h2_dirty;
+		p->h2_dirty = h;
+	}
+}
+
+void eng_h2_flush_host(struct worker *w, uint32_t host, uint64_t now)
+{
+	struct hpool *p = &w->hp[host];
+	while (p->h2_dirty) {
+		struct h2_conn *h = p->h2_dirty;
+		p->h2_dirty = h->dirty_next;
+		h->dirty = false;
+		h2_flush(w, h->c, now); /* may close it: it is off the list already */
+	}
 }
 
 void eng_h2_close(struct worker *w, struct conn *c)
@@ -631,6 +649,13 @@ void eng_h2_close(struct worker *w, struct conn *c)
 		return;
 	}
 	struct h2_conn *h = c->h2;
+	if (h->dirty) { /* off its host's list of connections to write */
+		struct h2_conn **pp = &w->hp[c->host].h2_dirty;
+		while (*pp != h)
+			pp = &(*pp)->dirty_next;
+		*pp = h->dirty_next;
+		h->dirty = false;
+	}
 	while (h->n_act) {
 		struct conn *s = h->act[h->n_act - 1];
 		if (s->in)

@@ -137,6 +137,8 @@ struct hpool {
 	size_t q_len;
 	struct tls_resume tls_resume; /* TLS: the last session, offered on reconnects */
 	uint32_t fair;           /* its share of the worker's connections (by request share, >= 1) */
+	struct h2_conn *h2_dirty; /* HTTP/2 connections with requests submitted, not yet written
+	                           * (eng_h2_flush_host writes them: one write for a batch) */
 };
 
 /* One second of the measured phase's series (series.c). */
@@ -403,8 +405,12 @@ bool eng_h2_input(struct worker *w, struct conn *c, const char *buf, size_t n, u
 /* An epoll event of an HTTP/2 connection. */
 void eng_h2_event(struct worker *w, struct conn *c, uint32_t events);
 /* Open a stream for rq (NULL: pick_req) scheduled at sched_ns on c, an HTTP/2
- * connection on its host's idle list (a free stream). */
+ * connection on its host's idle list (a free stream). Its HEADERS are
+ * written by the next eng_h2_flush_host of its host. */
 void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const struct engine_req *rq);
+/* Write the requests submitted on host h's HTTP/2 connections since the
+ * last call (eng_serve_host calls it after its sends). */
+void eng_h2_flush_host(struct worker *w, uint32_t h, uint64_t now);
 /* Close a stream (reset it: a timeout) or an HTTP/2 connection (its streams
  * in flight count as read or closed errors). */
 void eng_h2_close(struct worker *w, struct conn *c);

@@ -66,6 +66,8 @@ void eng_serve_host(struct worker *w, uint32_t h, uint64_t now)
 		struct qent q = q_pop(w, p);
 		eng_conn_send(w, p->idle.head, q.due_ns, &cfg->reqs[q.req]);
 	}
+	if (p->h2_dirty)
+		eng_h2_flush_host(w, h, now); /* HTTP/2: this turn's requests, a write a connection */
 	size_t want = p->q_len > p->n_connecting ? p->q_len - p->n_connecting : 0;
 	if (!want && needs_probe(w, p))
 		want = 1;

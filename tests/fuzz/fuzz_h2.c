@@ -164,6 +164,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		while (c->state != CS_FREE && c->in == &p->idle && w->timed.len < want)
 			eng_conn_send(w, c, now, NULL);
+		if (c->state != CS_FREE)
+			eng_h2_flush_host(w, 0, now);
 		if (c->state == CS_FREE)
 			break;
 		if (give_up && turn % 4 == 3 && w->timed.head && w->timed.head->h2_parent) {
