@@ -669,6 +669,11 @@ void eng_h2_close(struct worker *w, struct conn *c)
 	eng_conn_close(w, c);
 }
 
+uint32_t eng_h2_in_flight(const struct conn *c)
+{
+	return c->h2 ? c->h2->n_act : 0;
+}
+
 void eng_h2_step_end(struct worker *w)
 {
 	for (uint32_t i = 0; i < w->max_conns; i++) {

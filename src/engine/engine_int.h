@@ -414,6 +414,8 @@ void eng_h2_flush_host(struct worker *w, uint32_t h, uint64_t now);
 /* Close a stream (reset it: a timeout) or an HTTP/2 connection (its streams
  * in flight count as read or closed errors). */
 void eng_h2_close(struct worker *w, struct conn *c);
+/* Requests in flight on HTTP/2 connection c. */
+uint32_t eng_h2_in_flight(const struct conn *c);
 /* The end of a step: streams in flight are counted in in_flight_at_end and
  * their connections closed. */
 void eng_h2_step_end(struct worker *w);

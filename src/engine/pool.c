@@ -43,6 +43,8 @@ static bool evict_idle(struct worker *w, uint32_t h)
 	struct conn *lru = NULL;
 	for (uint32_t g = 0; g < w->n_hosts; g++) {
 		struct conn *c = w->hp[g].idle.head; /* each idle list is oldest first */
+		while (c && c->h2 && eng_h2_in_flight(c))
+			c = c->next; /* an HTTP/2 connection with a free stream may have others busy */
 		if (g != h && c && (starved || w->hp[g].n_open > w->hp[g].fair) &&
 		    (!lru || c->idle_ns < lru->idle_ns))
 			lru = c;

@@ -149,6 +149,27 @@ class Http2Test(PacerTestCase):
         self.assertEqual(m["connections"]["opened"], h["connections_h2"])
         self.assertIn("goaway", run.stdout)
 
+    def test_table_of_two_hosts(self):
+        # one of them ends its connections every 10 requests (GOAWAY)
+        d = tempfile.mkdtemp(prefix="pacer-h2-table-")
+        try:
+            path = os.path.join(d, "targets.txt")
+            with open(path, "w") as f:
+                f.write("GET %s\nGET %s\n" % (url("h2c"), url("h2c_short")))
+            mark = _ngx.log_mark()
+            run = self.run_ok(["--requests-file", path, "--h2c", "--rate", 500, "--duration",
+                               "1s", "--connections", 4, "--max-streams", 8])
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+        m = self.assert_all_done(run)
+        r = m["requests"]
+        self.assertEqual(r["scheduled"], r["sent"], r)
+        self.assertEqual(_ngx.count(mark, path="/hello"), r["sent"])
+        hosts = m["hosts"] if "hosts" in m else None
+        if hosts:
+            self.assertEqual(sum(h["completed"] for h in hosts), r["completed"], hosts)
+        self.assertGreater(m["http2"]["goaway"], 0, m["http2"])
+
     def test_post_body_and_rules(self):
         mark = _ngx.log_mark()
         run = self.run_ok([url("h2c", "/post"), "--h2c", "--method", "POST", "--body",
