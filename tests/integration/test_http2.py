@@ -165,9 +165,12 @@ class Http2Test(PacerTestCase):
         r = m["requests"]
         self.assertEqual(r["scheduled"], r["sent"], r)
         self.assertEqual(_ngx.count(mark, path="/hello"), r["sent"])
-        hosts = m["hosts"] if "hosts" in m else None
-        if hosts:
-            self.assertEqual(sum(h["completed"] for h in hosts), r["completed"], hosts)
+        hosts = m["hosts"]
+        self.assertEqual(len(hosts), 2, hosts)
+        self.assertEqual(sum(h["completed"] for h in hosts), r["completed"], hosts)
+        self.assertTrue(all(h["completed"] > 0 and h["errors"] == 0 for h in hosts), hosts)
+        short = [h for h in hosts if h["port"] == _ports["h2c_short"]][0]
+        self.assertGreater(short["connections_opened"], 2, hosts)  # after each GOAWAY
         self.assertGreater(m["http2"]["goaway"], 0, m["http2"])
 
     def test_post_body_and_rules(self):
