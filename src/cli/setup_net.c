@@ -99,11 +99,17 @@ static int probe_tls(struct cli_setup *s, const struct run_plan *plan)
 	char reason[256] = "";
 	uint64_t t = setup_probe_timeout_ns(plan);
 	int rc = tls_probe(s->tls_client, &s->addr, plan->url.host, t, reason, sizeof reason);
-	if (rc == 0)
-		return 0;
+	if (rc == 0 || (rc == TLS_NO_H2 && plan->http.http2 && *plan->http.http2))
+		return 0; /* --http2=prefer: HTTP/1.1 it is */
+	bool endless = !plan->open_loop && plan->requests && !plan->duration_given;
+	if (rc == TLS_NO_H2) {
+		fprintf(stderr, "pacer %s: --http2: %s: %s%s\n", s->cmd, plan->url_str, reason,
+			endless ? "" : "\n  (the run goes on; every connection is counted in "
+				       "errors.protocol)");
+		return endless ? EXIT_USAGE : 0;
+	}
 	if (rc != TLS_FAILED)
 		snprintf(reason, sizeof reason, "%s", rc == -ETIMEDOUT ? "timed out" : err_name(rc));
-	bool endless = !plan->open_loop && plan->requests && !plan->duration_given;
 	fprintf(stderr, "pacer %s: TLS handshake with %s failed: %s%s\n", s->cmd, plan->url_str,
 		reason,
 		endless ? "" : "\n  (the run goes on; every failed handshake is counted in errors.tls)");
@@ -203,10 +209,15 @@ static int prepare_hosts(struct cli_setup *s, const struct run_plan *plan)
 		if (eh->tls) {
 			char reason[256] = "";
 			rc = tls_probe(s->tls_client, &eh->addr, th->name, tmo, reason, sizeof reason);
-			if (rc && rc != TLS_FAILED)
+			if (rc == TLS_NO_H2 && plan->http.http2 && *plan->http.http2)
+				rc = 0; /* --http2=prefer */
+			if (rc == TLS_NO_H2)
+				fprintf(stderr, "pacer %s: %s: host %s: --http2: %s\n", s->cmd, t->source,
+					label, reason);
+			else if (rc && rc != TLS_FAILED)
 				snprintf(reason, sizeof reason, "%s",
 					 rc == -ETIMEDOUT ? "timed out" : err_name(rc));
-			if (rc)
+			if (rc && rc != TLS_NO_H2)
 				fprintf(stderr, "pacer %s: %s: host %s: TLS handshake failed: %s\n", s->cmd,
 					t->source, label, reason);
 		}

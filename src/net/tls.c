@@ -28,6 +28,7 @@ static const unsigned char alpn_h2_h1[] = "\x02h2\x08http/1.1";
 struct tls_ctx {
 	SSL_CTX *ssl;
 	bool server;
+	bool alpn_h2; /* client: offers h2 first */
 };
 
 struct tls_conn {
@@ -120,6 +121,7 @@ int tls_client_ctx_new(struct tls_ctx **out, const struct tls_client_cfg *cfg, c
 	}
 	SSL_CTX *s = c->ssl;
 	int rc = -EINVAL;
+	c->alpn_h2 = cfg->alpn_h2;
 	if (cfg->alpn_h2)
 		SSL_CTX_set_alpn_protos(s, alpn_h2_h1, sizeof alpn_h2_h1 - 1);
 	else
@@ -567,9 +569,14 @@ int tls_probe(struct tls_ctx *ctx, const struct net_addr *a, const char *host,
 		}
 		if (rc == TLS_FAILED)
 			snprintf(reason, cap, "%s", c->reason);
+		if (rc == 0 && ctx->alpn_h2 && !tls_alpn_h2(c)) {
+			rc = TLS_NO_H2;
+			snprintf(reason, cap, "the server did not choose HTTP/2 (ALPN h2): it speaks "
+					      "HTTP/1.1 here (--http2=prefer falls back to it)");
+		}
 		break;
 	}
-	if (c && rc == 0)
+	if (c && (rc == 0 || rc == TLS_NO_H2))
 		tls_shutdown(c);
 	tls_conn_free(c);
 	close(fd);

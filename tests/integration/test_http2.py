@@ -213,6 +213,13 @@ class Http2Test(PacerTestCase):
         self.assertEqual(run.json["plan"]["http"], "h2-prefer")
 
     def test_http2_required_but_server_keeps_http1(self):
+        # bounded by --requests alone it could never end: refused at the start
+        run = harness.run_pacer([url("h1tls"), "--http2", "--cacert", os.path.join(_pki, "ca.pem"),
+                                 "--requests", 100])
+        self.assertFalse(run.timed_out, harness.describe(run))
+        self.assertEqual(run.code, 2, harness.describe(run))
+        self.assertIn("did not choose HTTP/2", run.stderr)
+        # an open-loop run goes on, every connection counted
         run = self.run_bounded([url("h1tls"), "--http2", "--cacert", os.path.join(_pki, "ca.pem"),
                                 "--rate", 50, "--duration", "500ms", "--timeout", "500ms"])
         m = self.phase(run)
