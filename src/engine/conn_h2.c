@@ -165,13 +165,16 @@ static void stream_release(struct worker *w, struct conn *s)
 }
 
 /* The server did not process s: back to its host's backlog at its first
- * scheduled time, counted as retried and no longer as sent. A full backlog:
- * it is counted as reset instead (never lost). */
+ * scheduled time, counted as retried and no longer as sent. A full backlog,
+ * or H2_RETRY_RUN_MAX refusals in a row from the host: it is counted as
+ * reset instead (never lost). */
 static void stream_retry(struct worker *w, struct conn *s, uint64_t now)
 {
 	struct phase_stats *ph = phase_of(w, s->sched_ns);
 	uint32_t r = (uint32_t)(s->req - w->e->cfg.reqs);
-	if (q_push(w, s->host, s->sched_ns, r)) {
+	struct hpool *p = &w->hp[s->host];
+	if (p->h2_refusals < H2_RETRY_RUN_MAX && q_push(w, s->host, s->sched_ns, r)) {
+		p->h2_refusals++;
 		ph->sent--;
 		ph->h2.retried++;
 	} else {
@@ -284,6 +287,7 @@ static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t code, void 
 	uint64_t now = clock_now_ns();
 	if (code == NGHTTP2_NO_ERROR && s->resp.status) {
 		s->resp.keep_alive = true;
+		w->hp[s->host].h2_refusals = 0;
 		s->state = CS_IDLE;           /* done: eng_h2_close releases, no reset */
 		eng_conn_complete(w, s, now); /* releases the stream */
 	} else if (code == NGHTTP2_REFUSED_STREAM) {

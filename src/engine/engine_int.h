@@ -118,6 +118,12 @@ struct conn {
 	bool h2_rst;              /* a stream: the peer sent RST_STREAM */
 };
 
+/* HTTP/2: a host that refuses this many requests in a row (REFUSED_STREAM,
+ * GOAWAY) without completing one gets its further refusals counted as
+ * errors (reset) instead of retried, so that a server refusing everything
+ * cannot keep a run going without end. */
+#define H2_RETRY_RUN_MAX 1024
+
 #define QE_NONE UINT32_MAX
 
 /* A backlog entry: a due request waiting for a connection of its host. */
@@ -137,6 +143,8 @@ struct hpool {
 	size_t q_len;
 	struct tls_resume tls_resume; /* TLS: the last session, offered on reconnects */
 	uint32_t fair;           /* its share of the worker's connections (by request share, >= 1) */
+	uint32_t h2_refusals;     /* HTTP/2: requests put back for a retry since the host last
+	                           * completed one (past H2_RETRY_RUN_MAX: errors, not retries) */
 	struct h2_conn *h2_dirty; /* HTTP/2 connections with requests submitted, not yet written
 	                           * (eng_h2_flush_host writes them: one write for a batch) */
 };

@@ -9,6 +9,9 @@ errors and no hang."""
 import os
 import shutil
 import signal
+import socket
+import struct
+import threading
 import tempfile
 import time
 import unittest
@@ -77,6 +80,62 @@ def url(port_name, path="/hello"):
     scheme = "https" if port_name in ("h2", "h1tls") else "http"
     host = "localhost" if scheme == "https" else "127.0.0.1"
     return "%s://%s:%d%s" % (scheme, host, _ports[port_name], path)
+
+
+class RefusingServer:
+    """An HTTP/2 (h2c) server that refuses every stream: SETTINGS, then a
+    RST_STREAM REFUSED_STREAM for each request's HEADERS. A thread per
+    connection; stopped by closing its listener."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.refused = 0
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
+
+    @staticmethod
+    def _read(c, n):
+        b = b""
+        while len(b) < n:
+            got = c.recv(n - len(b))
+            if not got:
+                raise EOFError
+            b += got
+        return b
+
+    def _serve(self, c):
+        try:
+            self._read(c, 24)  # the preface
+            c.sendall(b"\0\0\0\4\0\0\0\0\0")  # SETTINGS, empty
+            while True:
+                hd = self._read(c, 9)
+                n, typ, flags = int.from_bytes(hd[:3], "big"), hd[3], hd[4]
+                sid = int.from_bytes(hd[5:9], "big") & 0x7FFFFFFF
+                self._read(c, n)
+                if typ == 4 and not flags & 1:
+                    c.sendall(b"\0\0\0\4\1\0\0\0\0")  # SETTINGS ACK
+                elif typ == 1:
+                    c.sendall(b"\0\0\4\3\0" + struct.pack(">II", sid, 7))
+                    with self.lock:
+                        self.refused += 1
+        except (EOFError, OSError):
+            pass
+        finally:
+            c.close()
+
+    def stop(self):
+        self.sock.close()
 
 
 class Http2Test(PacerTestCase):
@@ -311,6 +370,23 @@ class Http2Test(PacerTestCase):
         # timeouts reset streams (CANCEL): no connection was closed for them
         self.assertLessEqual(m["connections"]["opened"], 2)
         self.assertGreater(r["completed"], 0)
+
+    def test_server_refusing_every_stream_cannot_keep_a_run_going(self):
+        srv = RefusingServer()
+        try:
+            run = self.run_bounded(["http://127.0.0.1:%d/" % srv.port, "--h2c", "--requests", 50,
+                                    "--concurrency", 1, "--max-streams", 4, "--timeout", "2s"])
+        finally:
+            srv.stop()
+        m = self.phase(run)
+        self.assert_accounted(m, run)
+        r, e, h = m["requests"], m["transport_errors"], m["http2"]
+        self.assertEqual(r["completed"], 0, r)
+        self.assertEqual(e["reset"], 50, e)  # each request ends once, as an error
+        self.assertEqual(r["sent"], 50, r)
+        self.assertEqual(h["retried"], 1024, h)  # the run of refusals allowed
+        self.assertEqual(h["resets"]["REFUSED_STREAM"], 1024 + 50, h)
+        self.assertEqual(srv.refused, 1024 + 50)
 
     def test_bad_options(self):
         cases = (
