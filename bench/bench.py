@@ -15,6 +15,9 @@ Targets run on CPU 0, generators on CPU 1 (taskset), one thread each.
   tls                          the same nginx over https (TLS 1.3, keep-alive): wrk vs pacer flat
                                out, and pacer's CPU per response plain vs TLS (flat out and at a
                                fixed rate); `--only-tls` runs just this section
+  http2                        nginx's HTTP/2 (h2c and h2 over TLS), 10 connections x 10 streams,
+                               one thread: pacer beside h2load flat out and at a fixed rate
+                               (h2load --rps); `--only-h2` runs just this section
 """
 import argparse
 import datetime
@@ -314,6 +317,110 @@ def tls_section(a, tmp):
     return res, s, md
 
 
+def start_nginx_h2(tmp, port, tls_port):
+    """nginx on CPU 0 speaking HTTP/2: h2c (prior knowledge) on port, h2 over
+    TLS (ALPN) on tls_port; its default 128 streams per connection."""
+    cert, key = make_cert(tmp)
+    conf = os.path.join(tmp, "nginx-h2.conf")
+    with open(conf, "w") as f:
+        f.write(f"""worker_processes 1;
+daemon off;
+master_process off;
+pid {tmp}/nginx-h2.pid;
+error_log {tmp}/error-h2.log;
+events {{ worker_connections 4096; }}
+http {{
+  access_log off;
+  keepalive_requests 10000000;
+  client_body_temp_path {tmp}; proxy_temp_path {tmp}; fastcgi_temp_path {tmp};
+  uwsgi_temp_path {tmp}; scgi_temp_path {tmp};
+  ssl_protocols TLSv1.3;
+  ssl_certificate {cert}; ssl_certificate_key {key};
+  server {{ listen 127.0.0.1:{port} http2; listen 127.0.0.1:{tls_port} ssl http2;
+           location / {{ return 200 "hello\\n"; }} }}
+}}
+""")
+    p = Proc(["/usr/sbin/nginx", "-p", tmp, "-c", conf], 0, port)
+    wait_port(tls_port)
+    return p
+
+
+H2_CONNS, H2_STREAMS = 10, 10
+
+
+def h2load_h2(url, secs, rate=None):
+    """h2load over HTTP/2 (h2c for http://, ALPN h2 for https://), one thread,
+    H2_CONNS x H2_STREAMS; at a fixed total rate when given (--rps is per
+    client). CPU per response from rusage (its warm-up's responses are not
+    in its count, so the figure leans against pacer, whose warm-up counts)."""
+    args = ["h2load", "-t1", f"-c{H2_CONNS}", f"-m{H2_STREAMS}", f"-D{secs}",
+            "--warm-up-time=1"]
+    if rate:
+        args.append(f"--rps={rate / H2_CONNS:g}")
+    rc, out, cpu, rss = rusage_run(args + [url])
+    m = re.search(r"requests: \d+ total, \d+ started, (\d+) done, (\d+) succeeded", out)
+    if rc != 0 or not m:
+        raise RuntimeError("h2load failed: " + out[-2000:])
+    n = int(m.group(2))
+    return {"responses": n, "rps": n / secs, "cpu_us_per_resp": cpu * 1e6 / max(n, 1),
+            "rss_kib": rss}
+
+
+def h2_section(a, tmp):
+    """pacer beside h2load over nginx's HTTP/2, h2c and TLS, flat out (closed
+    loop) and at a fixed rate, interleaved."""
+    res = {}
+    if not shutil.which("h2load"):
+        return res, {}, ["## HTTP/2 beside h2load", "", "h2load not found (Debian nghttp2-client).", ""]
+    port, tls_port = free_port(), free_port()
+    ng = start_nginx_h2(tmp, port, tls_port)
+    rate = a.h2_rate
+    cases = [("h2c", f"http://127.0.0.1:{port}/", ["--h2c"]),
+             ("h2", f"https://127.0.0.1:{tls_port}/", ["--http2", "--insecure"])]
+    try:
+        for name, url, flags in cases:
+            for mode in ("flat", "rate", "rate_spin0"):
+                rows = res.setdefault(f"{name}_{mode}", {"pacer": [], "h2load": []})
+                for i in range(a.reps):
+                    for who in (["pacer", "h2load"] if i % 2 == 0 else ["h2load", "pacer"]):
+                        if who == "h2load":
+                            rows[who].append(h2load_h2(url, a.secs, None if mode == "flat" else rate))
+                        elif mode == "flat":
+                            rows[who].append(pacer_run(url, flags + [
+                                "--concurrency", str(H2_CONNS), "--max-streams", str(H2_STREAMS),
+                                "-d", f"{a.secs}s", "-w", "1s"], tmp))
+                        else:
+                            spin = ["--spin", "0"] if mode == "rate_spin0" else []
+                            rows[who].append(pacer_run(url, flags + spin + [
+                                "--rate", str(rate), "-c", str(H2_CONNS), "--max-streams",
+                                str(H2_STREAMS), "-d", f"{a.secs}s", "-w", "1s"], tmp))
+    finally:
+        ng.stop()
+
+    def fmt(v, d=1):
+        return "—" if v is None else f"{v:,.{d}f}"
+
+    summ = {}
+    md = [f"## HTTP/2 beside h2load ({H2_CONNS} connections x {H2_STREAMS} streams, one thread)", "",
+          f"Flat out: closed loop, pacer `--concurrency {H2_CONNS} --max-streams {H2_STREAMS}`, h2load "
+          f"`-c{H2_CONNS} -m{H2_STREAMS}`. Fixed rate: {rate:g} req/s, pacer `--rate` (open loop; "
+          "its default `--spin 100us` polls before each due time, `rate spin0` always sleeps), "
+          "h2load `--rps` per client. CPU per response: the whole generator process's user+sys over "
+          "its responses (pacer's 1 s warm-up included).", "",
+          "| | pacer req/s | h2load req/s | pacer CPU µs/resp | h2load CPU µs/resp | pacer / h2load CPU |",
+          "|---|---|---|---|---|---|"]
+    for key, rows in res.items():
+        p_rps, h_rps = med(rows["pacer"], "rps"), med(rows["h2load"], "rps")
+        p_cpu, h_cpu = med(rows["pacer"], "cpu_us_per_resp"), med(rows["h2load"], "cpu_us_per_resp")
+        summ[f"{key}_pacer_rps"], summ[f"{key}_h2load_rps"] = p_rps, h_rps
+        summ[f"{key}_pacer_cpu_us"], summ[f"{key}_h2load_cpu_us"] = p_cpu, h_cpu
+        summ[f"{key}_pacer_over_h2load_cpu"] = ratio(p_cpu, h_cpu)
+        md.append(f"| {key.replace('_', ' ')} | {fmt(p_rps)} | {fmt(h_rps)} | {fmt(p_cpu, 2)} | "
+                  f"{fmt(h_cpu, 2)} | {fmt(ratio(p_cpu, h_cpu), 2)} |")
+    md.append("")
+    return res, summ, md
+
+
 def start_serve(port):
     return Proc([PACER, "serve", "--plan", "hello", "--threads", "1",
                  "--listen", f"127.0.0.1:{port}"], 0, port)
@@ -382,6 +489,10 @@ def main():
                     help="run only the fixed-rate section beside h2load (printed)")
     ap.add_argument("--only-tls", action="store_true",
                     help="run only the TLS section (printed; docs/bench.md is left alone)")
+    ap.add_argument("--h2-rate", type=float, default=2000,
+                    help="fixed rate of the HTTP/2 section, req/s")
+    ap.add_argument("--only-h2", action="store_true",
+                    help="run only the HTTP/2 section beside h2load (printed)")
     ap.add_argument("--no-docs", dest="docs", action="store_false",
                     help="do not rewrite docs/bench.md with this run's figures")
     a = ap.parse_args()
@@ -400,6 +511,15 @@ def main():
         with open(os.path.join(a.out_dir, f"bench-fixed-{stamp}.json"), "w") as f:
             json.dump({"summary": fsum, "runs": fres}, f, indent=1)
         print("\n".join(fmd))
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
+    if a.only_h2:
+        hres, hsum, hmd = h2_section(a, tmp)
+        os.makedirs(a.out_dir, exist_ok=True)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        with open(os.path.join(a.out_dir, f"bench-h2-{stamp}.json"), "w") as f:
+            json.dump({"summary": hsum, "runs": hres}, f, indent=1)
+        print("\n".join(hmd))
         shutil.rmtree(tmp, ignore_errors=True)
         return
     if a.only_tls:
@@ -451,6 +571,9 @@ def main():
     # pacer at fixed rates beside h2load --rps
     fres, fsum, fmd = fixed_rate_section(a, tmp)
     res["fixed"] = fres
+    # HTTP/2 beside h2load
+    hres, hsum, hmd = h2_section(a, tmp)
+    res["http2"] = hres
 
     summary = {
         "wrk_rps": med(res["wrk_flat"], "rps"),
@@ -530,7 +653,8 @@ def main():
                f"{fmt(summary['serve_over_nginx'], 2)} |", ""]
     summary.update(tsum)
     summary.update(fsum)
-    md += tmd + fmd
+    summary.update(hsum)
+    md += tmd + fmd + hmd
     text = "\n".join(md)
     with open(os.path.join(a.out_dir, f"bench-{stamp}.md"), "w") as f:
         f.write(text)

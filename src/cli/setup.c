@@ -23,6 +23,7 @@
 #include "target/plan.h"
 #include "target/target.h"
 #include "util/err.h"
+#include "util/units.h"
 
 static int start_embedded(struct cli_setup *s, struct run_plan *plan)
 {
@@ -208,7 +209,15 @@ void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan
 		.hosts = s->hosts,
 		.n_hosts = s->n_hosts,
 		.n_names = s->names.n,
+		.http = plan->http.h2c		   ? ENGINE_H2C
+			: !plan->http.http2	   ? ENGINE_H1
+			: *plan->http.http2 == '\0' ? ENGINE_H2
+						   : ENGINE_H2_PREFER,
+		.max_streams = plan->http.max_streams,
 	};
+	uint64_t win = 0;
+	if (plan->http.window && units_parse_size(plan->http.window, &win) == 0)
+		cfg->h2_window = (uint32_t)win; /* checked by plan_validate */
 }
 
 uint64_t cli_setup_target_cpu_ns(const struct cli_setup *s)

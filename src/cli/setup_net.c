@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/setup_int.h"
+#include "net/h2probe.h"
 #include "net/sock.h"
 #include "net/tls.h"
 #include "table/table.h"
@@ -29,6 +30,16 @@ int setup_tls(struct cli_setup *s, const struct run_plan *plan)
 	bool any_tls = plan->url.tls;
 	for (size_t i = 0; s->table && i < s->table->n_hosts; i++)
 		any_tls |= s->table->hosts[i].tls;
+	for (size_t i = 0; s->table && i < s->table->n_hosts; i++) {
+		const struct table_host *th = &s->table->hosts[i];
+		if ((plan->http.h2c && th->tls) || (plan->http.http2 && !th->tls)) {
+			fprintf(stderr, "pacer %s: %s: host %s is %s, but %s\n", s->cmd,
+				s->table->source, th->name, th->tls ? "https" : "plain http",
+				plan->http.h2c ? "--h2c is HTTP/2 over cleartext"
+					       : "--http2 is HTTP/2 over TLS (--h2c for cleartext)");
+			return EXIT_USAGE;
+		}
+	}
 	if (!any_tls) {
 		const char *opt = t->insecure ? "--insecure"
 				  : t->cacert ? "--cacert"
@@ -48,6 +59,7 @@ int setup_tls(struct cli_setup *s, const struct run_plan *plan)
 		.cert = t->cert,
 		.key = t->key,
 		.trust = s->tls_id, /* self-contained --tls: exactly the generated one */
+		.alpn_h2 = plan->http.http2 != NULL,
 	};
 	char err[512];
 	int rc = tls_client_ctx_new(&s->tls_client, &cfg, err, sizeof err);
@@ -62,18 +74,41 @@ int setup_tls(struct cli_setup *s, const struct run_plan *plan)
  * problem is said once, at the start, in words. The run still goes on (each
  * failed handshake counted in errors.tls), unless it is bounded by
  * --requests alone and so could never end. 0 or an exit code. */
+static int probe_h2c(struct cli_setup *s, const struct run_plan *plan)
+{
+	char reason[256] = "";
+	int rc = net_h2c_probe(&s->addr, setup_probe_timeout_ns(plan), reason, sizeof reason);
+	if (rc == 0)
+		return 0;
+	if (rc != -EPROTO)
+		snprintf(reason, sizeof reason, "%s", rc == -ETIMEDOUT ? "timed out" : err_name(rc));
+	bool endless = !plan->open_loop && plan->requests && !plan->duration_given;
+	fprintf(stderr, "pacer %s: --h2c: %s: %s%s\n", s->cmd, plan->url_str, reason,
+		endless ? "" : "\n  (the run goes on; every failed connection is counted in "
+			       "errors.protocol)");
+	return endless ? EXIT_USAGE : 0;
+}
+
 static int probe_tls(struct cli_setup *s, const struct run_plan *plan)
 {
+	if (plan->http.h2c && !s->n_hosts)
+		return probe_h2c(s, plan);
 	if (!s->tls_client)
 		return 0;
 	char reason[256] = "";
 	uint64_t t = setup_probe_timeout_ns(plan);
 	int rc = tls_probe(s->tls_client, &s->addr, plan->url.host, t, reason, sizeof reason);
-	if (rc == 0)
-		return 0;
+	if (rc == 0 || (rc == TLS_NO_H2 && plan->http.http2 && *plan->http.http2))
+		return 0; /* --http2=prefer: HTTP/1.1 it is */
+	bool endless = !plan->open_loop && plan->requests && !plan->duration_given;
+	if (rc == TLS_NO_H2) {
+		fprintf(stderr, "pacer %s: --http2: %s: %s%s\n", s->cmd, plan->url_str, reason,
+			endless ? "" : "\n  (the run goes on; every connection is counted in "
+				       "errors.protocol)");
+		return endless ? EXIT_USAGE : 0;
+	}
 	if (rc != TLS_FAILED)
 		snprintf(reason, sizeof reason, "%s", rc == -ETIMEDOUT ? "timed out" : err_name(rc));
-	bool endless = !plan->open_loop && plan->requests && !plan->duration_given;
 	fprintf(stderr, "pacer %s: TLS handshake with %s failed: %s%s\n", s->cmd, plan->url_str,
 		reason,
 		endless ? "" : "\n  (the run goes on; every failed handshake is counted in errors.tls)");
@@ -173,10 +208,15 @@ static int prepare_hosts(struct cli_setup *s, const struct run_plan *plan)
 		if (eh->tls) {
 			char reason[256] = "";
 			rc = tls_probe(s->tls_client, &eh->addr, th->name, tmo, reason, sizeof reason);
-			if (rc && rc != TLS_FAILED)
+			if (rc == TLS_NO_H2 && plan->http.http2 && *plan->http.http2)
+				rc = 0; /* --http2=prefer */
+			if (rc == TLS_NO_H2)
+				fprintf(stderr, "pacer %s: %s: host %s: --http2: %s\n", s->cmd, t->source,
+					label, reason);
+			else if (rc && rc != TLS_FAILED)
 				snprintf(reason, sizeof reason, "%s",
 					 rc == -ETIMEDOUT ? "timed out" : err_name(rc));
-			if (rc)
+			if (rc && rc != TLS_NO_H2)
 				fprintf(stderr, "pacer %s: %s: host %s: TLS handshake failed: %s\n", s->cmd,
 					t->source, label, reason);
 		}

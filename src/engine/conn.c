@@ -48,6 +48,10 @@ void eng_count_error(struct worker *w, const struct conn *c, enum err_kind k, ui
 
 void eng_conn_close(struct worker *w, struct conn *c)
 {
+	if (c->h2 || c->h2_parent) {
+		eng_h2_close(w, c); /* a stream, or the streams and session first */
+		return;
+	}
 	struct hpool *p = &w->hp[c->host];
 	if (c->in)
 		list_remove(c->in, c);
@@ -198,20 +202,6 @@ static bool came_before_send(const struct worker *w, const struct conn *c, uint6
 	return rx_rt_ns > w->rt_off_ns && rx_rt_ns - w->rt_off_ns + NS_PER_US < c->write_ns;
 }
 
-/* When the bytes of a read arrived, on the monotonic clock: the kernel's
- * stamp when there is one (a batched loop reads late), else now; never
- * before the request was written or its first byte came, never after now. */
-static uint64_t arrival_ns(const struct worker *w, const struct conn *c, uint64_t rx_rt_ns,
-			   uint64_t now)
-{
-	if (!rx_rt_ns || rx_rt_ns < w->rt_off_ns)
-		return now;
-	uint64_t t = rx_rt_ns - w->rt_off_ns;
-	uint64_t lo = c->got_byte ? c->first_byte_ns : c->write_ns;
-	return t > now ? now : t < lo ? lo : t;
-}
-
-/* Write what remains of the request; returns false if the connection died. */
 static bool conn_write(struct worker *w, struct conn *c)
 {
 	const struct engine_req *rq = c->req;
@@ -247,6 +237,10 @@ static bool conn_write(struct worker *w, struct conn *c)
 void eng_conn_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 		   const struct engine_req *rq)
 {
+	if (c->h2) {
+		eng_h2_send(w, c, sched_ns, rq); /* a stream of it */
+		return;
+	}
 	uint64_t now = clock_now_ns();
 	list_remove(&w->hp[c->host].idle, c);
 	struct phase_stats *ph = phase_of(w, sched_ns);
@@ -320,6 +314,10 @@ static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 	if (!ok)
 		publish_error(w);
 	list_remove(&w->timed, c);
+	if (c->h2_parent) {
+		eng_h2_close(w, c); /* the stream is done: its record goes back */
+		return;
+	}
 	bool keep = c->resp.keep_alive && c->state == CS_READING && !c->peer_closed && !c->stray &&
 		    !w->e->cfg.no_keepalive;
 	if (keep) {
@@ -331,6 +329,11 @@ static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 			ph->closed_by_server++;
 		eng_conn_close(w, c);
 	}
+}
+
+void eng_conn_complete(struct worker *w, struct conn *c, uint64_t now)
+{
+	conn_done(w, c, now);
 }
 
 static void conn_readable(struct worker *w, struct conn *c)
@@ -376,7 +379,7 @@ static void conn_readable(struct worker *w, struct conn *c)
 			eng_conn_close(w, c);
 			return;
 		}
-		uint64_t at = arrival_ns(w, c, rx_rt, now);
+		uint64_t at = eng_arrival_ns(w, rx_rt, c->got_byte ? c->first_byte_ns : c->write_ns, now);
 		if (!c->got_byte) {
 			c->got_byte = true;
 			c->first_byte_ns = at;
@@ -435,6 +438,21 @@ static void conn_handshake(struct worker *w, struct conn *c)
 		}
 	}
 	hist_record(&ph->timing[TIM_HANDSHAKE], now - c->hs_start_ns);
+	if (w->e->cfg.http != ENGINE_H1) {
+		if (tls_alpn_h2(c->tls)) {
+			eng_h2_start(w, c, now); /* connecting until the server's SETTINGS */
+			return;
+		}
+		if (w->e->cfg.http == ENGINE_H2) {
+			ph = eng_conn_error(w, c->host, ERRK_PROTOCOL, now);
+			phase_stats_tls_reason(ph, "the server did not choose HTTP/2 (ALPN h2); "
+						   "--http2=prefer falls back to HTTP/1.1");
+			eng_connect_failed(w, c->host, now);
+			eng_conn_close(w, c);
+			return;
+		}
+		ph->h2.conns_h1++; /* --http2=prefer: the server keeps HTTP/1.1 */
+	}
 	conn_connected(w, c);
 	list_remove(&w->timed, c);
 	conn_want(w, c, EV_IN);
@@ -479,10 +497,18 @@ void eng_conn_event(struct worker *w, struct conn *c, uint32_t events)
 			conn_start_tls(w, c, now);
 			return;
 		}
+		if (w->e->cfg.http == ENGINE_H2C) {
+			eng_h2_start(w, c, now); /* connecting until the server's SETTINGS */
+			return;
+		}
 		conn_connected(w, c);
 		list_remove(&w->timed, c);
 		loop_mod(&w->loop, c->fd, EV_IN, c);
 		conn_make_idle(w, c, now);
+		return;
+	}
+	if (c->h2) {
+		eng_h2_event(w, c, events);
 		return;
 	}
 	if (c->state == CS_HANDSHAKE) {

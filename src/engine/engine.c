@@ -22,6 +22,7 @@ static void engine_free(struct engine *e)
 	pthread_mutex_destroy(&e->mu);
 	pthread_cond_destroy(&e->cv);
 	free(e->w);
+	eng_h2_release(e);
 	free(e->hosts);
 	free(e);
 }
@@ -77,8 +78,18 @@ int engine_open(struct engine **out, const struct engine_cfg *cfg)
 	e->batched = cfg->open_loop && cfg->send_window_ns > 0 && e->stamps;
 	pthread_mutex_init(&e->mu, NULL);
 	pthread_cond_init(&e->cv, NULL);
+	int hrc = eng_h2_prepare(e);
+	if (hrc) {
+		eng_h2_release(e);
+		pthread_mutex_destroy(&e->mu);
+		pthread_cond_destroy(&e->cv);
+		free(e->hosts);
+		free(e);
+		return hrc;
+	}
 	e->w = aligned_alloc(64, ((sizeof *e->w * cfg->threads) + 63) / 64 * 64);
 	if (!e->w) {
+		eng_h2_release(e);
 		free(e->hosts);
 		free(e);
 		return -ENOMEM;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "net/sock.h"
+#include "plan/plan.h"
 #include "plan/sched.h"
 #include "result/result.h"
 
@@ -35,6 +36,16 @@ struct engine_host {
 	struct tls_ctx *tls;    /* NULL: plain; else TLS with this client context (borrowed,
 	                         * must outlive the engine; see net/tls.h) */
 	const char *tls_host;   /* TLS: SNI and the name the certificate must carry (borrowed) */
+};
+
+/* The HTTP version spoken to every host. */
+enum engine_http {
+	ENGINE_H1 = 0,     /* HTTP/1.1 */
+	ENGINE_H2C,        /* --h2c: HTTP/2 over cleartext TCP, prior knowledge (plain hosts) */
+	ENGINE_H2,         /* --http2: HTTP/2 over TLS chosen by ALPN "h2" (TLS hosts; the
+	                    * TLS context must offer h2: tls_client_cfg.alpn_h2); a server
+	                    * that keeps HTTP/1.1 fails the connection (errors.protocol) */
+	ENGINE_H2_PREFER,  /* --http2=prefer: as ENGINE_H2, HTTP/1.1 where the server keeps it */
 };
 
 /* What stays the same for the whole session: target, requests, connections. */
@@ -80,10 +91,21 @@ struct engine_cfg {
 	 * n_reqs; at random: the i-th draw of one seeded stream). The caller
 	 * splits connections, concurrency and closed-loop requests. */
 	uint32_t segment, segments;
+	enum engine_http http;  /* HTTP/1.1 or one of the HTTP/2 modes */
+	uint32_t max_streams;   /* HTTP/2: most requests in flight on one connection (0:
+	                         * ENGINE_H2_STREAMS_DEFAULT), also capped by the server's
+	                         * SETTINGS_MAX_CONCURRENT_STREAMS; closed loop keeps
+	                         * concurrency x max_streams requests outstanding */
+	uint32_t h2_window;     /* HTTP/2: receive window of each stream and of the connection,
+	                         * bytes (0: ENGINE_H2_WINDOW_DEFAULT) */
 	const struct inspect *inspect; /* NULL, or response rules evaluated on every completed
 	                                * response (borrowed, read-only, shared by the threads;
 	                                * inspect_finish must have been called) */
 };
+
+#define ENGINE_H2_STREAMS_DEFAULT PLAN_DEFAULT_STREAMS
+#define ENGINE_H2_STREAMS_MAX PLAN_MAX_STREAMS
+#define ENGINE_H2_WINDOW_DEFAULT (16u << 20) /* 16 MiB */
 
 /* One measurement: warm-up then measured phase, then a drain. Connections
  * carry over from one step to the next. */
@@ -102,8 +124,10 @@ struct engine;
 /* Validate cfg, allocate every worker and start the threads (signals blocked
  * in them); they wait for a step. 0, -EINVAL (also: more than
  * ENGINE_MAX_HOSTS hosts, a request naming a host that is not there, more
- * than RESULT_MAX_NAMES + 1 names or a request name index out of range),
- * -ENOMEM, or -errno from thread creation.
+ * than RESULT_MAX_NAMES + 1 names or a request name index out of range;
+ * HTTP/2: a request it cannot carry, more than ENGINE_H2_STREAMS_MAX
+ * streams, --h2c to a TLS host or --http2 to a plain one), -ENOMEM, or
+ * -errno from thread creation.
  *
  * Hosts (one is the case of several): a request is chosen (in order or at
  * random) when it is due and waits in its host's backlog, at most the host's

@@ -87,6 +87,8 @@ enum conn_state {
 
 struct worker;
 struct conn;
+struct h2_conn;
+struct h2req;
 
 struct list {
 	struct conn *head, *tail;
@@ -113,7 +115,24 @@ struct conn {
 	bool peer_closed;         /* the last event said the server closed its side (EPOLLRDHUP) */
 	struct h1_resp resp;
 	struct h1_capture cap; /* used only when cfg.inspect needs headers/body */
+	/* HTTP/2 (conn_h2.c). A connection: h2 is its session (NULL over HTTP/1.1);
+	 * it is CS_HANDSHAKE until the server's SETTINGS, then CS_IDLE, on its
+	 * host's idle list while it has a free stream. A stream is a struct conn
+	 * of its own (not in w->conns, no fd): h2_parent is its connection, it
+	 * is CS_READING and on w->timed while in flight, so that sending,
+	 * completing, errors and timeouts treat it as a request on a connection. */
+	struct h2_conn *h2;
+	struct conn *h2_parent;
+	int32_t h2_id;            /* a stream: its id */
+	uint32_t h2_slot;         /* a stream: its index in its connection's active set */
+	bool h2_rst;              /* a stream: the peer sent RST_STREAM */
 };
+
+/* HTTP/2: a host that refuses this many requests in a row (REFUSED_STREAM,
+ * GOAWAY) without completing one gets its further refusals counted as
+ * errors (reset) instead of retried, so that a server refusing everything
+ * cannot keep a run going without end. */
+#define H2_RETRY_RUN_MAX 1024
 
 #define QE_NONE UINT32_MAX
 
@@ -137,6 +156,10 @@ struct hpool {
 	size_t q_share;          /* most entries its backlog may hold: its share of the pool by
 	                          * request share (one host: all of it), so that a host that
 	                          * refuses or crawls cannot fill what the others need */
+	uint32_t h2_refusals;     /* HTTP/2: requests put back for a retry since the host last
+	                           * completed one (past H2_RETRY_RUN_MAX: errors, not retries) */
+	struct h2_conn *h2_dirty; /* HTTP/2 connections with requests submitted, not yet written
+	                           * (eng_h2_flush_host writes them: one write for a batch) */
 };
 
 /* One second of the measured phase's series (series.c). */
@@ -156,6 +179,8 @@ struct worker {
 	/* share of the load */
 	double rate_per_s;
 	uint32_t max_conns;
+	uint32_t closed_outstanding; /* closed loop: requests kept outstanding (max_conns, times
+	                              * max_streams for HTTP/2) */
 	uint64_t quota; /* closed loop with --requests: measured requests to issue */
 	uint64_t issued_measure;
 
@@ -233,6 +258,10 @@ struct worker {
 		_Atomic uint64_t lag_sum_ns;
 		_Atomic uint64_t backlog, conns_open, conns_connecting;
 	} live;
+	/* HTTP/2 stream records (conn_h2.c): made on demand, kept for reuse */
+	struct conn *h2_free;     /* free stream records, linked through ->next */
+	struct conn **h2_all;     /* every record made, to free them */
+	size_t h2_all_len, h2_all_cap;
 };
 
 struct engine {
@@ -240,6 +269,7 @@ struct engine {
 	struct engine_host *hosts; /* n_hosts >= 1, owned (cfg.hosts copied, or made of cfg.addr) */
 	uint32_t n_hosts;
 	uint64_t host_reqs[ENGINE_MAX_HOSTS]; /* requests of the table per host */
+	struct h2req *h2reqs;      /* HTTP/2: cfg.reqs as header fields (conn_h2.c), else NULL */
 	struct engine_step step;                  /* the current step */
 	uint64_t t0_ns, warm_end_ns, meas_end_ns; /* meas_end: UINT64_MAX when by count */
 	_Atomic bool stop;
@@ -371,6 +401,19 @@ static inline uint32_t pick_req(struct worker *w)
 	return r;
 }
 
+/* When the bytes of a read stamped rx_rt_ns (CLOCK_REALTIME, the kernel's
+ * receive stamp; 0: none) arrived, on the monotonic clock: the stamp (a
+ * batched loop reads late) mapped with the worker's offset, else now; never
+ * before lo (the request's write, or its first byte), never after now. */
+static inline uint64_t eng_arrival_ns(const struct worker *w, uint64_t rx_rt_ns, uint64_t lo,
+				      uint64_t now)
+{
+	if (!rx_rt_ns || rx_rt_ns < w->rt_off_ns)
+		return now;
+	uint64_t t = rx_rt_ns - w->rt_off_ns;
+	return t > now ? now : t < lo ? lo : t;
+}
+
 /* A host that refuses: its last connect failed and none is established. */
 static inline bool host_down(const struct hpool *p)
 {
@@ -442,6 +485,48 @@ void eng_conn_event(struct worker *w, struct conn *c, uint32_t events);
 struct phase_stats *eng_conn_error(struct worker *w, uint32_t h, enum err_kind k, uint64_t now);
 /* An error of c's request (counted in the phase it was scheduled in). */
 void eng_count_error(struct worker *w, const struct conn *c, enum err_kind k, uint64_t now);
+
+/* A full response arrived on c (over HTTP/2: a stream): count it and reuse
+ * or close the connection (a stream: release it). */
+void eng_conn_complete(struct worker *w, struct conn *c, uint64_t now);
+
+/* ---- conn_h2.c: HTTP/2 connections and streams ------------------------- */
+
+/* Check cfg's HTTP/2 settings against its hosts and turn every request into
+ * header fields (e->h2reqs). 0 (also over HTTP/1.1: nothing to do),
+ * -EINVAL, -ENOMEM. */
+int eng_h2_prepare(struct engine *e);
+/* Free e->h2reqs. */
+void eng_h2_release(struct engine *e);
+/* c (CS_CONNECTING over TCP, or CS_HANDSHAKE after TLS) is connected and
+ * speaks HTTP/2: start its session (preface and SETTINGS). It stays
+ * connecting (CS_HANDSHAKE, connect deadline) until the server's SETTINGS.
+ * A failure is counted (errors.protocol) and closes c. */
+void eng_h2_start(struct worker *w, struct conn *c, uint64_t now);
+/* Bytes read from HTTP/2 connection c, through its session (callbacks
+ * complete, reset and retry its streams), then what the session has to
+ * send; c back on its host's idle list when it has a free stream. False: c
+ * failed, or was done after a GOAWAY, and is closed. */
+bool eng_h2_input(struct worker *w, struct conn *c, const char *buf, size_t n, uint64_t now);
+/* An epoll event of an HTTP/2 connection. */
+void eng_h2_event(struct worker *w, struct conn *c, uint32_t events);
+/* Open a stream for rq (NULL: pick_req) scheduled at sched_ns on c, an HTTP/2
+ * connection on its host's idle list (a free stream). Its HEADERS are
+ * written by the next eng_h2_flush_host of its host. */
+void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const struct engine_req *rq);
+/* Write the requests submitted on host h's HTTP/2 connections since the
+ * last call (eng_serve_host calls it after its sends). */
+void eng_h2_flush_host(struct worker *w, uint32_t h, uint64_t now);
+/* Close a stream (reset it: a timeout) or an HTTP/2 connection (its streams
+ * in flight count as read or closed errors). */
+void eng_h2_close(struct worker *w, struct conn *c);
+/* Requests in flight on HTTP/2 connection c. */
+uint32_t eng_h2_in_flight(const struct conn *c);
+/* The end of a step: streams in flight are counted in in_flight_at_end and
+ * their connections closed. */
+void eng_h2_step_end(struct worker *w);
+/* Free the worker's stream records. */
+void eng_h2_worker_free(struct worker *w);
 
 /* ---- pool.c: host pools, backoff, opening ----------------------------- */
 

@@ -43,6 +43,8 @@ static bool evict_idle(struct worker *w, uint32_t h)
 	struct conn *lru = NULL;
 	for (uint32_t g = 0; g < w->n_hosts; g++) {
 		struct conn *c = w->hp[g].idle.head; /* each idle list is oldest first */
+		while (c && c->h2 && eng_h2_in_flight(c))
+			c = c->next; /* an HTTP/2 connection with a free stream may have others busy */
 		if (g != h && c && (starved || w->hp[g].n_open > w->hp[g].fair) &&
 		    (!lru || c->idle_ns < lru->idle_ns))
 			lru = c;
@@ -65,6 +67,8 @@ void eng_serve_host(struct worker *w, uint32_t h, uint64_t now)
 		struct qent q = q_pop(w, p);
 		eng_conn_send(w, p->idle.head, q.due_ns, &cfg->reqs[q.req]);
 	}
+	if (p->h2_dirty)
+		eng_h2_flush_host(w, h, now); /* HTTP/2: this turn's requests, a write a connection */
 	size_t want = p->q_len > p->n_connecting ? p->q_len - p->n_connecting : 0;
 	if (!want && needs_probe(p))
 		want = 1;

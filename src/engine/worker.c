@@ -40,7 +40,7 @@ static void closed_issue(struct worker *w)
 {
 	const struct engine_cfg *cfg = &w->e->cfg;
 	uint32_t drops = 0;
-	while ((w->timed.len - w->n_connecting) + w->q_len < w->max_conns) {
+	while ((w->timed.len - w->n_connecting) + w->q_len < w->closed_outstanding) {
 		uint64_t t = clock_now_ns();
 		if (!closed_can_issue(w, t))
 			break;
@@ -80,8 +80,9 @@ static void check_timeouts(struct worker *w, uint64_t now)
 			eng_conn_error(w, c->host, ERRK_CONNECT, now);
 			eng_connect_failed(w, c->host, now);
 		} else if (c->state == CS_HANDSHAKE) {
-			struct phase_stats *ph = eng_conn_error(w, c->host, ERRK_TLS, now);
-			phase_stats_tls_reason(ph, "TLS handshake timed out (--timeout)");
+			struct phase_stats *ph = eng_conn_error(w, c->host, c->h2 ? ERRK_PROTOCOL : ERRK_TLS, now);
+			phase_stats_tls_reason(ph, c->h2 ? "no HTTP/2 SETTINGS from the server within --timeout"
+							 : "TLS handshake timed out (--timeout)");
 			eng_connect_failed(w, c->host, now);
 		} else {
 			/* Not dropped: the time waited is a lower bound of its latency. */
@@ -311,6 +312,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	for (uint32_t h = 0; h < w->n_hosts; h++)
 		while (w->hp[h].q_len)
 			phase_of(w, q_pop(w, &w->hp[h]).due_ns)->queued_at_end++;
+	eng_h2_step_end(w); /* HTTP/2 streams are not in w->conns */
 	for (uint32_t i = 0; i < w->max_conns; i++) {
 		struct conn *c = &w->conns[i];
 		if (c->state == CS_READING || c->state == CS_WRITING) {
@@ -400,6 +402,7 @@ void eng_worker_free(struct worker *w)
 	for (uint32_t i = 0; i < w->max_conns && w->conns; i++)
 		h1_capture_free(&w->conns[i].cap);
 	free(w->conns);
+	eng_h2_worker_free(w);
 	free(w->rbuf);
 	free(w->secs);
 	free(w->pairs);
@@ -458,6 +461,11 @@ int eng_worker_init(struct worker *w, struct engine *e, uint32_t id)
 		return -ENOMEM;
 	w->max_conns = (uint32_t)sched_split(cfg->open_loop ? cfg->connections : cfg->concurrency,
 					     cfg->threads, id);
+	/* closed loop: a request outstanding per connection, or per stream of
+	 * HTTP/2 (concurrency x max_streams; engine.h) */
+	uint32_t streams = cfg->http == ENGINE_H1 ? 1
+			   : cfg->max_streams ? cfg->max_streams : ENGINE_H2_STREAMS_DEFAULT;
+	w->closed_outstanding = w->max_conns * streams;
 	if (w->max_conns) {
 		w->conns = calloc(w->max_conns, sizeof *w->conns);
 		if (!w->conns)

@@ -154,6 +154,19 @@ static void capture_body(struct h1_capture *cap, const char *p, size_t n)
 	cap->body[cap->body_len] = '\0';
 }
 
+void h1_capture_add_field(struct h1_capture *cap, const char *name, size_t name_len,
+			  const char *value, size_t value_len)
+{
+	if (cap->headers)
+		capture_field(cap, name, name_len, value, value_len);
+}
+
+void h1_capture_add_body(struct h1_capture *cap, const char *p, size_t n)
+{
+	if (cap->body_cap)
+		capture_body(cap, p, n);
+}
+
 /* Per-response fields: everything before `head_request` in the struct plus
  * the framing flags. The line buffer is left alone. */
 static void reset_response(struct h1_resp *r)

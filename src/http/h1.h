@@ -130,6 +130,13 @@ static inline void h1_resp_capture(struct h1_resp *r, struct h1_capture *cap)
 		h1_capture_clear(cap);
 }
 
+/* Append a header field / body bytes to a capture, as the parser does (up
+ * to the caps, within what the capture keeps; for responses parsed
+ * elsewhere, e.g. HTTP/2). */
+void h1_capture_add_field(struct h1_capture *cap, const char *name, size_t name_len,
+			  const char *value, size_t value_len);
+void h1_capture_add_body(struct h1_capture *cap, const char *p, size_t n);
+
 /* Free a capture's buffers (not the struct) and clear its results. */
 void h1_capture_free(struct h1_capture *cap);
 /* Allocate cap's buffers up front (headers: 2 KiB; body: up to 4 KiB of

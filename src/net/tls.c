@@ -23,10 +23,12 @@
 #include "util/clock.h"
 
 static const unsigned char alpn_h1[] = "\x08http/1.1";
+static const unsigned char alpn_h2_h1[] = "\x02h2\x08http/1.1";
 
 struct tls_ctx {
 	SSL_CTX *ssl;
 	bool server;
+	bool alpn_h2; /* client: offers h2 first */
 };
 
 struct tls_conn {
@@ -122,7 +124,11 @@ int tls_client_ctx_new(struct tls_ctx **out, const struct tls_client_cfg *cfg, c
 	}
 	SSL_CTX *s = c->ssl;
 	int rc = -EINVAL;
-	SSL_CTX_set_alpn_protos(s, alpn_h1, sizeof alpn_h1 - 1);
+	c->alpn_h2 = cfg->alpn_h2;
+	if (cfg->alpn_h2)
+		SSL_CTX_set_alpn_protos(s, alpn_h2_h1, sizeof alpn_h2_h1 - 1);
+	else
+		SSL_CTX_set_alpn_protos(s, alpn_h1, sizeof alpn_h1 - 1);
 	SSL_CTX_set_session_cache_mode(s, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
 	SSL_CTX_sess_set_new_cb(s, new_session);
 	if (cfg->insecure) {
@@ -583,6 +589,14 @@ bool tls_pending(const struct tls_conn *c) { return SSL_has_pending(c->ssl) == 1
 
 bool tls_resumed(const struct tls_conn *c) { return SSL_session_reused(c->ssl) == 1; }
 
+bool tls_alpn_h2(const struct tls_conn *c)
+{
+	const unsigned char *p = NULL;
+	unsigned int n = 0;
+	SSL_get0_alpn_selected(c->ssl, &p, &n);
+	return n == 2 && p[0] == 'h' && p[1] == '2';
+}
+
 const char *tls_version(const struct tls_conn *c) { return SSL_get_version(c->ssl); }
 
 const char *tls_cipher(const struct tls_conn *c)
@@ -650,9 +664,14 @@ int tls_probe(struct tls_ctx *ctx, const struct net_addr *a, const char *host,
 		}
 		if (rc == TLS_FAILED)
 			snprintf(reason, cap, "%s", c->reason);
+		if (rc == 0 && ctx->alpn_h2 && !tls_alpn_h2(c)) {
+			rc = TLS_NO_H2;
+			snprintf(reason, cap, "the server did not choose HTTP/2 (ALPN h2): it speaks "
+					      "HTTP/1.1 here (--http2=prefer falls back to it)");
+		}
 		break;
 	}
-	if (c && rc == 0)
+	if (c && (rc == 0 || rc == TLS_NO_H2))
 		tls_shutdown(c);
 	tls_conn_free(c);
 	close(fd);

@@ -26,6 +26,8 @@
 #define TLS_WANT_READ (-20001)  /* wait until the socket is readable, then call again */
 #define TLS_WANT_WRITE (-20002) /* wait until the socket is writable, then call again */
 #define TLS_FAILED (-20003)     /* the connection failed; see tls_fail_kind */
+#define TLS_NO_H2 (-20004)      /* tls_probe with a context offering h2: the handshake
+                                 * worked, but the server chose HTTP/1.1 */
 
 #define TLS_REASON_CAP 200 /* bytes of a failure reason, NUL included */
 #define TLS_FINGERPRINT_CAP 96 /* "AB:CD:...": 32 bytes as hex pairs with colons, NUL */
@@ -52,6 +54,8 @@ struct tls_client_cfg {
 	const char *key;    /* its PEM private key (NULL: in the cert file) */
 	const struct tls_identity *trust; /* trust exactly this certificate (instead of
 	                                   * the system store and cacert); borrowed */
+	bool alpn_h2;       /* offer ALPN "h2" before "http/1.1" (--http2); tls_alpn_h2 says
+	                     * what the server chose */
 };
 
 /* Resumption state of one thread: the last session a server issued, offered
@@ -128,6 +132,9 @@ bool tls_resumed(const struct tls_conn *c);
 const char *tls_version(const struct tls_conn *c);
 const char *tls_cipher(const struct tls_conn *c);
 
+/* After the handshake: did ALPN select "h2"? */
+bool tls_alpn_h2(const struct tls_conn *c);
+
 /* After TLS_FAILED: the kind and a one-line reason (OpenSSL's, with a hint,
  * e.g. "certificate verify failed (self-signed certificate) — pass --cacert
  * FILE or --insecure"), at most TLS_REASON_CAP bytes. */
@@ -142,7 +149,9 @@ struct net_addr;
 /* Check before a run: connect to a, do one TLS handshake with ctx (as
  * tls_conn_new with host, no resumption), close; blocking, at most
  * timeout_ns in all. 0 when it succeeded; TLS_FAILED with the reason in
- * reason[cap]; or a negative errno (-ETIMEDOUT, -ECONNREFUSED, -ENOMEM). */
+ * reason[cap]; TLS_NO_H2 (reason too) when ctx offers h2 (alpn_h2) and the
+ * server chose otherwise; or a negative errno (-ETIMEDOUT, -ECONNREFUSED,
+ * -ENOMEM). */
 int tls_probe(struct tls_ctx *ctx, const struct net_addr *a, const char *host,
               uint64_t timeout_ns, char *reason, size_t cap);
 

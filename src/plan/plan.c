@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "util/err.h"
+#include "util/units.h"
 #include "util/time_units.h"
 
 void plan_defaults(struct run_plan *p)
@@ -130,6 +131,30 @@ int plan_validate(const struct run_plan *p, char *err, size_t cap)
 			FAIL("--requests %llu with --segment K/%u: fewer requests than segments",
 			     (unsigned long long)p->requests, p->segments);
 	}
+	bool h2 = p->http.http2 || p->http.h2c;
+	if (p->http.http2 && *p->http.http2 && strcmp(p->http.http2, "prefer") != 0)
+		FAIL("--http2=%s: the value is 'prefer' (fall back to HTTP/1.1), or give --http2 alone",
+		     p->http.http2);
+	if (p->http.http2 && p->http.h2c)
+		FAIL("--http2 and --h2c: give one (--http2 over TLS, --h2c over cleartext)");
+	if (p->http.max_streams && !h2)
+		FAIL("--max-streams: only with --h2c or --http2");
+	if (p->http.max_streams > PLAN_MAX_STREAMS)
+		FAIL("--max-streams %u: at most %u", p->http.max_streams, PLAN_MAX_STREAMS);
+	if (p->http.window) {
+		uint64_t win = 0;
+		if (!h2)
+			FAIL("--h2-window: only with --h2c or --http2");
+		if (units_parse_size(p->http.window, &win) || win < 65535 || win > 2147483647)
+			FAIL("--h2-window %s: a size from 64KiB to 2GiB-1 (e.g. 16MiB)", p->http.window);
+	}
+	if (h2 && p->self_contained)
+		FAIL("--%s with --self-contained: the embedded target does not serve HTTP/2 yet",
+		     p->http.h2c ? "h2c" : "http2");
+	if (p->http.h2c && p->url.tls)
+		FAIL("--h2c is HTTP/2 over cleartext; for an https:// URL give --http2");
+	if (p->http.http2 && p->url.host[0] && !p->url.tls && !p->table_source)
+		FAIL("--http2 is HTTP/2 over TLS (ALPN h2): give an https:// URL, or --h2c for http://");
 	uint32_t conns = p->open_loop ? p->connections : p->concurrency;
 	if (conns > 1000000)
 		FAIL("%s %u: at most 1000000", p->open_loop ? "--connections" : "--concurrency", conns);

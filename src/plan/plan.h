@@ -95,6 +95,16 @@ struct run_plan {
 		                          * generated certificate the driver trusts */
 	} tls;
 
+#define PLAN_MAX_STREAMS 1000   /* --max-streams (ENGINE_H2_STREAMS_MAX) */
+#define PLAN_DEFAULT_STREAMS 100 /* --max-streams not given (ENGINE_H2_STREAMS_DEFAULT) */
+	struct plan_http {
+		const char *http2;       /* --http2[=prefer]: NULL not given, "" (HTTP/2 by ALPN
+		                          * or fail), "prefer" (HTTP/1.1 where the server keeps it) */
+		bool h2c;                /* --h2c: HTTP/2 over cleartext, prior knowledge */
+		uint32_t max_streams;    /* --max-streams N per HTTP/2 connection (0: default) */
+		const char *window;      /* --h2-window SIZE: HTTP/2 receive window (NULL: default) */
+	} http;
+
 	int argc;                    /* the command line as given, for the record */
 	char **argv;
 };

@@ -34,7 +34,7 @@ struct key {
 	{"inspect-body", 0}, {"target-pid", 0}, {"target-children", 1}, {"target-cgroup", 0},      \
 	{"target-cores", 0}, {"lag-limit", 0}, {"limited-ok", 1}, {"insecure", 1}, {"cacert", 0},  \
 	{"cert", 0}, {"key", 0}, {"unix-socket", 0}, {"connect-to", 0}, {"tls", 1},            \
-	{"no-tls-resume", 1}
+	{"no-tls-resume", 1}, {"h2c", 1}, {"http2", 0}, {"max-streams", 0}, {"h2-window", 0}
 
 /* The shape of a ramp (ramp, and compare in ramp mode). */
 #define RAMP_KEYS                                                                                 \
@@ -489,6 +489,20 @@ static int build(struct ctx *c, const yaml_node_t *root)
 			if ((rc = yaml_get_bool(RD(c), vn, k0, &on)))
 				return rc;
 			if (on && (rc = push_opt(c, vn, k, NULL)))
+				return rc;
+			continue;
+		}
+		if (!strcmp(k, "http2")) { /* true, false, or prefer: --http2[=prefer] */
+			const char *sv = scalar(vn);
+			bool on = true;
+			if (sv && !strcmp(sv, "prefer")) {
+				rc = push(c, vn, "--http2=prefer");
+			} else {
+				rc = yaml_get_bool(RD(c), vn, k0, &on);
+				if (!rc && on)
+					rc = push(c, vn, "--http2");
+			}
+			if (rc)
 				return rc;
 			continue;
 		}

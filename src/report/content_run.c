@@ -101,6 +101,41 @@ static void connections_para(struct content_ctx *c, const json_t *warm, const js
 	}
 }
 
+/* HTTP/2 of a phase (its `http2` object, written when HTTP/2 was spoken or
+ * tried): connections that spoke it, streams in flight, GOAWAYs, retries,
+ * resets, and connections that failed as HTTP/2. Nothing without it. */
+static void http2_para(struct content_ctx *c, const json_t *ph)
+{
+	const json_t *h = rr_obj(ph, "http2");
+	if (!h)
+		return;
+	double h2 = rr_num_or(h, "connections_h2", 0), h1 = rr_num_or(h, "connections_h1", 0);
+	double resets = 0;
+	const json_t *rs = rr_obj(h, "resets");
+	const char *k;
+	const json_t *v;
+	if (rs)
+		json_object_foreach((json_t *)rs, k, v)
+			resets += json_is_number(v) ? json_number_value(v) : 0;
+	double failed = rr_num_or(ph, "transport_errors.protocol", 0);
+	char streams[160] = "", h1s[96] = "", fails[160] = "";
+	if (h2 > 0)
+		snprintf(streams, sizeof streams, "; streams in flight on one connection at most %s, "
+			 "%.1f on average", fmt_int(&c->f, rr_num_or(h, "streams_max", 0)),
+			 rr_num_or(h, "streams_mean", 0));
+	if (h1 > 0)
+		snprintf(h1s, sizeof h1s, " (%s kept on HTTP/1.1)", fmt_int(&c->f, h1));
+	if (failed > 0)
+		snprintf(fails, sizeof fails, "; %s failed as HTTP/2 (errors.protocol: connection "
+			 "attempts, not requests)", fmt_int(&c->f, failed));
+	doc_para(c->d, false,
+		 "HTTP/2: %s %s spoke h2%s%s; GOAWAY %s, requests retried %s (the server had not "
+		 "processed them), streams reset %s%s.",
+		 fmt_int(&c->f, h2), plural(h2, "connection", "connections"), h1s, streams,
+		 fmt_int(&c->f, rr_num_or(h, "goaway", 0)), fmt_int(&c->f, rr_num_or(h, "retried", 0)),
+		 fmt_int(&c->f, resets), fails);
+}
+
 /* Status keys of by_status in numeric order. */
 static size_t status_keys(const json_t *by_status, const char **keys, size_t cap)
 {
@@ -163,6 +198,7 @@ void content_results_run(struct content_ctx *c)
 			      fmt_s(&c->f, m.duration_s)};
 	doc_row(c->d, row);
 	connections_para(c, rr_get(c->root, "warmup"), ph);
+	http2_para(c, ph);
 	doc_heading(c->d, 3, "latency", "Latency");
 	content_latency_table(c, ph);
 	doc_heading(c->d, 3, "responses", "Responses by status");

@@ -76,6 +76,42 @@ void rj_hist(struct jsonw *j, const struct hist *h)
 	jw_obj_end(j);
 }
 
+/* HTTP/2 figures of a phase (only when HTTP/2 was spoken or offered). */
+static void write_h2(struct jsonw *j, const struct h2_stats *h)
+{
+	static const char *const codes[H2_RST_CODES] = {
+		"NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR",
+		"SETTINGS_TIMEOUT", "STREAM_CLOSED", "FRAME_SIZE_ERROR", "REFUSED_STREAM",
+		"CANCEL", "COMPRESSION_ERROR", "CONNECT_ERROR", "ENHANCE_YOUR_CALM",
+		"INADEQUATE_SECURITY", "OTHER"};
+	jw_key(j, "http2");
+	jw_obj(j);
+	jw_key(j, "connections_h2");
+	jw_u64(j, h->conns_h2);
+	jw_key(j, "connections_h1");
+	jw_u64(j, h->conns_h1);
+	jw_key(j, "goaway");
+	jw_u64(j, h->goaway);
+	jw_key(j, "retried");
+	jw_u64(j, h->retried);
+	jw_key(j, "refused");
+	jw_u64(j, h->refused);
+	jw_key(j, "resets");
+	jw_obj(j);
+	for (int i = 0; i < H2_RST_CODES; i++) {
+		if (!h->rst[i])
+			continue;
+		jw_key(j, codes[i]);
+		jw_u64(j, h->rst[i]);
+	}
+	jw_obj_end(j);
+	jw_key(j, "streams_max");
+	jw_u64(j, h->streams_max);
+	jw_key(j, "streams_mean");
+	jw_dbl(j, h->streams_n ? (double)h->streams_sum / (double)h->streams_n : 0, 2);
+	jw_obj_end(j);
+}
+
 void rj_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns,
 		       double offered, bool open_loop, double achieved, const struct inspect *in,
 		       const struct req_names *names)
@@ -201,6 +237,10 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 		jw_str(j, p->tls_reasons[i]);
 	jw_arr_end(j);
 	jw_obj_end(j);
+
+	if (p->h2.conns_h2 || p->h2.conns_h1 || p->h2.streams_n || p->h2.goaway ||
+	    p->errors[ERRK_PROTOCOL])
+		write_h2(j, &p->h2);
 
 	jw_key(j, "bytes");
 	jw_obj(j);
@@ -421,6 +461,13 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	jw_str(j, p->unix_socket);
 	jw_key(j, "connect_to");
 	jw_str(j, p->connect_to);
+	jw_key(j, "http");
+	jw_str(j, p->http.h2c ? "h2c" : !p->http.http2 ? "1.1" : *p->http.http2 ? "h2-prefer" : "h2");
+	jw_key(j, "max_streams");
+	if (p->http.h2c || p->http.http2)
+		jw_u64(j, p->http.max_streams ? p->http.max_streams : PLAN_DEFAULT_STREAMS);
+	else
+		jw_null(j);
 	jw_key(j, "tls");
 	if (p->url.tls) {
 		jw_obj(j);

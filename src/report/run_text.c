@@ -155,7 +155,7 @@ void report_errors_line(char *out, size_t cap, const struct phase_stats *p)
 		int shown = 0;
 		ADD(" (");
 		for (int k = 0; k < ERRK_COUNT; k++) {
-			if (k == ERRK_CONNECT || k == ERRK_TLS || !p->errors[k])
+			if (k == ERRK_CONNECT || k == ERRK_TLS || k == ERRK_PROTOCOL || !p->errors[k])
 				continue;
 			ADD("%s%s %s", shown++ ? ", " : "", err_kind_name((enum err_kind)k),
 			    units_fmt_thousands(a, sizeof a, (double)p->errors[k], 0));

@@ -9,7 +9,7 @@
 const char *err_kind_name(enum err_kind k)
 {
 	static const char *names[ERRK_COUNT] = {"connect", "read", "write", "timeout", "parse", "closed",
-						 "tls"};
+						 "tls", "reset", "protocol"};
 	return (unsigned)k < ERRK_COUNT ? names[k] : "unknown";
 }
 
@@ -114,6 +114,21 @@ static int names_merge(struct phase_stats *dst, const struct phase_stats *src)
 	return 0;
 }
 
+static void h2_stats_merge(struct h2_stats *d, const struct h2_stats *s)
+{
+	d->conns_h2 += s->conns_h2;
+	d->conns_h1 += s->conns_h1;
+	d->goaway += s->goaway;
+	d->retried += s->retried;
+	d->refused += s->refused;
+	for (int i = 0; i < H2_RST_CODES; i++)
+		d->rst[i] += s->rst[i];
+	if (s->streams_max > d->streams_max)
+		d->streams_max = s->streams_max;
+	d->streams_sum += s->streams_sum;
+	d->streams_n += s->streams_n;
+}
+
 int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 {
 	int nrc = names_merge(dst, src);
@@ -152,6 +167,7 @@ int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 	}
 	for (uint32_t i = 0; i < src->n_tls_reasons; i++)
 		phase_stats_tls_reason(dst, src->tls_reasons[i]);
+	h2_stats_merge(&dst->h2, &src->h2);
 	if (src->n_hosts > dst->n_hosts)
 		dst->n_hosts = src->n_hosts;
 	for (uint32_t i = 0; i < src->n_hosts && i < RESULT_MAX_HOSTS; i++) {
@@ -178,7 +194,8 @@ uint64_t phase_stats_transport_errors(const struct phase_stats *p)
 
 uint64_t phase_stats_request_errors(const struct phase_stats *p)
 {
-	return phase_stats_transport_errors(p) - p->errors[ERRK_CONNECT] - p->errors[ERRK_TLS];
+	return phase_stats_transport_errors(p) - p->errors[ERRK_CONNECT] - p->errors[ERRK_TLS] -
+	       p->errors[ERRK_PROTOCOL];
 }
 
 uint64_t phase_stats_failed_responses(const struct phase_stats *p)

@@ -19,6 +19,13 @@ enum err_kind {
 	ERRK_PARSE,       /* malformed response */
 	ERRK_CLOSED,      /* closed by the server before any response byte */
 	ERRK_TLS,         /* TLS handshake failed (not tied to a request, like connect) */
+	ERRK_RESET,       /* HTTP/2: the stream was reset by the peer (RST_STREAM, any code but
+			   * REFUSED_STREAM, which is retried) */
+	ERRK_PROTOCOL,    /* HTTP/2 connections that failed (not tied to a request, like
+			   * connect): the peer sent no HTTP/2 SETTINGS (it does not speak
+			   * HTTP/2), or a protocol, flow-control or compression error ended
+			   * it (ours, or a GOAWAY code from the peer). Its requests in flight
+			   * count as read (or closed) errors */
 	ERRK_COUNT
 };
 
@@ -84,6 +91,26 @@ struct name_stats {
 #define STATUS_MIN 100
 #define STATUS_MAX 999
 
+#define H2_RST_CODES 14 /* HTTP/2 error codes 0x0..0xd; another code is counted in the last */
+
+/* HTTP/2 (--h2c, --http2) of one phase; all zero over HTTP/1.1. */
+struct h2_stats {
+	uint64_t conns_h2;          /* connections that spoke HTTP/2 */
+	uint64_t conns_h1;          /* --http2=prefer: connections the server kept on HTTP/1.1 */
+	uint64_t goaway;            /* GOAWAY frames received */
+	uint64_t retried;           /* requests the server did not process (above a GOAWAY's
+	                             * last stream, or reset with REFUSED_STREAM), sent again
+	                             * (their latency still counts from the first schedule;
+	                             * each is counted in sent once) */
+	uint64_t refused;           /* of those, reset with REFUSED_STREAM */
+	uint64_t rst[H2_RST_CODES]; /* streams reset by the peer, by error code (REFUSED_STREAM
+	                             * included: retried, not an error) */
+	uint64_t streams_max;       /* most streams in flight on one connection */
+	uint64_t streams_sum;       /* streams in flight on the connection, summed at each
+	                             * request sent: mean = streams_sum / sent */
+	uint64_t streams_n;         /* requests sent over HTTP/2 */
+};
+
 /* What one phase (warm-up or measure) saw, for one thread or merged. */
 struct phase_stats {
 	uint64_t scheduled;        /* open loop: due in this phase; closed loop: = sent */
@@ -128,6 +155,8 @@ struct phase_stats {
 	uint32_t n_tls_reasons;
 	char tls_reasons[RESULT_TLS_REASONS][RESULT_TLS_REASON_CAP];
 
+	struct h2_stats h2;        /* HTTP/2: zero otherwise */
+
 	/* Per host (counted with one host too; reported with several). */
 	uint32_t n_hosts;
 	struct host_stats host[RESULT_MAX_HOSTS];
@@ -159,7 +188,7 @@ int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src);
 /* Transport errors of every kind, connection-level ones included. */
 uint64_t phase_stats_transport_errors(const struct phase_stats *p);
 /* Transport errors of requests sent: all but the connection-level kinds
- * (connect, tls), which no request was waiting on. */
+ * (connect, tls, protocol), which no request was waiting on. */
 uint64_t phase_stats_request_errors(const struct phase_stats *p);
 /* Complete responses that failed the success rule. */
 uint64_t phase_stats_failed_responses(const struct phase_stats *p);

@@ -799,9 +799,11 @@ def run_suite(argv=None):
 
 # ---------------------------------------------------------------- assertions
 
-ERROR_KINDS = ("connect", "read", "write", "timeout", "parse", "closed", "tls")
-# Kinds not tied to a request: a connection that could not be set up.
-CONNECTION_ERROR_KINDS = ("connect", "tls")
+ERROR_KINDS = ("connect", "read", "write", "timeout", "parse", "closed", "tls", "reset",
+               "protocol")
+# Kinds not tied to a request: a connection that could not be set up (or,
+# protocol, an HTTP/2 connection that failed).
+CONNECTION_ERROR_KINDS = ("connect", "tls", "protocol")
 
 
 def rss_limit_kib(mib=64):

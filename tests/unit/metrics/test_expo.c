@@ -93,6 +93,8 @@ static void test_text_families(void **state)
 			   "pacer_errors_total{kind=\"parse\"} 0\n"
 			   "pacer_errors_total{kind=\"closed\"} 0\n"
 			   "pacer_errors_total{kind=\"tls\"} 0\n"
+			   "pacer_errors_total{kind=\"reset\"} 0\n"
+			   "pacer_errors_total{kind=\"protocol\"} 0\n"
 			   "pacer_errors_total{kind=\"failed_response\"} 2\n");
 	assert_contains(t, "# TYPE pacer_responses_total counter\n"
 			   "pacer_responses_total{class=\"1xx\"} 0\n"

@@ -367,6 +367,37 @@ static void test_booleans_and_duplicate_keys(void **state)
 	}
 }
 
+/* The HTTP/2 keys: h2c a flag, http2 true/false/prefer (--http2[=prefer]). */
+static void test_http2_keys(void **state)
+{
+	(void)state;
+	static struct scenario s;
+	static const struct {
+		const char *keys;
+		int nargs;
+		const char *a2, *a3, *a4;
+	} cases[] = {
+		{"h2c: true\nmax_streams: 16\n", 5, "--h2c", "--max-streams", "16"},
+		{"http2: true\nh2_window: 1MiB\n", 5, "--http2", "--h2-window", "1MiB"},
+		{"http2: prefer\n", 3, "--http2=prefer", NULL, NULL},
+		{"http2: false\n", 2, NULL, NULL, NULL},
+	};
+	for (size_t i = 0; i < N(cases); i++) {
+		char text[256];
+		snprintf(text, sizeof text, "kind: run\ntarget: https://h/\n%s", cases[i].keys);
+		parse_ok(text, &s);
+		assert_int_equal(s.nargs, cases[i].nargs);
+		const char *want[] = {cases[i].a2, cases[i].a3, cases[i].a4};
+		for (int k = 0; k < cases[i].nargs - 2; k++)
+			assert_string_equal(s.args[1 + k], want[k]);
+		scenario_free(&s);
+	}
+	char err[512] = "";
+	const char *bad = "kind: run\ntarget: https://h/\nhttp2: maybe\n";
+	assert_int_equal(scenario_parse(bad, strlen(bad), "s.yaml", &s, err, sizeof err), PACER_EPARSE);
+	assert_non_null(strstr(err, "http2"));
+}
+
 static void test_generation_error_names_the_table(void **state)
 {
 	(void)state;
@@ -395,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_bad_tables),
 		cmocka_unit_test(test_generation_error_names_the_table),
 		cmocka_unit_test(test_booleans_and_duplicate_keys),
+		cmocka_unit_test(test_http2_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

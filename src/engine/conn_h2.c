@@ -1,0 +1,707 @@
+/* pacer — engine: HTTP/2 connections and their streams, over libnghttp2
+ * (engine_int.h draws the whole engine).
+ *
+ * A connection (struct conn in w->conns) carries an nghttp2 client session
+ * fed through mem_recv/mem_send over the same transport as HTTP/1.1 (plain
+ * socket or TLS with ALPN h2). It counts as connecting until the server's
+ * first SETTINGS (a server that does not speak HTTP/2 fails there: errors.
+ * protocol, with connect backoff), then sits on its host's idle list while
+ * it has a free stream, so that a due request takes a free stream of an open
+ * connection before a new connection is opened.
+ *
+ * Each stream is a struct conn record of its own (from a per-worker pool,
+ * made on demand and reused): CS_READING and on w->timed from the moment it
+ * is submitted, with the request's scheduled, write and first-byte times,
+ * its status and the capture rules look at. Completion goes through the
+ * same code as HTTP/1.1 (eng_conn_complete), so request tables, rules,
+ * outcomes and timings are unchanged; a timeout resets the stream (CANCEL)
+ * and keeps the connection.
+ *
+ * Requests the server did not process — above a GOAWAY's last stream id,
+ * reset with REFUSED_STREAM, or never sent because the connection was
+ * going away — are put back in their host's backlog with their first
+ * scheduled time (latency keeps counting) and counted in h2.retried, and
+ * taken out of sent, so each request is counted as sent once. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <nghttp2/nghttp2.h>
+
+#include "engine/engine_int.h"
+#include "http/h2req.h"
+
+#define H2_HEADER_CAP H1_HEADERS_CAP /* bytes of one response's header fields */
+
+struct h2_conn {
+	nghttp2_session *ng;
+	struct worker *w;
+	struct conn *c;
+	struct conn **act;   /* streams in flight, n_act of them (swap-removed) */
+	uint32_t n_act;
+	uint32_t limit;      /* streams allowed: min(max_streams, the server's) */
+	uint32_t cap;        /* max_streams: the size of act */
+	const uint8_t *out;  /* bytes mem_send returned, out_len not yet written */
+	size_t out_len;
+	bool ready;          /* the server's SETTINGS arrived */
+	bool going;          /* GOAWAY received (or sent): no new streams */
+	bool failed;         /* a connection error: count errors.protocol once */
+	bool dirty;          /* on its host's h2_dirty list (requests not yet written) */
+	uint64_t rx_rt;      /* the kernel's stamp of the bytes being fed (0: none), so that
+	                      * streams read late are timed when their bytes came */
+	struct h2_conn *dirty_next;
+};
+
+/* ---- requests as header fields ------------------------------------------- */
+
+int eng_h2_prepare(struct engine *e)
+{
+	const struct engine_cfg *cfg = &e->cfg;
+	if (cfg->http == ENGINE_H1)
+		return 0;
+	if (cfg->max_streams > ENGINE_H2_STREAMS_MAX)
+		return -EINVAL;
+	for (uint32_t h = 0; h < e->n_hosts; h++)
+		if ((cfg->http == ENGINE_H2C) == (e->hosts[h].tls != NULL))
+			return -EINVAL; /* h2c is cleartext, --http2 TLS */
+	e->h2reqs = calloc(cfg->n_reqs, sizeof *e->h2reqs);
+	if (!e->h2reqs)
+		return -ENOMEM;
+	for (size_t i = 0; i < cfg->n_reqs; i++) {
+		char err[160];
+		const struct engine_req *rq = &cfg->reqs[i];
+		int rc = h2req_from_h1(&e->h2reqs[i], rq->buf, rq->len,
+				       e->hosts[rq->host].tls ? "https" : "http", err, sizeof err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+void eng_h2_release(struct engine *e)
+{
+	if (!e->h2reqs)
+		return;
+	for (size_t i = 0; i < e->cfg.n_reqs; i++)
+		h2req_free(&e->h2reqs[i]);
+	free(e->h2reqs);
+	e->h2reqs = NULL;
+}
+
+/* ---- stream records ---------------------------------------------------------- */
+
+static struct conn *stream_get(struct worker *w)
+{
+	struct conn *s = w->h2_free;
+	if (s) {
+		w->h2_free = s->next;
+		return s;
+	}
+	if (w->h2_all_len == w->h2_all_cap) {
+		size_t n = w->h2_all_cap ? 2 * w->h2_all_cap : 64;
+		struct conn **a = realloc(w->h2_all, n * sizeof *a);
+		if (!a)
+			return NULL;
+		w->h2_all = a;
+		w->h2_all_cap = n;
+	}
+	s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	const struct inspect *in = w->inspect;
+	s->fd = -1;
+	s->cap.headers = w->capture && in->need_headers;
+	s->cap.body_cap = w->capture ? in->need_body : 0;
+	w->h2_all[w->h2_all_len++] = s;
+	return s;
+}
+
+void eng_h2_worker_free(struct worker *w)
+{
+	for (size_t i = 0; i < w->h2_all_len; i++) {
+		h1_capture_free(&w->h2_all[i]->cap);
+		free(w->h2_all[i]);
+	}
+	free(w->h2_all);
+	w->h2_all = NULL;
+	w->h2_free = NULL;
+	w->h2_all_len = w->h2_all_cap = 0;
+}
+
+/* The connection can take another stream: on its host's idle list. */
+static void conn_offer(struct worker *w, struct conn *c, uint64_t now)
+{
+	struct h2_conn *h = c->h2;
+	struct list *idle = &w->hp[c->host].idle;
+	if (c->state != CS_IDLE)
+		return; /* connecting: on w->timed until the server's SETTINGS */
+	bool room = !h->going && h->n_act < h->limit;
+	if (room && !c->in) {
+		c->idle_ns = now;
+		list_push_tail(idle, c);
+	} else if (!room && c->in == idle) {
+		list_remove(idle, c);
+	}
+}
+
+/* Take stream s out of its connection's active set and return its record
+ * (it is off w->timed already, or taken off here). */
+static void stream_release(struct worker *w, struct conn *s)
+{
+	struct conn *c = s->h2_parent;
+	struct h2_conn *h = c->h2;
+	if (s->in)
+		list_remove(s->in, s);
+	if (h) {
+		uint32_t i = s->h2_slot;
+		h->act[i] = h->act[--h->n_act];
+		h->act[i]->h2_slot = i;
+		if (h->ng && s->h2_id > 0)
+			nghttp2_session_set_stream_user_data(h->ng, s->h2_id, NULL);
+	}
+	s->state = CS_FREE;
+	s->h2_parent = NULL;
+	s->next = w->h2_free;
+	w->h2_free = s;
+}
+
+/* The server did not process s: back to its host's backlog at its first
+ * scheduled time, counted as retried and no longer as sent. A full backlog,
+ * or H2_RETRY_RUN_MAX refusals in a row from the host: it is counted as
+ * reset instead (never lost). */
+static void stream_retry(struct worker *w, struct conn *s, uint64_t now)
+{
+	struct phase_stats *ph = phase_of(w, s->sched_ns);
+	uint32_t r = (uint32_t)(s->req - w->e->cfg.reqs);
+	struct hpool *p = &w->hp[s->host];
+	if (p->h2_refusals < H2_RETRY_RUN_MAX && q_push(w, s->host, s->sched_ns, r)) {
+		p->h2_refusals++;
+		ph->sent--;
+		ph->h2.retried++;
+	} else {
+		eng_count_error(w, s, ERRK_RESET, now);
+	}
+	stream_release(w, s);
+}
+
+/* ---- nghttp2 callbacks ------------------------------------------------------- */
+
+static struct conn *stream_of(nghttp2_session *ng, int32_t id)
+{
+	struct conn *s = id > 0 ? nghttp2_session_get_stream_user_data(ng, id) : NULL;
+	return s && s->state == CS_READING ? s : NULL;
+}
+
+static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
+{
+	struct h2_conn *h = ud;
+	struct conn *s = stream_of(ng, f->hd.stream_id);
+	if (s && !s->got_byte) {
+		s->got_byte = true;
+		s->first_byte_ns = eng_arrival_ns(h->w, h->rx_rt, s->write_ns, clock_now_ns());
+	}
+	return 0;
+}
+
+static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t *name,
+		     size_t nl, const uint8_t *value, size_t vl, uint8_t flags, void *ud)
+{
+	(void)flags;
+	(void)ud;
+	struct conn *s = stream_of(ng, f->hd.stream_id);
+	if (!s || f->hd.type != NGHTTP2_HEADERS)
+		return 0;
+	s->resp.header_bytes += nl + vl + 32;
+	if (s->resp.header_bytes > H2_HEADER_CAP)
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* resets the stream */
+	if (nl == 7 && memcmp(name, ":status", 7) == 0) {
+		int st = 0;
+		for (size_t i = 0; i < vl && i < 4; i++)
+			st = (value[i] >= '0' && value[i] <= '9') ? st * 10 + (value[i] - '0') : -1000;
+		if (vl != 3 || st < 100)
+			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+		if (st < 200) { /* an interim response: the final one follows */
+			s->resp.interim += s->resp.interim < UINT32_MAX;
+			if (s->resp.cap)
+				h1_capture_clear(s->resp.cap);
+			st = 0;
+		}
+		s->resp.status = st;
+		return 0;
+	}
+	if (s->resp.cap && s->resp.status && name[0] != ':')
+		h1_capture_add_field(s->resp.cap, (const char *)name, nl, (const char *)value, vl);
+	return 0;
+}
+
+static int on_data(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data,
+		   size_t len, void *ud)
+{
+	(void)flags;
+	(void)ud;
+	struct conn *s = stream_of(ng, id);
+	if (!s)
+		return 0;
+	s->resp.body_bytes += len;
+	if (s->resp.cap)
+		h1_capture_add_body(s->resp.cap, (const char *)data, len);
+	return 0;
+}
+
+static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
+{
+	struct h2_conn *h = ud;
+	struct worker *w = h->w;
+	uint64_t now = clock_now_ns();
+	if (f->hd.type == NGHTTP2_SETTINGS && !(f->hd.flags & NGHTTP2_FLAG_ACK)) {
+		uint32_t srv = nghttp2_session_get_remote_settings(
+			ng, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
+		h->limit = srv < h->cap ? srv : h->cap;
+		h->ready = true; /* eng_h2_event finishes connecting */
+	} else if (f->hd.type == NGHTTP2_GOAWAY) {
+		struct phase_stats *ph = phase_of(w, now);
+		ph->h2.goaway++;
+		h->going = true;
+		if (f->goaway.error_code != NGHTTP2_NO_ERROR && !h->failed) {
+			h->failed = true;
+			eng_conn_error(w, h->c->host, ERRK_PROTOCOL, now);
+		}
+	} else if (f->hd.type == NGHTTP2_RST_STREAM) {
+		uint32_t code = f->rst_stream.error_code;
+		struct phase_stats *ph = phase_of(w, now);
+		ph->h2.rst[code < H2_RST_CODES ? code : H2_RST_CODES - 1]++;
+		ph->h2.refused += code == NGHTTP2_REFUSED_STREAM;
+		struct conn *s = stream_of(ng, f->hd.stream_id);
+		if (s)
+			s->h2_rst = true;
+	}
+	return 0;
+}
+
+static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t code, void *ud)
+{
+	struct h2_conn *h = ud;
+	struct worker *w = h->w;
+	struct conn *s = stream_of(ng, id);
+	if (!s)
+		return 0;
+	uint64_t now = clock_now_ns();
+	if (code == NGHTTP2_NO_ERROR && s->resp.status) {
+		now = eng_arrival_ns(w, h->rx_rt, s->got_byte ? s->first_byte_ns : s->write_ns, now);
+		s->resp.keep_alive = true;
+		w->hp[s->host].h2_refusals = 0;
+		s->state = CS_IDLE;           /* done: eng_h2_close releases, no reset */
+		eng_conn_complete(w, s, now); /* releases the stream */
+	} else if (code == NGHTTP2_REFUSED_STREAM) {
+		stream_retry(w, s, now); /* not processed: a GOAWAY's or the server's refusal */
+	} else {
+		eng_count_error(w, s, s->h2_rst ? ERRK_RESET : ERRK_PARSE, now);
+		stream_release(w, s);
+	}
+	return 0;
+}
+
+static int on_frame_not_send(nghttp2_session *ng, const nghttp2_frame *f, int lib_error, void *ud)
+{
+	(void)lib_error;
+	struct h2_conn *h = ud;
+	if (f->hd.type != NGHTTP2_HEADERS)
+		return 0;
+	struct conn *s = stream_of(ng, f->hd.stream_id);
+	if (s)
+		stream_retry(h->w, s, clock_now_ns()); /* never sent: going away */
+	return 0;
+}
+
+/* A request body, from the encoded request (no copy). */
+static ssize_t read_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len,
+			 uint32_t *flags, nghttp2_data_source *src, void *ud)
+{
+	(void)ng;
+	(void)id;
+	struct conn *s = src->ptr;
+	const struct engine *e = ((struct h2_conn *)ud)->w->e;
+	const struct h2req *hr = &e->h2reqs[s->req - e->cfg.reqs];
+	size_t left = hr->body_len - s->wr_off;
+	size_t n = left < len ? left : len;
+	memcpy(buf, hr->body + s->wr_off, n);
+	s->wr_off += n;
+	if (s->wr_off == hr->body_len)
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)n;
+}
+
+static nghttp2_session_callbacks *cbs;
+static pthread_once_t cbs_once = PTHREAD_ONCE_INIT;
+
+static void cbs_init(void)
+{
+	if (nghttp2_session_callbacks_new(&cbs))
+		return;
+	nghttp2_session_callbacks_set_on_begin_headers_callback(cbs, on_begin_headers);
+	nghttp2_session_callbacks_set_on_header_callback(cbs, on_header);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cbs, on_data);
+	nghttp2_session_callbacks_set_on_frame_recv_callback(cbs, on_frame_recv);
+	nghttp2_session_callbacks_set_on_stream_close_callback(cbs, on_stream_close);
+	nghttp2_session_callbacks_set_on_frame_not_send_callback(cbs, on_frame_not_send);
+}
+
+/* ---- transport ---------------------------------------------------------------- */
+
+/* Make ev the registered epoll interest. */
+static void h2_want(struct worker *w, struct conn *c, uint32_t ev)
+{
+	if (c->ev != ev) {
+		loop_mod(&w->loop, c->fd, ev, c);
+		c->ev = ev;
+	}
+}
+
+/* Bytes written, -EAGAIN (wait for writability), or another negative errno. */
+static ssize_t h2_tx(struct conn *c, const uint8_t *buf, size_t len)
+{
+	if (!c->tls) {
+		for (;;) {
+			ssize_t n = write(c->fd, buf, len);
+			if (n >= 0 || errno != EINTR)
+				return n >= 0 ? n : errno == EWOULDBLOCK ? -EAGAIN : -errno;
+		}
+	}
+	ssize_t n = tls_write(c->tls, buf, len);
+	if (n > 0)
+		return n;
+	return n == TLS_WANT_WRITE || n == TLS_WANT_READ ? -EAGAIN : -EPROTO;
+}
+
+/* Bytes read (0: the peer closed), -EAGAIN, or another negative errno;
+ * *wants_write: TLS needs the socket writable to go on reading. */
+static ssize_t h2_rx(struct conn *c, char *buf, size_t cap, bool *wants_write, uint64_t *rx_rt)
+{
+	*wants_write = false;
+	*rx_rt = 0;
+	if (!c->tls) {
+		if (c->rx_ts) {
+			ssize_t n = net_recv_ts(c->fd, buf, cap, rx_rt);
+			return n == -EWOULDBLOCK ? -EAGAIN : n;
+		}
+		for (;;) {
+			ssize_t n = read(c->fd, buf, cap);
+			if (n >= 0 || errno != EINTR)
+				return n >= 0 ? n : errno == EWOULDBLOCK ? -EAGAIN : -errno;
+		}
+	}
+	ssize_t n = tls_read(c->tls, buf, cap);
+	*rx_rt = c->rx_ts ? tls_rx_time(c->tls) : 0;
+	if (n >= 0)
+		return n;
+	if (n == TLS_WANT_WRITE)
+		*wants_write = true;
+	return n == TLS_WANT_WRITE || n == TLS_WANT_READ ? -EAGAIN : -EPROTO;
+}
+
+/* ---- connections ----------------------------------------------------------------- */
+
+/* The connection ended with an HTTP/2 (or transport) failure: counted once
+ * as errors.protocol when `protocol`; before the server's SETTINGS it is a
+ * failed connect (backoff). Its streams in flight are counted by the close. */
+static void h2_fail(struct worker *w, struct conn *c, bool protocol, uint64_t now)
+{
+	struct h2_conn *h = c->h2;
+	if (protocol && !h->failed) {
+		h->failed = true;
+		eng_conn_error(w, c->host, ERRK_PROTOCOL, now);
+	}
+	if (!h->ready)
+		eng_connect_failed(w, c->host, now);
+	eng_conn_close(w, c);
+}
+
+/* Write what the session has to send. False: the connection is gone. */
+static bool h2_flush(struct worker *w, struct conn *c, uint64_t now)
+{
+	struct h2_conn *h = c->h2;
+	bool blocked = false;
+	for (;;) {
+		if (!h->out_len) {
+			const uint8_t *p;
+			ssize_t n = nghttp2_session_mem_send(h->ng, &p);
+			if (n < 0) {
+				h2_fail(w, c, true, now);
+				return false;
+			}
+			if (n == 0)
+				break;
+			h->out = p;
+			h->out_len = (size_t)n;
+		}
+		ssize_t k = h2_tx(c, h->out, h->out_len);
+		if (k > 0) {
+			h->out += k;
+			h->out_len -= (size_t)k;
+			phase_of(w, now)->bytes_out += (uint64_t)k;
+			continue;
+		}
+		if (k == -EAGAIN) {
+			blocked = true;
+			break;
+		}
+		h2_fail(w, c, false, now);
+		return false;
+	}
+	if (!blocked && !nghttp2_session_want_read(h->ng) && !nghttp2_session_want_write(h->ng)) {
+		/* the session is over: after the peer's GOAWAY, or nghttp2 ended it
+		 * on a connection error (a GOAWAY of ours: a protocol failure) */
+		h2_fail(w, c, !h->ready || !h->going, now);
+		return false;
+	}
+	h2_want(w, c, EPOLLIN | (blocked ? EPOLLOUT : 0));
+	return true;
+}
+
+void eng_h2_start(struct worker *w, struct conn *c, uint64_t now)
+{
+	const struct engine_cfg *cfg = &w->e->cfg;
+	uint32_t cap = cfg->max_streams ? cfg->max_streams : ENGINE_H2_STREAMS_DEFAULT;
+	uint32_t win = cfg->h2_window ? cfg->h2_window : ENGINE_H2_WINDOW_DEFAULT;
+	if (win > NGHTTP2_MAX_WINDOW_SIZE)
+		win = NGHTTP2_MAX_WINDOW_SIZE;
+	pthread_once(&cbs_once, cbs_init);
+	struct h2_conn *h = calloc(1, sizeof *h + cap * sizeof *h->act);
+	nghttp2_option *opt = NULL;
+	if (!h || !cbs || nghttp2_option_new(&opt)) {
+		free(h);
+		eng_conn_error(w, c->host, ERRK_PROTOCOL, now);
+		eng_connect_failed(w, c->host, now);
+		eng_conn_close(w, c);
+		return;
+	}
+	h->act = (struct conn **)(h + 1);
+	h->cap = h->limit = cap;
+	h->w = w;
+	h->c = c;
+	/* a peer may reset many streams (a flood): nghttp2 ends such a session */
+	int rc = nghttp2_session_client_new2(&h->ng, cbs, h, opt);
+	nghttp2_option_del(opt);
+	if (rc) {
+		free(h);
+		eng_conn_error(w, c->host, ERRK_PROTOCOL, now);
+		eng_connect_failed(w, c->host, now);
+		eng_conn_close(w, c);
+		return;
+	}
+	c->h2 = h;
+	if (c->state == CS_CONNECTING) { /* h2c: connecting until SETTINGS, like a handshake */
+		c->state = CS_HANDSHAKE;
+		c->hs_start_ns = now;
+		c->ev = EPOLLIN | EPOLLOUT; /* as eng_conn_open registered it */
+	}
+	nghttp2_settings_entry iv[] = {
+		{NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+		{NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, win},
+		{NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, H2_HEADER_CAP},
+	};
+	if (nghttp2_submit_settings(h->ng, NGHTTP2_FLAG_NONE, iv, sizeof iv / sizeof iv[0]) ||
+	    nghttp2_session_set_local_window_size(h->ng, NGHTTP2_FLAG_NONE, 0, (int32_t)win)) {
+		h2_fail(w, c, true, now);
+		return;
+	}
+	h2_flush(w, c, now);
+}
+
+/* The server's SETTINGS arrived: connected, and ready for streams. */
+static void h2_ready(struct worker *w, struct conn *c)
+{
+	struct hpool *p = &w->hp[c->host];
+	p->connect_fails = 0;
+	p->n_connecting--;
+	w->n_connecting--;
+	list_remove(&w->timed, c);
+	c->state = CS_IDLE;
+	phase_of(w, c->connect_start_ns)->h2.conns_h2++;
+}
+
+bool eng_h2_input(struct worker *w, struct conn *c, const char *buf, size_t n, uint64_t now)
+{
+	struct h2_conn *h = c->h2;
+	phase_of(w, now)->bytes_in += (uint64_t)n;
+	ssize_t rv = nghttp2_session_mem_recv(h->ng, (const uint8_t *)buf, n);
+	if (rv < 0) {
+		h2_fail(w, c, true, now);
+		return false;
+	}
+	if (h->ready && c->state == CS_HANDSHAKE)
+		h2_ready(w, c);
+	if (!h2_flush(w, c, now)) /* SETTINGS ACK, WINDOW_UPDATE, resets */
+		return false;
+	if (h->going && !h->n_act && !h->out_len) {
+		phase_of(w, now)->closed_by_server++; /* GOAWAY: done with it */
+		eng_conn_close(w, c);
+		return false;
+	}
+	conn_offer(w, c, now);
+	return true;
+}
+
+void eng_h2_event(struct worker *w, struct conn *c, uint32_t events)
+{
+	struct h2_conn *h = c->h2;
+	uint64_t now = clock_now_ns();
+	if ((events & EPOLLOUT) && !h2_flush(w, c, now))
+		return;
+	bool rd_wants_write = false;
+	for (;;) {
+		ssize_t n = h2_rx(c, w->rbuf, READ_BUF_CAP, &rd_wants_write, &h->rx_rt);
+		now = clock_now_ns();
+		if (n == -EAGAIN)
+			break;
+		if (n <= 0) {
+			/* the peer closed (or a read failed): streams in flight are
+			 * errors; before SETTINGS the server does not speak HTTP/2 */
+			if (n == 0 && h->ready && !h->n_act)
+				phase_of(w, now)->closed_by_server++;
+			h2_fail(w, c, !h->ready || n < 0, now);
+			return;
+		}
+		if (!eng_h2_input(w, c, w->rbuf, (size_t)n, now))
+			return;
+		if ((size_t)n < READ_BUF_CAP && !(c->tls && tls_pending(c->tls)))
+			break;
+	}
+	if (rd_wants_write)
+		h2_want(w, c, c->ev | EPOLLOUT);
+}
+
+void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const struct engine_req *rq)
+{
+	const struct engine_cfg *cfg = &w->e->cfg;
+	struct h2_conn *h = c->h2;
+	uint64_t now = clock_now_ns();
+	if (!rq)
+		rq = &cfg->reqs[pick_req(w)];
+	struct phase_stats *ph = phase_of(w, sched_ns);
+	struct conn *s = stream_get(w);
+	if (!s) {
+		ph->dropped++; /* out of memory for a stream record */
+		if (c->in)
+			list_remove(c->in, c);
+		return;
+	}
+	ph->sent++;
+	if (cfg->open_loop)
+		hist_record(&ph->timing[TIM_SEND_LAG], now > sched_ns ? now - sched_ns : 0);
+	s->host = c->host;
+	s->req = rq;
+	s->sched_ns = sched_ns;
+	s->write_ns = now;
+	s->deadline_ns = now + cfg->timeout_ns;
+	s->got_byte = false;
+	s->wr_off = 0;
+	s->h2_rst = false;
+	s->h2_parent = c;
+	s->state = CS_READING;
+	h1_resp_init(&s->resp, rq->head);
+	if (w->capture)
+		h1_resp_capture(&s->resp, &s->cap);
+	const struct h2req *hr = &w->e->h2reqs[rq - cfg->reqs];
+	nghttp2_data_provider dp = {.source.ptr = s, .read_callback = read_body};
+	s->h2_slot = h->n_act;
+	h->act[h->n_act++] = s;
+	list_push_tail(&w->timed, s);
+	int32_t id = nghttp2_submit_request(h->ng, NULL, hr->nv, hr->n_nv,
+					    hr->body_len ? &dp : NULL, s);
+	if (id < 0) { /* no more streams on this session (ids used up): elsewhere */
+		s->h2_id = 0;
+		h->going = true;
+		stream_retry(w, s, now);
+		conn_offer(w, c, now);
+		return;
+	}
+	s->h2_id = id;
+	ph->h2.streams_n++;
+	ph->h2.streams_sum += h->n_act;
+	if (h->n_act > ph->h2.streams_max)
+		ph->h2.streams_max = h->n_act;
+	conn_offer(w, c, now);
+	if (!h->dirty) { /* written with the others of this turn: eng_h2_flush_host */
+		struct hpool *p = &w->hp[c->host];
+		h->dirty = true;
+		h->dirty_next = p->h2_dirty;
+		p->h2_dirty = h;
+	}
+}
+
+void eng_h2_flush_host(struct worker *w, uint32_t host, uint64_t now)
+{
+	struct hpool *p = &w->hp[host];
+	while (p->h2_dirty) {
+		struct h2_conn *h = p->h2_dirty;
+		p->h2_dirty = h->dirty_next;
+		h->dirty = false;
+		h2_flush(w, h->c, now); /* may close it: it is off the list already */
+	}
+}
+
+void eng_h2_close(struct worker *w, struct conn *c)
+{
+	uint64_t now = clock_now_ns();
+	struct conn *parent = c->h2_parent;
+	if (parent) { /* a stream */
+		struct h2_conn *h = parent->h2;
+		bool reset = c->state == CS_READING && h && h->ng && c->h2_id > 0;
+		int32_t id = c->h2_id;
+		stream_release(w, c);
+		if (!h)
+			return;
+		if (reset) { /* given up on (a timeout): the connection stays */
+			nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL);
+			if (!h2_flush(w, parent, now))
+				return;
+		}
+		conn_offer(w, parent, now);
+		return;
+	}
+	struct h2_conn *h = c->h2;
+	if (h->dirty) { /* off its host's list of connections to write */
+		struct h2_conn **pp = &w->hp[c->host].h2_dirty;
+		while (*pp != h)
+			pp = &(*pp)->dirty_next;
+		*pp = h->dirty_next;
+		h->dirty = false;
+	}
+	while (h->n_act) {
+		struct conn *s = h->act[h->n_act - 1];
+		if (s->in)
+			list_remove(s->in, s);
+		eng_count_error(w, s, s->got_byte ? ERRK_READ : ERRK_CLOSED, now);
+		stream_release(w, s);
+	}
+	nghttp2_session_del(h->ng);
+	free(h);
+	c->h2 = NULL;
+	eng_conn_close(w, c);
+}
+
+uint32_t eng_h2_in_flight(const struct conn *c)
+{
+	return c->h2 ? c->h2->n_act : 0;
+}
+
+void eng_h2_step_end(struct worker *w)
+{
+	for (uint32_t i = 0; i < w->max_conns; i++) {
+		struct conn *c = &w->conns[i];
+		struct h2_conn *h = c->state != CS_FREE ? c->h2 : NULL;
+		if (!h || !h->n_act)
+			continue;
+		while (h->n_act) {
+			struct conn *s = h->act[h->n_act - 1];
+			struct phase_stats *ph = phase_of(w, s->sched_ns);
+			ph->in_flight_at_end++;
+			if (w->by_name)
+				ph->name[s->req->name].in_flight_at_end++;
+			stream_release(w, s);
+		}
+		eng_conn_close(w, c);
+	}
+}

@@ -1,0 +1,408 @@
+"""HTTP/2 (--h2c, --http2): pacer against nginx's HTTP/2 module over
+cleartext (prior knowledge) and over TLS (ALPN h2, a test certificate made
+here): exact counts against nginx's access log, streams multiplexed on fewer
+connections than requests in flight, GOAWAY after keepalive_requests with
+nothing lost, a stream timeout that keeps its connection, --http2=prefer
+falling back to HTTP/1.1, and servers that do not speak HTTP/2: counted
+errors and no hang."""
+
+import os
+import shutil
+import signal
+import socket
+import struct
+import threading
+import tempfile
+import time
+import unittest
+
+import harness
+from harness import Nginx, PacerTestCase
+from test_tls import make_pki
+
+_ngx = None
+_pki = None
+_ports = {}
+
+
+def nginx_h2_conf():
+    """Server blocks added to the harness's nginx: fresh ports per attempt."""
+    for k in ("h2c", "h2c_short", "h2", "h1tls"):
+        _ports[k] = harness.free_port()
+    cert = "ssl_certificate %s/server.pem; ssl_certificate_key %s/server.key;" % (_pki, _pki)
+    hello = 'location = /hello { default_type text/plain; return 200 "hello\\n"; }'
+    # /post answers a POST with its body's length (nginx reads the body)
+    post = ('location = /post { default_type text/plain; '
+            'return 200 "got $content_length\\n"; }')
+    return """
+	server {
+		listen 127.0.0.1:%(h2c)d http2;
+		%(hello)s
+		%(post)s
+		location = /big { alias @PREFIX@/file.bin; }
+	}
+	server {
+		listen 127.0.0.1:%(h2c_short)d http2;
+		keepalive_requests 10;
+		%(hello)s
+	}
+	server {
+		listen 127.0.0.1:%(h2)d ssl http2;
+		%(cert)s
+		%(hello)s
+	}
+	server {
+		listen 127.0.0.1:%(h1tls)d ssl;
+		%(cert)s
+		%(hello)s
+	}
+""" % dict(_ports, cert=cert, hello=hello, post=post)
+
+
+def setUpModule():
+    global _ngx, _pki
+    harness.require_pacer()
+    if not shutil.which("openssl"):
+        raise unittest.SkipTest("openssl command not found")
+    _pki = tempfile.mkdtemp(prefix="pacer-pki-")
+    make_pki(_pki)
+    _ngx = Nginx(extra_http=nginx_h2_conf).start()
+
+
+def tearDownModule():
+    if _ngx is not None:
+        _ngx.stop()
+    if _pki and not os.environ.get("PACER_KEEP_TMP"):
+        shutil.rmtree(_pki, ignore_errors=True)
+
+
+def url(port_name, path="/hello"):
+    scheme = "https" if port_name in ("h2", "h1tls") else "http"
+    host = "localhost" if scheme == "https" else "127.0.0.1"
+    return "%s://%s:%d%s" % (scheme, host, _ports[port_name], path)
+
+
+class RefusingServer:
+    """An HTTP/2 (h2c) server that refuses every stream: SETTINGS, then a
+    RST_STREAM REFUSED_STREAM for each request's HEADERS. A thread per
+    connection; stopped by closing its listener."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.refused = 0
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
+
+    @staticmethod
+    def _read(c, n):
+        b = b""
+        while len(b) < n:
+            got = c.recv(n - len(b))
+            if not got:
+                raise EOFError
+            b += got
+        return b
+
+    def _serve(self, c):
+        try:
+            self._read(c, 24)  # the preface
+            c.sendall(b"\0\0\0\4\0\0\0\0\0")  # SETTINGS, empty
+            while True:
+                hd = self._read(c, 9)
+                n, typ, flags = int.from_bytes(hd[:3], "big"), hd[3], hd[4]
+                sid = int.from_bytes(hd[5:9], "big") & 0x7FFFFFFF
+                self._read(c, n)
+                if typ == 4 and not flags & 1:
+                    c.sendall(b"\0\0\0\4\1\0\0\0\0")  # SETTINGS ACK
+                elif typ == 1:
+                    c.sendall(b"\0\0\4\3\0" + struct.pack(">II", sid, 7))
+                    with self.lock:
+                        self.refused += 1
+        except (EOFError, OSError):
+            pass
+        finally:
+            c.close()
+
+    def stop(self):
+        self.sock.close()
+
+
+class Http2Test(PacerTestCase):
+    def run_bounded(self, args):
+        """A run that ends on its own: exit 0, or 4 when it is flagged
+        generator-limited (no response completed: loop lag is all there is)."""
+        t0 = time.monotonic()
+        run = harness.run_pacer(args, limited_ok=False)
+        self.assertFalse(run.timed_out, harness.describe(run))
+        self.assertIn(run.code, (0, 4), harness.describe(run))
+        self.assertIsNotNone(run.json, harness.describe(run))
+        self.assertLess(time.monotonic() - t0, 15)
+        return run
+
+    def assert_all_done(self, run, n=None):
+        m = self.phase(run)
+        self.assert_no_errors(m, run)
+        self.assert_accounted(m, run)
+        r = m["requests"]
+        if n is not None:
+            self.assertEqual(r["sent"], n, r)
+        self.assertEqual(r["sent"], r["completed"], r)
+        self.assertEqual(r["in_flight_at_end"], 0, r)
+        return m
+
+    def test_h2c_closed_loop_exact_counts_and_multiplexing(self):
+        mark = _ngx.log_mark()
+        run = self.run_ok([url("h2c"), "--h2c", "--requests", 3000, "--concurrency", 2,
+                           "--max-streams", 16])
+        m = self.assert_all_done(run, 3000)
+        self.assertEqual(m["responses"]["by_status"], {"200": 3000})
+        self.assertEqual(_ngx.count(mark, path="/hello"), 3000)
+        # 32 requests in flight on 2 connections: streams were multiplexed
+        self.assertEqual(len(_ngx.connections(mark, path="/hello")), 2)
+        self.assertEqual(m["connections"]["opened"], 2)
+        h = m["http2"]
+        self.assertEqual(h["connections_h2"], 2, h)
+        self.assertEqual(h["streams_max"], 16, h)
+        self.assertGreater(h["streams_mean"], 1.0, h)
+        self.assertEqual((h["goaway"], h["retried"], h["resets"]), (0, 0, {}), h)
+        self.assertEqual(m["latency"]["count"], 3000)
+        self.assertEqual(m["ttfb"]["count"], 3000)
+        self.assertEqual(run.json["plan"]["http"], "h2c")
+        self.assertEqual(run.json["plan"]["max_streams"], 16)
+        self.assertIn("HTTP/2: 2 connections spoke h2", run.stdout)
+
+    def test_h2c_open_loop_counts(self):
+        mark = _ngx.log_mark()
+        run = self.run_ok([url("h2c"), "--h2c", "--rate", 1000, "--duration", "1s",
+                           "--connections", 4, "--max-streams", 32])
+        m = self.assert_all_done(run)
+        r = m["requests"]
+        self.assertEqual(r["scheduled"], r["sent"], r)
+        self.assertLessEqual(abs(r["scheduled"] - 1000), 10, r)
+        self.assertEqual(_ngx.count(mark, path="/hello"), r["sent"])
+        # a free stream is taken before a new connection is opened
+        self.assertLessEqual(m["connections"]["opened"], 4)
+        self.assertEqual(m["latency"]["count"], r["completed"])
+
+    def test_goaway_after_keepalive_requests_loses_nothing(self):
+        mark = _ngx.log_mark()
+        run = self.run_ok([url("h2c_short"), "--h2c", "--requests", 1000, "--concurrency", 2,
+                           "--max-streams", 8])
+        m = self.assert_all_done(run, 1000)
+        self.assertEqual(_ngx.count(mark, path="/hello"), 1000)
+        h = m["http2"]
+        # nginx ends each connection after 10 requests with a GOAWAY
+        self.assertGreaterEqual(h["goaway"], 90, h)
+        self.assertGreaterEqual(h["connections_h2"], 100, h)
+        self.assertEqual(m["connections"]["opened"], h["connections_h2"])
+        self.assertRegex(run.stdout, r"GOAWAY [1-9][0-9,]*")
+
+    def test_table_of_two_hosts(self):
+        # one of them ends its connections every 10 requests (GOAWAY)
+        d = tempfile.mkdtemp(prefix="pacer-h2-table-")
+        try:
+            path = os.path.join(d, "targets.txt")
+            with open(path, "w") as f:
+                f.write("GET %s\nGET %s\n" % (url("h2c"), url("h2c_short")))
+            mark = _ngx.log_mark()
+            run = self.run_ok(["--requests-file", path, "--h2c", "--rate", 500, "--duration",
+                               "1s", "--connections", 4, "--max-streams", 8])
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+        m = self.assert_all_done(run)
+        r = m["requests"]
+        self.assertEqual(r["scheduled"], r["sent"], r)
+        self.assertEqual(_ngx.count(mark, path="/hello"), r["sent"])
+        hosts = m["hosts"]
+        self.assertEqual(len(hosts), 2, hosts)
+        self.assertEqual(sum(h["completed"] for h in hosts), r["completed"], hosts)
+        self.assertTrue(all(h["completed"] > 0 and h["errors"] == 0 for h in hosts), hosts)
+        short = [h for h in hosts if h["port"] == _ports["h2c_short"]][0]
+        self.assertGreater(short["connections_opened"], 2, hosts)  # after each GOAWAY
+        self.assertGreater(m["http2"]["goaway"], 0, m["http2"])
+
+    def test_post_body_and_rules(self):
+        mark = _ngx.log_mark()
+        run = self.run_ok([url("h2c", "/post"), "--h2c", "--method", "POST", "--body",
+                           "x" * 3000, "--requests", 200, "--concurrency", 2,
+                           "--success", 'body contains "got 3000"',
+                           "--outcome", 'plain=header "content-type" contains "text/plain"'])
+        m = self.assert_all_done(run, 200)
+        self.assertEqual(m["success"]["ok"], 200, m["success"])
+        self.assertEqual(_ngx.count(mark, path="/post", status=200), 200)
+        self.assertIn("plain", str(m))
+
+    def test_large_responses(self):
+        run = self.run_ok([url("h2c", "/big"), "--h2c", "--requests", 200, "--concurrency", 2,
+                           "--max-streams", 8])
+        m = self.assert_all_done(run, 200)
+        self.assertGreaterEqual(m["bytes"]["in"], 200 * harness.FILE_SIZE)
+
+    def test_h2_over_tls_by_alpn(self):
+        mark = _ngx.log_mark()
+        run = self.run_ok([url("h2"), "--http2", "--cacert", os.path.join(_pki, "ca.pem"),
+                           "--requests", 2000, "--concurrency", 2, "--max-streams", 10])
+        m = self.assert_all_done(run, 2000)
+        self.assertEqual(_ngx.count(mark, path="/hello"), 2000)
+        self.assertEqual(len(_ngx.connections(mark, path="/hello")), 2)
+        self.assertEqual(m["tls"]["handshakes"], 2, m["tls"])
+        self.assertEqual(m["http2"]["connections_h2"], 2, m["http2"])
+        self.assertEqual(m["http2"]["streams_max"], 10, m["http2"])
+        self.assertEqual(run.json["plan"]["http"], "h2")
+
+    def test_prefer_falls_back_to_http1(self):
+        mark = _ngx.log_mark()
+        run = self.run_ok([url("h1tls"), "--http2=prefer", "--cacert",
+                           os.path.join(_pki, "ca.pem"), "--requests", 300, "--concurrency", 3])
+        m = self.assert_all_done(run, 300)
+        self.assertEqual(_ngx.count(mark, path="/hello"), 300)
+        self.assertEqual(m["http2"]["connections_h1"], 3, m["http2"])
+        self.assertEqual(m["http2"]["connections_h2"], 0, m["http2"])
+        self.assertEqual(run.json["plan"]["http"], "h2-prefer")
+
+    def test_http2_required_but_server_keeps_http1(self):
+        # bounded by --requests alone it could never end: refused at the start
+        run = harness.run_pacer([url("h1tls"), "--http2", "--cacert", os.path.join(_pki, "ca.pem"),
+                                 "--requests", 100])
+        self.assertFalse(run.timed_out, harness.describe(run))
+        self.assertEqual(run.code, 2, harness.describe(run))
+        self.assertIn("did not choose HTTP/2", run.stderr)
+        # an open-loop run goes on, every connection counted
+        run = self.run_bounded([url("h1tls"), "--http2", "--cacert", os.path.join(_pki, "ca.pem"),
+                                "--rate", 50, "--duration", "500ms", "--timeout", "500ms"])
+        m = self.phase(run)
+        self.assertGreater(m["transport_errors"]["protocol"], 0, m["transport_errors"])
+        self.assertEqual(m["requests"]["completed"], 0)
+        self.assertTrue(any("ALPN h2" in x for x in m["tls"]["failure_reasons"]),
+                        m["tls"]["failure_reasons"])
+        self.assert_accounted(m, run)
+
+    def test_h2c_against_http1_server(self):
+        # bounded by --requests alone it could never end: refused at the start
+        run = harness.run_pacer([_ngx.url("/hello"), "--h2c", "--requests", 100])
+        self.assertFalse(run.timed_out, harness.describe(run))
+        self.assertEqual(run.code, 2, harness.describe(run))
+        self.assertIn("--h2c", run.stderr)
+        self.assertIn("answered in HTTP/1.x", run.stderr)
+        # an open-loop run goes on: every failed connection counted, no hang
+        run = self.run_bounded([_ngx.url("/hello"), "--h2c", "--rate", 50, "--duration",
+                                "500ms", "--timeout", "500ms"])
+        m = self.phase(run)
+        self.assertGreater(m["transport_errors"]["protocol"], 0, m["transport_errors"])
+        self.assertEqual(m["requests"]["completed"], 0)
+        self.assertEqual(m["http2"]["connections_h2"], 0)
+        self.assert_accounted(m, run)
+        self.assertIn("failed as HTTP/2", run.stdout)
+
+    def paused_run(self, args, at_s, for_s):
+        """pacer with nginx frozen (SIGSTOP) from at_s after the start for
+        for_s; the pause achieved, in seconds, and the run."""
+        pids = _ngx.all_pids()
+        times = {}
+
+        def stop(_pid):
+            times["stop"] = time.monotonic()
+            for p in pids:
+                os.kill(p, signal.SIGSTOP)
+
+        def cont(_pid):
+            for p in pids:
+                os.kill(p, signal.SIGCONT)
+            times["cont"] = time.monotonic()
+
+        try:
+            run = harness.run_pacer(args, timeout=45.0,
+                                    actions=[(at_s, stop), (at_s + for_s, cont)])
+        finally:
+            for p in pids:
+                try:
+                    os.kill(p, signal.SIGCONT)
+                except ProcessLookupError:
+                    pass
+        self.assertFalse(run.timed_out, harness.describe(run))
+        self.assertIsNotNone(run.json, harness.describe(run))
+        self.assertIn("cont", times)
+        return times["cont"] - times["stop"], run
+
+    def test_stall_shows_in_latency_from_the_schedule(self):
+        # as test_run_stall over HTTP/1.1: the q-quantile of latency is
+        # pause - (1-q) * duration, streams or not
+        rate, duration = 1000, 4.0
+        pause, run = self.paused_run(
+            [url("h2c"), "--h2c", "--rate", rate, "--duration", "4s", "--warmup", "500ms",
+             "--connections", 4, "--max-streams", 100], 2.0, 1.0)
+        m = self.assert_all_done(run)
+        lat = m["latency"]
+        msg = "pause %.3fs latency %s" % (
+            pause, {k: lat[k] for k in ("p50_us", "p90_us", "p99_us", "max_us")})
+        # the formula is for a backlog that drains at once: allow the ~1000
+        # requests due in the pause up to 0.1 s to get through nginx after it
+        for q, key in ((0.90, "p90_us"), (0.99, "p99_us")):
+            want = (pause - (1 - q) * duration) * 1e6
+            self.assertGreaterEqual(lat[key], 0.9 * want, msg)
+            self.assertLessEqual(lat[key], want + 100000, msg)
+        self.assertLess(m["service_time"]["p50_us"], 50000, msg)
+        # at most 4 x 100 in flight on 4 connections; the rest waited for a stream
+        self.assertLessEqual(m["connections"]["opened"], 4)
+        self.assertEqual(m["http2"]["streams_max"], 100, m["http2"])
+
+    def test_stream_timeout_resets_the_stream_and_keeps_the_connection(self):
+        pause, run = self.paused_run(
+            [url("h2c"), "--h2c", "--rate", 200, "--duration", "2s", "--timeout", "300ms",
+             "--connections", 2, "--max-streams", 50], 0.8, 0.8)
+        m = self.phase(run)
+        self.assert_accounted(m, run)
+        e, r = m["transport_errors"], m["requests"]
+        self.assertGreater(e["timeout"], 50, e)  # about 200/s x (0.8 s - 0.3 s)
+        self.assertEqual(e["timeout"] + r["completed"] + r["in_flight_at_end"], r["sent"], e)
+        self.assertEqual(e["requests"], e["timeout"], e)
+        # timeouts reset streams (CANCEL): no connection was closed for them
+        self.assertLessEqual(m["connections"]["opened"], 2)
+        self.assertGreater(r["completed"], 0)
+
+    def test_server_refusing_every_stream_cannot_keep_a_run_going(self):
+        srv = RefusingServer()
+        try:
+            run = self.run_bounded(["http://127.0.0.1:%d/" % srv.port, "--h2c", "--requests", 50,
+                                    "--concurrency", 1, "--max-streams", 4, "--timeout", "2s"])
+        finally:
+            srv.stop()
+        m = self.phase(run)
+        self.assert_accounted(m, run)
+        r, e, h = m["requests"], m["transport_errors"], m["http2"]
+        self.assertEqual(r["completed"], 0, r)
+        self.assertEqual(e["reset"], 50, e)  # each request ends once, as an error
+        self.assertEqual(r["sent"], 50, r)
+        self.assertEqual(h["retried"], 1024, h)  # the run of refusals allowed
+        self.assertEqual(h["resets"]["REFUSED_STREAM"], 1024 + 50, h)
+        self.assertEqual(srv.refused, 1024 + 50)
+
+    def test_bad_options(self):
+        cases = (
+            ([url("h2c"), "--h2c", "--http2", "-n", 1], "give one"),
+            ([url("h2c"), "--max-streams", 4, "-n", 1], "only with --h2c or --http2"),
+            ([url("h2c"), "--h2c", "--max-streams", 5000, "-n", 1], "at most 1000"),
+            ([url("h2c"), "--http2", "-n", 1], "https:// URL"),
+            ([url("h2"), "--h2c", "-n", 1], "cleartext"),
+            ([url("h2c"), "--http2=yes", "-n", 1], "'prefer'"),
+            ([url("h2c"), "--h2c", "--h2-window", "1k", "-n", 1], "--h2-window"),
+        )
+        for args, want in cases:
+            run = harness.run_pacer(args)
+            self.assertEqual(run.code, 2, harness.describe(run))
+            self.assertIn(want, run.stderr, harness.describe(run))
+
+
+if __name__ == "__main__":
+    unittest.main()
