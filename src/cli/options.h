@@ -64,7 +64,7 @@
 	 "drive pacer's own embedded target (a built-in plan or a plan file) on a loopback port",  \
 	 false},                                                                                   \
 	{0, "precise", OPT_FLAG, &(p).precise, NULL, NULL,                                         \
-	 "open loop: wake for each due time (send lag ~10us, ~4x the CPU; docs/run.md#pacing)",    \
+	 "open loop: wake for each due time: send lag of microseconds, 2-3x the CPU (run.md#pacing)",\
 	 false},                                                                                   \
 	{0, "send-window", OPT_DURATION, &(p).send_window_ns, "D", "1ms",                          \
 	 "open loop: requests due within D leave at one wake-up (send lag under D)", false},       \

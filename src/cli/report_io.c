@@ -18,18 +18,6 @@
 #include "util/file.h"
 #include "util/text.h"
 
-__attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errlen,
-							   const char *fmt, ...)
-{
-	if (!err || !errlen)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	text_one_line(err);
-}
-
 int cli_result_load(struct loaded_result *r, const char *path, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof *r);
@@ -38,20 +26,20 @@ int cli_result_load(struct loaded_result *r, const char *path, char *err, size_t
 	struct stat st;
 	/* refuse a big regular file before reading any of it */
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > RESULT_READ_CAP) {
-		set_err(err, errlen, "%s: larger than %u MiB", path, RESULT_READ_CAP >> 20);
+		text_errf(err, errlen, "%s: larger than %u MiB", path, RESULT_READ_CAP >> 20);
 		return PACER_ETOOBIG;
 	}
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		set_err(err, errlen, "%s: cannot read: is a directory", path);
+		text_errf(err, errlen, "%s: cannot read: is a directory", path);
 		return -EISDIR;
 	}
 	int rc = file_read_all(path, RESULT_READ_CAP, &buf, &len);
 	if (rc == PACER_ETOOBIG) {
-		set_err(err, errlen, "%s: larger than %u MiB", path, RESULT_READ_CAP >> 20);
+		text_errf(err, errlen, "%s: larger than %u MiB", path, RESULT_READ_CAP >> 20);
 		return rc;
 	}
 	if (rc) {
-		set_err(err, errlen, "%s: cannot read: %s", path, err_name(rc));
+		text_errf(err, errlen, "%s: cannot read: %s", path, err_name(rc));
 		return rc;
 	}
 	rc = result_read_mem(r, buf, len, path, err, errlen);

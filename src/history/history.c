@@ -47,38 +47,26 @@ static const char *const migrations[HISTORY_SCHEMA_VERSION] = {
 	"CREATE INDEX runs_scenario ON runs(scenario, recorded_at);",
 };
 
-__attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errlen,
-							   const char *fmt, ...)
-{
-	if (!err || !errlen)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	text_one_line(err);
-}
-
 /* One SQLite failure as a code and a message naming the file. */
 static int sql_fail(struct history_db *h, int src, const char *what, char *err, size_t errlen)
 {
 	int prim = src & 0xff;
 	if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED) {
-		set_err(err, errlen, "%s: database is locked by another process (%s)", h->path,
+		text_errf(err, errlen, "%s: database is locked by another process (%s)", h->path,
 			what);
 		return -EBUSY;
 	}
 	if (prim == SQLITE_NOTADB || prim == SQLITE_CORRUPT) {
-		set_err(err, errlen, "%s: not a pacer history: %s", h->path, sqlite3_errstr(src));
+		text_errf(err, errlen, "%s: not a pacer history: %s", h->path, sqlite3_errstr(src));
 		return PACER_EPARSE;
 	}
 	if (prim == SQLITE_NOMEM)
 		return -ENOMEM;
 	if (prim == SQLITE_CANTOPEN) {
-		set_err(err, errlen, "%s: cannot open: %s", h->path, sqlite3_errmsg(h->db));
+		text_errf(err, errlen, "%s: cannot open: %s", h->path, sqlite3_errmsg(h->db));
 		return -EIO;
 	}
-	set_err(err, errlen, "%s: %s: %s", h->path, what, sqlite3_errmsg(h->db));
+	text_errf(err, errlen, "%s: %s: %s", h->path, what, sqlite3_errmsg(h->db));
 	return -EIO;
 }
 
@@ -222,11 +210,11 @@ int history_open(struct history_db **out, const char *path, const struct history
 		want = HISTORY_SCHEMA_VERSION;
 	struct stat sb;
 	if (o.read_only && stat(path, &sb) != 0) {
-		set_err(err, errlen, "%s: no such history database", path);
+		text_errf(err, errlen, "%s: no such history database", path);
 		return -ENOENT;
 	}
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		set_err(err, errlen, "%s: is a directory, not a history database", path);
+		text_errf(err, errlen, "%s: is a directory, not a history database", path);
 		return -EISDIR;
 	}
 	struct history_db *h = calloc(1, sizeof *h);
@@ -249,12 +237,12 @@ int history_open(struct history_db **out, const char *path, const struct history
 	bool empty = false;
 	rc = read_header(h, &app, &ver, &empty, err, errlen);
 	if (rc == -EBUSY)
-		set_err(err, errlen, "%s: database is locked by another process (waited %s)", path,
+		text_errf(err, errlen, "%s: database is locked by another process (waited %s)", path,
 			waited);
 	if (rc)
 		goto fail;
 	if (app != HISTORY_APP_ID && !(empty && app == 0)) {
-		set_err(err, errlen,
+		text_errf(err, errlen,
 			"%s: not a pacer history (an SQLite database with application_id %lld, "
 			"not %d)",
 			path, app, HISTORY_APP_ID);
@@ -262,7 +250,7 @@ int history_open(struct history_db **out, const char *path, const struct history
 		goto fail;
 	}
 	if (ver < 0 || ver > HISTORY_SCHEMA_VERSION) {
-		set_err(err, errlen,
+		text_errf(err, errlen,
 			"%s: history schema version %lld is newer than this pacer's (%d): "
 			"upgrade pacer",
 			path, ver, HISTORY_SCHEMA_VERSION);
@@ -272,7 +260,7 @@ int history_open(struct history_db **out, const char *path, const struct history
 	h->version = (unsigned)ver;
 	if (o.read_only) {
 		if (h->version < HISTORY_SCHEMA_VERSION) {
-			set_err(err, errlen,
+			text_errf(err, errlen,
 				"%s: history schema version %u is older than this pacer's (%d): "
 				"record one run with --history to migrate it",
 				path, h->version, HISTORY_SCHEMA_VERSION);
@@ -288,7 +276,7 @@ int history_open(struct history_db **out, const char *path, const struct history
 	if (!rc && h->version < want)
 		rc = migrate(h, want, err, errlen);
 	if (rc == -EBUSY)
-		set_err(err, errlen, "%s: database is locked by another process (waited %s)", path,
+		text_errf(err, errlen, "%s: database is locked by another process (waited %s)", path,
 			waited);
 	if (rc)
 		goto fail;
@@ -410,7 +398,7 @@ rollback:
 	sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
 out:
 	if (rc == -EBUSY)
-		set_err(err, errlen, "%s: database is locked by another process; the result was not "
+		text_errf(err, errlen, "%s: database is locked by another process; the result was not "
 				     "stored (the --out file, if any, was written)",
 			h->path);
 	result_free(&r);
@@ -516,7 +504,7 @@ int history_get(struct history_db *h, int64_t id, char **json, size_t *len, char
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE) {
 		sqlite3_finalize(st);
-		set_err(err, errlen, "%s: no run %lld in this history", h->path, (long long)id);
+		text_errf(err, errlen, "%s: no run %lld in this history", h->path, (long long)id);
 		return -ENOENT;
 	}
 	if (rc != SQLITE_ROW) {

@@ -35,6 +35,9 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 		    double offered, bool open_loop, double achieved, const struct inspect *in,
 		    const struct table_host *hosts, size_t n_hosts, const struct req_names *names);
 void rj_hist(struct jsonw *j, const struct hist *h);
+/* The "hist" key: h's buckets as (value, count) pairs in ns, with its layout
+ * (sub_bits, max_value), so that results merge exactly (pacer merge). */
+void rj_hist_buckets(struct jsonw *j, const struct hist *h);
 void rj_series(struct jsonw *j, const struct series_point *pts, size_t n);
 /* --repeat: each repetition's figures and their median/min/max. */
 void rj_repetitions(struct jsonw *j, const struct rep_figure *reps, size_t n);

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "report/json_parts.h"
 #include "report/rules_report.h"
 #include "util/text.h"
 #include "util/units.h"
@@ -65,27 +66,7 @@ static void rj_name_latency(struct jsonw *j, const struct hist *h)
 	jw_dbl(j, hist_mean(h) / 1e3, 3);
 	jw_key(j, "sub_bits"); /* precision: relative error below 2^-(sub_bits - 1) */
 	jw_u64(j, h->sub_bits);
-	/* the buckets, so that segments merge exactly (pacer merge) */
-	jw_key(j, "hist");
-	jw_obj(j);
-	jw_key(j, "unit");
-	jw_str(j, "ns");
-	jw_key(j, "sub_bits");
-	jw_u64(j, h->sub_bits);
-	jw_key(j, "max_value");
-	jw_u64(j, h->max_value);
-	jw_key(j, "counts");
-	jw_arr(j);
-	size_t cur = 0;
-	uint64_t v, n;
-	while (hist_next_nonzero(h, &cur, &v, &n)) {
-		jw_arr(j);
-		jw_u64(j, v);
-		jw_u64(j, n);
-		jw_arr_end(j);
-	}
-	jw_arr_end(j);
-	jw_obj_end(j);
+	rj_hist_buckets(j, h); /* the buckets, so that segments merge exactly (pacer merge) */
 	jw_obj_end(j);
 }
 

@@ -13,20 +13,6 @@
 #include "util/err.h"
 #include "util/text.h"
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (!err || !errlen)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	text_one_line(err);
-}
-
 const char *result_kind_name(enum result_kind k)
 {
 	switch (k) {
@@ -102,12 +88,12 @@ static int check_fields(const json_t *root, const struct need *need, size_t n, c
 	for (size_t i = 0; i < n; i++) {
 		const json_t *v = json_object_get(root, need[i].key);
 		if (!v) {
-			set_err(err, errlen, "%s: not a complete pacer %s result: field '%s' is missing",
+			text_errf(err, errlen, "%s: not a complete pacer %s result: field '%s' is missing",
 				name, kind, need[i].key);
 			return PACER_EPARSE;
 		}
 		if (json_typeof(v) != need[i].type) {
-			set_err(err, errlen, "%s: field '%s' is not %s", name, need[i].key,
+			text_errf(err, errlen, "%s: field '%s' is not %s", name, need[i].key,
 				type_word(need[i].type));
 			return PACER_EPARSE;
 		}
@@ -210,37 +196,37 @@ static int check_result(struct loaded_result *r, const char *name, char *err, si
 {
 	const json_t *root = r->root;
 	if (!json_is_object(root)) {
-		set_err(err, errlen, "%s: not a pacer result (the JSON is not an object)", name);
+		text_errf(err, errlen, "%s: not a pacer result (the JSON is not an object)", name);
 		return PACER_EPARSE;
 	}
 	const json_t *ver = json_object_get(root, "schema_version");
 	if (!ver) {
-		set_err(err, errlen, "%s: not a pacer result (no schema_version)", name);
+		text_errf(err, errlen, "%s: not a pacer result (no schema_version)", name);
 		return PACER_EPARSE;
 	}
 	char shown[64];
 	if (!json_is_string(ver)) {
-		set_err(err, errlen, "%s: schema_version is not a string", name);
+		text_errf(err, errlen, "%s: schema_version is not a string", name);
 		return PACER_EPARSE;
 	}
 	clip(shown, sizeof shown, json_string_value(ver));
 	if (!parse_version(json_string_value(ver), &r->schema_major, &r->schema_minor)) {
-		set_err(err, errlen, "%s: schema_version '%s' is not MAJOR.MINOR", name, shown);
+		text_errf(err, errlen, "%s: schema_version '%s' is not MAJOR.MINOR", name, shown);
 		return PACER_EPARSE;
 	}
 	if (r->schema_major < RESULT_SCHEMA_OLDEST || r->schema_major > RESULT_SCHEMA_MAJOR) {
-		set_err(err, errlen,
+		text_errf(err, errlen,
 			"%s: schema_version %s is not supported: this pacer reads %d.x to %d.x results",
 			name, shown, RESULT_SCHEMA_OLDEST, RESULT_SCHEMA_MAJOR);
 		return PACER_EUNSUPPORTED;
 	}
 	if (r->schema_major == 1 && result_upgrade_v1(r->root) != 0) {
-		set_err(err, errlen, "%s: out of memory upgrading a %s result", name, shown);
+		text_errf(err, errlen, "%s: out of memory upgrading a %s result", name, shown);
 		return -ENOMEM;
 	}
 	const char *kind = rr_str(root, "kind");
 	if (!kind) {
-		set_err(err, errlen, "%s: not a pacer result (no kind)", name);
+		text_errf(err, errlen, "%s: not a pacer result (no kind)", name);
 		return PACER_EPARSE;
 	}
 	static const struct need common[] = {{"plan", JSON_OBJECT}};
@@ -263,7 +249,7 @@ static int check_result(struct loaded_result *r, const char *name, char *err, si
 		n_extra = 1;
 	} else {
 		clip(shown, sizeof shown, kind);
-		set_err(err, errlen, "%s: unknown kind '%s' (expected run, ramp or compare)", name,
+		text_errf(err, errlen, "%s: unknown kind '%s' (expected run, ramp or compare)", name,
 			shown);
 		return PACER_EPARSE;
 	}
@@ -280,12 +266,12 @@ static int check_result(struct loaded_result *r, const char *name, char *err, si
 		const json_t *v;
 		json_array_foreach(arr, i, v) {
 			if (!json_is_object(v)) {
-				set_err(err, errlen, "%s: %s[%zu] is not an object", name, arr_key, i);
+				text_errf(err, errlen, "%s: %s[%zu] is not an object", name, arr_key, i);
 				return PACER_EPARSE;
 			}
 		}
 		if (r->kind == RESULT_KIND_COMPARE && json_array_size(arr) == 0) {
-			set_err(err, errlen, "%s: a compare result with no variants", name);
+			text_errf(err, errlen, "%s: a compare result with no variants", name);
 			return PACER_EPARSE;
 		}
 	}
@@ -313,16 +299,16 @@ int result_read_mem(struct loaded_result *r, const char *buf, size_t len, const 
 	if (err && errlen)
 		err[0] = '\0';
 	if (len > RESULT_READ_CAP) {
-		set_err(err, errlen, "%s: larger than %u MiB", name, RESULT_READ_CAP >> 20);
+		text_errf(err, errlen, "%s: larger than %u MiB", name, RESULT_READ_CAP >> 20);
 		return PACER_ETOOBIG;
 	}
 	json_error_t je;
 	r->root = json_loadb(buf, len, 0, &je);
 	if (!r->root) {
 		if (je.position == 0 && len == 0)
-			set_err(err, errlen, "%s: not JSON: the file is empty", name);
+			text_errf(err, errlen, "%s: not JSON: the file is empty", name);
 		else
-			set_err(err, errlen, "%s: not JSON: line %d column %d: %s", name, je.line,
+			text_errf(err, errlen, "%s: not JSON: line %d column %d: %s", name, je.line,
 				je.column, je.text);
 		return PACER_EPARSE;
 	}
@@ -334,7 +320,7 @@ int result_read_mem(struct loaded_result *r, const char *buf, size_t len, const 
 	r->name = strdup(name);
 	if (!r->name) {
 		result_free(r);
-		set_err(err, errlen, "%s: out of memory", name);
+		text_errf(err, errlen, "%s: out of memory", name);
 		return -ENOMEM;
 	}
 	make_id(r, buf, len);
@@ -449,36 +435,36 @@ int rr_hist(const json_t *hobj, struct hist *h, char *err, size_t errlen)
 {
 	memset(h, 0, sizeof *h);
 	if (!json_is_object(hobj)) {
-		set_err(err, errlen, "histogram is not an object");
+		text_errf(err, errlen, "histogram is not an object");
 		return PACER_EPARSE;
 	}
 	const char *unit = rr_str(hobj, "unit");
 	if (unit && strcmp(unit, "ns") != 0) {
 		char shown[64];
 		clip(shown, sizeof shown, unit);
-		set_err(err, errlen, "histogram unit '%s' is not ns", shown);
+		text_errf(err, errlen, "histogram unit '%s' is not ns", shown);
 		return PACER_EPARSE;
 	}
 	uint64_t sub_bits = HIST_SUB_BITS, max_value = HIST_MAX_NS;
 	const json_t *v = json_object_get(hobj, "sub_bits");
 	if (v && (!rr_as_u64(v, &sub_bits) || sub_bits < 2 || sub_bits > RESULT_HIST_MAX_SUB_BITS)) {
-		set_err(err, errlen, "histogram sub_bits is not a whole number from 2 to %d",
+		text_errf(err, errlen, "histogram sub_bits is not a whole number from 2 to %d",
 			RESULT_HIST_MAX_SUB_BITS);
 		return PACER_EPARSE;
 	}
 	v = json_object_get(hobj, "max_value");
 	if (v && (!rr_as_u64(v, &max_value) || max_value < 1 || max_value > RESULT_HIST_MAX_VALUE)) {
-		set_err(err, errlen, "histogram max_value is not a whole number from 1 to 2^50");
+		text_errf(err, errlen, "histogram max_value is not a whole number from 1 to 2^50");
 		return PACER_EPARSE;
 	}
 	const json_t *counts = json_object_get(hobj, "counts");
 	if (!json_is_array(counts)) {
-		set_err(err, errlen, "histogram counts is not an array");
+		text_errf(err, errlen, "histogram counts is not an array");
 		return PACER_EPARSE;
 	}
 	int rc = hist_init(h, (uint32_t)sub_bits, max_value);
 	if (rc) {
-		set_err(err, errlen, "histogram: %s", err_name(rc));
+		text_errf(err, errlen, "histogram: %s", err_name(rc));
 		return rc == -ENOMEM ? rc : PACER_EPARSE;
 	}
 	size_t i;
@@ -488,18 +474,18 @@ int rr_hist(const json_t *hobj, struct hist *h, char *err, size_t errlen)
 		uint64_t val, cnt;
 		if (!json_is_array(pair) || json_array_size(pair) != 2 ||
 		    !rr_as_u64(json_array_get(pair, 0), &val) || !rr_as_u64(json_array_get(pair, 1), &cnt)) {
-			set_err(err, errlen, "histogram counts[%zu] is not [value_ns, count]", i);
+			text_errf(err, errlen, "histogram counts[%zu] is not [value_ns, count]", i);
 			hist_free(h);
 			return PACER_EPARSE;
 		}
 		if (val > max_value) {
-			set_err(err, errlen, "histogram counts[%zu]: value %llu above max_value %llu", i,
+			text_errf(err, errlen, "histogram counts[%zu]: value %llu above max_value %llu", i,
 				(unsigned long long)val, (unsigned long long)max_value);
 			hist_free(h);
 			return PACER_EPARSE;
 		}
 		if (__builtin_add_overflow(total, cnt, &total) || total > (1ull << 62)) {
-			set_err(err, errlen, "histogram counts overflow");
+			text_errf(err, errlen, "histogram counts overflow");
 			hist_free(h);
 			return PACER_EPARSE;
 		}
@@ -514,7 +500,7 @@ int rr_timing_hist(const json_t *timing, struct hist *h, char *err, size_t errle
 	memset(h, 0, sizeof *h);
 	const json_t *ho = rr_obj(timing, "hist");
 	if (!ho) {
-		set_err(err, errlen, "no histogram");
+		text_errf(err, errlen, "no histogram");
 		return PACER_EPARSE;
 	}
 	int rc = rr_hist(ho, h, err, errlen);

@@ -50,6 +50,12 @@ void rj_hist(struct jsonw *j, const struct hist *h)
 	}
 	jw_key(j, "max_us");
 	jw_dbl(j, (double)h->max / 1e3, 3);
+	rj_hist_buckets(j, h);
+	jw_obj_end(j);
+}
+
+void rj_hist_buckets(struct jsonw *j, const struct hist *h)
+{
 	jw_key(j, "hist");
 	jw_obj(j);
 	jw_key(j, "unit");
@@ -72,7 +78,6 @@ void rj_hist(struct jsonw *j, const struct hist *h)
 	}
 	j->indent = saved;
 	jw_arr_end(j);
-	jw_obj_end(j);
 	jw_obj_end(j);
 }
 

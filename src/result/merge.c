@@ -14,19 +14,7 @@
 #include "result/verdict.h"
 #include "stats/hist.h"
 #include "util/err.h"
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (!err || !errlen)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
+#include "util/text.h"
 
 struct mctx {
 	const struct merge_input *in; /* sorted by segment index */
@@ -156,7 +144,7 @@ static int check_inputs(const struct merge_input *in, size_t n, const struct mer
 {
 	uint64_t count = 0, k0;
 	if (seg_of(in[0].root, &k0, &count) && count > MERGE_MAX_INPUTS) {
-		set_err(err, errlen, "%s: segment %llu/%llu: merge takes at most %d segments",
+		text_errf(err, errlen, "%s: segment %llu/%llu: merge takes at most %d segments",
 			in[0].name, (unsigned long long)k0, (unsigned long long)count, MERGE_MAX_INPUTS);
 		return PACER_EUNSUPPORTED;
 	}
@@ -170,7 +158,7 @@ static int check_inputs(const struct merge_input *in, size_t n, const struct mer
 	if (!rc && count != n) {
 		for (uint64_t k = 0; k < count; k++)
 			if (!seen[k]) {
-				set_err(err, errlen, "segment %llu/%llu is missing (%zu file%s given, %llu "
+				text_errf(err, errlen, "segment %llu/%llu is missing (%zu file%s given, %llu "
 						     "needed)",
 					(unsigned long long)k, (unsigned long long)count, n,
 					n == 1 ? "" : "s", (unsigned long long)count);
@@ -195,33 +183,33 @@ static int check_one(const struct merge_input *in, size_t i, uint64_t count,
 	{
 		const char *kind = json_string_value(jget(in[i].root, "kind"));
 		if (!kind || (strcmp(kind, "run") && strcmp(kind, "ramp"))) {
-			set_err(err, errlen, "%s: a %s result: merge takes the segments of a run, ramp or "
+			text_errf(err, errlen, "%s: a %s result: merge takes the segments of a run, ramp or "
 					     "bench",
 				in[i].name, kind ? kind : "non-pacer");
 			return PACER_EPARSE;
 		}
 		uint64_t k, c;
 		if (!seg_of(in[i].root, &k, &c)) {
-			set_err(err, errlen, "%s: not a segment result (no plan.segment): run each part "
+			text_errf(err, errlen, "%s: not a segment result (no plan.segment): run each part "
 					     "with --segment K/N",
 				in[i].name);
 			return PACER_EPARSE;
 		}
 		const char *kind0 = json_string_value(jget(in[0].root, "kind"));
 		if (strcmp(kind, kind0)) {
-			set_err(err, errlen, "%s is a %s result, %s a %s result: not segments of one plan",
+			text_errf(err, errlen, "%s is a %s result, %s a %s result: not segments of one plan",
 				in[i].name, kind, in[0].name, kind0);
 			return PACER_EUNSUPPORTED;
 		}
 		if (c != count) {
-			set_err(err, errlen, "%s is segment %llu/%llu but %s is of %llu segments: not "
+			text_errf(err, errlen, "%s is segment %llu/%llu but %s is of %llu segments: not "
 					     "segments of one plan",
 				in[i].name, (unsigned long long)k, (unsigned long long)c, in[0].name,
 				(unsigned long long)count);
 			return PACER_EUNSUPPORTED;
 		}
 		if (sorted[k]) {
-			set_err(err, errlen, "%s and %s are both segment %llu/%llu", sorted[k]->name,
+			text_errf(err, errlen, "%s and %s are both segment %llu/%llu", sorted[k]->name,
 				in[i].name, (unsigned long long)k, (unsigned long long)c);
 			return PACER_EUNSUPPORTED;
 		}
@@ -245,7 +233,7 @@ static int check_plans(const struct merge_input **sorted, size_t n, char *err, s
 			const char *h0 = json_string_value(jget(jget(p0, sect), "sha256"));
 			const char *h = json_string_value(jget(jget(p, sect), "sha256"));
 			if ((h0 || h) && (!h0 || !h || strcmp(h0, h))) {
-				set_err(err, errlen, "%s and %s sent different requests (%s sha256 %.12s vs "
+				text_errf(err, errlen, "%s and %s sent different requests (%s sha256 %.12s vs "
 						     "%.12s): not segments of one plan",
 					sorted[0]->name, sorted[i]->name, t ? "request" : "table",
 					h0 ? h0 : "none", h ? h : "none");
@@ -254,7 +242,7 @@ static int check_plans(const struct merge_input **sorted, size_t n, char *err, s
 		}
 		char path[256] = "";
 		if (first_diff(p0, p, path, sizeof path, 0, sc)) {
-			set_err(err, errlen, "%s and %s have different plans (plan.%s differs): not "
+			text_errf(err, errlen, "%s and %s have different plans (plan.%s differs): not "
 					     "segments of one plan",
 				sorted[0]->name, sorted[i]->name, path);
 			return PACER_EUNSUPPORTED;
@@ -280,7 +268,7 @@ static int hist_add_obj(struct mctx *m, struct hist *h, const json_t *ho, const 
 	const json_t *counts = jget(ho, "counts");
 	if (!json_is_object(ho) || !json_is_array(counts) || sub_bits < 2 || sub_bits > 16 ||
 	    max_value < 1 || max_value > (1ull << 50)) {
-		set_err(m->err, m->errlen, "%s: %s: no usable histogram", m->in[seg].name, what);
+		text_errf(m->err, m->errlen, "%s: %s: no usable histogram", m->in[seg].name, what);
 		return PACER_EPARSE;
 	}
 	if (!h->counts) {
@@ -288,7 +276,7 @@ static int hist_add_obj(struct mctx *m, struct hist *h, const json_t *ho, const 
 		if (rc)
 			return rc == -ENOMEM ? rc : PACER_EPARSE;
 	} else if (h->sub_bits != sub_bits || h->max_value != max_value) {
-		set_err(m->err, m->errlen, "%s and %s: %s histograms of different layouts",
+		text_errf(m->err, m->errlen, "%s and %s: %s histograms of different layouts",
 			m->in[0].name, m->in[seg].name, what);
 		return PACER_EUNSUPPORTED;
 	}
@@ -299,7 +287,7 @@ static int hist_add_obj(struct mctx *m, struct hist *h, const json_t *ho, const 
 		if (!json_is_array(pair) || json_array_size(pair) != 2 ||
 		    !as_u64(json_array_get(pair, 0), &val) || !as_u64(json_array_get(pair, 1), &cnt) ||
 		    val > max_value || cnt > (1ull << 50) || h->total + cnt > (1ull << 62)) {
-			set_err(m->err, m->errlen, "%s: %s: histogram counts[%zu] is not [value_ns, count]",
+			text_errf(m->err, m->errlen, "%s: %s: histogram counts[%zu] is not [value_ns, count]",
 				m->in[seg].name, what, i);
 			return PACER_EPARSE;
 		}
@@ -338,7 +326,7 @@ static int timing_merge(struct mctx *m, const json_t *const *objs, bool names, c
 			continue;
 		const json_t *ho = jget(objs[s], "hist");
 		if (!ho) {
-			set_err(m->err, m->errlen, "%s: %s: no histogram (written by an older pacer?)",
+			text_errf(m->err, m->errlen, "%s: %s: no histogram (written by an older pacer?)",
 				m->in[s].name, what);
 			rc = PACER_EPARSE;
 			break;
@@ -714,7 +702,7 @@ static int series_shifts(struct mctx *m, long *shift, long *skew_ms)
 	for (size_t s = 0; s < m->n; s++) {
 		uint64_t w = measure_wall_ns(m->in[s].root);
 		if (w && lo != UINT64_MAX && w - lo > (uint64_t)MERGE_MAX_SKEW_S * 1000000000u) {
-			set_err(m->err, m->errlen, "%s began its measured phase %llu s after another "
+			text_errf(m->err, m->errlen, "%s began its measured phase %llu s after another "
 						   "segment's (over %d s): not segments of one run",
 				m->in[s].name, (unsigned long long)((w - lo) / 1000000000u),
 				MERGE_MAX_SKEW_S);
@@ -900,7 +888,7 @@ static int merge_phase_at(struct mctx *m, json_t *dst, const json_t *const *src,
 	for (size_t s = 0; s < m->n && !rc; s++) {
 		ph[s] = jget(src[s], key);
 		if (!json_is_object(ph[s])) {
-			set_err(m->err, m->errlen, "%s: %s: no %s", m->in[s].name, what, key);
+			text_errf(m->err, m->errlen, "%s: %s: no %s", m->in[s].name, what, key);
 			rc = PACER_EPARSE;
 		}
 	}
@@ -1040,7 +1028,7 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 	size_t n_steps = json_array_size(steps);
 	for (size_t s = 1; s < m->n; s++)
 		if (json_array_size(jget(roots[s], "steps")) != n_steps) {
-			set_err(m->err, m->errlen, "%s ran %zu steps, %s %zu: a segmented ramp runs every "
+			text_errf(m->err, m->errlen, "%s ran %zu steps, %s %zu: a segmented ramp runs every "
 						   "planned step (was one interrupted?)",
 				m->in[0].name, n_steps, m->in[s].name, json_array_size(jget(roots[s], "steps")));
 			return PACER_EUNSUPPORTED;
@@ -1057,7 +1045,7 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 	const char *expr = json_string_value(jget(plan, "slo"));
 	char serr[256];
 	if (expr && slo_parse(&slo, expr, names, n_out, serr, sizeof serr) != 0) {
-		set_err(m->err, m->errlen, "%s: plan.slo '%s': %s", m->in[0].name, expr, serr);
+		text_errf(m->err, m->errlen, "%s: plan.slo '%s': %s", m->in[0].name, expr, serr);
 		return PACER_EPARSE;
 	}
 	const char *loop = json_string_value(jget(plan, "loop"));
@@ -1079,7 +1067,7 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 		for (size_t s = 0; s < m->n && !rc; s++) {
 			st[s] = json_array_get(jget(roots[s], "steps"), i);
 			if (num_at(st[s], "offered_per_s", -1) != offered) {
-				set_err(m->err, m->errlen, "%s and %s: step %zu offered different rates: "
+				text_errf(m->err, m->errlen, "%s and %s: step %zu offered different rates: "
 							   "not segments of one ramp",
 					m->in[0].name, m->in[s].name, i + 1);
 				rc = PACER_EUNSUPPORTED;
@@ -1214,7 +1202,7 @@ int result_merge(const struct merge_input *in, size_t n, json_t **out, char *err
 	if (err && errlen)
 		err[0] = '\0';
 	if (!in || n < 1 || n > MERGE_MAX_INPUTS) {
-		set_err(err, errlen, "merge takes 1 to %d segment results, got %zu", MERGE_MAX_INPUTS, n);
+		text_errf(err, errlen, "merge takes 1 to %d segment results, got %zu", MERGE_MAX_INPUTS, n);
 		return -EINVAL;
 	}
 	const struct merge_input **sorted = calloc(n, sizeof *sorted);
@@ -1270,7 +1258,7 @@ int result_merge(const struct merge_input *in, size_t n, json_t **out, char *err
 		if (!rc)
 			rc = segments_list(&m, o, skew_ms);
 		if (rc == -ENOMEM)
-			set_err(err, errlen, "merge: out of memory");
+			text_errf(err, errlen, "merge: out of memory");
 	}
 	free((void *)sorted);
 	free(ord);

@@ -1,5 +1,6 @@
 #include "util/text.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -47,4 +48,15 @@ size_t text_columns(const char *s)
 int text_field(const char *s, int cols)
 {
 	return cols + (int)(strlen(s) - text_columns(s));
+}
+
+void text_errf(char *err, size_t errlen, const char *fmt, ...)
+{
+	if (!err || !errlen)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	text_one_line(err);
 }

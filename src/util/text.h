@@ -8,6 +8,11 @@
  * becomes '?', so text echoed from an input cannot break the line. */
 void text_one_line(char *s);
 
+/* Format a message into err[errlen] (nothing when err is NULL or errlen 0)
+ * and make it one line (text_one_line): the one-line error of a reader. */
+__attribute__((format(printf, 3, 4))) void text_errf(char *err, size_t errlen, const char *fmt,
+						     ...);
+
 /* Write s to f as one word of a POSIX shell command line: as it is when it
  * is not empty and holds only ASCII letters, digits and "_./:=@%+,-";
  * otherwise in single quotes, each ' inside written as '\''. Pasting the
