@@ -82,7 +82,17 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 	}
 	if (r->open_loop) {
 		uint64_t lag = hist_percentile(&m->timing[TIM_SEND_LAG], 99.0);
-		if (!gv.c[0].fired && lag > REPORT_SEND_LAG_WARN_NS)
+		/* the cause, from the evidence: refused connections are not too few */
+		uint64_t refused = m->errors[ERRK_CONNECT] + m->errors[ERRK_TLS];
+		if (!gv.c[0].fired && lag > REPORT_SEND_LAG_WARN_NS && refused)
+			warn(w,
+			     "requests waited for a connection before they could be sent (send-lag "
+			     "p99 %s > %s): %" PRIu64 " connection attempts to the target failed "
+			     "(connect or TLS errors), so requests waited while pacer reconnected; "
+			     "that wait counts in latency",
+			     units_fmt_duration(a, sizeof a, (double)lag),
+			     units_fmt_duration(b, sizeof b, (double)REPORT_SEND_LAG_WARN_NS), refused);
+		else if (!gv.c[0].fired && lag > REPORT_SEND_LAG_WARN_NS)
 			warn(w,
 			     "requests waited for a free connection before they could be sent "
 			     "(send-lag p99 %s > %s): the target was slow to answer or --connections "
