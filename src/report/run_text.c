@@ -125,6 +125,12 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 		report_errors_line(line, sizeof line, m);
 		warn(w, "errors %s: requests sent that did not succeed", line);
 	}
+	if (m->conns_connecting_at_start)
+		warn(w,
+		     "%" PRIu64 " of the connections were still connecting when the measured phase "
+		     "began (%" PRIu64 " open): its first moments include their connect time; a "
+		     "--warmup long enough for the pool to come up excludes it",
+		     m->conns_connecting_at_start, m->conns_open_at_start);
 	if (m->completed == 0)
 		warn(w, "no response was completed in the measured phase");
 }

@@ -18,6 +18,7 @@ while every one was busy with a request nginx had not answered, pacer idle.
 
 import os
 import signal
+import socket
 import time
 import unittest
 
@@ -162,6 +163,28 @@ class InterruptAfterStallTest(PacerTestCase):
         self.assertGreater(unanswered, 150, r)
         self.assertEqual(r["scheduled"], r["completed"] + unanswered + r["dropped"]
                          + m["transport_errors"]["timeout"], r)
+
+class PoolNotUpTest(PacerTestCase):
+    def test_connections_still_connecting_when_measuring_starts(self):
+        """A listener with a backlog of 1 that never accepts: of 20
+        connections most are still connecting at the first due time. The
+        result says how many (issue 19 item 10), and a warning names it."""
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        try:
+            port = s.getsockname()[1]
+            run = harness.run_pacer(["http://127.0.0.1:%d/" % port, "--rate", 10, "-d", "0.5s",
+                                     "--connections", 20, "--timeout", "300ms", "--drain",
+                                     "200ms", "--warmup", "0"], timeout=20.0)
+        finally:
+            s.close()
+        self.assertIsNotNone(run.json, harness.describe(run))
+        c = run.json["measure"]["connections"]
+        self.assertGreaterEqual(c["connecting_at_start"], 15, c)
+        self.assertLessEqual(c["connecting_at_start"] + c["open_at_start"], 20, c)
+        self.assertTrue(any("still connecting when the measured phase began" in w
+                            for w in run.json["warnings"]), run.json["warnings"])
 
 if __name__ == "__main__":
     unittest.main()
