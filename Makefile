@@ -54,7 +54,7 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_REPLAY := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/tests/fuzz/%-replay)
 
-.PHONY: all man install uninstall changelog deps demo test test-unit test-fuzz-replay test-integration test-san bench fuzz clean format check-layers
+.PHONY: all man install uninstall changelog deps demo test test-unit test-fuzz-replay test-integration test-san bench fuzz fuzz-build clean format check-layers
 all: pacer
 
 pacer: $(BUILD)/pacer
@@ -177,12 +177,31 @@ demo: deps pacer
 bench: deps pacer
 	@bench/run.sh
 
+# libFuzzer builds (clang): the library compiled once with the fuzzer's
+# coverage and ASan+UBSan, each harness linked against it. `make fuzz` then
+# runs every harness for FUZZ_SECONDS (default 600) on a scratch copy of its
+# corpus and reports the executions per harness (scripts/run-fuzz.sh);
+# `make test` runs each for a few seconds (FUZZ_CI_SECONDS).
 FUZZ_BUILD := build/fuzz
-fuzz:
-	@mkdir -p $(FUZZ_BUILD)
-	@for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
-	  clang $(CPPFLAGS) -std=c17 -g -O1 -fsanitize=fuzzer,address,undefined -o $(FUZZ_BUILD)/$$n $$f $(LIB_SRCS) $(LDLIBS) -pthread || exit 1; done
-	@echo "fuzzers in $(FUZZ_BUILD); run e.g. $(FUZZ_BUILD)/fuzz_h1 tests/fuzz/corpus/h1 -max_total_time=60"
+FUZZ_SECONDS ?= 600
+FUZZ_SAN := -g -O1 -fsanitize=address,undefined
+FUZZ_OBJS := $(LIB_SRCS:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
+
+$(FUZZ_BUILD)/src/%.o: src/%.c
+	@mkdir -p $(@D)
+	clang $(CPPFLAGS) -std=c17 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(FUZZ_BUILD)/libpacer-fuzz.a: $(FUZZ_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(TEST_HDRS) $(FUZZ_BUILD)/libpacer-fuzz.a
+	clang $(CPPFLAGS) -std=c17 $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libpacer-fuzz.a $(LDLIBS) -pthread
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@scripts/run-fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 clean:
 	rm -rf build pacer

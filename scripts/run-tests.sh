@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make test`: every test, in order: release unit tests, the same under
-# ASan+UBSan, fuzz corpus replay (sanitized), valgrind on the unit tests,
+# ASan+UBSan, fuzz corpus replay (sanitized) and a short libFuzzer run of
+# each harness, ThreadSanitizer, valgrind on the unit tests,
 # then the integration tests against real processes. Ends with one line
 # "N passed, N failed".
 set -u
@@ -25,6 +26,18 @@ make -s test-unit || status=1
 step "unit tests and fuzz corpus replay (ASan+UBSan)"
 make -s -j"$JOBS" SAN=1 test-unit || status=1
 make -s -j"$JOBS" SAN=1 test-fuzz-replay || status=1
+
+# Each libFuzzer harness for a short run beside the replay (about a minute
+# in all: the build ~25 s on 2 cores, 14 harnesses x FUZZ_CI_SECONDS);
+# `make fuzz` runs the long campaign.
+step "fuzz: every harness for ${FUZZ_CI_SECONDS:-2}s (libFuzzer, ASan+UBSan)"
+if command -v clang >/dev/null; then
+	if make -s -j"$JOBS" fuzz-build >/dev/null; then
+		scripts/run-fuzz.sh build/fuzz "${FUZZ_CI_SECONDS:-2}" || status=1
+	else
+		echo "FAIL fuzz build"; echo "0 1" >> "$PACER_COUNTS"; status=1
+	fi
+fi
 
 step "unit tests (ThreadSanitizer)"
 # TSan needs its shadow memory where ASLR may put the binary: run without it.

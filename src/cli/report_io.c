@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -47,37 +48,46 @@ int cli_result_load(struct loaded_result *r, const char *path, char *err, size_t
 	return rc;
 }
 
-/* File i of the folder d, into dir/NAME atomically. */
-static int write_one(const struct report_dir *d, size_t i, const char *dir, char *err,
-		     size_t errlen)
+/* File i of the folder d, into tmp/NAME; messages name dir/NAME, where it
+ * is meant to go. */
+static int write_one(const struct report_dir *d, size_t i, const char *tmp, const char *dir,
+		     char *err, size_t errlen)
 {
 	const char *name = report_dir_name(d, i);
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *path = malloc(n);
-	if (!path) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+	char path[PATH_MAX], shown[PATH_MAX];
+	if ((size_t)snprintf(path, sizeof path, "%s/%s", tmp, name) >= sizeof path) {
+		snprintf(err, errlen, "%s/%s: path too long", dir, name);
+		return -ENAMETOOLONG;
 	}
-	snprintf(path, n, "%s/%s", dir, name);
+	snprintf(shown, sizeof shown, "%s/%s", dir, name);
 	struct afile af;
 	int rc = afile_open(&af, path);
 	if (rc) {
-		snprintf(err, errlen, "%s: cannot create: %s", path, err_name(rc));
-		free(path);
+		snprintf(err, errlen, "%s: cannot create: %s", shown, err_name(rc));
 		return rc;
 	}
 	char e2[512] = "";
 	rc = report_dir_write(d, i, af.f, e2, sizeof e2);
 	if (rc) {
 		afile_abort(&af);
-		snprintf(err, errlen, "%s: %s", path, e2[0] ? e2 : err_name(rc));
+		snprintf(err, errlen, "%s: %s", shown, e2[0] ? e2 : err_name(rc));
 	} else {
 		rc = afile_commit(&af);
 		if (rc)
-			snprintf(err, errlen, "%s: cannot write: %s", path, err_name(rc));
+			snprintf(err, errlen, "%s: cannot write: %s", shown, err_name(rc));
 	}
-	free(path);
 	return rc;
+}
+
+/* Remove the first n files of d from tmp, then tmp. */
+static void remove_tmp(const struct report_dir *d, size_t n, const char *tmp)
+{
+	char path[PATH_MAX];
+	for (size_t i = 0; i < n; i++)
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", tmp, report_dir_name(d, i)) <
+		    sizeof path)
+			unlink(path);
+	rmdir(tmp);
 }
 
 int cli_report_folder_write(const struct loaded_result *r, const char *dir, char *err,
@@ -107,8 +117,67 @@ int cli_report_folder_write_trend(const struct loaded_result *r, const struct re
 	}
 	struct report_dir *d;
 	rc = report_dir_open_trend(&d, r, trend, err, errlen);
-	for (size_t i = 0; rc == 0 && i < report_dir_count(d); i++)
-		rc = write_one(d, i, dir, err, errlen);
+	if (rc) {
+		text_one_line(err);
+		return rc;
+	}
+	/* All or nothing: every file is written into a fresh folder inside dir
+	 * first, and only when all of them are complete are they renamed into
+	 * place; a failure leaves dir as it was. */
+	char tmp[PATH_MAX];
+	int tl = snprintf(tmp, sizeof tmp, "%s/.pacer-report-XXXXXX", dir);
+	if (tl < 0 || (size_t)tl >= sizeof tmp)
+		rc = -ENAMETOOLONG;
+	else if (!mkdtemp(tmp))
+		rc = -errno;
+	if (rc) {
+		snprintf(err, errlen, "%s: cannot create a folder in it: %s", dir, err_name(rc));
+		report_dir_free(d);
+		text_one_line(err);
+		return rc;
+	}
+	size_t n = report_dir_count(d), done = 0;
+	for (; rc == 0 && done < n; done++)
+		rc = write_one(d, done, tmp, dir, err, errlen);
+	if (rc) {
+		remove_tmp(d, done, tmp);
+		report_dir_free(d);
+		text_one_line(err);
+		return rc;
+	}
+	/* what would make a rename fail half-way, or land where it must not:
+	 * anything but a regular file (a folder, a link, a device) in a file's
+	 * place */
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		char to[PATH_MAX + 64];
+		struct stat st;
+		int l = snprintf(to, sizeof to, "%s/%s", dir, report_dir_name(d, i));
+		if (l > 0 && (size_t)l < sizeof to && lstat(to, &st) == 0 && !S_ISREG(st.st_mode)) {
+			rc = S_ISDIR(st.st_mode) ? -EISDIR : -EEXIST;
+			snprintf(err, errlen, "%s: cannot write: %s", to,
+				 S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
+		}
+	}
+	if (rc) {
+		remove_tmp(d, n, tmp);
+		report_dir_free(d);
+		text_one_line(err);
+		return rc;
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		char from[PATH_MAX + 64], to[PATH_MAX + 64];
+		const char *name = report_dir_name(d, i);
+		int l1 = snprintf(from, sizeof from, "%s/%s", tmp, name);
+		int l2 = snprintf(to, sizeof to, "%s/%s", dir, name);
+		if (l1 < 0 || l2 < 0 || (size_t)l1 >= sizeof from || (size_t)l2 >= sizeof to) {
+			rc = -ENAMETOOLONG;
+			snprintf(err, errlen, "%s/%s: path too long", dir, name);
+		} else if (rename(from, to) != 0) {
+			rc = -errno;
+			snprintf(err, errlen, "%s: cannot write: %s", to, err_name(rc));
+		}
+	}
+	remove_tmp(d, n, tmp); /* empty unless a rename failed */
 	report_dir_free(d);
 	text_one_line(err);
 	return rc;

@@ -24,6 +24,7 @@
 #include "target/target.h"
 #include "util/err.h"
 #include "util/units.h"
+#include "util/text.h"
 
 static int start_embedded(struct cli_setup *s, struct run_plan *plan)
 {
@@ -77,6 +78,9 @@ int cli_setup_build(struct cli_setup *s, struct run_plan *plan)
 {
 	const char *why = NULL;
 	plan->self_contained = s->self_contained;
+	int orc = setup_check_table_opts(s);
+	if (orc)
+		return orc;
 	if (s->self_contained) {
 		if (s->url_arg && s->url_arg[0] != '/') {
 			fprintf(stderr,
@@ -121,7 +125,10 @@ int cli_setup_build(struct cli_setup *s, struct run_plan *plan)
 		(void)table_url_unix(plan->url_str, &upath, &upath_len, &url_http, NULL);
 	}
 	if (url_parse(&plan->url, url_http, &why) < 0) {
-		fprintf(stderr, "pacer %s: bad URL '%s': %s\n", s->cmd, plan->url_str,
+		char shown[512]; /* its control bytes (ESC, CR, LF) not echoed to the terminal */
+		snprintf(shown, sizeof shown, "%s", plan->url_str);
+		text_one_line(shown);
+		fprintf(stderr, "pacer %s: bad URL '%s': %s\n", s->cmd, shown,
 			why ? why : "not understood");
 		return EXIT_USAGE;
 	}

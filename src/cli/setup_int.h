@@ -42,6 +42,11 @@ int setup_read_body(struct cli_setup *s, struct run_plan *plan);
  * describe it in plan (table_*, url_str). */
 int setup_load_table(struct cli_setup *s, struct run_plan *plan);
 
+/* --max-body and --requests-format, checked whether or not a table is
+ * given (a bad value is an error, not ignored). 0 or EXIT_USAGE after one
+ * line naming the option. */
+int setup_check_table_opts(const struct cli_setup *s);
+
 /* The requests of the run: a table's (already encoded by setup_load_table),
  * one per route of the embedded target's plan (self-contained without a
  * path), else one to plan->url; hashed, named, and the workload finished

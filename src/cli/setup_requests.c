@@ -163,6 +163,23 @@ static int stdin_table(enum table_format fmt, const struct table_limits *lim,
 	return table_parse(text, len, fmt, "stdin", ".", lim, out, err, cap);
 }
 
+int setup_check_table_opts(const struct cli_setup *s)
+{
+	uint64_t v;
+	enum table_format fmt;
+	if (s->max_body && (units_parse_size(s->max_body, &v) || v == 0)) {
+		fprintf(stderr, "pacer %s: --max-body '%s': expected a size like 64k or 1MiB\n",
+			s->cmd, s->max_body);
+		return EXIT_USAGE;
+	}
+	if (s->requests_format && table_format_parse(s->requests_format, &fmt)) {
+		fprintf(stderr, "pacer %s: --requests-format '%s': expected auto, targets or jsonl\n",
+			s->cmd, s->requests_format);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 int setup_load_table(struct cli_setup *s, struct run_plan *plan)
 {
 	char err[1024];

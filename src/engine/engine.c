@@ -143,6 +143,7 @@ int engine_step_start(struct engine *e, const struct engine_step *s)
 	bool by_count = !e->cfg.open_loop && s->requests && !s->duration_limits;
 	e->meas_end_ns = by_count ? UINT64_MAX : e->warm_end_ns + s->duration_ns;
 	atomic_store(&e->stop, false);
+	atomic_store(&e->stop_ns, 0);
 	for (uint32_t i = 0; i < e->n_threads; i++) {
 		atomic_store_explicit(&e->w[i].done, false, memory_order_relaxed);
 		atomic_store_explicit(&e->w[i].pub_backlog, 0, memory_order_relaxed);
@@ -170,6 +171,8 @@ void engine_close(struct engine *e)
 
 void engine_interrupt(struct engine *e)
 {
+	uint64_t none = 0;
+	atomic_compare_exchange_strong(&e->stop_ns, &none, clock_now_ns());
 	atomic_store(&e->stop, true);
 	for (uint32_t i = 0; i < e->started; i++)
 		loop_wake(&e->w[i].loop);
@@ -261,8 +264,12 @@ int engine_step_finish(struct engine *e, struct run_result *res)
 	uint64_t window = e->meas_end_ns != UINT64_MAX ? e->meas_end_ns - e->warm_end_ns : 0;
 	uint64_t to_last = last > e->warm_end_ns ? last - e->warm_end_ns : 0;
 	res->measure_ns = to_last > window ? to_last : window;
-	if (res->interrupted && to_last < window)
-		res->measure_ns = to_last;
+	/* Interrupted before the planned end: measured until the interrupt, not
+	 * until the last response (after a stall that is long before, and the
+	 * requests due since are queued or in flight, not absent). */
+	uint64_t stop_ns = atomic_load(&e->stop_ns);
+	if (res->interrupted && stop_ns && stop_ns < e->meas_end_ns)
+		res->measure_ns = stop_ns > e->warm_end_ns ? stop_ns - e->warm_end_ns : 0;
 	if (oom && !rc)
 		rc = -ENOMEM;
 	return rc;

@@ -148,7 +148,10 @@ int engine_open(struct engine **out, const struct engine_cfg *cfg);
 int engine_step_start(struct engine *e, const struct engine_step *s);
 
 /* Ask the workers to end the current step now (Ctrl-C). Safe from any
- * thread, idempotent; the step's result is marked interrupted. */
+ * thread, idempotent; the step's result is marked interrupted, and its
+ * measured phase ends at the first call (measure_ns), whether or not the
+ * target was still answering: what was due and unanswered by then is
+ * counted queued_at_end or in_flight_at_end. */
 void engine_interrupt(struct engine *e);
 /* True when every worker has finished the current step. */
 bool engine_done(struct engine *e);

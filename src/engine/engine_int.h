@@ -273,6 +273,7 @@ struct engine {
 	struct engine_step step;                  /* the current step */
 	uint64_t t0_ns, warm_end_ns, meas_end_ns; /* meas_end: UINT64_MAX when by count */
 	_Atomic bool stop;
+	_Atomic uint64_t stop_ns;      /* CLOCK_MONOTONIC of the step's first interrupt; 0: none */
 	struct worker *w;
 	uint32_t n_threads;
 	uint32_t started;

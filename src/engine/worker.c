@@ -164,6 +164,9 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	 * after it; only this thread opens or closes its connections). */
 	w->warm.conns_open_at_start = w->meas.conns_open_at_start = w->n_open - w->n_connecting;
 	bool meas_snapped = !e->step.warmup_ns;
+	/* Still connecting when each phase begins (its first due time, t0 or
+	 * the warm-up's end: after eng_preopen), for the pool-not-up warning. */
+	bool warm_cing = !e->step.warmup_ns, meas_cing = false;
 
 	/* Connections are opened before the start; later ones open on demand. */
 	uint64_t now = clock_now_ns();
@@ -181,6 +184,14 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		if (!meas_snapped && now >= e->warm_end_ns) {
 			w->meas.conns_open_at_start = w->n_open - w->n_connecting;
 			meas_snapped = true;
+		}
+		if (!warm_cing && now >= e->t0_ns) {
+			w->warm.conns_connecting_at_start = w->n_connecting;
+			warm_cing = true;
+		}
+		if (!meas_cing && now >= e->warm_end_ns) {
+			w->meas.conns_connecting_at_start = w->n_connecting;
+			meas_cing = true;
 		}
 		if (held_from) {
 			struct phase_stats *hp = phase_of(w, held_from);

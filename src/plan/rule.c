@@ -1,6 +1,7 @@
 #include "plan/rule.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <errno.h>
 #include <regex.h>
 #include <stdarg.h>
@@ -15,7 +16,7 @@
 #define QUOTE_SHOWN 40      /* bytes of user text shown in a message */
 #define STATUS_MAX 999      /* largest status code a rule may name */
 #define POOL_MAX (RULE_MAX_EXPR + 2)
-#define RE_COST_MAX 2000    /* terms of a regex once its repetitions are expanded */
+#define RE_COST_MAX 2000    /* automaton nodes of a regex once its repetitions are expanded */
 
 enum node_kind {
 	N_TRUE = 0,
@@ -354,26 +355,113 @@ static int parse_status(struct parser *p, int *out)
 	return 0;
 }
 
-/* An estimate of the size of the automaton glibc's regcomp builds: it
- * copies the operand of `+` once more and of {m,n} up to n times, nested
- * copies multiplying ("((a{1,100}){1,100}){1,100}" is a million terms and
- * takes seconds; forty stacked `+` would never finish). Atoms count 1, a
- * group the sum of what is in it. Capped just past RE_COST_MAX. Also says
- * whether the regex has a back-reference (\1..\9). */
-static unsigned long regex_cost(const char *re, size_t n, bool *backref)
+/* What glibc's regcomp builds for a regex, counted from its structure:
+ * `nodes` is the size of its automaton (each atom, bracket expression and
+ * anchor 1, each `|`, `?`, `*`, `+` and optional copy of {m,n} one more node,
+ * and the operand of `+` copied once more and of {m,n} n times, so nested
+ * copies multiply); `loop_nullable` says some `*`, `+` or {m,} repeats a part
+ * that can match nothing ((a*)*, a?+, (^)*, (a|)+). Without such a loop the
+ * automaton's empty transitions form no cycle, so regcomp computes each
+ * node's epsilon closure once and stores at most `nodes` entries for it: its
+ * time and memory are bounded by nodes^2 (4 million entries at RE_COST_MAX).
+ * With one, glibc recomputes closures along every path through the cycle,
+ * exponential in the nesting ("a" + 40 "?" + "+++" runs for minutes in a few
+ * kilobytes; 40 "*" + 8 "+" take 13 s and 1.2 GB), so it is refused whatever
+ * its size. Counts are capped just past RE_COST_MAX. Also says whether the
+ * regex has a back-reference (\1..\9). */
+struct re_shape {
+	unsigned long nodes;
+	bool loop_nullable;
+	bool backref;
+};
+
+/* One operand or group: nodes, whether it can match the empty string. */
+struct re_part {
+	unsigned long nodes;
+	bool nullable;
+};
+
+/* One open group: the alternatives closed so far, the current one, and its
+ * last operand (which a quantifier applies to). */
+struct re_group {
+	unsigned long nodes;   /* of the closed alternatives and their `|` */
+	bool any_nullable;     /* some closed alternative matches empty */
+	struct re_part cur;    /* the current alternative before `last` */
+	struct re_part last;   /* its last operand; nodes 0 when there is none */
+};
+
+static unsigned long re_cap(unsigned long v)
+{
+	return v > RE_COST_MAX ? RE_COST_MAX + 1 : v;
+}
+
+static void re_push(struct re_group *g, struct re_part a)
+{
+	g->cur.nodes = re_cap(g->cur.nodes + g->last.nodes);
+	g->cur.nullable = g->cur.nullable && g->last.nullable;
+	g->last = a;
+}
+
+/* The group as one operand: its alternatives and the current one. */
+static struct re_part re_close(const struct re_group *g)
+{
+	struct re_part a;
+	a.nodes = re_cap(g->nodes + g->cur.nodes + g->last.nodes);
+	a.nullable = g->any_nullable || (g->cur.nullable && g->last.nullable);
+	return a;
+}
+
+static void re_open(struct re_group *g)
+{
+	g->nodes = 0;
+	g->any_nullable = false;
+	g->cur = (struct re_part){0, true};
+	g->last = (struct re_part){0, true};
+}
+
+/* Reads {m}, {m,}, {,n} or {m,n} at re[*i] (just past the "{"); hi is
+ * ULONG_MAX for no upper bound. */
+static void re_bounds(const char *re, size_t n, size_t *i, unsigned long *lo, unsigned long *hi)
+{
+	unsigned long m = 0;
+	while (*i < n && isdigit((unsigned char)re[*i]) && m < 100000)
+		m = m * 10 + (unsigned long)(re[(*i)++] - '0');
+	*lo = *hi = m;
+	if (*i < n && re[*i] == ',') {
+		(*i)++;
+		if (*i < n && isdigit((unsigned char)re[*i])) {
+			unsigned long h = 0;
+			while (*i < n && isdigit((unsigned char)re[*i]) && h < 100000)
+				h = h * 10 + (unsigned long)(re[(*i)++] - '0');
+			*hi = h;
+		} else {
+			*hi = ULONG_MAX;
+		}
+	}
+	if (*i < n && re[*i] == '}')
+		(*i)++;
+}
+
+static struct re_shape regex_shape(const char *re, size_t n)
 {
 	enum { MAX_GROUPS = RULE_MAX_STRING + 1 };
-	unsigned long sum[MAX_GROUPS], last[MAX_GROUPS];
+	struct re_group g[MAX_GROUPS];
+	struct re_shape s = {0, false, false};
 	size_t d = 0, i = 0;
-	sum[0] = last[0] = 0;
-	*backref = false;
+	re_open(&g[0]);
 	while (i < n) {
 		char c = re[i];
-		unsigned long atom = 1;
+		struct re_part atom = {1, false};
 		if (c == '\\') {
-			if (i + 1 < n && re[i + 1] >= '1' && re[i + 1] <= '9')
-				*backref = true;
+			char e = i + 1 < n ? re[i + 1] : '\0';
+			if (e >= '1' && e <= '9')
+				s.backref = true;
+			if (e && strchr("bB<>`'", e))
+				atom.nullable = true; /* an anchor: a node that matches nothing */
 			i += 2;
+		} else if (c == '^' || c == '$') {
+			atom.nullable = true;
+			i++;
 		} else if (c == '[') {
 			/* a bracket expression: "]" first is literal; [:class:] inside */
 			i++;
@@ -391,59 +479,56 @@ static unsigned long regex_cost(const char *re, size_t n, bool *backref)
 			}
 			i++;
 		} else if (c == '(' && d + 1 < MAX_GROUPS) {
-			d++;
-			sum[d] = last[d] = 0;
+			re_open(&g[++d]);
 			i++;
 			continue;
 		} else if (c == ')' && d > 0) {
-			atom = sum[d] + 1;
+			atom = re_close(&g[d]);
+			if (atom.nodes == 0)
+				atom.nodes = 2; /* "()" keeps its open and close nodes */
 			d--;
 			i++;
 		} else if (c == '|') {
-			last[d] = 0;
+			struct re_part alt = re_close(&g[d]);
+			g[d].nodes = re_cap(alt.nodes + 1); /* the alternation node */
+			g[d].any_nullable = alt.nullable;
+			g[d].cur = (struct re_part){0, true};
+			g[d].last = (struct re_part){0, true};
 			i++;
 			continue;
 		} else if (c == '*' || c == '?' || c == '+' || c == '{') {
-			unsigned long times = c == '+' ? 2 : 1;
+			unsigned long lo, hi;
 			i++;
-			if (c == '{') {
-				unsigned long m = 0, hi;
-				while (i < n && isdigit((unsigned char)re[i]) && m < 100000)
-					m = m * 10 + (unsigned long)(re[i++] - '0');
-				hi = m;
-				if (i < n && re[i] == ',') {
-					i++;
-					if (i < n && isdigit((unsigned char)re[i])) {
-						hi = 0;
-						while (i < n && isdigit((unsigned char)re[i]) && hi < 100000)
-							hi = hi * 10 + (unsigned long)(re[i++] - '0');
-					} else {
-						hi = m + 1;
-					}
-				}
-				if (i < n && re[i] == '}')
-					i++;
-				times = hi > 1 ? hi : 1;
+			if (c == '{')
+				re_bounds(re, n, &i, &lo, &hi);
+			else
+				lo = c == '+', hi = c == '?' ? 1 : ULONG_MAX;
+			struct re_part *x = &g[d].last;
+			if (hi == ULONG_MAX) {
+				/* lo copies (at least 1), then a loop over one more */
+				if (x->nullable)
+					s.loop_nullable = true;
+				unsigned long copies = lo > 0 ? lo + 1 : 1;
+				x->nodes = re_cap(x->nodes * copies + 1);
+				x->nullable = x->nullable || lo == 0;
+			} else {
+				/* hi copies, the last hi - lo optional (one node each) */
+				if (hi < lo)
+					hi = lo; /* regcomp refuses it */
+				x->nodes = re_cap(x->nodes * hi + (hi - lo));
+				x->nullable = x->nullable || lo == 0;
 			}
-			/* the operand now stands `times` times */
-			unsigned long more = last[d] * (times - 1);
-			sum[d] += more;
-			last[d] += more;
-			if (sum[d] > RE_COST_MAX || last[d] > RE_COST_MAX)
-				return RE_COST_MAX + 1;
 			continue;
 		} else {
 			i++;
 		}
-		last[d] = atom;
-		sum[d] += atom;
-		if (sum[d] > RE_COST_MAX)
-			return RE_COST_MAX + 1;
+		re_push(&g[d], atom);
 	}
 	unsigned long total = 0;
 	for (size_t k = 0; k <= d; k++)
-		total += sum[k];
-	return total;
+		total = re_cap(total + re_close(&g[k]).nodes);
+	s.nodes = total;
+	return s;
 }
 
 static int parse_body(struct parser *p, int *out)
@@ -465,14 +550,19 @@ static int parse_body(struct parser *p, int *out)
 		return k;
 	struct rule_node *n = &p->r->n[k];
 	if (!contains) {
-		bool backref;
 		char q[QUOTE_SHOWN + 8];
 		quote(q, sizeof q, p->sbuf, p->slen);
-		if (regex_cost(p->sbuf, p->slen, &backref) > RE_COST_MAX)
+		struct re_shape sh = regex_shape(p->sbuf, p->slen);
+		if (sh.loop_nullable)
+			return fail_at(p, pos, PACER_ETOOBIG,
+				       "regex \"%s\" is too complex (a *, + or {m,} repeats a part that can "
+				       "match nothing, as in (a*)* or a?+)",
+				       q);
+		if (sh.nodes > RE_COST_MAX)
 			return fail_at(p, pos, PACER_ETOOBIG,
 				       "regex \"%s\" is too complex (its repetitions expand to over %d terms)",
 				       q, RE_COST_MAX);
-		if (backref) /* glibc matches them by backtracking: exponential time */
+		if (sh.backref) /* glibc matches them by backtracking: exponential time */
 			return fail_at(p, pos, PACER_EPARSE,
 				       "bad regex \"%s\": back-references (\\1 to \\9) are not supported", q);
 		regex_t *re = &p->r->re[p->r->n_re];

@@ -48,9 +48,11 @@ struct rule;
  *   PACER_ERANGE   status code over 999, range A..B with A > B
  *   PACER_ETOOBIG  over RULE_MAX_EXPR bytes, RULE_MAX_NODES nodes,
  *                  RULE_MAX_STRING bytes in a string or RULE_MAX_DEPTH levels,
- *                  or a regex whose repetitions (+, {m,n}, nested ones
- *                  multiplying) expand to over 2000 terms: regcomp would
- *                  take seconds or exhaust memory
+ *                  or a regex whose automaton has over 2000 nodes (+ and
+ *                  {m,n} copy their operand, nested copies multiplying) or
+ *                  that loops (*, +, {m,}) over a part that can match
+ *                  nothing: regcomp would take seconds or exhaust memory
+ *                  (docs/rules.md derives the bound)
  *   -ENOMEM        out of memory (regcomp included)
  *   -EINVAL        text or out NULL */
 int rule_parse(const char *text, struct rule **out, char *err, size_t cap);

@@ -123,6 +123,8 @@ static void ratio(const struct compare_report *c, size_t i, const struct compare
 
 static const char *verdict(const struct compare_metric *m, const struct ratio_ci *ci)
 {
+	if (ci->defined && !ci->enough)
+		return "not enough repetitions";
 	if (!ci->defined || !ci->significant)
 		return "no significant difference";
 	return compare_direction(m, ci->lo > 1.0);
@@ -219,7 +221,10 @@ void compare_text_summary(FILE *f, const struct compare_report *c)
 				continue;
 			}
 			fprintf(f, "    %-12s  %.3f [%.3f, %.3f]  ", ms[m].name, ci.ratio, ci.lo, ci.hi);
-			if (ci.significant)
+			if (!ci.enough)
+				fprintf(f, "not enough repetitions (%zu; a verdict needs %d)\n", c->reps,
+					SUMMARY_MIN_N);
+			else if (ci.significant)
 				fprintf(f, "%s: %s\n", c->v[i].name, verdict(&ms[m], &ci));
 			else
 				fprintf(f, "no significant difference\n");
@@ -236,9 +241,11 @@ void compare_warnings(const struct compare_report *c, struct report_warnings *w)
 				 "variant %.31s is self-contained: driver and target share one process and "
 				 "machine",
 				 c->v[i].name);
-	if (c->reps < 5 && w->n < REPORT_WARN_CAP)
+	if (c->reps < SUMMARY_MIN_N && w->n < REPORT_WARN_CAP)
 		snprintf(w->msg[w->n++], REPORT_WARN_LEN,
-			 "only %zu repetitions: confidence intervals from so few are coarse", c->reps);
+			 "only %zu complete repetitions: a verdict needs %d (with fewer the 95%% interval "
+			 "calls identical variants different too often); no difference is called",
+			 c->reps, SUMMARY_MIN_N);
 	if (c->interrupted && w->n < REPORT_WARN_CAP)
 		snprintf(w->msg[w->n++], REPORT_WARN_LEN, "interrupted: the comparison was stopped early");
 	for (size_t i = 0; i < c->n_variants && w->n < REPORT_WARN_CAP; i++) {
@@ -257,12 +264,15 @@ static void json_summary(struct jsonw *j, const double *v, size_t n)
 	struct summary s;
 	summary_of(v, n, &s);
 	jw_obj(j);
-	jw_key(j, "median");
-	jw_dbl(j, s.median, 4);
-	jw_key(j, "min");
-	jw_dbl(j, s.min, 4);
-	jw_key(j, "max");
-	jw_dbl(j, s.max, 4);
+	const char *keys[] = {"median", "min", "max"};
+	const double vals[] = {s.median, s.min, s.max};
+	for (size_t k = 0; k < 3; k++) {
+		jw_key(j, keys[k]);
+		if (n) /* no repetition: nothing measured, not 0 */
+			jw_dbl(j, vals[k], 4);
+		else
+			jw_null(j);
+	}
 	jw_obj_end(j);
 }
 
@@ -345,7 +355,8 @@ static void json_variant(struct jsonw *j, const struct compare_report *c, size_t
 	jw_u64(j, r->limited_reps);
 	jw_key(j, "repetitions");
 	jw_arr(j);
-	for (size_t k = 0; k < c->reps && k < r->n_reps; k++) {
+	/* the complete rounds, then what this variant measured of an interrupted one */
+	for (size_t k = 0; k < r->n_reps; k++) {
 		const struct rep_figure *f = &r->reps[k];
 		int saved = j->indent;
 		jw_obj(j);
@@ -358,6 +369,8 @@ static void json_variant(struct jsonw *j, const struct compare_report *c, size_t
 		jw_u64(j, f->completed);
 		jw_key(j, "errors");
 		jw_u64(j, f->errors);
+		jw_key(j, "partial");
+		jw_bool(j, k >= c->reps);
 		if (c->ramp && k < r->n_ramps)
 			json_steps(j, &r->ramps[k]);
 		jw_obj_end(j);

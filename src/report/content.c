@@ -50,6 +50,8 @@ static void gather(struct content_ctx *c)
 	c->interrupted = rr_true(c->root, "interrupted");
 	double rep = rr_num_or(c->plan, "repeat", 1);
 	c->repeat = rep >= 1 && rep < 1e6 ? (unsigned)rep : 1;
+	if (c->r->kind == RESULT_KIND_COMPARE && rep == 0)
+		c->repeat = 0; /* interrupted before a round completed: say so, not "1" */
 	if (c->r->kind == RESULT_KIND_COMPARE) {
 		c->loopback = true;
 		size_t i;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/content_int.h"
+#include "stats/summary.h"
 #include "util/text.h"
 
 /* argv as a shell command line, each argument quoted when it needs it. */
@@ -234,9 +235,10 @@ void content_methodology(struct content_ctx *c)
 		doc_item(c->d,
 			 "Each variant's figure is the median over its %u %s; ratios to the baseline "
 			 "(the first variant) come with a 95%% bootstrap confidence interval, and a "
-			 "difference is called significant only when the interval excludes 1 and the "
-			 "ratio is more than %s away from 1.",
-			 c->repeat, plural(c->repeat, "repetition", "repetitions"),
+			 "difference is called significant only with %d repetitions or more, when the "
+			 "interval excludes 1 and the ratio is more than %s away from 1.",
+			 c->repeat, plural(c->repeat, "complete repetition", "complete repetitions"),
+			 SUMMARY_MIN_N,
 			 fmt_pct(&c->f, rr_num_or(c->plan, "noise_pct", NAN)));
 	}
 	if (c->open_loop) {

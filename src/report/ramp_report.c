@@ -201,6 +201,8 @@ static void json_warmup(struct jsonw *j, const struct ramp_step *s)
 	j->indent = 0;
 	jw_key(j, "open_at_start");
 	jw_u64(j, w->conns_open_at_start);
+	jw_key(j, "connecting_at_start");
+	jw_u64(j, w->conns_connecting_at_start);
 	jw_key(j, "opened");
 	jw_u64(j, w->conns_opened);
 	jw_key(j, "closed_by_server");

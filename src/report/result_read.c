@@ -192,6 +192,56 @@ int result_upgrade_v1(json_t *root)
 	return 0;
 }
 
+/* Every "hist" object of the document, wherever it is, read by rr_hist (the
+ * reader hgrm, hlog, charts and the tables share), so that no format renders
+ * what another refuses. `path` holds the JSON path to `v` (len bytes). */
+#define HIST_WALK_DEPTH 32
+static int check_hists(const json_t *v, char *path, size_t len, size_t cap, int depth,
+		       const char *name, char *err, size_t errlen)
+{
+	if (depth > HIST_WALK_DEPTH)
+		return 0; /* deeper than any writer puts a histogram, or reads one */
+	if (json_is_array(v)) {
+		size_t i;
+		const json_t *x;
+		json_array_foreach(v, i, x) {
+			int n = snprintf(path + len, cap - len, "[%zu]", i);
+			size_t l2 = n > 0 && (size_t)n < cap - len ? len + (size_t)n : len;
+			int rc = check_hists(x, path, l2, cap, depth + 1, name, err, errlen);
+			path[len] = '\0';
+			if (rc)
+				return rc;
+		}
+		return 0;
+	}
+	if (!json_is_object(v))
+		return 0;
+	const char *key;
+	const json_t *x;
+	json_object_foreach((json_t *)v, key, x) {
+		int n = snprintf(path + len, cap - len, "%s%s", len ? "." : "", key);
+		size_t l2 = n > 0 && (size_t)n < cap - len ? len + (size_t)n : len;
+		int rc = 0;
+		if (strcmp(key, "hist") == 0) {
+			struct hist h;
+			char e2[160];
+			rc = rr_hist(x, &h, e2, sizeof e2);
+			if (rc == 0)
+				hist_free(&h);
+			else if (rc == -ENOMEM)
+				text_errf(err, errlen, "%s: out of memory reading %s", name, path);
+			else
+				text_errf(err, errlen, "%s: %s: %s", name, path, e2);
+		} else {
+			rc = check_hists(x, path, l2, cap, depth + 1, name, err, errlen);
+		}
+		path[len] = '\0';
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int check_result(struct loaded_result *r, const char *name, char *err, size_t errlen)
 {
 	const json_t *root = r->root;
@@ -275,7 +325,8 @@ static int check_result(struct loaded_result *r, const char *name, char *err, si
 			return PACER_EPARSE;
 		}
 	}
-	return 0;
+	char path[256] = "";
+	return check_hists(root, path, 0, sizeof path, 0, name, err, errlen);
 }
 
 static void make_id(struct loaded_result *r, const char *buf, size_t len)

@@ -218,6 +218,8 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 	jw_u64(j, p->conns_opened);
 	jw_key(j, "open_at_start");
 	jw_u64(j, p->conns_open_at_start);
+	jw_key(j, "connecting_at_start");
+	jw_u64(j, p->conns_connecting_at_start);
 	jw_key(j, "closed_by_server");
 	jw_u64(j, p->closed_by_server);
 	jw_key(j, "closed_stray");

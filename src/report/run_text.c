@@ -82,7 +82,17 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 	}
 	if (r->open_loop) {
 		uint64_t lag = hist_percentile(&m->timing[TIM_SEND_LAG], 99.0);
-		if (!gv.c[0].fired && lag > REPORT_SEND_LAG_WARN_NS)
+		/* the cause, from the evidence: refused connections are not too few */
+		uint64_t refused = m->errors[ERRK_CONNECT] + m->errors[ERRK_TLS];
+		if (!gv.c[0].fired && lag > REPORT_SEND_LAG_WARN_NS && refused)
+			warn(w,
+			     "requests waited for a connection before they could be sent (send-lag "
+			     "p99 %s > %s): %" PRIu64 " connection attempts to the target failed "
+			     "(connect or TLS errors), so requests waited while pacer reconnected; "
+			     "that wait counts in latency",
+			     units_fmt_duration(a, sizeof a, (double)lag),
+			     units_fmt_duration(b, sizeof b, (double)REPORT_SEND_LAG_WARN_NS), refused);
+		else if (!gv.c[0].fired && lag > REPORT_SEND_LAG_WARN_NS)
 			warn(w,
 			     "requests waited for a free connection before they could be sent "
 			     "(send-lag p99 %s > %s): the target was slow to answer or --connections "
@@ -116,6 +126,12 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 		report_errors_line(line, sizeof line, m);
 		warn(w, "errors %s: requests sent that did not succeed", line);
 	}
+	if (m->conns_connecting_at_start)
+		warn(w,
+		     "%" PRIu64 " of the connections were still connecting when the measured phase "
+		     "began (%" PRIu64 " open): its first moments include their connect time; a "
+		     "--warmup long enough for the pool to come up excludes it",
+		     m->conns_connecting_at_start, m->conns_open_at_start);
 	if (m->completed == 0)
 		warn(w, "no response was completed in the measured phase");
 }

@@ -145,6 +145,7 @@ int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 		dst->errors[i] += src->errors[i];
 	dst->conns_opened += src->conns_opened;
 	dst->conns_open_at_start += src->conns_open_at_start;
+	dst->conns_connecting_at_start += src->conns_connecting_at_start;
 	dst->closed_by_server += src->closed_by_server;
 	dst->closed_stray += src->closed_stray;
 	dst->cap_wait_ns += src->cap_wait_ns;
@@ -310,11 +311,15 @@ int run_result_pool(struct run_result *into, const struct run_result *add)
 	 * not: the first repetition's is kept */
 	uint64_t warm_open = into->warmup.conns_open_at_start;
 	uint64_t meas_open = into->measure.conns_open_at_start;
+	uint64_t warm_cing = into->warmup.conns_connecting_at_start;
+	uint64_t meas_cing = into->measure.conns_connecting_at_start;
 	int rc = phase_stats_merge(&into->warmup, &add->warmup);
 	if (!rc)
 		rc = phase_stats_merge(&into->measure, &add->measure);
 	into->warmup.conns_open_at_start = warm_open;
 	into->measure.conns_open_at_start = meas_open;
+	into->warmup.conns_connecting_at_start = warm_cing;
+	into->measure.conns_connecting_at_start = meas_cing;
 	into->warmup_ns += add->warmup_ns;
 	into->measure_ns += add->measure_ns;
 	into->gen_cpu_ns += add->gen_cpu_ns;

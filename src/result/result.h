@@ -122,6 +122,8 @@ struct phase_stats {
 	uint64_t late;             /* completed after their timeout had passed */
 	uint64_t errors[ERRK_COUNT];
 	uint64_t conns_opened;
+	uint64_t conns_connecting_at_start; /* still connecting when the phase began (the
+					     * pool not yet up): same snapshot and rules */
 	uint64_t conns_open_at_start; /* connected when the phase began: a snapshot at the
 				       * boundary (a step's first phase: connections carried
 				       * over; those opened before its first request count in

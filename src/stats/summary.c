@@ -55,6 +55,7 @@ void summary_ratio_ci(const double *a, size_t na, const double *b, size_t nb, un
 	if (!na || !nb || sa.median == 0)
 		return;
 	out->defined = true;
+	out->enough = na >= SUMMARY_MIN_N && nb >= SUMMARY_MIN_N;
 	out->ratio = sb.median / sa.median;
 	if (iters < 100)
 		iters = 100;
@@ -81,6 +82,6 @@ void summary_ratio_ci(const double *a, size_t na, const double *b, size_t nb, un
 	qsort(ratios, k, sizeof *ratios, cmp_dbl);
 	out->lo = ratios[(size_t)((double)(k - 1) * 0.025)];
 	out->hi = ratios[(size_t)((double)(k - 1) * 0.975 + 0.5)];
-	out->significant = (out->lo > 1.0 || out->hi < 1.0) && fabs(out->ratio - 1.0) > noise;
+	out->significant = out->enough && (out->lo > 1.0 || out->hi < 1.0) && fabs(out->ratio - 1.0) > noise;
 	free(ratios);
 }

@@ -13,6 +13,11 @@ int file_read_all(const char *path, size_t cap, char **out, size_t *len)
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return -errno;
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f); /* fopen opens a folder; reading it fails with EISDIR, shown as EIO */
+		return -EISDIR;
+	}
 	size_t size = cap < 4096 ? cap : 4096, n = 0;
 	char *buf = malloc(size + 1);
 	int rc = buf ? 0 : -ENOMEM;

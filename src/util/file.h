@@ -5,7 +5,8 @@
 #include <stddef.h>
 
 /* Read all of `path` into a malloc'd buffer (NUL-terminated, the NUL not
- * counted in *len). 0, -errno, or PACER_ETOOBIG when over cap bytes. */
+ * counted in *len). 0, -errno (-EISDIR for a folder), or PACER_ETOOBIG when
+ * over cap bytes. */
 int file_read_all(const char *path, size_t cap, char **out, size_t *len);
 
 /* mkdir -p: create dir and any missing parents (mode 0777 before the

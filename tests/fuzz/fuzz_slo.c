@@ -53,7 +53,15 @@ static void check_clause(const struct slo_clause *c)
 		CHECK(c->op == SLO_LT || c->op == SLO_LE);
 		CHECK(c->threshold == floor(c->threshold) && c->threshold <= 1e18);
 		CHECK(c->outcome_index == -1);
-		CHECK(strcmp(c->name, slo_metric_name(c->metric)) == 0);
+		/* the set it is of, as written: "p99", "ok.p99", "failed.p99" */
+		CHECK(c->set == SLO_SET_ALL || c->set == SLO_SET_OK || c->set == SLO_SET_FAILED);
+		{
+			char want[SLO_NAME_MAX];
+			snprintf(want, sizeof want, "%s%s",
+				 c->set == SLO_SET_OK ? "ok." : c->set == SLO_SET_FAILED ? "failed." : "",
+				 slo_metric_name(c->metric));
+			CHECK(strcmp(c->name, want) == 0);
+		}
 		break;
 	case SLO_M_RATE:
 		CHECK(c->op == SLO_GT || c->op == SLO_GE);
@@ -154,6 +162,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.mean_ns = NAN, .error_pct = NAN, .drop_pct = 100, .achieved_fraction = NAN,
 		.offered_known = false, .outcome_pct = NULL, .n_outcomes = 0,
 	};
+	/* ok.* and failed.* measured too, and as bad (unmeasured sets are not judged) */
+	bad.ok = (struct slo_latency){.p50_ns = UINT64_MAX, .p90_ns = UINT64_MAX,
+				      .p99_ns = UINT64_MAX, .p99_9_ns = UINT64_MAX,
+				      .p99_99_ns = UINT64_MAX, .max_ns = UINT64_MAX,
+				      .mean_ns = NAN, .known = true, .count = 1};
+	bad.failed = bad.ok;
 	struct slo_measure odd = {
 		.p99_ns = 100000000, .mean_ns = INFINITY, .error_pct = -1, .drop_pct = 1e300,
 		.achieved_fraction = 0.95, .offered_known = true, .outcome_pct = pct_ok, .n_outcomes = 1,

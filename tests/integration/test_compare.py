@@ -1,6 +1,7 @@
 """pacer compare: rotation order, self-comparison, a 2x-work variant."""
 
 import os
+import signal
 import subprocess
 import tempfile
 import unittest
@@ -108,8 +109,9 @@ class CompareTest(unittest.TestCase):
                 passing = [s["offered_per_s"] for s in rep["steps"] if s["pass"]]
                 self.assertEqual(max(passing), rep["capacity_per_s"], rep["steps"])
         cap = ratio(r, "capacity")
-        self.assertTrue(cap["significant"], cap)
-        self.assertEqual(cap["verdict"], "lower capacity")
+        # three repetitions are below the five a verdict needs (docs/compare.md)
+        self.assertFalse(cap["significant"], cap)
+        self.assertEqual(cap["verdict"], "not enough repetitions")
         self.assertGreater(cap["ratio"], 0.35)
         self.assertLess(cap["ratio"], 0.70)
 
@@ -179,11 +181,57 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(caps["A"], [1500.0] * 3, caps)
         self.assertEqual(caps["B"], [2500.0] * 3, caps)
         cap = ratio(r, "capacity")
-        self.assertTrue(cap["significant"], cap)
-        self.assertEqual(cap["verdict"], "higher capacity")
+        self.assertAlmostEqual(cap["ratio"], 2500 / 1500, places=3)
+        self.assertFalse(cap["significant"], cap)  # 3 of the 5 repetitions a verdict needs
+        self.assertEqual(cap["verdict"], "not enough repetitions")
         self.assertIn("target_cpu", {x["metric"] for x in r["ratios"]})
         self.assertIn("capacity", run.stdout)
         self.assertIn("target_cpu", run.stdout)
+
+    def test_one_repetition_is_no_verdict(self):
+        """One server compared with itself once: the bootstrap over one value
+        is a point, which excludes 1 almost always; that is no evidence, so
+        every ratio says "not enough repetitions" (text and JSON)."""
+        run = harness.run_pacer(["--variant", "A=@hello", "--variant", "B=@hello",
+                                 "--concurrency", "2", "-d", "0.3s", "-w", "0", "--repeat", "1"],
+                                subcommand="compare", timeout=30)
+        self.assertEqual(run.code, 0, harness.describe(run))
+        defined = [x for x in run.json["ratios"] if x["ratio"] is not None]
+        self.assertIn("throughput", [x["metric"] for x in defined])
+        for x in defined:
+            self.assertFalse(x["significant"], x)
+            self.assertEqual(x["verdict"], "not enough repetitions", x)
+        self.assertIn("not enough repetitions (1; a verdict needs 5)", run.stdout)
+        self.assertNotIn("slower", run.stdout)
+        self.assertNotIn("faster", run.stdout)
+
+    def test_interrupted_before_a_round_completes(self):
+        """SIGINT during the first repetition: no round is complete, so the
+        summaries are null (not 0.0), what ran is marked partial, and the
+        report does not claim a repetition."""
+        run = harness.run_pacer(["--variant", "A=@hello", "--variant", "B=@hello",
+                                 "--concurrency", "2", "-d", "1s", "-w", "0", "--repeat", "5"],
+                                subcommand="compare", timeout=30,
+                                actions=[(1.5, lambda pid: os.kill(pid, signal.SIGINT))])
+        self.assertEqual(run.code, 130, harness.describe(run))
+        r = run.json
+        self.assertTrue(r["interrupted"])
+        self.assertEqual(r["plan"]["repeat"], 0)
+        reps = {v["name"]: v["repetitions"] for v in r["variants"]}
+        self.assertTrue(all(rep["partial"] for v in reps.values() for rep in v), reps)
+        self.assertGreaterEqual(len(reps["A"]), 1, reps)  # A's first measurement ran
+        for v in r["variants"]:
+            for fig, s in v["summary"].items():
+                self.assertEqual(s, {"median": None, "min": None, "max": None}, fig)
+        md = os.path.join(run.dir, "r.md")
+        rep = subprocess.run([harness.pacer_bin(), "report", os.path.join(run.dir, "result.json"),
+                              "--format", "md", "-o", md], capture_output=True, text=True,
+                             timeout=30)
+        self.assertEqual(rep.returncode, 0, rep.stderr)
+        with open(md) as f:
+            text = f.read()
+        self.assertIn("0 interleaved repetitions", text)
+        self.assertNotIn("1 interleaved repetition", text)
 
     def test_usage_errors(self):
         cases = [

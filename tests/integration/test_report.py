@@ -519,6 +519,29 @@ class BadInputTest(PacerTestCase):
         self.assertEqual(run.stdout, "")
         return run
 
+    def test_report_dir_all_or_nothing(self):
+        """A folder in one file's place: nothing is written (the files before
+        it in the order used to stay behind), the message names that file
+        and the cause, and no temporary folder is left."""
+        d = os.path.join(tmpdir(), "rd")
+        os.makedirs(os.path.join(d, "latency.hgrm"))
+        run = self.fails([golden_path("run", ".json"), "--report-dir", d], 3,
+                         re.escape(os.path.join(d, "latency.hgrm")) + r": cannot write: is a directory")
+        self.assertEqual(os.listdir(d), ["latency.hgrm"], run.stderr)
+
+    def test_malformed_histogram_refused_by_every_format(self):
+        """One validating reader: a histogram --format hgrm refuses is refused
+        by md, html, text and csv too, naming it."""
+        g = load_json(golden_path("run", ".json"))
+        g["measure"]["latency"]["hist"]["counts"] = [[1000, -5]]
+        path = os.path.join(tmpdir(), "neg.json")
+        with open(path, "w") as f:
+            json.dump(g, f)
+        for fmt in ("md", "html", "text", "csv", "hgrm"):
+            with self.subTest(fmt=fmt):
+                self.fails([path, "--format", fmt], 2,
+                           r"measure\.latency\.hist: histogram counts\[0\]")
+
     def test_bad_files(self):
         d = tmpdir()
         good = load_json(golden_path("run", ".json"))
@@ -546,9 +569,9 @@ class BadInputTest(PacerTestCase):
             f.truncate(300 << 20)  # sparse: refused before it is read
         self.fails([big], 2, r"big\.json: larger than 256 MiB$")
         bad_hist = variant("badhist.json", lambda x: x["measure"]["latency"]["hist"]["counts"].append(["x", 1]))
-        self.fails([bad_hist, "--format", "hgrm"], 2, r"latency: histogram counts\[\d+\] is not")
-        # the document formats still render it
-        self.assertEqual(report([bad_hist]).code, 0)
+        self.fails([bad_hist, "--format", "hgrm"], 2, r"latency\.hist: histogram counts\[\d+\] is not")
+        # one validating reader: the document formats refuse it too (issue 19 item 9)
+        self.fails([bad_hist], 2, r"latency\.hist: histogram counts\[\d+\] is not")
 
     def test_bad_usage(self):
         g = golden_path("run", ".json")

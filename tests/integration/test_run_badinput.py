@@ -83,6 +83,28 @@ class BadInputTest(PacerTestCase):
                 self.assert_usage_error([_ngx.url("/hello"), "--requests", n], "--requests",
                                         "at least 1")
 
+    def test_table_options_checked_without_a_table(self):
+        # issue 19 item 6: ignored before when no --requests-file was given
+        self.assert_usage_error(self.ok_args() + ["--max-body", "1XB"], "--max-body '1XB'")
+        self.assert_usage_error(self.ok_args() + ["--requests-format", "bogus"],
+                                "--requests-format 'bogus'")
+
+    def test_bad_url_control_bytes_not_echoed(self):
+        # issue 19 item 10: ESC, CR and LF went to the terminal as they were
+        run = self.assert_usage_error(["http://127.0.0.1:1/\x1b[31mred\r\nX", "--duration",
+                                       "200ms", "--rate", 10], "bad URL")
+        self.assertNotIn("\x1b", run.stderr)
+        self.assertNotIn("\r", run.stderr)
+        self.assertIn("/?[31mred??X", run.stderr)
+
+    def test_bench_on_a_directory(self):
+        # issue 19 item 10: said "Input/output error"
+        d = tempfile.mkdtemp()
+        run = harness.run_pacer([d], subcommand="bench", out=False, timeout=20.0)
+        self.assertEqual(run.code, 2, harness.describe(run))
+        self.assertIn(d + ": cannot read: Is a directory", run.stderr)
+        os.rmdir(d)
+
     def test_low_rate_ends_at_its_duration(self):
         # issue 19 item 1: the schedule ended only at the first due time after
         # the phase (10 s later at 0.1 req/s); the phase ends at its planned end

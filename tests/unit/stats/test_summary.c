@@ -122,6 +122,50 @@ static void test_null_false_positive_rate(void **state)
 	assert_true(sig <= trials * 12 / 100); /* nominal 5 %, generous bound */
 }
 
+/* The share of null trials (both sides uniform on one range) whose interval
+ * excludes 1, with n values a side: what "significant" would say without the
+ * SUMMARY_MIN_N floor. */
+static double null_exclusion_rate(size_t n, int trials)
+{
+	struct rng r;
+	rng_seed(&r, 7 + n);
+	int out = 0;
+	for (int t = 0; t < trials; t++) {
+		double a[SUMMARY_MIN_N + 1], b[SUMMARY_MIN_N + 1];
+		for (size_t i = 0; i < n; i++) {
+			a[i] = 1 + rng_unit(&r);
+			b[i] = 1 + rng_unit(&r);
+		}
+		struct ratio_ci ci;
+		summary_ratio_ci(a, n, b, n, 1000, (uint64_t)t + 1, 0.0, &ci);
+		out += ci.lo > 1.0 || ci.hi < 1.0;
+		/* below the floor never significant, at or above it as the interval says */
+		assert_true(ci.enough == (n >= SUMMARY_MIN_N));
+		assert_true(ci.significant == (ci.enough && (ci.lo > 1.0 || ci.hi < 1.0)));
+	}
+	return (double)out / trials;
+}
+
+/* SUMMARY_MIN_N is the fewest repetitions at which the 95 % interval keeps
+ * its promise (excludes 1 for at most 5 % of null trials); one fewer breaks
+ * it. Also: a sample compared with itself at n = 1 is not a verdict. */
+static void test_min_repetitions(void **state)
+{
+	(void)state;
+	double below = null_exclusion_rate(SUMMARY_MIN_N - 1, 2000);
+	double at = null_exclusion_rate(SUMMARY_MIN_N, 2000);
+	if (!(below > 0.05 && at <= 0.05))
+		fail_msg("null exclusion rate %.3f at n=%d, %.3f at n=%d", below, SUMMARY_MIN_N - 1, at,
+			 SUMMARY_MIN_N);
+	assert_true(null_exclusion_rate(1, 50) == 1.0); /* one value: a point "interval" */
+	double a[] = {1.707}, b[] = {1.8};
+	struct ratio_ci ci;
+	summary_ratio_ci(a, 1, b, 1, 2000, 1, 0.02, &ci);
+	assert_true(ci.defined);
+	assert_false(ci.enough);
+	assert_false(ci.significant);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -131,6 +175,7 @@ int main(void)
 		cmocka_unit_test(test_noise_threshold),
 		cmocka_unit_test(test_deterministic_and_undefined),
 		cmocka_unit_test(test_null_false_positive_rate),
+		cmocka_unit_test(test_min_repetitions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
