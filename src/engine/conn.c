@@ -196,10 +196,15 @@ static ssize_t conn_rx(struct worker *w, struct conn *c, char *buf, size_t cap,
 
 /* Did the bytes of a read (stamped rx_rt_ns) reach the socket before c's
  * request was written? write_ns is read before the write, so a true
- * response never does; 1 us covers the realtime-to-monotonic mapping. */
+ * response never does. The margin covers the realtime-to-monotonic mapping
+ * (its error, doubled) and the kernel's stamp granularity; a stray
+ * response that precedes the request by less is read as its answer (the
+ * real one then comes as a stray and closes the connection). */
+#define STRAY_MARGIN_NS (20 * NS_PER_US)
 static bool came_before_send(const struct worker *w, const struct conn *c, uint64_t rx_rt_ns)
 {
-	return rx_rt_ns > w->rt_off_ns && rx_rt_ns - w->rt_off_ns + NS_PER_US < c->write_ns;
+	uint64_t margin = STRAY_MARGIN_NS + 2 * w->rt_off_err_ns;
+	return rx_rt_ns > w->rt_off_ns && rx_rt_ns - w->rt_off_ns + margin < c->write_ns;
 }
 
 static bool conn_write(struct worker *w, struct conn *c)

@@ -201,6 +201,7 @@ struct worker {
 	uint64_t oversleep_ns;  /* recent worst overshoot of a timed sleep (decays) */
 	uint64_t last_wake_ns;  /* end of the last batched sleep */
 	uint64_t rt_off_ns;     /* CLOCK_REALTIME - CLOCK_MONOTONIC, refreshed at each wake */
+	uint64_t rt_off_err_ns; /* how far off rt_off_ns can be */
 
 	/* backlog entries of every host (open loop; closed loop with shared pools) */
 	struct qent *q;

@@ -306,7 +306,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 			held_idle_ns = n > 0 ? clock_now_ns() - t_wait : UINT64_MAX;
 		}
 		if (n > 0)
-			w->rt_off_ns = clock_realtime_offset_ns();
+			w->rt_off_ns = clock_realtime_offset_ns(&w->rt_off_err_ns);
 		for (int i = 0; i < n; i++) {
 			if (ev[i].data.ptr == &w->loop) {
 				loop_wake_ack(&w->loop);

@@ -11,8 +11,10 @@ uint64_t clock_now_ns(void);
 /* CLOCK_REALTIME in ns since the Unix epoch: only for labelling results. */
 uint64_t clock_wall_ns(void);
 /* CLOCK_REALTIME minus CLOCK_MONOTONIC now, in ns: maps a kernel receive
- * timestamp (realtime) onto the monotonic clock. Two vDSO reads. */
-uint64_t clock_realtime_offset_ns(void);
+ * timestamp (realtime) onto the monotonic clock. A few vDSO reads; *err_ns
+ * (may be NULL): how far off the offset can be (half the narrowest bracket
+ * of monotonic reads around the realtime one). */
+uint64_t clock_realtime_offset_ns(uint64_t *err_ns);
 /* Sleep until CLOCK_MONOTONIC reaches t_ns (returns at once if it has). */
 void clock_sleep_until_ns(uint64_t t_ns);
 /* This thread's CPU time (user+sys) in ns. */
