@@ -260,7 +260,10 @@ static void one_row(struct diff_row *row, const struct side *a, const struct sid
 	const char *rf = rep_field(m);
 	double va[SUMMARY_MAX_N], vb[SUMMARY_MAX_N];
 	size_t na = rf ? rep_values(a->reps, rf, va) : 0, nb = rf ? rep_values(b->reps, rf, vb) : 0;
-	if (na >= 2 && nb >= 2) {
+	/* the bootstrap only with the repetitions a verdict needs (stats/summary.h:
+	 * below SUMMARY_MIN_N it calls identical inputs different too often);
+	 * fewer: each side's pooled histogram */
+	if (na >= SUMMARY_MIN_N && nb >= SUMMARY_MIN_N) {
 		struct ratio_ci ci;
 		summary_ratio_ci(va, na, vb, nb, DIFF_RESAMPLES, 1 + (uint64_t)m, noise, &ci);
 		row->method = DIFF_BOOTSTRAP;
