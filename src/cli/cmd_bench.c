@@ -85,12 +85,14 @@ int cmd_bench(int argc, char **argv)
 	for (int i = 2; i < argc && n < (int)(sizeof args / sizeof args[0]) - 1; i++)
 		args[n++] = argv[i];
 	args[n] = NULL;
+	cli_bench_scenario = path;
 	if (!strcmp(sc.kind, "run"))
 		rc = cmd_run_offered(n, args, table);
 	else if (!strcmp(sc.kind, "ramp"))
 		rc = cmd_ramp_offered(n, args, table);
 	else
 		rc = cmd_compare(n, args); /* a table is only for run and ramp (scenario.c) */
+	cli_bench_scenario = NULL;
 	table_free(table);
 	scenario_free(&sc);
 	return rc;

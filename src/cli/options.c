@@ -67,8 +67,11 @@ int cli_parse_order(const char *cmd, const char *order, struct run_plan *plan)
 	return 0;
 }
 
+const char *cli_bench_scenario;
+
 int cli_options_apply(struct cli_setup *s, struct run_plan *p, const struct opt *tab, size_t n)
 {
+	p->scenario = cli_bench_scenario;
 	/* 0 (or a fraction that rounds to it) would mean "no limit" */
 	if (opts_given(tab, n, "requests") && p->requests == 0) {
 		fprintf(stderr, "pacer %s: --requests: must be at least 1\n", s->cmd);

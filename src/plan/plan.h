@@ -76,6 +76,8 @@ struct run_plan {
 	 * compare's shared plan: each variant has its own). Borrowed. */
 	const struct plan_workload *workload;
 
+	const char *scenario;        /* pacer bench: the scenario file the plan came from (for the
+	                              * record and the run history); NULL otherwise */
 	const char *out_path, *hgrm_path;
 	bool quiet;
 

@@ -390,6 +390,10 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	jw_dbl(j, (double)p->drain_ns / 1e6, 3);
 	jw_key(j, "spin_us");
 	jw_dbl(j, (double)p->spin_ns / 1e3, 3);
+	if (p->scenario) {
+		jw_key(j, "scenario");
+		jw_str(j, p->scenario);
+	}
 	const char *why, *pacing = plan_pacing(p, &why);
 	jw_key(j, "pacing");
 	if (pacing) {
