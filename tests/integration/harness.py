@@ -639,8 +639,10 @@ def run_pacer(args, timeout=60.0, actions=(), out=True, subcommand="run", limite
         pending = sorted(actions, key=lambda a: a[0])
         timed_out = False
         status = rusage = None
+        hwm_kib = 0
         try:
             while True:
+                hwm_kib = max(hwm_kib, _vm_hwm_kib(proc.pid))
                 pid, st, ru = os.wait4(proc.pid, os.WNOHANG)
                 if pid == proc.pid:
                     status, rusage = st, ru
@@ -674,8 +676,11 @@ def run_pacer(args, timeout=60.0, actions=(), out=True, subcommand="run", limite
                 result = json.load(f)
         except (OSError, ValueError):
             result = None
-    return PacerRun(proc.returncode, stdout, stderr, result, rusage.ru_maxrss, elapsed,
-                    out_path, d, timed_out)
+    # wait4's ru_maxrss counts the memory of this (Python) process that the
+    # child had before its exec, so a large test process inflates it; the
+    # child's own high-water mark (VmHWM, read while it runs) does not
+    return PacerRun(proc.returncode, stdout, stderr, result, hwm_kib or rusage.ru_maxrss,
+                    elapsed, out_path, d, timed_out)
 
 
 def is_sanitized_binary(path):
@@ -804,6 +809,19 @@ ERROR_KINDS = ("connect", "read", "write", "timeout", "parse", "closed", "tls", 
 # Kinds not tied to a request: a connection that could not be set up (or,
 # protocol, an HTTP/2 connection that failed).
 CONNECTION_ERROR_KINDS = ("connect", "tls", "protocol")
+
+
+def _vm_hwm_kib(pid):
+    """The peak resident set of process pid since its exec (VmHWM), KiB; 0
+    when it cannot be read (gone, or not yet exec'd into pacer)."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def rss_limit_kib(mib=64):
