@@ -9,6 +9,7 @@
 #include "util/err.h"
 #include "util/text.h"
 
+/* ---- segment identity and plan equality ---------------------------------- */
 
 /* plan.segment {index, count} of a segment result. */
 static bool seg_of(const json_t *root, uint64_t *index, uint64_t *count)

@@ -10,6 +10,7 @@
 #include "util/err.h"
 #include "util/text.h"
 
+/* ---- histograms ----------------------------------------------------------- */
 
 /* Add the pairs of a saved hist object into h (initialised from the first
  * one's layout when h->counts is NULL). */
