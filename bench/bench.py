@@ -379,7 +379,7 @@ def h2_section(a, tmp):
              ("h2", f"https://127.0.0.1:{tls_port}/", ["--http2", "--insecure"])]
     try:
         for name, url, flags in cases:
-            for mode in ("flat", "rate", "rate_spin0"):
+            for mode in ("flat", "rate", "rate_precise"):
                 rows = res.setdefault(f"{name}_{mode}", {"pacer": [], "h2load": []})
                 for i in range(a.reps):
                     for who in (["pacer", "h2load"] if i % 2 == 0 else ["h2load", "pacer"]):
@@ -390,8 +390,8 @@ def h2_section(a, tmp):
                                 "--concurrency", str(H2_CONNS), "--max-streams", str(H2_STREAMS),
                                 "-d", f"{a.secs}s", "-w", "1s"], tmp))
                         else:
-                            spin = ["--spin", "0"] if mode == "rate_spin0" else []
-                            rows[who].append(pacer_run(url, flags + spin + [
+                            pace = ["--precise"] if mode == "rate_precise" else []
+                            rows[who].append(pacer_run(url, flags + pace + [
                                 "--rate", str(rate), "-c", str(H2_CONNS), "--max-streams",
                                 str(H2_STREAMS), "-d", f"{a.secs}s", "-w", "1s"], tmp))
     finally:
@@ -404,7 +404,7 @@ def h2_section(a, tmp):
     md = [f"## HTTP/2 beside h2load ({H2_CONNS} connections x {H2_STREAMS} streams, one thread)", "",
           f"Flat out: closed loop, pacer `--concurrency {H2_CONNS} --max-streams {H2_STREAMS}`, h2load "
           f"`-c{H2_CONNS} -m{H2_STREAMS}`. Fixed rate: {rate:g} req/s, pacer `--rate` (open loop; "
-          "its default `--spin 100us` polls before each due time, `rate spin0` always sleeps), "
+          "its default batched pacing, `--send-window 1ms`; `rate precise`: `--precise`), "
           "h2load `--rps` per client. CPU per response: the whole generator process's user+sys over "
           "its responses (pacer's 1 s warm-up included).", "",
           "| | pacer req/s | h2load req/s | pacer CPU µs/resp | h2load CPU µs/resp | pacer / h2load CPU |",

@@ -260,7 +260,8 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 				 * oversleep, with everything due by then. A request due
 				 * after the last wake-up is thus sent within the window. */
 				uint64_t win = cfg->send_window_ns;
-				uint64_t next = w->last_wake_ns + (win > w->oversleep_ns ? win - w->oversleep_ns : 0);
+				uint64_t guard = w->oversleep_ns + win / 16; /* the oversleep's tail */
+				uint64_t next = w->last_wake_ns + (win > guard ? win - guard : 0);
 				at = due > next ? due : next;
 			} else {
 				/* Sleep until spin_ns before the next due time, then
