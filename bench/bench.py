@@ -504,31 +504,17 @@ def main():
 
     tmp = tempfile.mkdtemp(prefix="pacer-bench-")
     argv_out_path = os.path.join(tmp, "stdout")
-    if a.only_fixed:
-        fres, fsum, fmd = fixed_rate_section(a, tmp)
+    # one section alone (--only-*): printed and saved, docs/bench.md untouched
+    for only, name, section in ((a.only_fixed, "fixed", fixed_rate_section),
+                                (a.only_h2, "h2", h2_section), (a.only_tls, "tls", tls_section)):
+        if not only:
+            continue
+        sres, ssum, smd = section(a, tmp)
         os.makedirs(a.out_dir, exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        with open(os.path.join(a.out_dir, f"bench-fixed-{stamp}.json"), "w") as f:
-            json.dump({"summary": fsum, "runs": fres}, f, indent=1)
-        print("\n".join(fmd))
-        shutil.rmtree(tmp, ignore_errors=True)
-        return
-    if a.only_h2:
-        hres, hsum, hmd = h2_section(a, tmp)
-        os.makedirs(a.out_dir, exist_ok=True)
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        with open(os.path.join(a.out_dir, f"bench-h2-{stamp}.json"), "w") as f:
-            json.dump({"summary": hsum, "runs": hres}, f, indent=1)
-        print("\n".join(hmd))
-        shutil.rmtree(tmp, ignore_errors=True)
-        return
-    if a.only_tls:
-        tres, tsum, tmd = tls_section(a, tmp)
-        os.makedirs(a.out_dir, exist_ok=True)
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        with open(os.path.join(a.out_dir, f"bench-tls-{stamp}.json"), "w") as f:
-            json.dump({"summary": tsum, "runs": tres}, f, indent=1)
-        print("\n".join(tmd))
+        with open(os.path.join(a.out_dir, f"bench-{name}-{stamp}.json"), "w") as f:
+            json.dump({"summary": ssum, "runs": sres}, f, indent=1)
+        print("\n".join(smd))
         shutil.rmtree(tmp, ignore_errors=True)
         return
     port = free_port()
