@@ -192,18 +192,15 @@ struct worker {
 	struct sched sched;
 	bool sched_active;
 	uint64_t next_due_ns;
-	/* Open loop, batched pacing (cfg.send_window_ns > 0 and every host's
-	 * sockets carry receive timestamps): sleep to the next due time plus the
-	 * slack, then take every ready event and send everything due; responses
-	 * read late are timed by their kernel arrival stamps. */
-	bool batched;
-	bool stamps;            /* every host is TCP: receive stamps time late reads */
+	/* Open loop, batched pacing (engine.batched): sleep to the next due
+	 * time plus the slack, then take every ready event and send everything
+	 * due; responses read late are timed by their kernel arrival stamps. */
 	uint64_t oversleep_ns;  /* recent worst overshoot of a timed sleep (decays) */
 	uint64_t last_wake_ns;  /* end of the last batched sleep */
 	uint64_t rt_off_ns;     /* CLOCK_REALTIME - CLOCK_MONOTONIC, refreshed at each wake */
 	uint64_t rt_off_err_ns; /* how far off rt_off_ns can be */
 
-	/* backlog entries of every host (open loop; closed loop with shared pools) */
+	/* backlog entries of every host (open loop, and closed loop waiting for a connection) */
 	struct qent *q;
 	size_t q_cap, q_len;  /* q_len: entries in use, over all hosts */
 	uint32_t q_free;      /* free list of returned entries */

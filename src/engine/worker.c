@@ -253,12 +253,13 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		bool sched_wake = false; /* the schedule, not a deadline, set the wake-up */
 		if (w->sched_active) {
 			uint64_t due = w->next_due_ns > e->t0_ns ? w->next_due_ns : e->t0_ns, at;
-			if (w->batched) {
+			if (e->batched) {
 				/* At most one wake-up per window: at the due time when
 				 * the last one is a window ago (a sparse schedule waits
 				 * for nothing), else a window after it, less the recent
-				 * oversleep, with everything due by then. A request due
-				 * after the last wake-up is thus sent within the window. */
+				 * oversleep and a guard for its tail, with everything due
+				 * by then. A request due after the last wake-up is thus
+				 * sent within the window. */
 				uint64_t win = cfg->send_window_ns;
 				uint64_t guard = w->oversleep_ns + win / 16; /* the oversleep's tail */
 				uint64_t next = w->last_wake_ns + (win > guard ? win - guard : 0);
@@ -281,7 +282,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		 * timed when it came. Not while due requests wait for a connection
 		 * (a response frees one), nor while a full batch of events may
 		 * hold more. */
-		bool nap = w->stamps && w->sched_active && !held && !more_events && now >= e->t0_ns;
+		bool nap = e->stamps && w->sched_active && !held && !more_events && now >= e->t0_ns;
 		uint64_t t_wait = held ? clock_now_ns() : 0;
 		int n;
 		if (nap) {
@@ -428,8 +429,6 @@ int eng_worker_init(struct worker *w, struct engine *e, uint32_t id)
 	const struct engine_cfg *cfg = &e->cfg;
 	w->e = e;
 	w->id = id;
-	w->batched = e->batched;
-	w->stamps = e->stamps;
 	w->loop.epfd = w->loop.wake_fd = -1;
 	atomic_store(&w->done, true);
 	int rc = loop_init(&w->loop);
