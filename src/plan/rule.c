@@ -11,12 +11,13 @@
 #include <string.h>
 #include <strings.h>
 
+#include "plan/regex_shape.h"
 #include "util/err.h"
 
 #define QUOTE_SHOWN 40      /* bytes of user text shown in a message */
 #define STATUS_MAX 999      /* largest status code a rule may name */
 #define POOL_MAX (RULE_MAX_EXPR + 2)
-#define RE_COST_MAX 2000    /* automaton nodes of a regex once its repetitions are expanded */
+_Static_assert(RE_MAX_GROUPS > RULE_MAX_STRING, "regex_shape must track every group a string can open");
 
 enum node_kind {
 	N_TRUE = 0,
@@ -353,182 +354,6 @@ static int parse_status(struct parser *p, int *out)
 	n->b = (int16_t)b;
 	*out = k;
 	return 0;
-}
-
-/* What glibc's regcomp builds for a regex, counted from its structure:
- * `nodes` is the size of its automaton (each atom, bracket expression and
- * anchor 1, each `|`, `?`, `*`, `+` and optional copy of {m,n} one more node,
- * and the operand of `+` copied once more and of {m,n} n times, so nested
- * copies multiply); `loop_nullable` says some `*`, `+` or {m,} repeats a part
- * that can match nothing ((a*)*, a?+, (^)*, (a|)+). Without such a loop the
- * automaton's empty transitions form no cycle, so regcomp computes each
- * node's epsilon closure once and stores at most `nodes` entries for it: its
- * time and memory are bounded by nodes^2 (4 million entries at RE_COST_MAX).
- * With one, glibc recomputes closures along every path through the cycle,
- * exponential in the nesting ("a" + 40 "?" + "+++" runs for minutes in a few
- * kilobytes; 40 "*" + 8 "+" take 13 s and 1.2 GB), so it is refused whatever
- * its size. Counts are capped just past RE_COST_MAX. Also says whether the
- * regex has a back-reference (\1..\9). */
-struct re_shape {
-	unsigned long nodes;
-	bool loop_nullable;
-	bool backref;
-};
-
-/* One operand or group: nodes, whether it can match the empty string. */
-struct re_part {
-	unsigned long nodes;
-	bool nullable;
-};
-
-/* One open group: the alternatives closed so far, the current one, and its
- * last operand (which a quantifier applies to). */
-struct re_group {
-	unsigned long nodes;   /* of the closed alternatives and their `|` */
-	bool any_nullable;     /* some closed alternative matches empty */
-	struct re_part cur;    /* the current alternative before `last` */
-	struct re_part last;   /* its last operand; nodes 0 when there is none */
-};
-
-static unsigned long re_cap(unsigned long v)
-{
-	return v > RE_COST_MAX ? RE_COST_MAX + 1 : v;
-}
-
-static void re_push(struct re_group *g, struct re_part a)
-{
-	g->cur.nodes = re_cap(g->cur.nodes + g->last.nodes);
-	g->cur.nullable = g->cur.nullable && g->last.nullable;
-	g->last = a;
-}
-
-/* The group as one operand: its alternatives and the current one. */
-static struct re_part re_close(const struct re_group *g)
-{
-	struct re_part a;
-	a.nodes = re_cap(g->nodes + g->cur.nodes + g->last.nodes);
-	a.nullable = g->any_nullable || (g->cur.nullable && g->last.nullable);
-	return a;
-}
-
-static void re_open(struct re_group *g)
-{
-	g->nodes = 0;
-	g->any_nullable = false;
-	g->cur = (struct re_part){0, true};
-	g->last = (struct re_part){0, true};
-}
-
-/* Reads {m}, {m,}, {,n} or {m,n} at re[*i] (just past the "{"); hi is
- * ULONG_MAX for no upper bound. */
-static void re_bounds(const char *re, size_t n, size_t *i, unsigned long *lo, unsigned long *hi)
-{
-	unsigned long m = 0;
-	while (*i < n && isdigit((unsigned char)re[*i]) && m < 100000)
-		m = m * 10 + (unsigned long)(re[(*i)++] - '0');
-	*lo = *hi = m;
-	if (*i < n && re[*i] == ',') {
-		(*i)++;
-		if (*i < n && isdigit((unsigned char)re[*i])) {
-			unsigned long h = 0;
-			while (*i < n && isdigit((unsigned char)re[*i]) && h < 100000)
-				h = h * 10 + (unsigned long)(re[(*i)++] - '0');
-			*hi = h;
-		} else {
-			*hi = ULONG_MAX;
-		}
-	}
-	if (*i < n && re[*i] == '}')
-		(*i)++;
-}
-
-static struct re_shape regex_shape(const char *re, size_t n)
-{
-	enum { MAX_GROUPS = RULE_MAX_STRING + 1 };
-	struct re_group g[MAX_GROUPS];
-	struct re_shape s = {0, false, false};
-	size_t d = 0, i = 0;
-	re_open(&g[0]);
-	while (i < n) {
-		char c = re[i];
-		struct re_part atom = {1, false};
-		if (c == '\\') {
-			char e = i + 1 < n ? re[i + 1] : '\0';
-			if (e >= '1' && e <= '9')
-				s.backref = true;
-			if (e && strchr("bB<>`'", e))
-				atom.nullable = true; /* an anchor: a node that matches nothing */
-			i += 2;
-		} else if (c == '^' || c == '$') {
-			atom.nullable = true;
-			i++;
-		} else if (c == '[') {
-			/* a bracket expression: "]" first is literal; [:class:] inside */
-			i++;
-			if (i < n && re[i] == '^')
-				i++;
-			if (i < n && re[i] == ']')
-				i++;
-			while (i < n && re[i] != ']') {
-				if (re[i] == '[' && i + 1 < n && strchr(":.=", re[i + 1])) {
-					const char *e = strstr(re + i + 2, (char[]){re[i + 1], ']', '\0'});
-					i = e ? (size_t)(e - re) + 2 : n;
-				} else {
-					i++;
-				}
-			}
-			i++;
-		} else if (c == '(' && d + 1 < MAX_GROUPS) {
-			re_open(&g[++d]);
-			i++;
-			continue;
-		} else if (c == ')' && d > 0) {
-			atom = re_close(&g[d]);
-			if (atom.nodes == 0)
-				atom.nodes = 2; /* "()" keeps its open and close nodes */
-			d--;
-			i++;
-		} else if (c == '|') {
-			struct re_part alt = re_close(&g[d]);
-			g[d].nodes = re_cap(alt.nodes + 1); /* the alternation node */
-			g[d].any_nullable = alt.nullable;
-			g[d].cur = (struct re_part){0, true};
-			g[d].last = (struct re_part){0, true};
-			i++;
-			continue;
-		} else if (c == '*' || c == '?' || c == '+' || c == '{') {
-			unsigned long lo, hi;
-			i++;
-			if (c == '{')
-				re_bounds(re, n, &i, &lo, &hi);
-			else
-				lo = c == '+', hi = c == '?' ? 1 : ULONG_MAX;
-			struct re_part *x = &g[d].last;
-			if (hi == ULONG_MAX) {
-				/* lo copies (at least 1), then a loop over one more */
-				if (x->nullable)
-					s.loop_nullable = true;
-				unsigned long copies = lo > 0 ? lo + 1 : 1;
-				x->nodes = re_cap(x->nodes * copies + 1);
-				x->nullable = x->nullable || lo == 0;
-			} else {
-				/* hi copies, the last hi - lo optional (one node each) */
-				if (hi < lo)
-					hi = lo; /* regcomp refuses it */
-				x->nodes = re_cap(x->nodes * hi + (hi - lo));
-				x->nullable = x->nullable || lo == 0;
-			}
-			continue;
-		} else {
-			i++;
-		}
-		re_push(&g[d], atom);
-	}
-	unsigned long total = 0;
-	for (size_t k = 0; k <= d; k++)
-		total = re_cap(total + re_close(&g[k]).nodes);
-	s.nodes = total;
-	return s;
 }
 
 static int parse_body(struct parser *p, int *out)
