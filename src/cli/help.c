@@ -70,7 +70,7 @@ static const struct {
 	const char *group;
 	const char *names;
 } groups[] = {
-	{"Load", " rate duration requests concurrency connections threads warmup drain arrival "
+	{"Load", " rate duration requests concurrency connections threads warmup drain arrival burst-size "
 		 "spin send-window precise repeat seed timeout steps from to factor step-duration "
 		 "step-warmup after-fail refine precision segment start-at "},
 	{"Requests", " method header body bodies max-body requests-file requests-format order "

@@ -19,6 +19,9 @@
 #define CLI_LOAD_OPTS(s, p)                                                                        \
 	{0, "arrival", OPT_STR, &(s).arrival, "constant|poisson", "constant",                      \
 	 "open loop: spacing of due times", false},                                                \
+	{0, "burst-size", OPT_U32, &(p).burst_size, "N", "1",                                      \
+	 "open loop: release requests in bursts of N due at once, bursts at rate/N (as h2load --rps"\
+	 " sends; docs/run.md#bursts)", false},                                                   \
 	{0, "bodies", OPT_STR, &(s).bodies_dir, "DIR", NULL,                                       \
 	 "one request per file in DIR, sent in turn to URL", false},                               \
 	{0, "body", OPT_STR, &(s).body_arg, "DATA|@FILE", NULL,                                    \

@@ -194,6 +194,7 @@ void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan
 		.order_random = plan->order_random,
 		.open_loop = plan->open_loop,
 		.arrival = plan->arrival,
+		.burst = plan->burst_size,
 		.seed = plan->seed,
 		/* a segment's share (plan_validate: at least one per thread) */
 		.connections = plan->segments > 1 ? (uint32_t)sched_split(plan->connections,

@@ -65,6 +65,7 @@ struct engine_cfg {
 
 	bool open_loop;
 	enum sched_arrival arrival;
+	uint32_t burst;         /* open loop: arrivals per burst, sharing a due time (>= 1) */
 	uint64_t seed;
 	uint32_t connections;   /* open loop: most connections in total */
 	uint32_t concurrency;   /* closed loop: connections in total */

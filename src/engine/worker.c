@@ -131,6 +131,7 @@ static void worker_reset(struct worker *w)
 			sched_init_lane(&w->sched, cfg->arrival, e->step.rate_per_s, e->t0_ns,
 					cfg->seed * SEED_MIX_SCHED, cfg->segment + cfg->segments * w->id,
 					stride);
+			sched_set_burst(&w->sched, cfg->burst);
 			w->next_due_ns = sched_next(&w->sched);
 			w->sched_active = true;
 		}
@@ -142,6 +143,7 @@ static void worker_reset(struct worker *w)
 			sched_init(&w->sched, cfg->arrival, w->rate_per_s, e->t0_ns,
 				   (double)w->id / cfg->threads,
 				   cfg->seed * SEED_MIX_SCHED + w->id);
+			sched_set_burst(&w->sched, cfg->burst);
 			w->next_due_ns = sched_next(&w->sched);
 			w->sched_active = true;
 		}

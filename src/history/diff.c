@@ -98,9 +98,9 @@ static void comparability(const struct loaded_result *a, const struct loaded_res
 	}
 	/* a ramp's steps, SLO and step length too: another SLO is another capacity */
 	static const char *const workload[] = {
-		"loop",       "rate_per_s", "arrival",    "connections",    "concurrency",
-		"method",     "body_bytes", "threads",    "steps_per_s",    "slo",
-		"step_duration_s"};
+		"loop",       "rate_per_s", "arrival",    "burst_size",     "connections",
+		"concurrency", "method",    "body_bytes", "threads",        "steps_per_s",
+		"slo",        "step_duration_s"};
 	for (size_t i = 0; i < sizeof workload / sizeof workload[0]; i++) {
 		/* a closed loop has no rate; an open loop's concurrency is unused */
 		if (!strcmp(workload[i], "concurrency") && rr_str(pa, "loop") &&
@@ -108,6 +108,13 @@ static void comparability(const struct loaded_result *a, const struct loaded_res
 			continue;
 		value_text(pa, workload[i], x, sizeof x);
 		value_text(pb, workload[i], y, sizeof y);
+		/* results from before --burst-size released one request at a time */
+		if (!strcmp(workload[i], "burst_size")) {
+			if (!strcmp(x, "null"))
+				snprintf(x, sizeof x, "1");
+			if (!strcmp(y, "null"))
+				snprintf(y, sizeof y, "1");
+		}
 		char name[64];
 		snprintf(name, sizeof name, "plan.%s", workload[i]);
 		if (differs(d, name, x, y))

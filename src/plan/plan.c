@@ -11,6 +11,7 @@ void plan_defaults(struct run_plan *p)
 {
 	memset(p, 0, sizeof *p);
 	p->arrival = SCHED_CONSTANT;
+	p->burst_size = 1;
 	p->seed = 1;
 	p->duration_ns = 10 * NS_PER_S;
 	p->timeout_ns = 10 * NS_PER_S;
@@ -73,6 +74,10 @@ int plan_validate(const struct run_plan *p, char *err, size_t cap)
 		FAIL("--send-window: at most 100ms");
 	if (p->timeout_ns < NS_PER_MS)
 		FAIL("--timeout: must be at least 1ms");
+	if (p->burst_size < 1 || p->burst_size > PLAN_BURST_MAX)
+		FAIL("--burst-size %u: between 1 and %u", p->burst_size, PLAN_BURST_MAX);
+	if (p->burst_size > 1 && !p->open_loop)
+		FAIL("--burst-size: open loop only (give --rate)");
 	if (p->open_loop) {
 		if (p->rate_per_s <= 0)
 			FAIL("--rate: must be above 0");

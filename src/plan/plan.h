@@ -17,6 +17,9 @@ struct table_host;
 /* The lowest open-loop rate: below it a rate is a typo (and prints as 0);
  * the same bound as the option parser's (util/units.h UNITS_MIN_RATE). */
 #define PLAN_MIN_RATE_PER_S 0.001
+/* --burst-size: most requests released at one due time. */
+#define PLAN_BURST_MAX 100000
+
 /* --send-window default: send lag under 1 ms, the generator check's default
  * --lag-limit, so batching alone never flags the generator. */
 #define PLAN_SEND_WINDOW_DEFAULT_NS (1000 * 1000ull)
@@ -36,6 +39,7 @@ struct run_plan {
 	bool open_loop;
 	double rate_per_s;
 	enum sched_arrival arrival;
+	uint32_t burst_size;         /* open loop: requests released together (--burst-size; 1) */
 	uint64_t seed;
 	uint64_t duration_ns, warmup_ns, timeout_ns, drain_ns;
 	uint64_t spin_ns;            /* open loop, precise pacing: busy-poll this close to a due time */

@@ -26,7 +26,7 @@ struct key {
  * reports, TLS and Unix sockets; outcomes and cost_profiles are maps,
  * handled apart). */
 #define LOAD_KEYS                                                                                 \
-	{"arrival", 0}, {"bodies", 0}, {"body", 0}, {"by-name", 1}, {"connections", 0},            \
+	{"arrival", 0}, {"bodies", 0}, {"burst-size", 0}, {"body", 0}, {"by-name", 1}, {"connections", 0},            \
 	{"drain", 0}, {"history", 0}, {"max-body", 0}, {"method", 0}, {"order", 0}, {"out", 0},    \
 	{"quiet", 1},                                                                              \
 	{"report-dir", 0}, {"requests-file", 0}, {"requests-format", 0}, {"seed", 0}, {"spin", 0}, \

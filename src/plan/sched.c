@@ -13,6 +13,8 @@ void sched_init(struct sched *s, enum sched_arrival arrival, double rate_per_s, 
 	s->t_ns = 0;
 	s->lane = 0;
 	s->stride = 1;
+	s->burst = 1;
+	s->groups = 0;
 	rng_seed(&s->rng, seed);
 }
 
@@ -24,19 +26,26 @@ void sched_init_lane(struct sched *s, enum sched_arrival arrival, double rate_pe
 	s->lane = lane < s->stride ? lane : 0;
 }
 
+void sched_set_burst(struct sched *s, uint32_t n)
+{
+	s->burst = n ? n : 1;
+	s->offset_ns *= s->burst;
+}
+
 uint64_t sched_next(struct sched *s)
 {
 	double t;
+	uint64_t b = sched_index(s) / s->burst; /* this arrival's burst */
 	if (s->arrival == SCHED_POISSON) {
-		/* a lane draws the global stream's arrivals up to its own */
-		uint64_t draws = s->stride == 1 ? 1 : s->k == 0 ? s->lane + 1u : s->stride;
-		for (uint64_t d = 0; d < draws; d++)
-			s->t_ns += -log(rng_unit(&s->rng)) * s->interval_ns;
+		/* the global stream's bursts up to this one (a lane skips the
+		 * others' arrivals, but draws their gaps) */
+		while (s->groups <= b) {
+			s->t_ns += -log(rng_unit(&s->rng)) * s->interval_ns * s->burst;
+			s->groups++;
+		}
 		t = s->t_ns;
-	} else if (s->stride > 1) {
-		t = s->offset_ns + (double)sched_index(s) * s->interval_ns;
 	} else {
-		t = s->offset_ns + (double)s->k * s->interval_ns;
+		t = s->offset_ns + (double)b * s->burst * s->interval_ns;
 	}
 	s->k++;
 	return s->start_ns + (uint64_t)llround(t);

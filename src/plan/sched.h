@@ -24,6 +24,9 @@ struct sched {
 	struct rng rng;
 	uint32_t lane, stride; /* sched_init_lane: arrivals lane, lane + stride, ... of
 			        * the global schedule (sched_init: 0 and 1) */
+	uint32_t burst;        /* arrivals per burst: each group of `burst` shares one due
+			        * time (sched_set_burst; 1: none) */
+	uint64_t groups;       /* poisson: bursts drawn so far */
 };
 
 /* Start a schedule of `rate_per_s` (> 0) arrivals beginning at start_ns.
@@ -42,6 +45,14 @@ void sched_init(struct sched *s, enum sched_arrival arrival, double rate_per_s, 
  * arrival. */
 void sched_init_lane(struct sched *s, enum sched_arrival arrival, double rate_per_s,
 		     uint64_t start_ns, uint64_t seed, uint32_t lane, uint32_t stride);
+/* Release arrivals in bursts of n (>= 1; call right after sched_init or
+ * sched_init_lane): the global arrivals b*n .. b*n + n - 1 share burst b's
+ * due time, and bursts come at rate_per_s / n (evenly spaced, or Poisson),
+ * so the mean rate is unchanged. A constant schedule's phase becomes a
+ * fraction of the bursts' spacing. n = 1 leaves the schedule as it was,
+ * draw for draw. */
+void sched_set_burst(struct sched *s, uint32_t n);
+
 /* The global number of the arrival the next sched_next returns. */
 static inline uint64_t sched_index(const struct sched *s)
 {

@@ -426,6 +426,14 @@ void content_conditions(struct content_ctx *c)
 			 "Closed loop: each connection waits for a response before sending again, so "
 			 "latency excludes queueing that an open arrival of requests would cause "
 			 "(coordinated omission); use an open-loop --rate to measure it.");
+	double burst = rr_num_or(c->plan, "burst_size", 1);
+	if (c->open_loop && burst > 1)
+		doc_item(c->d,
+			 "Bursts: requests were released in bursts of %.0f due at the same time, the "
+			 "bursts at the rate divided by %.0f, so the load came in steps rather than one "
+			 "request at a time; a burst's later requests wait for its first ones to be "
+			 "written or for a free connection, and that wait counts in their latency.",
+			 burst, burst);
 	if (c->r->kind == RESULT_KIND_RUN) {
 		phase_conditions(c, rr_get(c->root, "measure"), "", NULL);
 		gen_limited(c, rr_obj(c->root, "generator_limited"), "", NULL);

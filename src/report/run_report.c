@@ -364,6 +364,8 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 		jw_null(j);
 	jw_key(j, "arrival");
 	jw_str(j, sched_arrival_name(p->arrival));
+	jw_key(j, "burst_size");
+	jw_u64(j, p->burst_size);
 	jw_key(j, "seed");
 	jw_u64(j, p->seed);
 	jw_key(j, "duration_s");

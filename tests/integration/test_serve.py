@@ -137,6 +137,56 @@ class LatencyDistributionTest(PacerTestCase):
 # ---------------------------------------------------------------- behaviour
 
 
+class BurstTest(PacerTestCase):
+    """--burst-size: 200 req/s to a fixed 20 ms route over 10 connections.
+    One at a time, 4 are in flight and none waits; in bursts of 20 every
+    100 ms, 10 go at once and the other 10 wait a response for a connection,
+    so the latency from the schedule shows the bursts: p90 about 40 ms
+    against 20. Counts stay exact; the plan records the burst size; the
+    report says the load came in bursts."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.srv = serve(plan_file("latency.yaml")).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+        super().tearDownClass()
+
+    def run_bursts(self, n):
+        run = run_on([self.srv.url("/fixed"), "--rate", "200", "--duration", "2s", "-w", "0",
+                      "-c", "10", "--burst-size", str(n)], limited_ok=True)
+        self.assertIn(run.code, (0, 4), harness.describe(run))
+        m = run.json["measure"]
+        r = m["requests"]
+        self.assertEqual(r["scheduled"], 400, r)  # whole bursts: 20 of 20, or 400 of 1
+        self.assertEqual(r["sent"], r["completed"], r)
+        self.assert_no_errors(m, run)
+        self.assertEqual(run.json["plan"]["burst_size"], n)
+        return run, m["latency"]
+
+    def test_bursts_queue_behind_the_connections(self):
+        _, one = self.run_bursts(1)
+        run, burst = self.run_bursts(20)
+        self.assertLess(one["p90_us"], 30 * MS, one)
+        self.assertGreater(burst["p90_us"], 38 * MS, burst)
+        self.assertGreater(burst["min_us"], 19 * MS, burst)
+        # the summary (the text report of the result) says how the load came
+        self.assertIn("bursts of 20", " ".join(run.stdout.split()), run.stdout)
+
+    def test_bad_burst_sizes(self):
+        for args, msg in (
+                (["--rate", "100", "--burst-size", "0"], "--burst-size 0: between 1 and 100000"),
+                (["--rate", "100", "--burst-size", "100001"], "between 1 and 100000"),
+                (["--burst-size", "5"], "--burst-size: open loop only (give --rate)")):
+            run = harness.run_pacer([self.srv.url("/fixed"), "-d", "1s"] + args)
+            self.assertEqual(run.code, 2, harness.describe(run))
+            self.assertIn(msg, run.stderr)
+            self.assertIsNone(run.json)
+
+
 class BehaviourCase(PacerTestCase):
     """One server with plans/behaviour.yaml for the class."""
 
