@@ -75,24 +75,37 @@ class Proc:
                 self.p.wait()
 
 
-def start_nginx(tmp, port):
-    conf = os.path.join(tmp, "nginx.conf")
+def nginx_conf(tmp, tag, tls=None, listen=""):
+    """Write nginx-TAG.conf in tmp: one worker, no master process (so pinning
+    it pins the server), no access log, keep-alive without limit, answering
+    "hello" on every path from the listen directives given; tls (cert, key,
+    protocols) adds the certificate. Returns the path."""
+    conf = os.path.join(tmp, f"nginx-{tag}.conf")
+    ssl = ""
+    if tls:
+        cert, key, protocols = tls
+        ssl = f"  ssl_protocols {protocols};\n  ssl_certificate {cert}; ssl_certificate_key {key};\n"
     with open(conf, "w") as f:
         f.write(f"""worker_processes 1;
 daemon off;
 master_process off;
-pid {tmp}/nginx.pid;
-error_log {tmp}/error.log;
+pid {tmp}/nginx-{tag}.pid;
+error_log {tmp}/error-{tag}.log;
 events {{ worker_connections 4096; }}
 http {{
   access_log off;
   keepalive_requests 10000000;
   client_body_temp_path {tmp}; proxy_temp_path {tmp}; fastcgi_temp_path {tmp};
   uwsgi_temp_path {tmp}; scgi_temp_path {tmp};
-  server {{ listen 127.0.0.1:{port}; location / {{ return 200 "hello\\n"; }} }}
+{ssl}  server {{ {listen}
+           location / {{ return 200 "hello\\n"; }} }}
 }}
 """)
-    # master_process off: one process serves, so pinning it pins the server.
+    return conf
+
+
+def start_nginx(tmp, port):
+    conf = nginx_conf(tmp, "plain", listen=f"listen 127.0.0.1:{port};")
     return Proc(["/usr/sbin/nginx", "-p", tmp, "-c", conf], 0, port)
 
 
@@ -127,9 +140,10 @@ def fixed_rate_section(a, tmp):
     try:
         for rate, conns in FIXED_CASES:
             key = f"{rate}_{conns}"
-            rows = res.setdefault(key, {"pacer": [], "pacer_precise": [], "h2load": []})
+            rows = res.setdefault(key, {"pacer": [], "pacer_precise": [], "pacer_burst": [],
+                                        "h2load": []})
             for i in range(a.reps):
-                order = ["pacer", "pacer_precise", "h2load"]
+                order = ["pacer", "pacer_precise", "pacer_burst", "h2load"]
                 if i % 2:
                     order.reverse()
                 for who in order:
@@ -138,6 +152,10 @@ def fixed_rate_section(a, tmp):
                         rows[who].append(pacer_run(url, base, tmp))
                     elif who == "pacer_precise":
                         rows[who].append(pacer_run(url, base + ["--precise"], tmp))
+                    elif who == "pacer_burst":
+                        # h2load's arrival process: every connection's timer
+                        # fires in step, so bursts of `conns` at rate/conns
+                        rows[who].append(pacer_run(url, base + ["--burst-size", str(conns)], tmp))
                     elif have_h2load:
                         rows[who].append(h2load_rate(url, rate, conns, a.secs))
     finally:
@@ -150,28 +168,39 @@ def fixed_rate_section(a, tmp):
     md = ["## Fixed rates beside h2load (open loop; CPU per response; medians)", "",
           "| req/s | connections | pacer default (`--send-window 1ms`) µs | send-lag p99 µs "
           "| pacer `--precise` µs | send-lag p99 µs | h2load `--rps` µs | default / h2load "
-          "| precise / h2load |", "|---|---|---|---|---|---|---|---|---|"]
+          "| precise / h2load | pacer `--burst-size C` µs | burst / h2load |",
+          "|---|---|---|---|---|---|---|---|---|---|---|"]
     for rate, conns in FIXED_CASES:
         rows = res[f"{rate}_{conns}"]
-        p, z, h = (med(rows[k], "cpu_us_per_resp") for k in ("pacer", "pacer_precise", "h2load"))
+        p, z, b, h = (med(rows[k], "cpu_us_per_resp")
+                      for k in ("pacer", "pacer_precise", "pacer_burst", "h2load"))
         summary[f"fixed_{rate}_{conns}"] = {
             "pacer_cpu_us": p, "pacer_send_lag_p99_us": med(rows["pacer"], "send_lag_p99_us"),
             "precise_cpu_us": z, "precise_send_lag_p99_us": med(rows["pacer_precise"], "send_lag_p99_us"),
             "h2load_cpu_us": h, "default_over_h2load": ratio(p, h), "precise_over_h2load": ratio(z, h),
+            "burst_cpu_us": b, "burst_over_h2load": ratio(b, h),
+            "spread_burst_cpu_us": [r["cpu_us_per_resp"] for r in rows["pacer_burst"]],
             "spread_pacer_cpu_us": [r["cpu_us_per_resp"] for r in rows["pacer"]],
             "spread_precise_cpu_us": [r["cpu_us_per_resp"] for r in rows["pacer_precise"]],
             "spread_h2load_cpu_us": [r["cpu_us_per_resp"] for r in rows["h2load"]]}
         sm = summary[f"fixed_{rate}_{conns}"]
         md.append(f"| {rate:,} | {conns:,} | {fmt(p, 2)} | {fmt(sm['pacer_send_lag_p99_us'])} | "
                   f"{fmt(z, 2)} | {fmt(sm['precise_send_lag_p99_us'])} | {fmt(h, 2)} | "
-                  f"{fmt(sm['default_over_h2load'], 2)} | {fmt(sm['precise_over_h2load'], 2)} |")
+                  f"{fmt(sm['default_over_h2load'], 2)} | {fmt(sm['precise_over_h2load'], 2)} | "
+                  f"{fmt(b, 2)} | {fmt(sm['burst_over_h2load'], 2)} |")
     md += ["", "Spread of the repetitions (CPU µs per response):", ""]
     for rate, conns in FIXED_CASES:
         sm = summary[f"fixed_{rate}_{conns}"]
         md.append(f"- {rate:,} req/s, {conns:,} connections: default "
                   f"{', '.join(fmt(v, 2) for v in sm['spread_pacer_cpu_us'])}; precise "
-                  f"{', '.join(fmt(v, 2) for v in sm['spread_precise_cpu_us'])}; h2load "
+                  f"{', '.join(fmt(v, 2) for v in sm['spread_precise_cpu_us'])}; burst "
+                  f"{', '.join(fmt(v, 2) for v in sm['spread_burst_cpu_us'])}; h2load "
                   f"{', '.join(fmt(v, 2) for v in sm['spread_h2load_cpu_us'])}")
+    md += ["", "h2load `--rps R` is per connection and its connections' timers fire in step, "
+           "so it offers the rate as bursts of C requests every C/rate seconds; "
+           "`--burst-size C` gives pacer that arrival process (docs/run.md#bursts), "
+           "the like-for-like comparison of the two implementations. The default and "
+           "`--precise` columns spread the same rate evenly, one request at a time."]
     if not have_h2load:
         md += ["", "h2load not found (Debian nghttp2-client): its column is empty."]
     md.append("")
@@ -193,25 +222,8 @@ def make_cert(tmp):
 def start_nginx_tls(tmp, port, tls_port):
     """nginx on CPU 0 with a plain and an https listener (TLS 1.2/1.3)."""
     cert, key = make_cert(tmp)
-    conf = os.path.join(tmp, "nginx-tls.conf")
-    with open(conf, "w") as f:
-        f.write(f"""worker_processes 1;
-daemon off;
-master_process off;
-pid {tmp}/nginx-tls.pid;
-error_log {tmp}/error-tls.log;
-events {{ worker_connections 4096; }}
-http {{
-  access_log off;
-  keepalive_requests 10000000;
-  client_body_temp_path {tmp}; proxy_temp_path {tmp}; fastcgi_temp_path {tmp};
-  uwsgi_temp_path {tmp}; scgi_temp_path {tmp};
-  ssl_protocols TLSv1.2 TLSv1.3;
-  ssl_certificate {cert}; ssl_certificate_key {key};
-  server {{ listen 127.0.0.1:{port}; listen 127.0.0.1:{tls_port} ssl;
-           location / {{ return 200 "hello\\n"; }} }}
-}}
-""")
+    conf = nginx_conf(tmp, "tls", (cert, key, "TLSv1.2 TLSv1.3"),
+                      f"listen 127.0.0.1:{port}; listen 127.0.0.1:{tls_port} ssl;")
     p = Proc(["/usr/sbin/nginx", "-p", tmp, "-c", conf], 0, port)
     wait_port(tls_port)
     return p
@@ -321,25 +333,8 @@ def start_nginx_h2(tmp, port, tls_port):
     """nginx on CPU 0 speaking HTTP/2: h2c (prior knowledge) on port, h2 over
     TLS (ALPN) on tls_port; its default 128 streams per connection."""
     cert, key = make_cert(tmp)
-    conf = os.path.join(tmp, "nginx-h2.conf")
-    with open(conf, "w") as f:
-        f.write(f"""worker_processes 1;
-daemon off;
-master_process off;
-pid {tmp}/nginx-h2.pid;
-error_log {tmp}/error-h2.log;
-events {{ worker_connections 4096; }}
-http {{
-  access_log off;
-  keepalive_requests 10000000;
-  client_body_temp_path {tmp}; proxy_temp_path {tmp}; fastcgi_temp_path {tmp};
-  uwsgi_temp_path {tmp}; scgi_temp_path {tmp};
-  ssl_protocols TLSv1.3;
-  ssl_certificate {cert}; ssl_certificate_key {key};
-  server {{ listen 127.0.0.1:{port} http2; listen 127.0.0.1:{tls_port} ssl http2;
-           location / {{ return 200 "hello\\n"; }} }}
-}}
-""")
+    conf = nginx_conf(tmp, "h2", (cert, key, "TLSv1.3"),
+                      f"listen 127.0.0.1:{port} http2; listen 127.0.0.1:{tls_port} ssl http2;")
     p = Proc(["/usr/sbin/nginx", "-p", tmp, "-c", conf], 0, port)
     wait_port(tls_port)
     return p
