@@ -181,6 +181,10 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	 * the next due time: UINT64_MAX), in cap_wait_idle_ns. */
 	uint64_t held_from = 0, held_idle_ns = 0;
 	bool more_events = false;
+	/* Woken from a nap: send what is due on the free connections first,
+	 * then take the events that came meanwhile (responses read late are
+	 * timed by their stamps; reading them first would delay the sends). */
+	bool woke_from_nap = false;
 	for (;;) {
 		now = clock_now_ns();
 		if (!meas_snapped && now >= e->warm_end_ns) {
@@ -228,7 +232,8 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 			if (w->sched_active && now >= e->meas_end_ns)
 				w->sched_active = false;
 		}
-		check_timeouts(w, now);
+		if (!woke_from_nap)
+			check_timeouts(w, now); /* not before reading what came by now */
 		dispatch(w, now);
 		live_gauges(w);
 
@@ -287,7 +292,10 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		bool nap = e->stamps && w->sched_active && !held && !more_events && now >= e->t0_ns;
 		uint64_t t_wait = held ? clock_now_ns() : 0;
 		int n;
-		if (nap) {
+		if (woke_from_nap) {
+			woke_from_nap = false;
+			n = loop_wait(&w->loop, ev, MAX_EVENTS, 0);
+		} else if (nap) {
 			if (wake > now) {
 				clock_sleep_until_ns(wake);
 				uint64_t woke = clock_now_ns();
@@ -299,6 +307,8 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 								  ? ov
 								  : w->oversleep_ns - (w->oversleep_ns >> 5);
 				}
+				woke_from_nap = true;
+				continue;
 			}
 			n = loop_wait(&w->loop, ev, MAX_EVENTS, 0);
 		} else {
