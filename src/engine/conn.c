@@ -31,6 +31,7 @@ void eng_connect_error(struct worker *w, uint32_t h, int err, uint64_t now)
 	struct phase_stats *ph = eng_conn_error(w, h, ERRK_CONNECT, now);
 	enum connect_cause k = connect_cause_of(err);
 	ph->connect_fail[k]++;
+	live_add(&w->live.connect_fail[k], 1);
 	if (ph == &w->meas) {
 		struct sec_rec *r = series_at(w, now);
 		if (r)

@@ -251,6 +251,7 @@ struct worker {
 	_Alignas(64) struct eng_live {
 		_Atomic uint64_t scheduled, sent, dropped, failed;
 		_Atomic uint64_t errors[ERRK_COUNT];
+		_Atomic uint64_t connect_fail[CONNF_COUNT];
 		_Atomic uint64_t status_class[6];
 		_Atomic uint64_t outcome[ENGINE_LIVE_OUTCOMES];
 		_Atomic uint64_t latency_bucket[ENGINE_LIVE_BUCKETS + 1];
