@@ -79,7 +79,8 @@ void report_errors_line(char *out, size_t cap, const struct phase_stats *p);
  * none) in which connects failed and the responses completed in them, e.g.
  * "the target refused connections: 23 connects refused (nothing listened
  * on the port) in seconds 2-3 of the measured phase, in which 0 responses
- * completed". Writes "" and returns false when no connection attempt
+ * completed" (the seconds only when the series holds every failed connect
+ * of p: not for repetitions pooled). Writes "" and returns false when no connection attempt
  * failed. Always terminated; cut to fit cap. */
 bool report_connect_cause(char *out, size_t cap, const struct phase_stats *p,
 			  const struct series_point *pts, size_t n);

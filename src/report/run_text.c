@@ -190,17 +190,22 @@ bool report_connect_cause(char *out, size_t cap, const struct phase_stats *p,
 		ADD(", %" PRIu64 " of unknown cause", unknown);
 	if (conn) {
 		size_t first = SIZE_MAX, last = 0;
-		uint64_t completed = 0;
+		uint64_t completed = 0, in_series = 0;
 		for (size_t i = 0; pts && i < n; i++) {
 			uint64_t f = 0;
 			for (int k = 0; k < CONNF_COUNT; k++)
 				f += pts[i].connect_fail[k];
+			in_series += f;
 			if (!f)
 				continue;
 			if (first == SIZE_MAX)
 				first = i;
 			last = i;
 		}
+		/* the seconds only when they hold every failure of the phase (with
+		 * --repeat the series is the first repetition's) */
+		if (in_series != conn)
+			first = SIZE_MAX;
 		for (size_t i = first; first != SIZE_MAX && i <= last; i++)
 			completed += pts[i].completed;
 		if (first == last && first != SIZE_MAX)

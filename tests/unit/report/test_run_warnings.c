@@ -126,6 +126,13 @@ static void test_connect_cause(void **state)
 				 "listened on the port), 1 timed out in seconds 2-3 of the measured "
 				 "phase, in which 0 responses completed");
 
+	/* a series that does not hold them all (repetitions pooled): no seconds */
+	p.errors[ERRK_CONNECT] = 16;
+	p.connect_fail[CONNF_REFUSED] = 15;
+	assert_true(report_connect_cause(out, sizeof out, &p, pts, 6));
+	assert_string_equal(out, "the target refused connections: 15 connects refused (nothing "
+				 "listened on the port), 1 timed out");
+
 	/* timeouts outnumber refusals: the cause is the timeouts */
 	p.connect_fail[CONNF_TIMEOUT] = 9;
 	p.connect_fail[CONNF_REFUSED] = 1;
