@@ -144,8 +144,8 @@ static double connect_fails_of(const json_t *o, char *causes, size_t cap)
 		if (!(v > 0))
 			continue;
 		sum += v;
-		int w = snprintf(causes + len, len < cap ? cap - len : 0, "%s%s %.0f", len ? ", " : "",
-				 keys[k], v);
+		int w = snprintf(causes + len, len < cap ? cap - len : 0, "%s%s %.0f",
+				 len ? ", " : "", keys[k], v);
 		if (w > 0 && len + (size_t)w < cap)
 			len += (size_t)w;
 	}
@@ -192,6 +192,6 @@ void content_outage_table(struct content_ctx *c, const json_t *series)
 		doc_row(c->d, row);
 	}
 	if (more)
-		doc_para(c->d, false, "… and %zu more such seconds (the JSON series has them all).",
-			 more);
+		doc_para(c->d, false,
+			 "… and %zu more such seconds (the JSON series has them all).", more);
 }

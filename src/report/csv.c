@@ -99,9 +99,10 @@ static void run_csv(FILE *f, const json_t *root)
 		fputc(',', f);
 		num(f, p, "p99_us");
 		/* what kept requests from being sent (empty in older results) */
-		static const char *const more[] = {
-			"connect_failures.refused", "connect_failures.reset", "connect_failures.timeout",
-			"connect_failures.other", "dropped", "unsent"};
+		static const char *const more[] = {"connect_failures.refused",
+						   "connect_failures.reset",
+						   "connect_failures.timeout",
+						   "connect_failures.other", "dropped", "unsent"};
 		for (size_t k = 0; k < sizeof more / sizeof more[0]; k++) {
 			fputc(',', f);
 			num(f, p, more[k]);

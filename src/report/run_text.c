@@ -218,8 +218,8 @@ bool report_connect_cause(char *out, size_t cap, const struct phase_stats *p,
 			    first, last, completed, completed == 1 ? "" : "s");
 	}
 	if (tls)
-		ADD("%s%" PRIu64 " TLS handshake%s failed", conn ? "; " : "TLS handshakes with the target failed: ",
-		    tls, tls == 1 ? "" : "s");
+		ADD("%s%" PRIu64 " TLS handshake%s failed",
+		    conn ? "; " : "TLS handshakes with the target failed: ", tls, tls == 1 ? "" : "s");
 #undef ADD
 	return true;
 }

@@ -643,7 +643,8 @@ static void test_csv(void **state)
 	json_object_set_new(pt, "unsent", json_integer(210));
 	c = render(j, REPORT_FMT_TEXT, NULL);
 	CHECK(has(c, "Seconds with failed connects or unsent requests"), "%s", c);
-	CHECK(has(c, "       1        400                4  refused 4                210        0\n"),
+	CHECK(has(c, "       1        400                4  refused 4                210"
+		     "        0\n"),
 	      "%s", c);
 	free(c);
 	/* nothing failed: no such section */
