@@ -26,6 +26,19 @@ struct phase_stats *eng_conn_error(struct worker *w, uint32_t h, enum err_kind k
 	return ph;
 }
 
+void eng_connect_error(struct worker *w, uint32_t h, int err, uint64_t now)
+{
+	struct phase_stats *ph = eng_conn_error(w, h, ERRK_CONNECT, now);
+	enum connect_cause k = connect_cause_of(err);
+	ph->connect_fail[k]++;
+	live_add(&w->live.connect_fail[k], 1);
+	if (ph == &w->meas) {
+		struct sec_rec *r = series_at(w, now);
+		if (r)
+			r->connect_fail[k]++;
+	}
+}
+
 void eng_count_error(struct worker *w, const struct conn *c, enum err_kind k, uint64_t now)
 {
 	struct phase_stats *ph = phase_of(w, c->sched_ns);
@@ -90,13 +103,13 @@ void eng_conn_open(struct worker *w, uint32_t h, uint64_t now)
 		return;
 	int fd = net_connect_start(&w->e->hosts[h].addr);
 	if (fd < 0) {
-		eng_conn_error(w, h, ERRK_CONNECT, now);
+		eng_connect_error(w, h, fd, now);
 		eng_connect_failed(w, h, now);
 		return;
 	}
 	if (loop_add(&w->loop, fd, EV_IN | EPOLLOUT, c) < 0) {
 		close(fd);
-		eng_conn_error(w, h, ERRK_CONNECT, now);
+		eng_connect_error(w, h, 0, now);
 		eng_connect_failed(w, h, now);
 		return;
 	}
@@ -489,7 +502,7 @@ void eng_conn_event(struct worker *w, struct conn *c, uint32_t events)
 	if (c->state == CS_CONNECTING) {
 		int rc = net_connect_result(c->fd);
 		if (rc != 0 || (events & (EPOLLERR | EPOLLHUP))) {
-			eng_conn_error(w, c->host, ERRK_CONNECT, now);
+			eng_connect_error(w, c->host, rc, now);
 			eng_connect_failed(w, c->host, now);
 			eng_conn_close(w, c);
 			return;

@@ -582,7 +582,7 @@ void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const stru
 	struct phase_stats *ph = phase_of(w, sched_ns);
 	struct conn *s = stream_get(w);
 	if (!s) {
-		ph->dropped++; /* out of memory for a stream record */
+		eng_count_dropped(w, ph, now); /* out of memory for a stream record */
 		if (c->in)
 			list_remove(c->in, c);
 		return;

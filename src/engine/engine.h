@@ -191,6 +191,7 @@ struct engine_live {
 	uint64_t failed;        /* complete responses that failed the success rule */
 	uint64_t errors[ERRK_COUNT]; /* transport errors by kind (connect and tls:
 	                              * per connection, the rest per request) */
+	uint64_t connect_fail[CONNF_COUNT]; /* errors[ERRK_CONNECT] by cause */
 	uint64_t status_class[6];    /* completed by status/100 (1..5; 0: outside 100..599) */
 	uint64_t outcome[ENGINE_LIVE_OUTCOMES]; /* per --outcome rule, in order */
 	uint32_t n_outcomes;

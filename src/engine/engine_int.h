@@ -167,6 +167,9 @@ struct sec_rec {
 	uint64_t completed, errors;
 	uint64_t by_class[5]; /* responses by status class, 1xx..5xx */
 	uint64_t transport;   /* requests failed on the connection (in errors too) */
+	uint64_t connect_fail[CONNF_COUNT]; /* connects that failed in it, by cause */
+	uint64_t dropped;     /* measured requests dropped in it (never sent) */
+	uint64_t unsent;      /* the backlog when the second was closed (due, not sent) */
 	size_t pairs_off, pairs_n;
 };
 
@@ -248,6 +251,7 @@ struct worker {
 	_Alignas(64) struct eng_live {
 		_Atomic uint64_t scheduled, sent, dropped, failed;
 		_Atomic uint64_t errors[ERRK_COUNT];
+		_Atomic uint64_t connect_fail[CONNF_COUNT];
 		_Atomic uint64_t status_class[6];
 		_Atomic uint64_t outcome[ENGINE_LIVE_OUTCOMES];
 		_Atomic uint64_t latency_bucket[ENGINE_LIVE_BUCKETS + 1];
@@ -482,6 +486,12 @@ void eng_conn_event(struct worker *w, struct conn *c, uint32_t events);
 /* A connection-level error (connect, TLS) of a connection to host h, counted
  * in the phase of `now`; that phase's stats, for a TLS reason. */
 struct phase_stats *eng_conn_error(struct worker *w, uint32_t h, enum err_kind k, uint64_t now);
+/* A connect to host h failed with errno err (positive or negative; 0: no
+ * code, e.g. the event loop refused the socket): errors.connect and its
+ * cause (connect_cause_of; timed out: ETIMEDOUT) in the phase of `now`, and
+ * in the second's series in the measured phase. Backoff is the caller's
+ * (eng_connect_failed). */
+void eng_connect_error(struct worker *w, uint32_t h, int err, uint64_t now);
 /* An error of c's request (counted in the phase it was scheduled in). */
 void eng_count_error(struct worker *w, const struct conn *c, enum err_kind k, uint64_t now);
 
@@ -568,6 +578,21 @@ static inline struct sec_rec *series_at(struct worker *w, uint64_t now)
 	if (w->secs_len && w->sec_cur >= sec && !w->oom)
 		return &w->secs[w->secs_len - 1];
 	return eng_series_advance(w, sec);
+}
+
+/* A due request of phase ph dropped at time now (the backlog full, its
+ * host refusing in closed loop, no memory for an HTTP/2 stream): counted in
+ * the phase, the live figures and, in the measured phase, the second's
+ * series. */
+static inline void eng_count_dropped(struct worker *w, struct phase_stats *ph, uint64_t now)
+{
+	ph->dropped++;
+	live_add(&w->live.dropped, 1);
+	if (ph == &w->meas) {
+		struct sec_rec *r = series_at(w, now);
+		if (r)
+			r->dropped++;
+	}
 }
 
 /* ---- worker.c: the worker ----------------------------------------------- */

@@ -87,6 +87,8 @@ void engine_live(struct engine *e, struct engine_live *out)
 		out->failed += ld(&l->failed);
 		for (int k = 0; k < ERRK_COUNT; k++)
 			out->errors[k] += ld(&l->errors[k]);
+		for (int k = 0; k < CONNF_COUNT; k++)
+			out->connect_fail[k] += ld(&l->connect_fail[k]);
 		for (int k = 0; k < 6; k++)
 			out->status_class[k] += ld(&l->status_class[k]);
 		for (uint32_t k = 0; k < out->n_outcomes; k++)

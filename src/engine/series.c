@@ -55,6 +55,7 @@ static void series_push_sec(struct worker *w)
 void eng_series_close_sec(struct worker *w)
 {
 	struct sec_rec *r = &w->secs[w->secs_len - 1];
+	r->unsent = w->q_len;
 	size_t cur = 0;
 	uint64_t v, n;
 	while (hist_next_nonzero(&w->sec_hist, &cur, &v, &n)) {
@@ -122,6 +123,10 @@ int eng_series_merge(struct engine *e, struct run_result *res)
 			pt->completed += r->completed;
 			pt->errors += r->errors;
 			pt->transport_errors += r->transport;
+			for (int k = 0; k < CONNF_COUNT; k++)
+				pt->connect_fail[k] += r->connect_fail[k];
+			pt->dropped += r->dropped;
+			pt->unsent += r->unsent;
 			for (int k = 0; k < 5; k++)
 				pt->by_class[k] += r->by_class[k];
 			for (size_t k = 0; k < r->pairs_n; k++)

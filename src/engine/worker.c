@@ -55,8 +55,7 @@ static void closed_issue(struct worker *w)
 		if (p->idle.head) {
 			eng_conn_send(w, p->idle.head, t, &cfg->reqs[r]);
 		} else if (host_down(p) || !q_push(w, h, t, r)) {
-			ph->dropped++;
-			live_add(&w->live.dropped, 1);
+			eng_count_dropped(w, ph, t);
 			if (++drops >= w->max_conns)
 				break;
 		}
@@ -77,7 +76,7 @@ static void check_timeouts(struct worker *w, uint64_t now)
 	while (w->timed.head && w->timed.head->deadline_ns <= now) {
 		struct conn *c = w->timed.head;
 		if (c->state == CS_CONNECTING) {
-			eng_conn_error(w, c->host, ERRK_CONNECT, now);
+			eng_connect_error(w, c->host, ETIMEDOUT, now);
 			eng_connect_failed(w, c->host, now);
 		} else if (c->state == CS_HANDSHAKE) {
 			struct phase_stats *ph = eng_conn_error(w, c->host, c->h2 ? ERRK_PROTOCOL : ERRK_TLS, now);
@@ -187,6 +186,10 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	bool woke_from_nap = false;
 	for (;;) {
 		now = clock_now_ns();
+		/* every second of the load gets its point, events or not (an
+		 * outage is seconds of failed connects and a growing backlog) */
+		if (now >= e->warm_end_ns && now < e->meas_end_ns)
+			(void)series_at(w, now);
 		if (!meas_snapped && now >= e->warm_end_ns) {
 			w->meas.conns_open_at_start = w->n_open - w->n_connecting;
 			meas_snapped = true;
@@ -221,10 +224,8 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 				/* chosen now, so that it waits for its own host */
 				uint32_t r = pick_req(w);
 				uint32_t h = cfg->reqs[r].host;
-				if (!q_push(w, h, w->next_due_ns, r)) {
-					ph->dropped++;
-					live_add(&w->live.dropped, 1);
-				}
+				if (!q_push(w, h, w->next_due_ns, r))
+					eng_count_dropped(w, ph, now);
 				w->next_due_ns = sched_next(&w->sched);
 			}
 			/* the load ends at the measured phase's planned end, not at the
@@ -333,7 +334,10 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	}
 
 	/* What is left: never sent, or sent without a response. Idle
-	 * connections carry over to the next step; busy ones are closed. */
+	 * connections carry over to the next step; busy ones are closed. The
+	 * last second is closed first: its unsent are what is left queued. */
+	if (w->secs_len)
+		eng_series_close_sec(w);
 	for (uint32_t h = 0; h < w->n_hosts; h++)
 		while (w->hp[h].q_len)
 			phase_of(w, q_pop(w, &w->hp[h]).due_ns)->queued_at_end++;
@@ -349,8 +353,6 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		if (c->state != CS_FREE && c->state != CS_IDLE)
 			eng_conn_close(w, c);
 	}
-	if (w->secs_len)
-		eng_series_close_sec(w);
 	live_gauges(w);
 	w->cpu_ns = clock_thread_cpu_ns() - cpu0;
 	uint64_t cpu_wait1 = clock_thread_cpu_wait_ns();

@@ -161,6 +161,18 @@ int metrics_expo_write(FILE *f, const struct metrics_view *v, enum metrics_forma
 		val_u64(&o, mv->live.failed);
 	}
 
+	family(&o, "pacer_connect_failures", "counter",
+	       "Connects that failed (pacer_errors kind connect), by cause: refused (nothing "
+	       "listens), reset, timeout, other.");
+	for (size_t i = 0; i < v->n_variants; i++) {
+		const struct metrics_variant *mv = &v->v[i];
+		for (int k = 0; k < CONNF_COUNT; k++) {
+			sample(&o, mv, "pacer_connect_failures", "_total", "cause",
+			       connect_cause_name((enum connect_cause)k));
+			val_u64(&o, mv->live.connect_fail[k]);
+		}
+	}
+
 	family(&o, "pacer_responses", "counter", "Full responses by status class.");
 	static const char *const cls[6] = {"other", "1xx", "2xx", "3xx", "4xx", "5xx"};
 	for (size_t i = 0; i < v->n_variants; i++)

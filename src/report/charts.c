@@ -5,10 +5,13 @@
  *   histogram        latency distribution: the share of requests in each of
  *                    10 log-spaced bins a decade (beside the spectrum)
  *   status           responses per second by status class, and the requests
- *                    that failed on the connection, per second (results
- *                    whose series carry by_class), drain seconds apart
- *   timeline         responses/s and p50/p99 per second (ramp: all steps
- *                    end to end with step boundaries, or per-step points)
+ *                    that failed on the connection and the connects that
+ *                    failed, per second (results whose series carry
+ *                    by_class), drain seconds apart
+ *   timeline         responses/s and p50/p99 per second, and the requests
+ *                    unsent at each second's end when any were (ramp: all
+ *                    steps end to end with step boundaries, or per-step
+ *                    points)
  *   latency-vs-load  ramp: p50/p99 against offered rate with the SLO line;
  *                    achieved against offered below
  *   compare-ratios   compare: each variant's ratio to the baseline with its
@@ -234,6 +237,8 @@ struct timeline {
 	struct xy drain_rate, drain_p99; /* seconds after the schedule ended, drawn apart */
 	struct xy cls[5], transport;     /* per second by status class; connection failures */
 	bool any_cls[5], any_transport, has_cls, in_drain;
+	struct xy connf, unsent;         /* connects failed per second; unsent at its end */
+	bool any_connf, any_unsent;
 	bool any_err;
 	struct svg_mark marks[64];
 	char mark_text[64][32];
@@ -261,6 +266,10 @@ static void timeline_break(struct timeline *t)
 			xy_push(&t->cls[k], NAN, NAN);
 	if (t->transport.n)
 		xy_push(&t->transport, NAN, NAN);
+	if (t->connf.n)
+		xy_push(&t->connf, NAN, NAN);
+	if (t->unsent.n)
+		xy_push(&t->unsent, NAN, NAN);
 	t->in_drain = false;
 }
 
@@ -278,6 +287,8 @@ static void status_point(struct timeline *t, const json_t *pt, double ts, bool d
 				xy_push(&t->cls[k], NAN, NAN);
 		if (t->transport.n)
 			xy_push(&t->transport, NAN, NAN);
+		if (t->connf.n)
+			xy_push(&t->connf, NAN, NAN);
 	}
 	t->in_drain = drain;
 	static const char *const names[5] = {"1xx", "2xx", "3xx", "4xx", "5xx"};
@@ -291,6 +302,15 @@ static void status_point(struct timeline *t, const json_t *pt, double ts, bool d
 	xy_push(&t->transport, ts, tr);
 	if (tr > 0)
 		t->any_transport = true;
+	double cf = 0;
+	const json_t *cfo = rr_obj(pt, "connect_failures");
+	const char *k;
+	const json_t *v;
+	json_object_foreach((json_t *)cfo, k, v)
+		cf += json_is_number(v) ? json_number_value(v) : 0;
+	xy_push(&t->connf, ts, cf);
+	if (cf > 0)
+		t->any_connf = true;
 }
 
 /* Points of one series; each second [t, t+1) is drawn at its middle. The
@@ -321,6 +341,12 @@ static void timeline_points(struct timeline *t, const json_t *series, double t0,
 			if (e > 0)
 				t->any_err = true;
 		}
+		double u;
+		if (rr_num(pt, "unsent", &u)) {
+			xy_push(&t->unsent, ts, u);
+			if (u > 0)
+				t->any_unsent = true;
+		}
 		if (rr_num(pt, "p50_us", &p50) && !(rr_num_or(pt, "completed", 1) == 0))
 			xy_push(&t->p50, ts, p50 / 1e3);
 		if (rr_num(pt, "p99_us", &p99) && !(rr_num_or(pt, "completed", 1) == 0))
@@ -332,12 +358,12 @@ static int timeline_chart(struct chart_set *cs, struct timeline *t, const char *
 			  const char *title)
 {
 	int rc = t->rate.oom || t->p50.oom || t->p99.oom || t->err.oom || t->drain_rate.oom ||
-			 t->drain_p99.oom
+			 t->drain_p99.oom || t->unsent.oom
 		 ? -ENOMEM
 		 : 0;
 	if (rc || !t->rate.n)
 		return rc;
-	struct svg_series top[3] = {
+	struct svg_series top[4] = {
 		{"responses/s", t->rate.x, t->rate.y, t->rate.n, 0, false, t->rate.n < 40},
 		{"errors/s", t->err.x, t->err.y, t->err.n, 1, false, t->err.n < 40},
 		{"drain (after the schedule)", t->drain_rate.x, t->drain_rate.y, t->drain_rate.n, 7,
@@ -350,6 +376,10 @@ static int timeline_chart(struct chart_set *cs, struct timeline *t, const char *
 		top[1] = top[2];
 	if (t->drain_rate.n)
 		n_top++;
+	if (t->any_unsent)
+		top[n_top++] = (struct svg_series){"unsent at the second's end", t->unsent.x,
+						   t->unsent.y, t->unsent.n, 3, true,
+						   t->unsent.n < 40};
 	double lo = INFINITY, hi = 0;
 	for (size_t i = 0; i < t->p99.n; i++) {
 		lo = fmin(lo, t->p50.n > i ? fmin(t->p50.y[i], t->p99.y[i]) : t->p99.y[i]);
@@ -394,6 +424,8 @@ static void timeline_free(struct timeline *t)
 	for (int k = 0; k < 5; k++)
 		xy_free(&t->cls[k]);
 	xy_free(&t->transport);
+	xy_free(&t->connf);
+	xy_free(&t->unsent);
 }
 
 /* Responses per second by status class and the connection failures per
@@ -403,7 +435,7 @@ static void timeline_free(struct timeline *t)
 static int status_chart(struct chart_set *cs, const struct timeline *t, const char *xlabel,
 			const char *title)
 {
-	bool oom = t->transport.oom;
+	bool oom = t->transport.oom || t->connf.oom;
 	for (int k = 0; k < 5; k++)
 		oom = oom || t->cls[k].oom;
 	if (oom)
@@ -412,7 +444,7 @@ static int status_chart(struct chart_set *cs, const struct timeline *t, const ch
 		return 0;
 	static const char *const labels[5] = {"1xx/s", "2xx/s", "3xx/s", "4xx/s", "5xx/s"};
 	static const int colors[5] = {7, 2, 0, 3, 1};
-	struct svg_series top[3], bottom[3];
+	struct svg_series top[3], bottom[4];
 	size_t nt = 0, nb = 0;
 	for (int k = 0; k < 5; k++) {
 		struct svg_series se = {labels[k], t->cls[k].x, t->cls[k].y, t->cls[k].n, colors[k],
@@ -426,6 +458,9 @@ static int status_chart(struct chart_set *cs, const struct timeline *t, const ch
 		bottom[nb++] = (struct svg_series){"failed on the connection/s", t->transport.x,
 						   t->transport.y, t->transport.n, 4, true,
 						   t->transport.n < 40};
+	if (t->any_connf)
+		bottom[nb++] = (struct svg_series){"connects failed/s", t->connf.x, t->connf.y,
+						   t->connf.n, 5, true, t->connf.n < 40};
 	struct svg_panel p[2] = {
 		{.x = {xlabel, SVG_LINEAR, true},
 		 .y = {"responses per second", SVG_LINEAR, true},

@@ -82,6 +82,11 @@ void content_outcomes_table(struct content_ctx *c, const json_t *ph);
 /* Per request name, when there is more than one; heading: under its own
  * "By request name" heading. */
 void content_by_name_table(struct content_ctx *c, const json_t *ph, bool heading);
+/* The seconds of series (a run's or a step's) in which connects failed,
+ * requests were dropped or were still unsent at the second's end, with
+ * their responses, under their own heading; nothing when no connect failed
+ * and nothing was dropped. */
+void content_outage_table(struct content_ctx *c, const json_t *series);
 
 /* ---- the workload as sent: plan.workload (content_workload.c) --------------- */
 

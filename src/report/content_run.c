@@ -205,6 +205,7 @@ void content_results_run(struct content_ctx *c)
 	responses_table(c, ph);
 	content_outcomes_table(c, ph);
 	content_by_name_table(c, ph, true);
+	content_outage_table(c, rr_arr(c->root, "series"));
 	const json_t *reps = rr_arr(c->root, "repetitions");
 	if (reps && json_array_size(reps) > 1) {
 		doc_heading(c->d, 3, "repetitions", "Repetitions");

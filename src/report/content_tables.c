@@ -1,5 +1,6 @@
 /* pacer — the tables of one measured phase that run and ramp reports share
- * (see content_int.h): latency by timing, outcomes, request names. */
+ * (see content_int.h): latency by timing, outcomes, request names, the
+ * seconds of an outage. */
 #include <math.h>
 #include <stdio.h>
 
@@ -129,4 +130,68 @@ void content_by_name_table(struct content_ctx *c, const json_t *ph, bool heading
 		 "requests that failed on the connection (read, write, timeout, parse, closed); "
 		 "the error rate is of the requests that ended.%s%s",
 		 prec, isfinite(pooled) ? " Names beyond the first 64 are pooled as \"other\"." : "");
+}
+
+/* Connects that failed in one second (or phase), by cause. */
+static double connect_fails_of(const json_t *o, char *causes, size_t cap)
+{
+	static const char *const keys[] = {"refused", "reset", "timeout", "other"};
+	double sum = 0;
+	size_t len = 0;
+	causes[0] = '\0';
+	for (size_t k = 0; k < N(keys); k++) {
+		double v = rr_num_or(rr_obj(o, "connect_failures"), keys[k], 0);
+		if (!(v > 0))
+			continue;
+		sum += v;
+		int w = snprintf(causes + len, len < cap ? cap - len : 0, "%s%s %.0f",
+				 len ? ", " : "", keys[k], v);
+		if (w > 0 && len + (size_t)w < cap)
+			len += (size_t)w;
+	}
+	return sum;
+}
+
+#define OUTAGE_ROWS_MAX 30
+
+void content_outage_table(struct content_ctx *c, const json_t *series)
+{
+	size_t i, shown = 0, more = 0;
+	const json_t *pt;
+	bool any = false;
+	char causes[128];
+	json_array_foreach(series, i, pt)
+		any = any || connect_fails_of(pt, causes, sizeof causes) > 0 ||
+		      rr_num_or(pt, "dropped", 0) > 0;
+	if (!any)
+		return;
+	doc_heading(c->d, 3, "outage", "Seconds with failed connects or unsent requests");
+	doc_para(c->d, false,
+		 "Each second of the measured phase in which connects to the target failed, "
+		 "requests were dropped, or requests due had not been sent by its end (they waited "
+		 "for a connection), with the responses completed in it.");
+	const char *hdr[6] = {"Second", "Completed", "Connects failed", "By cause",
+			      "Unsent at its end", "Dropped"};
+	doc_table(c->d, 6, 0x37, hdr);
+	json_array_foreach(series, i, pt) {
+		double f = connect_fails_of(pt, causes, sizeof causes);
+		double unsent = rr_num_or(pt, "unsent", 0), dropped = rr_num_or(pt, "dropped", 0);
+		if (!(f > 0 || unsent > 0 || dropped > 0))
+			continue;
+		if (shown == OUTAGE_ROWS_MAX) {
+			more++;
+			continue;
+		}
+		shown++;
+		const char *row[6] = {fmt_int(&c->f, rr_num_or(pt, "t_s", (double)i)),
+				      fmt_int(&c->f, rr_num_or(pt, "completed", NAN)),
+				      fmt_int(&c->f, f),
+				      causes[0] ? causes : "–",
+				      fmt_int(&c->f, unsent),
+				      fmt_int(&c->f, dropped)};
+		doc_row(c->d, row);
+	}
+	if (more)
+		doc_para(c->d, false,
+			 "… and %zu more such seconds (the JSON series has them all).", more);
 }

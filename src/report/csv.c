@@ -83,7 +83,9 @@ static void boolean(FILE *f, const json_t *o, const char *path)
 
 static void run_csv(FILE *f, const json_t *root)
 {
-	fputs("t_s,completed,errors,p50_us,p99_us\n", f);
+	fputs("t_s,completed,errors,p50_us,p99_us,connect_refused,connect_reset,connect_timeout,"
+	      "connect_other,dropped,unsent\n",
+	      f);
 	size_t i;
 	const json_t *p;
 	json_array_foreach(rr_arr(root, "series"), i, p) {
@@ -96,6 +98,15 @@ static void run_csv(FILE *f, const json_t *root)
 		num(f, p, "p50_us");
 		fputc(',', f);
 		num(f, p, "p99_us");
+		/* what kept requests from being sent (empty in older results) */
+		static const char *const more[] = {"connect_failures.refused",
+						   "connect_failures.reset",
+						   "connect_failures.timeout",
+						   "connect_failures.other", "dropped", "unsent"};
+		for (size_t k = 0; k < sizeof more / sizeof more[0]; k++) {
+			fputc(',', f);
+			num(f, p, more[k]);
+		}
 		fputc('\n', f);
 	}
 }

@@ -71,6 +71,20 @@ int report_json(FILE *f, const struct report_ctx *c);
  * Always terminated; cut to fit cap. */
 void report_errors_line(char *out, size_t cap, const struct phase_stats *p);
 
+#define REPORT_CAUSE_CAP 320
+/* Why connections to the target were missing in phase p, from the
+ * evidence: its failed connects by cause (phase_stats.connect_fail; the
+ * most frequent one names the cause: "the target refused connections"),
+ * then its TLS failures, with the seconds of the series pts[0..n) (NULL:
+ * none) in which connects failed and the responses completed in them, e.g.
+ * "the target refused connections: 23 connects refused (nothing listened
+ * on the port) in seconds 2-3 of the measured phase, in which 0 responses
+ * completed" (the seconds only when the series holds every failed connect
+ * of p: not for repetitions pooled). Writes "" and returns false when no connection attempt
+ * failed. Always terminated; cut to fit cap. */
+bool report_connect_cause(char *out, size_t cap, const struct phase_stats *p,
+			  const struct series_point *pts, size_t n);
+
 /* Achieved rate of the measured phase, responses per second. */
 double report_achieved_rate(const struct run_result *r);
 

@@ -117,6 +117,19 @@ static void write_h2(struct jsonw *j, const struct h2_stats *h)
 	jw_obj_end(j);
 }
 
+/* "connect_failures": {"refused": n, "reset": n, "timeout": n, "other": n}
+ * (a phase's errors.connect, or one second's, by cause). */
+static void rj_connect_failures(struct jsonw *j, const uint64_t *by_cause)
+{
+	jw_key(j, "connect_failures");
+	jw_obj(j);
+	for (int k = 0; k < CONNF_COUNT; k++) {
+		jw_key(j, connect_cause_name((enum connect_cause)k));
+		jw_u64(j, by_cause[k]);
+	}
+	jw_obj_end(j);
+}
+
 void rj_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns,
 		       double offered, bool open_loop, double achieved, const struct inspect *in,
 		       const struct req_names *names)
@@ -211,6 +224,7 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 	jw_key(j, "requests");
 	jw_u64(j, phase_stats_request_errors(p));
 	jw_obj_end(j);
+	rj_connect_failures(j, p->connect_fail);
 
 	jw_key(j, "connections");
 	jw_obj(j);
@@ -619,6 +633,11 @@ void rj_series(struct jsonw *j, const struct series_point *pts, size_t n)
 		jw_u64(j, pts[i].errors);
 		jw_key(j, "transport_errors");
 		jw_u64(j, pts[i].transport_errors);
+		rj_connect_failures(j, pts[i].connect_fail);
+		jw_key(j, "dropped");
+		jw_u64(j, pts[i].dropped);
+		jw_key(j, "unsent");
+		jw_u64(j, pts[i].unsent);
 		jw_key(j, "by_class");
 		jw_obj(j);
 		for (int k = 0; k < 5; k++) {

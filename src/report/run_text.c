@@ -80,19 +80,28 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 		warn(w, "generator limited (%s %s, limit %s): %s; %s", k->name, a, b, k->finding,
 		     k->advice);
 	}
+	char cause[REPORT_CAUSE_CAP], waited[96] = "";
+	bool cause_known = report_connect_cause(cause, sizeof cause, m, r->series, r->series_len);
+	uint64_t unsent_max = 0;
+	for (size_t i = 0; i < r->series_len; i++)
+		if (r->series[i].unsent > unsent_max)
+			unsent_max = r->series[i].unsent;
+	if (unsent_max)
+		snprintf(waited, sizeof waited, " (up to %" PRIu64 " unsent at a second's end)",
+			 unsent_max);
 	if (r->open_loop) {
 		uint64_t lag = hist_percentile(&m->timing[TIM_SEND_LAG], 99.0);
 		/* the cause, from the evidence: refused connections are not too few */
-		uint64_t refused = m->errors[ERRK_CONNECT] + m->errors[ERRK_TLS];
-		if (!gv.c[0].fired && lag > REPORT_SEND_LAG_WARN_NS && refused)
+		if (!gv.c[0].fired && lag > REPORT_SEND_LAG_WARN_NS && cause_known) {
 			warn(w,
 			     "requests waited for a connection before they could be sent (send-lag "
-			     "p99 %s > %s): %" PRIu64 " connection attempts to the target failed "
-			     "(connect or TLS errors), so requests waited while pacer reconnected; "
-			     "that wait counts in latency",
+			     "p99 %s > %s): %s; requests waited while pacer reconnected%s, and that "
+			     "wait counts in latency",
 			     units_fmt_duration(a, sizeof a, (double)lag),
-			     units_fmt_duration(b, sizeof b, (double)REPORT_SEND_LAG_WARN_NS), refused);
-		else if (!gv.c[0].fired && lag > REPORT_SEND_LAG_WARN_NS)
+			     units_fmt_duration(b, sizeof b, (double)REPORT_SEND_LAG_WARN_NS), cause,
+			     waited);
+			cause_known = false; /* said */
+		} else if (!gv.c[0].fired && lag > REPORT_SEND_LAG_WARN_NS)
 			warn(w,
 			     "requests waited for a free connection before they could be sent "
 			     "(send-lag p99 %s > %s): the target was slow to answer or --connections "
@@ -105,6 +114,9 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 			     units_fmt_rate(a, sizeof a, ach),
 			     units_fmt_rate(b, sizeof b, r->offered_rate_per_s), gv.c[2].finding);
 	}
+	if (cause_known)
+		warn(w, "%s%s%s", cause, unsent_max ? "; requests waited for a connection" : "",
+		     waited);
 	if (m->dropped)
 		warn(w, "%" PRIu64 " requests were due but dropped (backlog full): never sent",
 		     m->dropped);
@@ -134,6 +146,82 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 		     m->conns_connecting_at_start, m->conns_open_at_start);
 	if (m->completed == 0)
 		warn(w, "no response was completed in the measured phase");
+}
+
+bool report_connect_cause(char *out, size_t cap, const struct phase_stats *p,
+			  const struct series_point *pts, size_t n)
+{
+	size_t o = 0;
+#define ADD(...)                                                                                   \
+	do {                                                                                       \
+		int w_ = snprintf(out + o, o < cap ? cap - o : 0, __VA_ARGS__);                    \
+		if (w_ > 0)                                                                        \
+			o = o + (size_t)w_ < cap ? o + (size_t)w_ : cap - 1;                       \
+	} while (0)
+	static const char *const lead[CONNF_COUNT] = {
+		"the target refused connections", "the target reset connections as they opened",
+		"connects to the target timed out", "connects to the target failed"};
+	static const char *const verb[CONNF_COUNT] = {"refused", "reset", "timed out",
+						      "failed otherwise"};
+	static const char *const why[CONNF_COUNT] = {
+		" (nothing listened on the port)", "", " (no answer within --timeout)",
+		" (unreachable, or no local port or descriptor left)"};
+	out[0] = '\0';
+	uint64_t by[CONNF_COUNT], sum = 0;
+	for (int k = 0; k < CONNF_COUNT; k++)
+		sum += by[k] = p->connect_fail[k];
+	uint64_t conn = p->errors[ERRK_CONNECT], tls = p->errors[ERRK_TLS];
+	uint64_t unknown = conn > sum ? conn - sum : 0; /* causes not recorded */
+	if (!conn && !tls)
+		return false;
+	int top = -1;
+	for (int k = 0; k < CONNF_COUNT; k++)
+		if (by[k] && (top < 0 || by[k] > by[top]))
+			top = k;
+	if (top >= 0)
+		ADD("%s: %" PRIu64 " connect%s %s%s", lead[top], by[top], by[top] == 1 ? "" : "s",
+		    verb[top], why[top]);
+	else if (unknown)
+		ADD("connects to the target failed: %" PRIu64, unknown);
+	for (int k = 0; k < CONNF_COUNT; k++)
+		if (k != top && by[k])
+			ADD(", %" PRIu64 " %s", by[k], verb[k]);
+	if (top >= 0 && unknown)
+		ADD(", %" PRIu64 " of unknown cause", unknown);
+	if (conn) {
+		size_t first = SIZE_MAX, last = 0;
+		uint64_t completed = 0, in_series = 0;
+		for (size_t i = 0; pts && i < n; i++) {
+			uint64_t f = 0;
+			for (int k = 0; k < CONNF_COUNT; k++)
+				f += pts[i].connect_fail[k];
+			in_series += f;
+			if (!f)
+				continue;
+			if (first == SIZE_MAX)
+				first = i;
+			last = i;
+		}
+		/* the seconds only when they hold every failure of the phase (with
+		 * --repeat the series is the first repetition's) */
+		if (in_series != conn)
+			first = SIZE_MAX;
+		for (size_t i = first; first != SIZE_MAX && i <= last; i++)
+			completed += pts[i].completed;
+		if (first == last && first != SIZE_MAX)
+			ADD(" in second %zu of the measured phase, in which %" PRIu64
+			    " response%s completed",
+			    first, completed, completed == 1 ? "" : "s");
+		else if (first != SIZE_MAX)
+			ADD(" in seconds %zu-%zu of the measured phase, in which %" PRIu64
+			    " response%s completed",
+			    first, last, completed, completed == 1 ? "" : "s");
+	}
+	if (tls)
+		ADD("%s%" PRIu64 " TLS handshake%s failed",
+		    conn ? "; " : "TLS handshakes with the target failed: ", tls, tls == 1 ? "" : "s");
+#undef ADD
+	return true;
 }
 
 void report_errors_line(char *out, size_t cap, const struct phase_stats *p)

@@ -374,6 +374,42 @@ static uint64_t measure_wall_ns(const json_t *root)
 	return u64_at(jget(root, "clock"), "measure_start_realtime_ns");
 }
 
+/* What kept one second's requests from being sent, over the segments
+ * (series_point connect_failures, dropped, unsent): counts summed, and the
+ * backlogs (unsent) of the segments at that wall second added. */
+struct outage_acc {
+	json_t *connect_failures; /* NULL until a segment's point has them */
+	uint64_t dropped, unsent;
+	bool any;                 /* a segment's point carried them */
+};
+
+static int outage_add(struct outage_acc *o, const json_t *pt)
+{
+	const json_t *cf = jget(pt, "connect_failures");
+	if (!json_is_object(cf))
+		return 0;
+	o->any = true;
+	o->dropped += u64_at(pt, "dropped");
+	o->unsent += u64_at(pt, "unsent");
+	if (!o->connect_failures && !(o->connect_failures = json_object()))
+		return -ENOMEM;
+	return merge_sum_ints(o->connect_failures, cf);
+}
+
+/* Into the merged point pt, taking o's object. */
+static int outage_set(struct outage_acc *o, json_t *pt)
+{
+	if (!o->any)
+		return 0;
+	int rc = set_new(pt, "connect_failures", o->connect_failures);
+	o->connect_failures = NULL;
+	if (!rc)
+		rc = set_new(pt, "dropped", json_integer((json_int_t)o->dropped));
+	if (!rc)
+		rc = set_new(pt, "unsent", json_integer((json_int_t)o->unsent));
+	return rc;
+}
+
 /* Merge the series arrays ser[0..n) point by point, segment s's point i
  * landing at second i + shift[s]. */
 int merge_series(struct mctx *m, const json_t *const *ser, const long *shift, json_t **out)
@@ -390,6 +426,7 @@ int merge_series(struct mctx *m, const json_t *const *ser, const long *shift, js
 		struct hist h = {0};
 		uint64_t completed = 0, errors = 0;
 		uint64_t sub_bits = 7;
+		struct outage_acc og = {0};
 		for (size_t s = 0; s < m->n && !rc; s++) {
 			long i = t - shift[s];
 			if (!json_is_array(ser[s]) || i < 0 || i >= (long)json_array_size(ser[s]))
@@ -397,6 +434,7 @@ int merge_series(struct mctx *m, const json_t *const *ser, const long *shift, js
 			const json_t *pt = json_array_get(ser[s], (size_t)i);
 			completed += u64_at(pt, "completed");
 			errors += u64_at(pt, "errors");
+			rc = outage_add(&og, pt);
 			const json_t *ho = jget(pt, "hist");
 			if (ho) {
 				rc = hist_add_obj(m, &h, ho, "series", s);
@@ -408,6 +446,9 @@ int merge_series(struct mctx *m, const json_t *const *ser, const long *shift, js
 					    (json_int_t)completed, "errors", (json_int_t)errors);
 		if (!rc && !pt)
 			rc = -ENOMEM;
+		if (!rc)
+			rc = outage_set(&og, pt);
+		json_decref(og.connect_failures); /* not taken: an error */
 		if (!rc)
 			rc = set_new(pt, "p50_us",
 				     real_dp(h.counts ? (double)hist_percentile(&h, 50) / 1e3 : 0, 3));

@@ -13,6 +13,28 @@ const char *err_kind_name(enum err_kind k)
 	return (unsigned)k < ERRK_COUNT ? names[k] : "unknown";
 }
 
+const char *connect_cause_name(enum connect_cause k)
+{
+	static const char *names[CONNF_COUNT] = {"refused", "reset", "timeout", "other"};
+	return (unsigned)k < CONNF_COUNT ? names[k] : "unknown";
+}
+
+enum connect_cause connect_cause_of(int err)
+{
+	switch (err < 0 ? -err : err) {
+	case ECONNREFUSED:
+		return CONNF_REFUSED;
+	case ECONNRESET:
+	case ECONNABORTED:
+	case EPIPE:
+		return CONNF_RESET;
+	case ETIMEDOUT:
+		return CONNF_TIMEOUT;
+	default:
+		return CONNF_OTHER;
+	}
+}
+
 const char *timing_name(enum timing t)
 {
 	static const char *names[TIM_COUNT] = {"latency", "service_time", "ttfb", "connect_time",
@@ -143,6 +165,8 @@ int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 	dst->late += src->late;
 	for (int i = 0; i < ERRK_COUNT; i++)
 		dst->errors[i] += src->errors[i];
+	for (int i = 0; i < CONNF_COUNT; i++)
+		dst->connect_fail[i] += src->connect_fail[i];
 	dst->conns_opened += src->conns_opened;
 	dst->conns_open_at_start += src->conns_open_at_start;
 	dst->conns_connecting_at_start += src->conns_connecting_at_start;

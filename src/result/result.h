@@ -32,6 +32,25 @@ enum err_kind {
 /* JSON / text name of an error kind ("connect", "read", ...). */
 const char *err_kind_name(enum err_kind k);
 
+/* Why a connect failed (errors[ERRK_CONNECT] split by cause): the target
+ * refused it (ECONNREFUSED: nothing listens), reset or aborted it, it did
+ * not complete within --timeout (or the kernel's SYN retries timed out), or
+ * anything else (unreachable, out of local ports or descriptors, ...). */
+enum connect_cause {
+	CONNF_REFUSED = 0,
+	CONNF_RESET,
+	CONNF_TIMEOUT,
+	CONNF_OTHER,
+	CONNF_COUNT
+};
+
+/* JSON / text name of a connect cause ("refused", "reset", "timeout",
+ * "other"). */
+const char *connect_cause_name(enum connect_cause k);
+/* The cause of a failed connect from its errno (positive or negative; 0:
+ * the socket reported an error without a code, CONNF_OTHER). */
+enum connect_cause connect_cause_of(int err);
+
 enum timing {
 	TIM_LATENCY = 0, /* scheduled time → last byte */
 	TIM_SERVICE,     /* write → last byte */
@@ -121,6 +140,7 @@ struct phase_stats {
 	uint64_t dropped;          /* due, but the queue was full: never sent */
 	uint64_t late;             /* completed after their timeout had passed */
 	uint64_t errors[ERRK_COUNT];
+	uint64_t connect_fail[CONNF_COUNT]; /* errors[ERRK_CONNECT] by cause (sums to it) */
 	uint64_t conns_opened;
 	uint64_t conns_connecting_at_start; /* still connecting when the phase began (the
 					     * pool not yet up): same snapshot and rules */
@@ -228,6 +248,16 @@ struct series_point {
 	uint64_t errors;           /* failed responses + transport_errors */
 	uint64_t by_class[5];      /* responses by status class, 1xx..5xx */
 	uint64_t transport_errors; /* requests failed on the connection */
+	/* What kept requests from being sent: connects that failed in this
+	 * second, by cause (summed over the seconds: the phase's connect_fail,
+	 * measured phase and drain); requests due in this second and dropped
+	 * (summed: the phase's dropped); and requests due but not yet sent at
+	 * the second's end, waiting in the backlog for a connection (a gauge:
+	 * not summed over seconds; the last second's is the phase's
+	 * queued_at_end when the run ends in it). */
+	uint64_t connect_fail[CONNF_COUNT];
+	uint64_t dropped;
+	uint64_t unsent;
 	uint64_t p50_ns, p99_ns;
 	/* the second's latency histogram (layout SERIES_SUB_BITS): non-empty
 	 * buckets as [lowest value ns, count] pairs, owned */

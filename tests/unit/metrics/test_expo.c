@@ -45,6 +45,9 @@ static struct metrics_variant one(void)
 	m.live.dropped = 1;
 	m.live.failed = 2;
 	m.live.errors[ERRK_TIMEOUT] = 1;
+	m.live.errors[ERRK_CONNECT] = 4; /* 3 refused, 1 timed out */
+	m.live.connect_fail[CONNF_REFUSED] = 3;
+	m.live.connect_fail[CONNF_TIMEOUT] = 1;
 	m.live.status_class[2] = 8;
 	m.live.status_class[5] = 2;
 	m.live.latency_bucket[0] = 5;
@@ -86,7 +89,7 @@ static void test_text_families(void **state)
 	assert_contains(t, "\npacer_requests_completed_total 10\n");
 	assert_contains(t, "\npacer_requests_dropped_total 1\n");
 	assert_contains(t, "# TYPE pacer_errors_total counter\n"
-			   "pacer_errors_total{kind=\"connect\"} 0\n"
+			   "pacer_errors_total{kind=\"connect\"} 4\n"
 			   "pacer_errors_total{kind=\"read\"} 0\n"
 			   "pacer_errors_total{kind=\"write\"} 0\n"
 			   "pacer_errors_total{kind=\"timeout\"} 1\n"
@@ -96,6 +99,11 @@ static void test_text_families(void **state)
 			   "pacer_errors_total{kind=\"reset\"} 0\n"
 			   "pacer_errors_total{kind=\"protocol\"} 0\n"
 			   "pacer_errors_total{kind=\"failed_response\"} 2\n");
+	assert_contains(t, "# TYPE pacer_connect_failures_total counter\n"
+			   "pacer_connect_failures_total{cause=\"refused\"} 3\n"
+			   "pacer_connect_failures_total{cause=\"reset\"} 0\n"
+			   "pacer_connect_failures_total{cause=\"timeout\"} 1\n"
+			   "pacer_connect_failures_total{cause=\"other\"} 0\n");
 	assert_contains(t, "# TYPE pacer_responses_total counter\n"
 			   "pacer_responses_total{class=\"1xx\"} 0\n"
 			   "pacer_responses_total{class=\"2xx\"} 8\n"

@@ -620,10 +620,38 @@ static void test_csv(void **state)
 {
 	(void)state;
 	char *c = render(fx_run(), REPORT_FMT_CSV, NULL);
-	assert_string_equal(c, "t_s,completed,errors,p50_us,p99_us\n0,600,0,999,1998\n"
-			       "1,400,0,1998,19988\n");
+	assert_string_equal(c, "t_s,completed,errors,p50_us,p99_us,connect_refused,connect_reset,"
+			       "connect_timeout,connect_other,dropped,unsent\n"
+			       "0,600,0,999,1998,,,,,,\n1,400,0,1998,19988,,,,,,\n");
 	free(c);
-	json_t *j = fx_ramp();
+	/* an outage second: its failed connects by cause, dropped and unsent */
+	json_t *j = fx_run();
+	json_t *pt = json_array_get(json_object_get(j, "series"), 1);
+	json_object_set_new(pt, "connect_failures",
+			    fx_parse("{\"refused\":4,\"reset\":1,\"timeout\":0,\"other\":2}"));
+	json_object_set_new(pt, "dropped", json_integer(3));
+	json_object_set_new(pt, "unsent", json_integer(210));
+	c = render(j, REPORT_FMT_CSV, NULL);
+	CHECK(has(c, "\n1,400,0,1998,19988,4,1,0,2,3,210\n"), "%s", c);
+	free(c);
+	/* the text report lists that second, and only it */
+	j = fx_run();
+	pt = json_array_get(json_object_get(j, "series"), 1);
+	json_object_set_new(pt, "connect_failures",
+			    fx_parse("{\"refused\":4,\"reset\":0,\"timeout\":0,\"other\":0}"));
+	json_object_set_new(pt, "dropped", json_integer(0));
+	json_object_set_new(pt, "unsent", json_integer(210));
+	c = render(j, REPORT_FMT_TEXT, NULL);
+	CHECK(has(c, "Seconds with failed connects or unsent requests"), "%s", c);
+	CHECK(has(c, "       1        400                4  refused 4                210"
+		     "        0\n"),
+	      "%s", c);
+	free(c);
+	/* nothing failed: no such section */
+	c = render(fx_run(), REPORT_FMT_TEXT, NULL);
+	CHECK(!has(c, "Seconds with failed connects"), "%s", c);
+	free(c);
+	j = fx_ramp();
 	json_t *s2 = json_array_get(json_object_get(j, "steps"), 2);
 	json_object_set_new(json_object_get(s2, "verdict"), "reason",
 			    json_string("=HYPERLINK(\"x\"), p99"));

@@ -1,7 +1,9 @@
 /* The run's warnings name a cause from the evidence (issue 19 item 7): when
  * requests waited to be sent because connection attempts failed, the warning
  * says so, and does not blame --connections. */
+#include <errno.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,7 +24,10 @@ static const char *lag_warning(const struct report_warnings *w)
 	return NULL;
 }
 
-static void warnings_of(uint64_t connect_errors, struct report_warnings *w)
+/* The warnings of an open-loop run whose requests waited 50 ms to be sent,
+ * with connect_errors failed connects, all refused when `refused`, else of
+ * no recorded cause; with a series of 2 s, the connects failing in second 1. */
+static void warnings_of(uint64_t connect_errors, bool refused, struct report_warnings *w)
 {
 	struct run_plan plan;
 	memset(&plan, 0, sizeof plan);
@@ -41,6 +46,15 @@ static void warnings_of(uint64_t connect_errors, struct report_warnings *w)
 	m->scheduled = m->sent = m->completed = m->success_ok = 200;
 	m->status[200] = 200;
 	m->errors[ERRK_CONNECT] = connect_errors;
+	if (refused)
+		m->connect_fail[CONNF_REFUSED] = connect_errors;
+	struct series_point pts[2];
+	memset(pts, 0, sizeof pts);
+	pts[0].completed = 200;
+	pts[1].connect_fail[CONNF_REFUSED] = m->connect_fail[CONNF_REFUSED];
+	pts[1].unsent = 100;
+	r.series = pts;
+	r.series_len = 2;
 	for (int i = 0; i < 200; i++) {
 		hist_record(&m->timing[TIM_SEND_LAG], 50000000ull); /* 50 ms waits */
 		hist_record(&m->timing[TIM_LATENCY], 51000000ull);
@@ -54,6 +68,7 @@ static void warnings_of(uint64_t connect_errors, struct report_warnings *w)
 	c.target_cores = 4;
 	c.target_cores_basis = "machine";
 	report_warnings(&c, w);
+	r.series = NULL;
 	phase_stats_free(&r.warmup);
 	phase_stats_free(&r.measure);
 }
@@ -62,22 +77,108 @@ static void test_refused_connections_named(void **state)
 {
 	(void)state;
 	struct report_warnings w;
-	warnings_of(11, &w);
+	warnings_of(11, true, &w);
 	const char *lag = lag_warning(&w);
 	assert_non_null(lag);
-	assert_non_null(strstr(lag, "11 connection attempts to the target failed"));
+	assert_non_null(strstr(lag, "the target refused connections: 11 connects refused"));
+	assert_non_null(strstr(lag, "in second 1 of the measured phase, in which 0 responses"));
+	assert_non_null(strstr(lag, "up to 100 unsent"));
+	assert_null(strstr(lag, "--connections"));
+	/* said once: no second warning of the same failures */
+	for (size_t i = 0; i < w.n; i++)
+		assert_true(w.msg[i] == lag || !strstr(w.msg[i], "refused"));
+	/* failures without a recorded cause are still not too few connections */
+	warnings_of(11, false, &w);
+	lag = lag_warning(&w);
+	assert_non_null(lag);
+	assert_non_null(strstr(lag, "connects to the target failed: 11"));
 	assert_null(strstr(lag, "--connections"));
 	/* without failed attempts, busy connections are the evidence */
-	warnings_of(0, &w);
+	warnings_of(0, false, &w);
 	lag = lag_warning(&w);
 	assert_non_null(lag);
 	assert_non_null(strstr(lag, "--connections is too low"));
+}
+
+/* The cause is the most frequent kind of failed connect; the others, TLS
+ * failures and the seconds they came in follow. */
+static void test_connect_cause(void **state)
+{
+	(void)state;
+	struct phase_stats p;
+	assert_int_equal(phase_stats_init(&p), 0);
+	char out[REPORT_CAUSE_CAP];
+	assert_false(report_connect_cause(out, sizeof out, &p, NULL, 0));
+	assert_string_equal(out, "");
+
+	struct series_point pts[6];
+	memset(pts, 0, sizeof pts);
+	for (int i = 0; i < 6; i++)
+		pts[i].completed = i == 2 || i == 3 ? 0 : 200;
+	pts[2].connect_fail[CONNF_REFUSED] = 4;
+	pts[3].connect_fail[CONNF_REFUSED] = 3;
+	pts[3].connect_fail[CONNF_TIMEOUT] = 1;
+	p.errors[ERRK_CONNECT] = 8;
+	p.connect_fail[CONNF_REFUSED] = 7;
+	p.connect_fail[CONNF_TIMEOUT] = 1;
+	assert_true(report_connect_cause(out, sizeof out, &p, pts, 6));
+	assert_string_equal(out, "the target refused connections: 7 connects refused (nothing "
+				 "listened on the port), 1 timed out in seconds 2-3 of the measured "
+				 "phase, in which 0 responses completed");
+
+	/* a series that does not hold them all (repetitions pooled): no seconds */
+	p.errors[ERRK_CONNECT] = 16;
+	p.connect_fail[CONNF_REFUSED] = 15;
+	assert_true(report_connect_cause(out, sizeof out, &p, pts, 6));
+	assert_string_equal(out, "the target refused connections: 15 connects refused (nothing "
+				 "listened on the port), 1 timed out");
+
+	/* timeouts outnumber refusals: the cause is the timeouts */
+	p.connect_fail[CONNF_TIMEOUT] = 9;
+	p.connect_fail[CONNF_REFUSED] = 1;
+	p.errors[ERRK_CONNECT] = 10;
+	p.errors[ERRK_TLS] = 2;
+	assert_true(report_connect_cause(out, sizeof out, &p, NULL, 0));
+	assert_string_equal(out, "connects to the target timed out: 9 connects timed out (no "
+				 "answer within --timeout), 1 refused; 2 TLS handshakes failed");
+
+	/* TLS alone */
+	memset(p.connect_fail, 0, sizeof p.connect_fail);
+	p.errors[ERRK_CONNECT] = 0;
+	p.errors[ERRK_TLS] = 1;
+	assert_true(report_connect_cause(out, sizeof out, &p, NULL, 0));
+	assert_string_equal(out, "TLS handshakes with the target failed: 1 TLS handshake failed");
+
+	/* cut to fit, terminated */
+	p.errors[ERRK_CONNECT] = p.connect_fail[CONNF_RESET] = 5;
+	char small[16];
+	assert_true(report_connect_cause(small, sizeof small, &p, pts, 6));
+	assert_int_equal(strlen(small), sizeof small - 1);
+	assert_memory_equal(small, "the target rese", sizeof small - 1);
+	phase_stats_free(&p);
+}
+
+/* errno to cause, as the engine counts failed connects */
+static void test_connect_cause_of(void **state)
+{
+	(void)state;
+	assert_int_equal(connect_cause_of(-ECONNREFUSED), CONNF_REFUSED);
+	assert_int_equal(connect_cause_of(ECONNREFUSED), CONNF_REFUSED);
+	assert_int_equal(connect_cause_of(-ECONNRESET), CONNF_RESET);
+	assert_int_equal(connect_cause_of(-ECONNABORTED), CONNF_RESET);
+	assert_int_equal(connect_cause_of(ETIMEDOUT), CONNF_TIMEOUT);
+	assert_int_equal(connect_cause_of(-EHOSTUNREACH), CONNF_OTHER);
+	assert_int_equal(connect_cause_of(0), CONNF_OTHER);
+	assert_string_equal(connect_cause_name(CONNF_REFUSED), "refused");
+	assert_string_equal(connect_cause_name(CONNF_OTHER), "other");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refused_connections_named),
+		cmocka_unit_test(test_connect_cause),
+		cmocka_unit_test(test_connect_cause_of),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -173,11 +173,95 @@ static void test_refusals(void **state)
 	hist_free(&h);
 }
 
+/* A series point as pacer writes it, with what kept requests from being
+ * sent (refused < 0: a point of an older result, without those fields). */
+static json_t *point(int t, int completed, int refused, int timeout, int dropped, int unsent)
+{
+	json_t *pt = json_pack("{s:i, s:i, s:i, s:f, s:f}", "t_s", t, "completed", completed,
+			       "errors", 0, "p50_us", 0.0, "p99_us", 0.0);
+	if (refused >= 0) {
+		json_object_set_new(pt, "connect_failures",
+				    json_pack("{s:i, s:i, s:i, s:i}", "refused", refused, "reset", 0,
+					      "timeout", timeout, "other", 0));
+		json_object_set_new(pt, "dropped", json_integer(dropped));
+		json_object_set_new(pt, "unsent", json_integer(unsent));
+	}
+	return pt;
+}
+
+/* Seconds of an outage merge by wall second: connect failures by cause and
+ * dropped summed, the backlogs (unsent) added; a segment whose points do
+ * not have them (an older result) adds nothing, and a second none has
+ * gets none. */
+static void test_series_outage(void **state)
+{
+	(void)state;
+	struct hist h;
+	assert_int_equal(hist_init(&h, HIST_SUB_BITS, HIST_MAX_NS), 0);
+	hist_record(&h, 12345);
+	json_t *a = segment_result(0, 2, &h, 900), *b = segment_result(1, 2, &h, 900);
+	/* b's measured phase began 1 s after a's: its second 0 is a's second 1 */
+	json_object_set_new(a, "clock", json_pack("{s:I}", "measure_start_realtime_ns",
+						  (json_int_t)1000000000000ll));
+	json_object_set_new(b, "clock", json_pack("{s:I}", "measure_start_realtime_ns",
+						  (json_int_t)1001000000000ll));
+	json_t *sa = json_array(), *sb = json_array();
+	json_array_append_new(sa, point(0, 100, -1, 0, 0, 0));
+	json_array_append_new(sa, point(1, 0, 3, 1, 2, 150));
+	json_array_append_new(sa, point(2, 0, 1, 0, 0, 250));
+	json_array_append_new(sb, point(0, 0, 4, 0, 5, 90));
+	json_array_append_new(sb, point(1, 0, -1, 0, 0, 0));
+	json_array_append_new(sb, point(2, 300, 0, 0, 0, 0));
+	json_object_set_new(a, "series", sa);
+	json_object_set_new(b, "series", sb);
+	json_object_set_new(json_object_get(a, "measure"), "connect_failures",
+			    json_pack("{s:i, s:i, s:i, s:i}", "refused", 4, "reset", 0, "timeout", 1,
+				      "other", 0));
+	json_object_set_new(json_object_get(b, "measure"), "connect_failures",
+			    json_pack("{s:i, s:i, s:i, s:i}", "refused", 4, "reset", 0, "timeout", 0,
+				      "other", 0));
+	struct merge_input in[2] = {{"a.json", a}, {"b.json", b}};
+	json_t *out = NULL;
+	char err[512];
+	assert_int_equal(result_merge(in, 2, &out, err, sizeof err), 0);
+	const json_t *ser = json_object_get(out, "series");
+	assert_int_equal(json_array_size(ser), 4);
+	/* second 0: a's, without the fields */
+	assert_null(json_object_get(json_array_get(ser, 0), "connect_failures"));
+	/* second 1: a's 1 + b's 0 */
+	const json_t *p1 = json_array_get(ser, 1);
+	const json_t *cf = json_object_get(p1, "connect_failures");
+	assert_int_equal(json_integer_value(json_object_get(cf, "refused")), 7);
+	assert_int_equal(json_integer_value(json_object_get(cf, "timeout")), 1);
+	assert_int_equal(json_integer_value(json_object_get(cf, "reset")), 0);
+	assert_int_equal(json_integer_value(json_object_get(p1, "dropped")), 7);
+	assert_int_equal(json_integer_value(json_object_get(p1, "unsent")), 240);
+	assert_int_equal(json_integer_value(json_object_get(p1, "completed")), 0);
+	/* second 2: a's 2 + b's 1 (b's without the fields) */
+	const json_t *p2 = json_array_get(ser, 2);
+	assert_int_equal(json_integer_value(json_object_get(
+				 json_object_get(p2, "connect_failures"), "refused")), 1);
+	assert_int_equal(json_integer_value(json_object_get(p2, "unsent")), 250);
+	/* second 3: b's 2 */
+	const json_t *p3 = json_array_get(ser, 3);
+	assert_int_equal(json_integer_value(json_object_get(p3, "completed")), 300);
+	assert_int_equal(json_integer_value(json_object_get(p3, "unsent")), 0);
+	/* the phases' causes summed */
+	cf = json_object_get(json_object_get(out, "measure"), "connect_failures");
+	assert_int_equal(json_integer_value(json_object_get(cf, "refused")), 8);
+	assert_int_equal(json_integer_value(json_object_get(cf, "timeout")), 1);
+	json_decref(out);
+	json_decref(a);
+	json_decref(b);
+	hist_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_percentiles_exact),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_series_outage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
