@@ -57,11 +57,13 @@ static void progress_line(FILE *out, struct engine *e, const struct runner_at *a
 	else
 		snprintf(a, sizeof a, "%5.1fs", (double)p.elapsed_ns / 1e9);
 	const char *phase = p.in_warmup ? "warm-up" : p.in_drain ? "drain" : "measure";
-	/* p99 is of the last full measured second: none yet in the warm-up
-	 * and the first measured second */
-	fprintf(out, "\r\033[K[%s%s] %s  %s req/s  p99 %s  backlog %llu  errors %llu", st, a, phase,
-		units_fmt_thousands(b, sizeof b, live, 0),
-		p.p99_ns && !p.in_warmup ? units_fmt_duration(c, sizeof c, (double)p.p99_ns) : "-",
+	/* p99 is of the last full second: a warm-up one (labelled so once the
+	 * measured phase has begun) until a measured second closes; none in
+	 * the first second */
+	fprintf(out, "\r\033[K[%s%s] %s  %s req/s  p99 %s%s  backlog %llu  errors %llu", st, a,
+		phase, units_fmt_thousands(b, sizeof b, live, 0),
+		p.p99_ns ? units_fmt_duration(c, sizeof c, (double)p.p99_ns) : "-",
+		p.p99_ns && p.p99_warmup && !p.in_warmup ? " (warm-up)" : "",
 		(unsigned long long)p.backlog, (unsigned long long)p.errors);
 	fflush(out);
 }

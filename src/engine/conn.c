@@ -327,6 +327,8 @@ static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 				r->by_class[st / 100 - 1]++;
 			hist_record(&w->sec_hist, now - c->sched_ns);
 		}
+	} else if (ph == &w->warm) {
+		eng_warm_second(w, now, now - c->sched_ns);
 	}
 	publish_completed(w);
 	if (!ok)

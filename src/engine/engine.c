@@ -202,8 +202,10 @@ void engine_progress(struct engine *e, struct engine_progress *p)
 		p->completed += atomic_load_explicit(&w->pub_completed, memory_order_relaxed);
 		p->errors += atomic_load_explicit(&w->pub_errors, memory_order_relaxed);
 		uint64_t p99 = atomic_load_explicit(&w->pub_p99_ns, memory_order_relaxed);
-		if (p99 > p->p99_ns)
+		if (p99 > p->p99_ns) {
 			p->p99_ns = p99;
+			p->p99_warmup = atomic_load_explicit(&w->pub_p99_warm, memory_order_relaxed);
+		}
 		p->rate_per_s += (double)atomic_load_explicit(&w->pub_last_sec_completed,
 							      memory_order_relaxed);
 		p->backlog += atomic_load_explicit(&w->pub_backlog, memory_order_relaxed);

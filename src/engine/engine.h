@@ -163,7 +163,9 @@ struct engine_progress {
 	bool in_warmup;
 	uint64_t completed;     /* all phases and steps */
 	uint64_t errors;
-	uint64_t p99_ns;        /* highest per-thread p99 of the last full measured second */
+	uint64_t p99_ns;        /* highest per-thread p99 of the last full second: measured, or
+	                         * until one closes, the warm-up's (p99_warmup) */
+	bool p99_warmup;
 	double rate_per_s;      /* completions in the last full measured second */
 	uint64_t backlog;       /* open loop: requests due and waiting for a connection */
 	bool in_drain;          /* the measured phase ended; waiting for its responses */

@@ -230,6 +230,9 @@ struct worker {
 	/* per-second series of the measured phase (series.c) */
 	struct hist sec_hist;
 	uint64_t sec_cur;
+	/* the warm-up's seconds, for the progress line only (series.c) */
+	struct hist warm_hist;
+	uint64_t warm_sec; /* second since t0 that warm_hist holds; UINT64_MAX: none */
 	struct sec_rec *secs;
 	size_t secs_len, secs_cap;
 	uint64_t (*pairs)[2];
@@ -243,6 +246,7 @@ struct worker {
 	_Alignas(64) _Atomic uint64_t pub_completed;
 	_Atomic uint64_t pub_errors;
 	_Atomic uint64_t pub_p99_ns;
+	_Atomic bool pub_p99_warm;    /* pub_p99_ns is of a warm-up second */
 	_Atomic uint64_t pub_last_sec_completed;
 	_Atomic uint64_t pub_backlog; /* q_len, as of its last change */
 	_Atomic bool done;
@@ -565,6 +569,11 @@ int eng_series_reserve(struct worker *w, uint64_t span_ns);
 /* Close the current second: its histogram into the sparse pair store, and
  * the progress line's figures of the last full second. */
 void eng_series_close_sec(struct worker *w);
+
+/* A warm-up request completed at `now` with `latency_ns`: kept per second
+ * since t0 for the progress line, whose p99 is then the last full warm-up
+ * second's until a measured second closes. Never allocates. */
+void eng_warm_second(struct worker *w, uint64_t now, uint64_t latency_ns);
 /* Merge every worker's series into res->series (allocated here, owned by
  * res). 0 or -ENOMEM. */
 int eng_series_merge(struct engine *e, struct run_result *res);

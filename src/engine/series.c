@@ -76,8 +76,25 @@ void eng_series_close_sec(struct worker *w)
 	}
 	atomic_store_explicit(&w->pub_p99_ns, hist_percentile(&w->sec_hist, 99.0),
 			      memory_order_relaxed);
+	atomic_store_explicit(&w->pub_p99_warm, false, memory_order_relaxed);
 	atomic_store_explicit(&w->pub_last_sec_completed, r->completed, memory_order_relaxed);
 	hist_reset(&w->sec_hist);
+}
+
+void eng_warm_second(struct worker *w, uint64_t now, uint64_t latency_ns)
+{
+	uint64_t t0 = w->e->t0_ns;
+	uint64_t sec = now > t0 ? (now - t0) / NS_PER_S : 0;
+	if (sec != w->warm_sec) {
+		if (w->warm_sec != UINT64_MAX && w->warm_hist.total) {
+			atomic_store_explicit(&w->pub_p99_ns, hist_percentile(&w->warm_hist, 99.0),
+					      memory_order_relaxed);
+			atomic_store_explicit(&w->pub_p99_warm, true, memory_order_relaxed);
+		}
+		hist_reset(&w->warm_hist);
+		w->warm_sec = sec;
+	}
+	hist_record(&w->warm_hist, latency_ns);
 }
 
 struct sec_rec *eng_series_advance(struct worker *w, uint64_t sec)

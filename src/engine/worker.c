@@ -105,6 +105,8 @@ static void worker_reset(struct worker *w)
 	phase_stats_reset(&w->meas);
 	w->warm.n_hosts = w->meas.n_hosts = w->n_hosts;
 	hist_reset(&w->sec_hist);
+	hist_reset(&w->warm_hist);
+	w->warm_sec = UINT64_MAX;
 	w->secs_len = w->pairs_len = 0;
 	(void)eng_series_reserve(w, e->step.duration_ns + e->step.drain_ns);
 	w->sec_cur = 0;
@@ -121,6 +123,7 @@ static void worker_reset(struct worker *w)
 	}
 	w->sched_active = false;
 	atomic_store_explicit(&w->pub_p99_ns, 0, memory_order_relaxed);
+	atomic_store_explicit(&w->pub_p99_warm, false, memory_order_relaxed);
 	atomic_store_explicit(&w->pub_last_sec_completed, 0, memory_order_relaxed);
 	if (cfg->open_loop && cfg->segments > 1) {
 		/* a segment: one lane of the global schedule (engine.h) */
@@ -434,6 +437,7 @@ void eng_worker_free(struct worker *w)
 	free(w->secs);
 	free(w->pairs);
 	hist_free(&w->sec_hist);
+	hist_free(&w->warm_hist);
 	phase_stats_free(&w->warm);
 	phase_stats_free(&w->meas);
 }
@@ -449,7 +453,8 @@ int eng_worker_init(struct worker *w, struct engine *e, uint32_t id)
 	if (rc)
 		return rc;
 	if (phase_stats_init(&w->warm) || phase_stats_init(&w->meas) ||
-	    hist_init(&w->sec_hist, SERIES_SUB_BITS, HIST_MAX_NS))
+	    hist_init(&w->sec_hist, SERIES_SUB_BITS, HIST_MAX_NS) ||
+	    hist_init(&w->warm_hist, SERIES_SUB_BITS, HIST_MAX_NS))
 		return -ENOMEM;
 	/* Per-name figures only with several names: allocated here, once, so
 	 * that a run of one name records nothing more per request. */

@@ -135,6 +135,11 @@ class OutputsTest(PacerTestCase):
         rates = [float(l.split("] warm-up ")[1].split(" req/s")[0].replace(",", ""))
                  for l in warm]
         self.assertTrue(all(r > 200 for r in rates), warm)  # live, not 0
+        # the warm-up's own p99 from its second second on, not "-"
+        p99s = [l.split("p99 ")[1].split("  ")[0] for l in warm]
+        self.assertTrue(any(v != "-" for v in p99s[1:]), warm)
+        for v in p99s:
+            self.assertTrue(v == "-" or v[0].isdigit(), warm)
         self.assertTrue(all("backlog " in l for l in lines), lines)
         self.assertTrue(any("] measure " in l for l in lines), lines)
         dumb = self.on_a_terminal(["--self-contained", "--rate", "400", "--warmup", "1.2s",
