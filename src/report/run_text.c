@@ -14,6 +14,16 @@ static void warn(struct report_warnings *w, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 #include <stdarg.h>
+
+/* Append to out[0..cap) at o, truncating at the cap; the functions below
+ * keep `out`, `cap` and `o` in scope. */
+#define ADD(...)                                                                                   \
+	do {                                                                                       \
+		int w_ = snprintf(out + o, o < cap ? cap - o : 0, __VA_ARGS__);                    \
+		if (w_ > 0)                                                                        \
+			o = o + (size_t)w_ < cap ? o + (size_t)w_ : cap - 1;                       \
+	} while (0)
+
 static void warn(struct report_warnings *w, const char *fmt, ...)
 {
 	if (w->n >= REPORT_WARN_CAP)
@@ -152,12 +162,6 @@ bool report_connect_cause(char *out, size_t cap, const struct phase_stats *p,
 			  const struct series_point *pts, size_t n)
 {
 	size_t o = 0;
-#define ADD(...)                                                                                   \
-	do {                                                                                       \
-		int w_ = snprintf(out + o, o < cap ? cap - o : 0, __VA_ARGS__);                    \
-		if (w_ > 0)                                                                        \
-			o = o + (size_t)w_ < cap ? o + (size_t)w_ : cap - 1;                       \
-	} while (0)
 	static const char *const lead[CONNF_COUNT] = {
 		"the target refused connections", "the target reset connections as they opened",
 		"connects to the target timed out", "connects to the target failed"};
@@ -220,7 +224,6 @@ bool report_connect_cause(char *out, size_t cap, const struct phase_stats *p,
 	if (tls)
 		ADD("%s%" PRIu64 " TLS handshake%s failed",
 		    conn ? "; " : "TLS handshakes with the target failed: ", tls, tls == 1 ? "" : "s");
-#undef ADD
 	return true;
 }
 
@@ -228,12 +231,6 @@ void report_errors_line(char *out, size_t cap, const struct phase_stats *p)
 {
 	char a[32], b[32];
 	size_t o = 0;
-#define ADD(...)                                                                                   \
-	do {                                                                                       \
-		int w_ = snprintf(out + o, o < cap ? cap - o : 0, __VA_ARGS__);                    \
-		if (w_ > 0)                                                                        \
-			o = o + (size_t)w_ < cap ? o + (size_t)w_ : cap - 1;                       \
-	} while (0)
 	out[0] = '\0';
 	ADD("%s (%.2f %%)", units_fmt_thousands(a, sizeof a, (double)phase_stats_errors(p), 0),
 	    phase_stats_error_pct(p));
@@ -266,5 +263,4 @@ void report_errors_line(char *out, size_t cap, const struct phase_stats *p)
 		}
 		ADD(")");
 	}
-#undef ADD
 }
