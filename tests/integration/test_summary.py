@@ -70,12 +70,20 @@ class SummaryIsTheTextReportTest(PacerTestCase):
         # a row per measurement as it ends: rep, variant, ...
         rows = [ln.split()[:2] for ln in lines if re.match(r"  \d+ +[AB] ", ln)]
         self.assertEqual(rows, [["1", "A"], ["1", "B"], ["2", "B"], ["2", "A"]], before)
-        # the verdict table with its intervals, and why no verdict is called
-        for r in run.json["ratios"]:
-            if r["ratio"] is not None:
-                self.assertRegex(rep, r"\n  %s +B +A +%.3f +%.3f–%.3f +not enough repetitions\n"
-                                 % (re.escape(r["metric"]), r["ratio"], r["ci95_low"],
-                                    r["ci95_high"]))
+        # the verdict table: every ratio with its interval and verdict
+        table = {}
+        for line in rep.splitlines():
+            m = re.fullmatch(r"  (\S+) +B +A +([\d.]+) +([\d.]+)–([\d.]+) +([a-z ]+)", line)
+            if m:
+                table[m.group(1)] = ([float(m.group(k)) for k in (2, 3, 4)], m.group(5))
+        defined = [r for r in run.json["ratios"] if r["ratio"] is not None]
+        self.assertIn("throughput", [r["metric"] for r in defined])
+        self.assertEqual(sorted(table), sorted(r["metric"] for r in defined), rep)
+        for r in defined:
+            shown, verdict = table[r["metric"]]
+            for v, want in zip(shown, (r["ratio"], r["ci95_low"], r["ci95_high"])):
+                self.assertAlmostEqual(v, want, delta=0.001 + 0.005 * abs(want), msg=rep)
+            self.assertEqual(verdict, "not enough repetitions")
         self.assertIn("Not enough repetitions for a verdict: 2 per variant, and a verdict needs 5.",
                       harness.words(rep))
 
