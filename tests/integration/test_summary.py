@@ -61,7 +61,8 @@ class SummaryIsTheTextReportTest(PacerTestCase):
 
     def test_compare(self):
         run = harness.run_pacer(["--variant", "A=@hello", "--variant", "B=@hello",
-                                 "--concurrency", "2", "-d", "0.2s", "-w", "0", "--repeat", "2"],
+                                 "--concurrency", "2", "-d", "0.2s", "-w", "0", "--repeat", "2",
+                                 "--outcome", "ok=status == 200"],
                                 subcommand="compare", timeout=30)
         self.assertEqual(run.code, 0, describe(run))
         before, rep = self.summary_of(run)
@@ -86,6 +87,13 @@ class SummaryIsTheTextReportTest(PacerTestCase):
             self.assertEqual(verdict, "not enough repetitions")
         self.assertIn("Not enough repetitions for a verdict: 2 per variant, and a verdict needs 5.",
                       harness.words(rep))
+        # each variant's medians: error and outcome rates too; its target's CPU per request
+        self.assertRegex(rep, r"\n  Variant .* Error rate +ok rate\n")
+        for v in ("A \\(baseline\\)", "B"):
+            self.assertRegex(rep, r"\n  " + v + r" .* 0\.00% \(0\.00%–0\.00%\) +100\.00% "
+                             r"\(100\.00%–100\.00%\)\n")
+        self.assertIn("ok", table)
+        self.assertRegex(rep, r"\n  Variant +Target CPU per request +Target peak memory\n")
 
 
 if __name__ == "__main__":
