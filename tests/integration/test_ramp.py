@@ -373,6 +373,13 @@ class FailTest(RampCase):
         run = self.ramp_code(["--self-contained"] + short("100", "--slo", "p50<1us,max<2us,errors<1%"), 1)
         reason = run.json["steps"][0]["verdict"]["reason"]
         self.assertRegex(reason, r"^Fail p50 [\d.]+ \S+ > 1us; max [\d.]+ \S+ > 2us$")
+        # four failing clauses: the summary's step table keeps the verdict whole
+        run = self.ramp_code(["--self-contained"] + short("100", "--slo", "p50<1us,p90<1us,p99<1us,max<2us"), 1)
+        reason = run.json["steps"][0]["verdict"]["reason"]
+        self.assertRegex(reason, r"^Fail p50 .*; p90 .*; p99 .*; max [\d.]+ \S+ > 2us$")
+        self.assertGreater(len(reason), 60)
+        self.assertTrue(table_rows(run.stdout)["1"].endswith("  no: " + reason[len("Fail "):]),
+                        run.stdout)
 
     def test_stops_after_first_fail(self):
         """20/s passes, 200/s fails: 300/s is never run."""
