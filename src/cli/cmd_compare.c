@@ -403,20 +403,26 @@ int cmd_compare(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	if (!plan.quiet) {
-		compare_text_summary(ch.text, &cr);
-		for (size_t i = 0; i < nv; i++)
-			if (out.v[i].limited_reps)
-				fprintf(ch.text, "  warning: variant %s: generator limited in %zu of %zu repetitions "
-				       "(%s)\n",
-				       vs[i].name, out.v[i].limited_reps, cr.reps, out.v[i].limited_by);
+	/* the JSON result once: --out gets its bytes, and the summary (the
+	 * generator-limited variants among its warnings) is rendered from them
+	 * as `pacer report --format text` renders the file */
+	char *json;
+	size_t json_len;
+	if (cli_result_render("compare", json_of, &cr, &json, &json_len)) {
+		ret = EXIT_RUNTIME;
+		goto out;
 	}
+	if (!plan.quiet)
+		fputc('\n', ch.text);
+	int sret = plan.quiet ? 0 : cli_summary_print("compare", json, json_len, ch.text);
+	fflush(ch.text);
 	ret = cr.interrupted ? EXIT_INTERRUPTED : EXIT_OK;
 	for (size_t i = 0; i < nv && !cr.interrupted; i++)
 		ret = cli_setup_exit_code(&setup, ret, out.v[i].limited_reps > 0);
-	if ((plan.out_path || setup.report_dir) &&
-	    cli_result_emit("compare", json_of, &cr, plan.out_path, setup.report_dir))
+	if (sret || ((plan.out_path || setup.report_dir) &&
+		     cli_result_emit_buf("compare", json, json_len, plan.out_path, setup.report_dir)))
 		ret = EXIT_RUNTIME;
+	free(json);
 	if (cli_history_record(&setup, plan.quiet, json_of, &cr))
 		ret = EXIT_RUNTIME;
 out:

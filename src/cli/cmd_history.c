@@ -279,22 +279,13 @@ int cmd_history(int argc, char **argv)
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
 	const char *pos[4];
-	size_t npos = 0;
+	struct opts_positionals args = {.what = "FILE.db [show|export ID | add RESULT.json]",
+					.min = 1, .max = 3, .v = pos};
+	int rc = opts_parse_cmd("history", tab, ntab, argc, argv, history_usage, &args);
+	if (rc >= 0)
+		return rc;
+	size_t npos = args.n;
 	char err[1024];
-	int rc = opts_parse(tab, ntab, argc, argv, pos, 4, &npos, err, sizeof err);
-	if (rc == 1) {
-		history_usage(stdout, tab, ntab);
-		return EXIT_OK;
-	}
-	if (rc < 0) {
-		fprintf(stderr, "pacer history: %s\n", err);
-		return EXIT_USAGE;
-	}
-	if (npos == 0 || npos > 3) {
-		fprintf(stderr, "pacer history: expected FILE.db [show|export ID] (see pacer history "
-				"--help)\n");
-		return EXIT_USAGE;
-	}
 	const char *db = pos[0];
 	if (npos > 1) {
 		const char *verb = pos[1];
@@ -569,23 +560,12 @@ int cmd_diff(int argc, char **argv)
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
 	const char *pos[3];
-	size_t npos = 0;
+	struct opts_positionals args = {.what = "OLD and NEW (files or FILE.db:ID)", .min = 2,
+					.max = 2, .v = pos};
+	int rc = opts_parse_cmd("diff", tab, ntab, argc, argv, diff_usage, &args);
+	if (rc >= 0)
+		return rc;
 	char err[1024];
-	int rc = opts_parse(tab, ntab, argc, argv, pos, 3, &npos, err, sizeof err);
-	if (rc == 1) {
-		diff_usage(stdout, tab, ntab);
-		return EXIT_OK;
-	}
-	if (rc < 0) {
-		fprintf(stderr, "pacer diff: %s\n", err);
-		return EXIT_USAGE;
-	}
-	if (npos != 2) {
-		fprintf(stderr, "pacer diff: expected OLD and NEW (files or FILE.db:ID), got %zu "
-				"arguments\n",
-			npos);
-		return EXIT_USAGE;
-	}
 	double noise = 0.05;
 	if (noise_arg) {
 		if (units_parse_percent(noise_arg, &noise) || noise < 0 || noise >= 100) {

@@ -221,21 +221,11 @@ int cmd_k8s(int argc, char **argv)
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
 	const char *pos[2];
-	size_t npos = 0;
+	struct opts_positionals args = {.what = "one SCENARIO.yaml", .min = 1, .max = 1, .v = pos};
+	int rc = opts_parse_cmd("k8s", tab, ntab, argc, argv, usage, &args);
+	if (rc >= 0)
+		return rc;
 	char err[1024];
-	int rc = opts_parse(tab, ntab, argc, argv, pos, 2, &npos, err, sizeof err);
-	if (rc == 1) {
-		usage(stdout, tab, ntab);
-		return EXIT_OK;
-	}
-	if (rc < 0) {
-		fprintf(stderr, "pacer k8s: %s\n", err);
-		return EXIT_USAGE;
-	}
-	if (npos != 1) {
-		fprintf(stderr, "pacer k8s: expected one SCENARIO.yaml, got %zu arguments\n", npos);
-		return EXIT_USAGE;
-	}
 	if (segments < 2 || segments > PLAN_MAX_SEGMENTS) {
 		fprintf(stderr, "pacer k8s: --segments N: from 2 to %d%s\n", PLAN_MAX_SEGMENTS,
 			opts_given(tab, ntab, "segments") ? "" : " (required)");

@@ -50,23 +50,15 @@ int cmd_merge(int argc, char **argv)
 		{'o', "out", OPT_STR, &out, "FILE", NULL, "write the merged result here, atomically (- is stdout)", false},
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
-	const char *pos[MERGE_MAX_INPUTS];
-	size_t npos = 0;
+	const char *pos[MERGE_MAX_INPUTS + 1];
+	char what[96];
+	snprintf(what, sizeof what, "1 to %d segment results (SEGMENT.json...)", MERGE_MAX_INPUTS);
+	struct opts_positionals args = {.what = what, .min = 1, .max = MERGE_MAX_INPUTS, .v = pos};
+	int rc = opts_parse_cmd("merge", tab, ntab, argc, argv, usage, &args);
+	if (rc >= 0)
+		return rc;
+	size_t npos = args.n;
 	char err[1024];
-	int rc = opts_parse(tab, ntab, argc, argv, pos, MERGE_MAX_INPUTS, &npos, err, sizeof err);
-	if (rc == 1) {
-		usage(stdout, tab, ntab);
-		return EXIT_OK;
-	}
-	if (rc < 0) {
-		fprintf(stderr, "pacer merge: %s\n", err);
-		return EXIT_USAGE;
-	}
-	if (npos < 1) {
-		fprintf(stderr, "pacer merge: expected the segment results (SEGMENT.json...), got none "
-				"(see pacer merge --help)\n");
-		return EXIT_USAGE;
-	}
 	if (!out) {
 		fprintf(stderr, "pacer merge: -o FILE is required (- for stdout)\n");
 		return EXIT_USAGE;

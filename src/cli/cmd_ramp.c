@@ -177,17 +177,27 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	struct ramp_result *res = &out.v[0].ramps[0];
 	rr.res = res;
 	bool interrupted = out.interrupted;
+	/* the JSON result once: --out gets its bytes, and the summary is
+	 * rendered from them as `pacer report --format text` renders the file */
+	char *json;
+	size_t json_len;
+	if (cli_result_render("ramp", json_of, &rr, &json, &json_len)) {
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
 	if (!plan->quiet)
-		ramp_text_summary(text, &rr);
+		fputc('\n', text);
+	int sret = plan->quiet ? 0 : cli_summary_print("ramp", json, json_len, text);
 	fflush(text);
 	ret = interrupted ? EXIT_INTERRUPTED : res->reached_require ? EXIT_OK : EXIT_SLO_FAILED;
 	/* The answer is the first failing step: if the generator limited it,
 	 * the capacity found may be pacer's, not the target's. */
 	if (!interrupted)
 		ret = cli_setup_exit_code(&setup, ret, out.v[0].limited_reps > 0);
-	if ((plan->out_path || setup.report_dir) &&
-	    cli_result_emit("ramp", json_of, &rr, plan->out_path, setup.report_dir))
+	if (sret || ((plan->out_path || setup.report_dir) &&
+		     cli_result_emit_buf("ramp", json, json_len, plan->out_path, setup.report_dir)))
 		ret = EXIT_RUNTIME;
+	free(json);
 	if (cli_history_record(&setup, plan->quiet, json_of, &rr))
 		ret = EXIT_RUNTIME;
 out:

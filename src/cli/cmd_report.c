@@ -137,23 +137,11 @@ int cmd_report(int argc, char **argv)
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
 	const char *pos[2];
-	size_t npos = 0;
+	struct opts_positionals args = {.what = "one RESULT.json", .min = 1, .max = 1, .v = pos};
+	int rc = opts_parse_cmd("report", tab, ntab, argc, argv, usage, &args);
+	if (rc >= 0)
+		return rc;
 	char err[1024];
-	int rc = opts_parse(tab, ntab, argc, argv, pos, 2, &npos, err, sizeof err);
-	if (rc == 1) {
-		usage(stdout, tab, ntab);
-		return EXIT_OK;
-	}
-	if (rc < 0) {
-		fprintf(stderr, "pacer report: %s\n", err);
-		return EXIT_USAGE;
-	}
-	if (npos != 1) {
-		fprintf(stderr, "pacer report: expected one RESULT.json, got %zu arguments (see pacer "
-				"report --help)\n",
-			npos);
-		return EXIT_USAGE;
-	}
 	enum report_format fmt;
 	if (report_format_parse(format, &fmt) != 0) {
 		fprintf(stderr, "pacer report: --format '%s': expected md, html, text, csv, hgrm or hlog\n",

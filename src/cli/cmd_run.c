@@ -258,21 +258,13 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	}
 	/* the JSON result once: --out gets its bytes, and the summary is
 	 * rendered from them as `pacer report --format text` renders the file */
-	char *json = NULL;
-	size_t json_len = 0;
-	FILE *mem = open_memstream(&json, &json_len);
-	rc = mem ? report_json(mem, &ctx) : -ENOMEM;
-	if (mem && fclose(mem) != 0 && !rc)
-		rc = -EIO;
-	if (rc) {
-		fprintf(stderr, "pacer run: cannot write the JSON result: %s\n", err_name(rc));
-		free(json);
+	char *json;
+	size_t json_len;
+	if (cli_result_render("run", run_json, &ctx, &json, &json_len)) {
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
 	int sret = plan.quiet ? 0 : cli_summary_print("run", json, json_len, text);
-	if (!plan.quiet && slo_expr)
-		fprintf(text, "SLO %s: %s\n", slo_expr, verdict.reason);
 	if (!plan.quiet && latency) {
 		fprintf(text, "\nLatency percentile spectrum (from each request's scheduled time, ms):\n");
 		hist_write_hgrm(text, &res->measure.timing[TIM_LATENCY], 1e6);

@@ -19,23 +19,10 @@ int cli_parse_args(const char *cmd, struct opt *tab, size_t n, int argc, char **
 		   void (*usage)(FILE *, struct opt *, size_t), const char **url)
 {
 	const char *pos[2];
-	size_t npos = 0;
-	char err[512];
-	int rc = opts_parse(tab, n, argc, argv, pos, 2, &npos, err, sizeof err);
-	if (rc == 1) {
-		usage(stdout, tab, n);
-		return EXIT_OK;
-	}
-	if (rc < 0) {
-		fprintf(stderr, "pacer %s: %s\n", cmd, err);
-		return EXIT_USAGE;
-	}
-	if (npos > 1) {
-		fprintf(stderr, "pacer %s: expected one URL, got %zu arguments\n", cmd, npos);
-		return EXIT_USAGE;
-	}
-	*url = npos ? pos[0] : NULL;
-	return -1;
+	struct opts_positionals p = {.what = "one URL", .min = 0, .max = 1, .v = pos};
+	int rc = opts_parse_cmd(cmd, tab, n, argc, argv, usage, &p);
+	*url = p.n ? pos[0] : NULL;
+	return rc;
 }
 
 int cli_parse_arrival(const char *cmd, const char *arrival, struct run_plan *plan)

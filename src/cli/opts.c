@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "util/err.h"
 #include "util/units.h"
 
@@ -273,4 +274,26 @@ void opt_list_free(struct opt_list *l)
 {
 	free(l->v);
 	memset(l, 0, sizeof *l);
+}
+
+int opts_parse_cmd(const char *cmd, struct opt *tab, size_t n, int argc, char **argv,
+		   void (*usage)(FILE *, struct opt *, size_t), struct opts_positionals *p)
+{
+	char err[1024];
+	p->n = 0;
+	int rc = opts_parse(tab, n, argc, argv, p->v, p->max + 1, &p->n, err, sizeof err);
+	if (rc == 1) {
+		usage(stdout, tab, n);
+		return EXIT_OK;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "pacer %s: %s\n", cmd, err);
+		return EXIT_USAGE;
+	}
+	if (p->n < p->min || p->n > p->max) {
+		fprintf(stderr, "pacer %s: expected %s, got %zu argument%s (see pacer %s --help)\n", cmd,
+			p->what, p->n, p->n == 1 ? "" : "s", cmd);
+		return EXIT_USAGE;
+	}
+	return -1;
 }

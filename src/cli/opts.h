@@ -47,6 +47,25 @@ struct opt {
  * reentrant (getopt's globals). */
 int opts_parse(struct opt *tab, size_t n, int argc, char **argv, const char **pos, size_t pos_cap,
 	       size_t *npos, char *err, size_t errcap);
+/* The positional arguments of a subcommand, for opts_parse_cmd: between
+ * min and max of them, into v, which has room for max + 1 (the one over
+ * max is how a count above it is seen); n gets their count. what names
+ * them in the message for a wrong count ("one URL", "OLD and NEW"). */
+struct opts_positionals {
+	const char *what;
+	size_t min, max;
+	const char **v; /* [max + 1], pointers into argv */
+	size_t n;
+};
+
+/* opts_parse for subcommand cmd with the usual handling: --help prints
+ * usage(stdout, tab, n); a bad option, or a count of positionals outside
+ * p->min..p->max, prints one line "pacer CMD: ..." on stderr. Returns -1 to
+ * go on (p->v[0 .. p->n) filled), or the exit code to return: EXIT_OK
+ * after --help, EXIT_USAGE after the error line. */
+int opts_parse_cmd(const char *cmd, struct opt *tab, size_t n, int argc, char **argv,
+		   void (*usage)(FILE *, struct opt *, size_t), struct opts_positionals *p);
+
 /* A peer tool's short letter for one of pacer's options (wrk2's -R for
  * --rate). Static data. */
 struct opts_alias {

@@ -211,20 +211,33 @@ int cli_outputs_check(const char *cmd, const char *const *opt, const char *const
 	return 0;
 }
 
-int cli_result_emit(const char *cmd, int (*write)(FILE *f, const void *arg), const void *arg,
-		    const char *out_path, const char *dir)
+int cli_result_render(const char *cmd, int (*write)(FILE *f, const void *arg), const void *arg,
+		      char **buf, size_t *len)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
+	*buf = NULL;
+	*len = 0;
+	FILE *m = open_memstream(buf, len);
 	int rc = m ? write(m, arg) : -ENOMEM;
 	if (m && fclose(m) != 0 && !rc)
 		rc = -ENOMEM;
 	if (rc) {
 		fprintf(stderr, "pacer %s: cannot render the result: %s\n", cmd, err_name(rc));
-		free(buf);
+		free(*buf);
+		*buf = NULL;
+		*len = 0;
 		return EXIT_RUNTIME;
 	}
+	return 0;
+}
+
+int cli_result_emit(const char *cmd, int (*write)(FILE *f, const void *arg), const void *arg,
+		    const char *out_path, const char *dir)
+{
+	char *buf;
+	size_t len;
+	int rc = cli_result_render(cmd, write, arg, &buf, &len);
+	if (rc)
+		return rc;
 	rc = cli_result_emit_buf(cmd, buf, len, out_path, dir);
 	free(buf);
 	return rc;

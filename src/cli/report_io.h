@@ -64,7 +64,13 @@ int cli_outputs_check(const char *cmd, const char *const *opt, const char *const
  * --out is a pipe. 0, or EXIT_RUNTIME after printing one line. */
 int cli_result_emit(const char *cmd, int (*write)(FILE *f, const void *arg), const void *arg,
 		    const char *out_path, const char *dir);
-/* The same for a JSON result already rendered (buf[len], borrowed). */
+/* The JSON result a writer produces, rendered into memory once: 0 and
+ * *buf[*len] (the caller frees *buf), so that --out, --report-dir, the
+ * history and the terminal summary (cli_summary_print) all get the same
+ * bytes; else EXIT_RUNTIME after printing one line, *buf NULL. */
+int cli_result_render(const char *cmd, int (*write)(FILE *f, const void *arg), const void *arg,
+		      char **buf, size_t *len);
+/* cli_result_emit for a JSON result already rendered (buf[len], borrowed). */
 int cli_result_emit_buf(const char *cmd, const char *buf, size_t len, const char *out_path,
 			const char *dir);
 

@@ -172,66 +172,6 @@ void compare_text_row(FILE *f, const struct compare_report *c, size_t variant, s
 	fflush(f);
 }
 
-static void print_value(FILE *f, const struct compare_metric *m, double v)
-{
-	char a[48];
-	switch (m->kind) {
-	case CMK_RATE: fprintf(f, "%s/s", units_fmt_thousands(a, sizeof a, v, 1)); break;
-	case CMK_LATENCY: fprintf(f, "%s", units_fmt_duration(a, sizeof a, v * 1e3)); break;
-	case CMK_CPU: fprintf(f, "%.4g ms/req", v); break;
-	case CMK_RSS: fprintf(f, "%.1f MiB", v); break;
-	case CMK_ERRORS:
-	case CMK_OUTCOME: fprintf(f, "%.2f %%", v); break;
-	}
-}
-
-void compare_text_summary(FILE *f, const struct compare_report *c)
-{
-	if (!c->reps)
-		return;
-	struct compare_metric ms[COMPARE_MAX_METRICS];
-	size_t nm = compare_metrics(c, ms);
-	fprintf(f, "\n  medians over %zu repetitions (min-max):\n", c->reps);
-	for (size_t i = 0; i < c->n_variants; i++) {
-		fprintf(f, "  %-10s", c->v[i].name);
-		for (size_t m = 0; m < nm; m++) {
-			if (ms[m].kind == CMK_LATENCY && ms[m].index != 0 && ms[m].index != 2)
-				continue;
-			double v[VARIANT_MAX_REPEAT];
-			struct summary s;
-			summary_of(v, values(c, i, &ms[m], v), &s);
-			fprintf(f, "  %s ", ms[m].name);
-			print_value(f, &ms[m], s.median);
-			fprintf(f, " (");
-			print_value(f, &ms[m], s.min);
-			fprintf(f, "-");
-			print_value(f, &ms[m], s.max);
-			fprintf(f, ")");
-		}
-		fprintf(f, "\n");
-	}
-	for (size_t i = 1; i < c->n_variants; i++) {
-		fprintf(f, "\n  %s / %s (95%% CI, bootstrap over repetitions; within %.0f%% is noise):\n",
-			c->v[i].name, c->v[0].name, c->noise * 100);
-		for (size_t m = 0; m < nm; m++) {
-			struct ratio_ci ci;
-			ratio(c, i, &ms[m], m, &ci);
-			if (!ci.defined) {
-				fprintf(f, "    %-12s  -\n", ms[m].name);
-				continue;
-			}
-			fprintf(f, "    %-12s  %.3f [%.3f, %.3f]  ", ms[m].name, ci.ratio, ci.lo, ci.hi);
-			if (!ci.enough)
-				fprintf(f, "not enough repetitions (%zu; a verdict needs %d)\n", c->reps,
-					SUMMARY_MIN_N);
-			else if (ci.significant)
-				fprintf(f, "%s: %s\n", c->v[i].name, verdict(&ms[m], &ci));
-			else
-				fprintf(f, "no significant difference\n");
-		}
-	}
-}
-
 void compare_warnings(const struct compare_report *c, struct report_warnings *w)
 {
 	w->n = 0;

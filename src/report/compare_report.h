@@ -1,4 +1,4 @@
-/* pacer — the terminal rows, summary and JSON result of `pacer compare`:
+/* pacer — the terminal header and rows and the JSON result of `pacer compare`:
  * pure functions of the finished variants (result/variant.h), like the run
  * and ramp writers. */
 #ifndef PACER_REPORT_COMPARE_REPORT_H
@@ -55,10 +55,12 @@ double compare_metric_value(const struct compare_metric *m, const struct rep_fig
  * "higher capacity", "slower", "more CPU per request", ... */
 const char *compare_direction(const struct compare_metric *m, bool higher);
 
-/* Terminal: the header, a row per repetition, the summary. */
+/* Terminal, while the comparison runs: the header (variants, order, the
+ * phases of a repetition), then a row per measurement as it ends. The
+ * end-of-run summary is the text report of the JSON result
+ * (report/txt.c), not written here. */
 void compare_text_header(FILE *f, const struct compare_report *c);
 void compare_text_row(FILE *f, const struct compare_report *c, size_t variant, size_t rep);
-void compare_text_summary(FILE *f, const struct compare_report *c);
 
 /* The conditions a reader must know (self-contained variants, few
  * repetitions, interruption, generator limits). */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/content_int.h"
+#include "stats/summary.h"
 
 static const char *cmp_metric_label(const char *m)
 {
@@ -104,6 +105,56 @@ static const struct {
 	{"max_us", "max", true},
 };
 
+/* The metrics of a comparison that are not an outcome's rate (the names
+ * its ratios use, result/variant.h via compare_metrics). */
+static bool cmp_fixed_metric(const char *m)
+{
+	static const char *const fixed[] = {"throughput", "capacity", "p50",        "p90",
+					    "p99",        "p99.9",    "max",        "errors",
+					    "target_cpu", "target_rss"};
+	for (size_t k = 0; k < N(fixed); k++)
+		if (!strcmp(m, fixed[k]))
+			return true;
+	return false;
+}
+
+/* The outcomes compared, in the order of the ratios of the first variant
+ * that has them; their summaries are "outcome_NAME_pct". */
+static size_t cmp_outcomes(struct content_ctx *c, const char **out, size_t cap)
+{
+	size_t n = 0, i;
+	const json_t *r;
+	const char *first = NULL;
+	json_array_foreach(rr_arr(c->root, "ratios"), i, r) {
+		const char *m = rr_str(r, "metric"), *vn = rr_str(r, "variant");
+		if (!m || !vn || cmp_fixed_metric(m))
+			continue;
+		if (!first)
+			first = vn;
+		if (strcmp(vn, first) == 0 && n < cap)
+			out[n++] = m;
+	}
+	return n;
+}
+
+/* "median (min–max)" of summary[key], a percentage; "–" when absent. */
+static const char *med_range_pct(struct content_ctx *c, char *out, size_t cap,
+				 const json_t *summary, const char *key)
+{
+	const json_t *s = rr_obj(summary, key);
+	double med, lo, hi;
+	if (!s || !rr_num(s, "median", &med))
+		snprintf(out, cap, "–");
+	else if (rr_num(s, "min", &lo) && rr_num(s, "max", &hi))
+		snprintf(out, cap, "%s (%s–%s)", fmt_pct(&c->f, med), fmt_pct(&c->f, lo),
+			 fmt_pct(&c->f, hi));
+	else
+		snprintf(out, cap, "%s", fmt_pct(&c->f, med));
+	return out;
+}
+
+#define CMP_MAX_OUTCOMES 8
+
 void content_results_compare(struct content_ctx *c)
 {
 	const json_t *variants = rr_arr(c->root, "variants");
@@ -113,6 +164,14 @@ void content_results_compare(struct content_ctx *c)
 	for (size_t k = 0; k < N(cmp_cols); k++)
 		if (rr_obj(s0, cmp_cols[k].summary))
 			cols[ncols++] = k;
+	bool errs = rr_obj(s0, "error_pct") != NULL;
+	const char *onames[CMP_MAX_OUTCOMES];
+	size_t no = cmp_outcomes(c, onames, N(onames));
+	char okey[CMP_MAX_OUTCOMES][96], ohdr[CMP_MAX_OUTCOMES][96];
+	for (size_t k = 0; k < no; k++) {
+		snprintf(okey[k], sizeof okey[k], "outcome_%s_pct", onames[k]);
+		snprintf(ohdr[k], sizeof ohdr[k], "%s rate", onames[k]);
+	}
 	doc_heading(c->d, 3, "variants", "Variants: median (min–max) over repetitions");
 	const char *hdr[DOC_MAX_COLS];
 	size_t nc = 0;
@@ -120,21 +179,32 @@ void content_results_compare(struct content_ctx *c)
 	hdr[nc++] = "Target";
 	for (size_t k = 0; k < ncols; k++)
 		hdr[nc++] = cmp_cols[cols[k]].label;
+	if (errs)
+		hdr[nc++] = "Error rate";
+	for (size_t k = 0; k < no && nc < DOC_MAX_COLS; k++)
+		hdr[nc++] = ohdr[k];
 	doc_table(c->d, nc, ((1u << nc) - 1) & ~3u, hdr);
 	size_t i;
 	const json_t *v;
 	json_array_foreach(variants, i, v) {
 		const char *row[DOC_MAX_COLS];
-		char cell[N(cmp_cols)][128];
+		char cell[DOC_MAX_COLS][128];
 		char name[96];
 		size_t k = 0;
+		const json_t *sum = rr_obj(v, "summary");
 		snprintf(name, sizeof name, "%s%s", rr_str(v, "name") ? rr_str(v, "name") : "?",
 			 i == 0 ? " (baseline)" : "");
 		row[k++] = name;
 		row[k++] = rr_str(v, "target") ? rr_str(v, "target") : rr_str(v, "url");
-		for (size_t j = 0; j < ncols; j++)
-			row[k++] = content_med_range(c, cell[j], sizeof cell[j], rr_obj(v, "summary"),
-						     cmp_cols[cols[j]].summary, cmp_cols[cols[j]].us);
+		for (size_t j = 0; j < ncols; j++, k++)
+			row[k] = content_med_range(c, cell[k], sizeof cell[k], sum,
+						   cmp_cols[cols[j]].summary, cmp_cols[cols[j]].us);
+		if (errs) {
+			row[k] = med_range_pct(c, cell[k], sizeof cell[k], sum, "error_pct");
+			k++;
+		}
+		for (size_t j = 0; j < no && k < nc; j++, k++)
+			row[k] = med_range_pct(c, cell[k], sizeof cell[k], sum, okey[j]);
 		doc_row(c->d, row);
 	}
 	const json_t *ratios = rr_arr(c->root, "ratios");
@@ -143,19 +213,36 @@ void content_results_compare(struct content_ctx *c)
 		const char *h[6] = {"Metric", "Variant", "Baseline", "Ratio", "95% CI", "Verdict"};
 		doc_table(c->d, 6, 0x18, h);
 		const json_t *r;
+		bool few = false;
 		json_array_foreach(ratios, i, r) {
 			char ci[96];
-			snprintf(ci, sizeof ci, "%s–%s", fmt_ratio(&c->f, rr_num_or(r, "ci95_low", NAN)),
-				 fmt_ratio(&c->f, rr_num_or(r, "ci95_high", NAN)));
+			double lo = rr_num_or(r, "ci95_low", NAN), hi = rr_num_or(r, "ci95_high", NAN);
+			if (isfinite(lo) || isfinite(hi))
+				snprintf(ci, sizeof ci, "%s–%s", fmt_ratio(&c->f, lo), fmt_ratio(&c->f, hi));
+			else
+				snprintf(ci, sizeof ci, "–");
+			const char *verdict = rr_str(r, "verdict");
+			few = few || (verdict && !strcmp(verdict, "not enough repetitions"));
 			const char *row[6] = {rr_str(r, "metric"), rr_str(r, "variant"),
 					      rr_str(r, "baseline"),
-					      fmt_ratio(&c->f, rr_num_or(r, "ratio", NAN)), ci,
-					      rr_str(r, "verdict")};
+					      fmt_ratio(&c->f, rr_num_or(r, "ratio", NAN)), ci, verdict};
 			doc_row(c->d, row);
 		}
+		double noise = rr_num_or(c->plan, "noise_pct", NAN);
+		char noise_s[128] = "";
+		if (isfinite(noise))
+			snprintf(noise_s, sizeof noise_s, "; a ratio within %s of 1 counts as noise",
+				 fmt_pct(&c->f, noise));
 		doc_para(c->d, false,
 			 "A ratio above 1 means the variant's figure is higher than the baseline's: "
-			 "faster for throughput and capacity, slower for latency.");
+			 "more throughput, a higher capacity, a longer latency. The 95%% "
+			 "confidence intervals are bootstrapped over the repetitions%s.",
+			 noise_s);
+		if (few)
+			doc_para(c->d, false,
+				 "Not enough repetitions for a verdict: %u per variant, and a verdict "
+				 "needs %d.",
+				 c->repeat, SUMMARY_MIN_N);
 	}
 	const json_t *seq = rr_arr(c->root, "sequence");
 	if (seq && json_array_size(seq)) {

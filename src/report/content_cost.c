@@ -96,6 +96,61 @@ static void resources_rows(struct content_ctx *c, const json_t *ph, const json_t
 	}
 }
 
+/* A comparison: each variant's target CPU per request and peak memory,
+ * median (min–max) over its repetitions, when every repetition measured
+ * them (compare_metrics); no cost. */
+static void compare_resources(struct content_ctx *c)
+{
+	const json_t *variants = rr_arr(c->root, "variants");
+	const json_t *s0 = rr_obj(json_array_get(variants, 0), "summary");
+	bool cpu = rr_num_or(s0, "target_cpu_ms_per_request.median", NAN) >= 0;
+	bool rss = rr_num_or(s0, "target_rss_peak_mib.median", NAN) >= 0;
+	if (!cpu && !rss) {
+		doc_para(c->d, false, "A comparison records no cost or resource figures; run each "
+				      "variant with pacer run or ramp to measure them.");
+		return;
+	}
+	const char *hdr[3];
+	size_t nc = 0;
+	hdr[nc++] = "Variant";
+	if (cpu)
+		hdr[nc++] = "Target CPU per request";
+	if (rss)
+		hdr[nc++] = "Target peak memory";
+	doc_table(c->d, nc, ((1u << nc) - 1) & ~1u, hdr);
+	size_t i;
+	const json_t *v;
+	json_array_foreach(variants, i, v) {
+		const json_t *sum = rr_obj(v, "summary");
+		const json_t *tc = rr_obj(sum, "target_cpu_ms_per_request");
+		const json_t *tm = rr_obj(sum, "target_rss_peak_mib");
+		char a[160], b[160];
+		const char *row[3];
+		size_t k = 0;
+		row[k++] = rr_str(v, "name") ? rr_str(v, "name") : "?";
+		if (cpu) {
+			snprintf(a, sizeof a, "%s ms (%s–%s)",
+				 fmt_num(&c->f, rr_num_or(tc, "median", NAN), 4),
+				 fmt_num(&c->f, rr_num_or(tc, "min", NAN), 4),
+				 fmt_num(&c->f, rr_num_or(tc, "max", NAN), 4));
+			row[k++] = tc && rr_num(tc, "median", &(double){0}) ? a : "–";
+		}
+		if (rss) {
+			const double mib = 1024.0 * 1024.0;
+			snprintf(b, sizeof b, "%s (%s–%s)",
+				 fmt_bytes(&c->f, rr_num_or(tm, "median", NAN) * mib),
+				 fmt_bytes(&c->f, rr_num_or(tm, "min", NAN) * mib),
+				 fmt_bytes(&c->f, rr_num_or(tm, "max", NAN) * mib));
+			row[k++] = tm && rr_num(tm, "median", &(double){0}) ? b : "–";
+		}
+		doc_row(c->d, row);
+	}
+	doc_para(c->d, false,
+		 "Median (min–max) over each variant's repetitions of the target's CPU time per "
+		 "request and its peak resident memory, as the probe measured them; their ratios "
+		 "are among the ratios above. A comparison records no cost figures.");
+}
+
 void content_cost(struct content_ctx *c)
 {
 	doc_heading(c->d, 2, "cost", "Cost and resources");
@@ -238,7 +293,6 @@ void content_cost(struct content_ctx *c)
 			resources_rows(c, rr_get(fs, "measure"), fs);
 		}
 	} else {
-		doc_para(c->d, false, "A comparison records no cost or resource figures; run each "
-				      "variant with pacer run or ramp to measure them.");
+		compare_resources(c);
 	}
 }

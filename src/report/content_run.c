@@ -59,6 +59,13 @@ void content_summary_run(struct content_ctx *c)
 			 " pacer flagged the load generator itself as a possible limit.");
 	doc_para(c->d, true, "%s%s%s", s ? s : "", extra, tail);
 	free(s);
+	/* --slo: the judgement of the measured phase, as `pacer run` printed it */
+	const json_t *slo = rr_obj(c->root, "slo");
+	if (slo) {
+		const char *reason = rr_str(slo, "reason");
+		doc_para(c->d, false, "SLO %s: %s.", rr_str(slo, "expr") ? rr_str(slo, "expr") : "?",
+			 reason ? reason : rr_true(slo, "pass") ? "Pass" : "Fail");
+	}
 }
 
 /* "N open when it began, M opened during it (K closed by the server)" of

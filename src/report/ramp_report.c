@@ -8,7 +8,6 @@
 #include "report/rules_report.h"
 #include "report/usage_report.h"
 #include "report/workload_report.h"
-#include "util/text.h"
 #include "util/units.h"
 
 static double achieved(const struct run_result *r) { return report_achieved_rate(r); }
@@ -30,16 +29,6 @@ bool ramp_per_core_cores(const struct ramp_report *rr, const struct ramp_step *s
 	return false;
 }
 
-/* The basis of a core count in words, for the terminal. */
-static const char *basis_words(const char *b)
-{
-	return !strcmp(b, "option")             ? "--target-cores"
-	       : !strcmp(b, "embedded_threads") ? "the embedded target's threads"
-	       : !strcmp(b, "cgroup_cpu_max")   ? "the target cgroup's cpu.max quota"
-	       : !strcmp(b, "cgroup_cpuset")    ? "the target cgroup's cpuset"
-						: b;
-}
-
 void ramp_text_header(FILE *f, const struct ramp_report *rr)
 {
 	const struct ramp_plan *rp = rr->plan;
@@ -53,8 +42,6 @@ void ramp_text_header(FILE *f, const struct ramp_report *rr)
 	if (rp->slo_expr)
 		fprintf(f, ", SLO %s", rp->slo_expr);
 	fprintf(f, "\n  latency from each request's scheduled time (open loop)\n\n");
-	fprintf(f, "  %-4s %10s %10s %9s %9s %9s %9s %9s %7s %7s  %s\n", "step", "offered/s",
-		"achieved/s", "p50", "p90", "p99", "p99.9", "max", "errors", "drops", "verdict");
 }
 
 void ramp_text_row(FILE *f, const struct ramp_step *s, size_t index, const struct inspect *in)
@@ -62,74 +49,32 @@ void ramp_text_row(FILE *f, const struct ramp_step *s, size_t index, const struc
 	struct slo_measure m;
 	double pct[RESULT_MAX_OUTCOMES];
 	ramp_step_measure(&s->run, 0, pct, &m);
-	char a[32], b[32], c[32], d[32], e[32], o[32], ach[32], idx[16];
-	snprintf(idx, sizeof idx, "%s%zu", s->refine ? "r" : "", index + 1);
+	char a[32], b[32], o[32], ach[32], drops[48] = "";
 	units_fmt_duration(a, sizeof a, (double)m.p50_ns);
-	units_fmt_duration(b, sizeof b, (double)m.p90_ns);
-	units_fmt_duration(c, sizeof c, (double)m.p99_ns);
-	units_fmt_duration(d, sizeof d, (double)m.p99_9_ns);
-	units_fmt_duration(e, sizeof e, (double)m.max_ns);
-	fprintf(f, "  %-4s %10s %10s %*s %*s %*s %*s %*s %6.2f%% %6.2f%%  %s%s\n", idx,
-		units_fmt_thousands(o, sizeof o, s->offered_per_s, 0),
-		units_fmt_thousands(ach, sizeof ach, achieved(&s->run), 1), text_field(a, 9), a,
-		text_field(b, 9), b, text_field(c, 9), c, text_field(d, 9), d, text_field(e, 9), e,
-		m.error_pct, m.drop_pct, s->verdict.reason, s->run.interrupted ? " (interrupted)" : "");
+	units_fmt_duration(b, sizeof b, (double)m.p99_ns);
+	if (m.drop_pct > 0)
+		snprintf(drops, sizeof drops, ", drops %.2f%%", m.drop_pct);
+	fprintf(f, "  step %s%zu: %s req/s offered, %s achieved, p50 %s, p99 %s, errors %.2f%%%s: "
+		   "%s%s\n",
+		s->refine ? "r" : "", index + 1, units_fmt_thousands(o, sizeof o, s->offered_per_s, 0),
+		units_fmt_thousands(ach, sizeof ach, achieved(&s->run), 1), a, b, m.error_pct, drops,
+		s->verdict.reason, s->run.interrupted ? " (interrupted)" : "");
 	const struct phase_stats *ph = &s->run.measure;
 	if (phase_stats_errors(ph)) {
 		char line[REPORT_ERRORS_LINE_CAP];
 		report_errors_line(line, sizeof line, ph);
-		fprintf(f, "       errors %s; p99 ok %s, failed %s\n", line,
+		fprintf(f, "    errors %s; p99 ok %s, failed %s\n", line,
 			units_fmt_duration(a, sizeof a, (double)m.ok.p99_ns),
 			units_fmt_duration(b, sizeof b, (double)m.failed.p99_ns));
 	}
 	if (in && in->n_outcomes) {
-		fprintf(f, "       ");
+		fprintf(f, "   ");
 		for (size_t k = 0; k < in->n_outcomes; k++)
 			fprintf(f, "%s %s %.2f %%", k ? "," : "", in->outcome_name[k],
 				report_outcome_pct(&s->run.measure, k));
 		fprintf(f, "\n");
 	}
 	fflush(f);
-}
-
-void ramp_text_summary(FILE *f, const struct ramp_report *rr)
-{
-	const struct ramp_result *r = rr->res;
-	const struct ramp_plan *rp = rr->plan;
-	char a[32], b[32];
-	fprintf(f, "\n");
-	if (r->highest_pass >= 0) {
-		const struct ramp_step *s = &r->steps[r->highest_pass];
-		fprintf(f, "  highest passing step: %s req/s offered (%s achieved)",
-			units_fmt_thousands(a, sizeof a, s->offered_per_s, 0),
-			units_fmt_thousands(b, sizeof b, achieved(&s->run), 1));
-		double cores;
-		const char *basis;
-		if (ramp_per_core_cores(rr, s, &cores, &basis) && !strcmp(basis, "measured_busy"))
-			/* what the target used, not what it had: CPU efficiency at that load */
-			fprintf(f, ", about %s per busy core (the target kept %.2f cores busy, measured)",
-				units_fmt_thousands(a, sizeof a, s->offered_per_s / cores, 0), cores);
-		else if (ramp_per_core_cores(rr, s, &cores, &basis))
-			fprintf(f, ", about %s per core over %.*f core%s (%s)",
-				units_fmt_thousands(a, sizeof a, s->offered_per_s / cores, 0),
-				cores == (double)(uint64_t)cores ? 0 : 2, cores, cores == 1 ? "" : "s",
-				basis_words(basis));
-		fprintf(f, "\n");
-	} else {
-		fprintf(f, "  no step passed%s\n", rp->slo_expr ? " the SLO" : "");
-	}
-	if (r->knee >= 0)
-		fprintf(f, "  knee: p50 first exceeded twice its low-load value at %s req/s\n",
-			units_fmt_thousands(a, sizeof a, r->steps[r->knee].offered_per_s, 0));
-	else
-		fprintf(f, "  knee: p50 stayed within twice its low-load value\n");
-	if (rp->require_per_s > 0)
-		fprintf(f, "  required %s req/s: %s\n", units_fmt_thousands(a, sizeof a, rp->require_per_s, 0),
-			r->reached_require ? "reached" : "NOT reached");
-	struct report_warnings w;
-	ramp_warnings(rr, &w);
-	for (size_t i = 0; i < w.n; i++)
-		fprintf(f, "  warning: %s\n", w.msg[i]);
 }
 
 void ramp_warnings(const struct ramp_report *rr, struct report_warnings *w)

@@ -1,4 +1,5 @@
-/* pacer — ramp reports: the table as it is built, the summary, the JSON. */
+/* pacer — ramp reports: the header and progress lines of a running ramp,
+ * its warnings and its JSON result. */
 #ifndef PACER_REPORT_RAMP_REPORT_H
 #define PACER_REPORT_RAMP_REPORT_H
 
@@ -23,10 +24,16 @@ bool ramp_per_core_cores(const struct ramp_report *rr, const struct ramp_step *s
 
 struct inspect;
 
+/* What the ramp is about to do (its target, request, steps, SLO), printed
+ * before the first step. */
 void ramp_text_header(FILE *f, const struct ramp_report *rr);
-/* One row, printed as soon as the step is judged. */
+/* Progress: one line for step index s (index from 0), printed as soon as
+ * it is judged, with its errors and outcome rates on lines of their own
+ * when it has them. The end-of-run summary is not written here: it is the
+ * text report of the ramp's JSON result (report/txt.c), whose step table
+ * these lines do not repeat as a table. */
 void ramp_text_row(FILE *f, const struct ramp_step *s, size_t index, const struct inspect *in);
-void ramp_text_summary(FILE *f, const struct ramp_report *rr);
+/* The warnings a ramp's JSON result records ("warnings"). */
 void ramp_warnings(const struct ramp_report *rr, struct report_warnings *w);
 /* The JSON result of kind "ramp". 0 or -EIO. */
 int ramp_json(FILE *f, const struct ramp_report *rr);

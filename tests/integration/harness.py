@@ -701,6 +701,22 @@ def describe(run):
         json.dumps((run.json or {}).get("measure", {}).get("errors")))
 
 
+def words(text):
+    """text as single-spaced words on one line: the text summaries are
+    wrapped at 78 columns, so a phrase may span a line break."""
+    return " ".join(text.split())
+
+
+def report_text(result_path, timeout=30.0):
+    """`pacer report RESULT --format text`: the summary run, ramp and
+    compare print at their end."""
+    p = subprocess.run([pacer_bin(), "report", result_path, "--format", "text"],
+                       capture_output=True, text=True, timeout=timeout)
+    if p.returncode != 0:
+        raise AssertionError("pacer report %s: exit %d: %s" % (result_path, p.returncode, p.stderr))
+    return p.stdout
+
+
 # ---------------------------------------------------------------- hgrm
 
 

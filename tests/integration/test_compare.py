@@ -185,8 +185,12 @@ class CompareTest(unittest.TestCase):
         self.assertFalse(cap["significant"], cap)  # 3 of the 5 repetitions a verdict needs
         self.assertEqual(cap["verdict"], "not enough repetitions")
         self.assertIn("target_cpu", {x["metric"] for x in r["ratios"]})
-        self.assertIn("capacity", run.stdout)
-        self.assertIn("target_cpu", run.stdout)
+        # the summary: the capacities, their ratio and each one's CPU per request
+        self.assertRegex(run.stdout, r"\n  A \(baseline\) .* 1,500 \(1,500–1,500\)")
+        self.assertRegex(run.stdout, r"\n  B .* 2,500 \(2,500–2,500\)")
+        self.assertRegex(run.stdout, r"\n  capacity +B +A +1\.667 ")
+        self.assertRegex(run.stdout, r"\n  target_cpu +B +A ")
+        self.assertIn("Target CPU per request", run.stdout)
 
     def test_one_repetition_is_no_verdict(self):
         """One server compared with itself once: the bootstrap over one value
@@ -201,7 +205,8 @@ class CompareTest(unittest.TestCase):
         for x in defined:
             self.assertFalse(x["significant"], x)
             self.assertEqual(x["verdict"], "not enough repetitions", x)
-        self.assertIn("not enough repetitions (1; a verdict needs 5)", run.stdout)
+        self.assertIn("Not enough repetitions for a verdict: 1 per variant, and a verdict needs 5.",
+                      harness.words(run.stdout))
         self.assertNotIn("slower", run.stdout)
         self.assertNotIn("faster", run.stdout)
 
@@ -216,6 +221,8 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(run.code, 130, harness.describe(run))
         r = run.json
         self.assertTrue(r["interrupted"])
+        self.assertIn("The comparison was interrupted before its planned end.",
+                      harness.words(run.stdout))
         self.assertEqual(r["plan"]["repeat"], 0)
         reps = {v["name"]: v["repetitions"] for v in r["variants"]}
         self.assertTrue(all(rep["partial"] for v in reps.values() for rep in v), reps)

@@ -21,7 +21,7 @@ import time
 import unittest
 
 import harness
-from harness import PacerServe, PacerTestCase, describe
+from harness import PacerServe, PacerTestCase, describe, words
 
 PLANS = os.path.join(harness.HERE, "plans")
 CPU_PLAN = os.path.join(PLANS, "ramp_cpu.yaml")          # 1 ms of CPU per request
@@ -66,10 +66,28 @@ def run_queue_wait_s(pid):
 
 
 def table_rows(stdout):
-    """{step label: row text} of the ramp table ("1", "2", "r3", ...)."""
+    """{step label: row text} of the step table of the summary (the text
+    report's "Steps" table: "1", "2", "r3", ...)."""
+    rows = {}
+    lines = stdout.splitlines()
+    try:
+        start = lines.index("  Steps") + 2  # past its heading row
+    except ValueError:
+        return rows
+    for line in lines[start:]:
+        m = re.match(r"\s+(r?\d+)\s+[\d,.]+\s+[\d,.]+\s", line)
+        if not m:
+            break
+        rows[m.group(1)] = line.strip()
+    return rows
+
+
+def live_rows(stdout):
+    """{step label: line} of the progress lines printed as each step is
+    judged ("  step 2: 200 req/s offered, ...: Pass")."""
     rows = {}
     for line in stdout.splitlines():
-        m = re.match(r"\s+(r?\d+)\s+[\d,]+\s+[\d,.]+\s", line)
+        m = re.match(r"  step (r?\d+): ", line)
         if m:
             rows[m.group(1)] = line.strip()
     return rows
@@ -86,6 +104,8 @@ class RampCase(PacerTestCase):
         self.assertEqual(run.json["kind"], "ramp")
         if "-q" not in args:
             self.assertEqual(len(table_rows(run.stdout)), len(run.json["steps"]), run.stdout)
+            self.assertEqual(len(live_rows(run.stdout)), len(run.json["steps"]), run.stdout)
+            self.assertEqual(run.stdout.count("  Steps\n"), 1, run.stdout)  # one step table
         return run
 
     def offered(self, run):
@@ -210,7 +230,7 @@ class CapacityTest(RampCase):
         # the capacity itself
         self.assertLessEqual(abs(found - reference), 0.10 * reference, msg)
         self.assertLessEqual(abs(found - 1e6 / WORK_US), 0.20 * 1e6 / WORK_US, msg)
-        self.assertIn("highest passing step: ", run.stdout)
+        self.assertIn("Highest passing step: step %d, " % hp["step"], words(run.stdout))
 
 
 # ---------------------------------------------------------------- verdicts and exit codes
@@ -237,10 +257,14 @@ class PassTest(RampCase):
             self.assertFalse(s["interrupted"])
         rows = table_rows(run.stdout)
         self.assertEqual(sorted(rows), ["1", "2"])
-        self.assertTrue(rows["1"].endswith("  Pass"), rows)
-        self.assertTrue(rows["2"].endswith("  Pass"), rows)
+        self.assertTrue(rows["1"].endswith("  yes"), rows)
+        self.assertTrue(rows["2"].endswith("  yes"), rows)
         self.assertRegex(rows["2"], r"^2\s+200\s")
-        self.assertIn("highest passing step: 200 req/s offered", run.stdout)
+        live = live_rows(run.stdout)
+        self.assertEqual(sorted(live), ["1", "2"])
+        self.assertTrue(live["1"].endswith(": Pass"), live)
+        self.assertRegex(live["2"], r"^step 2: 200 req/s offered, .*: Pass$")
+        self.assertIn("Highest passing step: step 2, 200 requests/s offered", words(run.stdout))
         self.assertIn("SLO  p99 < 1s , errors<1.0% ", run.stdout)  # as written, in the header
 
     def test_json_result(self):
@@ -308,12 +332,13 @@ class PassTest(RampCase):
         hp = run.json["highest_passing"]
         self.assertEqual((hp["cores"], hp["cores_basis"]), (2, "embedded_threads"))
         self.assertAlmostEqual(hp["per_core_per_s"], 100, places=3)
-        self.assertIn("about 100 per core over 2 cores (the embedded target's threads)", run.stdout)
+        self.assertIn("about 100 per core over 2 cores (the embedded target's threads)",
+                      words(run.stdout))
         run = self.ramp_code(["--self-contained", "--target-cores", 4] + short("100,200"), 0)
         hp = run.json["highest_passing"]
         self.assertEqual((hp["cores"], hp["cores_basis"]), (4, "option"))
         self.assertAlmostEqual(hp["per_core_per_s"], 50, places=3)
-        self.assertIn("about 50 per core over 4 cores (--target-cores)", run.stdout)
+        self.assertIn("about 50 per core over 4 cores (given with --target-cores)", words(run.stdout))
 
     def test_require_above_highest_passing(self):
         """Every step passed, but not at the required rate: exit 1."""
@@ -321,7 +346,7 @@ class PassTest(RampCase):
         self.assertTrue(all(self.verdicts(run)))
         self.assertFalse(run.json["reached_require"])
         self.assertEqual(run.json["plan"]["require_per_s"], 250)
-        self.assertIn("required 250 req/s: NOT reached", run.stdout)
+        self.assertIn("Required 250 requests/s: NOT reached.", words(run.stdout))
 
 
 class FailTest(RampCase):
@@ -336,17 +361,25 @@ class FailTest(RampCase):
         self.assertTrue(reason.startswith("Fail p50 "), reason)
         self.assertRegex(reason, r"^Fail p50 [\d.]+ (ns|µs|ms|s) > 1us$")
         row = table_rows(run.stdout)["1"]
-        self.assertRegex(row, r"Fail p50 [\d.]+ \S+ > 1us$")
-        self.assertTrue(row.endswith(reason), row)
+        self.assertRegex(row, r"  no: p50 [\d.]+ \S+ > 1us$")
+        self.assertTrue(row.endswith("no: " + reason[len("Fail "):]), row)
+        self.assertTrue(live_rows(run.stdout)["1"].endswith(": " + reason), run.stdout)
         self.assertIsNone(run.json["highest_passing"])
         self.assertFalse(run.json["reached_require"])
         self.assertEqual(run.json["plan"]["slo"], "p50<1us")
-        self.assertIn("no step passed the SLO", run.stdout)
+        self.assertIn("No step passed the SLO p50<1us.", words(run.stdout))
 
     def test_every_failing_clause_named(self):
         run = self.ramp_code(["--self-contained"] + short("100", "--slo", "p50<1us,max<2us,errors<1%"), 1)
         reason = run.json["steps"][0]["verdict"]["reason"]
         self.assertRegex(reason, r"^Fail p50 [\d.]+ \S+ > 1us; max [\d.]+ \S+ > 2us$")
+        # four failing clauses: the summary's step table keeps the verdict whole
+        run = self.ramp_code(["--self-contained"] + short("100", "--slo", "p50<1us,p90<1us,p99<1us,max<2us"), 1)
+        reason = run.json["steps"][0]["verdict"]["reason"]
+        self.assertRegex(reason, r"^Fail p50 .*; p90 .*; p99 .*; max [\d.]+ \S+ > 2us$")
+        self.assertGreater(len(reason), 60)
+        self.assertTrue(table_rows(run.stdout)["1"].endswith("  no: " + reason[len("Fail "):]),
+                        run.stdout)
 
     def test_stops_after_first_fail(self):
         """20/s passes, 200/s fails: 300/s is never run."""
@@ -357,7 +390,8 @@ class FailTest(RampCase):
         self.assertEqual(run.json["highest_passing"]["offered_per_s"], 20)
         # p50 at 200/s (a growing backlog) is far over twice that at 20/s (10 ms)
         self.assertEqual(run.json["knee_per_s"], 200)
-        self.assertIn("knee: p50 first exceeded twice its low-load value at 200 req/s", run.stdout)
+        self.assertIn("Knee: median latency first exceeded twice its low-load value (the first "
+                      "step's) at 200 requests/s.", words(run.stdout))
 
     def test_after_fail_runs_one_more(self):
         run = self.ramp_code(overload("--after-fail", 1), 1)
@@ -371,7 +405,7 @@ class FailTest(RampCase):
         run = self.ramp_code(overload("--require", 20), 0)
         self.assertEqual(self.verdicts(run), [True, False], run.stdout)
         self.assertTrue(run.json["reached_require"])
-        self.assertIn("required 20 req/s: reached", run.stdout)
+        self.assertIn("Required 20 requests/s: reached.", words(run.stdout))
         run = self.ramp_code(overload("--require", 21), 1)
         self.assertFalse(run.json["reached_require"])
 
@@ -481,6 +515,9 @@ class InterruptTest(RampCase):
         self.assertEqual(j["highest_passing"]["offered_per_s"], 100)
         self.assertTrue(any("interrupted" in w for w in j["warnings"]), j["warnings"])
         self.assertIn("(interrupted)", table_rows(run.stdout)["2"])
+        self.assertTrue(live_rows(run.stdout)["2"].endswith(" (interrupted)"), run.stdout)
+        self.assertNotIn("(interrupted)", table_rows(run.stdout)["1"])
+        self.assertIn("The ramp was interrupted before its planned end.", words(run.stdout))
 
 
 class RepeatTest(RampCase):

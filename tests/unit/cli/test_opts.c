@@ -2,7 +2,8 @@
  * -xVALUE forms, typed values, repeatable lists, positionals and "--",
  * the given flags, and the one-line error messages (unknown option,
  * missing value, flag with a value, typed errors naming the option and the
- * expected form). */
+ * expected form); opts_parse_cmd's handling of --help, errors and the
+ * count of positionals. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -485,6 +487,75 @@ static void test_aliases(void **state)
 	assert_string_equal(body, "@req.json");
 }
 
+static int usage_calls;
+
+static void count_usage(FILE *out, struct opt *tab, size_t n)
+{
+	(void)out;
+	(void)tab;
+	(void)n;
+	usage_calls++;
+}
+
+/* opts_parse_cmd with stderr caught into msg[cap]: its return code. */
+static int parse_cmd(struct fixture *f, int argc, char **argv, size_t min, size_t max,
+		     char *msg, size_t cap)
+{
+	struct opts_positionals p = {.what = "OLD and NEW", .min = min, .max = max, .v = f->pos};
+	FILE *tmp = tmpfile();
+	assert_non_null(tmp);
+	fflush(stderr);
+	int saved = dup(2);
+	assert_true(saved >= 0);
+	assert_true(dup2(fileno(tmp), 2) >= 0);
+	int rc = opts_parse_cmd("diff", f->tab, N(f->tab), argc, argv, count_usage, &p);
+	fflush(stderr);
+	assert_true(dup2(saved, 2) >= 0);
+	close(saved);
+	rewind(tmp);
+	size_t len = fread(msg, 1, cap - 1, tmp);
+	msg[len] = '\0';
+	fclose(tmp);
+	f->npos = p.n;
+	return rc;
+}
+
+/* The usual handling of a subcommand's options and positional count: go
+ * on (-1) within min..max, EXIT_OK (0) after --help, EXIT_USAGE (2) with
+ * one line naming the command and what it expected. */
+static void test_parse_cmd(void **state)
+{
+	struct fixture *f = *state;
+	char msg[512];
+	usage_calls = 0;
+	assert_int_equal(parse_cmd(f, ARGC("a.json", "-t", "2", "b.json"),
+				   ARGV("a.json", "-t", "2", "b.json"), 2, 2, msg, sizeof msg), -1);
+	assert_int_equal(f->npos, 2);
+	assert_string_equal(f->pos[0], "a.json");
+	assert_string_equal(f->pos[1], "b.json");
+	assert_int_equal(f->v.threads, 2);
+	assert_string_equal(msg, "");
+	assert_int_equal(parse_cmd(f, ARGC("a.json"), ARGV("a.json"), 2, 2, msg, sizeof msg), 2);
+	assert_string_equal(msg, "pacer diff: expected OLD and NEW, got 1 argument (see pacer diff "
+				 "--help)\n");
+	assert_int_equal(parse_cmd(f, ARGC("a", "b", "c"), ARGV("a", "b", "c"), 1, 2, msg,
+				   sizeof msg), 2);
+	assert_string_equal(msg, "pacer diff: expected OLD and NEW, got 3 arguments (see pacer diff "
+				 "--help)\n");
+	/* none is fine when min is 0 */
+	assert_int_equal(parse_cmd(f, ARGC("-v"), ARGV("-v"), 0, 1, msg, sizeof msg), -1);
+	assert_int_equal(f->npos, 0);
+	assert_int_equal(usage_calls, 0);
+	assert_int_equal(parse_cmd(f, ARGC("--help"), ARGV("--help"), 2, 2, msg, sizeof msg), 0);
+	assert_int_equal(usage_calls, 1);
+	assert_string_equal(msg, "");
+	assert_int_equal(parse_cmd(f, ARGC("--nope", "a", "b"), ARGV("--nope", "a", "b"), 2, 2, msg,
+				   sizeof msg), 2);
+	assert_non_null(strstr(msg, "pacer diff: "));
+	assert_non_null(strstr(msg, "--nope"));
+	assert_int_equal(strchr(msg, '\n') - msg + 1, (long)strlen(msg)); /* one line */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_u64_and_optional_value),
 		cmocka_unit_test_setup_teardown(test_bundles_and_prefixes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_aliases, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parse_cmd, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
