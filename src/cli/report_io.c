@@ -230,19 +230,6 @@ int cli_result_render(const char *cmd, int (*write)(FILE *f, const void *arg), c
 	return 0;
 }
 
-int cli_result_emit(const char *cmd, int (*write)(FILE *f, const void *arg), const void *arg,
-		    const char *out_path, const char *dir)
-{
-	char *buf;
-	size_t len;
-	int rc = cli_result_render(cmd, write, arg, &buf, &len);
-	if (rc)
-		return rc;
-	rc = cli_result_emit_buf(cmd, buf, len, out_path, dir);
-	free(buf);
-	return rc;
-}
-
 int cli_result_emit_buf(const char *cmd, const char *buf, size_t len, const char *out_path,
 			const char *dir)
 {

@@ -56,21 +56,18 @@ int cli_report_dir_prepare(const char *cmd, const char *dir, const char **out_pa
 int cli_outputs_check(const char *cmd, const char *const *opt, const char *const *path,
 		      size_t n);
 
-/* The JSON result a writer produces (write(f, arg), 0 or a negative code)
- * is rendered once into memory, then written to out_path (NULL: nowhere;
- * atomically over a regular file or a new name, in place to a device, FIFO
- * or /dev/fd/N, stdout for "-") and, when dir, read back from memory into
- * the report folder (cli_report_folder_write), so --report-dir works when
- * --out is a pipe. 0, or EXIT_RUNTIME after printing one line. */
-int cli_result_emit(const char *cmd, int (*write)(FILE *f, const void *arg), const void *arg,
-		    const char *out_path, const char *dir);
 /* The JSON result a writer produces, rendered into memory once: 0 and
  * *buf[*len] (the caller frees *buf), so that --out, --report-dir, the
  * history and the terminal summary (cli_summary_print) all get the same
  * bytes; else EXIT_RUNTIME after printing one line, *buf NULL. */
 int cli_result_render(const char *cmd, int (*write)(FILE *f, const void *arg), const void *arg,
 		      char **buf, size_t *len);
-/* cli_result_emit for a JSON result already rendered (buf[len], borrowed). */
+/* A JSON result already rendered (buf[len], borrowed; cli_result_render)
+ * written to out_path (NULL: nowhere; atomically over a regular file or a
+ * new name, in place to a device, FIFO or /dev/fd/N, stdout for "-") and,
+ * when dir, into the report folder (cli_report_folder_write), so
+ * --report-dir works when --out is a pipe. 0, or EXIT_RUNTIME after printing
+ * one line. */
 int cli_result_emit_buf(const char *cmd, const char *buf, size_t len, const char *out_path,
 			const char *dir);
 
