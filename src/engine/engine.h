@@ -88,8 +88,11 @@ struct engine_cfg {
 	 * the global rate, and worker w sends the global schedule's arrivals i
 	 * with i mod (segments * threads) == segment + segments * w, each with
 	 * the request the whole plan picks for arrival i (in turn: i mod
-	 * n_reqs; at random: the i-th draw of one seeded stream). The caller
-	 * splits connections, concurrency and closed-loop requests. */
+	 * n_reqs; at random: draw i of one seeded stream, util/rng.h rng_at).
+	 * Arrivals are numbered over every step of the session (a step's first
+	 * is the sum of sched_count over the steps before it), as one process
+	 * of one thread numbers them. The caller splits connections,
+	 * concurrency and closed-loop requests. */
 	uint32_t segment, segments;
 	enum engine_http http;  /* HTTP/1.1 or one of the HTTP/2 modes */
 	uint32_t max_streams;   /* HTTP/2: most requests in flight on one connection (0:

@@ -42,6 +42,28 @@ uint64_t sched_next(struct sched *s)
 	return s->start_ns + (uint64_t)llround(t);
 }
 
+uint64_t sched_count(enum sched_arrival arrival, double rate_per_s, uint64_t seed,
+		     uint64_t window_ns)
+{
+	struct sched s;
+	sched_init(&s, arrival, rate_per_s, 0, 0, seed);
+	if (arrival == SCHED_POISSON) {
+		uint64_t n = 0;
+		while (sched_next(&s) < window_ns)
+			n++;
+		return n;
+	}
+	/* arrival k is due at llround(k * interval): start from the quotient,
+	 * then settle the rounding at the edge exactly as sched_next rounds */
+	double q = floor((double)window_ns / s.interval_ns);
+	uint64_t n = q > 0 ? (uint64_t)q : 0;
+	while (n > 0 && (uint64_t)llround((double)(n - 1) * s.interval_ns) >= window_ns)
+		n--;
+	while ((uint64_t)llround((double)n * s.interval_ns) < window_ns)
+		n++;
+	return n;
+}
+
 double sched_split_rate(double rate_per_s, uint32_t parts, uint32_t i)
 {
 	double whole = floor(rate_per_s);

@@ -51,6 +51,15 @@ static inline uint64_t sched_index(const struct sched *s)
 /* Due time of the next arrival; advances the schedule. */
 uint64_t sched_next(struct sched *s);
 
+/* How many arrivals of the global schedule sched_init(arrival, rate_per_s,
+ * start, 0, seed) are due less than window_ns after its start (a step's
+ * warm-up and measured phase: its scheduled requests). Pure: the same on
+ * every segment, so each can number a step's arrivals from those of the
+ * steps before it. Constant: O(1); Poisson draws the stream up to the
+ * window's end (one draw per arrival). rate_per_s > 0. */
+uint64_t sched_count(enum sched_arrival arrival, double rate_per_s, uint64_t seed,
+		     uint64_t window_ns);
+
 /* Split `total` over `parts` as evenly as possible: part i gets total/parts
  * plus one of the remainder when i < total % parts. */
 static inline uint64_t sched_split(uint64_t total, uint32_t parts, uint32_t i)
