@@ -132,13 +132,16 @@ int engine_step_start(struct engine *e, const struct engine_step *s)
 		if (rc)
 			return rc;
 	}
-	if (e->cfg.open_loop && e->cfg.segments > 1) {
-		/* arrivals are numbered over the whole session, so that a step's
-		 * arrival i carries the request one process would give it */
+	if (e->cfg.segments > 1) {
+		/* arrivals (closed loop: requests) are numbered over the whole
+		 * session, so that a step's arrival i carries the request one
+		 * process would give it */
 		e->arrival_base = e->arrival_next;
-		e->arrival_next += sched_count(e->cfg.arrival, s->rate_per_s,
-					       e->cfg.seed * SEED_MIX_SCHED,
-					       s->warmup_ns + s->duration_ns);
+		e->arrival_next += e->cfg.open_loop
+					   ? sched_count(e->cfg.arrival, s->rate_per_s,
+							 e->cfg.seed * SEED_MIX_SCHED,
+							 s->warmup_ns + s->duration_ns)
+					   : s->requests;
 	}
 	pthread_mutex_lock(&e->mu);
 	e->step = *s;

@@ -271,9 +271,9 @@ struct engine {
 	struct h2req *h2reqs;      /* HTTP/2: cfg.reqs as header fields (conn_h2.c), else NULL */
 	struct engine_step step;                  /* the current step */
 	uint64_t t0_ns, warm_end_ns, meas_end_ns; /* meas_end: UINT64_MAX when by count */
-	/* a segment's open loop: the global number of the current step's first
-	 * arrival (the arrivals of the session's earlier steps: sched_count of
-	 * each), and of the next step's */
+	/* a segment: the global number of the current step's first arrival
+	 * (the arrivals of the session's earlier steps: sched_count of each;
+	 * closed loop: their step.requests), and of the next step's */
 	uint64_t arrival_base, arrival_next;
 	_Atomic bool stop;
 	_Atomic uint64_t stop_ns;      /* CLOCK_MONOTONIC of the step's first interrupt; 0: none */

@@ -149,6 +149,18 @@ static void worker_reset(struct worker *w)
 			w->next_due_ns = sched_next(&w->sched);
 			w->sched_active = true;
 		}
+	} else if (cfg->segments > 1) {
+		/* a segment's share of the plan's requests, this thread's of it,
+		 * and its first request's global number */
+		uint64_t share = sched_split(e->step.requests, cfg->segments, cfg->segment);
+		w->quota = sched_split(share, cfg->threads, w->id);
+		if (e->step.requests) {
+			uint64_t g = e->arrival_base +
+				     sched_split_first(e->step.requests, cfg->segments, cfg->segment) +
+				     sched_split_first(share, cfg->threads, w->id);
+			w->next_req = (size_t)(g % cfg->n_reqs);
+			w->order_ctr = g;
+		}
 	} else {
 		w->quota = sched_split(e->step.requests, cfg->threads, w->id);
 	}
@@ -463,11 +475,13 @@ int eng_worker_init(struct worker *w, struct engine *e, uint32_t id)
 	w->order_key = cfg->seed * SEED_MIX_ORDER + id;
 	w->order_ctr = 0;
 	w->req_stride = 1;
-	if (cfg->open_loop && cfg->segments > 1) {
-		/* a segment's lane picks the requests of its global arrivals (one
-		 * stream; worker_reset places it at each step's first) */
-		w->req_stride = cfg->segments * cfg->threads;
+	if (cfg->segments > 1) {
+		/* a segment picks the requests of its global arrivals from one
+		 * stream (worker_reset places it at each step's first); open
+		 * loop: those of its lane */
 		w->order_key = cfg->seed * SEED_MIX_ORDER;
+		if (cfg->open_loop)
+			w->req_stride = cfg->segments * cfg->threads;
 	}
 	w->rbuf = malloc(READ_BUF_CAP);
 	if (!w->rbuf)

@@ -67,6 +67,14 @@ static inline uint64_t sched_split(uint64_t total, uint32_t parts, uint32_t i)
 	return total / parts + (i < total % parts ? 1 : 0);
 }
 
+/* Where part i begins when `total` items in order are split as sched_split
+ * splits them: the sum of parts 0..i-1. */
+static inline uint64_t sched_split_first(uint64_t total, uint32_t parts, uint32_t i)
+{
+	uint64_t rem = total % parts;
+	return (uint64_t)i * (total / parts) + (i < rem ? i : rem);
+}
+
 /* Split a real-valued rate: the integral part as sched_split does, the
  * fractional part to part 0. */
 double sched_split_rate(double rate_per_s, uint32_t parts, uint32_t i);

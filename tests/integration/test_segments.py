@@ -282,6 +282,40 @@ class ClosedLoopSegmentsTest(PacerTestCase):
         self.assertEqual(m["measure"]["requests"]["completed"], 103)
         self.assertEqual(m["measure"]["connections"]["opened"], 8)
 
+    def test_table_requests_exact(self):
+        # segment k sends the plan's requests sched_split_first(103, 4, k)
+        # onwards (its threads: the next ranges of its share), so the union
+        # is requests 0..102 of one process: in turn, entry i mod 7; at
+        # random, draw i of the seeded stream
+        d = tempfile.mkdtemp(prefix="pacer-segclt-")
+        table = os.path.join(d, "table.txt")
+        with open(table, "w") as f:
+            f.write("\n".join(f"GET http://127.0.0.1:{_ngx.port}{p}\n" for p in PATHS))
+        pacer = harness.pacer_bin()
+        plan = ["--requests-file", table, "--requests", "103", "--concurrency", "8", "-q"]
+
+        def paths(extra):
+            mark = _ngx.log_mark()
+            r = subprocess.run([pacer, "run"] + plan + extra + ["-o", os.path.join(d, "x.json")],
+                               capture_output=True, timeout=30)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return SegmentsTest.path_counts(mark)
+
+        def segs(extra):
+            total = collections.Counter()
+            for k in range(SEGS):
+                total += paths(extra + ["--segment", f"{k}/{SEGS}", "--threads", "2"])
+            return total
+
+        want = collections.Counter(PATHS[i % len(PATHS)] for i in range(103))
+        self.assertEqual(dict(paths([])), dict(want))
+        self.assertEqual(dict(segs([])), dict(want))
+        rnd = ["--order", "random", "--seed", "5"]
+        single = paths(rnd)
+        self.assertEqual(sum(single.values()), 103)
+        self.assertNotEqual(dict(single), dict(want))
+        self.assertEqual(dict(segs(rnd)), dict(single))
+
 
 class SegmentedRampTest(PacerTestCase):
     """Four segments of a ramp: the merged steps' verdicts are those of the

@@ -291,6 +291,16 @@ static void test_split(void **state)
 			assert_true(sum == total);
 			assert_true(mx - mn <= 1);
 		}
+	/* each part begins where the parts before it end */
+	for (uint64_t total = 0; total < 300; total += 11)
+		for (uint32_t parts = 1; parts <= 17; parts++) {
+			uint64_t at = 0;
+			for (uint32_t p = 0; p < parts; p++) {
+				assert_true(sched_split_first(total, parts, p) == at);
+				at += sched_split(total, parts, p);
+			}
+			assert_true(at == total);
+		}
 	/* large totals */
 	uint64_t big = UINT64_MAX, sum = 0;
 	for (uint32_t p = 0; p < 256; p++)
