@@ -273,8 +273,8 @@ struct engine {
 	uint64_t t0_ns, warm_end_ns, meas_end_ns; /* meas_end: UINT64_MAX when by count */
 	/* a segment: the global number of the current step's first arrival
 	 * (the arrivals of the session's earlier steps: sched_count of each;
-	 * closed loop: their step.requests), and of the next step's */
-	uint64_t arrival_base, arrival_next;
+	 * closed loop: their step.requests) */
+	uint64_t arrival_base;
 	_Atomic bool stop;
 	_Atomic uint64_t stop_ns;      /* CLOCK_MONOTONIC of the step's first interrupt; 0: none */
 	struct worker *w;
