@@ -46,6 +46,7 @@
 #include "net/tls.h"
 #include "plan/inspect.h"
 #include "util/clock.h"
+#include "util/rng.h"
 
 #define READ_BUF_CAP (64 * 1024)
 #define MAX_EVENTS 256

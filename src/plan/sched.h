@@ -7,12 +7,20 @@
 
 #include <stdint.h>
 
-#include "util/rng.h"
 
 enum sched_arrival {
 	SCHED_CONSTANT = 0, /* evenly spaced */
 	SCHED_POISSON,      /* exponential gaps with mean 1/rate */
 };
+
+/* A Poisson stream is built as a tree (sched.c): S_j, the sum of its first
+ * j gaps, is known at j = 2^k (the top), and a node [lo, hi] of 2w gaps
+ * whose ends are known splits at lo + w by a Beta(w, w) share drawn from a
+ * key of the node alone. A schedule finds its next SCHED_BUF arrivals in one
+ * walk of the tree that enters only the nodes holding them, so a lane finds
+ * its own arrivals without drawing the others'. */
+#define SCHED_TOP_MAX 64
+#define SCHED_BUF 256
 
 struct sched {
 	enum sched_arrival arrival;
@@ -20,10 +28,15 @@ struct sched {
 	uint64_t start_ns;
 	double offset_ns;   /* constant: phase of the first arrival */
 	uint64_t k;         /* arrivals handed out so far */
-	double t_ns;        /* poisson: time of the last arrival since start */
-	struct rng rng;
 	uint32_t lane, stride; /* sched_init_lane: arrivals lane, lane + stride, ... of
 			        * the global schedule (sched_init: 0 and 1) */
+	/* Poisson: the stream's key, the top S_{2^k} drawn so far, and the due
+	 * times (ns after the start) of the next buf_len - buf_pos arrivals */
+	uint64_t key;
+	uint32_t n_top;
+	uint32_t buf_pos, buf_len;
+	double top[SCHED_TOP_MAX];
+	uint64_t buf[SCHED_BUF];
 };
 
 /* Start a schedule of `rate_per_s` (> 0) arrivals beginning at start_ns.
@@ -37,9 +50,11 @@ void sched_init(struct sched *s, enum sched_arrival arrival, double rate_per_s, 
  * lane, lane + stride, lane + 2 * stride, ... (lane < stride). The lanes
  * 0..stride-1 together give exactly the due times sched_init(arrival,
  * rate_per_s, start_ns, 0, seed) gives (--segment: arrival i belongs to
- * segment i mod N). Poisson lanes draw the whole global stream (stride
- * draws per arrival). sched_index gives the global number of the next
- * arrival. */
+ * segment i mod N). A constant lane costs what the whole schedule costs per
+ * arrival; a Poisson lane draws the tree's nodes on the way to its own
+ * arrivals, about log2(stride) + 1 per arrival (the whole stream: about
+ * one), never the other lanes' arrivals. sched_index gives the global
+ * number of the next arrival. */
 void sched_init_lane(struct sched *s, enum sched_arrival arrival, double rate_per_s,
 		     uint64_t start_ns, uint64_t seed, uint32_t lane, uint32_t stride);
 /* The global number of the arrival the next sched_next returns. */
@@ -55,8 +70,8 @@ uint64_t sched_next(struct sched *s);
  * start, 0, seed) are due less than window_ns after its start (a step's
  * warm-up and measured phase: its scheduled requests). Pure: the same on
  * every segment, so each can number a step's arrivals from those of the
- * steps before it. Constant: O(1); Poisson draws the stream up to the
- * window's end (one draw per arrival). rate_per_s > 0. */
+ * steps before it. Constant: O(1); Poisson: a search of the stream's
+ * tree, about log2(count)^2 draws. rate_per_s > 0. */
 uint64_t sched_count(enum sched_arrival arrival, double rate_per_s, uint64_t seed,
 		     uint64_t window_ns);
 

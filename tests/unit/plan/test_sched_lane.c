@@ -65,6 +65,8 @@ static void test_poisson_lanes(void **state)
 	check_lanes(SCHED_POISSON, 1000, 4);
 	check_lanes(SCHED_POISSON, 123.4, 5);
 	check_lanes(SCHED_POISSON, 10000, 16);
+	check_lanes(SCHED_POISSON, 5e5, 3);
+	check_lanes(SCHED_POISSON, 777, 1024); /* lanes of two or three arrivals */
 }
 
 /* A lane of stride 1 is the plain schedule. */
