@@ -197,9 +197,14 @@ uint64_t sched_next(struct sched *s)
 {
 	double t;
 	if (s->arrival == SCHED_POISSON) {
-		if (s->buf_pos == s->buf_len) { /* the lane's next SCHED_BUF arrivals */
+		if (s->buf_pos == s->buf_len) {
+			/* the lane's next arrivals: SCHED_BUF of the whole stream,
+			 * fewer of a lane of a large stride (each costs more), so
+			 * that a refill stays a short pause of the loop */
+			uint32_t lg = 31u - (uint32_t)__builtin_clz(s->stride);
+			uint64_t n = SCHED_BUF / (1 + lg);
 			struct walk wk = {.from = sched_index(s) + 1, .stride = s->stride};
-			wk.to = wk.from + (uint64_t)SCHED_BUF * s->stride;
+			wk.to = wk.from + n * s->stride;
 			walk_fill(s, &wk);
 		}
 		s->k++;

@@ -7,7 +7,6 @@
 
 #include <stdint.h>
 
-
 enum sched_arrival {
 	SCHED_CONSTANT = 0, /* evenly spaced */
 	SCHED_POISSON,      /* exponential gaps with mean 1/rate */
@@ -16,9 +15,10 @@ enum sched_arrival {
 /* A Poisson stream is built as a tree (sched.c): S_j, the sum of its first
  * j gaps, is known at j = 2^k (the top), and a node [lo, hi] of 2w gaps
  * whose ends are known splits at lo + w by a Beta(w, w) share drawn from a
- * key of the node alone. A schedule finds its next SCHED_BUF arrivals in one
- * walk of the tree that enters only the nodes holding them, so a lane finds
- * its own arrivals without drawing the others'. */
+ * key of the node alone. A schedule finds its next arrivals (SCHED_BUF, or
+ * fewer for a lane of a large stride) in one walk of the tree that enters
+ * only the nodes holding them, so a lane finds its own arrivals without
+ * drawing the others'. */
 #define SCHED_TOP_MAX 64
 #define SCHED_BUF 256
 
