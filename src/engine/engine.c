@@ -132,6 +132,20 @@ int engine_step_start(struct engine *e, const struct engine_step *s)
 		if (rc)
 			return rc;
 	}
+	if (e->cfg.segments > 1 && e->step_seq > 0) {
+		/* arrivals (closed loop: requests) are numbered over the whole
+		 * session, so that a step's arrival i carries the request one
+		 * process would give it: this one begins after the last step's
+		 * (e->step still), counted here, between the steps, and only
+		 * when there is a next one (a Poisson count draws its stream) */
+		const struct engine_step *last = &e->step;
+		e->arrival_base += e->cfg.open_loop
+					   ? sched_count_bursts(e->cfg.arrival, last->rate_per_s,
+								e->cfg.burst,
+								e->cfg.seed * SEED_MIX_SCHED,
+								last->warmup_ns + last->duration_ns)
+					   : last->requests;
+	}
 	pthread_mutex_lock(&e->mu);
 	e->step = *s;
 	/* Start shortly in the future so every worker is ready (and its

@@ -89,8 +89,14 @@ struct engine_cfg {
 	 * the global rate, and worker w sends the global schedule's arrivals i
 	 * with i mod (segments * threads) == segment + segments * w, each with
 	 * the request the whole plan picks for arrival i (in turn: i mod
-	 * n_reqs; at random: the i-th draw of one seeded stream). The caller
-	 * splits connections, concurrency and closed-loop requests. */
+	 * n_reqs; at random: draw i of one seeded stream, util/rng.h rng_at).
+	 * Arrivals are numbered over every step of the session (a step's first
+	 * is the sum of sched_count over the steps before it), as one process
+	 * of one thread numbers them. Closed loop with step.requests R: the
+	 * segment sends its share sched_split(R, segments, segment), the
+	 * requests numbered from sched_split_first(R, ...) on (after the
+	 * segments before it; R more each step), in turn or at random as
+	 * above. The caller splits connections and concurrency. */
 	uint32_t segment, segments;
 	enum engine_http http;  /* HTTP/1.1 or one of the HTTP/2 modes */
 	uint32_t max_streams;   /* HTTP/2: most requests in flight on one connection (0:
@@ -113,7 +119,8 @@ struct engine_cfg {
 struct engine_step {
 	double rate_per_s;      /* open loop: total offered rate */
 	uint64_t warmup_ns, duration_ns, drain_ns;
-	uint64_t requests;      /* closed loop: total measured requests; 0 = by duration */
+	uint64_t requests;      /* closed loop: total measured requests (of the whole plan: a
+	                         * segment sends its share, sched_split); 0 = by duration */
 	bool duration_limits;   /* closed loop with requests: duration also a cap */
 	uint64_t start_ns;      /* CLOCK_MONOTONIC: the load (warm-up) starts then, when
 	                         * that is later than the usual short lead (--start-at);

@@ -46,6 +46,7 @@
 #include "net/tls.h"
 #include "plan/inspect.h"
 #include "util/clock.h"
+#include "util/rng.h"
 
 #define READ_BUF_CAP (64 * 1024)
 #define MAX_EVENTS 256
@@ -188,7 +189,8 @@ struct worker {
 	uint64_t issued_measure;
 
 	size_t next_req; /* index into cfg.reqs */
-	struct rng order_rng; /* --order random */
+	uint64_t order_key, order_ctr; /* --order random: the next pick is draw order_ctr
+	                                * of rng_at(order_key, .) */
 	uint32_t req_stride; /* picks advance by this (a segment's open-loop lane: the
 			      * request of each of its global arrivals); else 1 */
 
@@ -278,6 +280,10 @@ struct engine {
 	struct h2req *h2reqs;      /* HTTP/2: cfg.reqs as header fields (conn_h2.c), else NULL */
 	struct engine_step step;                  /* the current step */
 	uint64_t t0_ns, warm_end_ns, meas_end_ns; /* meas_end: UINT64_MAX when by count */
+	/* a segment: the global number of the current step's first arrival
+	 * (the arrivals of the session's earlier steps: sched_count of each;
+	 * closed loop: their step.requests) */
+	uint64_t arrival_base;
 	_Atomic bool stop;
 	_Atomic uint64_t stop_ns;      /* CLOCK_MONOTONIC of the step's first interrupt; 0: none */
 	struct worker *w;
@@ -396,9 +402,9 @@ static inline uint32_t pick_req(struct worker *w)
 {
 	const struct engine_cfg *cfg = &w->e->cfg;
 	if (cfg->order_random) {
-		uint32_t r = (uint32_t)(rng_next(&w->order_rng) % cfg->n_reqs);
-		for (uint32_t i = 1; i < w->req_stride; i++)
-			rng_next(&w->order_rng); /* the other lanes' draws */
+		/* a lane skips the other lanes' draws at no cost */
+		uint32_t r = (uint32_t)(rng_at(w->order_key, w->order_ctr) % cfg->n_reqs);
+		w->order_ctr += w->req_stride;
 		return r;
 	}
 	uint32_t r = (uint32_t)w->next_req;

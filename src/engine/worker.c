@@ -129,10 +129,14 @@ static void worker_reset(struct worker *w)
 		/* a segment: one lane of the global schedule (engine.h) */
 		uint32_t stride = cfg->segments * cfg->threads;
 		w->rate_per_s = e->step.rate_per_s / stride;
+		uint32_t lane = cfg->segment + cfg->segments * w->id;
+		/* its first arrival's global number, over every step so far */
+		uint64_t g = e->arrival_base + lane;
+		w->next_req = (size_t)(g % cfg->n_reqs);
+		w->order_ctr = g;
 		if (w->rate_per_s > 0) {
 			sched_init_lane(&w->sched, cfg->arrival, e->step.rate_per_s, e->t0_ns,
-					cfg->seed * SEED_MIX_SCHED, cfg->segment + cfg->segments * w->id,
-					stride);
+					cfg->seed * SEED_MIX_SCHED, lane, stride);
 			sched_set_burst(&w->sched, cfg->burst);
 			w->next_due_ns = sched_next(&w->sched);
 			w->sched_active = true;
@@ -148,6 +152,18 @@ static void worker_reset(struct worker *w)
 			sched_set_burst(&w->sched, cfg->burst);
 			w->next_due_ns = sched_next(&w->sched);
 			w->sched_active = true;
+		}
+	} else if (cfg->segments > 1) {
+		/* a segment's share of the plan's requests, this thread's of it,
+		 * and its first request's global number */
+		uint64_t share = sched_split(e->step.requests, cfg->segments, cfg->segment);
+		w->quota = sched_split(share, cfg->threads, w->id);
+		if (e->step.requests) {
+			uint64_t g = e->arrival_base +
+				     sched_split_first(e->step.requests, cfg->segments, cfg->segment) +
+				     sched_split_first(share, cfg->threads, w->id);
+			w->next_req = (size_t)(g % cfg->n_reqs);
+			w->order_ctr = g;
 		}
 	} else {
 		w->quota = sched_split(e->step.requests, cfg->threads, w->id);
@@ -475,16 +491,16 @@ int eng_worker_init(struct worker *w, struct engine *e, uint32_t id)
 		w->hp[h].fair = f ? (uint32_t)f : 1;
 	}
 	w->next_req = (size_t)((uint64_t)cfg->n_reqs * id / cfg->threads);
-	rng_seed(&w->order_rng, cfg->seed * SEED_MIX_ORDER + id);
+	w->order_key = cfg->seed * SEED_MIX_ORDER + id;
+	w->order_ctr = 0;
 	w->req_stride = 1;
-	if (cfg->open_loop && cfg->segments > 1) {
-		/* a segment's lane picks the requests of its global arrivals */
-		uint32_t lane = cfg->segment + cfg->segments * id;
-		w->req_stride = cfg->segments * cfg->threads;
-		w->next_req = lane % cfg->n_reqs;
-		rng_seed(&w->order_rng, cfg->seed * SEED_MIX_ORDER);
-		for (uint32_t i = 0; i < lane; i++)
-			rng_next(&w->order_rng);
+	if (cfg->segments > 1) {
+		/* a segment picks the requests of its global arrivals from one
+		 * stream (worker_reset places it at each step's first); open
+		 * loop: those of its lane */
+		w->order_key = cfg->seed * SEED_MIX_ORDER;
+		if (cfg->open_loop)
+			w->req_stride = cfg->segments * cfg->threads;
 	}
 	w->rbuf = malloc(READ_BUF_CAP);
 	if (!w->rbuf)

@@ -111,10 +111,9 @@ static struct engine_step step_of(const struct run_plan *run, double rate, uint6
 		.warmup_ns = warmup_ns,
 		.duration_ns = duration_ns,
 		.drain_ns = run->drain_ns,
-		/* a segment's share of a closed loop's requests */
-		.requests = run->open_loop ? 0
-			    : run->segments > 1 ? sched_split(run->requests, run->segments, run->segment)
-						: run->requests,
+		/* a closed loop's requests: all of the plan's (a segment's engine
+		 * takes its share, and numbers them after the segments before it) */
+		.requests = run->open_loop ? 0 : run->requests,
 		.duration_limits = run->duration_given,
 	};
 	return s;

@@ -7,6 +7,7 @@ and refusals of a missing or duplicated segment (docs/distributed.md)."""
 import collections
 import datetime
 import json
+import math
 import os
 import subprocess
 import tempfile
@@ -281,6 +282,40 @@ class ClosedLoopSegmentsTest(PacerTestCase):
         self.assertEqual(m["measure"]["requests"]["completed"], 103)
         self.assertEqual(m["measure"]["connections"]["opened"], 8)
 
+    def test_table_requests_exact(self):
+        # segment k sends the plan's requests sched_split_first(103, 4, k)
+        # onwards (its threads: the next ranges of its share), so the union
+        # is requests 0..102 of one process: in turn, entry i mod 7; at
+        # random, draw i of the seeded stream
+        d = tempfile.mkdtemp(prefix="pacer-segclt-")
+        table = os.path.join(d, "table.txt")
+        with open(table, "w") as f:
+            f.write("\n".join(f"GET http://127.0.0.1:{_ngx.port}{p}\n" for p in PATHS))
+        pacer = harness.pacer_bin()
+        plan = ["--requests-file", table, "--requests", "103", "--concurrency", "8", "-q"]
+
+        def paths(extra):
+            mark = _ngx.log_mark()
+            r = subprocess.run([pacer, "run"] + plan + extra + ["-o", os.path.join(d, "x.json")],
+                               capture_output=True, timeout=30)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return SegmentsTest.path_counts(mark)
+
+        def segs(extra):
+            total = collections.Counter()
+            for k in range(SEGS):
+                total += paths(extra + ["--segment", f"{k}/{SEGS}", "--threads", "2"])
+            return total
+
+        want = collections.Counter(PATHS[i % len(PATHS)] for i in range(103))
+        self.assertEqual(dict(paths([])), dict(want))
+        self.assertEqual(dict(segs([])), dict(want))
+        rnd = ["--order", "random", "--seed", "5"]
+        single = paths(rnd)
+        self.assertEqual(sum(single.values()), 103)
+        self.assertNotEqual(dict(single), dict(want))
+        self.assertEqual(dict(segs(rnd)), dict(single))
+
 
 class SegmentedRampTest(PacerTestCase):
     """Four segments of a ramp: the merged steps' verdicts are those of the
@@ -348,6 +383,136 @@ class SegmentedRampTest(PacerTestCase):
                            os.path.join(self.dir, "x.json")], capture_output=True, timeout=30)
         self.assertEqual(r.returncode, 2)
         self.assertIn(b"plan.steps_per_s", r.stderr)
+
+
+# A mix spec (docs/tables.md): the table is generated, its names are its
+# shapes and methods (GET rest, POST static, ...)
+MIX_SPEC = """base_url: BASE
+methods: {GET: 3, POST: 1}
+body: {template: '{"id":${id}}'}
+shapes:
+  - {name: static, weight: 2, routes: 4, templates: ["/static/r${route}.js"]}
+  - {name: rest, weight: 3, routes: 9, templates: ["/api/r${route}/u/${id}"]}
+  - {name: glob, weight: 1, routes: 2, templates: ["/files/r${route}/${path}"]}
+"""
+
+
+def llround(x):
+    return math.floor(x + 0.5)
+
+
+def constant_count(rate, window_s):
+    """Arrivals of a constant schedule due within window_s of its start
+    (due time of arrival k: llround(k * 1e9 / rate) ns; sched_count)."""
+    n = 0
+    while llround(n * 1e9 / rate) < window_s * 1e9:
+        n += 1
+    return n
+
+
+class SegmentedRampExactTest(PacerTestCase):
+    """Three segments of a three-step ramp, merged: step by step the same
+    scheduled and sent counts and the same requests per name as one process,
+    because arrivals are numbered over the whole ramp, not per step
+    (docs/distributed.md). Once with a 5-entry table in turn at constant
+    arrivals; once with a generated mix table at random over seeded Poisson
+    arrivals. The eight processes run at once (their counts come from their
+    results, not from nginx's log)."""
+
+    STEPS = [101, 203, 307]
+    WARM_S, STEP_S = 0.1, 0.7
+    NSEG = 3
+    # 5 paths of distinct names: each step's range of arrivals (i mod 5) shows
+    # in its per-name counts
+    PATHS5 = ["/hello", "/notfound", "/file", "/missing-a", "/missing-b"]
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.dir = tempfile.mkdtemp(prefix="pacer-segexact-")
+        pacer = harness.pacer_bin()
+        seq = os.path.join(cls.dir, "five.txt")
+        with open(seq, "w") as f:
+            f.write("\n".join(f"GET http://127.0.0.1:{_ngx.port}{p}\n" for p in cls.PATHS5))
+        spec = os.path.join(cls.dir, "mix.yaml")
+        with open(spec, "w") as f:
+            f.write(MIX_SPEC.replace("BASE", f"http://127.0.0.1:{_ngx.port}"))
+        mix = os.path.join(cls.dir, "mix.jsonl")
+        r = subprocess.run([pacer, "table", "generate", "--spec", spec, "--size", "23",
+                            "--seed", "3", "-o", mix], capture_output=True, timeout=30)
+        assert r.returncode == 0, r.stderr
+        ramp = ["ramp", "--steps", ",".join(map(str, cls.STEPS)),
+                "--step-duration", f"{int(cls.STEP_S * 1000)}ms",
+                "--step-warmup", f"{int(cls.WARM_S * 1000)}ms", "--slo", "p99<5s",
+                "--connections", 6, "--timeout", "5s", "-q", "--limited-ok"]
+        cls.plans = {
+            "seq": ramp + ["--requests-file", seq],
+            "mix": ramp + ["--requests-file", mix, "--arrival", "poisson", "--seed", 11,
+                           "--order", "random"],
+        }
+        procs = {}
+        for v, plan in cls.plans.items():
+            plan = [str(a) for a in plan]
+            procs[(v, "single")] = start_proc([pacer] + plan + ["-o", cls.out(v, "single")],
+                                              cls.dir, f"{v}-single")
+            for k in range(cls.NSEG):
+                procs[(v, k)] = start_proc([pacer] + plan + [
+                    "--segment", f"{k}/{cls.NSEG}", "--start-at", "+1s",
+                    "-o", cls.out(v, k)], cls.dir, f"{v}-{k}")
+        cls.codes = {key: finish(*p, timeout=40) for key, p in procs.items()}
+        cls.merges = {}
+        for v in cls.plans:
+            cls.merges[v] = subprocess.run(
+                [pacer, "merge"] + [cls.out(v, k) for k in range(cls.NSEG)] +
+                ["-o", cls.out(v, "merged")], capture_output=True, timeout=30)
+
+    @classmethod
+    def out(cls, v, k):
+        return os.path.join(cls.dir, f"{v}-{k}.json")
+
+    def load(self, v, k):
+        with open(self.out(v, k)) as f:
+            return json.load(f)
+
+    def check_same_as_single(self, v):
+        for key, code in self.codes.items():
+            if key[0] == v:
+                self.assertEqual(code, 0, key)
+        self.assertEqual(self.merges[v].returncode, 0, self.merges[v].stderr)
+        single, merged = self.load(v, "single"), self.load(v, "merged")
+        self.assertEqual(len(single["steps"]), len(self.STEPS))
+        self.assertEqual(len(merged["steps"]), len(self.STEPS))
+        names = []
+        for i, (a, b) in enumerate(zip(single["steps"], merged["steps"])):
+            ra, rb = a["measure"]["requests"], b["measure"]["requests"]
+            for k in ("scheduled", "sent", "completed"):
+                self.assertEqual(rb[k], ra[k], (v, i, k))
+            na = {n["name"]: (n["sent"], n["completed"]) for n in a["measure"]["by_name"]}
+            nb = {n["name"]: (n["sent"], n["completed"]) for n in b["measure"]["by_name"]}
+            self.assertEqual(nb, na, (v, "step", i + 1))
+            self.assertEqual(sum(s for s, _ in na.values()), ra["sent"])
+            names.append(na)
+        return single, names
+
+    def test_sequential_table(self):
+        single, names = self.check_same_as_single("seq")
+        # and what one process sends is arrival i -> entry i mod 5, i counted
+        # from the ramp's start through every step's warm-up and measured phase
+        base = 0
+        for i, rate in enumerate(self.STEPS):
+            warm = constant_count(rate, self.WARM_S)
+            total = constant_count(rate, self.WARM_S + self.STEP_S)
+            want = collections.Counter(
+                "GET " + self.PATHS5[j % 5] for j in range(base + warm, base + total))
+            self.assertEqual({n: s for n, (s, _) in names[i].items()}, dict(want), i + 1)
+            self.assertEqual(single["steps"][i]["measure"]["requests"]["scheduled"], total - warm)
+            base += total
+
+    def test_mix_table_random_poisson(self):
+        _, names = self.check_same_as_single("mix")
+        # random order over the generated table: several names in every step
+        for i, na in enumerate(names):
+            self.assertGreaterEqual(len(na), 4, (i, na))
 
 
 if __name__ == "__main__":

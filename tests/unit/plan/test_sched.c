@@ -1,7 +1,8 @@
 /* Tests of arrival schedules (src/plan/sched.c): constant schedules are
  * exact and do not drift, Poisson gaps have the right mean and variance and
- * depend only on the seed, and work/rate splitting hands out the remainder
- * and sums back to the total. */
+ * depend only on the seed (and, built as a tree of Beta splits, are iid
+ * exponential at every scale), and work/rate splitting hands out the
+ * remainder and sums back to the total. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -226,6 +227,68 @@ static void test_poisson_seeded(void **state)
 		assert_true(sched_next(&k1) == sched_next(&k2));
 }
 
+/* The Poisson stream is built as a tree of Beta splits (sched.c): its gaps
+ * must still be iid exponential at every scale. Deciles of the gaps, their
+ * lag-1 correlation, and sums of w consecutive gaps (Gamma(w): mean and
+ * variance w) both aligned with the tree's nodes and straddling them. */
+static void test_poisson_tree_gaps(void **state)
+{
+	(void)state;
+	enum { G = 1 << 18 };
+	static double gap[G];
+	struct sched s;
+	sched_init(&s, SCHED_POISSON, 1, 0, 0, 5); /* 1/s: gaps in whole seconds of ns */
+	uint64_t last = 0;
+	for (size_t i = 0; i < G; i++) {
+		uint64_t t = sched_next(&s);
+		gap[i] = (double)(t - last) / 1e9;
+		last = t;
+	}
+	/* deciles of Exp(1): chi-square with 9 degrees of freedom */
+	size_t bins[10] = {0};
+	for (size_t i = 0; i < G; i++) {
+		double u = 1 - exp(-gap[i]); /* its CDF: uniform if exponential */
+		size_t b = (size_t)(u * 10);
+		bins[b > 9 ? 9 : b]++;
+	}
+	double chi2 = 0, want = G / 10.0;
+	for (int b = 0; b < 10; b++)
+		chi2 += (bins[b] - want) * (bins[b] - want) / want;
+	print_message("gap deciles: chi2 %.2f (9 dof)\n", chi2);
+	assert_true(chi2 < 30); /* p < 0.0005 */
+	double sxy = 0, sx = 0, sxx = 0;
+	for (size_t i = 0; i + 1 < G; i++) {
+		sx += gap[i];
+		sxx += gap[i] * gap[i];
+		sxy += gap[i] * gap[i + 1];
+	}
+	double n = G - 1, mean = sx / n, var = sxx / n - mean * mean;
+	double r1 = (sxy / n - mean * mean) / var;
+	print_message("gap lag-1 correlation %.5f\n", r1);
+	assert_true(fabs(r1) < 5 / sqrt(n));
+	for (unsigned m = 1; m <= 11; m++) {
+		size_t w = (size_t)1 << m;
+		for (size_t off = 0; off <= w / 2; off += w / 2) { /* aligned, straddling */
+			double sum = 0, sum2 = 0;
+			size_t nb = 0;
+			for (size_t lo = off; lo + w <= G; lo += w, nb++) {
+				double b = 0;
+				for (size_t i = lo; i < lo + w; i++)
+					b += gap[i];
+				sum += b;
+				sum2 += b * b;
+			}
+			double bm = sum / nb, bv = sum2 / nb - bm * bm;
+			double sd_mean = sqrt((double)w / nb), sd_var = (double)w * sqrt(2.0 / nb);
+			if (fabs(bm - w) > 5 * sd_mean || fabs(bv - w) > 5 * sd_var)
+				print_message("sums of %zu gaps from %zu: mean %.3f var %.3f (%zu)\n", w,
+					      off, bm, bv, nb);
+			assert_true(fabs(bm - (double)w) < 5 * sd_mean);
+			assert_true(fabs(bv - (double)w) < 5 * sd_var);
+		}
+	}
+}
+
 /* The Poisson clock is kept in double ns from the start, so the mean rate
  * over a long run matches: n arrivals take about n / rate. */
 static void test_poisson_long_run_rate(void **state)
@@ -291,6 +354,16 @@ static void test_split(void **state)
 			assert_true(sum == total);
 			assert_true(mx - mn <= 1);
 		}
+	/* each part begins where the parts before it end */
+	for (uint64_t total = 0; total < 300; total += 11)
+		for (uint32_t parts = 1; parts <= 17; parts++) {
+			uint64_t at = 0;
+			for (uint32_t p = 0; p < parts; p++) {
+				assert_true(sched_split_first(total, parts, p) == at);
+				at += sched_split(total, parts, p);
+			}
+			assert_true(at == total);
+		}
 	/* large totals */
 	uint64_t big = UINT64_MAX, sum = 0;
 	for (uint32_t p = 0; p < 256; p++)
@@ -352,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_poisson_moments),
 		cmocka_unit_test(test_poisson_seeded),
 		cmocka_unit_test(test_poisson_long_run_rate),
+		cmocka_unit_test(test_poisson_tree_gaps),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_split_rate),
 	};

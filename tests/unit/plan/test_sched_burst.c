@@ -2,7 +2,8 @@
  * shares one due time; constant bursts are n / rate apart, so the mean rate
  * is the same; Poisson bursts have gaps of mean n / rate; n = 1 leaves every
  * schedule as it was, draw for draw; lanes of a bursty global schedule
- * together give the global one exactly (segments stay exact). */
+ * together give the global one exactly (segments stay exact), and
+ * sched_count_bursts counts what they hand out. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -138,6 +139,33 @@ static void test_lanes_of_bursts(void **state)
 		}
 }
 
+/* sched_count_bursts: the arrivals of every burst due in the window, as
+ * sched_next hands them out (a segment numbers a ramp's steps by it). */
+static void test_count_bursts(void **state)
+{
+	(void)state;
+	for (int arr = SCHED_CONSTANT; arr <= SCHED_POISSON; arr++) {
+		const uint32_t bursts[] = {1, 3, 50};
+		for (size_t b = 0; b < 3; b++) {
+			struct sched s;
+			sched_init(&s, (enum sched_arrival)arr, 333.3, 0, 0, 5);
+			sched_set_burst(&s, bursts[b]);
+			const uint64_t windows[] = {0, 1, 999999, 1000000000, 2500000001ull};
+			uint64_t due[4000];
+			for (size_t i = 0; i < 4000; i++)
+				due[i] = sched_next(&s);
+			for (size_t k = 0; k < 5; k++) {
+				uint64_t n = 0;
+				while (n < 4000 && due[n] < windows[k])
+					n++;
+				assert_int_equal(sched_count_bursts((enum sched_arrival)arr, 333.3,
+								    bursts[b], 5, windows[k]),
+						 n);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,6 +174,7 @@ int main(void)
 		cmocka_unit_test(test_burst_of_one_changes_nothing),
 		cmocka_unit_test(test_poisson_bursts),
 		cmocka_unit_test(test_lanes_of_bursts),
+		cmocka_unit_test(test_count_bursts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* Tests of schedule lanes (sched_init_lane, --segment): the lanes of a
  * global schedule, taken together, give exactly the due times of the
  * global schedule itself, for constant and seeded Poisson arrivals, at
- * rates whose interval is not a whole number of ns. */
+ * rates whose interval is not a whole number of ns; and the count of a
+ * window's arrivals (sched_count) that numbers a segment's ramp steps. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,6 +65,8 @@ static void test_poisson_lanes(void **state)
 	check_lanes(SCHED_POISSON, 1000, 4);
 	check_lanes(SCHED_POISSON, 123.4, 5);
 	check_lanes(SCHED_POISSON, 10000, 16);
+	check_lanes(SCHED_POISSON, 5e5, 3);
+	check_lanes(SCHED_POISSON, 777, 1024); /* lanes of two or three arrivals */
 }
 
 /* A lane of stride 1 is the plain schedule. */
@@ -77,12 +80,52 @@ static void test_lane_of_one(void **state)
 		assert_int_equal(sched_next(&a), sched_next(&b));
 }
 
+/* sched_count is the number of the schedule's due times before the window's
+ * end, at the edge too (windows that end on, just before and just after a
+ * due time), so that a segment numbers a step's arrivals from the steps
+ * before it exactly as one process counts them. */
+static void check_count(enum sched_arrival arr, double rate, uint64_t seed)
+{
+	struct sched g;
+	sched_init(&g, arr, rate, 0, 0, seed);
+	uint64_t prev = 0;
+	/* Poisson counts draw the stream: every 13th arrival keeps it quick */
+	uint64_t every = arr == SCHED_POISSON ? 13 : 1;
+	for (uint64_t n = 0; n < ARRIVALS; n++) {
+		uint64_t t = sched_next(&g); /* arrival n: n arrivals are due before t */
+		if (n % every == 0) {
+			assert_int_equal(sched_count(arr, rate, seed, t), n);
+			assert_int_equal(sched_count(arr, rate, seed, t + 1), n + 1);
+			if (t > prev + 1) /* strictly between the last two due times */
+				assert_int_equal(sched_count(arr, rate, seed, t - 1), n);
+		}
+		prev = t;
+	}
+	assert_int_equal(sched_count(arr, rate, seed, 0), 0);
+}
+
+static void test_count(void **state)
+{
+	(void)state;
+	check_count(SCHED_CONSTANT, 1000, 1);
+	check_count(SCHED_CONSTANT, 333.3, 1); /* interval 3,000,300.03 ns: rounding at edges */
+	check_count(SCHED_CONSTANT, 7777, 1);
+	check_count(SCHED_CONSTANT, 0.7, 1);
+	check_count(SCHED_CONSTANT, 3e6, 1);
+	check_count(SCHED_POISSON, 1000, 42);
+	check_count(SCHED_POISSON, 123.4, 7);
+	/* a step's count from its warm-up and duration: 101/s for 800 ms */
+	assert_int_equal(sched_count(SCHED_CONSTANT, 101, 1, 800000000), 81);
+	assert_int_equal(sched_count(SCHED_CONSTANT, 500, 1, 2000000000), 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_constant_lanes),
 		cmocka_unit_test(test_poisson_lanes),
 		cmocka_unit_test(test_lane_of_one),
+		cmocka_unit_test(test_count),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
