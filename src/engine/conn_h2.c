@@ -518,7 +518,9 @@ static void h2_ready(struct worker *w, struct conn *c)
 	w->n_connecting--;
 	list_remove(&w->timed, c);
 	c->state = CS_IDLE;
-	phase_of(w, c->connect_start_ns)->h2.conns_h2++;
+	struct phase_stats *ph = phase_of(w, c->connect_start_ns);
+	ph->h2.conns_h2++;
+	ph->host[c->host].conns_h2++;
 }
 
 bool eng_h2_input(struct worker *w, struct conn *c, const char *buf, size_t n, uint64_t now)
@@ -622,6 +624,11 @@ void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const stru
 	ph->h2.streams_sum += h->n_act;
 	if (h->n_act > ph->h2.streams_max)
 		ph->h2.streams_max = h->n_act;
+	struct host_stats *hs = &ph->host[c->host];
+	hs->sent_h2++;
+	hs->streams_sum += h->n_act;
+	if (h->n_act > hs->streams_max)
+		hs->streams_max = h->n_act;
 	conn_offer(w, c, now);
 	if (!h->dirty) { /* written with the others of this turn: eng_h2_flush_host */
 		struct hpool *p = &w->hp[c->host];

@@ -67,6 +67,17 @@ struct host_stats {
 	uint64_t errors;           /* its requests that did not succeed (phase_stats_errors) */
 	uint64_t conn_errors;      /* failed connects and TLS handshakes */
 	uint64_t conns_opened;
+	/* The protocol it spoke: connections that spoke HTTP/2 (the server's
+	 * SETTINGS came) or HTTP/1.1 (plain runs, and --http2=prefer when the
+	 * server kept it), and the requests sent over each (a phase's requests
+	 * by their scheduled time, so that connections opened in the warm-up
+	 * still tell the measured phase's protocol; over HTTP/2 each stream
+	 * opened, a retried request again). */
+	uint64_t conns_h2, conns_h1;
+	uint64_t sent_h2, sent_h1;
+	/* HTTP/2: streams in flight on the connection at each request sent
+	 * over it: the most, and their sum (mean = streams_sum / sent_h2). */
+	uint64_t streams_max, streams_sum;
 };
 
 /* What the requests of one name saw (index = the run's name index,
