@@ -47,6 +47,8 @@ struct h2_conn {
 	bool ready;          /* the server's SETTINGS arrived */
 	bool going;          /* GOAWAY received (or sent): no new streams */
 	bool failed;         /* a connection error: count errors.protocol once */
+	bool used;           /* a stream was opened on it (until then its connect has not
+	                      * succeeded: the host's connect_fails stands) */
 	bool dirty;          /* on its host's h2_dirty list (requests not yet written) */
 	uint64_t rx_rt;      /* the kernel's stamp of the bytes being fed (0: none), so that
 	                      * streams read late are timed when their bytes came */
@@ -402,18 +404,42 @@ static ssize_t h2_rx(struct conn *c, char *buf, size_t cap, bool *wants_write, u
 
 /* ---- connections ----------------------------------------------------------------- */
 
+/* The server ended c (GOAWAY, or a close) after its SETTINGS but before c
+ * took any of the requests waiting for its host: a failed connect, counted
+ * once as errors.protocol and backed off like one, so that a server that
+ * sends GOAWAY at once (or closes) is not reconnected to without end while
+ * nothing is sent. An unused connection closed while nothing waits (an idle
+ * timeout) is no failure. */
+static bool h2_wasted(struct worker *w, struct conn *c, uint64_t now)
+{
+	struct h2_conn *h = c->h2;
+	if (!h->ready || h->used || !w->hp[c->host].q_len)
+		return false;
+	if (!h->failed) {
+		h->failed = true;
+		struct phase_stats *ph = eng_conn_error(w, c->host, ERRK_PROTOCOL, now);
+		phase_stats_tls_reason(ph, "the server ended an HTTP/2 connection (GOAWAY or close) "
+					   "before it took a request");
+	}
+	eng_connect_failed(w, c->host, now);
+	return true;
+}
+
 /* The connection ended with an HTTP/2 (or transport) failure: counted once
- * as errors.protocol when `protocol`; before the server's SETTINGS it is a
- * failed connect (backoff). Its streams in flight are counted by the close. */
+ * as errors.protocol when `protocol`; before the server's SETTINGS, or
+ * before it took a request that waited (h2_wasted), it is a failed connect
+ * (backoff). Its streams in flight are counted by the close. */
 static void h2_fail(struct worker *w, struct conn *c, bool protocol, uint64_t now)
 {
 	struct h2_conn *h = c->h2;
-	if (protocol && !h->failed) {
-		h->failed = true;
-		eng_conn_error(w, c->host, ERRK_PROTOCOL, now);
+	if (!h2_wasted(w, c, now)) {
+		if (protocol && !h->failed) {
+			h->failed = true;
+			eng_conn_error(w, c->host, ERRK_PROTOCOL, now);
+		}
+		if (!h->ready)
+			eng_connect_failed(w, c->host, now);
 	}
-	if (!h->ready)
-		eng_connect_failed(w, c->host, now);
 	eng_conn_close(w, c);
 }
 
@@ -509,11 +535,11 @@ void eng_h2_start(struct worker *w, struct conn *c, uint64_t now)
 	h2_flush(w, c, now);
 }
 
-/* The server's SETTINGS arrived: connected, and ready for streams. */
+/* The server's SETTINGS arrived: connected, and ready for streams (the
+ * host's connect failures are forgotten when it takes one: eng_h2_send). */
 static void h2_ready(struct worker *w, struct conn *c)
 {
 	struct hpool *p = &w->hp[c->host];
-	p->connect_fails = 0;
 	p->n_connecting--;
 	w->n_connecting--;
 	list_remove(&w->timed, c);
@@ -537,7 +563,8 @@ bool eng_h2_input(struct worker *w, struct conn *c, const char *buf, size_t n, u
 	if (!h2_flush(w, c, now)) /* SETTINGS ACK, WINDOW_UPDATE, resets */
 		return false;
 	if (h->going && !h->n_act && !h->out_len) {
-		phase_of(w, now)->closed_by_server++; /* GOAWAY: done with it */
+		if (!h2_wasted(w, c, now))
+			phase_of(w, now)->closed_by_server++; /* GOAWAY: done with it */
 		eng_conn_close(w, c);
 		return false;
 	}
@@ -560,7 +587,7 @@ void eng_h2_event(struct worker *w, struct conn *c, uint32_t events)
 		if (n <= 0) {
 			/* the peer closed (or a read failed): streams in flight are
 			 * errors; before SETTINGS the server does not speak HTTP/2 */
-			if (n == 0 && h->ready && !h->n_act)
+			if (n == 0 && h->ready && !h->n_act && (h->used || !w->hp[c->host].q_len))
 				phase_of(w, now)->closed_by_server++;
 			h2_fail(w, c, !h->ready || n < 0, now);
 			return;
@@ -620,6 +647,10 @@ void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const stru
 		return;
 	}
 	s->h2_id = id;
+	if (!h->used) { /* connected for good: failures in a row end here */
+		h->used = true;
+		w->hp[c->host].connect_fails = 0;
+	}
 	ph->h2.streams_n++;
 	ph->h2.streams_sum += h->n_act;
 	if (h->n_act > ph->h2.streams_max)
