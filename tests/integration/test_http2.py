@@ -305,6 +305,11 @@ class Http2Test(PacerTestCase):
         self.assertTrue(1 <= h2["streams_max"] <= 4, h2)
         self.assertGreaterEqual(h2["streams_mean"], 1.0, h2)
         self.assertEqual((h1["streams_max"], h1["streams_mean"]), (0, 0), h1)
+        # the schema describes and admits the hosts' new fields
+        import test_report
+        self.assertEqual(test_report.undescribed_fields(test_report.schema(), run.json), [])
+        errors = [e.message for e in test_report.validator().iter_errors(run.json)]
+        self.assertEqual(errors, [])
         text = " ".join(run.stdout.split())  # the report wraps its lines
         self.assertRegex(text, r"By host: localhost:%d h2 \([0-9]+ connections?, streams "
                          r"at most [1-4], [0-9.]+ on average\); localhost:%d http/1\.1 \("
