@@ -23,8 +23,10 @@ enum err_kind {
 			   * REFUSED_STREAM, which is retried) */
 	ERRK_PROTOCOL,    /* HTTP/2 connections that failed (not tied to a request, like
 			   * connect): the peer sent no HTTP/2 SETTINGS (it does not speak
-			   * HTTP/2), or a protocol, flow-control or compression error ended
-			   * it (ours, or a GOAWAY code from the peer). Its requests in flight
+			   * HTTP/2), the peer ended it (GOAWAY or close) before it took any
+			   * of the requests waiting for it, or a protocol, flow-control or
+			   * compression error ended it (ours, or a GOAWAY code from the
+			   * peer). Its requests in flight
 			   * count as read (or closed) errors */
 	ERRK_COUNT
 };
