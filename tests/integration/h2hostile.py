@@ -26,6 +26,9 @@ Modes (HostileH2(mode)):
   continuation   answer every request with a HEADERS frame without
                  END_HEADERS and CONTINUATION frames that never end (up to
                  CONTINUATION_MAX of them)
+  endless_data   answer the first request of a connection with a body that
+                 does not end (16 KB DATA frames for ENDLESS_DATA_S, whatever
+                 pacer resets), then close
   zero_window    SETTINGS_INITIAL_WINDOW_SIZE 0, never a WINDOW_UPDATE:
                  request bodies cannot be sent; nothing is answered
   no_streams     SETTINGS_MAX_CONCURRENT_STREAMS 0: no stream may be opened
@@ -34,12 +37,14 @@ Modes (HostileH2(mode)):
   http1          answer the preface with an HTTP/1.1 response and close
 
 Counters (under .lock): conns, headers (request HEADERS frames seen),
-rst_sent[code], goaway_sent, answered (responses completed)."""
+rst_sent[code], goaway_sent, answered (responses completed), data_sent
+(body bytes)."""
 
 import collections
 import socket
 import struct
 import threading
+import time
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 T_DATA, T_HEADERS, T_RST, T_SETTINGS, T_PING, T_GOAWAY, T_WINDOW, T_CONT = 0, 1, 3, 4, 6, 7, 8, 9
@@ -51,6 +56,8 @@ RST_CODES = (7, 8, 2, 1, 0xB, 7, 0x1234)
 BOMB_VALUE = 4000
 BOMB_REFS = 12000
 CONTINUATION_MAX = 2000
+ENDLESS_DATA_FRAMES = 16384  # 256 MiB of body a connection at most ...
+ENDLESS_DATA_S = 1.5  # ... and this long
 
 
 def frame(typ, flags, sid, payload=b""):
@@ -91,7 +98,7 @@ def bomb_block():
 class HostileH2:
     MODES = ("goaway_each", "goaway_shrink", "goaway_first", "goaway_at_once",
              "close_at_once", "rst", "hpack_bomb",
-             "continuation", "zero_window", "no_streams", "silent", "garbage", "http1")
+             "continuation", "endless_data", "zero_window", "no_streams", "silent", "garbage", "http1")
 
     def __init__(self, mode):
         assert mode in self.MODES, mode
@@ -106,6 +113,7 @@ class HostileH2:
         self.headers = 0
         self.answered = 0
         self.goaway_sent = 0
+        self.data_sent = 0
         self.rst_sent = collections.Counter()
         self._stop = threading.Event()
         self._threads = []
@@ -288,6 +296,23 @@ class HostileH2:
                 if self._stop.is_set():
                     return
                 c.sendall(piece)
+            return
+
+    def _mode_endless_data(self, c):
+        self._settings(c)
+        chunk = b"z" * 16384
+        for sid in self._requests(c):
+            c.sendall(frame(T_HEADERS, F_END_HEADERS, sid, OK_BLOCK))
+            piece = frame(T_DATA, 0, sid, chunk)
+            end = time.monotonic() + ENDLESS_DATA_S
+            for i in range(ENDLESS_DATA_FRAMES):
+                if self._stop.is_set() or time.monotonic() > end:
+                    return
+                if i % 16 == 15:
+                    time.sleep(0.005)  # at most ~50 MB/s: this machine is shared
+                c.sendall(piece)
+                with self.lock:
+                    self.data_sent += len(chunk)
             return
 
     def _mode_zero_window(self, c):

@@ -1,6 +1,6 @@
 """HTTP/2 (--h2c) against hostile peers (h2hostile.HostileH2, raw frames
 over loopback): GOAWAY storms, RST_STREAM floods, an HPACK bomb, endless
-CONTINUATION frames, a zero window, a server that allows no streams, one
+CONTINUATION frames, a body that never ends, a zero window, a server that allows no streams, one
 that never sends SETTINGS, sends garbage or answers in HTTP/1.1. For each:
 the errors counted as their kind, the run ends on its own within its
 --duration and --timeout, its memory stays bounded, and every request is
@@ -163,6 +163,22 @@ class HostileHttp2Test(PacerTestCase):
         self.assertEqual(e["read"] + e["closed"], 50, e)
 
     # ---- flow control
+
+    def test_endless_body_times_out_in_bounded_memory(self):
+        # a body that never ends (tens of MB, past the reset): the stream
+        # times out and is reset, the connection stays, nothing is kept
+        srv, run, m = self.hostile("endless_data", ["--requests", 4, "--concurrency", 1,
+                                                    "--max-streams", 2, "--h2-window", "1MiB"],
+                                   0.0, 0.5)
+        r, e = m["requests"], m["transport_errors"]
+        self.assertEqual((r["sent"], r["completed"]), (4, 0), r)
+        self.assertGreaterEqual(e["timeout"], 2, e)  # the two streams of the first turn
+        self.assertEqual(e["timeout"] + r["in_flight_at_end"], 4, (r, e))
+        self.assertEqual(e["requests"], e["timeout"], e)
+        # read on, returning the window: many windows' worth came in
+        self.assertGreater(m["bytes"]["in"], 4 << 20, m["bytes"])
+        self.assertLessEqual(m["bytes"]["in"], srv.data_sent + 65536, m["bytes"])
+        self.assertEqual(m["connections"]["opened"], 1, m["connections"])
 
     def test_zero_window_times_out_and_keeps_connections(self):
         body = "x" * 3000
