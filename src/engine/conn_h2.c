@@ -404,16 +404,24 @@ static ssize_t h2_rx(struct conn *c, char *buf, size_t cap, bool *wants_write, u
 
 /* ---- connections ----------------------------------------------------------------- */
 
+/* Whether c, ready, never took a request though it was needed: requests
+ * of its host wait, or it is the probe of a host whose connects fail. */
+static bool h2_needed_unused(const struct worker *w, const struct conn *c)
+{
+	const struct hpool *p = &w->hp[c->host];
+	return c->h2->ready && !c->h2->used && (p->q_len || p->connect_fails);
+}
+
 /* The server ended c (GOAWAY, or a close) after its SETTINGS but before c
- * took any of the requests waiting for its host: a failed connect, counted
- * once as errors.protocol and backed off like one, so that a server that
- * sends GOAWAY at once (or closes) is not reconnected to without end while
- * nothing is sent. An unused connection closed while nothing waits (an idle
- * timeout) is no failure. */
+ * took any of the requests waiting for its host (or, as a probe, any at
+ * all): a failed connect, counted once as errors.protocol and backed off
+ * like one, so that a server that sends GOAWAY at once (or closes) is not
+ * reconnected to without end while nothing is sent. An unused connection
+ * closed while nothing waits (an idle timeout) is no failure. */
 static bool h2_wasted(struct worker *w, struct conn *c, uint64_t now)
 {
 	struct h2_conn *h = c->h2;
-	if (!h->ready || h->used || !w->hp[c->host].q_len)
+	if (!h2_needed_unused(w, c))
 		return false;
 	if (!h->failed) {
 		h->failed = true;
@@ -472,7 +480,7 @@ static bool h2_flush(struct worker *w, struct conn *c, uint64_t now)
 			blocked = true;
 			break;
 		}
-		h2_fail(w, c, false, now);
+		h2_fail(w, c, !h->ready, now); /* before SETTINGS: a failed connection, as on reads */
 		return false;
 	}
 	if (!blocked && !nghttp2_session_want_read(h->ng) && !nghttp2_session_want_write(h->ng)) {
@@ -587,7 +595,7 @@ void eng_h2_event(struct worker *w, struct conn *c, uint32_t events)
 		if (n <= 0) {
 			/* the peer closed (or a read failed): streams in flight are
 			 * errors; before SETTINGS the server does not speak HTTP/2 */
-			if (n == 0 && h->ready && !h->n_act && (h->used || !w->hp[c->host].q_len))
+			if (n == 0 && h->ready && !h->n_act && !h2_needed_unused(w, c))
 				phase_of(w, now)->closed_by_server++;
 			h2_fail(w, c, !h->ready || n < 0, now);
 			return;

@@ -63,10 +63,11 @@ void eng_serve_host(struct worker *w, uint32_t h, uint64_t now)
 {
 	const struct engine_cfg *cfg = &w->e->cfg;
 	struct hpool *p = &w->hp[h];
-	if (!cfg->open_loop && p->q_len && host_down(p)) {
-		/* closed loop: requests that waited for a host that now refuses
-		 * hold slots of the concurrency; dropped, as closed_issue drops
-		 * the new ones, so that a count-bounded run ends */
+	if (!cfg->open_loop && p->q_len && needs_probe(p)) {
+		/* closed loop: requests that wait for a host that now refuses,
+		 * with no connect under way that could take them, hold slots of
+		 * the concurrency; dropped, as closed_issue drops the new ones,
+		 * so that a count-bounded run ends */
 		while (p->q_len) {
 			struct qent q = q_pop(w, p);
 			phase_of(w, q.due_ns)->dropped++;

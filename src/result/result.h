@@ -26,8 +26,7 @@ enum err_kind {
 			   * HTTP/2), the peer ended it (GOAWAY or close) before it took any
 			   * of the requests waiting for it, or a protocol, flow-control or
 			   * compression error ended it (ours, or a GOAWAY code from the
-			   * peer). Its requests in flight
-			   * count as read (or closed) errors */
+			   * peer). Its requests in flight count as read (or closed) errors */
 	ERRK_COUNT
 };
 
