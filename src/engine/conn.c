@@ -87,10 +87,12 @@ void eng_conn_close(struct worker *w, struct conn *c)
 	w->free_slots = c;
 }
 
-/* Connected (and TLS done): no longer connecting, failures forgotten. */
+/* Connected (and TLS done) over HTTP/1.1: no longer connecting, failures
+ * forgotten. */
 static void conn_connected(struct worker *w, struct conn *c)
 {
 	struct hpool *p = &w->hp[c->host];
+	phase_of(w, c->connect_start_ns)->host[c->host].conns_h1++;
 	p->connect_fails = 0;
 	p->n_connecting--;
 	w->n_connecting--;
@@ -263,6 +265,7 @@ void eng_conn_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 	list_remove(&w->hp[c->host].idle, c);
 	struct phase_stats *ph = phase_of(w, sched_ns);
 	ph->sent++;
+	ph->host[c->host].sent_h1++;
 	live_add(&w->live.sent, 1);
 	if (w->e->cfg.open_loop)
 		hist_record(&ph->timing[TIM_SEND_LAG], now > sched_ns ? now - sched_ns : 0);

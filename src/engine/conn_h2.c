@@ -47,6 +47,8 @@ struct h2_conn {
 	bool ready;          /* the server's SETTINGS arrived */
 	bool going;          /* GOAWAY received (or sent): no new streams */
 	bool failed;         /* a connection error: count errors.protocol once */
+	bool used;           /* a stream was opened on it (until then its connect has not
+	                      * succeeded: the host's connect_fails stands) */
 	bool dirty;          /* on its host's h2_dirty list (requests not yet written) */
 	uint64_t rx_rt;      /* the kernel's stamp of the bytes being fed (0: none), so that
 	                      * streams read late are timed when their bytes came */
@@ -402,18 +404,50 @@ static ssize_t h2_rx(struct conn *c, char *buf, size_t cap, bool *wants_write, u
 
 /* ---- connections ----------------------------------------------------------------- */
 
+/* Whether c, ready, never took a request though it was needed: requests
+ * of its host wait, or it is the probe of a host whose connects fail. */
+static bool h2_needed_unused(const struct worker *w, const struct conn *c)
+{
+	const struct hpool *p = &w->hp[c->host];
+	return c->h2->ready && !c->h2->used && (p->q_len || p->connect_fails);
+}
+
+/* The server ended c (GOAWAY, or a close) after its SETTINGS but before c
+ * took any of the requests waiting for its host (or, as a probe, any at
+ * all): a failed connect, counted once as errors.protocol and backed off
+ * like one, so that a server that sends GOAWAY at once (or closes) is not
+ * reconnected to without end while nothing is sent. An unused connection
+ * closed while nothing waits (an idle timeout) is no failure. */
+static bool h2_wasted(struct worker *w, struct conn *c, uint64_t now)
+{
+	struct h2_conn *h = c->h2;
+	if (!h2_needed_unused(w, c))
+		return false;
+	if (!h->failed) {
+		h->failed = true;
+		struct phase_stats *ph = eng_conn_error(w, c->host, ERRK_PROTOCOL, now);
+		phase_stats_tls_reason(ph, "the server ended an HTTP/2 connection (GOAWAY or close) "
+					   "before it took a request");
+	}
+	eng_connect_failed(w, c->host, now);
+	return true;
+}
+
 /* The connection ended with an HTTP/2 (or transport) failure: counted once
- * as errors.protocol when `protocol`; before the server's SETTINGS it is a
- * failed connect (backoff). Its streams in flight are counted by the close. */
+ * as errors.protocol when `protocol`; before the server's SETTINGS, or
+ * before it took a request that waited (h2_wasted), it is a failed connect
+ * (backoff). Its streams in flight are counted by the close. */
 static void h2_fail(struct worker *w, struct conn *c, bool protocol, uint64_t now)
 {
 	struct h2_conn *h = c->h2;
-	if (protocol && !h->failed) {
-		h->failed = true;
-		eng_conn_error(w, c->host, ERRK_PROTOCOL, now);
+	if (!h2_wasted(w, c, now)) {
+		if (protocol && !h->failed) {
+			h->failed = true;
+			eng_conn_error(w, c->host, ERRK_PROTOCOL, now);
+		}
+		if (!h->ready)
+			eng_connect_failed(w, c->host, now);
 	}
-	if (!h->ready)
-		eng_connect_failed(w, c->host, now);
 	eng_conn_close(w, c);
 }
 
@@ -446,7 +480,7 @@ static bool h2_flush(struct worker *w, struct conn *c, uint64_t now)
 			blocked = true;
 			break;
 		}
-		h2_fail(w, c, false, now);
+		h2_fail(w, c, !h->ready, now); /* before SETTINGS: a failed connection, as on reads */
 		return false;
 	}
 	if (!blocked && !nghttp2_session_want_read(h->ng) && !nghttp2_session_want_write(h->ng)) {
@@ -509,16 +543,18 @@ void eng_h2_start(struct worker *w, struct conn *c, uint64_t now)
 	h2_flush(w, c, now);
 }
 
-/* The server's SETTINGS arrived: connected, and ready for streams. */
+/* The server's SETTINGS arrived: connected, and ready for streams (the
+ * host's connect failures are forgotten when it takes one: eng_h2_send). */
 static void h2_ready(struct worker *w, struct conn *c)
 {
 	struct hpool *p = &w->hp[c->host];
-	p->connect_fails = 0;
 	p->n_connecting--;
 	w->n_connecting--;
 	list_remove(&w->timed, c);
 	c->state = CS_IDLE;
-	phase_of(w, c->connect_start_ns)->h2.conns_h2++;
+	struct phase_stats *ph = phase_of(w, c->connect_start_ns);
+	ph->h2.conns_h2++;
+	ph->host[c->host].conns_h2++;
 }
 
 bool eng_h2_input(struct worker *w, struct conn *c, const char *buf, size_t n, uint64_t now)
@@ -535,7 +571,8 @@ bool eng_h2_input(struct worker *w, struct conn *c, const char *buf, size_t n, u
 	if (!h2_flush(w, c, now)) /* SETTINGS ACK, WINDOW_UPDATE, resets */
 		return false;
 	if (h->going && !h->n_act && !h->out_len) {
-		phase_of(w, now)->closed_by_server++; /* GOAWAY: done with it */
+		if (!h2_wasted(w, c, now))
+			phase_of(w, now)->closed_by_server++; /* GOAWAY: done with it */
 		eng_conn_close(w, c);
 		return false;
 	}
@@ -558,7 +595,7 @@ void eng_h2_event(struct worker *w, struct conn *c, uint32_t events)
 		if (n <= 0) {
 			/* the peer closed (or a read failed): streams in flight are
 			 * errors; before SETTINGS the server does not speak HTTP/2 */
-			if (n == 0 && h->ready && !h->n_act)
+			if (n == 0 && h->ready && !h->n_act && !h2_needed_unused(w, c))
 				phase_of(w, now)->closed_by_server++;
 			h2_fail(w, c, !h->ready || n < 0, now);
 			return;
@@ -618,10 +655,19 @@ void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const stru
 		return;
 	}
 	s->h2_id = id;
+	if (!h->used) { /* connected for good: failures in a row end here */
+		h->used = true;
+		w->hp[c->host].connect_fails = 0;
+	}
 	ph->h2.streams_n++;
 	ph->h2.streams_sum += h->n_act;
 	if (h->n_act > ph->h2.streams_max)
 		ph->h2.streams_max = h->n_act;
+	struct host_stats *hs = &ph->host[c->host];
+	hs->sent_h2++;
+	hs->streams_sum += h->n_act;
+	if (h->n_act > hs->streams_max)
+		hs->streams_max = h->n_act;
 	conn_offer(w, c, now);
 	if (!h->dirty) { /* written with the others of this turn: eng_h2_flush_host */
 		struct hpool *p = &w->hp[c->host];

@@ -63,6 +63,17 @@ void eng_serve_host(struct worker *w, uint32_t h, uint64_t now)
 {
 	const struct engine_cfg *cfg = &w->e->cfg;
 	struct hpool *p = &w->hp[h];
+	if (!cfg->open_loop && p->q_len && needs_probe(p)) {
+		/* closed loop: requests that wait for a host that now refuses,
+		 * with no connect under way that could take them, hold slots of
+		 * the concurrency; dropped, as closed_issue drops the new ones,
+		 * so that a count-bounded run ends */
+		while (p->q_len) {
+			struct qent q = q_pop(w, p);
+			phase_of(w, q.due_ns)->dropped++;
+			live_add(&w->live.dropped, 1);
+		}
+	}
 	while (p->q_len && p->idle.head) {
 		struct qent q = q_pop(w, p);
 		eng_conn_send(w, p->idle.head, q.due_ns, &cfg->reqs[q.req]);

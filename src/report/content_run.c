@@ -108,6 +108,38 @@ static void connections_para(struct content_ctx *c, const json_t *warm, const js
 	}
 }
 
+/* The protocol each host of a multi-host table spoke (its `hosts`
+ * entries): "By host: a:443 h2 (2 connections, streams at most 8, 3.1 on
+ * average); b:443 http/1.1 (3 connections)." Nothing with one host. */
+static void http2_hosts_para(struct content_ctx *c, const json_t *ph)
+{
+	const json_t *hosts = rr_arr(ph, "hosts");
+	if (!hosts || !json_array_size(hosts))
+		return;
+	char line[1024];
+	size_t len = 0;
+	size_t i;
+	const json_t *e;
+	json_array_foreach(hosts, i, e) {
+		const char *name = rr_str(e, "host"), *proto = rr_str(e, "protocol");
+		double n2 = rr_num_or(e, "connections_h2", 0), n1 = rr_num_or(e, "connections_h1", 0);
+		char streams[96] = "";
+		if (rr_num_or(e, "streams_max", 0) > 0)
+			snprintf(streams, sizeof streams, ", streams at most %s, %.1f on average",
+				 fmt_int(&c->f, rr_num_or(e, "streams_max", 0)),
+				 rr_num_or(e, "streams_mean", 0));
+		int k = snprintf(line + len, sizeof line - len, "%s%s:%.0f %s (%s %s%s)",
+				 i ? "; " : "", name ? name : "?", rr_num_or(e, "port", 0),
+				 proto ? proto : "not connected", fmt_int(&c->f, n2 + n1),
+				 plural(n2 + n1, "connection", "connections"), streams);
+		if (k < 0 || (size_t)k >= sizeof line - len)
+			break; /* the hosts that fit */
+		len += (size_t)k;
+	}
+	if (len)
+		doc_para(c->d, false, "By host: %s.", line);
+}
+
 /* HTTP/2 of a phase (its `http2` object, written when HTTP/2 was spoken or
  * tried): connections that spoke it, streams in flight, GOAWAYs, retries,
  * resets, and connections that failed as HTTP/2. Nothing without it. */
@@ -141,6 +173,7 @@ static void http2_para(struct content_ctx *c, const json_t *ph)
 		 fmt_int(&c->f, h2), plural(h2, "connection", "connections"), h1s, streams,
 		 fmt_int(&c->f, rr_num_or(h, "goaway", 0)), fmt_int(&c->f, rr_num_or(h, "retried", 0)),
 		 fmt_int(&c->f, resets), fails);
+	http2_hosts_para(c, ph);
 }
 
 /* Status keys of by_status in numeric order. */

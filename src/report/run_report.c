@@ -130,6 +130,33 @@ static void rj_connect_failures(struct jsonw *j, const uint64_t *by_cause)
 	jw_obj_end(j);
 }
 
+/* The protocol a host spoke in a phase: by its requests sent, else by its
+ * connections (none sent: a refusing server), else null (none connected). */
+static const char *host_protocol(const struct host_stats *h)
+{
+	bool h2 = h->sent_h2 || (!h->sent_h1 && h->conns_h2);
+	bool h1 = h->sent_h1 || (!h->sent_h2 && h->conns_h1);
+	return h2 && h1 ? "h2+http/1.1" : h2 ? "h2" : h1 ? "http/1.1" : NULL;
+}
+
+/* A hosts entry's protocol, its connections by protocol and, when the
+ * phase tried HTTP/2, the streams in flight on its connections. */
+static void write_host_protocol(struct jsonw *j, const struct host_stats *h, bool h2)
+{
+	jw_key(j, "protocol");
+	jw_str(j, host_protocol(h));
+	jw_key(j, "connections_h2");
+	jw_u64(j, h->conns_h2);
+	jw_key(j, "connections_h1");
+	jw_u64(j, h->conns_h1);
+	if (!h2)
+		return;
+	jw_key(j, "streams_max");
+	jw_u64(j, h->streams_max);
+	jw_key(j, "streams_mean");
+	jw_dbl(j, h->sent_h2 ? (double)h->streams_sum / (double)h->sent_h2 : 0, 2);
+}
+
 void rj_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns,
 		       double offered, bool open_loop, double achieved, const struct inspect *in,
 		       const struct req_names *names)
@@ -259,8 +286,9 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 	jw_arr_end(j);
 	jw_obj_end(j);
 
-	if (p->h2.conns_h2 || p->h2.conns_h1 || p->h2.streams_n || p->h2.goaway ||
-	    p->errors[ERRK_PROTOCOL])
+	bool h2 = p->h2.conns_h2 || p->h2.conns_h1 || p->h2.streams_n || p->h2.goaway ||
+		  p->errors[ERRK_PROTOCOL];
+	if (h2)
 		write_h2(j, &p->h2);
 
 	jw_key(j, "bytes");
@@ -311,6 +339,7 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 			jw_u64(j, p->host[i].conn_errors);
 			jw_key(j, "connections_opened");
 			jw_u64(j, p->host[i].conns_opened);
+			write_host_protocol(j, &p->host[i], h2);
 			jw_obj_end(j);
 		}
 		jw_arr_end(j);

@@ -200,6 +200,13 @@ int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 		dst->host[i].errors += src->host[i].errors;
 		dst->host[i].conn_errors += src->host[i].conn_errors;
 		dst->host[i].conns_opened += src->host[i].conns_opened;
+		dst->host[i].conns_h2 += src->host[i].conns_h2;
+		dst->host[i].conns_h1 += src->host[i].conns_h1;
+		dst->host[i].sent_h2 += src->host[i].sent_h2;
+		dst->host[i].sent_h1 += src->host[i].sent_h1;
+		if (src->host[i].streams_max > dst->host[i].streams_max)
+			dst->host[i].streams_max = src->host[i].streams_max;
+		dst->host[i].streams_sum += src->host[i].streams_sum;
 	}
 	for (int i = 0; i < TIM_COUNT; i++) {
 		int rc = hist_merge(&dst->timing[i], &src->timing[i]);

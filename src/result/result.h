@@ -23,9 +23,10 @@ enum err_kind {
 			   * REFUSED_STREAM, which is retried) */
 	ERRK_PROTOCOL,    /* HTTP/2 connections that failed (not tied to a request, like
 			   * connect): the peer sent no HTTP/2 SETTINGS (it does not speak
-			   * HTTP/2), or a protocol, flow-control or compression error ended
-			   * it (ours, or a GOAWAY code from the peer). Its requests in flight
-			   * count as read (or closed) errors */
+			   * HTTP/2), the peer ended it (GOAWAY or close) before it took any
+			   * of the requests waiting for it, or a protocol, flow-control or
+			   * compression error ended it (ours, or a GOAWAY code from the
+			   * peer). Its requests in flight count as read (or closed) errors */
 	ERRK_COUNT
 };
 
@@ -86,6 +87,17 @@ struct host_stats {
 	uint64_t errors;           /* its requests that did not succeed (phase_stats_errors) */
 	uint64_t conn_errors;      /* failed connects and TLS handshakes */
 	uint64_t conns_opened;
+	/* The protocol it spoke: connections that spoke HTTP/2 (the server's
+	 * SETTINGS came) or HTTP/1.1 (plain runs, and --http2=prefer when the
+	 * server kept it), and the requests sent over each (a phase's requests
+	 * by their scheduled time, so that connections opened in the warm-up
+	 * still tell the measured phase's protocol; over HTTP/2 each stream
+	 * opened, a retried request again). */
+	uint64_t conns_h2, conns_h1;
+	uint64_t sent_h2, sent_h1;
+	/* HTTP/2: streams in flight on the connection at each request sent
+	 * over it: the most, and their sum (mean = streams_sum / sent_h2). */
+	uint64_t streams_max, streams_sum;
 };
 
 /* What the requests of one name saw (index = the run's name index,

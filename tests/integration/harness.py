@@ -684,10 +684,12 @@ def run_pacer(args, timeout=60.0, actions=(), out=True, subcommand="run", limite
 
 
 def is_sanitized_binary(path):
-    """True when the binary carries AddressSanitizer (memory limits differ)."""
+    """True when the binary carries AddressSanitizer (memory limits differ):
+    linked in, or dynamically (libasan: only its __asan_init is named)."""
     try:
         with open(path, "rb") as f:
-            return b"AddressSanitizer" in f.read()
+            data = f.read()
+            return b"AddressSanitizer" in data or b"__asan_init" in data
     except OSError:
         return False
 

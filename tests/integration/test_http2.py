@@ -228,6 +228,9 @@ class Http2Test(PacerTestCase):
         self.assertEqual(len(hosts), 2, hosts)
         self.assertEqual(sum(h["completed"] for h in hosts), r["completed"], hosts)
         self.assertTrue(all(h["completed"] > 0 and h["errors"] == 0 for h in hosts), hosts)
+        self.assertTrue(all(h["protocol"] == "h2" and h["connections_h1"] == 0 and
+                            h["connections_h2"] == h["connections_opened"] and
+                            1 <= h["streams_max"] <= 8 for h in hosts), hosts)
         short = [h for h in hosts if h["port"] == _ports["h2c_short"]][0]
         self.assertGreater(short["connections_opened"], 2, hosts)  # after each GOAWAY
         self.assertGreater(m["http2"]["goaway"], 0, m["http2"])
@@ -270,6 +273,47 @@ class Http2Test(PacerTestCase):
         self.assertEqual(m["http2"]["connections_h1"], 3, m["http2"])
         self.assertEqual(m["http2"]["connections_h2"], 0, m["http2"])
         self.assertEqual(run.json["plan"]["http"], "h2-prefer")
+
+    def test_prefer_table_says_the_protocol_per_host(self):
+        # one host speaks h2, the other keeps HTTP/1.1: the result says which per host
+        d = tempfile.mkdtemp(prefix="pacer-h2-prefer-")
+        try:
+            path = os.path.join(d, "targets.txt")
+            with open(path, "w") as f:
+                f.write("GET %s\nGET %s\n" % (url("h2"), url("h1tls")))
+            mark = _ngx.log_mark()
+            run = self.run_ok(["--requests-file", path, "--http2=prefer", "--cacert",
+                               os.path.join(_pki, "ca.pem"), "--requests", 400,
+                               "--concurrency", 2, "--max-streams", 4])
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+        m = self.assert_all_done(run, 400)
+        self.assertEqual(_ngx.count(mark, path="/hello"), 400)
+        by_port = {h["port"]: h for h in m["hosts"]}
+        h2, h1 = by_port[_ports["h2"]], by_port[_ports["h1tls"]]
+        self.assertEqual((h2["protocol"], h1["protocol"]), ("h2", "http/1.1"), m["hosts"])
+        self.assertEqual(h2["completed"] + h1["completed"], 400, m["hosts"])
+        self.assertEqual(h2["connections_h1"], 0, h2)
+        self.assertEqual(h1["connections_h2"], 0, h1)
+        self.assertGreaterEqual(h2["connections_h2"], 1, h2)
+        self.assertGreaterEqual(h1["connections_h1"], 1, h1)
+        self.assertEqual(h2["connections_h2"], h2["connections_opened"], h2)
+        self.assertEqual(h1["connections_h1"], h1["connections_opened"], h1)
+        # the phase's counts are the hosts' sums
+        self.assertEqual(m["http2"]["connections_h2"], h2["connections_h2"], m["http2"])
+        self.assertEqual(m["http2"]["connections_h1"], h1["connections_h1"], m["http2"])
+        self.assertTrue(1 <= h2["streams_max"] <= 4, h2)
+        self.assertGreaterEqual(h2["streams_mean"], 1.0, h2)
+        self.assertEqual((h1["streams_max"], h1["streams_mean"]), (0, 0), h1)
+        # the schema describes and admits the hosts' new fields
+        import test_report
+        self.assertEqual(test_report.undescribed_fields(test_report.schema(), run.json), [])
+        errors = [e.message for e in test_report.validator().iter_errors(run.json)]
+        self.assertEqual(errors, [])
+        text = " ".join(run.stdout.split())  # the report wraps its lines
+        self.assertRegex(text, r"By host: localhost:%d h2 \([0-9]+ connections?, streams "
+                         r"at most [1-4], [0-9.]+ on average\); localhost:%d http/1\.1 \("
+                         % (_ports["h2"], _ports["h1tls"]))
 
     def test_http2_required_but_server_keeps_http1(self):
         # bounded by --requests alone it could never end: refused at the start

@@ -248,6 +248,11 @@ class MultiHostTest(harness.PacerTestCase):
                 self.assertGreaterEqual(hb["connections_opened"], 1)
                 self.assertEqual(ph["connections"]["opened"],
                                  ha["connections_opened"] + hb["connections_opened"])
+                # plain HTTP/1.1: every connection spoke it, no HTTP/2 figures
+                for h in (ha, hb):
+                    self.assertEqual((h["protocol"], h["connections_h1"], h["connections_h2"]),
+                                     ("http/1.1", h["connections_opened"], 0), h)
+                    self.assertNotIn("streams_max", h)
                 self.assertLessEqual(len(self.a.connections(m[0])), conc)
                 self.assertLessEqual(len(self.b.connections(m[1])), conc)
 

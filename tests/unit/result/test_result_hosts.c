@@ -52,6 +52,39 @@ static void test_merge_sums_per_host(void **state)
 	phase_stats_free(&c);
 }
 
+/* The protocol figures of a host: connections and requests by protocol
+ * summed, the most streams in flight the larger of the two. */
+static void test_merge_protocol_per_host(void **state)
+{
+	(void)state;
+	struct phase_stats a, b;
+	assert_int_equal(phase_stats_init(&a), 0);
+	assert_int_equal(phase_stats_init(&b), 0);
+	a.n_hosts = b.n_hosts = 2;
+	a.host[0] = (struct host_stats){.conns_h2 = 2, .sent_h2 = 10, .streams_max = 4,
+					.streams_sum = 25};
+	a.host[1] = (struct host_stats){.conns_h1 = 3, .sent_h1 = 30};
+	b.host[0] = (struct host_stats){.conns_h2 = 1, .conns_h1 = 1, .sent_h2 = 5, .sent_h1 = 2,
+					.streams_max = 7, .streams_sum = 20};
+	b.host[1] = (struct host_stats){.conns_h1 = 1, .sent_h1 = 4, .streams_max = 0};
+	assert_int_equal(phase_stats_merge(&a, &b), 0);
+	assert_int_equal(a.host[0].conns_h2, 3);
+	assert_int_equal(a.host[0].conns_h1, 1);
+	assert_int_equal(a.host[0].sent_h2, 15);
+	assert_int_equal(a.host[0].sent_h1, 2);
+	assert_int_equal(a.host[0].streams_max, 7);
+	assert_int_equal(a.host[0].streams_sum, 45);
+	assert_int_equal(a.host[1].conns_h1, 4);
+	assert_int_equal(a.host[1].sent_h1, 34);
+	assert_int_equal(a.host[1].conns_h2, 0);
+	assert_int_equal(a.host[1].streams_max, 0);
+	phase_stats_reset(&a);
+	assert_int_equal(a.host[0].streams_max, 0);
+	assert_int_equal(a.host[0].sent_h2, 0);
+	phase_stats_free(&a);
+	phase_stats_free(&b);
+}
+
 static void test_merge_all_hosts_bounded(void **state)
 {
 	(void)state;
@@ -73,6 +106,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merge_sums_per_host),
+		cmocka_unit_test(test_merge_protocol_per_host),
 		cmocka_unit_test(test_merge_all_hosts_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
