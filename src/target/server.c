@@ -111,7 +111,6 @@ static void run_timers(struct worker *w)
 		}
 		target_conn_timer((struct conn *)n);
 	}
-	target_h2_timers(w);
 }
 
 static void *worker_main(void *arg)
@@ -145,6 +144,7 @@ static void *worker_main(void *arg)
 			}
 		}
 		run_timers(w);
+		target_h2_timers(w);
 		target_conn_reap(w);
 	}
 	/* close everything this thread owns */
