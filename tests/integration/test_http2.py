@@ -547,6 +547,62 @@ class ServeHttp2Test(PacerTestCase):
         self.assertEqual(m["tls"]["handshakes"], 2, m["tls"])
         self.assertEqual(run.json["plan"]["http"], "h2")
 
+    def test_header_list_over_the_cap_gets_431(self):
+        if not shutil.which("nghttp"):
+            self.skipTest("nghttp not installed")
+        with PacerServe("hello", extra=["--h2c"]) as srv:
+            p = subprocess.run(["nghttp", "-nv", "-H", "x-big: " + "a" * 20000, srv.url("/")],
+                               capture_output=True, text=True, timeout=20)
+            self.assertIn(":status: 431", p.stdout)
+            p = subprocess.run(["nghttp", "-nv", srv.url("/")], capture_output=True, text=True,
+                               timeout=20)
+            self.assertIn(":status: 200", p.stdout)
+
+    def test_client_that_never_reads_is_bounded(self):
+        # 1 MiB answers asked for on stream after stream, with the client's
+        # windows opened wide, and nothing read: the server stops reading
+        # the connection once its output is full, so its memory stays flat
+        d = tempfile.mkdtemp(prefix="pacer-h2-big-")
+        try:
+            plan = os.path.join(d, "big.yaml")
+            with open(plan, "w") as f:
+                f.write("name: big\nroutes:\n  - path: /big\n    body_size: 1048576\n"
+                        "  - path: /\n    prefix: true\n    body: \"ok\\n\"\n")
+            with PacerServe(plan, extra=["--h2c"]) as srv:
+                rss0 = srv.rss_kib()
+                c = socket.socket()
+                c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                c.connect(("127.0.0.1", srv.port))
+                frame = lambda typ, flags, sid, payload: (  # noqa: E731
+                    len(payload).to_bytes(3, "big") + bytes([typ, flags]) +
+                    struct.pack(">I", sid) + payload)
+                c.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" +
+                          frame(4, 0, 0, struct.pack(">HI", 4, 2 ** 31 - 1)) +
+                          frame(8, 0, 0, struct.pack(">I", 2 ** 31 - 1 - 65535)))
+                block = (b"\x82\x86\x04\x04/big\x01" + bytes([len("127.0.0.1")]) +
+                         b"127.0.0.1")
+                c.settimeout(1.0)
+                sid, sent = 1, 0
+                try:
+                    while sid < 2 * 200000:
+                        batch = b"".join(frame(1, 5, sid + 2 * i, block) for i in range(500))
+                        c.sendall(batch)
+                        sid += 1000
+                        sent += 500
+                except socket.timeout:
+                    pass  # the server stopped reading: what we meant to see
+                time.sleep(0.5)
+                grown = srv.rss_kib() - rss0
+                # served beside it, on another connection
+                run = self.run_ok([srv.url("/"), "--h2c", "-n", 200, "--concurrency", 2,
+                                   "--max-streams", 10])
+                c.close()
+                self.assertLess(sent, 200000, "the server read every request")
+                self.assertLess(grown, 16 * 1024, "server RSS grew %d KiB" % grown)
+                self.assert_multiplexed(run, 200)
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
     def test_serve_bad_options(self):
         cases = (
             (["--h2c", "--http2"], "give one"),
