@@ -173,7 +173,10 @@ static bool conn_run(struct conn *c)
 		if (memcmp(c->in + c->in_off, H2_PREFACE, k) != 0) {
 			c->proto_known = true;
 		} else if (k < H2_PREFACE_LEN) {
-			c->need_more = true;
+			/* a preface in pieces: not a request to parse */
+			if (!c->req_start_ns)
+				c->req_start_ns = w->now;
+			return false;
 		} else if (target_h2_start(c) < 0) {
 			target_conn_close(c);
 			return false;
@@ -374,7 +377,7 @@ static uint64_t conn_deadline(const struct conn *c)
 	if (c->req_start_ns) {
 		uint64_t x = c->req_start_ns + p->request_timeout_ns;
 		d = d < x ? d : x;
-	} else if (c->state == C_READ && !out_pending(c) && !c->h2_streams) {
+	} else if (c->state == C_READ && !out_pending(c) && !c->h2_timed) {
 		uint64_t x = c->last_io_ns + p->idle_timeout_ns;
 		d = d < x ? d : x;
 	}
@@ -608,7 +611,7 @@ void target_conn_timer(struct conn *c)
 		c->state = C_READ;
 		target_emit_canned(c, 408);
 	} else if (!c->req_start_ns && c->state == C_READ && !out_pending(c) && !c->closing &&
-	           now >= c->last_io_ns + p->idle_timeout_ns) {
+	           !c->h2_timed && now >= c->last_io_ns + p->idle_timeout_ns) {
 		stat_inc(&w->st.timeouts);
 		target_conn_close(c);
 		return;

@@ -32,6 +32,8 @@
 #define H2_PATH_INIT 256     /* first size of a stream's :path buffer */
 #define H2_METHOD_CAP 16     /* longest method taken (longer: 501) */
 #define H2_FREE_KEEP 1024    /* stream records kept for reuse per thread */
+#define H2_KEEP_PATH 1024u   /* a kept record keeps a :path buffer up to this size */
+#define H2_KEEP_DYN (4 * TARGET_DYN_INIT) /* and a rendered-body buffer up to this */
 #define H2_NV_MAX (2 * TARGET_MAX_HEADERS + 8) /* header fields of one answer */
 #define H2_TIMERS_PER_ROUND 4096
 
@@ -267,6 +269,8 @@ static void stream_put(struct h2_stream *st)
 	struct worker *w = c->w;
 	struct h2_sess *s = c->h2;
 	theap_cancel(&w->sheap, &st->tn);
+	if (st->state == ST_WAIT || st->deferred)
+		c->h2_timed--;
 	if (st->prev)
 		st->prev->next = st->next;
 	else
@@ -275,6 +279,16 @@ static void stream_put(struct h2_stream *st)
 		st->next->prev = st->prev;
 	c->h2_streams--;
 	if (w->h2_n_free < H2_FREE_KEEP) {
+		/* kept small: a few large answers do not pin memory in the pool */
+		if (st->path_cap > H2_KEEP_PATH) {
+			free(st->path);
+			st->path = NULL;
+			st->path_cap = 0;
+		}
+		if (st->dyn.cap > H2_KEEP_DYN) {
+			free(st->dyn.buf);
+			st->dyn = (struct target_dyn){0};
+		}
 		st->next = w->h2_free;
 		w->h2_free = st;
 		w->h2_n_free++;
@@ -317,6 +331,8 @@ static ssize_t body_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t l
 			st->slow_next_ns = now + st->rt->mis.slow_every_ns;
 		}
 		if (st->slow_budget == 0) {
+			if (!st->deferred)
+				st->c->h2_timed++;
 			st->deferred = true;
 			stream_arm(st, st->slow_next_ns);
 			return NGHTTP2_ERR_DEFERRED;
@@ -442,6 +458,7 @@ static void request_done(struct h2_stream *st)
 	if (ready > w->now) {
 		st->ready_ns = ready;
 		st->state = ST_WAIT;
+		c->h2_timed++;
 		stream_arm(st, ready);
 		return;
 	}
@@ -453,9 +470,11 @@ static void stream_timer(struct h2_stream *st)
 	struct conn *c = st->c;
 	struct worker *w = c->w;
 	if (st->state == ST_WAIT) {
+		c->h2_timed--;
 		answer(st);
 	} else if (st->state == ST_SENT) {
 		if (st->deferred) {
+			c->h2_timed--;
 			st->deferred = false;
 			nghttp2_session_resume_data(c->h2->ng, st->id);
 		}
@@ -577,6 +596,7 @@ int target_h2_start(struct conn *c)
 	}
 	c->h2 = s;
 	c->proto_known = true;
+	c->req_start_ns = 0; /* a preface in pieces was waited for as a request */
 	nghttp2_settings_entry set[] = {
 		{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, t->max_streams},
 		{NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, H2_HEADERS_CAP},
@@ -615,6 +635,7 @@ static bool pump(struct conn *c, bool *made)
 		if (n == 0)
 			break;
 		*made = true;
+		c->last_io_ns = c->w->now; /* sending counts as activity: not idle */
 		if ((size_t)n <= COPY_MAX && target_out_reserve(c, (size_t)n)) {
 			out_put(c, d, (size_t)n);
 		} else {

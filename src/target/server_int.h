@@ -103,6 +103,8 @@ struct conn {
 	/* HTTP/2 (h2.c): the session, NULL for HTTP/1.1 */
 	struct h2_sess *h2;
 	uint32_t h2_streams;   /* streams open on it (requests not yet answered and sent) */
+	uint32_t h2_timed;     /* of them, waiting on their own timer (latency, slow body):
+	                        * the connection is not idle while one does */
 	bool proto_known;      /* h2c: the first bytes were not the client preface: HTTP/1.1 */
 	bool h2_dirty;         /* on w->h2_dirty: streams answered by a timer, to be sent */
 	struct conn *dirty_next;

@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -45,16 +47,18 @@ static const char yaml[] = "name: t\n"
 			   "    prefix: true\n"
 			   "    body: \"hello\\n\"\n";
 
-static void start(uint32_t max_streams)
+static void start_plan(const char *text, uint32_t max_streams)
 {
 	char err[512];
-	if (target_plan_parse(yaml, strlen(yaml), "test.yaml", &plan, err, sizeof err))
+	if (target_plan_parse(text, strlen(text), "test.yaml", &plan, err, sizeof err))
 		fail_msg("plan: %s", err);
 	struct net_addr a;
 	assert_int_equal(net_resolve("127.0.0.1", 0, &a, NULL), 0);
 	struct target_opts o = {.h2 = true, .max_streams = max_streams};
 	assert_int_equal(target_start_opts(&srv, plan, &a, 1, &o), 0);
 }
+
+static void start(uint32_t max_streams) { start_plan(yaml, max_streams); }
 
 static void stop(void)
 {
@@ -318,6 +322,83 @@ static void test_http1_beside_h2c(void **state)
 	stop();
 }
 
+/* A client that opens no window for the answers (SETTINGS_INITIAL_WINDOW_SIZE
+ * 0) and sends nothing more: the answer's DATA can never go, and the
+ * connection is closed by the idle timeout rather than kept for ever. */
+static void test_zero_window_is_idle(void **state)
+{
+	(void)state;
+	start_plan("name: t\ntimeouts: {idle: 300ms}\nroutes:\n  - path: /\n    prefix: true\n"
+		   "    body: \"hello\\n\"\n",
+		   0);
+	int fd = dial();
+	static const unsigned char hs[] =
+		"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+		"\0\0\6\4\0\0\0\0\0" "\0\4\0\0\0\0"       /* SETTINGS INITIAL_WINDOW_SIZE 0 */
+		"\0\0\10\1\5\0\0\0\1" "\x82\x86\x84\x01\3a.b"; /* HEADERS, stream 1, GET / */
+	uint64_t t0 = clock_now_ns();
+	assert_int_equal(send(fd, hs, sizeof hs - 1, 0), (ssize_t)(sizeof hs - 1));
+	char buf[4096];
+	ssize_t r;
+	while ((r = recv(fd, buf, sizeof buf, 0)) > 0)
+		;
+	assert_true(r == 0 || errno == ECONNRESET); /* closed, not the 5 s receive timeout */
+	assert_true(clock_now_ns() - t0 >= 300 * NS_PER_MS);
+	struct target_stats st;
+	target_stats(srv, &st);
+	assert_int_equal(st.requests, 1);
+	assert_int_equal(st.timeouts, 1);
+	close(fd);
+	stop();
+}
+
+/* The client preface in two pieces, the first of which is a complete
+ * HTTP/1.1-looking head ("PRI * HTTP/2.0\r\n\r\n"): still HTTP/2, and the
+ * request after it is answered (a HEADERS and a DATA frame on stream 1). */
+static void test_preface_in_pieces(void **state)
+{
+	(void)state;
+	start(0);
+	int fd = dial();
+	static const char p1[] = "PRI * HTTP/2.0\r\n\r\nS";
+	static const unsigned char p2[] = "M\r\n\r\n"
+					  "\0\0\0\4\0\0\0\0\0"                  /* SETTINGS */
+					  "\0\0\10\1\5\0\0\0\1" "\x82\x86\x84\x01\3a.b"; /* GET / */
+	assert_int_equal(send(fd, p1, sizeof p1 - 1, 0), (ssize_t)(sizeof p1 - 1));
+	struct timespec ts = {0, 50 * 1000000L};
+	nanosleep(&ts, NULL);
+	assert_int_equal(send(fd, p2, sizeof p2 - 1, 0), (ssize_t)(sizeof p2 - 1));
+	unsigned char buf[4096];
+	size_t len = 0;
+	bool headers = false, data = false;
+	while (!(headers && data)) {
+		ssize_t r = recv(fd, buf + len, sizeof buf - len, 0);
+		assert_true(r > 0);
+		len += (size_t)r;
+		size_t off = 0;
+		while (len - off >= 9) {
+			size_t n = (size_t)buf[off] << 16 | (size_t)buf[off + 1] << 8 | buf[off + 2];
+			if (len - off < 9 + n)
+				break;
+			uint32_t sid = ((uint32_t)buf[off + 5] << 24 | (uint32_t)buf[off + 6] << 16 |
+					(uint32_t)buf[off + 7] << 8 | buf[off + 8]) & 0x7fffffffu;
+			assert_true(buf[off + 3] != 7); /* no GOAWAY */
+			if (sid == 1 && buf[off + 3] == 1)
+				headers = true;
+			if (sid == 1 && buf[off + 3] == 0) {
+				assert_int_equal(n, 6);
+				assert_memory_equal(buf + off + 9, "hello\n", 6);
+				data = true;
+			}
+			off += 9 + n;
+		}
+		memmove(buf, buf + off, len - off);
+		len -= off;
+	}
+	close(fd);
+	stop();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +406,8 @@ int main(void)
 		cmocka_unit_test(test_latency_per_stream),
 		cmocka_unit_test(test_errors_and_misbehaviour_per_stream),
 		cmocka_unit_test(test_http1_beside_h2c),
+		cmocka_unit_test(test_zero_window_is_idle),
+		cmocka_unit_test(test_preface_in_pieces),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
