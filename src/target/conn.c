@@ -166,7 +166,7 @@ static bool conn_run(struct conn *c)
 	const struct target_plan *plan = w->t->plan;
 	bool output_bound = false;
 	c->need_more = false;
-	if (!c->proto_known && !c->h2 && w->t->h2 && !c->tls && c->in_len > c->in_off) {
+	if (w->t->h2 && !c->proto_known && !c->h2 && !c->tls && c->in_len > c->in_off) {
 		/* h2c: prior knowledge is told by the client preface */
 		uint32_t k = c->in_len - c->in_off;
 		k = k < H2_PREFACE_LEN ? k : H2_PREFACE_LEN;
