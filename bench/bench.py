@@ -17,7 +17,9 @@ Targets run on CPU 0, generators on CPU 1 (taskset), one thread each.
                                fixed rate); `--only-tls` runs just this section
   http2                        nginx's HTTP/2 (h2c and h2 over TLS), 10 connections x 10 streams,
                                one thread: pacer beside h2load flat out and at a fixed rate
-                               (h2load --rps); `--only-h2` runs just this section
+                               (h2load --rps); `--only-h2` runs just this section. Beside them,
+                               `self-contained h2c`: `pacer run --self-contained --h2c` (driver
+                               and target in one process) against h2load driving `pacer serve --h2c`
 """
 import argparse
 import datetime
@@ -391,6 +393,9 @@ def h2_section(a, tmp):
                                 str(H2_STREAMS), "-d", f"{a.secs}s", "-w", "1s"], tmp))
     finally:
         ng.stop()
+    sc = h2_self_contained_rows(a, tmp)
+    if sc:
+        res["self-contained_h2c"] = sc
 
     def fmt(v, d=1):
         return "—" if v is None else f"{v:,.{d}f}"
@@ -401,7 +406,10 @@ def h2_section(a, tmp):
           f"`-c{H2_CONNS} -m{H2_STREAMS}`. Fixed rate: {rate:g} req/s, pacer `--rate` (open loop; "
           "its default batched pacing, `--send-window 1ms`; `rate precise`: `--precise`), "
           "h2load `--rps` per client. CPU per response: the whole generator process's user+sys over "
-          "its responses (pacer's 1 s warm-up included).", "",
+          "its responses (pacer's 1 s warm-up included). `self-contained h2c`: flat out, "
+          "`pacer run --self-contained --h2c` (driver and embedded target in one process on "
+          "CPU 1) beside h2load driving `pacer serve --h2c` (on CPU 0); both CPU columns count "
+          "both ends (h2load's: h2load + pacer serve).", "",
           "| | pacer req/s | h2load req/s | pacer CPU µs/resp | h2load CPU µs/resp | pacer / h2load CPU |",
           "|---|---|---|---|---|---|"]
     for key, rows in res.items():
@@ -414,6 +422,39 @@ def h2_section(a, tmp):
                   f"{fmt(h_cpu, 2)} | {fmt(ratio(p_cpu, h_cpu), 2)} |")
     md.append("")
     return res, summ, md
+
+
+def proc_cpu_s(pid):
+    """User + system CPU seconds of process pid so far (/proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def h2_self_contained_rows(a, tmp):
+    """pacer --self-contained --h2c flat out, and h2load against `pacer serve
+    --h2c`, interleaved; CPU per response counts both ends of each."""
+    rows = {"pacer": [], "h2load": []}
+    for i in range(a.reps):
+        for who in (["pacer", "h2load"] if i % 2 == 0 else ["h2load", "pacer"]):
+            if who == "pacer":
+                rows[who].append(pacer_run("--self-contained", [
+                    "--h2c", "--concurrency", str(H2_CONNS), "--max-streams", str(H2_STREAMS),
+                    "-d", f"{a.secs}s", "-w", "1s"], tmp))
+                continue
+            port = free_port()
+            srv = Proc([PACER, "serve", "--plan", "hello", "--h2c", "--listen",
+                        f"127.0.0.1:{port}"], 0, port)
+            try:
+                c0 = proc_cpu_s(srv.p.pid)
+                r = h2load_h2(f"http://127.0.0.1:{port}/", a.secs)
+                served = proc_cpu_s(srv.p.pid) - c0
+            finally:
+                srv.stop()
+            r["serve_cpu_us_per_resp"] = served * 1e6 / max(r["responses"], 1)
+            r["cpu_us_per_resp"] += r["serve_cpu_us_per_resp"]
+            rows[who].append(r)
+    return rows
 
 
 def start_serve(port):

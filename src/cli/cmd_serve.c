@@ -2,6 +2,7 @@
  *
  *   pacer serve --plan NAME|FILE [--listen 127.0.0.1:8080] [--threads N]
  *               [--seed S] [--list-plans] [--tls | --tls-cert FILE [--tls-key FILE]]
+ *               [--http2 | --h2c] [--max-streams N]
  *
  * Prints "listening on ADDR:PORT" on stdout once the socket listens; errors
  * as one line "pacer serve: <what>" on stderr. Exit: 0 after a clean stop,
@@ -32,6 +33,10 @@ static const struct cli_example serve_examples[] = {
 	 "on any free port (printed as \"listening on ADDR:PORT\")"},
 	{"pacer serve --plan examples/plans/kv.yaml --tls", "a plan file, over HTTPS with a "
 	 "generated certificate"},
+	{"pacer serve --plan hello --h2c --listen 0", "HTTP/2 in cleartext (prior knowledge), "
+	 "HTTP/1.1 for clients that do not start with the HTTP/2 preface"},
+	{"pacer serve --plan hello --http2", "HTTP/2 over TLS (ALPN h2; http/1.1 still offered), "
+	 "with a generated certificate"},
 };
 
 static const struct cli_exit serve_exits[] = {
@@ -45,7 +50,8 @@ static const struct cli_help serve_help = {
 	.name = "serve",
 	.summary = "run the embedded target server (pacer serve --list-plans)",
 	.synopsis = "pacer serve --plan NAME|FILE [options]",
-	.description = "Run pacer's embedded HTTP/1.1 target server until Ctrl-C / SIGTERM. "
+	.description = "Run pacer's embedded HTTP/1.1 target server until Ctrl-C / SIGTERM; with "
+		       "--http2 or --h2c it speaks HTTP/2 too (docs/http2.md). "
 		       "Prints \"listening on ADDR:PORT\" once ready. Plan files: see "
 		       "docs/serve.md.",
 	.examples = serve_examples,
@@ -129,7 +135,8 @@ int cmd_serve(int argc, char **argv)
 	const char *plan_arg = NULL, *listen_arg = "127.0.0.1:8080";
 	uint32_t threads = 1;
 	uint64_t seed = 0;
-	bool tls_gen = false, list = false, help = false;
+	bool tls_gen = false, list = false, help = false, http2 = false, h2c = false;
+	uint32_t max_streams = TARGET_H2_STREAMS_DEFAULT;
 	const char *tls_cert = NULL, *tls_key = NULL;
 	struct opt tab[] = {
 		{'p', "plan", OPT_STR, &plan_arg, "NAME|FILE", NULL, "built-in plan name or YAML plan file (required)", false},
@@ -140,6 +147,9 @@ int cmd_serve(int argc, char **argv)
 		{0, "tls", OPT_FLAG, &tls_gen, NULL, NULL, "serve HTTPS with a generated self-signed certificate (localhost, 127.0.0.1, ::1; its SHA-256 fingerprint goes to stderr)", false},
 		{0, "tls-cert", OPT_STR, &tls_cert, "FILE", NULL, "serve HTTPS with this PEM certificate (chain)", false},
 		{0, "tls-key", OPT_STR, &tls_key, "FILE", "in --tls-cert", "its PEM private key", false},
+		{0, "http2", OPT_FLAG, &http2, NULL, NULL, "HTTP/2 over TLS by ALPN h2, http/1.1 still offered (with --tls-cert, or a generated certificate as --tls)", false},
+		{0, "h2c", OPT_FLAG, &h2c, NULL, NULL, "HTTP/2 in cleartext with prior knowledge (a connection starting with the HTTP/2 preface); others get HTTP/1.1", false},
+		{0, "max-streams", OPT_U32, &max_streams, "N", "100", "HTTP/2: streams at once per connection (SETTINGS_MAX_CONCURRENT_STREAMS, 1 to 1000)", false},
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
@@ -171,6 +181,19 @@ int cmd_serve(int argc, char **argv)
 		return usage_error("%s", "--tls generates a certificate: give it or --tls-cert, not both");
 	if (tls_key && !tls_cert)
 		return usage_error("%s", "--tls-key needs --tls-cert");
+	if (http2 && h2c)
+		return usage_error("%s", "--http2 and --h2c: give one (--http2 over TLS, --h2c in cleartext)");
+	if (h2c && (tls_gen || tls_cert))
+		return usage_error("%s", "--h2c is HTTP/2 in cleartext; over TLS give --http2");
+	if (opts_given(tab, ntab, "max-streams") && !http2 && !h2c)
+		return usage_error("%s", "--max-streams: only with --http2 or --h2c");
+	if (max_streams < 1 || max_streams > TARGET_H2_STREAMS_MAX) {
+		fprintf(stderr, "pacer serve: --max-streams %u: expected a whole number from 1 to %d\n",
+			max_streams, TARGET_H2_STREAMS_MAX);
+		return EXIT_USAGE;
+	}
+	if (http2 && !tls_cert)
+		tls_gen = true; /* HTTP/2 over TLS: a generated certificate unless given one */
 
 	struct net_addr addr;
 	const char *why = NULL;
@@ -233,6 +256,8 @@ int cmd_serve(int argc, char **argv)
 			return rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 		}
 		tls_ctx_fingerprint(tls, fp, sizeof fp);
+		if (http2)
+			tls_server_ctx_offer_h2(tls);
 	}
 
 	/* SIGINT/SIGTERM are taken synchronously with sigwait: block them
@@ -250,7 +275,8 @@ int cmd_serve(int argc, char **argv)
 	sigaction(SIGTERM, &sa, &old_term);
 
 	struct target *t = NULL;
-	rc = target_start_tls(&t, plan, &addr, (unsigned)threads, tls);
+	struct target_opts topts = {.tls = tls, .h2 = http2 || h2c, .max_streams = max_streams};
+	rc = target_start_opts(&t, plan, &addr, (unsigned)threads, &topts);
 	if (rc < 0) {
 		char a[80];
 		sigaction(SIGINT, &old_int, NULL);
@@ -272,7 +298,8 @@ int cmd_serve(int argc, char **argv)
 	char a[80];
 	if (tls) {
 		/* before the ready line: whoever waits for that has this too */
-		fprintf(stderr, "pacer serve: HTTPS with %s%s; certificate SHA-256 %s\n",
+		fprintf(stderr, "pacer serve: HTTPS%s with %s%s; certificate SHA-256 %s\n",
+		        http2 ? " (HTTP/2 by ALPN h2, and HTTP/1.1)" : "",
 		        tls_gen ? "a generated self-signed certificate (localhost, 127.0.0.1, ::1)"
 		                : "certificate ",
 		        tls_gen ? "" : tls_cert, fp);

@@ -47,6 +47,9 @@ static int start_embedded(struct cli_setup *s, struct run_plan *plan)
 		fprintf(stderr, "pacer %s: --self-contained=%s: %s\n", s->cmd, name, err_name(rc));
 		return EXIT_RUNTIME;
 	}
+	bool h2 = plan->http.http2 || plan->http.h2c;
+	if (plan->http.http2)
+		plan->tls.self_signed = true; /* HTTP/2 over TLS: the target's own certificate */
 	if (plan->tls.self_signed) {
 		/* a certificate of its own, trusted by this driver alone */
 		rc = tls_identity_self_signed(&s->tls_id, err, sizeof err);
@@ -56,11 +59,19 @@ static int start_embedded(struct cli_setup *s, struct run_plan *plan)
 			fprintf(stderr, "pacer %s: --tls: %s\n", s->cmd, err);
 			return EXIT_RUNTIME;
 		}
+		if (plan->http.http2)
+			tls_server_ctx_offer_h2(s->tls_server);
 	}
 	struct net_addr listen;
 	net_resolve("127.0.0.1", 0, &listen, NULL);
 	unsigned threads = s->target_threads ? s->target_threads : 1;
-	rc = target_start_tls(&s->srv, s->tplan, &listen, threads, s->tls_server);
+	/* the target offers as many streams as the driver may use (its default
+	 * otherwise); a --max-streams over the cap is refused by plan_validate */
+	uint32_t streams = plan->http.max_streams;
+	struct target_opts topts = {.tls = s->tls_server,
+				    .h2 = h2,
+				    .max_streams = streams <= TARGET_H2_STREAMS_MAX ? streams : 0};
+	rc = target_start_opts(&s->srv, s->tplan, &listen, threads, &topts);
 	if (rc) {
 		fprintf(stderr, "pacer %s: cannot start the embedded target: %s\n", s->cmd,
 			err_name(rc));

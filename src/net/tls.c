@@ -29,6 +29,7 @@ struct tls_ctx {
 	SSL_CTX *ssl;
 	bool server;
 	bool alpn_h2; /* client: offers h2 first */
+	bool serve_h2; /* server: chooses h2 when the client offers it */
 };
 
 struct tls_conn {
@@ -186,8 +187,14 @@ static int select_alpn(SSL *ssl, const unsigned char **out, unsigned char *outle
                        const unsigned char *in, unsigned inlen, void *arg)
 {
 	(void)ssl;
-	(void)arg;
+	const struct tls_ctx *ctx = arg;
 	unsigned char *sel = NULL;
+	if (ctx->serve_h2 &&
+	    SSL_select_next_proto(&sel, outlen, alpn_h2_h1, sizeof alpn_h2_h1 - 1, in, inlen) ==
+	            OPENSSL_NPN_NEGOTIATED) {
+		*out = sel;
+		return SSL_TLSEXT_ERR_OK;
+	}
 	if (SSL_select_next_proto(&sel, outlen, alpn_h1, sizeof alpn_h1 - 1, in, inlen) !=
 	    OPENSSL_NPN_NEGOTIATED)
 		return SSL_TLSEXT_ERR_NOACK; /* no http/1.1 offered: go on without ALPN */
@@ -210,7 +217,7 @@ int tls_server_ctx_new(struct tls_ctx **out, const char *cert_file, const char *
 		return -ENOMEM;
 	}
 	SSL_CTX *s = c->ssl;
-	SSL_CTX_set_alpn_select_cb(s, select_alpn, NULL);
+	SSL_CTX_set_alpn_select_cb(s, select_alpn, c);
 	SSL_CTX_set_num_tickets(s, 1);
 	static const unsigned char sid_ctx[] = "pacer";
 	SSL_CTX_set_session_id_context(s, sid_ctx, sizeof sid_ctx - 1);
@@ -699,4 +706,10 @@ void tls_resume_clear(struct tls_resume *r)
 	if (r->sess)
 		SSL_SESSION_free(r->sess);
 	r->sess = NULL;
+}
+
+void tls_server_ctx_offer_h2(struct tls_ctx *ctx)
+{
+	if (ctx && ctx->server)
+		ctx->serve_h2 = true;
 }

@@ -77,6 +77,12 @@ int tls_client_ctx_new(struct tls_ctx **out, const struct tls_client_cfg *cfg, c
 int tls_server_ctx_new(struct tls_ctx **out, const char *cert_file, const char *key_file,
                        const struct tls_identity *id, char *err, size_t errlen);
 
+/* A server context chooses ALPN "h2" when the client offers it (before
+ * "http/1.1", which is still chosen for clients that offer only that);
+ * tls_alpn_h2 tells a connection's choice. Call before any connection is
+ * made from ctx; no effect on client contexts or NULL. */
+void tls_server_ctx_offer_h2(struct tls_ctx *ctx);
+
 /* Free a context (after every connection made from it). NULL is fine. */
 void tls_ctx_free(struct tls_ctx *ctx);
 

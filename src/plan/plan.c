@@ -153,9 +153,6 @@ int plan_validate(const struct run_plan *p, char *err, size_t cap)
 		if (units_parse_size(p->http.window, &win) || win < 65535 || win > 2147483647)
 			FAIL("--h2-window %s: a size from 64KiB to 2GiB-1 (e.g. 16MiB)", p->http.window);
 	}
-	if (h2 && p->self_contained)
-		FAIL("--%s with --self-contained: the embedded target does not serve HTTP/2 yet",
-		     p->http.h2c ? "h2c" : "http2");
 	if (p->http.h2c && p->url.tls)
 		FAIL("--h2c is HTTP/2 over cleartext; for an https:// URL give --http2");
 	if (p->http.http2 && p->url.host[0] && !p->url.tls && !p->table_source)

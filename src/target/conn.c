@@ -24,6 +24,7 @@
 static const char continue_100[] = "HTTP/1.1 100 Continue\r\n\r\n";
 
 static void conn_rearm(struct conn *c);
+static void conn_tls_more(struct conn *c);
 
 /* Make room for `need` more bytes in out. false: no memory (or over cap). */
 bool target_out_reserve(struct conn *c, size_t need)
@@ -58,6 +59,8 @@ void target_conn_close(struct conn *c)
 		return;
 	struct worker *w = c->w;
 	theap_cancel(&w->heap, &c->tn);
+	if (c->h2)
+		target_h2_close(c);
 	tls_conn_free(c->tls);
 	c->tls = NULL;
 	close(c->fd);
@@ -163,6 +166,24 @@ static bool conn_run(struct conn *c)
 	const struct target_plan *plan = w->t->plan;
 	bool output_bound = false;
 	c->need_more = false;
+	if (w->t->h2 && !c->proto_known && !c->h2 && !c->tls && c->in_len > c->in_off) {
+		/* h2c: prior knowledge is told by the client preface */
+		uint32_t k = c->in_len - c->in_off;
+		k = k < H2_PREFACE_LEN ? k : H2_PREFACE_LEN;
+		if (memcmp(c->in + c->in_off, H2_PREFACE, k) != 0) {
+			c->proto_known = true;
+		} else if (k < H2_PREFACE_LEN) {
+			/* a preface in pieces: not a request to parse */
+			if (!c->req_start_ns)
+				c->req_start_ns = w->now;
+			return false;
+		} else if (target_h2_start(c) < 0) {
+			target_conn_close(c);
+			return false;
+		}
+	}
+	if (c->h2)
+		return target_h2_run(c);
 	while (!c->dead && !c->closing && c->state != C_WAIT && c->state != C_LINGER) {
 		if (c->ext || c->slow || out_pending(c) > OUT_HIGH) {
 			output_bound = true; /* let the output drain first */
@@ -356,7 +377,7 @@ static uint64_t conn_deadline(const struct conn *c)
 	if (c->req_start_ns) {
 		uint64_t x = c->req_start_ns + p->request_timeout_ns;
 		d = d < x ? d : x;
-	} else if (c->state == C_READ && !out_pending(c)) {
+	} else if (c->state == C_READ && !out_pending(c) && !c->h2_timed) {
 		uint64_t x = c->last_io_ns + p->idle_timeout_ns;
 		d = d < x ? d : x;
 	}
@@ -378,6 +399,14 @@ static void conn_rearm(struct conn *c)
 
 /* After any activity: run, flush, close or linger, update interest and
  * deadline. */
+static void conn_settle(struct conn *c);
+
+void target_conn_settle(struct conn *c)
+{
+	conn_settle(c);
+	conn_tls_more(c);
+}
+
 static void conn_settle(struct conn *c)
 {
 	/* Each round answers requests already in the input buffer, so this
@@ -398,7 +427,7 @@ static void conn_settle(struct conn *c)
 			return;
 	}
 	if (c->peer_eof && c->state != C_LINGER && c->state != C_WAIT && !out_pending(c) &&
-	    !c->closing) {
+	    !c->closing && !c->h2_streams) {
 		/* the client is done sending: everything complete it sent is
 		 * answered, and an incomplete request never will be */
 		target_conn_close(c);
@@ -480,6 +509,10 @@ static bool conn_tls_handshake(struct conn *c)
 	if (rc == 0) {
 		c->tls_ready = true;
 		c->last_io_ns = c->w->now;
+		if (c->w->t->h2 && tls_alpn_h2(c->tls) && target_h2_start(c) < 0) {
+			target_conn_close(c);
+			return false;
+		}
 		return true;
 	}
 	if (rc == TLS_FAILED) {
@@ -578,7 +611,7 @@ void target_conn_timer(struct conn *c)
 		c->state = C_READ;
 		target_emit_canned(c, 408);
 	} else if (!c->req_start_ns && c->state == C_READ && !out_pending(c) && !c->closing &&
-	           now >= c->last_io_ns + p->idle_timeout_ns) {
+	           !c->h2_timed && now >= c->last_io_ns + p->idle_timeout_ns) {
 		stat_inc(&w->st.timeouts);
 		target_conn_close(c);
 		return;

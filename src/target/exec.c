@@ -38,7 +38,7 @@ void target_canned_build(struct target *t)
 }
 
 /* A real busy loop: burn `ns` of this thread's CPU time. */
-static void busy_work(uint64_t ns)
+void target_busy_work(uint64_t ns)
 {
 	uint64_t end = clock_thread_cpu_ns() + ns;
 	volatile uint64_t sink = 0;
@@ -109,15 +109,9 @@ void target_emit(struct conn *c)
 			*p++ = '\n';
 		}
 		if (timing) {
-			uint64_t dur_us = (clock_now_ns() - c->dispatch_ns) / 1000;
-			memcpy(p, "Server-Timing: app;dur=", 23);
-			p += 23;
-			p += target_fmt_u64(p, dur_us / 1000);
-			*p++ = '.';
-			uint64_t frac = dur_us % 1000;
-			*p++ = (char)('0' + frac / 100);
-			*p++ = (char)('0' + frac / 10 % 10);
-			*p++ = (char)('0' + frac % 10);
+			memcpy(p, "Server-Timing: ", 15);
+			p += 15;
+			p += target_fmt_timing(p, clock_now_ns() - c->dispatch_ns);
 			*p++ = '\r';
 			*p++ = '\n';
 		}
@@ -152,28 +146,67 @@ void target_emit(struct conn *c)
 	}
 }
 
-void target_prepare(struct conn *c, const struct target_route *rt, const char *query, size_t qlen)
+size_t target_fmt_timing(char *p, uint64_t dur_ns)
 {
-	struct worker *w = c->w;
-	c->rt = rt;
-	c->garbage = false;
-	c->dyn.len = 0;
+	uint64_t dur_us = dur_ns / 1000;
+	char *p0 = p;
+	memcpy(p, "app;dur=", 8);
+	p += 8;
+	p += target_fmt_u64(p, dur_us / 1000);
+	*p++ = '.';
+	uint64_t frac = dur_us % 1000;
+	*p++ = (char)('0' + frac / 100);
+	*p++ = (char)('0' + frac / 10 % 10);
+	*p++ = (char)('0' + frac % 10);
+	return (size_t)(p - p0);
+}
+
+const struct target_resp *target_choose(struct worker *w, const struct target_route *rt,
+                                        bool *garbage, struct target_dyn *dyn, const char *query,
+                                        size_t qlen)
+{
+	*garbage = false;
+	dyn->len = 0;
 	w->seq++;
-	if (!rt) {
-		c->resp = &w->t->plan->not_found;
-		return;
-	}
-	c->resp = &rt->resps[target_route_pick(rt, &w->rng)];
+	if (!rt)
+		return &w->t->plan->not_found;
+	const struct target_resp *r = &rt->resps[target_route_pick(rt, &w->rng)];
 	if (rt->mis.garbage > 0 &&
 	    (rt->mis.garbage >= 1 || rng_next(&w->rng) < rt->mis.garbage_thresh)) {
-		c->garbage = true;
-		return;
+		*garbage = true;
+		return r;
 	}
-	const struct target_body *b = c->resp->body;
+	const struct target_body *b = r->body;
 	if (b->kv)
-		target_render_kv(&c->dyn, rt->kv, query, qlen);
+		target_render_kv(dyn, rt->kv, query, qlen);
 	else if (b->segs)
-		target_render_template(&c->dyn, b, query, qlen, &w->rng, w->seq);
+		target_render_template(dyn, b, query, qlen, &w->rng, w->seq);
+	return r;
+}
+
+uint64_t target_ready_at(struct worker *w, const struct target_route *rt, uint64_t *dispatch_ns)
+{
+	uint64_t t0 = clock_now_ns();
+	*dispatch_ns = t0;
+	if (rt->work_ns) {
+		target_busy_work(rt->work_ns);
+		t0 = clock_now_ns();
+	}
+	w->now = t0;
+	uint64_t ready = t0 + target_dist_sample(&rt->latency, &w->rng);
+	const struct target_misbehave *m = &rt->mis;
+	if (m->stall_every_ns) {
+		uint64_t base = w->t->t0_ns, since = ready - base;
+		if (since >= m->stall_every_ns && since % m->stall_every_ns < m->stall_for_ns)
+			ready = base + since / m->stall_every_ns * m->stall_every_ns + m->stall_for_ns;
+	}
+	return ready;
+}
+
+void target_prepare(struct conn *c, const struct target_route *rt, const char *query, size_t qlen)
+{
+	c->rt = rt;
+	c->resp = target_choose(c->w, rt, &c->garbage, &c->dyn, query, qlen);
 }
 
 void target_execute(struct conn *c)
@@ -186,21 +219,8 @@ void target_execute(struct conn *c)
 		c->state = C_READ;
 		return;
 	}
-	uint64_t t0 = clock_now_ns();
-	c->dispatch_ns = t0;
-	if (rt->work_ns) {
-		busy_work(rt->work_ns);
-		t0 = clock_now_ns();
-	}
-	w->now = t0;
-	uint64_t ready = t0 + target_dist_sample(&rt->latency, &w->rng);
-	const struct target_misbehave *m = &rt->mis;
-	if (m->stall_every_ns) {
-		uint64_t base = w->t->t0_ns, since = ready - base;
-		if (since >= m->stall_every_ns && since % m->stall_every_ns < m->stall_for_ns)
-			ready = base + since / m->stall_every_ns * m->stall_every_ns + m->stall_for_ns;
-	}
-	if (ready > t0) {
+	uint64_t ready = target_ready_at(w, rt, &c->dispatch_ns);
+	if (ready > w->now) {
 		c->ready_ns = ready;
 		c->state = C_WAIT;
 		return;

@@ -123,6 +123,9 @@ static void *worker_main(void *arg)
 	while (!atomic_load_explicit(&t->stop, memory_order_acquire)) {
 		uint64_t timeout = UINT64_MAX;
 		struct theap_node *first = theap_peek(&w->heap);
+		struct theap_node *sfirst = theap_peek(&w->sheap); /* HTTP/2 streams */
+		if (sfirst && (!first || sfirst->deadline_ns < first->deadline_ns))
+			first = sfirst;
 		if (first)
 			timeout = first->deadline_ns > w->now ? first->deadline_ns - w->now : 0;
 		int n = loop_wait(&w->loop, ev, MAX_EVENTS, timeout);
@@ -141,6 +144,7 @@ static void *worker_main(void *arg)
 			}
 		}
 		run_timers(w);
+		target_h2_timers(w);
 		target_conn_reap(w);
 	}
 	/* close everything this thread owns */
@@ -158,6 +162,7 @@ static void *worker_main(void *arg)
 		target_conn_free(c);
 	}
 	w->n_free = 0;
+	target_h2_worker_free(w);
 	return NULL;
 }
 
@@ -166,6 +171,7 @@ static void *worker_main(void *arg)
 static void worker_destroy(struct worker *w)
 {
 	theap_free(&w->heap);
+	theap_free(&w->sheap);
 	loop_close(&w->loop);
 	pthread_mutex_destroy(&w->mu);
 }
@@ -179,22 +185,39 @@ int target_start(struct target **out, const struct target_plan *plan, const stru
 int target_start_tls(struct target **out, const struct target_plan *plan,
                      const struct net_addr *listen, unsigned threads, struct tls_ctx *tls)
 {
+	struct target_opts o = {.tls = tls};
+	return target_start_opts(out, plan, listen, threads, &o);
+}
+
+int target_start_opts(struct target **out, const struct target_plan *plan,
+                      const struct net_addr *listen, unsigned threads, const struct target_opts *o)
+{
 	*out = NULL;
-	if (!plan || !listen || threads == 0 || threads > TARGET_MAX_THREADS)
+	if (!plan || !listen || !o || threads == 0 || threads > TARGET_MAX_THREADS ||
+	    o->max_streams > TARGET_H2_STREAMS_MAX)
 		return -EINVAL;
 	struct target *t = calloc(1, sizeof *t);
 	if (!t)
 		return -ENOMEM;
 	t->plan = plan;
-	t->tls = tls;
+	t->tls = o->tls;
 	t->n = threads;
+	t->h2 = o->h2;
+	t->max_streams = o->max_streams ? o->max_streams : TARGET_H2_STREAMS_DEFAULT;
 	atomic_init(&t->stop, false);
 	atomic_init(&t->ticket, 0);
 	atomic_init(&t->open, 0);
 	target_canned_build(t);
+	int brc = target_h2_build(t);
+	if (brc < 0) {
+		target_h2_free_plan(t);
+		free(t);
+		return brc;
+	}
 	t->lfd = net_listen(listen, LISTEN_BACKLOG, false);
 	if (t->lfd < 0) {
 		int rc = t->lfd;
+		target_h2_free_plan(t);
 		free(t);
 		return rc;
 	}
@@ -202,6 +225,7 @@ int target_start_tls(struct target **out, const struct target_plan *plan,
 	t->w = calloc(threads, sizeof *t->w);
 	if (!t->w) {
 		close(t->lfd);
+		target_h2_free_plan(t);
 		free(t);
 		return -ENOMEM;
 	}
@@ -212,6 +236,7 @@ int target_start_tls(struct target **out, const struct target_plan *plan,
 		w->t = t;
 		w->idx = inited;
 		theap_init(&w->heap);
+		theap_init(&w->sheap);
 		theap_node_init(&w->accept_tn);
 		rng_seed(&w->rng, plan->seed ^ (TARGET_GOLDEN_GAMMA * (inited + 1)));
 		pthread_mutex_init(&w->mu, NULL);
@@ -253,6 +278,7 @@ int target_start_tls(struct target **out, const struct target_plan *plan,
 		}
 		close(t->lfd);
 		free(t->w);
+		target_h2_free_plan(t);
 		free(t);
 		return rc;
 	}
@@ -311,5 +337,6 @@ void target_stop(struct target *t)
 	}
 	close(t->lfd);
 	free(t->w);
+	target_h2_free_plan(t);
 	free(t);
 }

@@ -4,7 +4,10 @@
  *   conn.c    one connection: reading and parsing, flushing, lingering,
  *             timers, TLS
  *   exec.c    answering one request: prepare, execute (work, latency,
- *             stalls), emit, the canned errors and misbehaviours
+ *             stalls), emit, the canned errors and misbehaviours; the
+ *             choice of answer and its delay are shared with h2.c
+ *   h2.c      HTTP/2 connections: an nghttp2 server session per connection,
+ *             many streams each answered as exec.c answers a request
  *   render.c  dynamic bodies, pure (target/render.h)
  * Everything here runs on the thread that owns the connection; the only
  * cross-thread state is marked in struct worker and struct target. Not for
@@ -49,6 +52,9 @@ enum cstate {
 };
 
 struct worker;
+struct h2_sess;
+struct h2_stream;
+struct h2_plan;
 
 struct conn {
 	struct theap_node tn; /* first: the timer node leads to the conn */
@@ -93,6 +99,15 @@ struct conn {
 	uint64_t dispatch_ns, ready_ns;
 	struct target_dyn dyn; /* rendered body (templates, kv) */
 	uint64_t nreq;         /* requests answered on this connection */
+
+	/* HTTP/2 (h2.c): the session, NULL for HTTP/1.1 */
+	struct h2_sess *h2;
+	uint32_t h2_streams;   /* streams open on it (requests not yet answered and sent) */
+	uint32_t h2_timed;     /* of them, waiting on their own timer (latency, slow body):
+	                        * the connection is not idle while one does */
+	bool proto_known;      /* h2c: the first bytes were not the client preface: HTTP/1.1 */
+	bool h2_dirty;         /* on w->h2_dirty: streams answered by a timer, to be sent */
+	struct conn *dirty_next;
 };
 
 struct target;
@@ -118,6 +133,11 @@ struct worker {
 	int inbox[INBOX_CAP];
 	unsigned inbox_n;
 	struct target_stats st; /* written by this thread only, read by any */
+	/* HTTP/2 (h2.c) */
+	struct theap sheap;          /* the streams' timers (latency, slow bodies, timeouts) */
+	struct h2_stream *h2_free;   /* stream records kept for reuse */
+	unsigned h2_n_free;
+	struct conn *h2_dirty;       /* connections with answers a timer made */
 };
 
 struct target {
@@ -133,6 +153,9 @@ struct target {
 	uint64_t t0_ns;
 	char errs[N_CANNED][CANNED_CAP]; /* canned error responses */
 	size_t errs_len[N_CANNED];
+	bool h2;              /* serve HTTP/2: ALPN h2 over TLS, prior knowledge in cleartext */
+	uint32_t max_streams; /* HTTP/2: SETTINGS_MAX_CONCURRENT_STREAMS */
+	struct h2_plan *h2p;  /* HTTP/2: the plan's answers as header fields (h2.c) */
 };
 
 /* One thread writes a counter, others read it: a relaxed store suffices. */
@@ -200,5 +223,61 @@ void target_execute(struct conn *c);
 /* Append the response of the current request (may close c when there is no
  * room for it). */
 void target_emit(struct conn *c);
+
+/* The answer to a request that matched rt (NULL: the plan's 404): a variant
+ * drawn from the status mix, *garbage when the route's garbage draw says so,
+ * and a dynamic body rendered into dyn (emptied first) from
+ * query[0..qlen). Shared by HTTP/1.1 and HTTP/2. */
+const struct target_resp *target_choose(struct worker *w, const struct target_route *rt,
+                                        bool *garbage, struct target_dyn *dyn, const char *query,
+                                        size_t qlen);
+
+/* Do rt's CPU work, then sample its latency (and the plan's stalls): the
+ * time the answer is due (at or before w->now: at once). *dispatch_ns is
+ * the start, for Server-Timing; w->now is set to the end of the work. */
+uint64_t target_ready_at(struct worker *w, const struct target_route *rt, uint64_t *dispatch_ns);
+
+/* Burn ns of this thread's CPU time in a real busy loop. */
+void target_busy_work(uint64_t ns);
+
+/* Write a Server-Timing value "app;dur=<ms>.<3 digits>" for dur_ns at p (no
+ * NUL; at most 33 bytes). Returns its length. */
+size_t target_fmt_timing(char *p, uint64_t dur_ns);
+
+/* ---- conn.c, for h2.c ---- */
+
+/* Run, flush and re-arm c after something other than its own events made
+ * output (a stream's timer). */
+void target_conn_settle(struct conn *c);
+
+/* ---- h2.c ---- */
+
+#define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+#define H2_PREFACE_LEN 24
+
+/* Build t->h2p (the plan's answers as HTTP/2 header fields) when t->h2.
+ * 0 or -ENOMEM / -E2BIG (a variant with too many header fields). */
+int target_h2_build(struct target *t);
+/* Free t->h2p. */
+void target_h2_free_plan(struct target *t);
+
+/* c speaks HTTP/2 from now on: a server session with its SETTINGS queued
+ * (the client's preface is still to be read from c->in). 0 or -ENOMEM. */
+int target_h2_start(struct conn *c);
+
+/* Feed c->in to the session and queue its output in c->out (c->ext for a
+ * large frame), as conn_run does for HTTP/1.1. Returns true if it stopped
+ * only to let the output drain; may close c. */
+bool target_h2_run(struct conn *c);
+
+/* Release c's streams (their timers too) and its session; called by
+ * target_conn_close. */
+void target_h2_close(struct conn *c);
+
+/* Run the expired stream timers of w, then send what they answered. */
+void target_h2_timers(struct worker *w);
+
+/* Free w's kept stream records (the thread is ending). */
+void target_h2_worker_free(struct worker *w);
 
 #endif

@@ -15,18 +15,30 @@
  * input for up to 2 s, then closes, so the error reaches the client).
  * Per-connection memory is at most TARGET_CONN_MEM_CAP bytes.
  *
+ * With target_opts.h2 it also speaks HTTP/2 (docs/http2.md): over TLS when
+ * the client chooses h2 by ALPN, in cleartext when a connection starts with
+ * the client preface (prior knowledge); other connections stay HTTP/1.1.
+ * Each stream is answered as a request is (latency, status mix, bodies, CPU
+ * work); at most max_streams at once per connection, and an HTTP/2
+ * connection holds, beyond the buffers above, at most max_streams stream
+ * records (each a :path of at most 16 KiB and, on template or kv routes, a
+ * rendered body) and what nghttp2 keeps for them.
+ *
  * The server never prints, never exits and never touches signal handlers;
  * its threads block SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE so they are
  * left to the caller. */
 #ifndef PACER_TARGET_TARGET_H
 #define PACER_TARGET_TARGET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "net/sock.h"
 #include "target/plan.h"
 
 #define TARGET_MAX_THREADS 256
+#define TARGET_H2_STREAMS_DEFAULT 100 /* SETTINGS_MAX_CONCURRENT_STREAMS unless told */
+#define TARGET_H2_STREAMS_MAX 1000
 /* input buffer (≤ 20 KiB) + output buffer (≤ 64 KiB) + rendered body
  * (≤ TARGET_DYN_CAP, only on routes with templates or kv) */
 #define TARGET_CONN_MEM_CAP ((20u << 10) + (64u << 10) + TARGET_DYN_CAP)
@@ -61,6 +73,22 @@ struct tls_ctx;
  * as target_start. Same returns. */
 int target_start_tls(struct target **out, const struct target_plan *plan,
                      const struct net_addr *listen, unsigned threads, struct tls_ctx *tls);
+
+/* How the server speaks. Zeroed: plain HTTP/1.1. */
+struct target_opts {
+	struct tls_ctx *tls;  /* NULL: cleartext; else as target_start_tls (borrowed). For
+	                       * HTTP/2 over TLS the context must offer h2 by ALPN
+	                       * (tls_server_ctx_offer_h2) */
+	bool h2;              /* HTTP/2 too: ALPN h2 over TLS; in cleartext, connections
+	                       * that begin with the client preface (h2c, prior knowledge) */
+	uint32_t max_streams; /* HTTP/2: streams at once per connection (0: the default;
+	                       * at most TARGET_H2_STREAMS_MAX) */
+};
+
+/* target_start with the options in o (borrowed for the call; o->tls until
+ * target_stop). Same returns; -EINVAL for max_streams over the cap too. */
+int target_start_opts(struct target **out, const struct target_plan *plan,
+                      const struct net_addr *listen, unsigned threads, const struct target_opts *o);
 
 /* The port the server listens on. */
 int target_port(const struct target *t);

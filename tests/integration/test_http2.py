@@ -4,10 +4,14 @@ here): exact counts against nginx's access log, streams multiplexed on fewer
 connections than requests in flight, GOAWAY after keepalive_requests with
 nothing lost, a stream timeout that keeps its connection, --http2=prefer
 falling back to HTTP/1.1, and servers that do not speak HTTP/2: counted
-errors and no hang."""
+errors and no hang. ServeHttp2Test: pacer's own embedded target over HTTP/2
+(`pacer serve --h2c` / `--http2`, `--self-contained`), answered by pacer and
+by h2load, its plans' latency and misbehaviours per stream."""
 
 import os
+import re
 import shutil
+import subprocess
 import signal
 import socket
 import struct
@@ -17,7 +21,7 @@ import time
 import unittest
 
 import harness
-from harness import Nginx, PacerTestCase
+from harness import Nginx, PacerServe, PacerTestCase
 from test_tls import make_pki
 
 _ngx = None
@@ -444,6 +448,216 @@ class Http2Test(PacerTestCase):
         )
         for args, want in cases:
             run = harness.run_pacer(args)
+            self.assertEqual(run.code, 2, harness.describe(run))
+            self.assertIn(want, run.stderr, harness.describe(run))
+
+
+PLANS = os.path.join(harness.HERE, "plans")
+
+
+class ServeHttp2Test(PacerTestCase):
+    """`pacer serve --h2c` / `--http2`: many streams per connection, each
+    answered as the plan says, by pacer's client and by h2load; HTTP/1.1
+    clients still served beside them."""
+
+    def h2load(self, url, n=200, extra=()):
+        """h2load -n N -c 2 -m 10 URL: its 'requests:' figures and output."""
+        if not shutil.which("h2load"):
+            self.skipTest("h2load not installed")
+        p = subprocess.run(["h2load", "-n", str(n), "-c", "2", "-m", "10"] + list(extra) + [url],
+                           capture_output=True, text=True, timeout=30)
+        m = re.search(r"requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, "
+                      r"(\d+) failed, (\d+) errored", p.stdout)
+        self.assertIsNotNone(m, p.stdout + p.stderr)
+        return dict(zip(("total", "started", "done", "succeeded", "failed", "errored"),
+                        map(int, m.groups()))), p.stdout
+
+    def assert_multiplexed(self, run, n, conns=2, streams=10):
+        m = self.phase(run)
+        self.assert_no_errors(m, run)
+        self.assert_accounted(m, run)
+        r = m["requests"]
+        self.assertEqual((r["sent"], r["completed"], r["in_flight_at_end"]), (n, n, 0), r)
+        self.assertEqual(m["responses"]["by_status"], {"200": n})
+        # conns x streams requests in flight on `conns` connections
+        self.assertEqual(m["connections"]["opened"], conns)
+        h = m["http2"]
+        self.assertEqual(h["connections_h2"], conns, h)
+        self.assertEqual(h["streams_max"], streams, h)
+        self.assertEqual((h["goaway"], h["retried"], h["resets"]), (0, 0, {}), h)
+        return m
+
+    def test_h2c_served_to_pacer_h2load_and_http1(self):
+        with PacerServe("hello", extra=["--h2c"]) as srv:
+            run = self.run_ok([srv.url("/"), "--h2c", "-n", 2000, "--concurrency", 2,
+                               "--max-streams", 10])
+            self.assert_multiplexed(run, 2000)
+            got, out = self.h2load(srv.url("/"))
+            self.assertEqual((got["succeeded"], got["failed"], got["errored"]), (200, 0, 0), out)
+            self.assertIn("Application protocol: h2c", out)
+            # no preface: HTTP/1.1 on the same port
+            run = self.run_ok([srv.url("/"), "-n", 300, "--concurrency", 3])
+            m = self.phase(run)
+            self.assertEqual(m["responses"]["by_status"], {"200": 300})
+            self.assertEqual(run.json["plan"]["http"], "1.1")
+            self.assertTrue(srv.alive())
+
+    def test_http2_over_tls_by_alpn_and_http1_beside_it(self):
+        with PacerServe("hello", extra=["--http2", "--tls-cert", os.path.join(_pki, "server.pem"),
+                                        "--tls-key", os.path.join(_pki, "server.key")]) as srv:
+            u = "https://localhost:%d/" % srv.port
+            ca = os.path.join(_pki, "ca.pem")
+            run = self.run_ok([u, "--http2", "--cacert", ca, "-n", 2000, "--concurrency", 2,
+                               "--max-streams", 10])
+            m = self.assert_multiplexed(run, 2000)
+            self.assertEqual(m["tls"]["handshakes"], 2, m["tls"])
+            self.assertEqual(run.json["plan"]["http"], "h2")
+            got, out = self.h2load(u)
+            self.assertEqual((got["succeeded"], got["failed"]), (200, 0), out)
+            self.assertIn("Application protocol: h2", out)
+            # a client offering only http/1.1 by ALPN is served HTTP/1.1
+            run = self.run_ok([u, "--cacert", ca, "-n", 300, "--concurrency", 3])
+            m = self.phase(run)
+            self.assertEqual(m["responses"]["by_status"], {"200": 300})
+            self.assertEqual(m["tls"]["handshakes"], 3, m["tls"])
+            got, out = self.h2load(u, extra=["--h1"])
+            self.assertEqual((got["succeeded"], got["failed"]), (200, 0), out)
+            self.assertIn("Application protocol: http/1.1", out)
+
+    def test_plan_latency_per_stream(self):
+        # a fixed 20 ms on each of 2 x 25 streams: every request waits its own
+        # timer, concurrently (1000 x 20 ms in about 0.4 s, not 20 s)
+        with PacerServe(os.path.join(PLANS, "latency.yaml"), extra=["--h2c"]) as srv:
+            t0 = time.monotonic()
+            run = self.run_ok([srv.url("/fixed"), "--h2c", "-n", 1000, "--concurrency", 2,
+                               "--max-streams", 25])
+            took = time.monotonic() - t0
+            m = self.assert_multiplexed(run, 1000, streams=25)
+            lat = m["service_time"]
+            self.assertGreaterEqual(lat["min_us"], 20000, lat)
+            self.assertGreaterEqual(lat["p50_us"], 20000, lat)
+            self.assertLessEqual(lat["p50_us"], 22000, lat)
+            self.assertLess(took, 10, "streams did not wait concurrently")
+            run = self.run_ok([srv.url("/uniform"), "--h2c", "-n", 1000, "--concurrency", 2,
+                               "--max-streams", 25])
+            lat = self.assert_multiplexed(run, 1000, streams=25)["service_time"]
+            self.assertGreaterEqual(lat["min_us"], 10000, lat)
+            self.assertLessEqual(abs(lat["p50_us"] - 20000), 4000, lat)  # 10 % + 2 ms
+
+    def test_plan_features_per_stream(self):
+        with PacerServe(os.path.join(PLANS, "behaviour.yaml"), extra=["--h2c"]) as srv:
+            common = ["--h2c", "--concurrency", 2, "--max-streams", 10, "--timeout", "5s"]
+            # the status mix and fill, per stream
+            run = self.run_ok([srv.url("/mix"), "-n", 1000] + common)
+            m = self.phase(run)
+            by = m["responses"]["by_status"]
+            self.assertEqual(sum(by.values()), 1000, by)
+            self.assertEqual(set(by), {"200", "204", "503"}, by)
+            self.assertLessEqual(abs(by["503"] - 100), 45, by)
+            # close_after: 10 -> GOAWAY after every 10th answer, nothing lost
+            run = self.run_ok([srv.url("/close-after"), "-n", 200] + common)
+            m = self.phase(run)
+            r, h = m["requests"], m["http2"]
+            self.assertEqual((r["sent"], r["completed"]), (200, 200), r)
+            self.assertEqual(m["responses"]["by_status"], {"200": 200})
+            self.assertGreaterEqual(h["goaway"], 19, h)
+            # garbage: 1 -> every stream reset, the connections kept
+            run = self.run_ok([srv.url("/garbage"), "-n", 100] + common)
+            m = self.phase(run)
+            self.assertEqual(m["transport_errors"]["reset"], 100, m["transport_errors"])
+            self.assertEqual(m["http2"]["resets"], {"INTERNAL_ERROR": 100}, m["http2"])
+            self.assertEqual(m["connections"]["opened"], 2)
+            # a slow body, 16 bytes every 10 ms: >= 90 ms a response, streams in parallel
+            run = self.run_ok([srv.url("/slow"), "-n", 40] + common)
+            m = self.phase(run)
+            self.assertEqual(m["responses"]["by_status"], {"200": 40})
+            self.assertGreaterEqual(m["service_time"]["min_us"], 90000, m["service_time"])
+            self.assertGreaterEqual(m["bytes"]["in"], 40 * 160)
+        with PacerServe("kv", extra=["--h2c"]) as srv:
+            # a kv body rendered from each stream's own query
+            run = self.run_ok([srv.url("/v1/getvalues?keys=key7,nosuchkey"), "-n", 500,
+                               "--success", 'body contains "key7" and body contains ":null}"'] + common)
+            m = self.assert_multiplexed(run, 500)
+            self.assertEqual(m["success"]["ok"], 500, m["success"])
+
+    def test_self_contained_h2c_and_http2(self):
+        run = self.run_ok(["--self-contained", "--h2c", "-n", 2000, "--concurrency", 2,
+                           "--max-streams", 10])
+        self.assert_multiplexed(run, 2000)
+        self.assertEqual(run.json["plan"]["http"], "h2c")
+        run = self.run_ok(["--self-contained", "--http2", "-n", 2000, "--concurrency", 2,
+                           "--max-streams", 10])
+        m = self.assert_multiplexed(run, 2000)
+        self.assertEqual(m["tls"]["handshakes"], 2, m["tls"])
+        self.assertEqual(run.json["plan"]["http"], "h2")
+
+    def test_header_list_over_the_cap_gets_431(self):
+        if not shutil.which("nghttp"):
+            self.skipTest("nghttp not installed")
+        with PacerServe("hello", extra=["--h2c"]) as srv:
+            p = subprocess.run(["nghttp", "-nv", "-H", "x-big: " + "a" * 20000, srv.url("/")],
+                               capture_output=True, text=True, timeout=20)
+            self.assertIn(":status: 431", p.stdout)
+            p = subprocess.run(["nghttp", "-nv", srv.url("/")], capture_output=True, text=True,
+                               timeout=20)
+            self.assertIn(":status: 200", p.stdout)
+
+    def test_client_that_never_reads_is_bounded(self):
+        # 1 MiB answers asked for on stream after stream, with the client's
+        # windows opened wide, and nothing read: the server stops reading
+        # the connection once its output is full, so its memory stays flat
+        d = tempfile.mkdtemp(prefix="pacer-h2-big-")
+        try:
+            plan = os.path.join(d, "big.yaml")
+            with open(plan, "w") as f:
+                f.write("name: big\nroutes:\n  - path: /big\n    body_size: 1048576\n"
+                        "  - path: /\n    prefix: true\n    body: \"ok\\n\"\n")
+            with PacerServe(plan, extra=["--h2c"]) as srv:
+                rss0 = srv.rss_kib()
+                c = socket.socket()
+                c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                c.connect(("127.0.0.1", srv.port))
+                frame = lambda typ, flags, sid, payload: (  # noqa: E731
+                    len(payload).to_bytes(3, "big") + bytes([typ, flags]) +
+                    struct.pack(">I", sid) + payload)
+                c.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" +
+                          frame(4, 0, 0, struct.pack(">HI", 4, 2 ** 31 - 1)) +
+                          frame(8, 0, 0, struct.pack(">I", 2 ** 31 - 1 - 65535)))
+                block = (b"\x82\x86\x04\x04/big\x01" + bytes([len("127.0.0.1")]) +
+                         b"127.0.0.1")
+                c.settimeout(1.0)
+                sid, sent = 1, 0
+                try:
+                    while sid < 2 * 200000:
+                        batch = b"".join(frame(1, 5, sid + 2 * i, block) for i in range(500))
+                        c.sendall(batch)
+                        sid += 1000
+                        sent += 500
+                except socket.timeout:
+                    pass  # the server stopped reading: what we meant to see
+                time.sleep(0.5)
+                grown = srv.rss_kib() - rss0
+                # served beside it, on another connection
+                run = self.run_ok([srv.url("/"), "--h2c", "-n", 200, "--concurrency", 2,
+                                   "--max-streams", 10])
+                c.close()
+                self.assertLess(sent, 200000, "the server read every request")
+                self.assertLess(grown, 16 * 1024, "server RSS grew %d KiB" % grown)
+                self.assert_multiplexed(run, 200)
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+    def test_serve_bad_options(self):
+        cases = (
+            (["--h2c", "--http2"], "give one"),
+            (["--h2c", "--tls"], "over TLS give --http2"),
+            (["--max-streams", 10], "only with --http2 or --h2c"),
+            (["--h2c", "--max-streams", 0], "--max-streams 0"),
+            (["--h2c", "--max-streams", 1001], "from 1 to 1000"),
+        )
+        for args, want in cases:
+            run = harness.run_pacer(["--plan", "hello", "--listen", "0"] + args,
+                                    subcommand="serve", out=False, timeout=10)
             self.assertEqual(run.code, 2, harness.describe(run))
             self.assertIn(want, run.stderr, harness.describe(run))
 
