@@ -376,7 +376,7 @@ def h2_section(a, tmp):
              ("h2", f"https://127.0.0.1:{tls_port}/", ["--http2", "--insecure"])]
     try:
         for name, url, flags in cases:
-            for mode in ("flat", "rate", "rate_precise"):
+            for mode in ("flat", "rate", "rate_precise", "rate_burst"):
                 rows = res.setdefault(f"{name}_{mode}", {"pacer": [], "h2load": []})
                 for i in range(a.reps):
                     for who in (["pacer", "h2load"] if i % 2 == 0 else ["h2load", "pacer"]):
@@ -387,7 +387,10 @@ def h2_section(a, tmp):
                                 "--concurrency", str(H2_CONNS), "--max-streams", str(H2_STREAMS),
                                 "-d", f"{a.secs}s", "-w", "1s"], tmp))
                         else:
-                            pace = ["--precise"] if mode == "rate_precise" else []
+                            # rate_burst: h2load's arrival process (its clients'
+                            # timers fire in step: bursts of H2_CONNS)
+                            pace = {"rate_precise": ["--precise"],
+                                    "rate_burst": ["--burst-size", str(H2_CONNS)]}.get(mode, [])
                             rows[who].append(pacer_run(url, flags + pace + [
                                 "--rate", str(rate), "-c", str(H2_CONNS), "--max-streams",
                                 str(H2_STREAMS), "-d", f"{a.secs}s", "-w", "1s"], tmp))
@@ -404,8 +407,9 @@ def h2_section(a, tmp):
     md = [f"## HTTP/2 beside h2load ({H2_CONNS} connections x {H2_STREAMS} streams, one thread)", "",
           f"Flat out: closed loop, pacer `--concurrency {H2_CONNS} --max-streams {H2_STREAMS}`, h2load "
           f"`-c{H2_CONNS} -m{H2_STREAMS}`. Fixed rate: {rate:g} req/s, pacer `--rate` (open loop; "
-          "its default batched pacing, `--send-window 1ms`; `rate precise`: `--precise`), "
-          "h2load `--rps` per client. CPU per response: the whole generator process's user+sys over "
+          "its default batched pacing, `--send-window 1ms`; `rate precise`: `--precise`; "
+          f"`rate burst`: `--burst-size {H2_CONNS}`, the arrival process of h2load's `--rps`, whose "
+          "clients' timers fire in step), h2load `--rps` per client. CPU per response: the whole generator process's user+sys over "
           "its responses (pacer's 1 s warm-up included). `self-contained h2c`: flat out, "
           "`pacer run --self-contained --h2c` (driver and embedded target in one process on "
           "CPU 1) beside h2load driving `pacer serve --h2c` (on CPU 0); both CPU columns count "
