@@ -100,9 +100,13 @@ struct re_shape regex_shape(const char *re, size_t n)
 			if (i < n && re[i] == ']')
 				i++;
 			while (i < n && re[i] != ']') {
-				if (re[i] == '[' && i + 1 < n && strchr(":.=", re[i + 1])) {
-					const char *e = strstr(re + i + 2, (char[]){re[i + 1], ']', '\0'});
-					i = e ? (size_t)(e - re) + 2 : n;
+				if (re[i] == '[' && i + 1 < n && memchr(":.=", re[i + 1], 3)) {
+					/* to its closing ":]", ".]" or "=]", within re[0..n) */
+					char k = re[i + 1];
+					size_t j = i + 2;
+					while (j + 1 < n && !(re[j] == k && re[j + 1] == ']'))
+						j++;
+					i = j + 1 < n ? j + 2 : n;
 				} else {
 					i++;
 				}

@@ -80,7 +80,7 @@ static void test_backref_and_malformed(void **state)
 	assert_true(shape("(a)\\1").backref);
 	assert_false(shape("(a)\\n").backref);
 	/* malformed: counted without reading past the end */
-	const char *bad[] = {"(", ")", "[", "[[:", "a{", "a{1,", "\\", "(((", "[^"};
+	const char *bad[] = {"(", ")", "[", "[[:", "[[:alpha", "[[:alpha:", "[[=a=", "a{", "a{1,", "\\", "(((", "[^"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		size_t n = strlen(bad[i]);
 		char *copy = malloc(n ? n : 1); /* exactly n bytes: ASan sees an overread */
