@@ -66,7 +66,7 @@ static void check_clause(const struct slo_clause *c)
 	case SLO_M_RATE:
 		CHECK(c->op == SLO_GT || c->op == SLO_GE);
 		/* fall through */
-	case SLO_M_ERRORS: case SLO_M_DROPS:
+	case SLO_M_ERRORS: case SLO_M_SUCCESS: case SLO_M_DROPS:
 		CHECK(c->threshold <= 100);
 		CHECK(c->outcome_index == -1);
 		CHECK(strcmp(c->name, slo_metric_name(c->metric)) == 0);
@@ -153,13 +153,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const double pct_ok[2] = {60.0, 0.5};
 	struct slo_measure good = {
 		.p50_ns = 1000, .p90_ns = 2000, .p99_ns = 3000, .p99_9_ns = 4000, .p99_99_ns = 5000,
-		.max_ns = 6000, .mean_ns = 1500, .error_pct = 0, .drop_pct = 0,
+		.max_ns = 6000, .mean_ns = 1500, .error_pct = 0, .success_pct = 100, .drop_pct = 0,
 		.achieved_fraction = 1.0, .offered_known = true, .outcome_pct = pct_ok, .n_outcomes = 2,
 	};
 	struct slo_measure bad = {
 		.p50_ns = UINT64_MAX, .p90_ns = UINT64_MAX, .p99_ns = UINT64_MAX,
 		.p99_9_ns = UINT64_MAX, .p99_99_ns = UINT64_MAX, .max_ns = UINT64_MAX,
-		.mean_ns = NAN, .error_pct = NAN, .drop_pct = 100, .achieved_fraction = NAN,
+		.mean_ns = NAN, .error_pct = NAN, .success_pct = NAN, .drop_pct = 100,
+		.achieved_fraction = NAN,
 		.offered_known = false, .outcome_pct = NULL, .n_outcomes = 0,
 	};
 	/* ok.* and failed.* measured too, and as bad (unmeasured sets are not judged) */
@@ -169,7 +170,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				      .mean_ns = NAN, .known = true, .count = 1};
 	bad.failed = bad.ok;
 	struct slo_measure odd = {
-		.p99_ns = 100000000, .mean_ns = INFINITY, .error_pct = -1, .drop_pct = 1e300,
+		.p99_ns = 100000000, .mean_ns = INFINITY, .error_pct = -1, .success_pct = 1e300,
+		.drop_pct = 1e300,
 		.achieved_fraction = 0.95, .offered_known = true, .outcome_pct = pct_ok, .n_outcomes = 1,
 	};
 	check_verdict(&s, &good);
