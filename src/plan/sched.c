@@ -193,8 +193,11 @@ static uint64_t burst_next(struct sched *s)
 	if (s->arrival != SCHED_POISSON)
 		return s->start_ns + (uint64_t)llround(s->offset_ns + (double)g * s->interval_ns);
 	if (!s->buf_len || g < s->gbase || g - s->gbase >= s->buf_len) {
-		/* the next SCHED_BUF bursts of the whole stream of bursts */
-		struct walk wk = {.from = g + 1, .to = g + 1 + SCHED_BUF, .stride = 1};
+		/* the next SCHED_BUF bursts of the whole stream of bursts; only
+		 * this one when the lane's arrivals are many bursts apart (the
+		 * rest would be walked for nothing) */
+		uint64_t n = s->stride / s->burst > 16 ? 1 : SCHED_BUF;
+		struct walk wk = {.from = g + 1, .to = g + 1 + n, .stride = 1};
 		walk_fill(s, &wk);
 		s->gbase = g;
 	}

@@ -67,8 +67,9 @@ void sched_init_lane(struct sched *s, enum sched_arrival arrival, double rate_pe
  * due time, and bursts come at rate_per_s / n (evenly spaced, or Poisson),
  * so the mean rate is unchanged. A constant schedule's phase becomes a
  * fraction of the bursts' spacing. n = 1 leaves the schedule as it was,
- * draw for draw. A Poisson lane walks every burst between its own
- * arrivals (stride / n per arrival when the stride is larger). */
+ * draw for draw. A Poisson lane walks the bursts ahead of it in batches,
+ * or, when its arrivals are over 16 bursts apart, each one's own burst
+ * (about log2 of its index draws). */
 void sched_set_burst(struct sched *s, uint32_t n);
 
 /* The global number of the arrival the next sched_next returns. */
