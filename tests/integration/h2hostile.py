@@ -46,6 +46,18 @@ import struct
 import threading
 import time
 
+
+def recv_exact(c, n):
+    """n bytes from socket c (EOFError if it closes first)."""
+    b = b""
+    while len(b) < n:
+        got = c.recv(n - len(b))
+        if not got:
+            raise EOFError
+        b += got
+    return b
+
+
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 T_DATA, T_HEADERS, T_RST, T_SETTINGS, T_PING, T_GOAWAY, T_WINDOW, T_CONT = 0, 1, 3, 4, 6, 7, 8, 9
 F_END_STREAM, F_ACK, F_END_HEADERS = 1, 1, 4
@@ -158,27 +170,18 @@ class HostileH2:
 
     # ---- reading
 
-    def _read(self, c, n):
-        b = b""
-        while len(b) < n:
-            got = c.recv(n - len(b))
-            if not got:
-                raise EOFError
-            b += got
-        return b
-
     def _frames(self, c):
         """The client's frames after its preface, as (type, flags, stream,
         payload); SETTINGS acknowledged and PINGs answered on the way (not
         in zero_window/silent, which stay quiet but for their SETTINGS)."""
-        if self._read(c, 24) != PREFACE:
+        if recv_exact(c, 24) != PREFACE:
             raise EOFError
         quiet = self.mode == "silent"
         while not self._stop.is_set():
-            hd = self._read(c, 9)
+            hd = recv_exact(c, 9)
             n, typ, flags = int.from_bytes(hd[:3], "big"), hd[3], hd[4]
             sid = int.from_bytes(hd[5:9], "big") & 0x7FFFFFFF
-            payload = self._read(c, n)
+            payload = recv_exact(c, n)
             if typ == T_SETTINGS and not flags & F_ACK and not quiet:
                 c.sendall(frame(T_SETTINGS, F_ACK, 0))
             elif typ == T_PING and not flags & F_ACK and not quiet:
@@ -334,6 +337,6 @@ class HostileH2:
         self._linger(c)
 
     def _mode_http1(self, c):
-        self._read(c, 24)
+        recv_exact(c, 24)
         c.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
         self._linger(c)

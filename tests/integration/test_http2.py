@@ -21,6 +21,7 @@ import time
 import unittest
 
 import harness
+from h2hostile import recv_exact
 from harness import Nginx, PacerServe, PacerTestCase
 from test_tls import make_pki
 
@@ -108,25 +109,15 @@ class RefusingServer:
                 return
             threading.Thread(target=self._serve, args=(c,), daemon=True).start()
 
-    @staticmethod
-    def _read(c, n):
-        b = b""
-        while len(b) < n:
-            got = c.recv(n - len(b))
-            if not got:
-                raise EOFError
-            b += got
-        return b
-
     def _serve(self, c):
         try:
-            self._read(c, 24)  # the preface
+            recv_exact(c, 24)  # the preface
             c.sendall(b"\0\0\0\4\0\0\0\0\0")  # SETTINGS, empty
             while True:
-                hd = self._read(c, 9)
+                hd = recv_exact(c, 9)
                 n, typ, flags = int.from_bytes(hd[:3], "big"), hd[3], hd[4]
                 sid = int.from_bytes(hd[5:9], "big") & 0x7FFFFFFF
-                self._read(c, n)
+                recv_exact(c, n)
                 if typ == 4 and not flags & 1:
                     c.sendall(b"\0\0\0\4\1\0\0\0\0")  # SETTINGS ACK
                 elif typ == 1:
