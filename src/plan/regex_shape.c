@@ -130,6 +130,10 @@ struct re_shape regex_shape(const char *re, size_t n)
 			g[d].last = (struct re_part){0, true};
 			i++;
 			continue;
+		} else if (c == '{' && !(i + 1 < n && (isdigit((unsigned char)re[i + 1]) ||
+						    (re[i + 1] == ',' && i + 2 < n &&
+						     isdigit((unsigned char)re[i + 2]))))) {
+			i++; /* not an interval: a literal "{" (an atom) */
 		} else if (c == '*' || c == '?' || c == '+' || c == '{') {
 			unsigned long lo, hi;
 			i++;
@@ -146,10 +150,13 @@ struct re_shape regex_shape(const char *re, size_t n)
 				x->nodes = re_cap(x->nodes * copies + 1);
 				x->nullable = x->nullable || lo == 0;
 			} else {
-				/* hi copies, the last hi - lo optional (one node each) */
+				/* hi copies, the last hi - lo optional (one node each);
+				 * never fewer than the operand's own: regcomp builds
+				 * the operand before it copies it ({0} included) */
 				if (hi < lo)
 					hi = lo; /* regcomp refuses it */
-				x->nodes = re_cap(x->nodes * hi + (hi - lo));
+				unsigned long copied = re_cap(x->nodes * hi + (hi - lo));
+				x->nodes = copied > x->nodes ? copied : x->nodes;
 				x->nullable = x->nullable || lo == 0;
 			}
 			continue;

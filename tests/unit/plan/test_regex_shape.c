@@ -41,6 +41,10 @@ static void test_node_counts(void **state)
 		{"((a){2}){3}", 6},  /* nested copies multiply */
 		{"()", 2},           /* an empty group keeps its two nodes */
 		{"\\.x", 2},         /* an escape is one atom */
+		{"a{b", 3},          /* "{" not starting an interval is a literal */
+		{"a{", 2},
+		{"a{,b}", 5},        /* "{," without a digit: literal too */
+		{"(ab){0}", 2},      /* {0} still costs its operand */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct re_shape s = shape(cases[i].re);
@@ -59,6 +63,11 @@ static void test_cap(void **state)
 	/* nesting that would overflow any counter stays capped */
 	assert_int_equal(shape("((((a{99999}){99999}){99999}){99999}){99999}").nodes, RE_COST_MAX + 1);
 	assert_int_equal(shape("x++++++++++++").nodes, RE_COST_MAX + 1);
+	/* a quantifier never lowers the count: a literal "{" or {0} after a
+	 * runaway operand (the fuzzer's 2 GiB pattern) stays over the cap */
+	assert_int_equal(shape("x+++++++++++++++++++++++++{a{9").nodes, RE_COST_MAX + 1);
+	assert_int_equal(shape("x+++++++++++++++++++++++++{0}").nodes, RE_COST_MAX + 1);
+	assert_int_equal(shape("x+++++++++++++++++++++++++{,0)").nodes, RE_COST_MAX + 1);
 }
 
 static void test_loops_over_nothing(void **state)
