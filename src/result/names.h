@@ -34,6 +34,21 @@ struct req_names {
  * -ENOMEM; on error *out is empty (req_names_free is still safe). */
 int req_names_build(struct req_names *out, const char *const *names, size_t n, uint16_t *idx);
 
+/* The same a name at a time, in bounded memory (a table streamed from a
+ * file may hold any number of distinct names): the names' entries are as
+ * req_names_build gives them, except that pooled counts at most
+ * REQ_NAMES_POOLED_MAX distinct names (each remembered by a 64-bit hash).
+ * new: 0 or -ENOMEM. add: idx gets the entry of name (a NUL-terminated
+ * string, only read during the call); 0, -EINVAL or -ENOMEM. finish: the
+ * entries into *out (req_names_free releases them), 0 or -ENOMEM; the
+ * namer is spent. free: NULL is fine. */
+#define REQ_NAMES_POOLED_MAX (1u << 20)
+struct req_namer;
+int req_namer_new(struct req_namer **out);
+int req_namer_add(struct req_namer *nm, const char *name, uint16_t *idx);
+int req_namer_finish(struct req_namer *nm, struct req_names *out);
+void req_namer_free(struct req_namer *nm);
+
 /* Release what req_names_build allocated; the struct is left empty. Safe on a
  * zeroed struct. */
 void req_names_free(struct req_names *r);

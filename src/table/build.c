@@ -244,29 +244,28 @@ int table_url_unix(const char *url, const char **path, size_t *path_len, const c
 	return 0;
 }
 
-/* A URL's host key: "<s|p><port>|<host, lowercased>" and, for a unix:
-
- * URL, "|<socket path>" (a host has no '|'). */
-static int add_host(struct tb *b, const char *upath, size_t upath_len, size_t *idx)
+/* A host's key: "<s|p><port>|<host, lowercased>" and, for a unix: URL,
+ * "|<socket path>" (a host has no '|'). Returns its length. */
+static size_t host_key(char *key, size_t cap, bool tls, unsigned port, const char *host,
+                       size_t hl, const char *upath, size_t upath_len)
 {
-	const struct url *u = b->u;
-	char key[URL_HOST_CAP + TABLE_UNIX_PATH_MAX + 24];
-	int k = snprintf(key, sizeof key, "%c%u|", u->tls ? 's' : 'p', (unsigned)u->port);
-	size_t hl = strlen(u->host);
-	for (size_t i = 0; i < hl && (size_t)k + 1 < sizeof key; i++) {
-		char c = u->host[i];
+	int k = snprintf(key, cap, "%c%u|", tls ? 's' : 'p', port);
+	for (size_t i = 0; i < hl && (size_t)k + 1 < cap; i++) {
+		char c = host[i];
 		key[k++] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
 	}
-	if (upath) {
+	if (upath && (size_t)k + 1 + upath_len <= cap) {
 		key[k++] = '|';
 		memcpy(key + k, upath, upath_len); /* upath_len <= TABLE_UNIX_PATH_MAX */
 		k += (int)upath_len;
 	}
-	struct tb_map_slot *s = tb_map_find(b, &b->hosts, key, (size_t)k, false, 0);
-	if (s) {
-		*idx = s->val;
-		return 0;
-	}
+	return (size_t)k;
+}
+
+/* Append host h (its strings copied into the arena) under key. */
+static int insert_host(struct tb *b, const char *key, size_t klen, const struct table_host *h,
+                       size_t hl, size_t upath_len)
+{
 	struct table *t = b->t;
 	if (t->n_hosts == b->host_cap) {
 		size_t nc = b->host_cap ? b->host_cap * 2 : 4;
@@ -276,13 +275,47 @@ static int add_host(struct tb *b, const char *upath, size_t upath_len, size_t *i
 		t->hosts = nh;
 		b->host_cap = nc;
 	}
-	const char *name = tb_strndup(b, u->host, hl);
-	const char *up = upath ? tb_strndup(b, upath, upath_len) : NULL;
-	if (!name || (upath && !up) || !tb_map_find(b, &b->hosts, key, (size_t)k, true, t->n_hosts))
+	const char *name = tb_strndup(b, h->name, hl);
+	const char *up = h->unix_path ? tb_strndup(b, h->unix_path, upath_len) : NULL;
+	if (!name || (h->unix_path && !up) || !tb_map_find(b, &b->hosts, key, klen, true, t->n_hosts))
 		return -ENOMEM;
-	t->hosts[t->n_hosts] = (struct table_host){name, u->port, u->tls, u->host_is_ipv6, 0, up};
-	*idx = t->n_hosts++;
+	t->hosts[t->n_hosts] = *h;
+	t->hosts[t->n_hosts].name = name;
+	t->hosts[t->n_hosts].unix_path = up;
+	t->n_hosts++;
 	b->total += hl + upath_len + sizeof(struct table_host);
+	return 0;
+}
+
+/* The host of the URL in b->u (over the socket upath when not NULL). */
+static int add_host(struct tb *b, const char *upath, size_t upath_len, size_t *idx)
+{
+	const struct url *u = b->u;
+	char key[URL_HOST_CAP + TABLE_UNIX_PATH_MAX + 24];
+	size_t hl = strlen(u->host);
+	size_t k = host_key(key, sizeof key, u->tls, u->port, u->host, hl, upath, upath_len);
+	struct tb_map_slot *s = tb_map_find(b, &b->hosts, key, k, false, 0);
+	if (s) {
+		*idx = s->val;
+		return 0;
+	}
+	/* upath is not NUL-terminated: insert_host copies upath_len bytes of it */
+	struct table_host h = {u->host, u->port, u->tls, u->host_is_ipv6, 0, upath};
+	*idx = b->t->n_hosts;
+	return insert_host(b, key, k, &h, hl, upath_len);
+}
+
+int tb_seed_hosts(struct tb *b, const struct table *prev)
+{
+	for (size_t i = 0; prev && i < prev->n_hosts; i++) {
+		const struct table_host *h = &prev->hosts[i];
+		char key[URL_HOST_CAP + TABLE_UNIX_PATH_MAX + 24];
+		size_t hl = strlen(h->name), ul = h->unix_path ? strlen(h->unix_path) : 0;
+		size_t k = host_key(key, sizeof key, h->tls, h->port, h->name, hl, h->unix_path, ul);
+		int rc = insert_host(b, key, k, h, hl, ul);
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 

@@ -185,7 +185,7 @@ int tb_parse_jsonl(struct tb *b, const char *text, size_t len, const char *base_
 	const char *src = b->t->source;
 	/* a line carries a base64 body: 4/3 of max_body on top of max_line */
 	size_t max_line = b->lim.max_line_bytes + b->lim.max_body_bytes / 3 * 4 + 4;
-	struct line_ctx c = {.b = b, .base_dir = base_dir, .err = err, .cap = cap};
+	struct line_ctx c = {.b = b, .base_dir = base_dir, .err = err, .cap = cap, .line = b->line0};
 	c.hdrs = calloc(b->lim.max_headers + 1, sizeof *c.hdrs);
 	if (!c.hdrs)
 		return tb_err(err, cap, -ENOMEM, "%s: out of memory", src);

@@ -37,11 +37,11 @@ int table_format_parse(const char *s, enum table_format *f)
 	return 0;
 }
 
-/* AUTO: JSONL when the first byte that is not whitespace and not in a '#'
- * comment line is '{'. */
-static enum table_format detect(const char *text, size_t len)
+enum table_format tb_detect(const char *text, size_t len, bool *known)
 {
 	size_t i = 0;
+	if (known)
+		*known = false;
 	while (i < len) {
 		char c = text[i];
 		if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
@@ -55,6 +55,8 @@ static enum table_format detect(const char *text, size_t len)
 			i = (size_t)(nl - text) + 1;
 			continue;
 		}
+		if (known)
+			*known = true;
 		return c == '{' ? TABLE_FMT_JSONL : TABLE_FMT_TARGETS;
 	}
 	return TABLE_FMT_TARGETS;
@@ -70,7 +72,7 @@ int table_parse(const char *text, size_t len, enum table_format fmt, const char 
 	if (!source)
 		source = "(table)";
 	if (fmt == TABLE_FMT_AUTO)
-		fmt = detect(text, len);
+		fmt = tb_detect(text, len, NULL);
 	if (fmt != TABLE_FMT_TARGETS && fmt != TABLE_FMT_JSONL)
 		return tb_err(err, cap, PACER_EUNSUPPORTED, "%s: table_parse reads targets or jsonl", source);
 	struct tb b;

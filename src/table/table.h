@@ -142,6 +142,45 @@ int table_parse(const char *text, size_t len, enum table_format fmt, const char 
                 const char *base_dir, const struct table_limits *lim, struct table **out,
                 char *err, size_t cap);
 
+/* A table file read a piece at a time (--lazy): for tables larger than
+ * memory should hold. Each piece is a table of the next requests, parsed
+ * from about piece_bytes of the text (cut between requests; default 1 MiB), exactly as
+ * table_load would parse them: the pieces' requests, in order, are the
+ * table's. Line numbers and messages are the whole file's ("FILE:LINE:
+ * ..."). Hosts are numbered over the whole stream: a piece's hosts[] holds
+ * every host of this and the earlier pieces in order of first use, and
+ * hosts[i].n_reqs counts the requests to host i up to the piece's end.
+ * The limits apply to each piece (max_file_bytes not at all); a request
+ * whose text is longer than 64 MiB is an error. */
+struct table_stream;
+
+/* path "-" reads standard input (named "stdin", body files relative to the
+ * working folder). fmt: AUTO, TARGETS or JSONL. piece_bytes 0: 1 MiB.
+ * 0 or a negative code with the message in err. */
+int table_stream_open(const char *path, enum table_format fmt, const struct table_limits *lim,
+                      size_t piece_bytes, struct table_stream **out, char *err, size_t cap);
+/* The same from an open descriptor (read, not closed; the stream does not
+ * seek); source names it in messages, base_dir resolves body files. */
+int table_stream_open_fd(int fd, const char *source, const char *base_dir,
+                         enum table_format fmt, const struct table_limits *lim,
+                         size_t piece_bytes, struct table_stream **out, char *err, size_t cap);
+/* The next piece into *piece (the caller frees it with table_free), or
+ * *piece NULL at the end (after at least one piece; a stream without any
+ * request is the error "FILE: no requests"). 0 or a negative code with the
+ * message in err; after an error the stream gives nothing more. */
+int table_stream_next(struct table_stream *st, struct table **piece, char *err, size_t cap);
+/* The format read (AUTO resolved once the first request is seen). */
+enum table_format table_stream_format(const struct table_stream *st);
+/* Requests given so far. */
+size_t table_stream_count(const struct table_stream *st);
+/* After the last piece: the table's hosts (with their counts over the
+ * whole table), source and format, as a table without requests (n 0, reqs
+ * NULL) that the caller frees with table_free; NULL before any piece or
+ * when taken already. */
+struct table *table_stream_take_hosts(struct table_stream *st);
+/* Release the stream (and close what table_stream_open opened). NULL is fine. */
+void table_stream_close(struct table_stream *st);
+
 /* --bodies DIR: one request per regular file in dir (names starting with '.'
  * are skipped; symbolic links are followed), in byte order of the names,
  * each sent with `method` (NULL: POST) to `url`, with a Content-Type header
@@ -169,6 +208,14 @@ void table_wire_free(struct table_wire *w);
  * integer followed by its wire bytes. hex gets 64 lowercase hex digits and a
  * NUL. 0 or -ENOMEM. */
 int table_wire_hash(const struct table_wire *w, char hex[65]);
+/* The same hash taken a request at a time (a table too large to encode at
+ * once): new, add each request's wire bytes in table order, end (hex as
+ * above; adds after end are ignored), free. new and end: 0 or -ENOMEM. */
+struct table_hasher;
+int table_hasher_new(struct table_hasher **out);
+void table_hasher_add(struct table_hasher *h, const char *req, size_t len);
+int table_hasher_end(struct table_hasher *h, char hex[65]);
+void table_hasher_free(struct table_hasher *h);
 /* table_encode + table_wire_hash + table_wire_free. */
 int table_hash(const struct table *t, const char *user_agent, const char *const *extra,
                size_t n_extra, char hex[65], char *err, size_t cap);

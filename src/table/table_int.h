@@ -91,6 +91,9 @@ struct tb {
 	char why[512];
 	enum { TB_AT_REQ, TB_AT_HEADER, TB_AT_BODY } why_at; /* what b->why is about */
 	size_t why_header;             /* TB_AT_HEADER: index into tb_req.headers */
+	unsigned line0;                /* lines of the source before the text parsed (a
+	                                * piece of a stream, stream.c): messages and
+	                                * table_req.line count from line0 + 1 */
 };
 
 /* Find key in m; when absent and insert is true, add it (the key copied
@@ -145,6 +148,25 @@ int tb_read_file(const char *path, size_t max_bytes, char **text, size_t *len, c
 
 /* Folder part of path ("." when none), malloc'd; NULL on ENOMEM. */
 char *tb_dirname(const char *path);
+
+/* Register prev's hosts (in their order, with their n_reqs) before any
+ * request is added, so that the table being built numbers hosts as prev
+ * does and its counts go on from prev's (stream.c). 0 or -ENOMEM. */
+int tb_seed_hosts(struct tb *b, const struct table *prev);
+
+/* The format of a table text (AUTO resolved): JSONL when the first byte
+ * that is neither whitespace nor in a '#' comment line is '{', else
+ * targets. *known (may be NULL) is false when text[len] holds no such
+ * byte (only whitespace and comments, the last line maybe unfinished). */
+enum table_format tb_detect(const char *text, size_t len, bool *known);
+
+/* Where a targets text may be cut so that text[0..cut) holds only whole
+ * requests and parsing the two parts gives what parsing it whole gives,
+ * errors included: the start of its last complete line that opens a
+ * request, or the end of its last complete blank line (whichever is
+ * later), among lines the parser takes (at most max_line bytes, no NUL);
+ * 0 when there is none. */
+size_t tb_targets_cut(const char *text, size_t len, size_t max_line);
 
 /* Parsers of table_parse (targets.c, jsonl.c). */
 int tb_parse_targets(struct tb *b, const char *text, size_t len, const char *base_dir,

@@ -121,6 +121,35 @@ static int request_line(struct tb *b, struct pending *p, const char *s, size_t n
 	return 0;
 }
 
+size_t tb_targets_cut(const char *text, size_t len, size_t max_line)
+{
+	/* the last complete line ends at the last '\n' */
+	const char *end = len ? memrchr(text, '\n', len) : NULL;
+	while (end) {
+		size_t le = (size_t)(end - text); /* the line is text[ls, le) */
+		const char *prev = le ? memrchr(text, '\n', le) : NULL;
+		size_t ls = prev ? (size_t)(prev - text) + 1 : 0;
+		size_t n = le - ls;
+		if (n && text[ls + n - 1] == '\r')
+			n--;
+		/* a line the parser refuses before it ends the request before it
+		 * is no place to cut: the error it gives must come first */
+		if (n > max_line || memchr(text + ls, '\0', n)) {
+			end = prev;
+			continue;
+		}
+		size_t k = 0;
+		while (k < n && is_ows(text[ls + k]))
+			k++;
+		if (k == n)
+			return le + 1;
+		if (text[ls] != '@' && text[ls + k] != '#' && looks_like_request(text + ls, n))
+			return ls;
+		end = prev;
+	}
+	return 0;
+}
+
 int tb_parse_targets(struct tb *b, const char *text, size_t len, const char *base_dir,
                      char *err, size_t cap)
 {
@@ -135,7 +164,7 @@ int tb_parse_targets(struct tb *b, const char *text, size_t len, const char *bas
 	if (!p.method || !p.url || !p.hdrs || !p.hdr_lines)
 		rc = tb_err(err, cap, -ENOMEM, "%s: out of memory", src);
 	size_t pos = 0;
-	unsigned lineno = 0;
+	unsigned lineno = b->line0;
 	while (!rc && pos < len) {
 		const char *s = text + pos;
 		const char *nl = memchr(s, '\n', len - pos);

@@ -116,27 +116,44 @@ int table_encode(const struct table *t, const char *user_agent, const char *cons
 	return 0;
 }
 
-int table_wire_hash(const struct table_wire *w, char hex[65])
+struct table_hasher {
+	EVP_MD_CTX *ctx;
+	bool ok;
+};
+
+int table_hasher_new(struct table_hasher **out)
 {
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	if (!ctx)
+	*out = calloc(1, sizeof **out);
+	if (!*out)
 		return -ENOMEM;
-	int ok = EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-	for (size_t i = 0; ok && i < w->n; i++) {
-		uint64_t len = w->off[i + 1] - w->off[i];
-		unsigned char be[8];
-		for (int k = 0; k < 8; k++)
-			be[k] = (unsigned char)(len >> (56 - 8 * k));
-		ok = EVP_DigestUpdate(ctx, be, sizeof be) &&
-		     (len == 0 || EVP_DigestUpdate(ctx, w->bytes + w->off[i], len));
+	(*out)->ctx = EVP_MD_CTX_new();
+	(*out)->ok = (*out)->ctx && EVP_DigestInit_ex((*out)->ctx, EVP_sha256(), NULL);
+	if (!(*out)->ok) {
+		table_hasher_free(*out);
+		*out = NULL;
+		return -ENOMEM;
 	}
+	return 0;
+}
+
+void table_hasher_add(struct table_hasher *h, const char *req, size_t len)
+{
+	unsigned char be[8];
+	for (int k = 0; k < 8; k++)
+		be[k] = (unsigned char)((uint64_t)len >> (56 - 8 * k));
+	h->ok = h->ok && EVP_DigestUpdate(h->ctx, be, sizeof be) &&
+	        (len == 0 || EVP_DigestUpdate(h->ctx, req, len));
+}
+
+int table_hasher_end(struct table_hasher *h, char hex[65])
+{
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
-	if (ok)
-		ok = EVP_DigestFinal_ex(ctx, md, &mdlen);
-	EVP_MD_CTX_free(ctx);
-	if (!ok || mdlen != 32)
+	if (!h->ok || !EVP_DigestFinal_ex(h->ctx, md, &mdlen) || mdlen != 32) {
+		h->ok = false;
 		return -ENOMEM;
+	}
+	h->ok = false; /* finished: adds are refused from here */
 	static const char hx[] = "0123456789abcdef";
 	for (unsigned i = 0; i < 32; i++) {
 		hex[2 * i] = hx[md[i] >> 4];
@@ -144,6 +161,27 @@ int table_wire_hash(const struct table_wire *w, char hex[65])
 	}
 	hex[64] = '\0';
 	return 0;
+}
+
+void table_hasher_free(struct table_hasher *h)
+{
+	if (!h)
+		return;
+	EVP_MD_CTX_free(h->ctx);
+	free(h);
+}
+
+int table_wire_hash(const struct table_wire *w, char hex[65])
+{
+	struct table_hasher *h;
+	int rc = table_hasher_new(&h);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < w->n; i++)
+		table_hasher_add(h, w->bytes + w->off[i], w->off[i + 1] - w->off[i]);
+	rc = table_hasher_end(h, hex);
+	table_hasher_free(h);
+	return rc;
 }
 
 int table_hash(const struct table *t, const char *user_agent, const char *const *extra,

@@ -8,7 +8,9 @@
  * parses to its host and target, "Name: value" headers that pass
  * req_header_check; its wire bytes start with the request line and end with
  * the body; and, when its headers are UTF-8, the JSON Lines written from it
- * read back to the same hash and are written again byte for byte.
+ * read back to the same hash and are written again byte for byte. The same
+ * bytes read as a stream (table_stream, in small pieces and in one) give
+ * the same requests, lines, hosts and hash, or the same error.
  * Violations abort(). */
 #include <stdbool.h>
 #include <stdint.h>
@@ -33,6 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[512] = "unset";
 	int rc = table_parse((const char *)data, size, TABLE_FMT_TARGETS, "fuzz.targets", NULL, &lim, &t,
 	                     err, sizeof err);
+	/* streamed in small pieces and in one: the same table, or the same error */
+	check_stream(data, size, TABLE_FMT_TARGETS, "fuzz.targets", rc, rc ? NULL : t, err, 1 + size % 61);
+	check_stream(data, size, TABLE_FMT_TARGETS, "fuzz.targets", rc, rc ? NULL : t, err, 0);
 	if (rc) {
 		CHECK(rc < 0);
 		CHECK(t == NULL);

@@ -4,12 +4,16 @@
 #ifndef PACER_FUZZ_TABLE_CHECKS_H
 #define PACER_FUZZ_TABLE_CHECKS_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "http/req.h"
 #include "http/url.h"
@@ -139,5 +143,74 @@ static void check_round_trip(const struct table *t)
 	free(jl);
 }
 
+
+/* The same bytes read as a stream (table_stream, in pieces of `piece`
+ * bytes from a memory file) against the whole parse (rc, t, err): when the
+ * whole parse succeeded, the pieces hold its requests (same wire bytes and
+ * hash, lines, hosts), unless one request's text is longer than a stream
+ * takes (only long inputs); when it failed for anything but a limit of the
+ * whole table (PACER_ETOOBIG), the stream fails with the same code and
+ * message. */
+static void check_stream(const uint8_t *data, size_t size, enum table_format fmt,
+                         const char *source, int rc, const struct table *t, const char *err,
+                         size_t piece)
+{
+	if (rc == PACER_ETOOBIG || rc == -ENOMEM)
+		return;
+	int fd = memfd_create("fuzz-stream", MFD_CLOEXEC);
+	CHECK(fd >= 0);
+	CHECK(size == 0 || write(fd, data, size) == (ssize_t)size);
+	CHECK(lseek(fd, 0, SEEK_SET) == 0);
+	struct table_stream *st = NULL;
+	char serr[512] = "unset";
+	CHECK(table_stream_open_fd(fd, source, NULL, fmt, &lim, piece, &st, serr, sizeof serr) == 0);
+	struct table_hasher *h = NULL;
+	CHECK(table_hasher_new(&h) == 0);
+	struct table *p = NULL;
+	size_t n = 0;
+	int src = 0;
+	while (!(src = table_stream_next(st, &p, serr, sizeof serr)) && p) {
+		CHECK(p->n >= 1 && p->n_hosts >= 1);
+		struct table_wire w;
+		CHECK(table_encode(p, "fuzz", NULL, 0, &w, serr, sizeof serr) == 0);
+		for (size_t i = 0; i < p->n; i++, n++) {
+			table_hasher_add(h, w.bytes + w.off[i], w.off[i + 1] - w.off[i]);
+			if (t && rc == 0) {
+				CHECK(n < t->n);
+				CHECK(p->reqs[i].line == t->reqs[n].line);
+				CHECK(p->reqs[i].host == t->reqs[n].host);
+				CHECK(strcmp(p->reqs[i].url, t->reqs[n].url) == 0);
+			}
+		}
+		table_wire_free(&w);
+		if (t && rc == 0 && n == t->n) {
+			/* the last piece: every host, with the whole table's counts */
+			CHECK(p->n_hosts == t->n_hosts);
+			for (size_t k = 0; k < t->n_hosts; k++)
+				CHECK(p->hosts[k].n_reqs == t->hosts[k].n_reqs &&
+				      strcmp(p->hosts[k].name, t->hosts[k].name) == 0);
+		}
+		table_free(p);
+	}
+	if (rc == 0) {
+		if (src)
+			fprintf(stderr, "stream: %s\n", serr);
+		CHECK(src == 0 || (src == PACER_ETOOBIG && size > 40000));
+		if (src == 0) {
+			char hex[65], hex2[65];
+			CHECK(n == t->n && table_stream_count(st) == n);
+			CHECK(table_hasher_end(h, hex) == 0);
+			CHECK(table_hash(t, "fuzz", NULL, 0, hex2, serr, sizeof serr) == 0);
+			CHECK(strcmp(hex, hex2) == 0);
+		}
+	} else {
+		if (src != rc || strcmp(serr, err) != 0)
+			fprintf(stderr, "whole: %d %s\nstream: %d %s\n", rc, err, src, serr);
+		CHECK(src == rc && strcmp(serr, err) == 0);
+	}
+	table_hasher_free(h);
+	table_stream_close(st);
+	close(fd);
+}
 
 #endif

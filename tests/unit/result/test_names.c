@@ -98,6 +98,44 @@ static void test_bounded(void **state)
 	check_bound(5000, 2); /* the set grows past its first size */
 }
 
+/* A name at a time, past the pooled names it counts: the entries stay
+ * right, pooled stops at REQ_NAMES_POOLED_MAX, memory bounded. */
+static void test_namer_cap(void **state)
+{
+	(void)state;
+	struct req_namer *nm;
+	assert_int_equal(req_namer_new(&nm), 0);
+	size_t total = RESULT_MAX_NAMES + REQ_NAMES_POOLED_MAX + 100;
+	char name[32];
+	uint16_t idx;
+	for (size_t i = 0; i < total; i++) {
+		snprintf(name, sizeof name, "GET /n%zu", i);
+		assert_int_equal(req_namer_add(nm, name, &idx), 0);
+		assert_int_equal(idx, i < RESULT_MAX_NAMES ? i : RESULT_MAX_NAMES);
+		if (i % 100000 == 0 && i > 0) { /* an own name again, and a pooled one again */
+			assert_int_equal(req_namer_add(nm, "GET /n3", &idx), 0);
+			assert_int_equal(idx, 3);
+			assert_int_equal(req_namer_add(nm, "GET /n70", &idx), 0);
+			assert_int_equal(idx, RESULT_MAX_NAMES);
+		}
+	}
+	assert_int_equal(req_namer_add(nm, NULL, &idx), -EINVAL);
+	struct req_names r;
+	assert_int_equal(req_namer_finish(nm, &r), 0);
+	req_namer_free(nm);
+	assert_int_equal(r.n, RESULT_MAX_NAMES + 1);
+	assert_true(r.other);
+	assert_int_equal(r.pooled, REQ_NAMES_POOLED_MAX);
+	assert_string_equal(r.name[RESULT_MAX_NAMES], REQ_NAMES_OTHER);
+	assert_string_equal(r.name[5], "GET /n5");
+	req_names_free(&r);
+	/* freed unfinished: nothing leaks */
+	assert_int_equal(req_namer_new(&nm), 0);
+	assert_int_equal(req_namer_add(nm, "GET /", &idx), 0);
+	req_namer_free(nm);
+	req_namer_free(NULL);
+}
+
 static void test_bad_input(void **state)
 {
 	(void)state;
@@ -239,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_first_appearance),
 		cmocka_unit_test(test_one_name),
 		cmocka_unit_test(test_bounded),
+		cmocka_unit_test(test_namer_cap),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_phase_init_names),
 		cmocka_unit_test(test_merge_names),
