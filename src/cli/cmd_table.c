@@ -105,8 +105,53 @@ struct src_opts {
 	const char *method;
 	const char *content_type;
 	struct opt_list headers;
+	bool lazy;
 	bool help;
 };
+
+/* pacer table hash --lazy: the hash and count of a table of any size, read
+ * a piece at a time (table_stream) in bounded memory. */
+static int hash_streamed(const char *cmd, const struct src_opts *o, const char *file)
+{
+	struct table_limits lim = {0};
+	if (parse_max_body(cmd, o->max_body, &lim))
+		return EXIT_USAGE;
+	if (!file || o->bodies) {
+		fprintf(stderr, "%s: --lazy reads a FILE (targets or JSON Lines, - for standard "
+		        "input)\n", cmd);
+		return EXIT_USAGE;
+	}
+	enum table_format fmt = TABLE_FMT_AUTO;
+	if (o->format && table_format_parse(o->format, &fmt)) {
+		fprintf(stderr, "%s: --format '%s': expected auto, targets or jsonl\n", cmd, o->format);
+		return EXIT_USAGE;
+	}
+	char err[1024], hex[65];
+	struct table_stream *st = NULL;
+	struct table_hasher *h = NULL;
+	int rc = table_stream_open(file, fmt, &lim, 0, &st, err, sizeof err);
+	if (!rc && (rc = table_hasher_new(&h)))
+		snprintf(err, sizeof err, "out of memory");
+	struct table *p = NULL;
+	while (!rc && !(rc = table_stream_next(st, &p, err, sizeof err)) && p) {
+		struct table_wire w;
+		rc = table_encode(p, PACER_USER_AGENT, o->headers.v, o->headers.n, &w, err, sizeof err);
+		for (size_t i = 0; !rc && i < p->n; i++)
+			table_hasher_add(h, w.bytes + w.off[i], w.off[i + 1] - w.off[i]);
+		if (!rc)
+			table_wire_free(&w);
+		table_free(p);
+	}
+	if (!rc && (rc = table_hasher_end(h, hex)))
+		snprintf(err, sizeof err, "cannot compute SHA-256");
+	if (!rc)
+		printf("%s  %zu requests\n", hex, table_stream_count(st));
+	else
+		fprintf(stderr, "%s: %s\n", cmd, err);
+	table_hasher_free(h);
+	table_stream_close(st);
+	return rc == 0 ? EXIT_OK : rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+}
 
 static int load_table(const char *cmd, const struct src_opts *o, const char *file,
                       struct table **t)
@@ -183,6 +228,7 @@ static int hash_or_show(int argc, char **argv, bool show)
 		{0, "format", OPT_STR, &o.format, "auto|targets|jsonl", "auto", "format of FILE", false},
 		{'H', "header", OPT_STRLIST, &o.headers, "'Name: value'", NULL, "header added to every request, as pacer run -H (repeatable)", false},
 		{'h', "help", OPT_HELP, &o.help, NULL, NULL, "show this help", false},
+		{0, "lazy", OPT_FLAG, &o.lazy, NULL, NULL, "hash: read FILE a piece at a time (any size, as run --lazy)", false},
 		{0, "max-body", OPT_STR, &o.max_body, "SIZE", "1MiB", "largest request body accepted", false},
 		{'X', "method", OPT_STR, &o.method, "M", "POST", "--bodies: request method", false},
 		{0, "url", OPT_STR, &o.url, "URL", NULL, "--bodies: where the bodies are sent", false},
@@ -209,6 +255,13 @@ static int hash_or_show(int argc, char **argv, bool show)
 		fprintf(stderr, "%s: %s\n", cmd, err);
 		opt_list_free(&o.headers);
 		return EXIT_USAGE;
+	}
+	if (o.lazy) {
+		int lrc = show ? (fprintf(stderr, "%s: --lazy goes with pacer table hash (show reads "
+		                          "the table whole)\n", cmd), EXIT_USAGE)
+		               : hash_streamed(cmd, &o, npos ? pos[0] : NULL);
+		opt_list_free(&o.headers);
+		return lrc;
 	}
 	struct table *t = NULL;
 	int rc = load_table(cmd, &o, npos ? pos[0] : NULL, &t);

@@ -73,7 +73,7 @@ static const struct {
 	{"Load", " rate duration requests concurrency connections threads warmup drain arrival burst-size "
 		 "spin send-window precise repeat seed timeout steps from to factor step-duration "
 		 "step-warmup after-fail refine precision segment start-at "},
-	{"Requests", " method header body bodies max-body requests-file requests-format order "
+	{"Requests", " method header body bodies max-body requests-file requests-format lazy order "
 		     "self-contained target-threads "},
 	{"Transport", " no-keepalive connect-to unix-socket cacert cert key insecure tls "
 		      "tls-resume no-tls-resume "},

@@ -36,6 +36,9 @@
 	 "extra request header (repeatable)", false},                                              \
 	{0, "history", OPT_STR, &(s).history, "FILE.db", "$PACER_HISTORY",                         \
 	 "also record the result in this run history (SQLite; docs/history.md)", false},           \
+	{0, "lazy", OPT_FLAG, &(s).lazy, NULL, NULL,                                               \
+	 "stream --requests-file through a file-backed spool: no request limit, memory bounded " \
+	 "(docs/tables.md#lazy)", false},                                                          \
 	{0, "max-body", OPT_STR, &(s).max_body, "SIZE", "1MiB", "largest request body in a table", \
 	 false},                                                                                   \
 	{'X', "method", OPT_STR, &(p).method, "M", "GET", "request method (POST when a body is given)", \

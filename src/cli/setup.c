@@ -300,6 +300,7 @@ void cli_setup_release(struct cli_setup *s)
 	free(s->hosts);
 	s->hosts = NULL;
 	s->n_hosts = 0;
+	setup_spool_release(s);
 	free(s->bufs);
 	free(s->reqs);
 	req_names_free(&s->names);

@@ -25,6 +25,7 @@ struct target;
 struct target_plan;
 struct table;
 struct table_wire;
+struct setup_spool;
 struct tls_ctx;
 struct tls_identity;
 struct history_db;
@@ -41,6 +42,7 @@ struct cli_setup {
 	const char *requests_format;/* --requests-format auto|targets|jsonl */
 	const char *bodies_dir;     /* --bodies DIR: one request per file, to url_arg */
 	const char *max_body;       /* --max-body SIZE */
+	bool lazy;                  /* --lazy: stream --requests-file through a spool */
 	const char *success;        /* --success RULE */
 	struct opt_list outcomes;   /* --outcome NAME=RULE (repeatable) */
 	const char *server_time;    /* --server-time SPEC */
@@ -86,6 +88,7 @@ struct cli_setup {
 	char **bufs;                /* encoded requests, owned */
 	struct table *table;        /* --requests-file / --bodies */
 	struct table_wire *wire;    /* the table's encoded requests */
+	struct setup_spool *spool;  /* --lazy: the mapped spool (reqs points into it) */
 	char table_sha256[65];
 	struct tls_ctx *tls_client;   /* https: the driver's TLS context */
 	struct tls_ctx *tls_server;   /* self-contained --tls: the embedded target's */

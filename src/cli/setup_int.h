@@ -17,6 +17,7 @@
 
 #include "cli/setup.h"
 #include "plan/plan.h"
+#include "table/table.h"
 #include "util/clock.h"
 
 /* The longest wait for one connection (or TLS handshake) probe before the
@@ -52,6 +53,20 @@ int setup_check_table_opts(const struct cli_setup *s);
  * path), else one to plan->url; hashed, named, and the workload finished
  * (plan->workload, plan->names). Needs plan->url parsed and the body read. */
 int setup_encode_requests(struct cli_setup *s, struct run_plan *plan);
+
+/* setup_spool.c */
+
+struct table_limits;
+/* --lazy: stream --requests-file (fmt AUTO, TARGETS or JSONL) into a
+ * file-backed spool: s->reqs (mapped), s->n_reqs, s->names, s->table_sha256
+ * and s->workload (counted, not finished), plan->names, url_str and
+ * table_requests; s->table holds the hosts of the whole table, its source
+ * and format, and no requests (table_stream_take_hosts). Memory does not
+ * grow with the table. */
+int setup_spool_table(struct cli_setup *s, struct run_plan *plan,
+		      const struct table_limits *lim, enum table_format fmt);
+/* Unmap the spool (cli_setup_release). */
+void setup_spool_release(struct cli_setup *s);
 
 /* setup_net.c */
 

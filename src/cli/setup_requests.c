@@ -177,75 +177,25 @@ int setup_check_table_opts(const struct cli_setup *s)
 			s->cmd, s->requests_format);
 		return EXIT_USAGE;
 	}
+	if (s->lazy && !s->requests_file) {
+		fprintf(stderr, "pacer %s: --lazy streams a --requests-file table (targets or JSON "
+			"Lines)%s\n", s->cmd, s->bodies_dir ? ", not --bodies" : "");
+		return EXIT_USAGE;
+	}
 	return 0;
 }
 
-int setup_load_table(struct cli_setup *s, struct run_plan *plan)
+/* Encode the loaded table whole into s->wire and s->reqs, identified and
+ * summed up in s->workload. */
+static int encode_table(struct cli_setup *s, struct run_plan *plan)
 {
 	char err[1024];
-	struct table_limits lim = {0};
-	if (s->max_body) {
-		uint64_t v;
-		if (units_parse_size(s->max_body, &v) || v == 0) {
-			fprintf(stderr, "pacer %s: --max-body '%s': expected a size like 64k or 1MiB\n",
-				s->cmd, s->max_body);
-			return EXIT_USAGE;
-		}
-		lim.max_body_bytes = (size_t)v;
-	}
-	int rc;
-	if (s->bodies_dir) {
-		if (!s->url_arg) {
-			fprintf(stderr, "pacer %s: --bodies needs the URL to send them to\n", s->cmd);
-			return EXIT_USAGE;
-		}
-		rc = table_from_bodies(s->bodies_dir, s->url_arg, plan->method, NULL, &lim, &s->table,
-				       err, sizeof err);
-	} else if (!s->requests_file) {
-		s->table = s->offered_table; /* borrowed: cli_setup_release leaves it */
-		rc = 0;
-	} else {
-		enum table_format fmt = TABLE_FMT_AUTO;
-		if (s->requests_format && table_format_parse(s->requests_format, &fmt)) {
-			fprintf(stderr,
-				"pacer %s: --requests-format '%s': expected auto, targets or jsonl\n",
-				s->cmd, s->requests_format);
-			return EXIT_USAGE;
-		}
-		rc = strcmp(s->requests_file, "-") == 0
-			     ? stdin_table(fmt, &lim, &s->table, err, sizeof err)
-			     : table_load(s->requests_file, fmt, &lim, &s->table, err, sizeof err);
-	}
-	if (rc) {
-		fprintf(stderr, "pacer %s: %s\n", s->cmd, err);
-		return EXIT_USAGE;
-	}
 	const struct table *t = s->table;
-	if (t->n_hosts > ENGINE_MAX_HOSTS) {
-		fprintf(stderr, "pacer %s: %s: the table spans %zu hosts; at most %d per run\n", s->cmd,
-			t->source, t->n_hosts, ENGINE_MAX_HOSTS);
-		return EXIT_USAGE;
-	}
-	for (size_t i = 0; plan->unix_socket && i < t->n_hosts; i++)
-		if (t->hosts[i].unix_path) {
-			fprintf(stderr, "pacer %s: %s: --unix-socket does not combine with a table whose "
-				"URLs name their own socket (unix:%s:...); drop --unix-socket\n", s->cmd,
-				t->source, t->hosts[i].unix_path);
-			return EXIT_USAGE;
-		}
-	if (t->n_hosts > 1 && plan->unix_socket) {
-		fprintf(stderr, "pacer %s: %s: --unix-socket sends every request to one socket; the "
-			"table spans %zu hosts\n", s->cmd, t->source, t->n_hosts);
-		return EXIT_USAGE;
-	}
-	/* The URL of the first request names the run (and, with one host, the
-	 * host all of them go to). */
-	plan->url_str = t->reqs[0].url;
 	s->wire = calloc(1, sizeof *s->wire);
 	if (!s->wire)
 		return EXIT_RUNTIME;
-	rc = table_encode(t, PACER_USER_AGENT, plan->headers, plan->n_headers, s->wire, err,
-			  sizeof err);
+	int rc = table_encode(t, PACER_USER_AGENT, plan->headers, plan->n_headers, s->wire, err,
+			      sizeof err);
 	if (!rc)
 		rc = table_wire_hash(s->wire, s->table_sha256);
 	if (rc) {
@@ -268,10 +218,82 @@ int setup_load_table(struct cli_setup *s, struct run_plan *plan)
 		plan_workload_add(&s->workload, t->reqs[i].method, t->reqs[i].target,
 				  strlen(t->reqs[i].target), t->reqs[i].body_len, t->reqs[i].shape);
 	memcpy(s->workload.sha256, s->table_sha256, sizeof s->workload.sha256);
+	return 0;
+}
+
+int setup_load_table(struct cli_setup *s, struct run_plan *plan)
+{
+	char err[1024];
+	struct table_limits lim = {0};
+	if (s->max_body) {
+		uint64_t v;
+		if (units_parse_size(s->max_body, &v) || v == 0) {
+			fprintf(stderr, "pacer %s: --max-body '%s': expected a size like 64k or 1MiB\n",
+				s->cmd, s->max_body);
+			return EXIT_USAGE;
+		}
+		lim.max_body_bytes = (size_t)v;
+	}
+	enum table_format fmt = TABLE_FMT_AUTO;
+	if (s->requests_format && table_format_parse(s->requests_format, &fmt)) {
+		fprintf(stderr, "pacer %s: --requests-format '%s': expected auto, targets or jsonl\n",
+			s->cmd, s->requests_format);
+		return EXIT_USAGE;
+	}
+	int rc;
+	if (s->lazy) {
+		if ((rc = setup_spool_table(s, plan, &lim, fmt)))
+			return rc;
+	} else if (s->bodies_dir) {
+		if (!s->url_arg) {
+			fprintf(stderr, "pacer %s: --bodies needs the URL to send them to\n", s->cmd);
+			return EXIT_USAGE;
+		}
+		rc = table_from_bodies(s->bodies_dir, s->url_arg, plan->method, NULL, &lim, &s->table,
+				       err, sizeof err);
+	} else if (!s->requests_file) {
+		s->table = s->offered_table; /* borrowed: cli_setup_release leaves it */
+		rc = 0;
+	} else {
+		rc = strcmp(s->requests_file, "-") == 0
+			     ? stdin_table(fmt, &lim, &s->table, err, sizeof err)
+			     : table_load(s->requests_file, fmt, &lim, &s->table, err, sizeof err);
+	}
+	if (rc) {
+		bool more = rc == PACER_ETOOBIG && s->requests_file && strstr(err, "requests (the limit)");
+		fprintf(stderr, "pacer %s: %s%s\n", s->cmd, err,
+			more ? "; --lazy streams a table of any size" : "");
+		return EXIT_USAGE;
+	}
+	const struct table *t = s->table;
+	if (t->n_hosts > ENGINE_MAX_HOSTS) {
+		fprintf(stderr, "pacer %s: %s: the table spans %zu hosts; at most %d per run\n", s->cmd,
+			t->source, t->n_hosts, ENGINE_MAX_HOSTS);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; plan->unix_socket && i < t->n_hosts; i++)
+		if (t->hosts[i].unix_path) {
+			fprintf(stderr, "pacer %s: %s: --unix-socket does not combine with a table whose "
+				"URLs name their own socket (unix:%s:...); drop --unix-socket\n", s->cmd,
+				t->source, t->hosts[i].unix_path);
+			return EXIT_USAGE;
+		}
+	if (t->n_hosts > 1 && plan->unix_socket) {
+		fprintf(stderr, "pacer %s: %s: --unix-socket sends every request to one socket; the "
+			"table spans %zu hosts\n", s->cmd, t->source, t->n_hosts);
+		return EXIT_USAGE;
+	}
+	if (!s->spool) {
+		/* The URL of the first request names the run (and, with one
+		 * host, the host all of them go to). */
+		plan->url_str = t->reqs[0].url;
+		if ((rc = encode_table(s, plan)))
+			return rc;
+	}
 	plan->table_source = t->source;
 	plan->table_format = table_format_name(t->format);
 	plan->table_sha256 = s->table_sha256;
-	plan->table_requests = t->n;
+	plan->table_requests = s->n_reqs;
 	plan->table_hosts = t->hosts;
 	plan->table_n_hosts = t->n_hosts;
 	return 0;
@@ -358,8 +380,8 @@ int setup_encode_requests(struct cli_setup *s, struct run_plan *plan)
 	}
 	if (!rc && !s->table)
 		rc = hash_requests(s);
-	if (!rc)
-		rc = name_requests(s, plan);
+	if (!rc && !s->spool)
+		rc = name_requests(s, plan); /* --lazy named them as they passed */
 	if (rc)
 		return rc;
 	plan_workload_finish(&s->workload);

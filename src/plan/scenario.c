@@ -27,7 +27,7 @@ struct key {
  * handled apart). */
 #define LOAD_KEYS                                                                                 \
 	{"arrival", 0}, {"bodies", 0}, {"burst-size", 0}, {"body", 0}, {"by-name", 1}, {"connections", 0},            \
-	{"drain", 0}, {"history", 0}, {"max-body", 0}, {"method", 0}, {"order", 0}, {"out", 0},    \
+	{"drain", 0}, {"history", 0}, {"lazy", 1}, {"max-body", 0}, {"method", 0}, {"order", 0}, {"out", 0},    \
 	{"quiet", 1},                                                                              \
 	{"report-dir", 0}, {"requests-file", 0}, {"requests-format", 0}, {"seed", 0}, {"spin", 0}, \
 	{"precise", 1}, {"send-window", 0}, {"target-threads", 0}, {"threads", 0}, {"timeout", 0}, {"success", 0}, {"server-time", 0}, \
