@@ -561,6 +561,10 @@ int result_merge(const struct merge_input *in, size_t n, json_t **out, char *err
 			rc = segments_list(&m, o, skew_ms);
 		if (rc == -ENOMEM)
 			text_errf(err, errlen, "merge: out of memory");
+		else if (rc == PACER_EPARSE && err && errlen && !err[0])
+			/* merge_sum_ints met a histogram where counters are added */
+			text_errf(err, errlen, "a histogram among the counters of a segment (not a "
+				  "result pacer writes): merging it would add its layout");
 	}
 	free((void *)sorted);
 	free(ord);

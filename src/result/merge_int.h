@@ -101,7 +101,7 @@ int merge_check_inputs(const struct merge_input *in, size_t n, const struct merg
 /* dst += src over every integer leaf of two objects (keys only in src are
  * copied; src is not changed); strings, reals and arrays of dst stay. 0 or
  * -ENOMEM. */
-int merge_sum_ints(json_t *dst, const json_t *src);
+int merge_sum_ints(json_t *dst, const json_t *src); /* PACER_EPARSE: a "hist" among them */
 
 /* Merge the phase objects ph[0..m->n) (a run's measure or warm-up, a ramp
  * step's measure; borrowed, NULL entries allowed) into dst (a copy of

@@ -168,13 +168,17 @@ static int timing_merge(struct mctx *m, const json_t *const *objs, bool names, c
 /* ---- counters ------------------------------------------------------------- */
 
 /* dst += src over every integer leaf of two objects (keys only in src are
- * copied); strings, reals and arrays of dst stay. */
+ * copied); strings, reals and arrays of dst stay. A histogram ("hist")
+ * met among the counters is not summed: PACER_EPARSE (result_merge says
+ * so). */
 int merge_sum_ints(json_t *dst, const json_t *src)
 {
 	const char *k;
 	json_t *v;
 	json_object_foreach((json_t *)src, k, v) {
 		json_t *d = json_object_get(dst, k);
+		if (!strcmp(k, "hist") && (json_is_object(v) || json_is_object(d)))
+			return PACER_EPARSE;
 		if (!d) {
 			if (json_object_set_new(dst, k, json_deep_copy(v)))
 				return -ENOMEM;
@@ -193,10 +197,11 @@ int merge_sum_ints(json_t *dst, const json_t *src)
 	return 0;
 }
 
+/* A timing: an object with a histogram (its quantiles are made again from
+ * the merged one, whether or not the segments gave them). */
 static bool is_timing(const json_t *v)
 {
-	return json_is_object(v) && json_is_object(json_object_get(v, "hist")) &&
-	       json_object_get(v, "p50_us");
+	return json_is_object(v) && json_is_object(json_object_get(v, "hist"));
 }
 
 /* Merge the array of objects at key (by_name: matched by name; hosts and

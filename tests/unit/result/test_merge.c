@@ -124,6 +124,63 @@ static void test_percentiles_exact(void **state)
 	hist_free(&all);
 }
 
+/* A timing that lost its quantiles (p50_us ...) is still a histogram:
+ * merged as one, never summed as counters (that added the layouts: sub_bits
+ * 11 + 11 = 22, a merged file its own reader refused; fuzz_merge). A
+ * histogram where only counters are merged is an error, not a sum. */
+static void test_histograms_never_summed(void **state)
+{
+	(void)state;
+	struct hist h;
+	assert_int_equal(hist_init(&h, HIST_SUB_BITS, HIST_MAX_NS), 0);
+	for (int i = 1; i <= 100; i++)
+		hist_record(&h, (uint64_t)i * 1000);
+	struct merge_input in[2];
+	for (int s = 0; s < 2; s++) {
+		json_t *r = segment_result((uint32_t)s, 2, &h, 100);
+		json_t *lag = timing_of(&h);
+		json_object_del(lag, "p50_us");
+		json_object_set_new(json_object_get(r, "measure"), "loop_lag", lag);
+		in[s] = (struct merge_input){.name = s ? "b.json" : "a.json", .root = r};
+	}
+	json_t *out = NULL;
+	char err[512];
+	assert_int_equal(result_merge(in, 2, &out, err, sizeof err), 0);
+	const json_t *lag = json_object_get(json_object_get(out, "measure"), "loop_lag");
+	const json_t *ho = json_object_get(lag, "hist");
+	assert_int_equal(json_integer_value(json_object_get(ho, "sub_bits")), HIST_SUB_BITS);
+	assert_int_equal(json_integer_value(json_object_get(ho, "max_value")), HIST_MAX_NS);
+	assert_int_equal(json_integer_value(json_object_get(lag, "count")), 200);
+	assert_true(fabs(json_real_value(json_object_get(lag, "p50_us")) - 50.0) < 0.1);
+	json_decref(out);
+	/* an object of counters with a "hist" is taken for a timing: its
+	 * histogram is checked and refused */
+	for (int s = 0; s < 2; s++)
+		json_object_set_new(json_object_get(json_object_get((json_t *)in[s].root, "measure"),
+						    "errors"),
+				    "hist", json_pack("{s:i}", "sub_bits", 11));
+	out = NULL;
+	assert_int_equal(result_merge(in, 2, &out, err, sizeof err), PACER_EPARSE);
+	assert_null(out);
+	if (!strstr(err, "a.json: measure.errors: no usable histogram"))
+		fail_msg("err: %s", err);
+	/* deeper among the counters: not added up either */
+	for (int s = 0; s < 2; s++) {
+		json_t *e = json_object_get(json_object_get((json_t *)in[s].root, "measure"), "errors");
+		json_object_del(e, "hist");
+		json_object_set_new(e, "by_status",
+				    json_pack("{s:{s:i}}", "hist", "sub_bits", 11));
+	}
+	out = NULL;
+	assert_int_equal(result_merge(in, 2, &out, err, sizeof err), PACER_EPARSE);
+	assert_null(out);
+	if (!strstr(err, "a histogram among the counters"))
+		fail_msg("err: %s", err);
+	for (int s = 0; s < 2; s++)
+		json_decref((json_t *)in[s].root);
+	hist_free(&h);
+}
+
 static void test_refusals(void **state)
 {
 	(void)state;
@@ -260,6 +317,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_percentiles_exact),
+		cmocka_unit_test(test_histograms_never_summed),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_series_outage),
 	};
