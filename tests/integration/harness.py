@@ -507,6 +507,13 @@ class Nginx:
             c[(l.uri.split("?", 1)[0], l.status)] += 1
         return dict(c)
 
+    def counts_by_path(self, since=0):
+        """{path: count} of the access-log lines after `since`, any status."""
+        c = collections.Counter()
+        for (path, _status), n in self.counts_by(since).items():
+            c[path] += n
+        return c
+
     def connections(self, since=0, path=None):
         """Distinct $connection values of the lines after `since`."""
         self.count(since)  # settle

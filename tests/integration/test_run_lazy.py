@@ -5,7 +5,6 @@ hash checked against one computed here from the wire format) without its
 memory growing with the table, reads standard input, and refuses what it
 cannot do with one line."""
 
-import collections
 import hashlib
 import json
 import os
@@ -74,12 +73,6 @@ class LazyTableTest(harness.PacerTestCase):
                 h.update(w)
         return p, h.hexdigest()
 
-    def by_path(self, mark):
-        c = collections.Counter()
-        for (path, status), n in self.ngx.counts_by(mark).items():
-            c[path] += n
-        return c
-
     def test_sends_what_the_whole_table_sends(self):
         table = self.write_targets("same.targets", 5000)
         seen, results = [], []
@@ -89,7 +82,7 @@ class LazyTableTest(harness.PacerTestCase):
                                     + lazy)
             self.assertEqual(run.code, 0, run.stderr)
             self.assertEqual(run.json["measure"]["requests"]["completed"], 6000)
-            seen.append(self.by_path(mark))
+            seen.append(self.ngx.counts_by_path(mark))
             results.append(run.json)
         # in turn, wrapping: the first 1,000 twice, the rest once, both ways
         self.assertEqual(seen[0], seen[1])
@@ -137,7 +130,7 @@ class LazyTableTest(harness.PacerTestCase):
         self.assertEqual(t["requests"], n)
         self.assertEqual(t["sha256"], want)
         self.assertEqual(t["hosts"][0]["requests"], n)
-        seen = self.by_path(mark)
+        seen = self.ngx.counts_by_path(mark)
         self.assertEqual(sum(seen.values()), 3000)
         # random over the whole table: about 5 % of the picks lie past the
         # first 1,000,000 (150 expected; fewer than 90 is 5 standard deviations off)
@@ -162,7 +155,7 @@ class LazyTableTest(harness.PacerTestCase):
                                 subcommand="ramp", timeout=60)
         self.assertEqual(run.code, 0, harness.describe(run))
         self.assertEqual(run.json["plan"]["table"]["sha256"], want)
-        self.assertGreater(sum(self.by_path(mark).values()), 100)
+        self.assertGreater(sum(self.ngx.counts_by_path(mark).values()), 100)
         run = harness.run_pacer(["--requests-file", table, "--lazy", "--variant", "A=",
                                  "--variant", "B=", "--rate", "200", "--duration", "0.5s",
                                  "--warmup", "0.1s", "--repeat", "1"],

@@ -35,19 +35,13 @@ class TableRunTest(harness.PacerTestCase):
     def tearDownClass(cls):
         cls.ngx.stop()
 
-    def by_path(self, mark):
-        c = collections.Counter()
-        for (path, status), n in self.ngx.counts_by(mark).items():
-            c[path] += n
-        return c
-
     def test_sequential_mix_is_exact_and_hash_recorded(self):
         mark = self.ngx.log_mark()
         run = harness.run_pacer(["--requests-file", self.table, "-n", "300", "--concurrency", "3"])
         self.assertEqual(run.code, 0, run.stderr)
         m = run.json["measure"]
         self.assertEqual(m["requests"]["completed"], 300)
-        seen = self.by_path(mark)
+        seen = self.ngx.counts_by_path(mark)
         # in order, wrapping around: exactly a third each
         self.assertEqual(seen["/hello"], 100)
         self.assertEqual(seen["/notfound"], 100)
@@ -69,7 +63,7 @@ class TableRunTest(harness.PacerTestCase):
             run = harness.run_pacer(["--requests-file", self.table, "--order", "random",
                                      "--seed", "9", "-n", "3000", "--concurrency", "1"])
             self.assertEqual(run.code, 0, run.stderr)
-            counts.append(self.by_path(mark))
+            counts.append(self.ngx.counts_by_path(mark))
         # one connection, one thread, same seed: the same sequence twice
         self.assertEqual(counts[0], counts[1])
         # each path ~1/3 of 3000: within 4.5 binomial standard deviations
@@ -105,7 +99,7 @@ class TableRunTest(harness.PacerTestCase):
         with open(os.path.join(rd, "result.json")) as f:
             j = json.load(f)
         self.assertEqual(j["measure"]["responses"]["by_status"], {"405": 30})
-        self.assertEqual(sum(self.by_path(mark).values()), 30)
+        self.assertEqual(sum(self.ngx.counts_by_path(mark).values()), 30)
         p = j["plan"]
         self.assertEqual(p["method"], "POST")
         self.assertIsNone(p["body_bytes"])  # three sizes
