@@ -214,6 +214,19 @@ static void status_point(struct timeline *t, const json_t *pt, double ts, bool d
 		t->any_connf = true;
 }
 
+/* A panel on the timeline's time axis with its marks (the phases' and
+ * steps' boundaries). */
+static struct svg_panel tl_panel(const struct timeline *t, const char *xlabel, const char *ylabel,
+				 bool log, const struct svg_series *series, size_t n)
+{
+	return (struct svg_panel){.x = {xlabel, SVG_LINEAR, true},
+				  .y = {ylabel, log ? SVG_LOG10 : SVG_LINEAR, true},
+				  .series = series,
+				  .n_series = n,
+				  .vmarks = t->marks,
+				  .n_vmarks = t->n_marks};
+}
+
 /* Points of one series; each second [t, t+1) is drawn at its middle. The
  * seconds less than half inside the measured phase (of meas_s seconds; NAN:
  * unknown) hold the drain's responses: they go to the drain series, so the
@@ -297,18 +310,9 @@ int timeline_chart(struct chart_set *cs, struct timeline *t, const char *xlabel,
 		{"p99 in the drain", t->drain_p99.x, t->drain_p99.y, t->drain_p99.n, 7, true, true},
 	};
 	struct svg_panel p[2] = {
-		{.x = {xlabel, SVG_LINEAR, true},
-		 .y = {"responses per second", SVG_LINEAR, true},
-		 .series = top,
-		 .n_series = n_top,
-		 .vmarks = t->marks,
-		 .n_vmarks = t->n_marks},
-		{.x = {xlabel, SVG_LINEAR, true},
-		 .y = {"latency (ms)", svg_wants_log(lo, hi) ? SVG_LOG10 : SVG_LINEAR, true},
-		 .series = bottom,
-		 .n_series = t->drain_p99.n ? 3 : 2,
-		 .vmarks = t->marks,
-		 .n_vmarks = t->n_marks},
+		tl_panel(t, xlabel, "responses per second", false, top, n_top),
+		tl_panel(t, xlabel, "latency (ms)", svg_wants_log(lo, hi), bottom,
+			 t->drain_p99.n ? 3 : 2),
 	};
 	chart_add(cs, "timeline", title, svg_line_chart(title, p, t->p99.n ? 2 : 1));
 	return 0;
@@ -363,18 +367,8 @@ int status_chart(struct chart_set *cs, const struct timeline *t, const char *xla
 		bottom[nb++] = (struct svg_series){"connects failed/s", t->connf.x, t->connf.y,
 						   t->connf.n, 5, true, t->connf.n < 40};
 	struct svg_panel p[2] = {
-		{.x = {xlabel, SVG_LINEAR, true},
-		 .y = {"responses per second", SVG_LINEAR, true},
-		 .series = top,
-		 .n_series = nt,
-		 .vmarks = t->marks,
-		 .n_vmarks = t->n_marks},
-		{.x = {xlabel, SVG_LINEAR, true},
-		 .y = {"errors per second", SVG_LINEAR, true},
-		 .series = bottom,
-		 .n_series = nb,
-		 .vmarks = t->marks,
-		 .n_vmarks = t->n_marks},
+		tl_panel(t, xlabel, "responses per second", false, top, nt),
+		tl_panel(t, xlabel, "errors per second", false, bottom, nb),
 	};
 	chart_add(cs, "status", title, svg_line_chart(title, p, nb ? 2 : 1));
 	return 0;
