@@ -26,6 +26,28 @@ static const struct {
 };
 #define N_CMP (sizeof cmp_metrics / sizeof cmp_metrics[0])
 
+/* Variant v's bar for metric m: the median of its repetitions with the
+ * min-max whisker, times scale, in group; its name into name[48]. false
+ * when the variant has no median for m. */
+static bool variant_bar(const json_t *v, size_t m, const char *group, double scale,
+			char name[48], struct svg_bar *out)
+{
+	char path[64];
+	double med;
+	snprintf(path, sizeof path, "summary.%s.median", cmp_metrics[m].summary);
+	if (!rr_num(v, path, &med))
+		return false;
+	snprintf(path, sizeof path, "summary.%s.min", cmp_metrics[m].summary);
+	double l = rr_num_or(v, path, NAN);
+	snprintf(path, sizeof path, "summary.%s.max", cmp_metrics[m].summary);
+	double h = rr_num_or(v, path, NAN);
+	const char *vn = rr_str(v, "name");
+	snprintf(name, 48, "%s", vn ? vn : "?");
+	*out = (struct svg_bar){group, name, med * scale, l * scale, h * scale,
+				isfinite(l) && isfinite(h)};
+	return true;
+}
+
 int compare_charts(const json_t *root, struct chart_set *cs)
 {
 	const json_t *ratios = rr_arr(root, "ratios");
@@ -80,21 +102,10 @@ int compare_charts(const json_t *root, struct chart_set *cs)
 		size_t i;
 		const json_t *v;
 		json_array_foreach(variants, i, v) {
-			char path[64];
-			double med;
-			snprintf(path, sizeof path, "summary.%s.median", cmp_metrics[m].summary);
-			if (!rr_num(v, path, &med) || n >= cap)
+			if (n >= cap || !variant_bar(v, m, cmp_metrics[m].label, 1e-3, names[n], &bars[n]))
 				continue;
-			snprintf(path, sizeof path, "summary.%s.min", cmp_metrics[m].summary);
-			double l = rr_num_or(v, path, NAN);
-			snprintf(path, sizeof path, "summary.%s.max", cmp_metrics[m].summary);
-			double h = rr_num_or(v, path, NAN);
-			const char *name = rr_str(v, "name");
-			snprintf(names[n], sizeof names[n], "%s", name ? name : "?");
-			bars[n] = (struct svg_bar){cmp_metrics[m].label, names[n], med / 1e3, l / 1e3,
-						   h / 1e3, isfinite(l) && isfinite(h)};
-			lo = fmin(lo, isfinite(l) ? l / 1e3 : med / 1e3);
-			hi = fmax(hi, isfinite(h) ? h / 1e3 : med / 1e3);
+			lo = fmin(lo, bars[n].whisker ? bars[n].lo : bars[n].v);
+			hi = fmax(hi, bars[n].whisker ? bars[n].hi : bars[n].v);
 			n++;
 		}
 	}
@@ -109,20 +120,9 @@ int compare_charts(const json_t *root, struct chart_set *cs)
 		size_t i;
 		const json_t *v;
 		json_array_foreach(variants, i, v) {
-			char path[64];
-			double med;
-			snprintf(path, sizeof path, "summary.%s.median", cmp_metrics[m].summary);
-			if (!rr_num(v, path, &med) || n >= cap)
-				continue;
-			snprintf(path, sizeof path, "summary.%s.min", cmp_metrics[m].summary);
-			double l = rr_num_or(v, path, NAN);
-			snprintf(path, sizeof path, "summary.%s.max", cmp_metrics[m].summary);
-			double h = rr_num_or(v, path, NAN);
-			const char *name = rr_str(v, "name");
-			snprintf(names[n], sizeof names[n], "%s", name ? name : "?");
-			bars[n] = (struct svg_bar){m ? "capacity (highest passing step)" : "throughput",
-						   names[n], med, l, h, isfinite(l) && isfinite(h)};
-			n++;
+			if (n < cap && variant_bar(v, m, m ? "capacity (highest passing step)" : "throughput",
+						   1, names[n], &bars[n]))
+				n++;
 		}
 	}
 	if (n) {
