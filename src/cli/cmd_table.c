@@ -109,6 +109,13 @@ struct src_opts {
 	bool help;
 };
 
+static int hash_one(void *arg, size_t i, const char *req, size_t len)
+{
+	(void)i;
+	table_hasher_add(arg, req, len);
+	return 0;
+}
+
 /* pacer table hash --lazy: the hash and count of a table of any size, read
  * a piece at a time (table_stream) in bounded memory. */
 static int hash_streamed(const char *cmd, const struct src_opts *o, const char *file)
@@ -134,12 +141,8 @@ static int hash_streamed(const char *cmd, const struct src_opts *o, const char *
 		snprintf(err, sizeof err, "out of memory");
 	struct table *p = NULL;
 	while (!rc && !(rc = table_stream_next(st, &p, err, sizeof err)) && p) {
-		struct table_wire w;
-		rc = table_encode(p, PACER_USER_AGENT, o->headers.v, o->headers.n, &w, err, sizeof err);
-		for (size_t i = 0; !rc && i < p->n; i++)
-			table_hasher_add(h, w.bytes + w.off[i], w.off[i + 1] - w.off[i]);
-		if (!rc)
-			table_wire_free(&w);
+		rc = table_encode_each(p, PACER_USER_AGENT, o->headers.v, o->headers.n, hash_one, h,
+		                       err, sizeof err);
 		table_free(p);
 	}
 	if (!rc && (rc = table_hasher_end(h, hex)))

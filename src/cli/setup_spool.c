@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -117,6 +119,61 @@ static void spool_close(struct spool_file *f)
  * would each need it). */
 static bool stdin_streamed;
 
+/* What each encoded request of a piece goes through. */
+struct spool_ctx {
+	struct cli_setup *s;
+	const struct table *piece;
+	struct spool_file *wf, *rf;
+	struct req_namer *nm;
+	struct table_hasher *hs;
+};
+
+/* table_encode_each's callback: request i of the piece into the spool,
+ * the hash, the names and the workload. 0, -ENOMEM, -EOVERFLOW (a spool this
+ * build cannot map) or a write error (-errno). */
+static int spool_one(void *arg, size_t i, const char *req, size_t len)
+{
+	struct spool_ctx *c = arg;
+	const struct table_req *q = &c->piece->reqs[i];
+	if (c->wf->size > (uint64_t)UINTPTR_MAX - len)
+		return -EOVERFLOW; /* its offsets would not fit a pointer */
+	struct engine_req r;
+	memset(&r, 0, sizeof r); /* the padding too: the record is written out */
+	r.buf = (const char *)(uintptr_t)c->wf->size; /* an offset until mapped */
+	r.len = len;
+	r.head = strcmp(q->method, "HEAD") == 0;
+	r.host = (uint32_t)q->host;
+	int rc = req_namer_add(c->nm, q->name, &r.name);
+	if (rc)
+		return rc;
+	table_hasher_add(c->hs, req, len);
+	spool_put(c->wf, req, len);
+	spool_put(c->rf, &r, sizeof r);
+	plan_workload_add(&c->s->workload, q->method, q->target, strlen(q->target), q->body_len,
+			  q->shape);
+	return c->wf->err ? c->wf->err : c->rf->err;
+}
+
+/* One line for what stopped the spool and the exit code: err (a message
+ * of the table's: bad input), else rc from spool_one or a write. */
+static int spool_fail(const struct cli_setup *s, int rc, const char *source, const char *err,
+		      const char *spool_dir)
+{
+	if (err) {
+		fprintf(stderr, "pacer %s: %s\n", s->cmd, err);
+		return rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+	}
+	if (rc == -ENOMEM)
+		fprintf(stderr, "pacer %s: out of memory\n", s->cmd);
+	else if (rc == -EOVERFLOW)
+		fprintf(stderr, "pacer %s: %s: the --lazy spool is larger than this build can map\n",
+			s->cmd, source);
+	else
+		fprintf(stderr, "pacer %s: %s: --lazy spool in %s: %s (set TMPDIR to a folder with "
+			"room)\n", s->cmd, source, spool_dir, strerror(-rc));
+	return EXIT_RUNTIME;
+}
+
 /* The work of setup_spool_table on open files; 0 or an exit code after
  * one line. */
 static int spool_table(struct cli_setup *s, struct run_plan *plan, struct table_stream *st,
@@ -128,11 +185,10 @@ static int spool_table(struct cli_setup *s, struct run_plan *plan, struct table_
 	size_t n = 0;
 	plan_workload_init(&s->workload, "table");
 	for (;;) {
+		err[0] = '\0';
 		int rc = table_stream_next(st, &piece, err, sizeof err);
-		if (rc) {
-			fprintf(stderr, "pacer %s: %s\n", s->cmd, err);
-			return EXIT_USAGE;
-		}
+		if (rc)
+			return spool_fail(s, rc, "", err[0] ? err : NULL, spool_dir);
 		if (!piece)
 			break;
 		if (piece->n_hosts > ENGINE_MAX_HOSTS) {
@@ -145,45 +201,25 @@ static int spool_table(struct cli_setup *s, struct run_plan *plan, struct table_
 			table_free(piece);
 			return EXIT_USAGE;
 		}
-		struct table_wire w;
-		if ((rc = table_encode(piece, PACER_USER_AGENT, plan->headers, plan->n_headers, &w, err,
-				       sizeof err))) {
-			fprintf(stderr, "pacer %s: %s\n", s->cmd, err);
-			table_free(piece);
-			return EXIT_USAGE;
-		}
-		for (size_t i = 0; i < piece->n; i++) {
-			const struct table_req *q = &piece->reqs[i];
-			size_t len = w.off[i + 1] - w.off[i];
-			struct engine_req r;
-			memset(&r, 0, sizeof r); /* the padding too: the record is written out */
-			r.buf = (const char *)(uintptr_t)wf->size; /* an offset until mapped */
-			r.len = len;
-			r.head = strcmp(q->method, "HEAD") == 0;
-			r.host = (uint32_t)q->host;
-			rc = req_namer_add(nm, q->name, &r.name);
-			table_hasher_add(hs, w.bytes + w.off[i], len);
-			spool_put(wf, w.bytes + w.off[i], len);
-			spool_put(rf, &r, sizeof r);
-			plan_workload_add(&s->workload, q->method, q->target, strlen(q->target),
-					  q->body_len, q->shape);
-			if (rc)
-				break;
-		}
-		table_wire_free(&w);
+		struct spool_ctx c = {s, piece, wf, rf, nm, hs};
+		err[0] = '\0';
+		rc = table_encode_each(piece, PACER_USER_AGENT, plan->headers, plan->n_headers,
+				       spool_one, &c, err, sizeof err);
 		n += piece->n;
 		if (!rc && !s->spool->first_url && !(s->spool->first_url = strdup(piece->reqs[0].url)))
 			rc = -ENOMEM;
-		if (rc || wf->err || rf->err || n > UINT32_MAX) {
-			fprintf(stderr, "pacer %s: %s: %s\n", s->cmd, piece->source,
-				rc ? "out of memory"
-				: n > UINT32_MAX ? "more than 4294967295 requests"
-				: wf->err ? strerror(-wf->err) : strerror(-rf->err));
-			if (wf->err || rf->err)
-				fprintf(stderr, "pacer %s: (the --lazy spool is in %s; set TMPDIR to a folder "
-					"with room)\n", s->cmd, spool_dir);
+		if (!rc && n > UINT32_MAX) {
+			fprintf(stderr, "pacer %s: %s: more than %u requests (the engine's limit)\n",
+				s->cmd, piece->source, UINT32_MAX);
 			table_free(piece);
-			return rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+			return EXIT_USAGE;
+		}
+		if (rc) {
+			/* table_encode's own errors (a bad -H) come with a message */
+			bool table_said = err[0] && rc != -ENOMEM && rc != -EOVERFLOW && !wf->err && !rf->err;
+			rc = spool_fail(s, rc, piece->source, table_said ? err : NULL, spool_dir);
+			table_free(piece);
+			return rc;
 		}
 		table_free(piece);
 	}
@@ -191,11 +227,10 @@ static int spool_table(struct cli_setup *s, struct run_plan *plan, struct table_
 	s->table = table_stream_take_hosts(st);
 	spool_flush(wf);
 	spool_flush(rf);
-	if (wf->err || rf->err) {
-		fprintf(stderr, "pacer %s: %s: --lazy spool in %s: %s\n", s->cmd, s->table->source,
-			spool_dir, strerror(-(wf->err ? wf->err : rf->err)));
-		return EXIT_RUNTIME;
-	}
+	if (wf->err || rf->err)
+		return spool_fail(s, wf->err ? wf->err : rf->err, s->table->source, NULL, spool_dir);
+	if (wf->size > SIZE_MAX || rf->size > SIZE_MAX)
+		return spool_fail(s, -EOVERFLOW, s->table->source, NULL, spool_dir);
 	struct setup_spool *sp = s->spool;
 	sp->wire_len = (size_t)wf->size;
 	sp->reqs_len = (size_t)rf->size;
@@ -249,14 +284,17 @@ int setup_spool_table(struct cli_setup *s, struct run_plan *plan,
 			strerror(-orc));
 		return EXIT_RUNTIME;
 	}
+	struct statfs fs;
+	if (fstatfs(wf.fd, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC))
+		fprintf(stderr, "pacer %s: note: the --lazy spool is in %s, a file system in RAM: the "
+			"table takes memory there; set TMPDIR to a folder on disk\n", s->cmd, dir);
 	s->spool = calloc(1, sizeof *s->spool);
-	if (!s->spool || req_namer_new(&nm) || table_hasher_new(&hs))
-		rc = EXIT_RUNTIME;
-	else
-		rc = spool_table(s, plan, st, &wf, &rf, nm, hs, dir);
+	/* spool_table says what stopped it; the rest is out of memory */
+	bool oom = !s->spool || req_namer_new(&nm) || table_hasher_new(&hs);
+	rc = oom ? EXIT_RUNTIME : spool_table(s, plan, st, &wf, &rf, nm, hs, dir);
 	if (!rc && (req_namer_finish(nm, &s->names) || table_hasher_end(hs, s->table_sha256)))
-		rc = EXIT_RUNTIME;
-	if (rc == EXIT_RUNTIME && s->spool && !s->reqs)
+		oom = true, rc = EXIT_RUNTIME;
+	if (oom)
 		fprintf(stderr, "pacer %s: out of memory\n", s->cmd);
 	req_namer_free(nm);
 	table_hasher_free(hs);

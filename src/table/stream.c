@@ -27,7 +27,9 @@ struct table_stream {
 	char *source, *base_dir;
 	char *buf;
 	size_t len, cap, piece;
-	size_t one_max;                /* the longest text one request may have by the limits */
+	size_t one_max;                /* the longest text one request may have by the limits
+	                                * (of its format, once known: set_format) */
+	size_t one_jsonl, one_targets;
 	size_t cap_max;                /* the buffer grows to this at most */
 	unsigned line0;                /* lines before buf[0] */
 	size_t count;                  /* requests given */
@@ -59,13 +61,18 @@ int table_stream_open_fd(int fd, const char *source, const char *base_dir,
 	st->fmt = fmt;
 	st->known = fmt != TABLE_FMT_AUTO;
 	tb_limits(&st->lim, lim);
+	/* the table as a whole has no request limit: a piece is bounded by its
+	 * text (and by max_total_bytes, which counts per piece) */
+	st->lim.max_requests = SIZE_MAX;
 	st->piece = piece_bytes ? piece_bytes : PIECE_DEFAULT;
 	if (st->piece > PIECE_MAX)
 		st->piece = PIECE_MAX;
 	st->cap = st->piece;
 	size_t jl = st->lim.max_line_bytes + st->lim.max_body_bytes / 3 * 4 + 6;
 	size_t tl = (st->lim.max_headers + 4) * (st->lim.max_line_bytes + 2);
-	st->one_max = jl > tl ? jl : tl;
+	st->one_jsonl = jl;
+	st->one_targets = tl;
+	st->one_max = fmt == TABLE_FMT_JSONL ? jl : fmt == TABLE_FMT_TARGETS ? tl : jl > tl ? jl : tl;
 	st->cap_max = st->one_max + 1 > PIECE_MAX ? st->one_max + 1 : PIECE_MAX;
 	st->source = strdup(source);
 	st->base_dir = strdup(base_dir ? base_dir : ".");
@@ -199,23 +206,22 @@ int table_stream_next(struct table_stream *st, struct table **piece, char *err, 
 			bool known;
 			enum table_format f = tb_detect(st->buf, st->len, &known);
 			if (!known && !st->eof && st->len == st->cap) {
-				/* only comments and blank lines so far: drop the whole lines */
-				const char *nl = memrchr(st->buf, '\n', st->len);
-				if (!nl) {
-					if ((rc = grow(st, err, cap)))
-						return fail(st, rc);
-					continue;
-				}
-				size_t keep = st->len - (size_t)(nl + 1 - st->buf);
-				for (const char *p = st->buf; p <= nl; p++)
-					st->line0 += *p == '\n';
-				memmove(st->buf, nl + 1, keep);
-				st->len = keep;
+				/* only comments and blank lines so far: read on (they
+				 * are parsed with the rest once the format is known, so
+				 * that their errors are the whole file's) */
+				if (st->cap >= st->cap_max)
+					return fail(st, tb_err(err, cap, PACER_ETOOBIG,
+					                       "%s: no request in its first %zu bytes (only "
+					                       "comments and blank lines)",
+					                       st->source, st->cap));
+				if ((rc = grow(st, err, cap)))
+					return fail(st, rc);
 				continue;
 			}
 			if (known || st->eof) {
 				st->fmt = f;
 				st->known = true;
+				st->one_max = f == TABLE_FMT_JSONL ? st->one_jsonl : st->one_targets;
 			}
 		}
 		if (st->len == 0 && st->eof) {
@@ -248,8 +254,8 @@ int table_stream_next(struct table_stream *st, struct table **piece, char *err, 
 		if (!rc && !whole)
 			rc = tb_err(err, cap, PACER_ETOOBIG, "%s:%u: a request longer than %zu bytes",
 			            st->source, st->line0 + 1, st->one_max);
-		if (!rc && t)
-			rc = keep_hosts(st, t);
+		if (!rc && t && (rc = keep_hosts(st, t)))
+			tb_err(err, cap, rc, "%s: out of memory", st->source);
 		if (rc) {
 			table_free(t);
 			return fail(st, rc);
@@ -258,6 +264,14 @@ int table_stream_next(struct table_stream *st, struct table **piece, char *err, 
 			st->line0 += st->buf[i] == '\n';
 		memmove(st->buf, st->buf + cut, st->len - cut);
 		st->len -= cut;
+		if (st->cap > st->piece && st->len <= st->piece) {
+			/* grown for one long request: back to pieces of the usual size */
+			char *nb = realloc(st->buf, st->piece);
+			if (nb) {
+				st->buf = nb;
+				st->cap = st->piece;
+			}
+		}
 		if (t) {
 			st->count += t->n;
 			*piece = t;

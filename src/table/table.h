@@ -201,6 +201,20 @@ void table_free(struct table *t);
  * 0, PACER_EHEADER (a bad extra header: message in err) or -ENOMEM. */
 int table_encode(const struct table *t, const char *user_agent, const char *const *extra,
                  size_t n_extra, struct table_wire *w, char *err, size_t cap);
+/* The same for requests first .. first + count - 1 only (w->n = count;
+ * -EINVAL when they are not all in t): a large table encoded a batch at a
+ * time. */
+int table_encode_range(const struct table *t, size_t first, size_t count, const char *user_agent,
+                       const char *const *extra, size_t n_extra, struct table_wire *w, char *err,
+                       size_t cap);
+/* The same for each request in turn: fn(arg, i, its wire bytes, their
+ * length), in batches that hold at most a few MiB of bodies, so that the
+ * memory taken does not grow with the table. Stops at fn's first non-zero
+ * return, which it returns; else 0 or table_encode's error (message in
+ * err). */
+int table_encode_each(const struct table *t, const char *user_agent, const char *const *extra,
+                      size_t n_extra, int (*fn)(void *arg, size_t i, const char *req, size_t len),
+                      void *arg, char *err, size_t cap);
 void table_wire_free(struct table_wire *w);
 
 /* The table's identity: SHA-256 over its canonical wire bytes, which are,

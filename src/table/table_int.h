@@ -160,12 +160,13 @@ int tb_seed_hosts(struct tb *b, const struct table *prev);
  * byte (only whitespace and comments, the last line maybe unfinished). */
 enum table_format tb_detect(const char *text, size_t len, bool *known);
 
-/* Where a targets text may be cut so that text[0..cut) holds only whole
- * requests and parsing the two parts gives what parsing it whole gives,
- * errors included: the start of its last complete line that opens a
- * request, or the end of its last complete blank line (whichever is
- * later), among lines the parser takes (at most max_line bytes, no NUL);
- * 0 when there is none. */
+/* Where a targets text that starts between requests may be cut so that
+ * text[0..cut) holds only whole requests and parsing the two parts gives
+ * what parsing it whole gives, errors included: the latest of the start of
+ * a complete line that opens a request, the end of a complete blank line,
+ * and the end of a run of comment lines that follows a blank line or the
+ * text's start, among lines the parser takes (at most max_line bytes, no
+ * NUL); 0 when there is none. */
 size_t tb_targets_cut(const char *text, size_t len, size_t max_line);
 
 /* Parsers of table_parse (targets.c, jsonl.c). */

@@ -143,7 +143,35 @@ size_t tb_targets_cut(const char *text, size_t len, size_t max_line)
 			k++;
 		if (k == n)
 			return le + 1;
-		if (text[ls] != '@' && text[ls + k] != '#' && looks_like_request(text + ls, n))
+		if (text[ls + k] == '#') {
+			/* a comment ends no request; after a run of comments that
+			 * follows a blank line (or the text's start, which is a cut)
+			 * no request is open, so its end is a cut */
+			size_t at = le + 1;
+			const char *q = prev;
+			for (;;) {
+				if (!q)
+					return at; /* the comments start the text */
+				size_t qe = (size_t)(q - text);
+				const char *qp = qe ? memrchr(text, '\n', qe) : NULL;
+				size_t qs = qp ? (size_t)(qp - text) + 1 : 0, qn = qe - qs;
+				if (qn && text[qs + qn - 1] == '\r')
+					qn--;
+				if (qn > max_line || memchr(text + qs, '\0', qn))
+					break; /* refused by the parser: no cut across it */
+				size_t j = 0;
+				while (j < qn && is_ows(text[qs + j]))
+					j++;
+				if (j == qn)
+					return at; /* a blank line before the comments */
+				if (text[qs + j] != '#')
+					break; /* a request's line: it is open */
+				q = qp;
+			}
+			end = q; /* go on from the line that ended the run */
+			continue;
+		}
+		if (text[ls] != '@' && looks_like_request(text + ls, n))
 			return ls;
 		end = prev;
 	}

@@ -31,7 +31,16 @@ static size_t name_len(const char *line)
 int table_encode(const struct table *t, const char *user_agent, const char *const *extra,
                  size_t n_extra, struct table_wire *w, char *err, size_t cap)
 {
+	return table_encode_range(t, 0, t->n, user_agent, extra, n_extra, w, err, cap);
+}
+
+int table_encode_range(const struct table *t, size_t first, size_t count, const char *user_agent,
+                       const char *const *extra, size_t n_extra, struct table_wire *w, char *err,
+                       size_t cap)
+{
 	memset(w, 0, sizeof *w);
+	if (first > t->n || count > t->n - first)
+		return -EINVAL;
 	for (size_t i = 0; i < n_extra; i++) {
 		const char *why = NULL;
 		int rc = req_header_check(extra[i], &why);
@@ -44,17 +53,17 @@ int table_encode(const struct table *t, const char *user_agent, const char *cons
 			              (int)nl, extra[i]);
 	}
 	size_t max_h = 0;
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = first; i < first + count; i++)
 		if (t->reqs[i].n_headers > max_h)
 			max_h = t->reqs[i].n_headers;
 	struct url *u = malloc(sizeof *u);
 	const char **hdrs = malloc((max_h + n_extra + 1) * sizeof *hdrs);
-	w->off = malloc((t->n + 1) * sizeof *w->off);
+	w->off = malloc((count + 1) * sizeof *w->off);
 	size_t bcap = 4096, used = 0;
 	w->bytes = malloc(bcap);
 	int rc = (u && hdrs && w->off && w->bytes) ? 0 : -ENOMEM;
-	for (size_t i = 0; !rc && i < t->n; i++) {
-		const struct table_req *q = &t->reqs[i];
+	for (size_t i = 0; !rc && i < count; i++) {
+		const struct table_req *q = &t->reqs[first + i];
 		const struct table_host *h = &t->hosts[q->host];
 		memset(u, 0, offsetof(struct url, target) + 1);
 		u->tls = h->tls;
@@ -107,12 +116,41 @@ int table_encode(const struct table *t, const char *user_agent, const char *cons
 	free(hdrs);
 	if (rc) {
 		if (rc == -ENOMEM)
-			tb_err(err, cap, rc, "out of memory encoding %zu requests", t->n);
+			tb_err(err, cap, rc, "out of memory encoding %zu requests", count);
 		table_wire_free(w);
 		return rc;
 	}
-	w->off[t->n] = used;
-	w->n = t->n;
+	w->off[count] = used;
+	w->n = count;
+	return 0;
+}
+
+/* Bodies encoded at once by table_encode_each, at most (a batch holds one
+ * request more when that one alone is larger). */
+#define EACH_BATCH_BODY_BYTES (4u << 20)
+#define EACH_BATCH_MAX 1024u
+
+int table_encode_each(const struct table *t, const char *user_agent, const char *const *extra,
+                      size_t n_extra, int (*fn)(void *arg, size_t i, const char *req, size_t len),
+                      void *arg, char *err, size_t cap)
+{
+	size_t i = 0;
+	while (i < t->n) {
+		size_t k = 0;
+		uint64_t bytes = 0;
+		while (i + k < t->n && k < EACH_BATCH_MAX &&
+		       (k == 0 || bytes + t->reqs[i + k].body_len <= EACH_BATCH_BODY_BYTES))
+			bytes += t->reqs[i + k++].body_len;
+		struct table_wire w;
+		int rc = table_encode_range(t, i, k, user_agent, extra, n_extra, &w, err, cap);
+		for (size_t j = 0; !rc && j < k; j++)
+			rc = fn(arg, i + j, w.bytes + w.off[j], w.off[j + 1] - w.off[j]);
+		if (w.off)
+			table_wire_free(&w);
+		if (rc)
+			return rc;
+		i += k;
+	}
 	return 0;
 }
 

@@ -40,6 +40,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err2[512] = "unset";
 	int rc2 = table_parse((const char *)data, size, TABLE_FMT_AUTO, "fuzz.jsonl", NULL, &lim, &a,
 	                      err2, sizeof err2);
+	/* AUTO streamed: the format found after the comments, the same table or error */
+	check_stream(data, size, TABLE_FMT_AUTO, "fuzz.jsonl", rc2, rc2 ? NULL : a, err2,
+	             1 + size % 37);
 	if (rc2 == 0) {
 		check_table(a, &lim);
 		if (a->format == TABLE_FMT_JSONL)

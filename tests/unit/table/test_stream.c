@@ -328,6 +328,81 @@ static void test_empty_and_missing(void **state)
 	table_stream_close(NULL);
 }
 
+/* Comments: a run between requests longer than a request may be is cut
+ * through; one inside a request counts in the request's length; AUTO
+ * reads on through comments and still finds the error the whole file has
+ * on its first line. */
+static void test_comment_runs(void **state)
+{
+	(void)state;
+	/* with these limits a request's text is at most (2 + 4) x 66 bytes */
+	struct table_limits lim = {.max_line_bytes = 64, .max_headers = 2};
+	size_t cap = 1 << 20, len = 0;
+	char *text = malloc(cap);
+	assert_non_null(text);
+	len += (size_t)snprintf(text + len, cap - len, "GET http://h/a\n\n");
+	for (int i = 0; i < 3000; i++)
+		len += (size_t)snprintf(text + len, cap - len, "# between %d\n", i);
+	len += (size_t)snprintf(text + len, cap - len, "GET http://h/b\nX-A: 1\n\nGET http://h/c\n");
+	write_file("comments.targets", text, len);
+	struct digest whole, s;
+	digest_whole("comments.targets", &whole);
+	assert_int_equal(whole.n, 3);
+	char err[512];
+	size_t pieces;
+	for (size_t piece = 16; piece < 2000; piece = piece * 3 + 1) {
+		if (digest_stream("comments.targets", piece, &lim, &s, &pieces, err, sizeof err))
+			fail_msg("piece %zu: %s", piece, err);
+		assert_same(&whole, &s);
+	}
+	/* inside a request, comments make it longer than a request may be */
+	len = (size_t)snprintf(text, cap, "GET http://h/a\nX-A: 1\n");
+	for (int i = 0; i < 100; i++)
+		len += (size_t)snprintf(text + len, cap - len, "# inside %d\n", i);
+	len += (size_t)snprintf(text + len, cap - len, "X-B: 2\n\nGET http://h/c\n");
+	write_file("inside.targets", text, len);
+	assert_int_equal(digest_stream("inside.targets", 16, &lim, &s, &pieces, err, sizeof err),
+			 PACER_ETOOBIG);
+	assert_non_null(strstr(err, "inside.targets:1: a request longer than 396 bytes"));
+	/* AUTO: comments past the piece size, a NUL on line 1 */
+	len = (size_t)snprintf(text, cap, "#x\n");
+	text[1] = '\0';
+	for (int i = 0; i < 200; i++)
+		len += (size_t)snprintf(text + len, cap - len, "# comment %d\n", i);
+	len += (size_t)snprintf(text + len, cap - len, "GET http://h/\n");
+	write_file("nul1.targets", text, len);
+	assert_int_equal(digest_stream("nul1.targets", 32, NULL, &s, &pieces, err, sizeof err),
+			 PACER_EPARSE);
+	assert_non_null(strstr(err, "nul1.targets:1: NUL byte"));
+	free(text);
+}
+
+/* No request limit for the stream as a whole, and pieces back to their
+ * size after one long request. */
+static void test_no_request_limit(void **state)
+{
+	(void)state;
+	size_t cap = 4 << 20, len = 0;
+	char *text = malloc(cap);
+	assert_non_null(text);
+	len += (size_t)snprintf(text + len, cap - len, "{\"method\":\"POST\",\"url\":\"http://h/big\",\"body\":\"");
+	for (int i = 0; i < 100000; i++)
+		text[len++] = 'A';
+	len += (size_t)snprintf(text + len, cap - len, "\"}\n");
+	for (int i = 0; i < 5000; i++)
+		len += (size_t)snprintf(text + len, cap - len,
+					"{\"method\":\"GET\",\"url\":\"http://h/%d\"}\n", i);
+	write_file("limit.jsonl", text, len);
+	free(text);
+	struct table_limits lim = {.max_requests = 100};
+	struct digest s;
+	char err[512];
+	size_t pieces;
+	assert_int_equal(digest_stream("limit.jsonl", 4096, &lim, &s, &pieces, err, sizeof err), 0);
+	assert_int_equal(s.n, 5001);
+	assert_true(pieces > 40); /* ~200 KB of small lines in 4 KiB pieces */
+}
+
 /* A pipe (standard input) reads as the file does. */
 static void test_pipe(void **state)
 {
@@ -376,6 +451,8 @@ int main(void)
 		cmocka_unit_test(test_error_lines),
 		cmocka_unit_test(test_over_limits),
 		cmocka_unit_test(test_empty_and_missing),
+		cmocka_unit_test(test_comment_runs),
+		cmocka_unit_test(test_no_request_limit),
 		cmocka_unit_test(test_pipe),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

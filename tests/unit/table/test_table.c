@@ -69,6 +69,52 @@ static void test_encode(void **state)
 	table_free(t);
 }
 
+struct each_acc {
+	char buf[4096];
+	size_t len, calls, stop_at;
+};
+
+static int each_fn(void *arg, size_t i, const char *req, size_t len)
+{
+	struct each_acc *a = arg;
+	assert_int_equal(i, a->calls);
+	if (++a->calls == a->stop_at)
+		return -E2BIG;
+	assert_true(a->len + len <= sizeof a->buf);
+	memcpy(a->buf + a->len, req, len);
+	a->len += len;
+	return 0;
+}
+
+/* table_encode_each: the same bytes as table_encode, request by request,
+ * and it stops at the callback's first error; a range out of the table is
+ * refused. */
+static void test_encode_each(void **state)
+{
+	(void)state;
+	write_file("abc.txt", "abc", 3);
+	struct table *t = parse(two);
+	char err[256];
+	struct each_acc a = {0};
+	assert_int_equal(table_encode_each(t, UA, NULL, 0, each_fn, &a, err, sizeof err), 0);
+	assert_int_equal(a.calls, 2);
+	struct table_wire w;
+	assert_int_equal(table_encode(t, UA, NULL, 0, &w, err, sizeof err), 0);
+	assert_int_equal(a.len, w.off[2]);
+	assert_memory_equal(a.buf, w.bytes, a.len);
+	table_wire_free(&w);
+	struct each_acc b = {.stop_at = 1};
+	assert_int_equal(table_encode_each(t, UA, NULL, 0, each_fn, &b, err, sizeof err), -E2BIG);
+	assert_int_equal(b.calls, 1);
+	assert_int_equal(table_encode_range(t, 1, 2, UA, NULL, 0, &w, err, sizeof err), -EINVAL);
+	assert_int_equal(table_encode_range(t, 1, 1, UA, NULL, 0, &w, err, sizeof err), 0);
+	assert_int_equal(w.n, 1);
+	assert_int_equal(w.off[1], strlen(wire1));
+	assert_memory_equal(w.bytes, wire1, strlen(wire1));
+	table_wire_free(&w);
+	table_free(t);
+}
+
 static void test_extra_headers(void **state)
 {
 	(void)state;
@@ -309,6 +355,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_encode),
+		cmocka_unit_test(test_encode_each),
 		cmocka_unit_test(test_extra_headers),
 		cmocka_unit_test(test_hash_vectors),
 		cmocka_unit_test(test_hash_changes),
