@@ -307,6 +307,7 @@ int setup_spool_table(struct cli_setup *s, struct run_plan *plan,
 	plan->names = &s->names;
 	plan->url_str = s->spool->first_url;
 	plan->table_requests = s->n_reqs;
+	plan->table_lazy = true;
 	return 0;
 }
 

@@ -70,6 +70,7 @@ struct run_plan {
 	const struct inspect *inspect; /* response rules (--success, --outcome, --server-time);
 	                                * NULL: none. Borrowed. */
 	size_t table_requests;
+	bool table_lazy;             /* --lazy: read a piece at a time into a spool */
 	const struct table_host *table_hosts; /* the table's hosts (table/table.h), borrowed */
 	size_t table_n_hosts;
 	const struct req_names *names; /* the requests' names (result/names.h), borrowed;

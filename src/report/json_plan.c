@@ -158,6 +158,8 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 		jw_u64(j, p->table_requests);
 		jw_key(j, "sha256");
 		jw_str(j, p->table_sha256);
+		jw_key(j, "lazy");
+		jw_bool(j, p->table_lazy);
 		jw_key(j, "order");
 		jw_str(j, p->order_random ? "random" : "sequential");
 		jw_key(j, "seed");

@@ -89,7 +89,9 @@ class LazyTableTest(harness.PacerTestCase):
         self.assertEqual(seen[1]["/p/0"], 2)
         self.assertEqual(seen[1]["/p/4999"], 1)
         self.assertEqual(sum(seen[1].values()), 6000)
-        a, b = (r["plan"]["table"] for r in results)
+        a, b = (dict(r["plan"]["table"]) for r in results)
+        self.assertIs(a.pop("lazy"), False)
+        self.assertIs(b.pop("lazy"), True)
         self.assertEqual(a, b)
         self.assertEqual(b["requests"], 5000)
         h = subprocess.run([harness.pacer_bin(), "table", "hash", table], capture_output=True,
