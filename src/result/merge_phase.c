@@ -168,13 +168,17 @@ static int timing_merge(struct mctx *m, const json_t *const *objs, bool names, c
 /* ---- counters ------------------------------------------------------------- */
 
 /* dst += src over every integer leaf of two objects (keys only in src are
- * copied); strings, reals and arrays of dst stay. A histogram ("hist")
- * met among the counters is not summed: PACER_EPARSE (result_merge says
- * so). */
+ * copied); strings, reals and arrays of dst stay. A histogram met among
+ * the counters (a "hist", or an object with sub_bits or counts) is not
+ * summed: PACER_EPARSE (result_merge says so). */
 int merge_sum_ints(json_t *dst, const json_t *src)
 {
 	const char *k;
 	json_t *v;
+	/* a histogram itself ({sub_bits, max_value, counts}) */
+	if (json_object_get(src, "sub_bits") || json_object_get(src, "counts") ||
+	    json_object_get(dst, "sub_bits") || json_object_get(dst, "counts"))
+		return PACER_EPARSE;
 	json_object_foreach((json_t *)src, k, v) {
 		json_t *d = json_object_get(dst, k);
 		if (!strcmp(k, "hist") && (json_is_object(v) || json_is_object(d)))

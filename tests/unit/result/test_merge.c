@@ -176,6 +176,17 @@ static void test_histograms_never_summed(void **state)
 	assert_null(out);
 	if (!strstr(err, "a histogram among the counters"))
 		fail_msg("err: %s", err);
+	/* a histogram's own object where a phase has counters */
+	for (int s = 0; s < 2; s++) {
+		json_t *ms = json_object_get((json_t *)in[s].root, "measure");
+		json_object_del(json_object_get(ms, "errors"), "by_status");
+		json_object_set_new(ms, "hist", json_pack("{s:i, s:[]}", "sub_bits", 11, "counts"));
+	}
+	out = NULL;
+	assert_int_equal(result_merge(in, 2, &out, err, sizeof err), PACER_EPARSE);
+	assert_null(out);
+	if (!strstr(err, "a histogram among the counters"))
+		fail_msg("err: %s", err);
 	for (int s = 0; s < 2; s++)
 		json_decref((json_t *)in[s].root);
 	hist_free(&h);
