@@ -144,10 +144,20 @@ int histogram_chart(struct chart_set *cs, const json_t *phase, const char *what)
 
 /* ---- timeline -------------------------------------------------------------- */
 
+/* A break in the status chart's lines (status classes, connection
+ * failures): svg.c starts a new polyline after a point it cannot draw. */
+static void status_break(struct timeline *t)
+{
+	for (int k = 0; k < 5; k++)
+		if (t->cls[k].n)
+			xy_push(&t->cls[k], NAN, NAN);
+	if (t->transport.n)
+		xy_push(&t->transport, NAN, NAN);
+	if (t->connf.n)
+		xy_push(&t->connf, NAN, NAN);
+}
 
-
-/* A break in every line (between steps): svg.c starts a new polyline after a
- * point it cannot draw. */
+/* A break in every line (between steps). */
 void timeline_break(struct timeline *t)
 {
 	if (t->rate.n)
@@ -162,13 +172,7 @@ void timeline_break(struct timeline *t)
 		xy_push(&t->drain_rate, NAN, NAN);
 	if (t->drain_p99.n)
 		xy_push(&t->drain_p99, NAN, NAN);
-	for (int k = 0; k < 5; k++)
-		if (t->cls[k].n)
-			xy_push(&t->cls[k], NAN, NAN);
-	if (t->transport.n)
-		xy_push(&t->transport, NAN, NAN);
-	if (t->connf.n)
-		xy_push(&t->connf, NAN, NAN);
+	status_break(t);
 	if (t->unsent.n)
 		xy_push(&t->unsent, NAN, NAN);
 	t->in_drain = false;
@@ -182,15 +186,8 @@ static void status_point(struct timeline *t, const json_t *pt, double ts, bool d
 	if (!bc)
 		return;
 	t->has_cls = true;
-	if (drain && !t->in_drain) {
-		for (int k = 0; k < 5; k++)
-			if (t->cls[k].n)
-				xy_push(&t->cls[k], NAN, NAN);
-		if (t->transport.n)
-			xy_push(&t->transport, NAN, NAN);
-		if (t->connf.n)
-			xy_push(&t->connf, NAN, NAN);
-	}
+	if (drain && !t->in_drain)
+		status_break(t);
 	t->in_drain = drain;
 	static const char *const names[5] = {"1xx", "2xx", "3xx", "4xx", "5xx"};
 	for (int k = 0; k < 5; k++) {
