@@ -197,6 +197,18 @@ void compare_warnings(const struct compare_report *c, struct report_warnings *w)
 				 "another machine",
 				 r->limited_reps, c->reps, c->v[i].name, r->limited_by);
 	}
+	for (size_t i = 0; i < c->n_variants && w->n < REPORT_WARN_CAP; i++) {
+		const struct variant_result *r = c->v[i].res;
+		char pct[32];
+		if (r->steal_reps)
+			snprintf(w->msg[w->n++], REPORT_WARN_LEN,
+				 "the hypervisor took up to %s of the generator's CPUs (steal time) in "
+				 "%zu of %zu repetitions of variant %.31s: its pauses count in latency as "
+				 "the generator's lateness, so a difference may be the host's; repeat on "
+				 "a quieter machine or on dedicated cores",
+				 units_fmt_pct(pct, sizeof pct, r->steal_max_pct), r->steal_reps,
+				 c->reps, c->v[i].name);
+	}
 }
 
 static void json_summary(struct jsonw *j, const double *v, size_t n)
@@ -293,6 +305,13 @@ static void json_variant(struct jsonw *j, const struct compare_report *c, size_t
 	rj_workload(j, v->plan->workload, v->plan->order_random);
 	jw_key(j, "generator_limited_repetitions");
 	jw_u64(j, r->limited_reps);
+	jw_key(j, "steal_repetitions");
+	jw_u64(j, r->steal_reps);
+	jw_key(j, "steal_max_pct");
+	if (r->steal_reps)
+		jw_dbl(j, r->steal_max_pct, 2);
+	else
+		jw_null(j);
 	jw_key(j, "repetitions");
 	jw_arr(j);
 	/* the complete rounds, then what this variant measured of an interrupted one */

@@ -203,6 +203,14 @@ void content_cost(struct content_ctx *c)
 			double busy;
 			if (rr_num(g, "busiest_thread_cpu_pct", &busy))
 				kv(c, "Busiest generator thread", fmt_pct(&c->f, busy));
+			double steal, all;
+			if (rr_num(g, "steal_pct", &steal)) {
+				snprintf(b, sizeof b, "%s of the generator's CPUs", fmt_pct(&c->f, steal));
+				if (rr_num(g, "machine_steal_pct", &all) && all != steal)
+					snprintf(b + strlen(b), sizeof b - strlen(b), " (the machine's: %s)",
+						 fmt_pct(&c->f, all));
+				kv(c, "Hypervisor steal time", b);
+			}
 		}
 		bool target_known = t || res_obj(m, c->root, "target_resources");
 		if (!target_known && !g)

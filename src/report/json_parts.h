@@ -20,8 +20,9 @@ void rj_env(struct jsonw *j, const struct sysinfo_facts *env);
  * unknown, 0) began, and how late the load started (docs/result.md). */
 void rj_clock(struct jsonw *j, const struct run_plan *p, const struct run_result *r);
 void rj_target(struct jsonw *j, const struct report_target *t, uint64_t served);
-void rj_generator(struct jsonw *j, uint32_t threads, uint64_t cpu_ns, uint64_t responses,
-		  double busiest_thread_pct, const uint64_t *thread_cpu_ns);
+/* The "generator" object: worker threads, their CPU, and the hypervisor's
+ * steal time over the load (null when not known). */
+void rj_generator(struct jsonw *j, const struct run_result *r, uint64_t responses);
 /* A phase object (docs/result.md), with its "by_name" array when names is
  * not NULL (report/names_report.h). */
 struct req_names;

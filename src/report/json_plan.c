@@ -4,6 +4,7 @@
  * series and repetitions are run_report.c. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -300,23 +301,31 @@ void rj_target(struct jsonw *j, const struct report_target *t, uint64_t served)
 	jw_obj_end(j);
 }
 
-void rj_generator(struct jsonw *j, uint32_t threads, uint64_t cpu_ns, uint64_t responses,
-		  double busiest_thread_pct, const uint64_t *thread_cpu_ns)
+void rj_generator(struct jsonw *j, const struct run_result *r, uint64_t responses)
 {
 	jw_key(j, "generator");
 	jw_obj(j);
 	jw_key(j, "threads");
-	jw_u64(j, threads);
+	jw_u64(j, r->threads);
 	jw_key(j, "cpu_s");
-	jw_dbl(j, (double)cpu_ns / 1e9, 6);
+	jw_dbl(j, (double)r->gen_cpu_ns / 1e9, 6);
 	jw_key(j, "cpu_us_per_response");
-	jw_dbl(j, responses ? (double)cpu_ns / 1e3 / (double)responses : 0, 3);
+	jw_dbl(j, responses ? (double)r->gen_cpu_ns / 1e3 / (double)responses : 0, 3);
 	jw_key(j, "busiest_thread_cpu_pct");
-	jw_dbl(j, busiest_thread_pct, 2);
+	jw_dbl(j, r->gen_busiest_thread_pct, 2);
 	jw_key(j, "thread_cpu_s");
 	jw_arr(j);
-	for (uint32_t i = 0; thread_cpu_ns && i < threads; i++)
-		jw_dbl(j, (double)thread_cpu_ns[i] / 1e9, 6);
+	for (uint32_t i = 0; r->gen_thread_cpu_ns && i < r->threads; i++)
+		jw_dbl(j, (double)r->gen_thread_cpu_ns[i] / 1e9, 6);
 	jw_arr_end(j);
+	const char *keys[2] = {"steal_pct", "machine_steal_pct"};
+	for (int k = 0; k < 2; k++) {
+		double v = run_result_steal_pct(r, k == 1);
+		jw_key(j, keys[k]);
+		if (isnan(v))
+			jw_null(j);
+		else
+			jw_dbl(j, v, 2);
+	}
 	jw_obj_end(j);
 }

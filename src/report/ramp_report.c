@@ -1,5 +1,6 @@
 /* pacer — the terminal table and the JSON result of `pacer ramp`. */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "plan/inspect.h"
@@ -109,6 +110,16 @@ void ramp_warnings(const struct ramp_report *rr, struct report_warnings *w)
 				 which, finding ? finding : "");
 		}
 	}
+	for (size_t i = 0; i < r->n_steps && w->n < REPORT_WARN_CAP; i++) {
+		char b[32], steal[160];
+		if (report_steal_words(steal, sizeof steal, &r->steps[i].run))
+			snprintf(w->msg[w->n++], REPORT_WARN_LEN,
+				 "step %zu (%s req/s): the hypervisor took %s (steal time): its pauses "
+				 "count in latency as the generator's lateness, so a failure there may be "
+				 "the host's, not the target's",
+				 i + 1, units_fmt_thousands(b, sizeof b, r->steps[i].offered_per_s, 0),
+				 steal);
+	}
 }
 
 /* A step's warm-up, in brief: what it sent and got, the connections it
@@ -198,6 +209,12 @@ static void json_step(struct jsonw *j, const struct ramp_step *s, const struct i
 	jw_obj_end(j);
 	jw_key(j, "generator_cpu_s");
 	jw_dbl(j, (double)r->gen_cpu_ns / 1e9, 6);
+	double steal = run_result_steal_pct(r, false);
+	jw_key(j, "steal_pct");
+	if (isnan(steal))
+		jw_null(j);
+	else
+		jw_dbl(j, steal, 2);
 	if (s->target_cpu_ns) {
 		uint64_t served = r->measure.completed + r->warmup.completed;
 		jw_key(j, "target_cpu_ms_per_request");

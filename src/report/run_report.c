@@ -495,8 +495,7 @@ int report_json(FILE *f, const struct report_ctx *c)
 	uint64_t responses = r->measure.completed + r->warmup.completed;
 	if (c->target)
 		rj_target(j, c->target, responses);
-	rj_generator(j, r->threads, r->gen_cpu_ns, responses, r->gen_busiest_thread_pct,
-		     r->gen_thread_cpu_ns);
+	rj_generator(j, r, responses);
 	rj_target_cores(j, c);
 	if (r->warmup_ns) {
 		jw_key(j, "warmup");

@@ -3,6 +3,7 @@
  * rendered from that JSON, as `pacer report --format text` renders it
  * (txt.c). */
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -56,6 +57,21 @@ static void tls_warning(struct report_warnings *w, const struct phase_stats *war
 		}
 	warn(w, "TLS handshake failed (%" PRIu64 " time%s): %s", n, n == 1 ? "" : "s",
 	     reasons[0] ? reasons : "no reason recorded");
+}
+
+bool report_steal_words(char *out, size_t cap, const struct run_result *r)
+{
+	size_t o = 0;
+	if (cap)
+		out[0] = '\0';
+	double gen = run_result_steal_pct(r, false), all = run_result_steal_pct(r, true);
+	if (isnan(gen) || gen < RESULT_STEAL_WARN_PCT)
+		return false;
+	char a[32], b[32];
+	ADD("%s of the generator's CPUs", units_fmt_pct(a, sizeof a, gen));
+	if (!isnan(all) && r->gen_steal.all_span_ns != r->gen_steal.gen_span_ns)
+		ADD(" (the machine's: %s)", units_fmt_pct(b, sizeof b, all));
+	return true;
 }
 
 void report_warnings(const struct report_ctx *c, struct report_warnings *w)
@@ -154,6 +170,13 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 		     "began (%" PRIu64 " open): its first moments include their connect time; a "
 		     "--warmup long enough for the pool to come up excludes it",
 		     m->conns_connecting_at_start, m->conns_open_at_start);
+	char steal[160];
+	if (report_steal_words(steal, sizeof steal, r))
+		warn(w,
+		     "the hypervisor took %s during the load (steal time): its pauses count in "
+		     "latency and send lag as the generator's lateness, so their tails may be the "
+		     "host's, not the target's; repeat on a quieter machine or on dedicated cores",
+		     steal);
 	if (m->completed == 0)
 		warn(w, "no response was completed in the measured phase");
 }

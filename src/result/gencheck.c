@@ -142,11 +142,21 @@ static void check_lag(const struct run_result *r, uint64_t floor_ns, const struc
 				 why->clause, a,
 				 pct(p, sizeof p, gencheck_impact_pct(why->loop_lag_us, why->latency_us)));
 	}
-	snprintf(c->advice, sizeof c->advice, "%s",
-		 c->fired ? "the generator picked up due requests late: add --threads, lower "
-			    "--connections, keep pacer off the target's cores (taskset), or run "
-			    "it on another machine"
-			  : "");
+	/* late because the host paused the generator: more threads would not help */
+	double steal = run_result_steal_pct(r, false);
+	if (c->fired && steal >= RESULT_STEAL_WARN_PCT)
+		snprintf(c->advice, sizeof c->advice,
+			 "the generator picked up due requests late while the hypervisor took %s of "
+			 "its CPUs (steal time): repeat on a quieter machine or on dedicated cores; "
+			 "if the lateness stays, add --threads, lower --connections, or keep pacer "
+			 "off the target's cores (taskset)",
+			 pct(p, sizeof p, steal));
+	else
+		snprintf(c->advice, sizeof c->advice, "%s",
+			 c->fired ? "the generator picked up due requests late: add --threads, lower "
+				    "--connections, keep pacer off the target's cores (taskset), or "
+				    "run it on another machine"
+				  : "");
 }
 
 /* achieved_rate: a shortfall and whose it was. */

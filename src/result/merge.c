@@ -48,6 +48,20 @@ static int merge_generator(struct mctx *m, json_t *out, uint64_t responses)
 		rc = set_new(g, "thread_cpu_s", tc);
 	else
 		json_decref(tc);
+	/* the hypervisor's steal: each segment's machine its own, so the worst
+	 * of them (null when no segment knew it) */
+	const char *keys[2] = {"steal_pct", "machine_steal_pct"};
+	for (int k = 0; k < 2 && !rc; k++) {
+		if (!json_object_get(g, keys[k]))
+			continue; /* written before pacer measured it */
+		double most = -1;
+		for (size_t s = 0; s < m->n; s++) {
+			const json_t *v = jget(jget(m->in[s].root, "generator"), keys[k]);
+			if (json_is_number(v) && json_number_value(v) > most)
+				most = json_number_value(v);
+		}
+		rc = set_new(g, keys[k], most >= 0 ? real_dp(most, 2) : json_null());
+	}
 	return rc;
 }
 

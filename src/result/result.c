@@ -1,6 +1,7 @@
 #include "result/result.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -356,6 +357,11 @@ int run_result_pool(struct run_result *into, const struct run_result *add)
 	into->gen_cpu_ns += add->gen_cpu_ns;
 	into->gen_cpu_wait_known = into->gen_cpu_wait_known && add->gen_cpu_wait_known;
 	into->gen_cpu_wait_ns += add->gen_cpu_wait_ns;
+	into->gen_steal_known = into->gen_steal_known && add->gen_steal_known;
+	into->gen_steal.gen_ns += add->gen_steal.gen_ns;
+	into->gen_steal.gen_span_ns += add->gen_steal.gen_span_ns;
+	into->gen_steal.all_ns += add->gen_steal.all_ns;
+	into->gen_steal.all_span_ns += add->gen_steal.all_span_ns;
 	if (add->gen_busiest_thread_pct > into->gen_busiest_thread_pct)
 		into->gen_busiest_thread_pct = add->gen_busiest_thread_pct;
 	if (into->gen_thread_cpu_ns && add->gen_thread_cpu_ns && into->threads == add->threads)
@@ -380,4 +386,13 @@ void run_result_free(struct run_result *r)
 	free(r->series);
 	r->series = NULL;
 	r->series_len = 0;
+}
+
+double run_result_steal_pct(const struct run_result *r, bool machine)
+{
+	uint64_t ns = machine ? r->gen_steal.all_ns : r->gen_steal.gen_ns;
+	uint64_t span = machine ? r->gen_steal.all_span_ns : r->gen_steal.gen_span_ns;
+	if (!r->gen_steal_known || !span)
+		return NAN;
+	return 100.0 * (double)ns / (double)span;
 }

@@ -29,6 +29,9 @@ struct variant_result {
 	uint64_t target_cpu_ns;     /* the embedded target's CPU over every measurement */
 	size_t limited_reps;        /* repetitions the generator self-check flagged */
 	char limited_by[96];        /* the checks that fired, comma-separated */
+	size_t steal_reps;          /* repetitions whose decisive measurement had the
+				     * hypervisor's steal time at RESULT_STEAL_WARN_PCT or more */
+	double steal_max_pct;       /* the most of those (generator's CPUs) */
 	bool interrupted;
 };
 

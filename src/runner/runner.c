@@ -3,12 +3,14 @@
 #include "runner/runner.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "plan/inspect.h"
 #include "util/clock.h"
+#include "util/sysinfo.h"
 
 struct exec {
 	const struct runner_plan *p;
@@ -50,6 +52,22 @@ static void note_limited(struct exec *x, size_t variant, const struct run_result
 	}
 }
 
+/* The steal time of a repetition's decisive measurements (a run's; a
+ * ramp's highest passing and first failing steps): the most of them. */
+static void note_steal(struct variant_result *v, const struct run_result *const *r, size_t n)
+{
+	double most = NAN;
+	for (size_t i = 0; i < n; i++) {
+		double pct = r[i] ? run_result_steal_pct(r[i], false) : NAN;
+		if (!isnan(pct) && (isnan(most) || pct > most))
+			most = pct;
+	}
+	if (isnan(most) || most < RESULT_STEAL_WARN_PCT)
+		return;
+	v->steal_reps++;
+	v->steal_max_pct = most > v->steal_max_pct ? most : v->steal_max_pct;
+}
+
 /* One measurement (warm-up, measure, drain) of `step`, measured `repeat`
  * times on the same connections and pooled into *res (initialised here),
  * whose reps get one figure per measurement. */
@@ -70,6 +88,10 @@ static int measure(struct exec *x, struct runner_at *at, const struct engine_ste
 		struct engine_step st = *step;
 		st.start_ns = x->started ? 0 : x->p->start_ns; /* --start-at: the first load only */
 		x->started = true;
+		/* the hypervisor's steal around the load: the host's pauses land
+		 * in latency as the generator's own lateness */
+		struct steal_sample steal0, steal1;
+		sysinfo_steal_sample(&steal0);
 		rc = engine_step_start(e, &st);
 		if (rc)
 			break;
@@ -81,6 +103,8 @@ static int measure(struct exec *x, struct runner_at *at, const struct engine_ste
 			run_result_free(&cur);
 			break;
 		}
+		sysinfo_steal_sample(&steal1);
+		cur.gen_steal_known = sysinfo_steal_between(&steal0, &steal1, &cur.gen_steal);
 		if (x->h->measured)
 			x->h->measured(x->h->arg, at, &cur);
 		rep_figure_of(&cur, &reps[n_reps++]);
@@ -228,11 +252,15 @@ static int repetition(struct exec *x, size_t vi, size_t rep)
 			f.achieved_per_s = st->offered_per_s;
 		}
 		/* the capacity is decided by the first failing step */
+		const struct run_result *decisive[2] = {
+			r.highest_pass >= 0 ? &r.steps[r.highest_pass].run : NULL, NULL};
 		for (size_t i = 0; i < r.n_steps; i++)
 			if (!r.steps[i].verdict.pass) {
 				note_limited(x, vi, &r.steps[i].run);
+				decisive[1] = &r.steps[i].run;
 				break;
 			}
+		note_steal(v, decisive, 2);
 		if (p->compact_steps)
 			for (size_t i = 0; i < r.n_steps; i++)
 				phase_stats_free(&r.steps[i].run.measure);
@@ -257,6 +285,8 @@ static int repetition(struct exec *x, size_t vi, size_t rep)
 		v->target_cpu_ns += target_cpu(x, vi) - tcpu0;
 		rep_figure_of(&r, &f);
 		note_limited(x, vi, &r);
+		const struct run_result *decisive = &r;
+		note_steal(v, &decisive, 1);
 		v->interrupted = v->interrupted || r.interrupted;
 		if (v->n_reps == 0) {
 			v->run = r;

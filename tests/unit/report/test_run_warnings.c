@@ -2,6 +2,7 @@
  * requests waited to be sent because connection attempts failed, the warning
  * says so, and does not blame --connections. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -26,8 +27,11 @@ static const char *lag_warning(const struct report_warnings *w)
 
 /* The warnings of an open-loop run whose requests waited 50 ms to be sent,
  * with connect_errors failed connects, all refused when `refused`, else of
- * no recorded cause; with a series of 2 s, the connects failing in second 1. */
-static void warnings_of(uint64_t connect_errors, bool refused, struct report_warnings *w)
+ * no recorded cause; with a series of 2 s, the connects failing in second 1;
+ * the hypervisor's steal time steal_pct of 2 CPUs of a machine's 4 (NAN:
+ * not known). */
+static void warnings_of(uint64_t connect_errors, bool refused, double steal_pct,
+			struct report_warnings *w)
 {
 	struct run_plan plan;
 	memset(&plan, 0, sizeof plan);
@@ -42,6 +46,13 @@ static void warnings_of(uint64_t connect_errors, bool refused, struct report_war
 	r.offered_rate_per_s = 100;
 	r.measure_ns = 2000000000ull;
 	r.threads = 1;
+	if (!isnan(steal_pct)) {
+		r.gen_steal_known = true;
+		r.gen_steal.gen_span_ns = 2 * 6000000000ull;
+		r.gen_steal.gen_ns = (uint64_t)(steal_pct / 100 * (double)r.gen_steal.gen_span_ns);
+		r.gen_steal.all_span_ns = 4 * 6000000000ull;
+		r.gen_steal.all_ns = r.gen_steal.gen_ns; /* none on the other two */
+	}
 	struct phase_stats *m = &r.measure;
 	m->scheduled = m->sent = m->completed = m->success_ok = 200;
 	m->status[200] = 200;
@@ -77,7 +88,7 @@ static void test_refused_connections_named(void **state)
 {
 	(void)state;
 	struct report_warnings w;
-	warnings_of(11, true, &w);
+	warnings_of(11, true, NAN, &w);
 	const char *lag = lag_warning(&w);
 	assert_non_null(lag);
 	assert_non_null(strstr(lag, "the target refused connections: 11 connects refused"));
@@ -88,16 +99,53 @@ static void test_refused_connections_named(void **state)
 	for (size_t i = 0; i < w.n; i++)
 		assert_true(w.msg[i] == lag || !strstr(w.msg[i], "refused"));
 	/* failures without a recorded cause are still not too few connections */
-	warnings_of(11, false, &w);
+	warnings_of(11, false, NAN, &w);
 	lag = lag_warning(&w);
 	assert_non_null(lag);
 	assert_non_null(strstr(lag, "connects to the target failed: 11"));
 	assert_null(strstr(lag, "--connections"));
 	/* without failed attempts, busy connections are the evidence */
-	warnings_of(0, false, &w);
+	warnings_of(0, false, NAN, &w);
 	lag = lag_warning(&w);
 	assert_non_null(lag);
 	assert_non_null(strstr(lag, "--connections is too low"));
+}
+
+/* The warning that mentions the hypervisor, or NULL. */
+static const char *steal_warning(const struct report_warnings *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (strstr(w->msg[i], "hypervisor"))
+			return w->msg[i];
+	return NULL;
+}
+
+/* The hypervisor's steal time is a warning from 1 % of the generator's
+ * CPUs, with the machine's figure beside it; under that, or not known,
+ * none. */
+static void test_steal_warned(void **state)
+{
+	(void)state;
+	struct report_warnings w;
+	warnings_of(0, false, 12.0, &w);
+	const char *s = steal_warning(&w);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "the hypervisor took 12.00% of the generator's CPUs (the "
+				  "machine's: 6.00%) during the load (steal time)"));
+	assert_non_null(strstr(s, "quieter machine"));
+	warnings_of(0, false, 1.0, &w);
+	assert_non_null(steal_warning(&w));
+	warnings_of(0, false, 0.9, &w);
+	assert_null(steal_warning(&w));
+	warnings_of(0, false, 0, &w);
+	assert_null(steal_warning(&w));
+	warnings_of(0, false, NAN, &w);
+	assert_null(steal_warning(&w));
+	char out[64];
+	struct run_result r;
+	memset(&r, 0, sizeof r);
+	assert_false(report_steal_words(out, sizeof out, &r));
+	assert_string_equal(out, "");
 }
 
 /* The cause is the most frequent kind of failed connect; the others, TLS
@@ -178,6 +226,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refused_connections_named),
 		cmocka_unit_test(test_connect_cause),
+		cmocka_unit_test(test_steal_warned),
 		cmocka_unit_test(test_connect_cause_of),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
