@@ -375,6 +375,22 @@ class FormatsTest(PacerTestCase):
                 self.assertRegex(md.split("## Summary\n\n", 1)[1], r"^\*\*In an? ")
                 self.assertNotIn("chart-", md)  # stdout Markdown references no files
 
+    def test_steal_time_shown(self):
+        """The hypervisor's steal time of a real run is in its Markdown, as
+        recorded; a result without it (written before pacer measured it)
+        renders without the line."""
+        path = real_results()["run"]
+        g = load_json(path)["generator"]
+        md = self.render(path)
+        self.assertIn("| Hypervisor steal time | %.2f%% of the generator's CPUs" % g["steal_pct"],
+                      md)
+        doc = load_json(path)
+        del doc["generator"]["steal_pct"], doc["generator"]["machine_steal_pct"]
+        old = os.path.join(tmpdir(), "before-steal.json")
+        with open(old, "w") as f:
+            json.dump(doc, f)
+        self.assertNotIn("Hypervisor steal", self.render(old))
+
     def test_hostile_strings_are_escaped(self):
         d = tmpdir()
         doc = load_json(real_results()["run"])
