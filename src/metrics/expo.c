@@ -244,6 +244,23 @@ int metrics_expo_write(FILE *f, const struct metrics_view *v, enum metrics_forma
 		sample(&o, &v->v[i], "pacer_generator_cpu_seconds", "_total", NULL, NULL);
 		val_double(&o, (double)v->v[i].live.cpu_ns / 1e9);
 	}
+	if (v->steal_known) {
+		static const char *const cpus[2] = {"generator", "machine"};
+		const struct metrics_variant none = {0}; /* the process's, no variant label */
+		family(&o, "pacer_steal_seconds", "counter",
+		       "The hypervisor's steal time since pacer started (/proc/stat), on the CPUs "
+		       "the generator may run on and on every CPU; over pacer_steal_cpus, the share "
+		       "of their time.");
+		for (int k = 0; k < 2; k++) {
+			sample(&o, &none, "pacer_steal_seconds", "_total", "cpus", cpus[k]);
+			val_double(&o, v->steal_s[k]);
+		}
+		family(&o, "pacer_steal_cpus", "gauge", "The CPUs pacer_steal_seconds is over.");
+		for (int k = 0; k < 2; k++) {
+			sample(&o, &none, "pacer_steal_cpus", "", "cpus", cpus[k]);
+			val_u64(&o, v->steal_cpus[k]);
+		}
+	}
 	simple_u64(&o, "pacer_generator_threads", "gauge", "Worker threads.", g_threads);
 
 	if (fmt == METRICS_OPENMETRICS)

@@ -41,6 +41,12 @@ struct metrics_view {
 	const char *const *outcome_names; /* n_outcomes names of the --outcome rules (borrowed) */
 	uint32_t n_outcomes;
 	double window_s;           /* length of the recent window */
+	/* The hypervisor's steal time since the server started: [0] over the
+	 * CPUs the generator may run on, [1] over every CPU; steal_cpus how
+	 * many CPUs each is of. Not written when !steal_known. */
+	bool steal_known;
+	double steal_s[2];
+	uint32_t steal_cpus[2];
 };
 
 /* The quantiles the recent window reports (0.5, 0.9, 0.99, 0.999). */

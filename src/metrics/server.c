@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "util/clock.h"
+#include "util/sysinfo.h"
 
 #define RING (METRICS_WINDOW_S + 1) /* one snapshot a second: the window's both ends */
 #define REQ_CAP 8192                /* bytes of a request head read at most */
@@ -43,6 +44,7 @@ struct metrics_server {
 	const char *outcome_names[ENGINE_LIVE_OUTCOMES]; /* the strings are borrowed */
 	uint32_t n_outcomes;
 	struct mvar vars[METRICS_MAX_VARIANTS];
+	struct steal_sample steal0;   /* at the start: the steal counters count from it */
 };
 
 /* ---- --metrics-listen ---------------------------------------------------- */
@@ -265,6 +267,16 @@ static void serve_one(struct metrics_server *m, int fd)
 	struct metrics_view view = {.n_variants = m->n_variants, .v = vv,
 				    .outcome_names = m->outcome_names,
 				    .n_outcomes = m->n_outcomes, .window_s = METRICS_WINDOW_S};
+	struct steal_sample now;
+	struct steal_span sp;
+	sysinfo_steal_sample(&now);
+	if (sysinfo_steal_between(&m->steal0, &now, &sp)) {
+		view.steal_known = true;
+		view.steal_s[0] = (double)sp.gen_ns / 1e9;
+		view.steal_s[1] = (double)sp.all_ns / 1e9;
+		view.steal_cpus[0] = now.gen_cpus;
+		view.steal_cpus[1] = now.all_cpus;
+	}
 	char *body = NULL;
 	size_t blen = 0;
 	FILE *f = open_memstream(&body, &blen);
@@ -328,6 +340,7 @@ int metrics_start(struct metrics_server **out, const struct metrics_cfg *cfg)
 	if (!m)
 		return -ENOMEM;
 	m->n_variants = cfg->n_variants;
+	sysinfo_steal_sample(&m->steal0);
 	m->n_outcomes = cfg->n_outcomes < ENGINE_LIVE_OUTCOMES ? cfg->n_outcomes : ENGINE_LIVE_OUTCOMES;
 	for (uint32_t i = 0; i < m->n_outcomes; i++)
 		m->outcome_names[i] = cfg->outcome_names[i];

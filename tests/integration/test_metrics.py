@@ -173,6 +173,13 @@ class MetricsTest(PacerTestCase):
             self.assertEqual(s["pacer_offered_rate_requests_per_second"], RATE)
             self.assertGreater(s["pacer_connections_open"], 0)
             self.assertGreater(s["pacer_generator_cpu_seconds_total"], 0)
+            # the hypervisor's steal since the start: within the CPUs' wall time
+            gen, mach = s['pacer_steal_seconds_total{cpus="generator"}'], \
+                s['pacer_steal_seconds_total{cpus="machine"}']
+            ncpu = s['pacer_steal_cpus{cpus="machine"}']
+            self.assertEqual(ncpu, os.cpu_count())
+            self.assertTrue(1 <= s['pacer_steal_cpus{cpus="generator"}'] <= ncpu, s)
+            self.assertTrue(0 <= gen <= mach <= ncpu * (SCRAPE_AT_S + 5), (gen, mach))
             self.assertGreater(s["pacer_latency_recent_seconds_count"], 0)
 
             status, hdr, body = seen["om"]

@@ -162,6 +162,7 @@ static void test_text_families(void **state)
 			   "pacer_generator_loop_lag_seconds_count 0\n");
 	assert_contains(t, "# TYPE pacer_generator_cpu_seconds_total counter\n"
 			   "pacer_generator_cpu_seconds_total 0.25\n");
+	assert_null(strstr(t, "pacer_steal")); /* not known: not written */
 	/* the text format ends with the last sample, no EOF marker */
 	const char *tail = "# TYPE pacer_generator_threads gauge\npacer_generator_threads 2\n";
 	size_t n = strlen(t), k = strlen(tail);
@@ -198,6 +199,21 @@ static void test_openmetrics_and_labels(void **state)
 	assert_contains(t, "pacer_latency_seconds_bucket{variant=\"plain\",le=\"+Inf\"} 10\n");
 	assert_contains(t, "# TYPE pacer_generator_cpu_seconds counter\n");
 	assert_null(strstr(t, "_total counter"));
+	free(t);
+	/* the hypervisor's steal: the process's, without a variant label */
+	v.steal_known = true;
+	v.steal_s[0] = 0.5;
+	v.steal_s[1] = 1.25;
+	v.steal_cpus[0] = 1;
+	v.steal_cpus[1] = 4;
+	t = written(&v, METRICS_OPENMETRICS);
+	assert_contains(t, "# TYPE pacer_steal_seconds counter\n"
+			   "pacer_steal_seconds_total{cpus=\"generator\"} 0.5\n"
+			   "pacer_steal_seconds_total{cpus=\"machine\"} 1.25\n"
+			   "# HELP pacer_steal_cpus The CPUs pacer_steal_seconds is over.\n"
+			   "# TYPE pacer_steal_cpus gauge\n"
+			   "pacer_steal_cpus{cpus=\"generator\"} 1\n"
+			   "pacer_steal_cpus{cpus=\"machine\"} 4\n");
 	const char *tail = "pacer_generator_threads{variant=\"plain\"} 2\n# EOF\n";
 	size_t n = strlen(t), k = strlen(tail);
 	assert_true(n > k);
