@@ -74,6 +74,16 @@ class CompareTest(unittest.TestCase):
         b = os.path.join(PLANS, "cmp_cpu2ms.yaml")
         r = self.compare("--variant", f"A=@{a}", "--variant", f"B=@{b}", "--concurrency", "4",
                          "-d", "1s", "-w", "0.3s", "--repeat", "5")
+        # One server thread doing 1 ms of CPU per request answers about
+        # 1,000/s. Far below that, something else held the CPUs (another
+        # process on this 2-core machine, or the hypervisor): the fixed costs
+        # then weigh differently in A and B and the ratios say nothing.
+        ach = {v["name"]: v["summary"]["achieved_per_s"]["median"] for v in r["variants"]}
+        steal = [v["steal_max_pct"] for v in r["variants"] if v["steal_max_pct"] is not None]
+        if ach["A"] < 600:
+            self.skipTest("machine busy: A (1 ms of CPU per request) achieved a median %.0f/s "
+                          "of its ~1,000/s, B %.0f/s; hypervisor steal up to %s %%"
+                          % (ach["A"], ach["B"], max(steal) if steal else "< 1"))
         t = ratio(r, "throughput")
         self.assertTrue(t["significant"], t)
         self.assertEqual(t["verdict"], "slower")
