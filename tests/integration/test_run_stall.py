@@ -99,13 +99,15 @@ class StallTest(PacerTestCase):
         self.assertLess(m["service_time"]["p50_us"], 50000, msg)
 
         # the target's stall, not the generator's: no check fired, no
-        # generator warning; the lateness moved p99 by under 5 %, and the
+        # generator warning (the hypervisor's steal, when there was any, is
+        # the host's); the lateness moved p99 by under 5 %, and the
         # wait for the 200 busy connections (from about 0.2 s into the pause,
         # when all were sending) was spent idle, waiting for nginx
         g = run.json["generator_limited"]
         checks = {c["name"]: c for c in g["checks"]}
         self.assertFalse(g["flagged"], g)
-        self.assertEqual([w for w in run.json["warnings"] if "generator" in w], [],
+        self.assertEqual([w for w in run.json["warnings"]
+                          if "generator" in w and not w.startswith("the hypervisor took")], [],
                          run.json["warnings"])
         lag = checks["loop_lag_p99"]
         self.assertTrue(lag["evaluated"], lag)
