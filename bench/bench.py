@@ -19,6 +19,10 @@ Targets run on CPU 0, generators on CPU 1 (taskset), one thread each.
                                (target) over each run, from /proc/stat; a fixed-rate run with
                                1 % or more on either is run again (up to twice, the quietest
                                kept), and docs/bench.md says how many were
+  perf                         where pacer's CPU per response goes at 1k/50, 20k/50 and 20k/1000
+                               (perf record -g, Debian linux-perf): its write()s, the target's
+                               receive path that loopback runs inside them, recvmsg, sleeps,
+                               epoll, its own code; `--only-perf` runs just this section
   http2                        nginx's HTTP/2 (h2c and h2 over TLS), 10 connections x 10 streams,
                                one thread: pacer beside h2load flat out and at a fixed rate
                                (h2load --rps); `--only-h2` runs just this section. Beside them,
@@ -256,6 +260,104 @@ def fixed_rate_section(a, tmp):
         md += ["", "h2load not found (Debian nghttp2-client): its column is empty."]
     md.append("")
     return res, summary, md
+
+
+# Where a response's CPU goes, by perf (`--children` shares of the samples):
+# (label, symbols; the first one perf knows is taken).
+PERF_PARTS = [
+    ("write()", ["__GI___libc_write", "__libc_write", "write"]),
+    ("  of which the target's receive path (loopback softirq)", ["net_rx_action"]),
+    ("  of which waking the target's thread", ["sock_def_readable"]),
+    ("recvmsg()", ["__libc_recvmsg", "recvmsg"]),
+    ("sleeping and waking (clock_nanosleep)", ["clock_nanosleep@GLIBC_2.2.5", "clock_nanosleep",
+                                               "__clock_nanosleep"]),
+    ("epoll", ["epoll_pwait2", "epoll_wait", "__GI_epoll_pwait2"]),
+]
+PERF_CASES = [(1000, 50), (20000, 50), (20000, 1000)]
+
+
+def perf_shares(data):
+    """({symbol: children %}, {dso: self %}) of a perf.data file."""
+    def report(*args):
+        return subprocess.run(["perf", "report", "-i", data, "--stdio"] + list(args),
+                              capture_output=True, text=True, timeout=300).stdout
+    sym = {}
+    for line in report("--children", "--sort", "sym", "-g", "none").splitlines():
+        m = re.match(r"\s+([\d.]+)%\s+[\d.]+%\s+\[[^\]]+\]\s+(\S+)", line)
+        if m:
+            sym.setdefault(m.group(2), float(m.group(1)))
+    dso = {}
+    for line in report("--no-children", "--sort", "dso", "-g", "none").splitlines():
+        m = re.match(r"\s+([\d.]+)%\s+(\S+)", line)
+        if m:
+            dso[m.group(2)] = float(m.group(1))
+    return sym, dso
+
+
+def perf_section(a, tmp):
+    """pacer's default pacing against nginx under `perf record -g`: the
+    shares of its CPU per response by where they go (no assertion; perf
+    from Debian's linux-perf; skipped when it cannot record)."""
+    md = ["## Where pacer's CPU per response goes (perf, default pacing, against nginx)", ""]
+    if not shutil.which("perf"):
+        return {}, md + ["perf not found (Debian linux-perf): not measured.", ""]
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    ng = start_nginx(tmp, port)
+    rows = {}
+    try:
+        for rate, conns in PERF_CASES:
+            data = os.path.join(tmp, f"perf-{rate}-{conns}.data")
+            js = os.path.join(tmp, "perf.json")
+            p = subprocess.run(["perf", "record", "-q", "-g", "-o", data, "--", "taskset", "-c",
+                                "1", PACER, "run", url, "-q", "-o", js, "--rate", str(rate),
+                                "-c", str(conns), "-d", f"{a.secs}s", "-w", "1s"],
+                               capture_output=True, text=True, timeout=180)
+            if p.returncode not in (0, 4) or not os.path.exists(data):
+                return {}, md + ["perf could not record here: " + p.stderr.strip()[-300:], ""]
+            d = json.load(open(js))
+            sym, dso = perf_shares(data)
+            rows[f"{rate}_{conns}"] = {"cpu_us_per_resp": d["generator"]["cpu_us_per_response"],
+                                       "steal_pct": d["generator"].get("steal_pct"),
+                                       "sym": {k: v for k, v in sym.items()
+                                               if any(k in names for _, names in PERF_PARTS)},
+                                       "dso": dso}
+    finally:
+        ng.stop()
+    head = "| | " + " | ".join(f"{r:,}/s, {c:,} conns" for r, c in PERF_CASES) + " |"
+    md += [head, "|---|" + "---|" * len(PERF_CASES)]
+    md.append("| CPU µs per response (whole run) | " + " | ".join(
+        f"{rows[f'{r}_{c}']['cpu_us_per_resp']:.1f}" for r, c in PERF_CASES) + " |")
+
+    def cell(row, share):
+        return "—" if share is None else f"{share:.0f} % ({share / 100 * row['cpu_us_per_resp']:.1f} µs)"
+    for label, names in PERF_PARTS:
+        cells = []
+        for r, c in PERF_CASES:
+            row = rows[f"{r}_{c}"]
+            share = next((row["sym"][n] for n in names if n in row["sym"]), None)
+            cells.append(cell(row, share))
+        md.append(f"| {label} | " + " | ".join(cells) + " |")
+    cells = []
+    for r, c in PERF_CASES:
+        row = rows[f"{r}_{c}"]
+        own = sum(v for k, v in row["dso"].items() if k in ("pacer", os.path.basename(PACER)))
+        cells.append(cell(row, own))
+    md.append("| pacer's own code (user, its binary) | " + " | ".join(cells) + " |")
+    md.append("| hypervisor steal during the run | " + " | ".join(
+        "—" if rows[f"{r}_{c}"]["steal_pct"] is None else f"{rows[f'{r}_{c}']['steal_pct']:.1f} %"
+        for r, c in PERF_CASES) + " |")
+    md += ["", "Shares are perf's inclusive (`--children`) shares of pacer's samples; a µs figure "
+           "is that share of the CPU per response. On loopback the kernel runs the target's "
+           "receive path (and the wake-up of its thread) inside the sender's `write()`: that "
+           "part is the target's kernel work, paid by whichever generator sends, wrk and "
+           "h2load alike, and on a real network it is on the target's machine.", ""]
+    return rows, md
+
+
+def perf_only(a, tmp):
+    rows, md = perf_section(a, tmp)
+    return rows, {}, md
 
 
 def make_cert(tmp):
@@ -631,6 +733,8 @@ def main():
                     help="run only the TLS section (printed; docs/bench.md is left alone)")
     ap.add_argument("--h2-rate", type=float, default=2000,
                     help="fixed rate of the HTTP/2 section, req/s")
+    ap.add_argument("--only-perf", action="store_true",
+                    help="run only the perf breakdown of pacer's CPU (printed)")
     ap.add_argument("--only-h2", action="store_true",
                     help="run only the HTTP/2 section beside h2load (printed)")
     ap.add_argument("--no-docs", dest="docs", action="store_false",
@@ -645,7 +749,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="pacer-bench-")
     argv_out_path = os.path.join(tmp, "stdout")
     # one section alone (--only-*): printed and saved, docs/bench.md untouched
-    for only, name, section in ((a.only_fixed, "fixed", fixed_rate_section),
+    for only, name, section in ((a.only_perf, "perf", perf_only),
+                                (a.only_fixed, "fixed", fixed_rate_section),
                                 (a.only_h2, "h2", h2_section), (a.only_tls, "tls", tls_section)):
         if not only:
             continue
@@ -698,6 +803,9 @@ def main():
     # pacer at fixed rates beside h2load --rps
     fres, fsum, fmd = fixed_rate_section(a, tmp)
     res["fixed"] = fres
+    # where pacer's CPU goes (perf)
+    pres, pmd = perf_section(a, tmp)
+    res["perf"] = pres
     # HTTP/2 beside h2load
     hres, hsum, hmd = h2_section(a, tmp)
     res["http2"] = hres
@@ -783,7 +891,7 @@ def main():
     summary.update(tsum)
     summary.update(fsum)
     summary.update(hsum)
-    md += tmd + fmd + hmd
+    md += tmd + fmd + pmd + hmd
     text = "\n".join(md)
     with open(os.path.join(a.out_dir, f"bench-{stamp}.md"), "w") as f:
         f.write(text)

@@ -22,6 +22,8 @@ have_cmd python3 || need+=(python3)
 have_cmd wrk || need+=(wrk)
 # h2load: the fixed-rate peer of `make bench` (and the HTTP/2 one to come)
 have_cmd h2load || need+=(nghttp2-client)
+# perf: `make bench` shows where pacer's CPU per response goes
+have_cmd perf || need+=(linux-perf)
 # --metrics-listen is checked by promtool and scraped by a real Prometheus server
 have_cmd prometheus || need+=(prometheus)
 [ -x /usr/bin/time ] || need+=(time)
