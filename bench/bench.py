@@ -267,7 +267,7 @@ def fixed_rate_section(a, tmp):
 PERF_PARTS = [
     ("write()", ["__GI___libc_write", "__libc_write", "write"]),
     ("  of which the target's receive path (loopback softirq)", ["net_rx_action"]),
-    ("  of which waking the target's thread", ["sock_def_readable"]),
+    ("    of which waking the target's thread", ["sock_def_readable"]),
     ("recvmsg()", ["__libc_recvmsg", "recvmsg"]),
     ("sleeping and waking (clock_nanosleep)", ["clock_nanosleep@GLIBC_2.2.5", "clock_nanosleep",
                                                "__clock_nanosleep"]),
@@ -349,7 +349,7 @@ def perf_section(a, tmp):
         for r, c in PERF_CASES) + " |")
     md += ["", "Shares are perf's inclusive (`--children`) shares of pacer's samples; a µs figure "
            "is that share of the CPU per response. On loopback the kernel runs the target's "
-           "receive path (and the wake-up of its thread) inside the sender's `write()`: that "
+           "receive path (the wake-up of its thread is part of it) inside the sender's `write()`: that "
            "part is the target's kernel work, paid by whichever generator sends, wrk and "
            "h2load alike, and on a real network it is on the target's machine.", ""]
     return rows, md
