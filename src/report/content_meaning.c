@@ -5,6 +5,26 @@
 #include <string.h>
 
 #include "report/content_int.h"
+#include "result/result.h"
+
+/* The most steal time on the generator's CPUs the result records: a run's,
+ * a ramp's steps', a comparison's variants' (NAN: none recorded). */
+static double most_steal(const struct content_ctx *c)
+{
+	double most = NAN, v;
+	if (rr_num(rr_obj(c->root, "generator"), "steal_pct", &v))
+		most = v;
+	const char *arr = c->r->kind == RESULT_KIND_RAMP ? "steps"
+			  : c->r->kind == RESULT_KIND_COMPARE ? "variants" : NULL;
+	const char *key = c->r->kind == RESULT_KIND_RAMP ? "steal_pct" : "steal_max_pct";
+	size_t i;
+	const json_t *e;
+	if (arr)
+		json_array_foreach(rr_arr(c->root, arr), i, e)
+			if (rr_num(e, key, &v) && (isnan(most) || v > most))
+				most = v;
+	return most;
+}
 
 static void workload_phrase(struct content_ctx *c, char *out, size_t cap)
 {
@@ -134,6 +154,15 @@ void content_meaning(struct content_ctx *c)
 			 rr_str(c->plan, "unix_socket"));
 	else if (c->loopback)
 		doc_item(c->d, "Anything about the network: requests never left the machine.");
+	if (c->loopback || c->self_contained)
+		doc_item(c->d, "What pacer itself costs against a remote target: over loopback the "
+			       "kernel runs the target's receive path, and the wake-up of its thread, "
+			       "inside pacer's writes, and that counts in the generator's CPU.");
+	double steal = most_steal(c);
+	if (steal >= RESULT_STEAL_WARN_PCT)
+		doc_item(c->d, "That the latency tails are the target's: the hypervisor took up to %s "
+			       "of the generator's CPUs during the load (steal time).",
+			 fmt_pct(&c->f, steal));
 	if (!c->open_loop && !rr_obj(c->plan, "ramp") && c->r->kind != RESULT_KIND_RAMP)
 		doc_item(c->d, "Latency at a given arrival rate: a closed loop slows down with the "
 			       "target and hides queueing.");

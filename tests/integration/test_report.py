@@ -390,6 +390,35 @@ class FormatsTest(PacerTestCase):
         with open(old, "w") as f:
             json.dump(doc, f)
         self.assertNotIn("Hypervisor steal", self.render(old))
+        # 1 % or more: what the result does not establish says so, for a run,
+        # a ramp (its steps) and a comparison (its variants)
+        said = "That the latency tails are the target's: the hypervisor took up to %s"
+
+        def quiet_then(doc, kind, pct):
+            """All the steal figures of doc 0 (null), then one at pct."""
+            if kind == "run":
+                doc["generator"]["steal_pct"] = pct
+            elif kind == "ramp":
+                for st in doc["steps"]:
+                    st["steal_pct"] = 0
+                doc["steps"][1]["steal_pct"] = pct
+            else:
+                for v in doc["variants"]:
+                    v["steal_max_pct"] = None
+                doc["variants"][0]["steal_max_pct"] = pct
+        for kind, pct, text in (("run", 12.5, "12.50%"), ("ramp", 3.25, "3.25%"),
+                                ("compare", 7, "7.00%"), ("run", 0.5, None)):
+            with self.subTest(kind=kind, pct=pct):
+                doc = load_json(real_results()[kind])
+                quiet_then(doc, kind, pct)
+                p = os.path.join(tmpdir(), "steal-%s.json" % kind)
+                with open(p, "w") as f:
+                    json.dump(doc, f)
+                md = self.render(p)
+                if text:
+                    self.assertIn(said % text, md)
+                else:
+                    self.assertNotIn(said % "", md)
 
     def test_hostile_strings_are_escaped(self):
         d = tmpdir()
