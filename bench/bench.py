@@ -639,6 +639,7 @@ def timer_lateness_us(period_s=0.001, n=2000):
     """A bare sleep loop on CPU 1 (timer slack 1 ns, as pacer's workers):
     (p50, p99) of how late it woke, in microseconds. Python adds a few."""
     import ctypes
+    mask = os.sched_getaffinity(0)
     try:
         ctypes.CDLL(None, use_errno=True).prctl(29, 1, 0, 0, 0)  # PR_SET_TIMERSLACK
         os.sched_setaffinity(0, {1})
@@ -654,7 +655,7 @@ def timer_lateness_us(period_s=0.001, n=2000):
         late.append((now - t) * 1e6)
         t = max(t, now)
     try:
-        os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
+        os.sched_setaffinity(0, mask)
     except OSError:
         pass
     late.sort()

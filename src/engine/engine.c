@@ -202,6 +202,8 @@ bool engine_done(struct engine *e)
 
 bool engine_batched(const struct engine *e) { return e->batched; }
 
+uint64_t engine_step_t0_ns(const struct engine *e) { return e->t0_ns; }
+
 void engine_progress(struct engine *e, struct engine_progress *p)
 {
 	memset(p, 0, sizeof *p);

@@ -182,6 +182,10 @@ struct engine_progress {
  * host is TCP, whose receive timestamps time responses read late). */
 bool engine_batched(const struct engine *e);
 
+/* CLOCK_MONOTONIC at which the current (or last) step's load begins: a
+ * moment after engine_step_start, or its start_ns (--start-at). */
+uint64_t engine_step_t0_ns(const struct engine *e);
+
 /* A racy but safe snapshot for a progress line. */
 void engine_progress(struct engine *e, struct engine_progress *p);
 

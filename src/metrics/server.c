@@ -270,7 +270,7 @@ static void serve_one(struct metrics_server *m, int fd)
 	struct steal_sample now;
 	struct steal_span sp;
 	sysinfo_steal_sample(&now);
-	if (sysinfo_steal_between(&m->steal0, &now, &sp)) {
+	if (sysinfo_steal_between(&m->steal0, &now, 0, &sp)) {
 		view.steal_known = true;
 		view.steal_s[0] = (double)sp.gen_ns / 1e9;
 		view.steal_s[1] = (double)sp.all_ns / 1e9;

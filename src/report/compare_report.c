@@ -308,7 +308,7 @@ static void json_variant(struct jsonw *j, const struct compare_report *c, size_t
 	jw_key(j, "steal_repetitions");
 	jw_u64(j, r->steal_reps);
 	jw_key(j, "steal_max_pct");
-	if (r->steal_reps)
+	if (r->steal_known)
 		jw_dbl(j, r->steal_max_pct, 2);
 	else
 		jw_null(j);

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "report/content_int.h"
-#include "result/result.h"
 
 /* The most steal time on the generator's CPUs the result records: a run's,
  * a ramp's steps', a comparison's variants' (NAN: none recorded). */
@@ -24,6 +23,18 @@ static double most_steal(const struct content_ctx *c)
 			if (rr_num(e, key, &v) && (isnan(most) || v > most))
 				most = v;
 	return most;
+}
+
+/* Whether pacer warned of the steal when it measured (it alone knew the
+ * counters' resolution: a short load's single tick is no warning). */
+static bool steal_warned(const struct content_ctx *c)
+{
+	size_t i;
+	const json_t *w;
+	json_array_foreach(rr_arr(c->root, "warnings"), i, w)
+		if (json_is_string(w) && strstr(json_string_value(w), "the hypervisor took"))
+			return true;
+	return false;
 }
 
 static void workload_phrase(struct content_ctx *c, char *out, size_t cap)
@@ -159,7 +170,7 @@ void content_meaning(struct content_ctx *c)
 			       "kernel runs the target's receive path, and the wake-up of its thread, "
 			       "inside pacer's writes, and that counts in the generator's CPU.");
 	double steal = most_steal(c);
-	if (steal >= RESULT_STEAL_WARN_PCT)
+	if (steal_warned(c) && isfinite(steal))
 		doc_item(c->d, "That the latency tails are the target's: the hypervisor took up to %s "
 			       "of the generator's CPUs during the load (steal time).",
 			 fmt_pct(&c->f, steal));

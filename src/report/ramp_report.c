@@ -110,16 +110,31 @@ void ramp_warnings(const struct ramp_report *rr, struct report_warnings *w)
 				 which, finding ? finding : "");
 		}
 	}
-	for (size_t i = 0; i < r->n_steps && w->n < REPORT_WARN_CAP; i++) {
-		char b[32], steal[160];
-		if (report_steal_words(steal, sizeof steal, &r->steps[i].run))
-			snprintf(w->msg[w->n++], REPORT_WARN_LEN,
-				 "step %zu (%s req/s): the hypervisor took %s (steal time): its pauses "
-				 "count in latency as the generator's lateness, so a failure there may be "
-				 "the host's, not the target's",
-				 i + 1, units_fmt_thousands(b, sizeof b, r->steps[i].offered_per_s, 0),
-				 steal);
+	/* the steps whose steal was worth saying, in one warning with the worst */
+	char list[160] = "", most_words[160] = "";
+	size_t n_list = 0, len = 0;
+	double most = -1;
+	for (size_t i = 0; i < r->n_steps; i++) {
+		char words[160];
+		if (!report_steal_words(words, sizeof words, &r->steps[i].run))
+			continue;
+		double pct = run_result_steal_pct(&r->steps[i].run, false);
+		if (pct > most) {
+			most = pct;
+			snprintf(most_words, sizeof most_words, "%s", words);
+		}
+		if (len < sizeof list - 8) {
+			int k = snprintf(list + len, sizeof list - len, "%s%zu", n_list ? ", " : "", i + 1);
+			len = k > 0 && (size_t)k < sizeof list - len ? len + (size_t)k : sizeof list - 1;
+		}
+		n_list++;
 	}
+	if (n_list && w->n < REPORT_WARN_CAP)
+		snprintf(w->msg[w->n++], REPORT_WARN_LEN,
+			 "step%s %s (of %zu): the hypervisor took up to %s (steal time): its "
+			 "pauses count in latency as the generator's lateness, so a failure there "
+			 "may be the host's, not the target's",
+			 n_list == 1 ? "" : "s", list, r->n_steps, most_words);
 }
 
 /* A step's warm-up, in brief: what it sent and got, the connections it

@@ -19,7 +19,7 @@
 /* Send-lag p99 above this means the generator may not have kept up. */
 #define REPORT_SEND_LAG_WARN_NS 1000000ull
 
-/* When r's steal time is worth a warning (RESULT_STEAL_WARN_PCT), its figures in words ("12.00 %
+/* When r's steal time is worth a warning (run_result_steal_material), its figures in words ("12.00 %
  * of the generator's CPUs (the machine's: 11.50 %)") into out; else false
  * and out empty. */
 bool report_steal_words(char *out, size_t cap, const struct run_result *r);

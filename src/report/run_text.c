@@ -65,7 +65,7 @@ bool report_steal_words(char *out, size_t cap, const struct run_result *r)
 	if (cap)
 		out[0] = '\0';
 	double gen = run_result_steal_pct(r, false), all = run_result_steal_pct(r, true);
-	if (isnan(gen) || gen < RESULT_STEAL_WARN_PCT)
+	if (!run_result_steal_material(r))
 		return false;
 	char a[32], b[32];
 	ADD("%s of the generator's CPUs", units_fmt_pct(a, sizeof a, gen));

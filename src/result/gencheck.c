@@ -144,7 +144,7 @@ static void check_lag(const struct run_result *r, uint64_t floor_ns, const struc
 	}
 	/* late because the host paused the generator: more threads would not help */
 	double steal = run_result_steal_pct(r, false);
-	if (c->fired && steal >= RESULT_STEAL_WARN_PCT)
+	if (c->fired && run_result_steal_material(r))
 		snprintf(c->advice, sizeof c->advice,
 			 "the generator picked up due requests late while the hypervisor took %s of "
 			 "its CPUs (steal time): repeat on a quieter machine or on dedicated cores; "

@@ -17,6 +17,34 @@
 
 /* ---- the generators ---------------------------------------------------------- */
 
+/* dst's "steal_pct" (and `paired`, when not NULL) taken from the one of
+ * src[0..n) with the most steal: each segment's machine has its hypervisor
+ * of its own, and the two figures of one machine belong together. Null
+ * when no segment knew it; left out when none wrote it (results from
+ * before pacer measured it). */
+static int merge_worst_steal(json_t *dst, const json_t *const *src, size_t n, const char *paired)
+{
+	const json_t *worst = NULL;
+	bool any = false;
+	for (size_t s = 0; s < n; s++) {
+		const json_t *v = jget(src[s], "steal_pct");
+		any = any || v;
+		if (json_is_number(v) &&
+		    (!worst || json_number_value(v) > json_number_value(jget(worst, "steal_pct"))))
+			worst = src[s];
+	}
+	if (!any)
+		return 0;
+	const char *keys[2] = {"steal_pct", paired};
+	int rc = 0;
+	for (int k = 0; k < 2 && keys[k] && !rc; k++) {
+		const json_t *v = jget(worst, keys[k]);
+		rc = set_new(dst, keys[k], json_is_number(v) ? real_dp(json_number_value(v), 2)
+							      : json_null());
+	}
+	return rc;
+}
+
 static int merge_generator(struct mctx *m, json_t *out, uint64_t responses)
 {
 	json_t *g = json_object_get(out, "generator");
@@ -48,20 +76,14 @@ static int merge_generator(struct mctx *m, json_t *out, uint64_t responses)
 		rc = set_new(g, "thread_cpu_s", tc);
 	else
 		json_decref(tc);
-	/* the hypervisor's steal: each segment's machine its own, so the worst
-	 * of them (null when no segment knew it) */
-	const char *keys[2] = {"steal_pct", "machine_steal_pct"};
-	for (int k = 0; k < 2 && !rc; k++) {
-		if (!json_object_get(g, keys[k]))
-			continue; /* written before pacer measured it */
-		double most = -1;
-		for (size_t s = 0; s < m->n; s++) {
-			const json_t *v = jget(jget(m->in[s].root, "generator"), keys[k]);
-			if (json_is_number(v) && json_number_value(v) > most)
-				most = json_number_value(v);
-		}
-		rc = set_new(g, keys[k], most >= 0 ? real_dp(most, 2) : json_null());
-	}
+	const json_t **gs = rc ? NULL : calloc(m->n, sizeof *gs);
+	if (!rc && !gs)
+		rc = -ENOMEM;
+	for (size_t s = 0; gs && s < m->n; s++)
+		gs[s] = jget(m->in[s].root, "generator");
+	if (!rc)
+		rc = merge_worst_steal(g, gs, m->n, "machine_steal_pct");
+	free(gs);
 	return rc;
 }
 
@@ -457,6 +479,8 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 				     json_pack("{s:b, s:s}", "pass", v.pass, "reason", v.reason));
 		if (!rc)
 			rc = set_new(d, "generator_cpu_s", real_dp(gcpu, 6));
+		if (!rc)
+			rc = merge_worst_steal(d, st, m->n, NULL);
 		if (!rc && json_object_get(d, "warmup_completed"))
 			rc = set_new(d, "warmup_completed", json_integer((json_int_t)wc));
 		drop_per_segment(d);

@@ -362,6 +362,8 @@ int run_result_pool(struct run_result *into, const struct run_result *add)
 	into->gen_steal.gen_span_ns += add->gen_steal.gen_span_ns;
 	into->gen_steal.all_ns += add->gen_steal.all_ns;
 	into->gen_steal.all_span_ns += add->gen_steal.all_span_ns;
+	into->gen_steal.gen_err_ns += add->gen_steal.gen_err_ns;
+	into->gen_steal.all_err_ns += add->gen_steal.all_err_ns;
 	if (add->gen_busiest_thread_pct > into->gen_busiest_thread_pct)
 		into->gen_busiest_thread_pct = add->gen_busiest_thread_pct;
 	if (into->gen_thread_cpu_ns && add->gen_thread_cpu_ns && into->threads == add->threads)
@@ -395,4 +397,16 @@ double run_result_steal_pct(const struct run_result *r, bool machine)
 	if (!r->gen_steal_known || !span)
 		return NAN;
 	return 100.0 * (double)ns / (double)span;
+}
+
+bool run_result_steal_material(const struct run_result *r)
+{
+	const struct steal_span *s = &r->gen_steal;
+	if (!r->gen_steal_known || !s->gen_span_ns)
+		return false;
+	/* rounded as the result writes it, and by the counters' resolution */
+	double pct = round(run_result_steal_pct(r, false) * 100) / 100;
+	uint64_t low = s->gen_ns > s->gen_err_ns ? s->gen_ns - s->gen_err_ns : 0;
+	double low_pct = round(100.0 * (double)low / (double)s->gen_span_ns * 100) / 100;
+	return pct >= RESULT_STEAL_WARN_PCT && low_pct >= RESULT_STEAL_WARN_PCT;
 }

@@ -353,6 +353,11 @@ int run_result_pool(struct run_result *into, const struct run_result *add);
 /* The hypervisor's steal time over the load as a percent of the CPU time
  * of the generator's CPUs (machine: of every CPU); NAN when not known. */
 double run_result_steal_pct(const struct run_result *r, bool machine);
+
+/* Whether that steal is worth a warning: RESULT_STEAL_WARN_PCT or more as
+ * the result writes it (two decimals), and still so with a tick taken off
+ * each CPU's count (a short load's single tick is not a warning). */
+bool run_result_steal_material(const struct run_result *r);
 /* Headline figures of a finished run's measured phase. */
 void rep_figure_of(const struct run_result *r, struct rep_figure *f);
 /* The same figures of any phase p that lasted duration_ns (a warm-up). */

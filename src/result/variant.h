@@ -30,8 +30,10 @@ struct variant_result {
 	size_t limited_reps;        /* repetitions the generator self-check flagged */
 	char limited_by[96];        /* the checks that fired, comma-separated */
 	size_t steal_reps;          /* repetitions whose decisive measurement had the
-				     * hypervisor's steal time at RESULT_STEAL_WARN_PCT or more */
-	double steal_max_pct;       /* the most of those (generator's CPUs) */
+				     * hypervisor's steal time worth a warning
+				     * (run_result_steal_material) */
+	bool steal_known;           /* some decisive measurement's steal was read */
+	double steal_max_pct;       /* the most of them (generator's CPUs), when known */
 	bool interrupted;
 };
 

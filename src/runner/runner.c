@@ -56,16 +56,18 @@ static void note_limited(struct exec *x, size_t variant, const struct run_result
  * ramp's highest passing and first failing steps): the most of them. */
 static void note_steal(struct variant_result *v, const struct run_result *const *r, size_t n)
 {
-	double most = NAN;
+	bool material = false;
 	for (size_t i = 0; i < n; i++) {
 		double pct = r[i] ? run_result_steal_pct(r[i], false) : NAN;
-		if (!isnan(pct) && (isnan(most) || pct > most))
-			most = pct;
+		if (isnan(pct))
+			continue;
+		if (!v->steal_known || pct > v->steal_max_pct)
+			v->steal_max_pct = pct;
+		v->steal_known = true;
+		material = material || run_result_steal_material(r[i]);
 	}
-	if (isnan(most) || most < RESULT_STEAL_WARN_PCT)
-		return;
-	v->steal_reps++;
-	v->steal_max_pct = most > v->steal_max_pct ? most : v->steal_max_pct;
+	if (material)
+		v->steal_reps++;
 }
 
 /* One measurement (warm-up, measure, drain) of `step`, measured `repeat`
@@ -104,7 +106,8 @@ static int measure(struct exec *x, struct runner_at *at, const struct engine_ste
 			break;
 		}
 		sysinfo_steal_sample(&steal1);
-		cur.gen_steal_known = sysinfo_steal_between(&steal0, &steal1, &cur.gen_steal);
+		cur.gen_steal_known = sysinfo_steal_between(&steal0, &steal1, engine_step_t0_ns(e),
+							    &cur.gen_steal);
 		if (x->h->measured)
 			x->h->measured(x->h->arg, at, &cur);
 		rep_figure_of(&cur, &reps[n_reps++]);

@@ -141,18 +141,21 @@ void sysinfo_steal_sample(struct steal_sample *s)
 }
 
 bool sysinfo_steal_between(const struct steal_sample *a, const struct steal_sample *b,
-			   struct steal_span *out)
+			   uint64_t from_ns, struct steal_span *out)
 {
 	memset(out, 0, sizeof *out);
 	if (!a->known || !b->known || a->gen_cpus != b->gen_cpus || a->all_cpus != b->all_cpus ||
 	    b->at_ns < a->at_ns || b->gen_ticks < a->gen_ticks || b->all_ticks < a->all_ticks ||
 	    !a->tick_ns)
 		return false;
-	uint64_t wall = b->at_ns - a->at_ns;
+	uint64_t from = from_ns > a->at_ns && from_ns < b->at_ns ? from_ns : a->at_ns;
+	uint64_t wall = b->at_ns - from;
 	out->gen_ns = (b->gen_ticks - a->gen_ticks) * a->tick_ns;
 	out->all_ns = (b->all_ticks - a->all_ticks) * a->tick_ns;
 	out->gen_span_ns = wall * a->gen_cpus;
 	out->all_span_ns = wall * a->all_cpus;
+	out->gen_err_ns = a->tick_ns * a->gen_cpus;
+	out->all_err_ns = a->tick_ns * a->all_cpus;
 	/* ticks are coarse: never more than the span */
 	out->gen_ns = out->gen_ns < out->gen_span_ns ? out->gen_ns : out->gen_span_ns;
 	out->all_ns = out->all_ns < out->all_span_ns ? out->all_ns : out->all_span_ns;

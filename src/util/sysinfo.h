@@ -46,13 +46,17 @@ void sysinfo_steal_parse(const char *text, size_t len, const cpu_set_t *mask,
 void sysinfo_steal_sample(struct steal_sample *s);
 
 /* Between two samples a then b: the steal in nanoseconds over the
- * generator's CPUs and over the machine's, and the CPU time they had
- * (wall time × CPUs). False, all zero, when either is unknown or the CPUs
- * listed differ. */
+ * generator's CPUs and over the machine's, the CPU time they had (wall time
+ * × CPUs) from from_ns (or a, if later: a load that began after a was
+ * taken, as at --start-at; an idle CPU collects next to no steal before
+ * it), and the counters' resolution (a tick per CPU: each CPU's count may
+ * be up to a tick short or over). False, all zero, when either is unknown
+ * or the CPUs listed differ. */
 struct steal_span {
-	uint64_t gen_ns, gen_span_ns, all_ns, all_span_ns;
+	uint64_t gen_ns, gen_span_ns, gen_err_ns;
+	uint64_t all_ns, all_span_ns, all_err_ns;
 };
 bool sysinfo_steal_between(const struct steal_sample *a, const struct steal_sample *b,
-			   struct steal_span *out);
+			   uint64_t from_ns, struct steal_span *out);
 
 #endif

@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		s.tick_ns = 10000000;
 		s.at_ns = 5;
 		struct steal_span sp;
-		CHECK(sysinfo_steal_between(&s, &s, &sp));
+		CHECK(sysinfo_steal_between(&s, &s, 0, &sp));
 		CHECK(sp.gen_ns == 0 && sp.all_ns == 0 && sp.gen_span_ns == 0);
 	}
 	free(t);

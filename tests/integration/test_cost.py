@@ -311,9 +311,9 @@ class GeneratorCheckTest(PacerTestCase):
     def test_steal_time_reported(self):
         """The hypervisor's steal time over the load is in every result: a
         run's generator object (its CPUs' and the machine's, percents), a
-        ramp's steps, a compare's variants; a warning exactly when it is 1 %
-        or more of the generator's CPUs (the kernel's own figures, /proc/stat,
-        read here around the run, say what to expect)."""
+        ramp's steps, a compare's variants; a warning only when it is 1 % or
+        more of the generator's CPUs (and still is with a tick of the
+        counters off: a short run's single tick is not one)."""
         run = run_on(["--self-contained=hello", "--rate", "200", "--duration", "0.5s"])
         self.assertIsNotNone(run.json, harness.describe(run))
         g = run.json["generator"]
@@ -321,7 +321,8 @@ class GeneratorCheckTest(PacerTestCase):
             self.assertIsInstance(g[k], (int, float), g)
             self.assertTrue(0 <= g[k] <= 100, g)
         warned = [w for w in run.json["warnings"] if w.startswith("the hypervisor took")]
-        self.assertEqual(bool(warned), g["steal_pct"] >= 1.0, (g, warned))
+        if g["steal_pct"] < 1.0:
+            self.assertEqual(warned, [], g)
         if warned:
             self.assertIn("%.2f%% of the generator's CPUs" % g["steal_pct"], warned[0])
         ramp = harness.run_pacer(["--self-contained=hello", "--steps", "100,200",
@@ -336,7 +337,9 @@ class GeneratorCheckTest(PacerTestCase):
         self.assertIsNotNone(cmp_.json, harness.describe(cmp_))
         for v in cmp_.json["variants"]:
             self.assertIn(v["steal_repetitions"], (0, 1), v["name"])
-            self.assertEqual(v["steal_max_pct"] is None, v["steal_repetitions"] == 0, v)
+            self.assertTrue(0 <= v["steal_max_pct"] <= 100, v)  # measured, said or not
+            if v["steal_repetitions"]:
+                self.assertGreaterEqual(v["steal_max_pct"], 1.0, v)
 
     def test_compare_flags_limited_repetitions(self):
         """compare checks every repetition: a starved generator flags them,

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "plan/plan.h"
+#include "report/ramp_report.h"
 #include "report/report.h"
 #include "result/result.h"
 
@@ -137,6 +138,8 @@ static void test_steal_warned(void **state)
 	assert_non_null(steal_warning(&w));
 	warnings_of(0, false, 0.9, &w);
 	assert_null(steal_warning(&w));
+	warnings_of(0, false, 0.996, &w); /* written 1.00 %: said */
+	assert_non_null(steal_warning(&w));
 	warnings_of(0, false, 0, &w);
 	assert_null(steal_warning(&w));
 	warnings_of(0, false, NAN, &w);
@@ -146,6 +149,53 @@ static void test_steal_warned(void **state)
 	memset(&r, 0, sizeof r);
 	assert_false(report_steal_words(out, sizeof out, &r));
 	assert_string_equal(out, "");
+}
+
+/* A ramp says in one warning which steps the hypervisor's steal was worth
+ * saying in, with the worst of them; none when no step's was. */
+static void test_ramp_steal_in_one_warning(void **state)
+{
+	(void)state;
+	struct ramp_step steps[4];
+	memset(steps, 0, sizeof steps);
+	const double pct[4] = {0.2, 12.0, 0.5, 3.0};
+	for (int i = 0; i < 4; i++) {
+		struct run_result *r = &steps[i].run;
+		assert_int_equal(phase_stats_init(&r->warmup), 0);
+		assert_int_equal(phase_stats_init(&r->measure), 0);
+		r->threads = 1;
+		r->measure_ns = 1000000000ull;
+		steps[i].offered_per_s = 100.0 * (i + 1);
+		r->gen_steal_known = true;
+		r->gen_steal.gen_span_ns = r->gen_steal.all_span_ns = 2000000000ull;
+		r->gen_steal.gen_ns = r->gen_steal.all_ns = (uint64_t)(pct[i] / 100 * 2e9);
+		r->gen_steal.gen_err_ns = r->gen_steal.all_err_ns = 10000000; /* 0.5 % */
+	}
+	struct ramp_result res = {.steps = steps, .n_steps = 4, .highest_pass = -1, .knee = -1};
+	struct ramp_report rr;
+	memset(&rr, 0, sizeof rr);
+	rr.res = &res;
+	struct report_warnings w;
+	ramp_warnings(&rr, &w);
+	const char *s = steal_warning(&w);
+	assert_non_null(s);
+	assert_string_equal(s, "steps 2, 4 (of 4): the hypervisor took up to 12.00% of the "
+			       "generator's CPUs (steal time): its pauses count in latency as the "
+			       "generator's lateness, so a failure there may be the host's, not "
+			       "the target's");
+	size_t n = 0;
+	for (size_t i = 0; i < w.n; i++)
+		n += strstr(w.msg[i], "hypervisor") != NULL;
+	assert_int_equal(n, 1);
+	/* 1.2 % with a tick of 0.5 % off is under 1 %: not said */
+	for (int i = 0; i < 4; i++)
+		steps[i].run.gen_steal.gen_ns = (uint64_t)(1.2 / 100 * 2e9);
+	ramp_warnings(&rr, &w);
+	assert_null(steal_warning(&w));
+	for (int i = 0; i < 4; i++) {
+		phase_stats_free(&steps[i].run.warmup);
+		phase_stats_free(&steps[i].run.measure);
+	}
 }
 
 /* The cause is the most frequent kind of failed connect; the others, TLS
@@ -227,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_refused_connections_named),
 		cmocka_unit_test(test_connect_cause),
 		cmocka_unit_test(test_steal_warned),
+		cmocka_unit_test(test_ramp_steal_in_one_warning),
 		cmocka_unit_test(test_connect_cause_of),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

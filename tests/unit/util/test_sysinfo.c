@@ -113,11 +113,21 @@ static void test_between_and_percent(void **state)
 	a.at_ns = 1000000000;
 	b.at_ns = 3000000000; /* 2 s later */
 	struct steal_span sp;
-	assert_true(sysinfo_steal_between(&a, &b, &sp));
+	assert_true(sysinfo_steal_between(&a, &b, 0, &sp));
 	assert_int_equal(sp.gen_ns, 250000000);     /* 25 ticks of 10 ms */
 	assert_int_equal(sp.gen_span_ns, 2000000000); /* 2 s of one CPU */
+	assert_int_equal(sp.gen_err_ns, 10000000);    /* a tick of one CPU */
 	assert_int_equal(sp.all_ns, 4 * 250000000ull);
 	assert_int_equal(sp.all_span_ns, 8000000000ull);
+	assert_int_equal(sp.all_err_ns, 40000000);
+	/* a load that began later (--start-at): the span is from then */
+	struct steal_span late;
+	assert_true(sysinfo_steal_between(&a, &b, 2500000000ull, &late));
+	assert_int_equal(late.gen_ns, 250000000);
+	assert_int_equal(late.gen_span_ns, 500000000);
+	/* a start outside the samples is not taken */
+	assert_true(sysinfo_steal_between(&a, &b, 9000000000ull, &late));
+	assert_int_equal(late.gen_span_ns, 2000000000);
 	struct run_result r;
 	memset(&r, 0, sizeof r);
 	assert_true(isnan(run_result_steal_pct(&r, false)));
@@ -126,18 +136,36 @@ static void test_between_and_percent(void **state)
 	assert_true(fabs(run_result_steal_pct(&r, false) - 12.5) < 1e-9);
 	assert_true(fabs(run_result_steal_pct(&r, true) - 12.5) < 1e-9);
 	/* coarse ticks never make more than the span */
+	/* one tick of a 0.5 s load is 2 %, but not worth a warning: with the
+	 * tick taken off it is 0 */
+	struct run_result one;
+	memset(&one, 0, sizeof one);
+	one.gen_steal_known = true;
+	one.gen_steal.gen_ns = 10000000;
+	one.gen_steal.gen_err_ns = 10000000;
+	one.gen_steal.gen_span_ns = 500000000;
+	assert_true(fabs(run_result_steal_pct(&one, false) - 2.0) < 1e-9);
+	assert_false(run_result_steal_material(&one));
+	one.gen_steal.gen_ns = 20000000; /* two ticks: 4 %, at least 2 % */
+	assert_true(run_result_steal_material(&one));
+	/* 0.996 % is written 1.00 %: said so too, as the result shows it */
+	one.gen_steal.gen_err_ns = 0;
+	one.gen_steal.gen_ns = 4980000;
+	assert_true(run_result_steal_material(&one));
+	one.gen_steal.gen_ns = 4970000; /* 0.994 % */
+	assert_false(run_result_steal_material(&one));
 	b.at_ns = a.at_ns + 100000000; /* 0.1 s: 25 ticks would be 0.25 s */
-	assert_true(sysinfo_steal_between(&a, &b, &sp));
+	assert_true(sysinfo_steal_between(&a, &b, 0, &sp));
 	assert_int_equal(sp.gen_ns, sp.gen_span_ns);
 	/* unknown, other CPUs, or a counter that went back: no span */
 	struct steal_sample u = b;
 	u.known = false;
-	assert_false(sysinfo_steal_between(&a, &u, &sp));
+	assert_false(sysinfo_steal_between(&a, &u, 0, &sp));
 	assert_int_equal(sp.gen_ns, 0);
 	u = b;
 	u.all_cpus = 3;
-	assert_false(sysinfo_steal_between(&a, &u, &sp));
-	assert_false(sysinfo_steal_between(&b, &a, &sp));
+	assert_false(sysinfo_steal_between(&a, &u, 0, &sp));
+	assert_false(sysinfo_steal_between(&b, &a, 0, &sp));
 }
 
 static void test_sample_here(void **state)
@@ -151,7 +179,7 @@ static void test_sample_here(void **state)
 	assert_true(a.gen_cpus >= 1 && a.gen_cpus <= a.all_cpus);
 	assert_true(a.tick_ns > 0);
 	struct steal_span sp;
-	assert_true(sysinfo_steal_between(&a, &b, &sp));
+	assert_true(sysinfo_steal_between(&a, &b, 0, &sp));
 	assert_true(sp.gen_ns <= sp.gen_span_ns);
 }
 
