@@ -59,30 +59,25 @@ static void test_parse_unknown(void **state)
 	CPU_ZERO(&mask);
 	CPU_SET(0, &mask);
 	struct steal_sample s;
-	/* a kernel without the steal figure (7 figures) */
-	const char *old = "cpu  1 2 3 4 5 6 7\ncpu0 1 2 3 4 5 6 7\n";
-	sysinfo_steal_parse(old, strlen(old), &mask, &s);
-	assert_false(s.known);
-	/* nothing but the sum line, or nothing at all */
-	const char *sum = "cpu  1 2 3 4 5 6 7 8\nintr 1\n";
-	sysinfo_steal_parse(sum, strlen(sum), &mask, &s);
-	assert_false(s.known);
-	sysinfo_steal_parse("", 0, &mask, &s);
-	assert_false(s.known);
-	/* the mask's CPUs not listed */
-	const char *other = "cpu1 1 2 3 4 5 6 7 8\n";
-	sysinfo_steal_parse(other, strlen(other), &mask, &s);
-	assert_false(s.known);
-	/* a figure that overflows, a CPU number past CPU_SETSIZE, a letter */
-	const char *big = "cpu0 1 2 3 4 5 6 7 99999999999999999999999\n";
-	sysinfo_steal_parse(big, strlen(big), &mask, &s);
-	assert_false(s.known);
-	const char *far = "cpu0 1 2 3 4 5 6 7 8\ncpu99999 1 2 3 4 5 6 7 8\n";
-	sysinfo_steal_parse(far, strlen(far), &mask, &s);
-	assert_false(s.known);
-	const char *letter = "cpu0 1 2 3 4 5 6 x 8\n";
-	sysinfo_steal_parse(letter, strlen(letter), &mask, &s);
-	assert_false(s.known);
+	static const char *const refused[] = {
+		/* a kernel without the steal figure (7 figures) */
+		"cpu  1 2 3 4 5 6 7\ncpu0 1 2 3 4 5 6 7\n",
+		/* nothing but the sum line, or nothing at all */
+		"cpu  1 2 3 4 5 6 7 8\nintr 1\n",
+		"",
+		/* the mask's CPUs not listed */
+		"cpu1 1 2 3 4 5 6 7 8\n",
+		/* a figure that overflows, a CPU number past CPU_SETSIZE, a letter */
+		"cpu0 1 2 3 4 5 6 7 99999999999999999999999\n",
+		"cpu0 1 2 3 4 5 6 7 8\ncpu99999 1 2 3 4 5 6 7 8\n",
+		"cpu0 1 2 3 4 5 6 x 8\n",
+		/* two CPUs whose sum passes 2^64 */
+		"cpu0 1 2 3 4 5 6 7 18446744073709551615\ncpu1 1 2 3 4 5 6 7 1\n",
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		sysinfo_steal_parse(refused[i], strlen(refused[i]), &mask, &s);
+		assert_false(s.known);
+	}
 	/* a cut last line is not read (not taken for a short figure) */
 	const char *cut = "cpu0 1 2 3 4 5 6 7 8\ncpu1 1 2 3 4 5 6 7 1";
 	sysinfo_steal_parse(cut, strlen(cut), &mask, &s);
