@@ -2,6 +2,7 @@
 #include "report/compare_report.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -308,10 +309,7 @@ static void json_variant(struct jsonw *j, const struct compare_report *c, size_t
 	jw_key(j, "steal_repetitions");
 	jw_u64(j, r->steal_reps);
 	jw_key(j, "steal_max_pct");
-	if (r->steal_known)
-		jw_dbl(j, r->steal_max_pct, 2);
-	else
-		jw_null(j);
+	jw_dbl(j, r->steal_known ? r->steal_max_pct : NAN, 2); /* null: not known */
 	jw_key(j, "repetitions");
 	jw_arr(j);
 	/* the complete rounds, then what this variant measured of an interrupted one */

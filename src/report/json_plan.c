@@ -4,7 +4,6 @@
  * series and repetitions are run_report.c. */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -320,12 +319,8 @@ void rj_generator(struct jsonw *j, const struct run_result *r, uint64_t response
 	jw_arr_end(j);
 	const char *keys[2] = {"steal_pct", "machine_steal_pct"};
 	for (int k = 0; k < 2; k++) {
-		double v = run_result_steal_pct(r, k == 1);
 		jw_key(j, keys[k]);
-		if (isnan(v))
-			jw_null(j);
-		else
-			jw_dbl(j, v, 2);
+		jw_dbl(j, run_result_steal_pct(r, k == 1), 2); /* NAN, not known: null */
 	}
 	jw_obj_end(j);
 }

@@ -1,6 +1,5 @@
 /* pacer — the terminal table and the JSON result of `pacer ramp`. */
 #include <errno.h>
-#include <math.h>
 #include <string.h>
 
 #include "plan/inspect.h"
@@ -224,12 +223,8 @@ static void json_step(struct jsonw *j, const struct ramp_step *s, const struct i
 	jw_obj_end(j);
 	jw_key(j, "generator_cpu_s");
 	jw_dbl(j, (double)r->gen_cpu_ns / 1e9, 6);
-	double steal = run_result_steal_pct(r, false);
 	jw_key(j, "steal_pct");
-	if (isnan(steal))
-		jw_null(j);
-	else
-		jw_dbl(j, steal, 2);
+	jw_dbl(j, run_result_steal_pct(r, false), 2); /* NAN, not known: null */
 	if (s->target_cpu_ns) {
 		uint64_t served = r->measure.completed + r->warmup.completed;
 		jw_key(j, "target_cpu_ms_per_request");
