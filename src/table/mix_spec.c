@@ -32,7 +32,17 @@ static int oom(struct pctx *c) { return fail(c, -ENOMEM, NULL, NULL, "out of mem
 static yaml_node_t *node(struct pctx *c, int id) { return yaml_rd_node(&c->y, id); }
 
 
-static void *alloc(struct pctx *c, size_t n) { return ta_alloc(c->m->arena, n); }
+/* n zeroed bytes from the spec's arena: ta_alloc hands out whatever the
+ * allocator left there, and a spec is filled in piece by piece (a method's
+ * body flag only in body()), so every field not yet set must read as 0 and
+ * not as the heap's last contents (MALLOC_PERTURB_, a reused chunk). */
+static void *alloc(struct pctx *c, size_t n)
+{
+	void *p = ta_alloc(c->m->arena, n);
+	if (p)
+		memset(p, 0, n);
+	return p;
+}
 
 static int text(struct pctx *c, const yaml_node_t *n, const char *where, const char *what,
                 const char **s, size_t *len)
@@ -212,7 +222,7 @@ static int methods(struct pctx *c, const yaml_node_t *n)
 			if (strcmp(m->methods[i].name, name) == 0)
 				return fail(c, PACER_EPARSE, kn, "methods", "duplicate method '%s'", name);
 		struct method *me = &m->methods[m->n_methods];
-		me->name = name; /* re-pointed into the arena below */
+		*me = (struct method){.name = name}; /* re-pointed into the arena below; body() sets body */
 		if ((rc = number(c, vn, "methods", 0, MIX_MAX_WEIGHT, true, &me->weight)))
 			return rc;
 		if (!(me->name = ta_strndup(m->arena, name, len)))
@@ -313,7 +323,6 @@ static int shapes(struct pctx *c, const yaml_node_t *n)
 	m->shapes = alloc(c, k * sizeof *m->shapes);
 	if (!m->shapes)
 		return oom(c);
-	memset(m->shapes, 0, k * sizeof *m->shapes);
 	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
 		struct shape *s = &m->shapes[m->n_shapes];
 		int rc = shape(c, node(c, *it), m->n_shapes, s);
@@ -418,6 +427,9 @@ static int body(struct pctx *c, const yaml_node_t *n)
 		const yaml_node_t *l = v[0];
 		if (l->type != YAML_SEQUENCE_NODE)
 			return fail(c, PACER_EPARSE, l, "body", "methods: expected a list, got %s", yaml_kind_name(l));
+		/* the methods listed get a body, every other one none */
+		for (size_t i = 0; i < m->n_methods; i++)
+			m->methods[i].body = false;
 		for (yaml_node_item_t *it = l->data.sequence.items.start; it < l->data.sequence.items.top;
 		     it++) {
 			yaml_node_t *x = node(c, *it);
