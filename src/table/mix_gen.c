@@ -127,6 +127,22 @@ static void put_word(struct sbuf *b, struct rng *r)
 	put(b, w, n);
 }
 
+/* An RFC 4122 version-4 UUID from 128 seeded bits: the version nibble
+ * (the third group's first digit) is 4 and the variant bits (the fourth
+ * group's first two) are 10, so the fourth group starts with 8, 9, a or b;
+ * the other 122 bits are the generator's. Lowercase, 8-4-4-4-12. */
+static void put_uuid(struct sbuf *b, struct rng *r)
+{
+	uint64_t hi = rng_next(r), lo = rng_next(r);
+	hi = (hi & ~0xf000ull) | 0x4000ull;
+	lo = (lo & ~(0xc000ull << 48)) | (0x8000ull << 48);
+	char u[40];
+	snprintf(u, sizeof u, "%08llx-%04llx-%04llx-%04llx-%012llx", (unsigned long long)(hi >> 32),
+	         (unsigned long long)((hi >> 16) & 0xffff), (unsigned long long)(hi & 0xffff),
+	         (unsigned long long)(lo >> 48), (unsigned long long)(lo & 0xffffffffffffull));
+	put(b, u, 36);
+}
+
 static void expand(struct sbuf *b, const struct tpl *t, const struct table_mix *m, struct rng *r,
                    size_t route, size_t index)
 {
@@ -147,16 +163,7 @@ static void expand(struct sbuf *b, const struct tpl *t, const struct table_mix *
 			}
 			break;
 		}
-		case PH_UUID: {
-			uint64_t hi = rng_next(r), lo = rng_next(r);
-			char u[40];
-			snprintf(u, sizeof u, "%08llx-%04llx-%04llx-%04llx-%012llx",
-			         (unsigned long long)(hi >> 32), (unsigned long long)((hi >> 16) & 0xffff),
-			         (unsigned long long)(hi & 0xffff), (unsigned long long)(lo >> 48),
-			         (unsigned long long)(lo & 0xffffffffffffull));
-			put(b, u, 36);
-			break;
-		}
+		case PH_UUID: put_uuid(b, r); break;
 		case PH_COUNT: break;
 		}
 	}

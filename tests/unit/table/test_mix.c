@@ -4,7 +4,8 @@
  * method-and-shape cell, bodies only on writes and well-formed, placeholders
  * expanded as documented, routes within their counts); byte-identical output
  * for the same seed, different for another, and a golden hash that changes
- * only when the generator does; the round trip through JSON Lines. */
+ * only when the generator does; the round trip through JSON Lines; ${uuid}
+ * as RFC 4122 version 4. */
 #include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
@@ -110,6 +111,21 @@ static bool word_ok(const char *s, size_t n)
 	return true;
 }
 
+static bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+
+/* "xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx" in lowercase hex: RFC 4122
+ * version 4 (the nibble after the second '-') and variant 10xx (V is 8,
+ * 9, a or b). */
+static bool uuid_ok(const char *s, size_t n)
+{
+	if (n != 36)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (i == 8 || i == 13 || i == 18 || i == 23 ? s[i] != '-' : !is_hex(s[i]))
+			return false;
+	return s[14] == '4' && (s[19] == '8' || s[19] == '9' || s[19] == 'a' || s[19] == 'b');
+}
+
 static void test_mix_matches_spec(void **state)
 {
 	(void)state;
@@ -163,8 +179,8 @@ static void test_mix_matches_spec(void **state)
 			assert_true(id >= 1 && id <= 500);
 			const char *ref = json_string_value(json_object_get(o, "ref"));
 			assert_non_null(ref);
-			assert_int_equal(strlen(ref), 36);
-			assert_true(ref[8] == '-' && ref[13] == '-' && ref[18] == '-' && ref[23] == '-');
+			if (!uuid_ok(ref, strlen(ref)))
+				fail_msg("request %zu: ref '%s' is not a version-4 UUID", i, ref);
 			json_decref(o);
 		} else {
 			assert_int_equal(q->body_len, 0);
@@ -273,8 +289,80 @@ static void test_golden(void **state)
 	char hex[65], err[256];
 	assert_int_equal(table_hash(t, "pacer/test", NULL, 0, hex, err, sizeof err), 0);
 	assert_string_equal(t->reqs[0].url, "http://127.0.0.1:8080/api/r9/users/282");
-	assert_string_equal(hex, "22816b5a1a459ad2487fcf5b440fce8a882e7556d892e8de9a83b974e9b745f6");
+	assert_string_equal(hex, "6008389aa7dc5a55a05949089dc0bb320ac36b13d30114fc1805f9986e5fc1fb");
 	table_free(t);
+}
+
+/* ${uuid} in a path and as a whole body. */
+static const char uuid_spec[] = "base_url: http://h\n"
+                                "methods: {POST: 1}\n"
+                                "body: {template: '${uuid}', content_type: text/plain}\n"
+                                "shapes:\n"
+                                "  - {name: u, template: \"/u/${uuid}\"}\n";
+
+static int cmp_uuid(const void *a, const void *b) { return memcmp(a, b, 36); }
+
+/* Every ${uuid} is an RFC 4122 version-4 UUID: 8-4-4-4-12 lowercase hex,
+ * the version nibble 4 and the variant bits 10; each of the other 122
+ * bits is set in about half of them, no two are alike, the same seed gives
+ * the same ones (these, in every version) and another seed others. */
+static void test_uuid(void **state)
+{
+	(void)state;
+	enum { SIZE = 4000, N_UUID = 2 * SIZE };
+	struct table *t = gen(uuid_spec, SIZE, 9);
+	char(*all)[36] = malloc(N_UUID * sizeof *all);
+	assert_non_null(all);
+	size_t ones[128] = {0}, variant[4] = {0};
+	for (size_t i = 0; i < t->n; i++) {
+		const struct table_req *q = &t->reqs[i];
+		assert_true(strncmp(q->target, "/u/", 3) == 0);
+		const char *u[2] = {q->target + 3, q->body};
+		size_t len[2] = {strlen(q->target + 3), q->body_len};
+		for (size_t k = 0; k < 2; k++) {
+			if (!uuid_ok(u[k], len[k]))
+				fail_msg("request %zu: '%.*s' is not a version-4 UUID", i, (int)len[k], u[k]);
+			memcpy(all[2 * i + k], u[k], 36);
+			size_t bit = 0;
+			for (size_t c = 0; c < 36; c++) {
+				if (u[k][c] == '-')
+					continue;
+				unsigned v = u[k][c] <= '9' ? (unsigned)(u[k][c] - '0') : (unsigned)(u[k][c] - 'a' + 10);
+				for (int b = 3; b >= 0; b--)
+					ones[bit++] += (v >> b) & 1;
+			}
+			variant[(u[k][19] <= '9' ? u[k][19] - '0' : u[k][19] - 'a' + 10) - 8]++;
+		}
+	}
+	/* bits 48..51: the version, 0100; bits 64, 65: the variant, 10 */
+	for (size_t bit = 0; bit < 128; bit++) {
+		size_t want = bit == 49 || bit == 64 ? N_UUID : 0;
+		bool fixed = (bit >= 48 && bit <= 51) || bit == 64 || bit == 65;
+		if (fixed ? ones[bit] != want : ones[bit] < N_UUID * 45 / 100 || ones[bit] > N_UUID * 55 / 100)
+			fail_msg("bit %zu set in %zu of %d UUIDs", bit, ones[bit], N_UUID);
+	}
+	for (size_t v = 0; v < 4; v++)
+		assert_true(variant[v] > N_UUID / 5);
+	qsort(all, N_UUID, sizeof *all, cmp_uuid);
+	for (size_t i = 1; i < N_UUID; i++)
+		if (memcmp(all[i - 1], all[i], 36) == 0)
+			fail_msg("UUID %.36s twice", all[i]);
+	free(all);
+
+	assert_string_equal(t->reqs[0].target, "/u/79930216-d2be-4c7c-b693-dc407e1409f5");
+	struct table *same = gen(uuid_spec, SIZE, 9), *other = gen(uuid_spec, SIZE, 10);
+	size_t la, lb, lc;
+	char *ja = to_jsonl(t, &la), *jb = to_jsonl(same, &lb), *jc = to_jsonl(other, &lc);
+	assert_int_equal(la, lb);
+	assert_memory_equal(ja, jb, la);
+	assert_string_not_equal(t->reqs[0].target, other->reqs[0].target);
+	assert_true(la != lc || memcmp(ja, jc, la) != 0);
+	free(ja);
+	free(jb);
+	free(jc);
+	table_free(t);
+	table_free(same);
+	table_free(other);
 }
 
 static void test_sizes(void **state)
@@ -439,6 +527,7 @@ int main(void)
 		cmocka_unit_test(test_placeholders),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_golden),
+		cmocka_unit_test(test_uuid),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_url_too_long),
