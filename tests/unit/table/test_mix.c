@@ -4,11 +4,13 @@
  * method-and-shape cell, bodies only on writes and well-formed, placeholders
  * expanded as documented, routes within their counts); byte-identical output
  * for the same seed, different for another, and a golden hash that changes
- * only when the generator does; the round trip through JSON Lines; ${uuid}
- * as RFC 4122 version 4. */
+ * only when the generator does; the round trip through JSON Lines; the same
+ * bytes whatever the allocator leaves in fresh memory (M_PERTURB), bodies
+ * only on the methods body.methods lists; ${uuid} as RFC 4122 version 4. */
 #include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
+#include <malloc.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -293,12 +295,102 @@ static void test_golden(void **state)
 	table_free(t);
 }
 
+/* A table built while glibc fills every fresh allocation with one byte
+ * (M_PERTURB p, as MALLOC_PERTURB_=p does: p ^ 0xff; 0 is off), so that a
+ * field the generator leaves unset reads as that byte, not as the zero a
+ * fresh page happens to hold. Elsewhere (and under ASan, which fills fresh
+ * memory itself) the plain table. */
+static struct table *gen_perturbed(const char *text, size_t size, uint64_t seed, int perturb)
+{
+#ifdef M_PERTURB
+	(void)mallopt(M_PERTURB, perturb);
+#else
+	(void)perturb;
+#endif
+	struct table *t = gen(text, size, seed);
+#ifdef M_PERTURB
+	(void)mallopt(M_PERTURB, 0);
+#endif
+	return t;
+}
+
+static const int perturbs[] = {0, 1, 85, 170, 255};
+
+/* body.methods names the methods with a body: the others (POST and PATCH
+ * among them) have none and no Content-Type, whatever the heap held. */
+static const char body_methods_spec[] =
+	"base_url: http://h\n"
+	"methods: {GET: 40, POST: 20, PUT: 15, PATCH: 10, DELETE: 10, OPTIONS: 5}\n"
+	"body: {methods: [PUT, DELETE], template: '{\"id\":${id},\"ref\":\"${uuid}\"}'}\n"
+	"shapes:\n"
+	"  - {name: a, routes: 10, template: \"/r${route}/${word}\"}\n";
+
+static void test_body_methods(void **state)
+{
+	(void)state;
+	for (size_t p = 0; p < N(perturbs); p++) {
+		struct table *t = gen_perturbed(body_methods_spec, 500, 3, perturbs[p]);
+		size_t bodies = 0;
+		for (size_t i = 0; i < t->n; i++) {
+			const struct table_req *q = &t->reqs[i];
+			bool want = strcmp(q->method, "PUT") == 0 || strcmp(q->method, "DELETE") == 0;
+			if ((q->body_len > 0) != want || q->n_headers != (want ? 1u : 0u))
+				fail_msg("M_PERTURB %d: request %zu: %s with %zu body bytes and %zu headers",
+				         perturbs[p], i, q->method, q->body_len, q->n_headers);
+			if (want) {
+				assert_string_equal(q->headers[0], "Content-Type: application/json");
+				bodies++;
+			}
+		}
+		assert_int_equal(bodies, 125); /* 15 % + 10 % of 500 */
+		table_free(t);
+	}
+}
+
 /* ${uuid} in a path and as a whole body. */
 static const char uuid_spec[] = "base_url: http://h\n"
                                 "methods: {POST: 1}\n"
                                 "body: {template: '${uuid}', content_type: text/plain}\n"
                                 "shapes:\n"
                                 "  - {name: u, template: \"/u/${uuid}\"}\n";
+
+/* The same spec, size and seed give the same bytes and hash whatever the
+ * allocator leaves in fresh memory: no byte of a table comes from memory
+ * the generator did not write. */
+static void test_heap_independent(void **state)
+{
+	(void)state;
+	static const char placeholders[] =
+		"base_url: unix:/tmp/p.sock:http://h/x/\n"
+		"query: {share: 50%}\n"
+		"headers: [\"X-A: 1\"]\n"
+		"body: {content_type: '', template: 'a$$b ${path} ${n} ${route}'}\n"
+		"methods: {GET: 0, POST: 1, PUT: 1}\n"
+		"locality: {requests: 0.5, routes: 0.5}\n"
+		"shapes:\n"
+		"  - {name: p, weight: 0, templates: [\"/p/${path}\"]}\n"
+		"  - {name: q, weight: 2.5, routes: 7, templates: [\"/q${route}\", \"/r${route}/${uuid}\"]}\n";
+	const char *specs[] = {spec_text, body_methods_spec, placeholders, uuid_spec};
+	for (size_t k = 0; k < N(specs); k++) {
+		struct table *ref = gen_perturbed(specs[k], 1000, 11, 0);
+		size_t lr;
+		char *jr = to_jsonl(ref, &lr), hr[65], err[256];
+		assert_int_equal(table_hash(ref, "pacer/test", NULL, 0, hr, err, sizeof err), 0);
+		for (size_t p = 1; p < N(perturbs); p++) {
+			struct table *t = gen_perturbed(specs[k], 1000, 11, perturbs[p]);
+			size_t lt;
+			char *jt = to_jsonl(t, &lt), ht[65];
+			assert_int_equal(table_hash(t, "pacer/test", NULL, 0, ht, err, sizeof err), 0);
+			if (lt != lr || memcmp(jt, jr, lr) != 0 || strcmp(ht, hr) != 0)
+				fail_msg("spec %zu: M_PERTURB %d gives other bytes (hash %s, not %s)", k,
+				         perturbs[p], ht, hr);
+			free(jt);
+			table_free(t);
+		}
+		free(jr);
+		table_free(ref);
+	}
+}
 
 static int cmp_uuid(const void *a, const void *b) { return memcmp(a, b, 36); }
 
@@ -527,6 +619,8 @@ int main(void)
 		cmocka_unit_test(test_placeholders),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_golden),
+		cmocka_unit_test(test_body_methods),
+		cmocka_unit_test(test_heap_independent),
 		cmocka_unit_test(test_uuid),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_errors),
