@@ -128,6 +128,44 @@ int hist_merge(struct hist *dst, const struct hist *src)
 	return 0;
 }
 
+int hist_subtract(struct hist *dst, const struct hist *src)
+{
+	if (!dst || !src || !dst->counts || !src->counts || dst->sub_bits != src->sub_bits ||
+	    dst->max_value != src->max_value || dst->counts_len != src->counts_len)
+		return PACER_ELAYOUT;
+	if (src->total == 0)
+		return 0;
+	if (src->total > dst->total || src->clamped > dst->clamped)
+		return PACER_ERANGE;
+	for (size_t i = 0; i < src->counts_len; i++)
+		if (src->counts[i] > dst->counts[i])
+			return PACER_ERANGE;
+	for (size_t i = 0; i < src->counts_len; i++)
+		dst->counts[i] -= src->counts[i];
+	dst->total -= src->total;
+	dst->clamped -= src->clamped;
+	dst->sum -= src->sum;
+	if (dst->sum < 0 || dst->total == 0)
+		dst->sum = 0;
+	if (dst->total == 0) {
+		dst->min = UINT64_MAX;
+		dst->max = 0;
+		return 0;
+	}
+	size_t first = 0, last = dst->counts_len - 1;
+	while (!dst->counts[first])
+		first++;
+	while (!dst->counts[last])
+		last--;
+	if (src->min <= dst->min)
+		dst->min = hist_bucket_low(dst, first);
+	if (src->max >= dst->max) {
+		uint64_t hi = hist_bucket_high(dst, last);
+		dst->max = hi < dst->max ? hi : dst->max;
+	}
+	return 0;
+}
+
 size_t hist_index(const struct hist *h, uint64_t value)
 {
 	if (value > h->max_value)

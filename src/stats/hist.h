@@ -52,6 +52,13 @@ void hist_record_n(struct hist *h, uint64_t value, uint64_t count);
  * layout (sub_bits and max_value): 0 or PACER_ELAYOUT, dst unchanged. */
 int hist_merge(struct hist *dst, const struct hist *src);
 
+/* Take src out of dst: the recordings of a subset (recorded into src as
+ * well as dst). Both must share a layout: PACER_ELAYOUT; a counter of src
+ * above dst's: PACER_ERANGE; dst unchanged on error. min and max stay exact
+ * where src did not hold them, else become the bounds of the first and last
+ * non-empty bucket left (as an empty histogram's when nothing is left). */
+int hist_subtract(struct hist *dst, const struct hist *src);
+
 /* Value at percentile p in [0,100]: the highest value equivalent to the
  * bucket holding the ceil(p/100*total)-th smallest recording, clamped into
  * [min, max] (so p=0 → min, p=100 → max, exact; p < 0 or NaN acts as 0,

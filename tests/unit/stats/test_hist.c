@@ -526,6 +526,59 @@ static void test_merge_equals_union(void **state)
 	}
 }
 
+/* Subtracting a subset gives the histogram of the rest: counts exactly,
+ * percentiles equal, min and max exact where the subset did not hold them
+ * and within their bucket where it did; a subset that is not one is
+ * refused and changes nothing. */
+static void test_subtract_subset(void **state)
+{
+	(void)state;
+	for (size_t d = 0; d < NDISTS; d++) {
+		const struct dist *ds = &dists[d];
+		uint64_t *v = make_data(ds);
+		struct hist all, part, rest;
+		fill(&all, v, ds->n);
+		assert_int_equal(hist_init(&part, HIST_SUB_BITS, HIST_MAX_NS), 0);
+		assert_int_equal(hist_init(&rest, HIST_SUB_BITS, HIST_MAX_NS), 0);
+		uint64_t s = 7 + d;
+		for (size_t i = 0; i < ds->n; i++)
+			hist_record(rng_next(&s) % 4 == 0 ? &part : &rest, v[i]);
+		assert_int_equal(hist_subtract(&all, &part), 0);
+		assert_memory_equal(all.counts, rest.counts, rest.counts_len * sizeof(uint64_t));
+		assert_int_equal(all.total, rest.total);
+		assert_int_equal(hist_percentile(&all, 50), hist_percentile(&rest, 50));
+		assert_int_equal(hist_percentile(&all, 99), hist_percentile(&rest, 99));
+		assert_true(all.min <= rest.min &&
+			    hist_index(&all, all.min) == hist_index(&all, rest.min));
+		assert_true(all.max >= rest.max &&
+			    hist_index(&all, all.max) == hist_index(&all, rest.max));
+		assert_true(fabs((double)(all.sum - rest.sum)) <= 1e-6 * (double)rest.sum + 1);
+		/* the rest is no subset of the part: refused, nothing changed */
+		hist_record(&rest, 1);
+		uint64_t before = part.total;
+		assert_int_equal(hist_subtract(&part, &rest), PACER_ERANGE);
+		assert_int_equal(part.total, before);
+		/* everything taken out: empty */
+		struct hist copy;
+		assert_int_equal(hist_init(&copy, HIST_SUB_BITS, HIST_MAX_NS), 0);
+		assert_int_equal(hist_merge(&copy, &part), 0);
+		assert_int_equal(hist_subtract(&copy, &part), 0);
+		assert_int_equal(copy.total, 0);
+		assert_int_equal(hist_percentile(&copy, 99), 0);
+		hist_free(&copy);
+		hist_free(&all);
+		hist_free(&part);
+		hist_free(&rest);
+		free(v);
+	}
+	struct hist a, b;
+	assert_int_equal(hist_init(&a, HIST_SUB_BITS, HIST_MAX_NS), 0);
+	assert_int_equal(hist_init(&b, 7, HIST_MAX_NS), 0);
+	assert_int_equal(hist_subtract(&a, &b), PACER_ELAYOUT);
+	hist_free(&a);
+	hist_free(&b);
+}
+
 static void test_merge_rejects_other_layout(void **state)
 {
 	(void)state;
@@ -890,6 +943,7 @@ int main(void)
 		cmocka_unit_test(test_clamp_above_max),
 		cmocka_unit_test(test_merge_equals_union),
 		cmocka_unit_test(test_merge_rejects_other_layout),
+		cmocka_unit_test(test_subtract_subset),
 		cmocka_unit_test(test_pairs_round_trip),
 		cmocka_unit_test(test_from_pairs_errors),
 		cmocka_unit_test(test_spectrum_small_exact),
