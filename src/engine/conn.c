@@ -44,6 +44,7 @@ void eng_count_error(struct worker *w, const struct conn *c, enum err_kind k, ui
 	struct phase_stats *ph = phase_of(w, c->sched_ns);
 	ph->errors[k]++;
 	ph->host[c->host].errors++;
+	ph->lagged_failed += c->lagged;
 	if (w->by_name)
 		ph->name[c->req->name].errors++;
 	publish_error(w);
@@ -255,16 +256,18 @@ static bool conn_write(struct worker *w, struct conn *c)
 /* Hand request rq (NULL: the next one), scheduled at sched_ns, to an idle
  * connection of its host. */
 void eng_conn_send(struct worker *w, struct conn *c, uint64_t sched_ns,
-		   const struct engine_req *rq)
+		   const struct engine_req *rq, bool lagged)
 {
 	if (c->h2) {
-		eng_h2_send(w, c, sched_ns, rq); /* a stream of it */
+		eng_h2_send(w, c, sched_ns, rq, lagged); /* a stream of it */
 		return;
 	}
 	uint64_t now = clock_now_ns();
 	list_remove(&w->hp[c->host].idle, c);
 	struct phase_stats *ph = phase_of(w, sched_ns);
 	ph->sent++;
+	ph->lagged_sent += lagged;
+	c->lagged = lagged;
 	ph->host[c->host].sent_h1++;
 	live_add(&w->live.sent, 1);
 	if (w->e->cfg.open_loop)
@@ -308,6 +311,7 @@ static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 	live_done(w, st, ok, now - c->sched_ns);
 	ph->success_ok += ok;
 	ph->host[c->host].errors += !ok;
+	ph->lagged_failed += c->lagged && !ok;
 	if (st >= STATUS_MIN && st <= STATUS_MAX) {
 		ph->status[st]++;
 		ph->status_failed[st] += !ok;
@@ -316,6 +320,8 @@ static void conn_done(struct worker *w, struct conn *c, uint64_t now)
 		name_done(ph, c, ok, now);
 	hist_record(&ph->timing[TIM_LATENCY], now - c->sched_ns);
 	hist_record(&ph->timing[ok ? TIM_LATENCY_OK : TIM_LATENCY_FAILED], now - c->sched_ns);
+	if (c->lagged)
+		hist_record(&ph->timing[TIM_LATENCY_LAGGED], now - c->sched_ns);
 	hist_record(&ph->timing[TIM_SERVICE], now - c->write_ns);
 	hist_record(&ph->timing[TIM_TTFB], c->first_byte_ns - c->write_ns);
 	if (now > c->deadline_ns)

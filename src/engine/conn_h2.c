@@ -177,9 +177,11 @@ static void stream_retry(struct worker *w, struct conn *s, uint64_t now)
 	struct phase_stats *ph = phase_of(w, s->sched_ns);
 	uint32_t r = (uint32_t)(s->req - w->e->cfg.reqs);
 	struct hpool *p = &w->hp[s->host];
-	if (p->h2_refusals < H2_RETRY_RUN_MAX && q_push(w, s->host, s->sched_ns, r)) {
+	if (p->h2_refusals < H2_RETRY_RUN_MAX &&
+	    q_push(w, s->host, s->sched_ns, r | (s->lagged ? QE_LAGGED : 0))) {
 		p->h2_refusals++;
 		ph->sent--;
+		ph->lagged_sent -= s->lagged;
 		ph->h2.retried++;
 	} else {
 		eng_count_error(w, s, ERRK_RESET, now);
@@ -609,7 +611,8 @@ void eng_h2_event(struct worker *w, struct conn *c, uint32_t events)
 		h2_want(w, c, c->ev | EPOLLOUT);
 }
 
-void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const struct engine_req *rq)
+void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const struct engine_req *rq,
+		 bool lagged)
 {
 	const struct engine_cfg *cfg = &w->e->cfg;
 	struct h2_conn *h = c->h2;
@@ -625,8 +628,10 @@ void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const stru
 		return;
 	}
 	ph->sent++;
+	ph->lagged_sent += lagged;
 	if (cfg->open_loop)
 		hist_record(&ph->timing[TIM_SEND_LAG], now > sched_ns ? now - sched_ns : 0);
+	s->lagged = lagged;
 	s->host = c->host;
 	s->req = rq;
 	s->sched_ns = sched_ns;

@@ -10,10 +10,39 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "engine/engine_int.h"
+
+/* --realtime: the guard first (RLIMIT_RTTIME, when it is higher), then
+ * every worker at ENGINE_RT_POLICY; a refusal leaves them all as they
+ * were. 0 or the negative errno. */
+static int realtime_on(struct engine *e)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_RTTIME, &rl) == 0 &&
+	    (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > ENGINE_RT_RTTIME_US)) {
+		rl.rlim_cur = ENGINE_RT_RTTIME_US;
+		if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < rl.rlim_cur)
+			rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_RTTIME, &rl) != 0)
+			return -errno;
+	}
+	struct sched_param sp = {.sched_priority = ENGINE_RT_PRIORITY};
+	int rc = 0;
+	uint32_t done = 0;
+	for (; done < e->started && !rc; done++)
+		rc = -pthread_setschedparam(e->w[done].thread, ENGINE_RT_POLICY, &sp);
+	if (rc) {
+		struct sched_param normal = {.sched_priority = 0};
+		for (uint32_t i = 0; i + 1 < done; i++)
+			pthread_setschedparam(e->w[i].thread, SCHED_OTHER, &normal);
+	}
+	return rc;
+}
 
 static void engine_free(struct engine *e)
 {
@@ -44,7 +73,7 @@ int engine_open(struct engine **out, const struct engine_cfg *cfg)
 			return -EINVAL;
 	if (cfg->open_loop ? cfg->connections == 0 : cfg->concurrency == 0)
 		return -EINVAL;
-	if (cfg->n_reqs > UINT32_MAX)
+	if (cfg->n_reqs >= QE_LAGGED) /* a backlog entry keeps a flag above the index */
 		return -EINVAL;
 	struct engine *e = calloc(1, sizeof *e);
 	if (!e)
@@ -114,9 +143,12 @@ int engine_open(struct engine **out, const struct engine_cfg *cfg)
 		engine_close(e);
 		return rc;
 	}
+	e->rt_status = cfg->realtime ? realtime_on(e) : 1;
 	*out = e;
 	return 0;
 }
+
+int engine_realtime(const struct engine *e) { return e->rt_status; }
 
 int engine_step_start(struct engine *e, const struct engine_step *s)
 {
@@ -275,6 +307,7 @@ int engine_step_finish(struct engine *e, struct run_result *res)
 							     (e->cfg.segments > 1 ? e->cfg.segments : 1)
 						   : 0;
 	res->threads = e->n_threads;
+	res->rx_stamped = e->stamps;
 	res->warmup_ns = e->step.warmup_ns;
 	res->measure_start_ns = e->warm_end_ns;
 	/* Measured time: the planned window, or up to the last measured response

@@ -108,7 +108,28 @@ struct engine_cfg {
 	const struct inspect *inspect; /* NULL, or response rules evaluated on every completed
 	                                * response (borrowed, read-only, shared by the threads;
 	                                * inspect_finish must have been called) */
+	uint64_t lag_limit_ns;  /* open loop: a request picked up by its worker's loop more than
+	                         * this after it was due, or within as long after such a one
+	                         * as it was late, is counted lagged (phase_stats.lagged_sent,
+	                         * lagged_failed); 0: ENGINE_LAG_LIMIT_NS */
+	bool realtime;          /* run the worker threads at a real-time priority (SCHED_RR, the
+	                         * lowest); engine_realtime says whether it was granted */
 };
+
+/* The default lag limit (--lag-limit): lateness under it is pacer's stated
+ * precision, never flagged. */
+#define ENGINE_LAG_LIMIT_NS 1000000ull
+/* --realtime: the workers' policy and priority, and the guard that keeps a
+ * real-time worker from holding its CPU: it sleeps ENGINE_RT_BREATHE_NS at
+ * least every ENGINE_RT_SLICE_NS of wall time (a busy loop never blocks in
+ * epoll), and RLIMIT_RTTIME (CPU time without a blocking call) is lowered to
+ * ENGINE_RT_RTTIME_US when it is higher, so a worker that runs away without
+ * passing its loop's guard is stopped by the kernel. */
+#define ENGINE_RT_POLICY SCHED_RR
+#define ENGINE_RT_PRIORITY 1
+#define ENGINE_RT_SLICE_NS (50ull * 1000 * 1000)
+#define ENGINE_RT_BREATHE_NS (50ull * 1000)
+#define ENGINE_RT_RTTIME_US (2ull * 1000 * 1000)
 
 #define ENGINE_H2_STREAMS_DEFAULT PLAN_DEFAULT_STREAMS
 #define ENGINE_H2_STREAMS_MAX PLAN_MAX_STREAMS
@@ -177,6 +198,18 @@ struct engine_progress {
 	uint64_t backlog;       /* open loop: requests due and waiting for a connection */
 	bool in_drain;          /* the measured phase ended; waiting for its responses */
 };
+
+/* Measure the machine's floor (struct gen_floor) on the worker threads for
+ * about duration_ns, and, when loopback (the target is on this machine), a
+ * loopback round trip for half as long again; between steps only. 0,
+ * -EBUSY (a step is under way, or duration_ns 0), -ENOMEM. */
+int engine_floor(struct engine *e, uint64_t duration_ns, bool loopback, struct gen_floor *out);
+
+/* Whether the worker threads run at a real-time priority (cfg.realtime):
+ * 0 granted (every thread), 1 not asked, or the negative errno with which
+ * the kernel refused it (-EPERM without CAP_SYS_NICE or an RLIMIT_RTPRIO;
+ * the threads then run at their normal priority). */
+int engine_realtime(const struct engine *e);
 
 /* Whether the open loop paces in batches (cfg.send_window_ns > 0 and every
  * host is TCP, whose receive timestamps time responses read late). */

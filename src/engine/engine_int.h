@@ -28,9 +28,11 @@
  * only grows, so connecting and in-flight connections sit in one FIFO list in
  * deadline order and only its head is ever checked.
  *
- * Files: conn.c the transport and the connection state machine; pool.c host
- * pools, backlog, connect backoff and opening; series.c the per-second series;
- * worker.c the worker loop; engine.c the API, threads and merge. */
+ * Files: conn.c the transport and the connection state machine; conn_h2.c
+ * HTTP/2 connections and streams; pool.c host pools, backlog, connect backoff
+ * and opening; series.c the per-second series; worker.c the worker loop;
+ * live.c the live figures; inspect_eval.c the response rules; floor.c the
+ * machine's floor (engine_floor); engine.c the API, threads and merge. */
 #ifndef PACER_ENGINE_ENGINE_INT_H
 #define PACER_ENGINE_ENGINE_INT_H
 
@@ -56,6 +58,8 @@
  * shift stays defined however many failures come in a row. */
 #define CONNECT_BACKOFF_SHIFT_MAX 7
 #define IDLE_WAIT_NS (100 * NS_PER_MS)
+/* The workers' timer slack (PR_SET_TIMERSLACK): they wake within microseconds. */
+#define TIMER_SLACK_NS 1ul
 /* The per-second series is sized at each step's start for the step's
  * measured phase and drain (so it does not grow during the load), up to a
  * day of seconds and 1 Mi pairs (16 MiB) a worker; longer runs grow it. */
@@ -114,6 +118,7 @@ struct conn {
 	bool rx_ts;               /* the socket stamps what it receives (net_rx_timestamps) */
 	bool stray;               /* bytes came after the response: close, count closed_stray */
 	bool peer_closed;         /* the last event said the server closed its side (EPOLLRDHUP) */
+	bool lagged;              /* its request was picked up late (engine_cfg.lag_limit_ns) */
 	struct h1_resp resp;
 	struct h1_capture cap; /* used only when cfg.inspect needs headers/body */
 	/* HTTP/2 (conn_h2.c). A connection: h2 is its session (NULL over HTTP/1.1);
@@ -140,9 +145,12 @@ struct conn {
 /* A backlog entry: a due request waiting for a connection of its host. */
 struct qent {
 	uint64_t due_ns;
-	uint32_t req;  /* index into cfg.reqs */
+	uint32_t req;  /* index into cfg.reqs, with QE_LAGGED when the loop picked it
+	                * up late (engine_open keeps the table under that bit) */
 	uint32_t next; /* next entry of the same host's FIFO, or of the free list */
 };
+
+#define QE_LAGGED 0x80000000u
 
 /* One worker's state for one host. */
 struct hpool {
@@ -241,6 +249,12 @@ struct worker {
 	size_t pairs_len, pairs_cap;
 	int oom;
 
+	uint64_t rt_breathe_ns;   /* --realtime: when the loop next sleeps ENGINE_RT_BREATHE_NS */
+	struct hist floor_hist;   /* engine_floor: the lateness of this thread's timed sleeps */
+	uint64_t lag_limit_ns;    /* engine_cfg.lag_limit_ns, or its default */
+	uint64_t shadow_until_ns; /* requests picked up before then are in the shadow of a
+				   * late clump (counted lagged) */
+
 	uint64_t cpu_ns, wall_ns; /* this thread's CPU and wall time over the step */
 	uint64_t cpu_wait_ns;     /* its waits for a CPU over the step (UINT64_MAX: unknown) */
 
@@ -290,6 +304,8 @@ struct engine {
 	uint32_t n_threads;
 	uint32_t started;
 	bool batched;      /* open loop paced in batches (engine_batched) */
+	int rt_status;     /* engine_realtime */
+	uint64_t floor_ns; /* nonzero: the job the workers are woken for is engine_floor's */
 	bool stamps;       /* every host is TCP, whose sockets carry receive stamps */
 
 	pthread_mutex_t mu;
@@ -488,9 +504,11 @@ void eng_conn_open(struct worker *w, uint32_t h, uint64_t now);
 /* Close c and return its slot (any state but CS_FREE). */
 void eng_conn_close(struct worker *w, struct conn *c);
 /* Hand request rq (NULL: the next one, pick_req), scheduled at sched_ns, to
- * c, an idle connection of rq's host, and start writing it. */
+ * c, an idle connection of rq's host, and start writing it. lagged: the
+ * loop picked it up late (counted in lagged_sent, and lagged_failed when it
+ * fails). */
 void eng_conn_send(struct worker *w, struct conn *c, uint64_t sched_ns,
-		   const struct engine_req *rq);
+		   const struct engine_req *rq, bool lagged);
 /* An epoll event of c (not CS_FREE). */
 void eng_conn_event(struct worker *w, struct conn *c, uint32_t events);
 /* A connection-level error (connect, TLS) of a connection to host h, counted
@@ -532,7 +550,8 @@ void eng_h2_event(struct worker *w, struct conn *c, uint32_t events);
 /* Open a stream for rq (NULL: pick_req) scheduled at sched_ns on c, an HTTP/2
  * connection on its host's idle list (a free stream). Its HEADERS are
  * written by the next eng_h2_flush_host of its host. */
-void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const struct engine_req *rq);
+void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const struct engine_req *rq,
+		 bool lagged);
 /* Write the requests submitted on host h's HTTP/2 connections since the
  * last call (eng_serve_host calls it after its sends). */
 void eng_h2_flush_host(struct worker *w, uint32_t h, uint64_t now);
@@ -619,5 +638,11 @@ int eng_worker_init(struct worker *w, struct engine *e, uint32_t id);
 void eng_worker_free(struct worker *w);
 /* The thread: wait for a step, run it, until e->quit. */
 void *eng_worker_main(void *arg);
+
+/* ---- floor.c: the machine's floor --------------------------------------- */
+
+/* engine_floor's job on one worker: timed sleeps for e->floor_ns, their
+ * lateness into w->floor_hist; then done. */
+void eng_worker_floor(struct worker *w, struct epoll_event *ev);
 
 #endif

@@ -76,7 +76,8 @@ void eng_serve_host(struct worker *w, uint32_t h, uint64_t now)
 	}
 	while (p->q_len && p->idle.head) {
 		struct qent q = q_pop(w, p);
-		eng_conn_send(w, p->idle.head, q.due_ns, &cfg->reqs[q.req]);
+		eng_conn_send(w, p->idle.head, q.due_ns, &cfg->reqs[q.req & ~QE_LAGGED],
+			      (q.req & QE_LAGGED) != 0);
 	}
 	if (p->h2_dirty)
 		eng_h2_flush_host(w, h, now); /* HTTP/2: this turn's requests, a write a connection */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 
 #include "engine/engine_int.h"
 #include "plan/inspect.h"
@@ -53,7 +54,7 @@ static void closed_issue(struct worker *w)
 		uint32_t h = cfg->reqs[r].host;
 		struct hpool *p = &w->hp[h];
 		if (p->idle.head) {
-			eng_conn_send(w, p->idle.head, t, &cfg->reqs[r]);
+			eng_conn_send(w, p->idle.head, t, &cfg->reqs[r], false);
 		} else if (host_down(p) || !q_push(w, h, t, r)) {
 			eng_count_dropped(w, ph, t);
 			if (++drops >= w->max_conns)
@@ -88,12 +89,27 @@ static void check_timeouts(struct worker *w, uint64_t now)
 			struct phase_stats *ph = phase_of(w, c->sched_ns);
 			hist_record(&ph->timing[TIM_LATENCY], now - c->sched_ns);
 			hist_record(&ph->timing[TIM_LATENCY_FAILED], now - c->sched_ns);
+			if (c->lagged)
+				hist_record(&ph->timing[TIM_LATENCY_LAGGED], now - c->sched_ns);
 			if (w->by_name)
 				hist_record(&ph->name[c->req->name].latency, now - c->sched_ns);
 			eng_count_error(w, c, ERRK_TIMEOUT, now);
 		}
 		eng_conn_close(w, c);
 	}
+}
+
+/* --realtime: a worker at a real-time priority that has not slept for a
+ * slice (events always ready, or a spin) sleeps briefly, so that it cannot
+ * hold its CPU from every normal thread, nor run into RLIMIT_RTTIME. The
+ * time after the sleep. */
+static uint64_t rt_breathe(struct worker *w)
+{
+	struct timespec ts = {0, (long)ENGINE_RT_BREATHE_NS};
+	nanosleep(&ts, NULL);
+	uint64_t now = clock_now_ns();
+	w->rt_breathe_ns = now + ENGINE_RT_SLICE_NS;
+	return now;
 }
 
 /* Per-step state back to the start; connections stay. */
@@ -122,6 +138,7 @@ static void worker_reset(struct worker *w)
 		p->backoff_until_ns = 0;
 	}
 	w->sched_active = false;
+	w->shadow_until_ns = 0;
 	atomic_store_explicit(&w->pub_p99_ns, 0, memory_order_relaxed);
 	atomic_store_explicit(&w->pub_p99_warm, false, memory_order_relaxed);
 	atomic_store_explicit(&w->pub_last_sec_completed, 0, memory_order_relaxed);
@@ -205,6 +222,8 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	bool woke_from_nap = false;
 	for (;;) {
 		now = clock_now_ns();
+		if (e->rt_status == 0 && now >= w->rt_breathe_ns)
+			now = rt_breathe(w);
 		/* every second of the load gets its point, events or not (an
 		 * outage is seconds of failed connects and a growing backlog) */
 		if (now >= e->warm_end_ns && now < e->meas_end_ns)
@@ -238,12 +257,19 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 				}
 				struct phase_stats *ph = phase_of(w, w->next_due_ns);
 				ph->scheduled++;
-				hist_record(&ph->timing[TIM_LOOP_LAG], now - w->next_due_ns);
-				live_due(w, now - w->next_due_ns);
+				uint64_t lag = now - w->next_due_ns;
+				hist_record(&ph->timing[TIM_LOOP_LAG], lag);
+				live_due(w, lag);
+				/* lagged: picked up late, so it leaves in a clump with
+				 * those due after it, or in such a clump's shadow (as
+				 * long again after it: the target still absorbs it) */
+				bool lagged = lag > w->lag_limit_ns || now < w->shadow_until_ns;
+				if (lag > w->lag_limit_ns && now + lag > w->shadow_until_ns)
+					w->shadow_until_ns = now + lag;
 				/* chosen now, so that it waits for its own host */
 				uint32_t r = pick_req(w);
 				uint32_t h = cfg->reqs[r].host;
-				if (!q_push(w, h, w->next_due_ns, r))
+				if (!q_push(w, h, w->next_due_ns, r | (lagged ? QE_LAGGED : 0)))
 					eng_count_dropped(w, ph, now);
 				w->next_due_ns = sched_next(&w->sched);
 			}
@@ -320,6 +346,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 				clock_sleep_until_ns(wake);
 				uint64_t woke = clock_now_ns();
 				w->last_wake_ns = woke;
+				w->rt_breathe_ns = woke + ENGINE_RT_SLICE_NS; /* it slept */
 				if (sched_wake) {
 					uint64_t ov = woke - wake, cap = cfg->send_window_ns / 2;
 					ov = ov < cap ? ov : cap;
@@ -333,6 +360,8 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 			n = loop_wait(&w->loop, ev, MAX_EVENTS, 0);
 		} else {
 			n = loop_wait(&w->loop, ev, MAX_EVENTS, wake > now ? wake - now : 0);
+			if (n == 0 && wake > now) /* it slept to the time-out */
+				w->rt_breathe_ns = clock_now_ns() + ENGINE_RT_SLICE_NS;
 		}
 		more_events = n == MAX_EVENTS;
 		if (held) {
@@ -385,19 +414,22 @@ void *eng_worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct engine *e = w->e;
-	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* wake within microseconds */
+	prctl(PR_SET_TIMERSLACK, TIMER_SLACK_NS, 0, 0, 0); /* wake within microseconds */
 	struct epoll_event ev[MAX_EVENTS];
 	uint64_t seen = 0;
 	for (;;) {
 		pthread_mutex_lock(&e->mu);
 		while (e->step_seq == seen && !e->quit)
 			pthread_cond_wait(&e->cv, &e->mu);
-		bool quit = e->quit;
+		bool quit = e->quit, floor = e->floor_ns != 0;
 		seen = e->step_seq;
 		pthread_mutex_unlock(&e->mu);
 		if (quit)
 			break;
-		worker_step(w, ev);
+		if (floor)
+			eng_worker_floor(w, ev);
+		else
+			worker_step(w, ev);
 	}
 	for (uint32_t i = 0; i < w->max_conns; i++)
 		if (w->conns[i].state != CS_FREE)
@@ -453,6 +485,7 @@ void eng_worker_free(struct worker *w)
 	free(w->secs);
 	free(w->pairs);
 	hist_free(&w->sec_hist);
+	hist_free(&w->floor_hist);
 	hist_free(&w->warm_hist);
 	phase_stats_free(&w->warm);
 	phase_stats_free(&w->meas);
@@ -463,12 +496,14 @@ int eng_worker_init(struct worker *w, struct engine *e, uint32_t id)
 	const struct engine_cfg *cfg = &e->cfg;
 	w->e = e;
 	w->id = id;
+	w->lag_limit_ns = cfg->lag_limit_ns ? cfg->lag_limit_ns : ENGINE_LAG_LIMIT_NS;
 	w->loop.epfd = w->loop.wake_fd = -1;
 	atomic_store(&w->done, true);
 	int rc = loop_init(&w->loop);
 	if (rc)
 		return rc;
 	if (phase_stats_init(&w->warm) || phase_stats_init(&w->meas) ||
+	    hist_init(&w->floor_hist, 7, HIST_MAX_NS) ||
 	    hist_init(&w->sec_hist, SERIES_SUB_BITS, HIST_MAX_NS) ||
 	    hist_init(&w->warm_hist, SERIES_SUB_BITS, HIST_MAX_NS))
 		return -ENOMEM;

@@ -173,6 +173,22 @@ int net_local_port(int fd)
 	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
 }
 
+bool net_addr_local(const struct net_addr *a)
+{
+	switch (a->ss.ss_family) {
+	case AF_UNIX:
+		return true;
+	case AF_INET:
+		return ntohl(((const struct sockaddr_in *)&a->ss)->sin_addr.s_addr) >> 24 == 127;
+	case AF_INET6: {
+		const struct in6_addr *x = &((const struct sockaddr_in6 *)&a->ss)->sin6_addr;
+		return IN6_IS_ADDR_LOOPBACK(x) || (IN6_IS_ADDR_V4MAPPED(x) && x->s6_addr[12] == 127);
+	}
+	default:
+		return false;
+	}
+}
+
 char *net_addr_str(const struct net_addr *a, char *out, size_t cap)
 {
 	char host[INET6_ADDRSTRLEN] = "?";

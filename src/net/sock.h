@@ -46,6 +46,9 @@ int net_probe(const struct net_addr *a, uint64_t timeout_ns);
 int net_listen(const struct net_addr *a, int backlog, bool reuseport);
 /* Local port a socket is bound to, or a negative errno. */
 int net_local_port(int fd);
+/* Whether a is on this machine: a Unix socket, 127.0.0.0/8, ::1 or an
+ * IPv4-mapped 127.x address. */
+bool net_addr_local(const struct net_addr *a);
 /* "127.0.0.1:8080" / "[::1]:8080" / "unix:/path". Returns out. */
 char *net_addr_str(const struct net_addr *a, char *out, size_t cap);
 

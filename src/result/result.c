@@ -40,7 +40,8 @@ const char *timing_name(enum timing t)
 {
 	static const char *names[TIM_COUNT] = {"latency", "service_time", "ttfb", "connect_time",
 					       "send_lag", "loop_lag", "server_time",
-					       "handshake", "latency_ok", "latency_failed"};
+					       "handshake", "latency_ok", "latency_failed",
+					       "latency_lagged"};
 	return (unsigned)t < TIM_COUNT ? names[t] : "unknown";
 }
 
@@ -164,6 +165,8 @@ int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 	dst->in_flight_at_end += src->in_flight_at_end;
 	dst->dropped += src->dropped;
 	dst->late += src->late;
+	dst->lagged_sent += src->lagged_sent;
+	dst->lagged_failed += src->lagged_failed;
 	for (int i = 0; i < ERRK_COUNT; i++)
 		dst->errors[i] += src->errors[i];
 	for (int i = 0; i < CONNF_COUNT; i++)

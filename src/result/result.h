@@ -69,6 +69,9 @@ enum timing {
 	TIM_LATENCY_OK,  /* latency of the requests that succeeded */
 	TIM_LATENCY_FAILED, /* latency of the requests that did not: failed
 			  * responses, and timeouts at the time waited */
+	TIM_LATENCY_LAGGED, /* latency of the requests the generator's loop picked
+			  * up late (lagged_sent; open loop): TIM_LATENCY less
+			  * these is the requests pacer sent on time */
 	TIM_COUNT
 };
 
@@ -152,6 +155,14 @@ struct phase_stats {
 	uint64_t in_flight_at_end; /* sent, no response by the end of the drain */
 	uint64_t dropped;          /* due, but the queue was full: never sent */
 	uint64_t late;             /* completed after their timeout had passed */
+	/* Open loop: requests the generator's loop picked up more than the lag
+	 * limit (--lag-limit) after they were due, so that they left in a clump
+	 * with those due after them, or in such a clump's shadow (picked up
+	 * within as long after it as it was late: the target is still absorbing
+	 * the clump), and of those the ones that did not succeed (a failed
+	 * response or a request transport error). The self-check judges SLO
+	 * clauses by them (result/verdict.h, docs/selfcheck.md). */
+	uint64_t lagged_sent, lagged_failed;
 	uint64_t errors[ERRK_COUNT];
 	uint64_t connect_fail[CONNF_COUNT]; /* errors[ERRK_CONNECT] by cause (sums to it) */
 	uint64_t conns_opened;
@@ -294,6 +305,25 @@ struct rep_figure {
 	double target_rss_peak_mib;
 };
 
+/* What this machine lets the generator promise (generator.floor), measured
+ * on its worker threads before the load (engine_floor): how late a timed
+ * sleep of theirs wakes, by the same call and timer slack pacing uses, and,
+ * when the target is on this machine, what one loopback round trip takes. */
+struct gen_floor {
+	bool known;
+	const char *method;          /* static: "sleep" (clock_nanosleep, batched pacing) or
+				      * "epoll" (the loop's timed wait, precise pacing) */
+	uint64_t slack_ns;           /* the workers' timer slack */
+	bool realtime;               /* measured at the real-time priority (--realtime) */
+	uint64_t duration_ns;        /* the measurement's wall time */
+	uint64_t samples;            /* timed sleeps, over every worker */
+	uint64_t wake_p50_ns, wake_p99_ns, wake_max_ns; /* their lateness */
+	bool rtt_known;              /* a loopback round trip was measured */
+	uint64_t rtt_samples;
+	uint64_t rtt_p50_ns, rtt_p99_ns;
+	double rtt_cpu_ns;           /* CPU of one round trip, both ends */
+};
+
 /* Everything a report needs about one run. */
 struct run_result {
 	/* identity / conditions */
@@ -333,6 +363,8 @@ struct run_result {
 	 * by the CLI after the step; known = false when nothing was probed. */
 	struct target_usage target;
 	uint32_t threads;
+	bool rx_stamped;             /* responses were timed by the kernel's receive stamps
+				      * (TCP), not when the loop read them (Unix sockets) */
 };
 
 void run_result_free(struct run_result *r);
