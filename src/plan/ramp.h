@@ -11,6 +11,11 @@
 #include "plan/slo.h"
 
 #define RAMP_MAX_STEPS 256
+#define RAMP_RETRIES_DEFAULT 2
+#define RAMP_RETRIES_MAX 10
+/* The pause before a step is measured again: a noisy neighbour's burst of
+ * work often ends within it. */
+#define RAMP_RETRY_PAUSE_NS (1000ull * 1000 * 1000)
 
 struct ramp_plan {
 	struct run_plan run;      /* target, connections, threads, timeout, requests... */
@@ -23,6 +28,8 @@ struct ramp_plan {
 	bool refine;
 	double precision;         /* refine until (fail - pass) / pass <= precision */
 	double require_per_s;     /* 0: none */
+	uint32_t retries;         /* --retries: measure an inconclusive step again this many
+				   * times (after RAMP_RETRY_PAUSE_NS) */
 	uint32_t target_cores;    /* 0: unknown */
 };
 

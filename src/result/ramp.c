@@ -1,6 +1,7 @@
 #include "result/ramp.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,24 +19,93 @@ int ramp_result_add(struct ramp_result *r, const struct ramp_step *s)
 	return 0;
 }
 
+const char *ramp_bound_name(enum ramp_bound b)
+{
+	switch (b) {
+	case RAMP_BOUND_EXACT:
+		return "exact";
+	case RAMP_BOUND_LOWER:
+		return "lower";
+	case RAMP_BOUND_TOP:
+		return "top";
+	default:
+		return NULL;
+	}
+}
+
+/* A step that decides: measured to its end, and not measured again. */
+static bool decides(const struct ramp_step *s)
+{
+	return !s->retried && !s->run.interrupted;
+}
+
+void ramp_bounds_of(size_t n, void (*row)(const void *ctx, size_t i, struct ramp_row *out),
+		    const void *ctx, struct ramp_bounds *b)
+{
+	b->highest = b->below = -1;
+	b->inconclusive = 0;
+	b->bound = RAMP_BOUND_NONE;
+	double hp = -1, lowest_fail = INFINITY;
+	struct ramp_row s;
+	for (size_t i = 0; i < n; i++) {
+		row(ctx, i, &s);
+		if (s.decides && s.pass && !s.inconclusive && s.offered_per_s > hp) {
+			b->highest = (long)i;
+			hp = s.offered_per_s;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		row(ctx, i, &s);
+		if (s.decides && s.inconclusive)
+			b->inconclusive++;
+		if (s.decides && s.offered_per_s > hp && !s.pass && !s.inconclusive &&
+		    s.offered_per_s < lowest_fail) {
+			b->below = (long)i;
+			lowest_fail = s.offered_per_s;
+		}
+	}
+	/* an inconclusive step between the highest pass and the lowest failure
+	 * above it leaves the capacity a lower bound */
+	bool open = false;
+	for (size_t i = 0; i < n; i++) {
+		row(ctx, i, &s);
+		if (s.decides && s.inconclusive && s.offered_per_s > hp && s.offered_per_s < lowest_fail)
+			open = true;
+	}
+	if (open)
+		b->bound = RAMP_BOUND_LOWER;
+	else if (b->highest >= 0)
+		b->bound = b->below >= 0 ? RAMP_BOUND_EXACT : RAMP_BOUND_TOP;
+}
+
+static void step_row(const void *ctx, size_t i, struct ramp_row *out)
+{
+	const struct ramp_step *s = &((const struct ramp_result *)ctx)->steps[i];
+	*out = (struct ramp_row){.offered_per_s = s->offered_per_s,
+				 .decides = decides(s),
+				 .pass = s->verdict.pass,
+				 .inconclusive = s->verdict.inconclusive};
+}
+
 void ramp_result_summarize(struct ramp_result *r, double require_per_s)
 {
-	r->highest_pass = -1;
+	struct ramp_bounds b;
+	ramp_bounds_of(r->n_steps, step_row, r, &b);
+	r->highest_pass = b.highest;
+	r->below = b.below;
+	r->bound = b.bound;
+	r->inconclusive = b.inconclusive;
 	r->knee = -1;
-	for (size_t i = 0; i < r->n_steps; i++) {
-		const struct ramp_step *s = &r->steps[i];
-		if (s->verdict.pass && !s->run.interrupted &&
-		    (r->highest_pass < 0 ||
-		     s->offered_per_s > r->steps[r->highest_pass].offered_per_s))
-			r->highest_pass = (long)i;
-	}
 	/* The knee: where p50 first exceeds twice its low-load value (the first,
-	 * lowest step), scanning the planned steps in rate order. */
+	 * lowest step), scanning the planned steps in rate order; steps pacer's
+	 * own error could have decided say nothing of the target. */
 	if (r->n_steps) {
 		uint64_t base = hist_percentile(&r->steps[0].run.measure.timing[TIM_LATENCY], 50);
 		double best = 0;
 		for (size_t i = 1; i < r->n_steps; i++) {
 			const struct ramp_step *s = &r->steps[i];
+			if (!decides(s) || s->verdict.inconclusive)
+				continue;
 			uint64_t p50 = hist_percentile(&s->run.measure.timing[TIM_LATENCY], 50);
 			if (base && p50 > 2 * base && (r->knee < 0 || s->offered_per_s < best)) {
 				r->knee = (long)i;
@@ -49,7 +119,8 @@ void ramp_result_summarize(struct ramp_result *r, double require_per_s)
 	else {
 		r->reached_require = r->n_steps > 0;
 		for (size_t i = 0; i < r->n_steps; i++)
-			if (!r->steps[i].verdict.pass)
+			if (!r->steps[i].retried &&
+			    (!r->steps[i].verdict.pass || r->steps[i].verdict.inconclusive))
 				r->reached_require = false;
 	}
 }
@@ -106,4 +177,28 @@ void ramp_step_measure(const struct run_result *run, size_t n_outcomes,
 		pct[k] = p->completed ? 100.0 * (double)p->outcome[k] / (double)p->completed : 0;
 	m->outcome_pct = n_outcomes ? pct : NULL;
 	m->n_outcomes = n_outcomes;
+}
+
+void ramp_step_share(const struct run_result *run, const struct gen_verdict *gv,
+		     const struct gen_floor *floor, struct slo_share *sh)
+{
+	const struct phase_stats *p = &run->measure;
+	const struct hist *lag = &p->timing[TIM_LOOP_LAG];
+	memset(sh, 0, sizeof *sh);
+	if (!run->open_loop || !lag->counts || !lag->total)
+		return;
+	sh->known = true;
+	ramp_latency_of(lag, &sh->lag);
+	/* the requests sent on time: every request's latency less the lagged */
+	const struct hist *all = &p->timing[TIM_LATENCY], *late = &p->timing[TIM_LATENCY_LAGGED];
+	struct hist on;
+	if (all->counts && hist_init(&on, all->sub_bits, all->max_value) == 0) {
+		if (hist_merge(&on, all) == 0 && (!late->counts || hist_subtract(&on, late) == 0))
+			ramp_latency_of(&on, &sh->ontime);
+		hist_free(&on);
+	}
+	sh->read_err_ns = !run->rx_stamped && floor && floor->known ? floor->wake_p99_ns : 0;
+	sh->lagged_failed_pct = p->sent ? 100.0 * (double)p->lagged_failed / (double)p->sent : 0;
+	sh->lagged_pct = p->completed ? 100.0 * (double)p->lagged_sent / (double)p->completed : 0;
+	sh->gen_short = gv && gv->blame == GENCHECK_BLAME_GENERATOR;
 }

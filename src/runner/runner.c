@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "plan/inspect.h"
 #include "util/clock.h"
@@ -33,8 +34,17 @@ static uint64_t target_cpu(const struct exec *x, size_t variant)
 	return x->h->target_cpu_ns ? x->h->target_cpu_ns(x->h->arg, variant) : 0;
 }
 
-/* Remember what the generator check said of a repetition's decisive
- * measurement. */
+/* A reason a repetition was limited by the generator, once in the list. */
+static void limited_because(struct variant_result *v, const char *why)
+{
+	if (strstr(v->limited_by, why))
+		return;
+	size_t n = strlen(v->limited_by);
+	snprintf(v->limited_by + n, sizeof v->limited_by - n, "%s%s", n ? ", " : "", why);
+}
+
+/* Remember what the generator check said of a run repetition's
+ * measurement: its figures are pacer's when a check fired. */
 static void note_limited(struct exec *x, size_t variant, const struct run_result *r)
 {
 	struct gen_verdict gv;
@@ -43,13 +53,30 @@ static void note_limited(struct exec *x, size_t variant, const struct run_result
 		return;
 	struct variant_result *v = &x->out->v[variant];
 	v->limited_reps++;
-	for (int k = 0; k < GENCHECK_N; k++) {
-		if (!gv.c[k].fired || strstr(v->limited_by, gv.c[k].name))
-			continue;
-		size_t n = strlen(v->limited_by);
-		snprintf(v->limited_by + n, sizeof v->limited_by - n, "%s%s", n ? ", " : "",
-			 gv.c[k].name);
-	}
+	for (int k = 0; k < GENCHECK_N; k++)
+		if (gv.c[k].fired)
+			limited_because(v, gv.c[k].name);
+}
+
+/* A ramp repetition's capacity is pacer's to state only when no step that
+ * decides it stayed inconclusive. */
+static void note_ramp_limited(struct exec *x, size_t variant, const struct ramp_result *r)
+{
+	if (r->bound != RAMP_BOUND_LOWER)
+		return;
+	struct variant_result *v = &x->out->v[variant];
+	v->limited_reps++;
+	limited_because(v, "inconclusive_step");
+}
+
+/* The pause before a retry; true when interrupted meanwhile. */
+static bool pause_for(struct exec *x, uint64_t ns)
+{
+	if (x->h->pause)
+		return x->h->pause(x->h->arg, ns);
+	struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+	nanosleep(&ts, NULL);
+	return false;
 }
 
 /* The steal time of a repetition's decisive measurements (a run's; a
@@ -146,9 +173,10 @@ static struct engine_step step_of(const struct run_plan *run, double rate, uint6
 	return s;
 }
 
-/* One ramp step at `rate`, judged and appended to r. */
+/* One ramp step at `rate` (its attempt-th measurement), judged with
+ * pacer's share of its figures and appended to r. */
 static int ramp_step(struct exec *x, struct runner_at *at, const struct ramp_plan *rp,
-		     double rate, bool refine, struct ramp_result *r)
+		     double rate, bool refine, uint32_t attempt, struct ramp_result *r)
 {
 	const struct run_plan *run = x->p->variants[at->variant].run;
 	struct engine_step step = step_of(run, rate, rp->step_warmup_ns, rp->step_ns);
@@ -158,7 +186,7 @@ static int ramp_step(struct exec *x, struct runner_at *at, const struct ramp_pla
 	at->step = (uint32_t)r->n_steps + 1;
 	at->planned_steps = (uint32_t)rp->n_rates;
 	uint64_t tcpu0 = target_cpu(x, at->variant);
-	struct ramp_step s = {.offered_per_s = rate, .refine = refine};
+	struct ramp_step s = {.offered_per_s = rate, .refine = refine, .attempt = attempt};
 	int rc = measure(x, at, &step, run->repeat, &s.run);
 	if (rc) {
 		run_result_free(&s.run);
@@ -173,7 +201,11 @@ static int ramp_step(struct exec *x, struct runner_at *at, const struct ramp_pla
 	struct slo_measure m;
 	double pct[RESULT_MAX_OUTCOMES];
 	ramp_step_measure(&s.run, run->inspect ? run->inspect->n_outcomes : 0, pct, &m);
-	slo_eval(&rp->slo, &m, &s.verdict);
+	struct gen_verdict gv;
+	struct slo_share sh;
+	runner_gencheck(x->p, at->variant, &s.run, &gv);
+	ramp_step_share(&s.run, &gv, x->out->floor.known ? &x->out->floor : NULL, &sh);
+	slo_eval_share(&rp->slo, &m, &sh, &s.verdict);
 	rc = ramp_result_add(r, &s);
 	if (rc) {
 		run_result_free(&s.run);
@@ -184,22 +216,54 @@ static int ramp_step(struct exec *x, struct runner_at *at, const struct ramp_pla
 	return 0;
 }
 
+/* A step at `rate`, measured again while pacer's own error could have
+ * decided it (up to runner_plan.retries more times, after a pause). Its
+ * last attempt (NULL: none was appended, interrupted). */
+static const struct ramp_step *ramp_attempts(struct exec *x, struct runner_at *at,
+					     const struct ramp_plan *rp, double rate, bool refine,
+					     struct ramp_result *r, int *rc)
+{
+	bool segment = x->p->variants[at->variant].run->segments >= 2;
+	for (uint32_t attempt = 1;; attempt++) {
+		size_t before = r->n_steps;
+		*rc = ramp_step(x, at, rp, rate, refine, attempt, r);
+		if (*rc || r->n_steps == before)
+			return NULL;
+		struct ramp_step *s = &r->steps[r->n_steps - 1];
+		if (!s->verdict.inconclusive || segment || attempt > x->p->retries ||
+		    x->interrupted || s->run.interrupted)
+			return s;
+		if (pause_for(x, x->p->retry_pause_ns)) {
+			x->interrupted = true;
+			return s;
+		}
+		s->retried = true;
+	}
+}
+
 /* A whole ramp: the planned steps until the first failure (and
- * --after-fail more), then --refine's bisection. */
+ * --after-fail more), then --refine's bisection. A step that stays
+ * inconclusive ends it: pacer cannot say what lies above. */
 static int ramp(struct exec *x, struct runner_at *at, const struct ramp_plan *rp,
 		struct ramp_result *r)
 {
 	memset(r, 0, sizeof *r);
 	r->started_wall_ns = clock_wall_ns();
 	long first_fail = -1;
+	bool segment = x->p->variants[at->variant].run->segments >= 2;
+	bool stuck = false; /* a step stayed inconclusive */
 	int rc;
 	for (size_t i = 0; i < rp->n_rates && !x->interrupted; i++) {
-		rc = ramp_step(x, at, rp, rp->rates[i], false, r);
+		const struct ramp_step *last = ramp_attempts(x, at, rp, rp->rates[i], false, r, &rc);
 		if (rc)
 			return rc;
-		if (r->n_steps == 0)
+		if (!last)
 			break;
-		if (!r->steps[r->n_steps - 1].verdict.pass && first_fail < 0)
+		if (last->verdict.inconclusive && !segment) {
+			stuck = true;
+			break;
+		}
+		if (!last->verdict.pass && first_fail < 0)
 			first_fail = (long)i;
 		/* a segment runs every planned step: its own verdicts judge only its
 		 * share, the merged result's decide (docs/distributed.md) */
@@ -208,20 +272,18 @@ static int ramp(struct exec *x, struct runner_at *at, const struct ramp_plan *rp
 			break;
 	}
 	/* --refine: bisect between the last passing rate before the first
-	 * failure and that failure (planned steps come first in r). */
-	if (rp->refine && first_fail > 0 && !x->interrupted &&
-	    r->steps[first_fail - 1].verdict.pass) {
+	 * failure and that failure. */
+	if (rp->refine && first_fail > 0 && !x->interrupted && !stuck) {
 		double fail = rp->rates[first_fail];
 		double pass = rp->rates[first_fail - 1];
 		while (!ramp_refined(pass, fail, rp->precision) && !x->interrupted) {
 			double mid = ramp_bisect(pass, fail);
-			size_t before = r->n_steps;
-			rc = ramp_step(x, at, rp, mid, true, r);
+			const struct ramp_step *last = ramp_attempts(x, at, rp, mid, true, r, &rc);
 			if (rc)
 				return rc;
-			if (r->n_steps == before)
+			if (!last || (last->verdict.inconclusive && !segment))
 				break;
-			if (r->steps[r->n_steps - 1].verdict.pass)
+			if (last->verdict.pass)
 				pass = mid;
 			else
 				fail = mid;
@@ -254,12 +316,15 @@ static int repetition(struct exec *x, size_t vi, size_t rep)
 			rep_figure_of(&st->run, &f);
 			f.achieved_per_s = st->offered_per_s;
 		}
-		/* the capacity is decided by the first failing step */
+		/* the capacity is decided by the highest passing step and the
+		 * first that did not pass above it */
+		note_ramp_limited(x, vi, &r);
 		const struct run_result *decisive[2] = {
 			r.highest_pass >= 0 ? &r.steps[r.highest_pass].run : NULL, NULL};
+		double hp = r.highest_pass >= 0 ? r.steps[r.highest_pass].offered_per_s : -1;
 		for (size_t i = 0; i < r.n_steps; i++)
-			if (!r.steps[i].verdict.pass) {
-				note_limited(x, vi, &r.steps[i].run);
+			if (!r.steps[i].retried && r.steps[i].offered_per_s > hp &&
+			    (!r.steps[i].verdict.pass || r.steps[i].verdict.inconclusive)) {
 				decisive[1] = &r.steps[i].run;
 				break;
 			}
@@ -330,11 +395,21 @@ int runner_execute(const struct runner_plan *p, const struct runner_hooks *h,
 	out->n_variants = p->n_variants;
 	out->started_wall_ns = clock_wall_ns();
 	int rc = 0;
+	out->realtime = 1;
 	for (size_t i = 0; i < p->n_variants && !rc; i++) {
 		rc = engine_open(&x.e[i], &p->variants[i].cfg);
 		if (rc && failed_variant)
 			*failed_variant = i;
+		/* the first refusal, else granted, else not asked */
+		int rt = rc ? 1 : engine_realtime(x.e[i]);
+		if (rt < 0 ? out->realtime >= 0 : out->realtime == 1)
+			out->realtime = rt;
 	}
+	/* what this machine lets pacer promise, before any load */
+	if (!rc && p->floor_ns)
+		(void)engine_floor(x.e[0], p->floor_ns, p->target_local, &out->floor);
+	if (!rc && h->ready)
+		h->ready(h->arg, out);
 	size_t reps = p->repetitions ? p->repetitions : 1;
 	for (size_t r = 0; r < reps && !rc && !x.interrupted; r++) {
 		for (size_t k = 0; k < p->n_variants && !rc && !x.interrupted; k++) {

@@ -50,6 +50,18 @@ struct runner_plan {
 	 * figures are taken (keeps memory bounded by one ramp). */
 	bool compact_steps;
 	uint64_t lag_limit_ns;      /* generator check threshold (0: the default) */
+	/* A ramp step whose verdict pacer's own error could have decided
+	 * (slo_verdict.inconclusive) is measured again, up to `retries` more
+	 * times after a pause of retry_pause_ns; one that stays so ends the
+	 * ramp (its capacity a lower bound). Not in a segment (--segment: every
+	 * segment runs the same steps; the merged result judges). */
+	uint32_t retries;
+	uint64_t retry_pause_ns;
+	/* The machine's floor (engine_floor) measured for floor_ns on the first
+	 * variant's workers before the first load (0: not measured), with a
+	 * loopback round trip when target_local. */
+	uint64_t floor_ns;
+	bool target_local;
 	uint64_t start_ns;          /* CLOCK_MONOTONIC: the first measurement's load starts
 	                             * then (--start-at; engine_step.start_ns); 0: at once */
 };
@@ -65,6 +77,8 @@ struct runner_at {
 	double offered_per_s;       /* the step's or run's offered rate (0: closed loop) */
 };
 
+struct runner_result;
+
 struct runner_hooks {
 	void *arg;
 	/* Wait until engine_done(e) (the current measurement ended), turning
@@ -79,6 +93,12 @@ struct runner_hooks {
 	void (*run_measurement)(void *arg, const struct runner_at *at, const struct rep_figure *f);
 	/* A ramp step was judged and appended to r (its last step). */
 	void (*ramp_step)(void *arg, const struct runner_at *at, const struct ramp_result *r);
+	/* The engines are open and the floor is measured (out->floor,
+	 * out->realtime), before the first load (NULL: nothing to do). */
+	void (*ready)(void *arg, const struct runner_result *out);
+	/* Pause ns between a step and its retry; true when interrupted
+	 * meanwhile (NULL: a plain sleep). */
+	bool (*pause)(void *arg, uint64_t ns);
 	/* One independent repetition of a variant finished: its figure (run:
 	 * the measurement's; ramp: the highest passing step's, with its offered
 	 * rate as achieved_per_s, zeros when none passed). */
@@ -87,6 +107,9 @@ struct runner_hooks {
 
 struct runner_result {
 	uint64_t started_wall_ns;
+	struct gen_floor floor;     /* runner_plan.floor_ns: the machine's floor (known: measured) */
+	int realtime;               /* engine_realtime of the variants' engines: 1 not asked,
+				     * 0 granted to all, else the first refusal's -errno */
 	bool interrupted;           /* Ctrl-C: the results so far are kept */
 	size_t repetitions_done;    /* complete rounds over every variant */
 	size_t n_variants;

@@ -213,6 +213,97 @@ static const struct knee_case knee_cases[] = {
 	{"one step: no knee", 1, {PASS(500, 100 * US)}, -1},
 };
 
+/* ------------------------------------------------------------ bounds */
+
+/* A step's row for ramp_bounds_of: rate, verdict (p pass, f fail, i
+ * inconclusive), retried (r) or interrupted (x). */
+struct brow {
+	double rate;
+	char verdict;
+	char how; /* 0, 'r', 'x' */
+};
+
+static void brow_of(const void *ctx, size_t i, struct ramp_row *out)
+{
+	const struct brow *b = &((const struct brow *)ctx)[i];
+	*out = (struct ramp_row){.offered_per_s = b->rate,
+				 .decides = !b->how,
+				 .pass = b->verdict == 'p',
+				 .inconclusive = b->verdict == 'i'};
+}
+
+struct bound_case {
+	const char *what;
+	size_t n;
+	struct brow r[8];
+	long highest, below;
+	enum ramp_bound bound;
+	size_t inconclusive;
+};
+
+static const struct bound_case bound_cases[] = {
+	{"the next step failed: exact", 3, {{500, 'p', 0}, {1000, 'p', 0}, {2000, 'f', 0}}, 1, 2,
+	 RAMP_BOUND_EXACT, 0},
+	{"every step passed: top", 2, {{500, 'p', 0}, {1000, 'p', 0}}, 1, -1, RAMP_BOUND_TOP, 0},
+	{"the next step stayed inconclusive: lower", 3, {{500, 'p', 0}, {1000, 'p', 0}, {2000, 'i', 0}},
+	 1, -1, RAMP_BOUND_LOWER, 1},
+	{"inconclusive, retried, then failed: exact", 4,
+	 {{500, 'p', 0}, {1000, 'p', 0}, {2000, 'i', 'r'}, {2000, 'f', 0}}, 1, 3, RAMP_BOUND_EXACT, 0},
+	{"inconclusive, retried, then passed: top", 4,
+	 {{500, 'p', 0}, {1000, 'i', 'r'}, {1000, 'i', 'r'}, {1000, 'p', 0}}, 3, -1, RAMP_BOUND_TOP, 0},
+	{"a refine step inconclusive between pass and fail: lower", 4,
+	 {{500, 'p', 0}, {1000, 'p', 0}, {2000, 'f', 0}, {1500, 'i', 0}}, 1, 2, RAMP_BOUND_LOWER, 1},
+	{"an inconclusive step above the failure does not open it", 4,
+	 {{500, 'p', 0}, {1000, 'f', 0}, {2000, 'i', 0}, {4000, 'f', 0}}, 0, 1, RAMP_BOUND_EXACT, 1},
+	{"the first step inconclusive: nothing passed, lower", 1, {{500, 'i', 0}}, -1, -1,
+	 RAMP_BOUND_LOWER, 1},
+	{"nothing passed, a failure: none", 1, {{500, 'f', 0}}, -1, 0, RAMP_BOUND_NONE, 0},
+	{"an interrupted pass does not count", 3, {{500, 'p', 0}, {1000, 'p', 0}, {2000, 'p', 'x'}}, 1,
+	 -1, RAMP_BOUND_TOP, 0},
+	{"no steps", 0, {{0, 0, 0}}, -1, -1, RAMP_BOUND_NONE, 0},
+};
+
+static void test_bounds(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < N(bound_cases); i++) {
+		const struct bound_case *c = &bound_cases[i];
+		struct ramp_bounds b;
+		ramp_bounds_of(c->n, brow_of, c->r, &b);
+		if (b.highest != c->highest || b.below != c->below || b.bound != c->bound ||
+		    b.inconclusive != c->inconclusive)
+			fail_msg("%s: highest %ld below %ld bound %d inconclusive %zu; expected %ld %ld "
+				 "%d %zu",
+				 c->what, b.highest, b.below, (int)b.bound, b.inconclusive, c->highest,
+				 c->below, (int)c->bound, c->inconclusive);
+	}
+	assert_string_equal(ramp_bound_name(RAMP_BOUND_LOWER), "lower");
+	assert_null(ramp_bound_name(RAMP_BOUND_NONE));
+}
+
+/* The summary of a result agrees with ramp_bounds_of on its steps: a step
+ * measured again is passed over, an inconclusive one ends the capacity. */
+static void test_summary_bounds(void **state)
+{
+	(void)state;
+	const struct step_spec specs[] = {PASS(500, 100 * US), PASS(1000, 100 * US),
+					  FAIL(2000, 100 * US), FAIL(2000, 100 * US)};
+	struct ramp_result r;
+	build(&r, specs, N(specs), NULL);
+	r.steps[2].verdict.inconclusive = true; /* measured again ... */
+	r.steps[2].retried = true;
+	r.steps[3].verdict.inconclusive = true; /* ... and still so */
+	ramp_result_summarize(&r, 0);
+	assert_int_equal(r.highest_pass, 1);
+	assert_int_equal(r.bound, RAMP_BOUND_LOWER);
+	assert_int_equal(r.inconclusive, 1);
+	assert_int_equal(r.below, -1);
+	assert_false(r.reached_require); /* an inconclusive step is no pass */
+	ramp_result_summarize(&r, 1000);
+	assert_true(r.reached_require); /* 1,000 passed conclusively */
+	ramp_result_free(&r);
+}
+
 static void test_knee(void **state)
 {
 	(void)state;
@@ -457,6 +548,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_highest_passing),
+		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_summary_bounds),
 		cmocka_unit_test(test_knee),
 		cmocka_unit_test(test_reached_require),
 		cmocka_unit_test(test_add_grows),
