@@ -362,6 +362,10 @@ int compare_json(FILE *f, const struct compare_report *c)
 	j->indent = indent;
 	jw_arr_end(j);
 	rj_env(j, c->ctx.env);
+	jw_key(j, "generator");
+	jw_obj(j);
+	rj_gen_session(j, &c->ctx);
+	jw_obj_end(j);
 	struct compare_metric ms[COMPARE_MAX_METRICS];
 	size_t nm = compare_metrics(c, ms);
 	jw_key(j, "variants");

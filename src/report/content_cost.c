@@ -151,6 +151,58 @@ static void compare_resources(struct content_ctx *c)
 		 "are among the ratios above. A comparison records no cost figures.");
 }
 
+/* What this machine let pacer promise: the floor measured before the load
+ * (generator.floor) and whether the workers ran at a real-time priority. */
+static void floor_rows(struct content_ctx *c)
+{
+	const json_t *g = rr_obj(c->root, "generator");
+	const json_t *f = rr_obj(g, "floor");
+	const json_t *rt = rr_obj(g, "realtime");
+	bool asked = rr_true(rt, "requested");
+	if (!f && !asked)
+		return;
+	doc_heading(c->d, 3, "floor", "What this machine let pacer promise");
+	const char *hdr[2] = {"Figure", "Value"};
+	doc_table(c->d, 2, 0x2, hdr);
+	char b[256];
+	if (f) {
+		const char *m = rr_str(f, "method");
+		snprintf(b, sizeof b, "p50 %s, p99 %s, max %s late (%s timed sleeps of its worker "
+				      "threads, by %s, timer slack %s ns%s)",
+			 fmt_us(&c->f, rr_num_or(f, "wake_p50_us", NAN)),
+			 fmt_us(&c->f, rr_num_or(f, "wake_p99_us", NAN)),
+			 fmt_us(&c->f, rr_num_or(f, "wake_max_us", NAN)),
+			 fmt_int(&c->f, rr_num_or(f, "samples", NAN)),
+			 m && !strcmp(m, "sleep") ? "clock_nanosleep" : "the loop's epoll wait",
+			 fmt_int(&c->f, rr_num_or(f, "timer_slack_ns", NAN)),
+			 rr_true(f, "realtime") ? ", at a real-time priority" : "");
+		kv(c, "Wake-up lateness before the load", b);
+		const json_t *rtt = rr_obj(f, "loopback_rtt");
+		if (rtt) {
+			snprintf(b, sizeof b, "p50 %s, p99 %s; %s µs of CPU each (both ends)",
+				 fmt_us(&c->f, rr_num_or(rtt, "p50_us", NAN)),
+				 fmt_us(&c->f, rr_num_or(rtt, "p99_us", NAN)),
+				 fmt_num(&c->f, rr_num_or(rtt, "cpu_us", NAN), 1));
+			kv(c, "One loopback round trip", b);
+		}
+	}
+	if (asked) {
+		const char *why = rr_str(rt, "refused");
+		snprintf(b, sizeof b, "%s", rr_true(rt, "granted") ? "granted (SCHED_RR, priority 1)"
+					    : why ? why : "refused");
+		if (!rr_true(rt, "granted") && why)
+			snprintf(b, sizeof b, "refused (%s): normal priority", why);
+		kv(c, "--realtime", b);
+	}
+	if (f)
+		doc_para(c->d, false,
+			 "A sleeping worker thread of pacer woke up to %s late at p99 on this machine "
+			 "before the load: a latency difference below that is not pacer's to promise. "
+			 "Responses read over TCP are timed by the kernel's receive stamps, so only the "
+			 "send side pays it (docs/selfcheck.md).",
+			 fmt_us(&c->f, rr_num_or(f, "wake_p99_us", NAN)));
+}
+
 void content_cost(struct content_ctx *c)
 {
 	doc_heading(c->d, 2, "cost", "Cost and resources");
@@ -303,4 +355,5 @@ void content_cost(struct content_ctx *c)
 	} else {
 		compare_resources(c);
 	}
+	floor_rows(c);
 }

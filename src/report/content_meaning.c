@@ -98,14 +98,25 @@ void content_meaning(struct content_ctx *c)
 	} else if (c->r->kind == RESULT_KIND_RAMP) {
 		const json_t *hp = rr_obj(c->root, "highest_passing");
 		const char *slo = rr_str(c->plan, "slo");
-		if (hp) {
+		const char *bound = hp ? rr_str(hp, "bound") : NULL;
+		if (hp && bound && !strcmp(bound, "lower")) {
+			doc_item(c->d,
+				 "The target sustained %s requests/s offered %s%s for steps of %s: its "
+				 "capacity under these conditions is at least that. Above it pacer could "
+				 "not keep its own schedule on this machine, so where it lies is not "
+				 "known.",
+				 fmt_rate(&c->f, rr_num_or(hp, "offered_per_s", NAN)),
+				 slo ? "within the SLO " : "", slo ? slo : "",
+				 fmt_s(&c->f, rr_num_or(c->plan, "step_duration_s", NAN)));
+		} else if (hp) {
 			double off = rr_num_or(hp, "offered_per_s", NAN);
 			double next = INFINITY;
 			size_t i;
 			const json_t *s;
 			json_array_foreach(rr_arr(c->root, "steps"), i, s) {
 				double o;
-				if (!rr_true(s, "verdict.pass") && rr_num(s, "offered_per_s", &o) && o > off)
+				if (!rr_true(s, "retried") && !rr_true(s, "verdict.inconclusive") &&
+				    !rr_true(s, "verdict.pass") && rr_num(s, "offered_per_s", &o) && o > off)
 					next = fmin(next, o);
 			}
 			if (isfinite(next))
@@ -123,6 +134,9 @@ void content_meaning(struct content_ctx *c)
 					 "at least that.",
 					 fmt_rate(&c->f, off), slo ? "within the SLO " : "", slo ? slo : "",
 					 fmt_s(&c->f, rr_num_or(c->plan, "step_duration_s", NAN)));
+		} else if (rr_num_or(c->root, "inconclusive_steps", 0) > 0) {
+			doc_item(c->d, "Nothing about the target's capacity: pacer could not keep its own "
+				       "schedule on this machine at the lowest step that decided.");
 		} else {
 			doc_item(c->d, "No step met the SLO: under these conditions the target's capacity "
 				       "is below the lowest step tried.");
@@ -195,6 +209,9 @@ void content_meaning(struct content_ctx *c)
 			 fmt_s(&c->f, dur));
 	if (rr_true(c->root, "generator_limited.flagged"))
 		doc_item(c->d, "The target's limit: the generator itself may have been the bottleneck.");
+	if (c->r->kind == RESULT_KIND_RAMP && rr_num_or(c->root, "inconclusive_steps", 0) > 0)
+		doc_item(c->d, "The target's capacity above the highest passing step: pacer's own "
+			       "lateness could have decided the step above it (inconclusive).");
 	if (c->interrupted)
 		doc_item(c->d, "The planned measurement: it was interrupted.");
 	if (rr_obj(c->root, "cost"))

@@ -36,6 +36,37 @@ static void per_core_phrase(struct content_ctx *c, const json_t *hp, char *out, 
 		 words ? ")" : "");
 }
 
+/* The steps that decide: measured once more are not (their retry is), and
+ * an inconclusive one neither passes nor fails. */
+static bool step_retried(const json_t *s) { return rr_true(s, "retried"); }
+static bool step_fails(const json_t *s)
+{
+	return !step_retried(s) && rr_get(s, "verdict.pass") && !rr_true(s, "verdict.pass") &&
+	       !rr_true(s, "verdict.inconclusive");
+}
+static bool step_open(const json_t *s)
+{
+	return !step_retried(s) && rr_true(s, "verdict.inconclusive");
+}
+
+/* The lowest step above `off` that decides against it: a conclusive failure
+ * (fail) or an inconclusive one (open); NULL when there is none. */
+static const json_t *next_above(const json_t *steps, double off, bool open, double *rate)
+{
+	const json_t *best = NULL, *s;
+	size_t i;
+	*rate = INFINITY;
+	json_array_foreach(steps, i, s) {
+		double o;
+		if ((open ? step_open(s) : step_fails(s)) && rr_num(s, "offered_per_s", &o) &&
+		    o > off && o < *rate) {
+			best = s;
+			*rate = o;
+		}
+	}
+	return best;
+}
+
 void content_summary_ramp(struct content_ctx *c)
 {
 	const json_t *steps = rr_arr(c->root, "steps");
@@ -91,19 +122,19 @@ void content_summary_ramp(struct content_ctx *c)
 				 "(%s achieved)%s, with p50 %s and p99 %s and a %s error rate.",
 				 fmt_rate(&c->f, off), fmt_rate(&c->f, ach), per_core,
 				 fmt_us(&c->f, m.p50), fmt_us(&c->f, m.p99), fmt_pct(&c->f, errp));
-		/* the lowest failing step above it */
-		const json_t *next = NULL;
-		double next_off = INFINITY;
-		json_array_foreach(steps, i, s) {
-			double o;
-			if (!rr_true(s, "verdict.pass") && rr_num(s, "offered_per_s", &o) && o > off &&
-			    o < next_off) {
-				next = s;
-				next_off = o;
-			}
-		}
+		/* the lowest failing step above it, or the inconclusive one */
+		double next_off, open_off;
+		const json_t *next = next_above(steps, off, false, &next_off);
+		const json_t *open = next_above(steps, off, true, &open_off);
+		const char *bound = rr_str(hp, "bound");
 		size_t bl = strlen(body);
-		if (next) {
+		if (open && (!next || open_off < next_off) && bound && !strcmp(bound, "lower")) {
+			snprintf(body + bl, sizeof body - bl,
+				 " So the capacity is at least %s requests/s: pacer could not offer %s "
+				 "requests/s on time on this machine (the step stayed inconclusive: %s).",
+				 fmt_rate(&c->f, off), fmt_rate(&c->f, open_off),
+				 rr_str(open, "verdict.why") ? rr_str(open, "verdict.why") : "?");
+		} else if (next) {
 			const char *reason = rr_str(next, "verdict.reason");
 			snprintf(body + bl, sizeof body - bl, " The next step tried, %s requests/s, %s%s%s.",
 				 fmt_rate(&c->f, next_off), reason ? "did not: " : "failed",
@@ -118,16 +149,24 @@ void content_summary_ramp(struct content_ctx *c)
 		double fo = INFINITY;
 		json_array_foreach(steps, i, s) {
 			double o;
-			if (rr_num(s, "offered_per_s", &o) && o < fo) {
+			if (!step_retried(s) && rr_num(s, "offered_per_s", &o) && o < fo) {
 				first = s;
 				fo = o;
 			}
 		}
 		const char *reason = rr_str(first, "verdict.reason");
-		snprintf(body, sizeof body,
-			 "no step met the SLO %s: even the lowest step, %s requests/s, failed%s%s.",
-			 slo ? slo : "(none recorded)", fmt_rate(&c->f, fo), reason ? ": " : "",
-			 reason ? reason : "");
+		if (step_open(first))
+			snprintf(body, sizeof body,
+				 "no step could be judged: even the lowest step, %s requests/s, stayed "
+				 "inconclusive (%s): pacer could not offer it on time on this machine, so "
+				 "nothing is known of the target's capacity.",
+				 fmt_rate(&c->f, fo),
+				 rr_str(first, "verdict.why") ? rr_str(first, "verdict.why") : "?");
+		else
+			snprintf(body, sizeof body,
+				 "no step met the SLO %s: even the lowest step, %s requests/s, failed%s%s.",
+				 slo ? slo : "(none recorded)", fmt_rate(&c->f, fo), reason ? ": " : "",
+				 reason ? reason : "");
 	} else {
 		snprintf(body, sizeof body, "no step was measured.");
 	}
@@ -242,6 +281,10 @@ void content_results_ramp(struct content_ctx *c)
 			reason += 5;
 		if (!rr_get(s, "verdict.pass"))
 			snprintf(verdict, sizeof verdict, "not recorded");
+		else if (rr_true(s, "verdict.inconclusive"))
+			snprintf(verdict, sizeof verdict, "inconclusive%s: %s",
+				 step_retried(s) ? ", measured again" : "",
+				 rr_str(s, "verdict.why") ? rr_str(s, "verdict.why") : "?");
 		else if (pass)
 			snprintf(verdict, sizeof verdict, "yes%s", slo ? "" : " (no SLO)");
 		else
@@ -260,10 +303,15 @@ void content_results_ramp(struct content_ctx *c)
 	if (hp) {
 		char per_core[240];
 		per_core_phrase(c, hp, per_core, sizeof per_core);
-		doc_para(c->d, false, "Highest passing step: step %s, %s requests/s offered (%s achieved)%s.",
+		const char *bound = rr_str(hp, "bound");
+		doc_para(c->d, false, "Highest passing step: step %s, %s requests/s offered (%s achieved)%s%s.",
 			 fmt_int(&c->f, rr_num_or(hp, "step", NAN)),
 			 fmt_rate(&c->f, rr_num_or(hp, "offered_per_s", NAN)),
-			 fmt_rate(&c->f, rr_num_or(hp, "achieved_per_s", NAN)), per_core);
+			 fmt_rate(&c->f, rr_num_or(hp, "achieved_per_s", NAN)), per_core,
+			 bound && !strcmp(bound, "lower")
+				 ? ": a lower bound of the capacity, since a step above it stayed "
+				   "inconclusive"
+				 : "");
 	} else if (json_array_size(steps)) {
 		doc_para(c->d, false, "No step passed%s%s.", slo ? " the SLO " : "", slo ? slo : "");
 	}

@@ -21,8 +21,20 @@ void rj_env(struct jsonw *j, const struct sysinfo_facts *env);
 void rj_clock(struct jsonw *j, const struct run_plan *p, const struct run_result *r);
 void rj_target(struct jsonw *j, const struct report_target *t, uint64_t served);
 /* The "generator" object: worker threads, their CPU, and the hypervisor's
- * steal time over the load (null when not known). */
-void rj_generator(struct jsonw *j, const struct run_result *r, uint64_t responses);
+ * steal time over the load (null when not known), with rj_gen_session's
+ * keys from c. */
+void rj_generator(struct jsonw *j, const struct run_result *r, uint64_t responses,
+		  const struct report_ctx *c);
+/* Keys "realtime" (what --realtime asked and got) and "floor" (the
+ * machine's floor, null when not measured) in an open object: the
+ * generator's session, the same for every kind. */
+void rj_gen_session(struct jsonw *j, const struct report_ctx *c);
+/* A verdict's keys in an open object: pass, inconclusive, reason, why (null
+ * unless inconclusive) and material (the canonical texts of the clauses of
+ * s within pacer's share). */
+struct slo;
+struct slo_verdict;
+void rj_verdict_fields(struct jsonw *j, const struct slo_verdict *v, const struct slo *s);
 /* A phase object (docs/result.md), with its "by_name" array when names is
  * not NULL (report/names_report.h). */
 struct req_names;

@@ -19,6 +19,7 @@
 #include "util/jsonw.h"
 #include "stats/summary.h"
 #include "table/table.h"
+#include "util/err.h"
 #include "util/units.h"
 
 static void iso8601(char *out, size_t cap, uint64_t wall_ns)
@@ -108,6 +109,10 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	jw_dbl(j, (double)p->drain_ns / 1e6, 3);
 	jw_key(j, "spin_us");
 	jw_dbl(j, (double)p->spin_ns / 1e3, 3);
+	jw_key(j, "realtime");
+	jw_bool(j, p->realtime);
+	jw_key(j, "calibrate_s");
+	jw_dbl(j, (double)p->calibrate_ns / 1e9, 3);
 	if (p->scenario) {
 		jw_key(j, "scenario");
 		jw_str(j, p->scenario);
@@ -300,7 +305,87 @@ void rj_target(struct jsonw *j, const struct report_target *t, uint64_t served)
 	jw_obj_end(j);
 }
 
-void rj_generator(struct jsonw *j, const struct run_result *r, uint64_t responses)
+void rj_gen_session(struct jsonw *j, const struct report_ctx *c)
+{
+	jw_key(j, "realtime");
+	jw_obj(j);
+	int saved = j->indent;
+	j->indent = 0;
+	jw_key(j, "requested");
+	jw_bool(j, c->realtime != 1);
+	jw_key(j, "granted");
+	jw_bool(j, c->realtime == 0);
+	jw_key(j, "refused");
+	jw_str(j, c->realtime < 0 ? err_name(c->realtime) : NULL);
+	jw_obj_end(j);
+	j->indent = saved;
+	jw_key(j, "floor");
+	const struct gen_floor *f = c->floor;
+	if (!f || !f->known) {
+		jw_null(j);
+		return;
+	}
+	jw_obj(j);
+	jw_key(j, "method");
+	jw_str(j, f->method);
+	jw_key(j, "timer_slack_ns");
+	jw_u64(j, f->slack_ns);
+	jw_key(j, "realtime");
+	jw_bool(j, f->realtime);
+	jw_key(j, "duration_s");
+	jw_dbl(j, (double)f->duration_ns / 1e9, 3);
+	jw_key(j, "samples");
+	jw_u64(j, f->samples);
+	jw_key(j, "wake_p50_us");
+	jw_dbl(j, (double)f->wake_p50_ns / 1e3, 3);
+	jw_key(j, "wake_p99_us");
+	jw_dbl(j, (double)f->wake_p99_ns / 1e3, 3);
+	jw_key(j, "wake_max_us");
+	jw_dbl(j, (double)f->wake_max_ns / 1e3, 3);
+	jw_key(j, "loopback_rtt");
+	if (f->rtt_known) {
+		jw_obj(j);
+		saved = j->indent;
+		j->indent = 0;
+		jw_key(j, "samples");
+		jw_u64(j, f->rtt_samples);
+		jw_key(j, "p50_us");
+		jw_dbl(j, (double)f->rtt_p50_ns / 1e3, 3);
+		jw_key(j, "p99_us");
+		jw_dbl(j, (double)f->rtt_p99_ns / 1e3, 3);
+		jw_key(j, "cpu_us");
+		jw_dbl(j, f->rtt_cpu_ns / 1e3, 3);
+		jw_obj_end(j);
+		j->indent = saved;
+	} else {
+		jw_null(j);
+	}
+	jw_obj_end(j);
+}
+
+void rj_verdict_fields(struct jsonw *j, const struct slo_verdict *v, const struct slo *s)
+{
+	jw_key(j, "pass");
+	jw_bool(j, v->pass);
+	jw_key(j, "inconclusive");
+	jw_bool(j, v->inconclusive);
+	jw_key(j, "reason");
+	jw_str(j, v->reason);
+	jw_key(j, "why");
+	jw_str(j, v->inconclusive ? v->why : NULL);
+	jw_key(j, "material");
+	int saved = j->indent;
+	jw_arr(j);
+	j->indent = 0;
+	for (size_t i = 0; s && i < s->n && i < 32; i++)
+		if (v->material & (1u << i))
+			jw_str(j, s->c[i].text);
+	jw_arr_end(j);
+	j->indent = saved;
+}
+
+void rj_generator(struct jsonw *j, const struct run_result *r, uint64_t responses,
+		  const struct report_ctx *c)
 {
 	jw_key(j, "generator");
 	jw_obj(j);
@@ -322,5 +407,6 @@ void rj_generator(struct jsonw *j, const struct run_result *r, uint64_t response
 		jw_key(j, keys[k]);
 		jw_dbl(j, run_result_steal_pct(r, k == 1), 2); /* NAN, not known: null */
 	}
+	rj_gen_session(j, c);
 	jw_obj_end(j);
 }

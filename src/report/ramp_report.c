@@ -55,10 +55,13 @@ void ramp_text_row(FILE *f, const struct ramp_step *s, size_t index, const struc
 	if (m.drop_pct > 0)
 		snprintf(drops, sizeof drops, ", drops %.2f%%", m.drop_pct);
 	fprintf(f, "  step %s%zu: %s req/s offered, %s achieved, p50 %s, p99 %s, errors %.2f%%%s: "
-		   "%s%s\n",
+		   "%s%s%s\n",
 		s->refine ? "r" : "", index + 1, units_fmt_thousands(o, sizeof o, s->offered_per_s, 0),
 		units_fmt_thousands(ach, sizeof ach, achieved(&s->run), 1), a, b, m.error_pct, drops,
-		s->verdict.reason, s->run.interrupted ? " (interrupted)" : "");
+		s->verdict.inconclusive ? "Inconclusive" : s->verdict.reason,
+		s->attempt > 1 ? " (measured again)" : "", s->run.interrupted ? " (interrupted)" : "");
+	if (s->verdict.inconclusive)
+		fprintf(f, "    %s\n", s->verdict.why);
 	const struct phase_stats *ph = &s->run.measure;
 	if (phase_stats_errors(ph)) {
 		char line[REPORT_ERRORS_LINE_CAP];
@@ -88,30 +91,52 @@ void ramp_warnings(const struct ramp_report *rr, struct report_warnings *w)
 			 rr->ctx.target->plan_name);
 	if (r->interrupted && w->n < REPORT_WARN_CAP)
 		snprintf(w->msg[w->n++], REPORT_WARN_LEN, "interrupted: the ramp was stopped early");
+	/* the steps pacer's own error could have decided, each once: the
+	 * capacity stops short of them */
 	for (size_t i = 0; i < r->n_steps && w->n < REPORT_WARN_CAP; i++) {
-		const struct run_result *run = &r->steps[i].run;
+		const struct ramp_step *s = &r->steps[i];
+		if (s->retried || !s->verdict.inconclusive || s->run.interrupted)
+			continue;
+		char b[32];
+		snprintf(w->msg[w->n++], REPORT_WARN_LEN,
+			 "step %zu (%s req/s) stayed inconclusive after %u measurement%s: %s; the "
+			 "capacity is a lower bound (docs/selfcheck.md)",
+			 i + 1, units_fmt_thousands(b, sizeof b, s->offered_per_s, 0),
+			 s->attempt ? s->attempt : 1, s->attempt > 1 ? "s" : "", s->verdict.why);
+	}
+	/* where pacer's lateness was material to a step's latency figures but
+	 * decided no verdict: one note for them all */
+	char lagged[160] = "";
+	size_t n_lagged = 0, len = 0;
+	double worst_us = 0;
+	for (size_t i = 0; i < r->n_steps; i++) {
+		const struct ramp_step *s = &r->steps[i];
+		if (s->retried || s->verdict.inconclusive)
+			continue;
 		struct gen_verdict gv;
-		report_gencheck(run, &rr->ctx, &gv);
-		if (gv.flagged) {
-			char b[32], which[96] = "";
-			const char *finding = NULL;
-			for (int k = 0; k < GENCHECK_N; k++)
-				if (gv.c[k].fired) {
-					snprintf(which + strlen(which), sizeof which - strlen(which), "%s%s",
-						 which[0] ? ", " : "", gv.c[k].name);
-					if (!finding)
-						finding = gv.c[k].finding;
-				}
-			snprintf(w->msg[w->n++], REPORT_WARN_LEN,
-				 "step %zu (%s req/s): generator limited (%s: %s); a failure there may be "
-				 "pacer's, not the target's",
-				 i + 1, units_fmt_thousands(b, sizeof b, r->steps[i].offered_per_s, 0),
-				 which, finding ? finding : "");
+		report_gencheck(&s->run, &rr->ctx, &gv);
+		if (!gv.c[0].fired)
+			continue;
+		worst_us = gv.c[0].value > worst_us ? gv.c[0].value : worst_us;
+		if (len < sizeof lagged - 8) {
+			int k = snprintf(lagged + len, sizeof lagged - len, "%s%zu", n_lagged ? ", " : "",
+					 i + 1);
+			len = k > 0 && (size_t)k < sizeof lagged - len ? len + (size_t)k : sizeof lagged - 1;
 		}
+		n_lagged++;
+	}
+	if (n_lagged && w->n < REPORT_WARN_CAP) {
+		char d[32];
+		snprintf(w->msg[w->n++], REPORT_WARN_LEN,
+			 "step%s %s: pacer picked up due requests late (loop-lag p99 up to %s), material "
+			 "to the latency figures there, which include up to that much of pacer's own "
+			 "lateness; no verdict depended on it",
+			 n_lagged == 1 ? "" : "s", lagged, units_fmt_duration(d, sizeof d, worst_us * 1e3));
 	}
 	/* the steps whose steal was worth saying, in one warning with the worst */
 	char list[160] = "", most_words[160] = "";
-	size_t n_list = 0, len = 0;
+	size_t n_list = 0;
+	len = 0;
 	double most = -1;
 	for (size_t i = 0; i < r->n_steps; i++) {
 		char words[160];
@@ -206,6 +231,10 @@ static void json_step(struct jsonw *j, const struct ramp_step *s, const struct i
 	jw_dbl(j, achieved(r), 3);
 	jw_key(j, "refine");
 	jw_bool(j, s->refine);
+	jw_key(j, "attempt");
+	jw_u64(j, s->attempt ? s->attempt : 1);
+	jw_key(j, "retried");
+	jw_bool(j, s->retried);
 	jw_key(j, "interrupted");
 	jw_bool(j, r->interrupted);
 	jw_key(j, "error_pct");
@@ -216,10 +245,7 @@ static void json_step(struct jsonw *j, const struct ramp_step *s, const struct i
 	jw_dbl(j, m.drop_pct, 4);
 	jw_key(j, "verdict");
 	jw_obj(j);
-	jw_key(j, "pass");
-	jw_bool(j, s->verdict.pass);
-	jw_key(j, "reason");
-	jw_str(j, s->verdict.reason);
+	rj_verdict_fields(j, &s->verdict, ctx->slo);
 	jw_obj_end(j);
 	jw_key(j, "generator_cpu_s");
 	jw_dbl(j, (double)r->gen_cpu_ns / 1e9, 6);
@@ -281,8 +307,14 @@ int ramp_json(FILE *f, const struct ramp_report *rr)
 		jw_dbl(j, rp->require_per_s, 3);
 	else
 		jw_null(j);
+	jw_key(j, "retries");
+	jw_u64(j, rp->retries);
 	jw_obj_end(j);
 	rj_env(j, rr->ctx.env);
+	jw_key(j, "generator");
+	jw_obj(j);
+	rj_gen_session(j, &rr->ctx);
+	jw_obj_end(j);
 	rj_clock(j, rr->ctx.plan, r->n_steps ? &r->steps[0].run : NULL);
 	if (rr->ctx.target) {
 		jw_key(j, "target");
@@ -327,10 +359,19 @@ int ramp_json(FILE *f, const struct ramp_report *rr)
 			jw_null(j);
 		jw_key(j, "cores_basis");
 		jw_str(j, pc ? basis : NULL);
+		jw_key(j, "bound");
+		jw_str(j, ramp_bound_name(r->bound));
+		jw_key(j, "below_per_s");
+		if (r->below >= 0)
+			jw_dbl(j, r->steps[r->below].offered_per_s, 3);
+		else
+			jw_null(j);
 		jw_obj_end(j);
 	} else {
 		jw_null(j);
 	}
+	jw_key(j, "inconclusive_steps");
+	jw_u64(j, r->inconclusive);
 	jw_key(j, "knee_per_s");
 	if (r->knee >= 0)
 		jw_dbl(j, r->steps[r->knee].offered_per_s, 3);

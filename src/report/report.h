@@ -51,6 +51,10 @@ struct report_ctx {
 	const char *slo_expr;   /* run --slo: the expression as given; NULL: none */
 	const struct slo_verdict *verdict; /* run --slo: the measured phase's verdict
 				 * (report_json writes it as "slo"); NULL: none */
+	const struct gen_floor *floor; /* the machine's floor (generator.floor); NULL: not
+				 * measured */
+	int realtime;           /* --realtime: 1 not asked, 0 granted, else the refusal's
+				 * -errno (generator.realtime) */
 };
 
 struct cost_profiles;

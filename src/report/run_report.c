@@ -188,6 +188,10 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 	jw_u64(j, p->dropped);
 	jw_key(j, "late");
 	jw_u64(j, p->late);
+	jw_key(j, "lagged");
+	jw_u64(j, p->lagged_sent);
+	jw_key(j, "lagged_failed");
+	jw_u64(j, p->lagged_failed);
 	jw_obj_end(j);
 
 	jw_key(j, "responses");
@@ -495,7 +499,7 @@ int report_json(FILE *f, const struct report_ctx *c)
 	uint64_t responses = r->measure.completed + r->warmup.completed;
 	if (c->target)
 		rj_target(j, c->target, responses);
-	rj_generator(j, r, responses);
+	rj_generator(j, r, responses, c);
 	rj_target_cores(j, c);
 	if (r->warmup_ns) {
 		jw_key(j, "warmup");
@@ -519,10 +523,7 @@ int report_json(FILE *f, const struct report_ctx *c)
 		jw_obj(j);
 		jw_key(j, "expr");
 		jw_str(j, expr);
-		jw_key(j, "pass");
-		jw_bool(j, c->verdict->pass);
-		jw_key(j, "reason");
-		jw_str(j, c->verdict->reason);
+		rj_verdict_fields(j, c->verdict, c->slo);
 		jw_obj_end(j);
 	}
 	rj_usage(j, r, c);

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "plan/slo.h"
+#include "result/ramp.h"
 #include "result/verdict.h"
+#include "stats/hist.h"
 #include "util/err.h"
 #include "util/text.h"
 
@@ -84,6 +86,38 @@ static int merge_generator(struct mctx *m, json_t *out, uint64_t responses)
 	if (!rc)
 		rc = merge_worst_steal(g, gs, m->n, "machine_steal_pct");
 	free(gs);
+	return rc;
+}
+
+/* The generator's session in the merged result (generator.realtime and
+ * .floor, written by every kind): the worst segment's floor (the highest
+ * wake-up p99) stands for all, and real time is granted only when every
+ * segment had it; a segment that recorded neither leaves them as they are. */
+static int merge_gen_session(struct mctx *m, json_t *out)
+{
+	json_t *g = json_object_get(out, "generator");
+	if (!json_is_object(g) || !json_object_get(g, "floor"))
+		return 0;
+	const json_t *worst = NULL, *refused = NULL;
+	bool all_granted = true;
+	for (size_t s = 0; s < m->n; s++) {
+		const json_t *gs = jget(m->in[s].root, "generator");
+		const json_t *f = jget(gs, "floor");
+		if (json_is_object(f) &&
+		    (!worst || num_at(f, "wake_p99_us", 0) > num_at(worst, "wake_p99_us", 0)))
+			worst = f;
+		const json_t *rt = jget(gs, "realtime");
+		all_granted = all_granted && json_is_true(jget(rt, "granted"));
+		if (!refused && json_is_string(jget(rt, "refused")))
+			refused = rt;
+	}
+	int rc = set_new(g, "floor", worst ? json_deep_copy(worst) : json_null());
+	json_t *rt = json_object_get(g, "realtime");
+	if (!rc && json_is_object(rt)) {
+		rc = set_new(rt, "granted", json_boolean(all_granted));
+		if (!rc && refused)
+			rc = set_new(rt, "refused", json_deep_copy(jget(refused, "refused")));
+	}
 	return rc;
 }
 
@@ -359,6 +393,106 @@ static void step_measure(const json_t *ph, double offered, bool open_loop, size_
 	mm->n_outcomes = n_outcomes;
 }
 
+/* A latency object's figures (p50_us ... mean_us, count) in ns. */
+static void latency_of_obj(const json_t *t, struct slo_latency *l)
+{
+	l->p50_ns = (uint64_t)llround(num_at(t, "p50_us", 0) * 1e3);
+	l->p90_ns = (uint64_t)llround(num_at(t, "p90_us", 0) * 1e3);
+	l->p99_ns = (uint64_t)llround(num_at(t, "p99_us", 0) * 1e3);
+	l->p99_9_ns = (uint64_t)llround(num_at(t, "p99_9_us", 0) * 1e3);
+	l->p99_99_ns = (uint64_t)llround(num_at(t, "p99_99_us", 0) * 1e3);
+	l->max_ns = (uint64_t)llround(num_at(t, "max_us", 0) * 1e3);
+	l->mean_ns = num_at(t, "mean_us", 0) * 1e3;
+	l->known = t != NULL;
+	l->count = u64_at(t, "count");
+}
+
+/* Whether a segment's step fell short of its rate by the generator's
+ * fault (its achieved_rate check's blame). */
+static bool short_by_generator(const json_t *step)
+{
+	size_t i;
+	const json_t *k;
+	json_array_foreach(jget(jget(step, "generator_limited"), "checks"), i, k) {
+		const json_t *b = jget(k, "blame");
+		if (json_is_string(b) && !strcmp(json_string_value(b), "generator"))
+			return true;
+	}
+	return false;
+}
+
+/* pacer's share of a merged step's figures (as ramp_step_share takes it
+ * from a run): the merged loop lag and lagged requests, the requests sent
+ * on time (the merged latency less the lagged), and a shortfall by any
+ * segment's generator. Results written before these were recorded give no
+ * lagged requests. 0, or an error of the histograms. */
+static int step_share(struct mctx *m, const json_t *ph, const json_t *const *st, bool open_loop,
+		      const char *what, struct slo_share *sh)
+{
+	memset(sh, 0, sizeof *sh);
+	const json_t *lag = jget(ph, "loop_lag");
+	if (!open_loop || !u64_at(lag, "count"))
+		return 0;
+	sh->known = true;
+	latency_of_obj(lag, &sh->lag);
+	struct hist all, late;
+	int rc = merge_timing_hist(m, jget(ph, "latency"), what, &all);
+	if (rc)
+		return rc;
+	const json_t *lt = jget(ph, "latency_lagged");
+	if (lt && u64_at(lt, "count")) {
+		rc = merge_timing_hist(m, lt, what, &late);
+		if (!rc) {
+			if (hist_subtract(&all, &late)) {
+				text_errf(m->err, m->errlen, "%s: latency_lagged is not part of latency",
+					  what);
+				rc = PACER_EPARSE;
+			}
+			hist_free(&late);
+		}
+	}
+	if (!rc)
+		ramp_latency_of(&all, &sh->ontime);
+	hist_free(&all);
+	const json_t *req = jget(ph, "requests");
+	sh->lagged_failed_pct = pct_of(u64_at(req, "lagged_failed"), u64_at(req, "sent"));
+	sh->lagged_pct = pct_of(u64_at(req, "lagged"), u64_at(req, "completed"));
+	for (size_t s = 0; s < m->n; s++)
+		sh->gen_short = sh->gen_short || short_by_generator(st[s]);
+	return rc;
+}
+
+/* A verdict as the JSON result writes it (report/json_plan.c
+ * rj_verdict_fields). NULL on no memory. */
+static json_t *verdict_json(const struct slo_verdict *v, const struct slo *slo)
+{
+	json_t *mat = json_array();
+	for (size_t i = 0; mat && i < slo->n && i < 32; i++)
+		if (v->material & (1u << i) && json_array_append_new(mat, json_string(slo->c[i].text))) {
+			json_decref(mat);
+			return NULL;
+		}
+	if (!mat)
+		return NULL;
+	return json_pack("{s:b, s:b, s:s, s:o, s:o}", "pass", v->pass, "inconclusive",
+			 v->inconclusive, "reason", v->reason, "why",
+			 v->inconclusive ? json_string(v->why) : json_null(), "material", mat);
+}
+
+struct merged_rows {
+	const json_t *steps;
+};
+
+static void merged_row(const void *ctx, size_t i, struct ramp_row *out)
+{
+	const json_t *s = json_array_get(((const struct merged_rows *)ctx)->steps, i);
+	*out = (struct ramp_row){.offered_per_s = num_at(s, "offered_per_s", 0),
+				 .decides = !json_is_true(jget(s, "interrupted")),
+				 .pass = json_is_true(jget(jget(s, "verdict"), "pass")),
+				 .inconclusive =
+					 json_is_true(jget(jget(s, "verdict"), "inconclusive"))};
+}
+
 static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 {
 	const json_t *plan = jget(out, "plan");
@@ -396,8 +530,8 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 		return -ENOMEM;
 	}
 	int rc = 0;
-	long highest = -1, knee = -1;
-	double base_p50 = 0, knee_rate = 0, highest_rate = 0;
+	long knee = -1;
+	double base_p50 = 0, knee_rate = 0;
 	bool all_pass = n_steps > 0;
 	for (size_t i = 0; i < n_steps && !rc; i++) {
 		json_t *d = json_array_get(steps, i);
@@ -458,8 +592,11 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 		double pct[16];
 		struct slo_measure mm;
 		step_measure(ph, offered, open_loop, n_out, pct, &mm);
+		struct slo_share sh;
+		if (!rc)
+			rc = step_share(m, ph, st, open_loop, what, &sh);
 		struct slo_verdict v;
-		slo_eval(&slo, &mm, &v);
+		slo_eval_share(&slo, &mm, &sh, &v);
 		if (!rc)
 			rc = set_new(d, "achieved_per_s", real_dp(achieved, 3));
 		if (!rc)
@@ -475,8 +612,9 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 							   4));
 		(void)sent;
 		if (!rc)
-			rc = set_new(d, "verdict",
-				     json_pack("{s:b, s:s}", "pass", v.pass, "reason", v.reason));
+			rc = set_new(d, "verdict", verdict_json(&v, &slo));
+		if (!rc && json_object_get(d, "attempt"))
+			rc = set_new(d, "attempt", json_integer(1)); /* segments are not retried */
 		if (!rc)
 			rc = set_new(d, "generator_cpu_s", real_dp(gcpu, 6));
 		if (!rc)
@@ -485,17 +623,14 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 			rc = set_new(d, "warmup_completed", json_integer((json_int_t)wc));
 		drop_per_segment(d);
 		json_object_del(d, "target_cpu_ms_per_request");
-		/* highest passing and knee as ramp_result_summarize decides them */
-		if (v.pass && !interrupted && (highest < 0 || offered > highest_rate)) {
-			highest = (long)i;
-			highest_rate = offered;
-		}
-		if (!v.pass)
+		/* the knee as ramp_result_summarize decides it */
+		if (!v.pass || v.inconclusive)
 			all_pass = false;
 		double p50 = num_at(jget(ph, "latency"), "p50_us", 0);
 		if (i == 0)
 			base_p50 = p50;
-		else if (base_p50 > 0 && p50 > 2 * base_p50 && (knee < 0 || offered < knee_rate)) {
+		else if (!v.inconclusive && base_p50 > 0 && p50 > 2 * base_p50 &&
+			 (knee < 0 || offered < knee_rate)) {
 			knee = (long)i;
 			knee_rate = offered;
 		}
@@ -504,6 +639,13 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 	free(zero);
 	if (rc)
 		return rc;
+	/* highest passing and its bound as ramp_result_summarize decides them */
+	struct merged_rows mr = {steps};
+	struct ramp_bounds b;
+	ramp_bounds_of(n_steps, merged_row, &mr, &b);
+	long highest = b.highest;
+	double highest_rate =
+		highest >= 0 ? num_at(json_array_get(steps, (size_t)highest), "offered_per_s", 0) : 0;
 	if (highest >= 0) {
 		const json_t *hs = json_array_get(steps, (size_t)highest);
 		json_t *hp = json_deep_copy(jget(out, "highest_passing"));
@@ -521,6 +663,14 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 		if (!rc && cores > 0)
 			rc = set_new(hp, "per_core_per_s", real_dp(highest_rate / cores, 3));
 		if (!rc)
+			rc = set_new(hp, "bound", json_string(ramp_bound_name(b.bound)));
+		if (!rc)
+			rc = set_new(hp, "below_per_s",
+				     b.below >= 0 ? real_dp(num_at(json_array_get(steps, (size_t)b.below),
+								   "offered_per_s", 0),
+							    3)
+						  : json_null());
+		if (!rc)
 			rc = set_new(out, "highest_passing", hp);
 		else
 			json_decref(hp);
@@ -529,6 +679,8 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 	}
 	if (!rc)
 		rc = set_new(out, "knee_per_s", knee >= 0 ? real_dp(knee_rate, 3) : json_null());
+	if (!rc)
+		rc = set_new(out, "inconclusive_steps", json_integer((json_int_t)b.inconclusive));
 	double require = num_at(plan, "require_per_s", 0);
 	bool reached = require > 0 ? highest >= 0 && highest_rate >= require : all_pass;
 	if (!rc)
@@ -573,6 +725,8 @@ int result_merge(const struct merge_input *in, size_t n, json_t **out, char *err
 		bool ramp = !rc && !strcmp(json_string_value(json_object_get(o, "kind")), "ramp");
 		if (!rc)
 			rc = ramp ? merge_ramp(&m, o, roots) : merge_run(&m, o, roots, shift);
+		if (!rc)
+			rc = merge_gen_session(&m, o);
 		/* interrupted when any segment was */
 		bool intr = false;
 		for (size_t i = 0; i < n; i++)

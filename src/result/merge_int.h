@@ -103,6 +103,12 @@ int merge_check_inputs(const struct merge_input *in, size_t n, const struct merg
  * -ENOMEM. */
 int merge_sum_ints(json_t *dst, const json_t *src); /* PACER_EPARSE: a "hist" among them */
 
+/* The histogram of a (merged) timing object into h (initialised here from
+ * its layout; free with hist_free). 0, or PACER_EPARSE with one line in
+ * m->err naming `what`, or -ENOMEM. */
+struct hist;
+int merge_timing_hist(struct mctx *m, const json_t *timing, const char *what, struct hist *h);
+
 /* Merge the phase objects ph[0..m->n) (a run's measure or warm-up, a ramp
  * step's measure; borrowed, NULL entries allowed) into dst (a copy of
  * ph[0], changed in place): timings by histogram, counters summed, rates

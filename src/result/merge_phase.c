@@ -55,6 +55,15 @@ static int hist_add_obj(struct mctx *m, struct hist *h, const json_t *ho, const 
 	return 0;
 }
 
+int merge_timing_hist(struct mctx *m, const json_t *timing, const char *what, struct hist *h)
+{
+	*h = (struct hist){0};
+	int rc = hist_add_obj(m, h, jget(timing, "hist"), what, 0);
+	if (rc)
+		hist_free(h);
+	return rc;
+}
+
 /* The counts array of h, as pacer writes it. */
 static json_t *hist_counts(const struct hist *h)
 {
