@@ -97,7 +97,7 @@ $(BUILD)/tests/fuzz/%-replay: tests/fuzz/%.c tests/fuzz/replay_main.c $(TEST_HDR
 # Man pages and the bash completion are rendered by pacer itself from the
 # option tables its --help prints (pacer --dump-man, --dump-completion), so
 # they cannot drift from it.
-COMMANDS := run ramp bench compare serve demo table import report merge k8s history diff
+COMMANDS := run ramp bench compare serve demo calibrate table import report merge k8s history diff
 GEN := $(BUILD)/gen
 MAN_PAGES := $(GEN)/pacer.1 $(COMMANDS:%=$(GEN)/pacer-%.1)
 COMPLETION := $(GEN)/pacer.bash

@@ -31,6 +31,8 @@ int cmd_table(int argc, char **argv);
 /* pacer import har FILE.har [--keep-cookies] [-o FILE]; argv[0] is "import". */
 int cmd_import(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+/* pacer calibrate: the machine's floor, without load (docs/selfcheck.md). */
+int cmd_calibrate(int argc, char **argv);
 /* pacer bench: the scenario file being run (NULL otherwise), recorded in the
  * plan of the command it runs (cli_options_apply). */
 extern const char *cli_bench_scenario;

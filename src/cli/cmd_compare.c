@@ -375,9 +375,15 @@ int cmd_compare(int argc, char **argv)
 		any_sc = any_sc || vs[i].setup.srv;
 	}
 	cr.ctx.mode = any_sc ? "self_contained" : "live";
+	bool local = false;
+	for (size_t i = 0; i < nv; i++)
+		local = local || cli_setup_target_local(&vs[i].setup);
 	struct runner_plan rnp = {.n_variants = nv, .variants = rv, .ramp = cr.ramp,
 				  .repetitions = repeat, .compact_steps = true,
-				  .lag_limit_ns = setup.lag_limit_ns};
+				  .lag_limit_ns = setup.lag_limit_ns,
+				  .retries = cr.ramp ? cr.ramp->retries : 0,
+				  .retry_pause_ns = RAMP_RETRY_PAUSE_NS,
+				  .floor_ns = plan.calibrate_ns, .target_local = local};
 	struct runner_hooks hooks = cli_hooks(&ch);
 	hooks.repetition = rep_row;
 	if (!plan.quiet)
@@ -396,6 +402,8 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	cr.reps = out.repetitions_done;
 	cr.started_wall_ns = out.started_wall_ns;
+	cr.ctx.floor = out.floor.known ? &out.floor : NULL;
+	cr.ctx.realtime = out.realtime;
 	cr.interrupted = out.interrupted;
 	if (rc) {
 		fprintf(stderr, "pacer compare: variant %s: %s\n", vs[failed < nv ? failed : 0].name,

@@ -149,7 +149,10 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	struct runner_variant var = {.name = "", .run = plan, .target_cores = rr.ctx.target_cores};
 	cli_setup_engine_cfg(&setup, plan, &var.cfg);
 	struct runner_plan rnp = {.n_variants = 1, .variants = &var, .ramp = &rp,
-				  .lag_limit_ns = setup.lag_limit_ns, .start_ns = plan_start_mono_ns(plan)};
+				  .lag_limit_ns = setup.lag_limit_ns, .start_ns = plan_start_mono_ns(plan),
+				  .retries = rp.retries, .retry_pause_ns = RAMP_RETRY_PAUSE_NS,
+				  .floor_ns = plan->calibrate_ns,
+				  .target_local = cli_setup_target_local(&setup)};
 	/* with the JSON on stdout, what people read goes to stderr */
 	FILE *text = afile_is_stdout(plan->out_path) ? stderr : stdout;
 	struct cli_hooks ch = {.setup = {&setup}, .progress = cli_progress_wanted(text, plan->quiet),
@@ -176,6 +179,8 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	}
 	struct ramp_result *res = &out.v[0].ramps[0];
 	rr.res = res;
+	rr.ctx.floor = out.floor.known ? &out.floor : NULL;
+	rr.ctx.realtime = out.realtime;
 	bool interrupted = out.interrupted;
 	/* the JSON result once: --out gets its bytes, and the summary is
 	 * rendered from them as `pacer report --format text` renders the file */
@@ -190,10 +195,14 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	int sret = plan->quiet ? 0 : cli_summary_print("ramp", json, json_len, text);
 	fflush(text);
 	ret = interrupted ? EXIT_INTERRUPTED : res->reached_require ? EXIT_OK : EXIT_SLO_FAILED;
-	/* The answer is the first failing step: if the generator limited it,
-	 * the capacity found may be pacer's, not the target's. */
+	/* The answer is the capacity: when a step that decides it stayed
+	 * inconclusive (pacer's own error could have decided it), it is only a
+	 * lower bound, and that is exit 4 -- unless --require was met by a
+	 * conclusive pass, which answers the question asked. */
 	if (!interrupted)
-		ret = cli_setup_exit_code(&setup, ret, out.v[0].limited_reps > 0);
+		ret = cli_setup_exit_code(&setup, ret,
+					  res->bound == RAMP_BOUND_LOWER &&
+						  !(rp.require_per_s > 0 && res->reached_require));
 	if (sret || ((plan->out_path || setup.report_dir) &&
 		     cli_result_emit_buf("ramp", json, json_len, plan->out_path, setup.report_dir)))
 		ret = EXIT_RUNTIME;

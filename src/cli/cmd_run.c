@@ -218,7 +218,8 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	struct runner_variant var = {.name = "", .run = &plan, .target_cores = ctx.target_cores};
 	cli_setup_engine_cfg(&setup, &plan, &var.cfg);
 	struct runner_plan rp = {.n_variants = 1, .variants = &var, .lag_limit_ns = setup.lag_limit_ns,
-				 .start_ns = plan_start_mono_ns(&plan)};
+				 .start_ns = plan_start_mono_ns(&plan), .floor_ns = plan.calibrate_ns,
+				 .target_local = cli_setup_target_local(&setup)};
 	/* with the JSON on stdout, what people read goes to stderr */
 	FILE *text = afile_is_stdout(plan.out_path) ? stderr : stdout;
 	struct cli_hooks ch = {.setup = {&setup}, .progress = cli_progress_wanted(text, plan.quiet),
@@ -249,11 +250,17 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 		tgt.cpu_ns = rr.v[0].target_cpu_ns;
 	}
 	ctx.res = res;
+	ctx.floor = rr.floor.known ? &rr.floor : NULL;
+	ctx.realtime = rr.realtime;
+	struct gen_verdict gv;
+	report_gencheck(res, &ctx, &gv);
 	if (slo_expr) { /* the same judgement as a ramp's step (result/verdict.h) */
 		struct slo_measure m;
+		struct slo_share sh;
 		double pct[RESULT_MAX_OUTCOMES];
 		ramp_step_measure(res, setup.inspect.n_outcomes, pct, &m);
-		slo_eval(&slo, &m, &verdict);
+		ramp_step_share(res, &gv, ctx.floor, &sh);
+		slo_eval_share(&slo, &m, &sh, &verdict);
 		ctx.verdict = &verdict;
 	}
 	/* the JSON result once: --out gets its bytes, and the summary is
@@ -270,11 +277,9 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 		hist_write_hgrm(text, &res->measure.timing[TIM_LATENCY], 1e6);
 	}
 	fflush(text);
-	struct gen_verdict gv;
-	report_gencheck(res, &ctx, &gv);
 	ret = res->interrupted ? EXIT_INTERRUPTED
 	      : cli_setup_exit_code(&setup, slo_expr && !verdict.pass ? EXIT_SLO_FAILED : EXIT_OK,
-				    gv.flagged);
+				    gv.flagged || (slo_expr && verdict.inconclusive));
 	if (sret || write_outputs(&ctx, setup.report_dir, json, json_len) ||
 	    cli_history_record(&setup, plan.quiet, run_json, &ctx))
 		ret = EXIT_RUNTIME;

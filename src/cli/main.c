@@ -22,6 +22,8 @@ static const struct command commands[] = {
 	{"compare", "", "A/B variants, interleaved, with confidence intervals", cmd_compare},
 	{"serve", "", "run the embedded target server (pacer serve --list-plans)", cmd_serve},
 	{"demo", "", "a short self-contained benchmark, end to end", cmd_demo},
+	{"calibrate", "", "what this machine lets pacer promise: wake-up lateness, round trip",
+	 cmd_calibrate},
 	{"table", "CMD", "request tables: hash, show, generate (pacer table --help)", cmd_table},
 	{"import", "har", "turn a HAR recording into a request table (JSON Lines)", cmd_import},
 	{"report", "FILE", "render a saved result: Markdown, HTML, text, CSV, hgrm, hlog", cmd_report},

@@ -155,6 +155,7 @@ void cli_ramp_defaults(struct ramp_plan *rp, struct cli_ramp_args *a)
 	rp->step_ns = 5 * NS_PER_S;
 	rp->step_warmup_ns = NS_PER_S;
 	rp->precision = 0.05;
+	rp->retries = RAMP_RETRIES_DEFAULT;
 	a->factor = 2;
 }
 
@@ -162,7 +163,7 @@ bool cli_ramp_given(const struct opt *tab, size_t n)
 {
 	static const char *const names[] = {"steps", "from", "to", "slo", "refine", "precision",
 					    "step-duration", "step-warmup", "after-fail",
-					    "require", "factor"};
+					    "require", "factor", "retries"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (opts_given(tab, n, names[i]))
 			return true;
@@ -209,6 +210,11 @@ int cli_ramp_apply(struct cli_setup *s, struct ramp_plan *rp, const struct cli_r
 	}
 	if (rp->step_ns == 0) {
 		fprintf(stderr, "pacer %s: --step-duration: must be above 0\n", cmd);
+		return EXIT_USAGE;
+	}
+	if (rp->retries > RAMP_RETRIES_MAX) {
+		fprintf(stderr, "pacer %s: --retries %u: at most %u (each retry measures the step again)\n",
+			cmd, rp->retries, RAMP_RETRIES_MAX);
 		return EXIT_USAGE;
 	}
 	const char *onames[RESULT_MAX_OUTCOMES];

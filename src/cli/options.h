@@ -26,6 +26,9 @@
 	 "one request per file in DIR, sent in turn to URL", false},                               \
 	{0, "body", OPT_STR, &(s).body_arg, "DATA|@FILE", NULL,                                    \
 	 "request body, literal or from a file", false},                                           \
+	{0, "calibrate", OPT_DURATION, &(p).calibrate_ns, "D", "300ms",                            \
+	 "before the load, measure how late this machine wakes pacer's threads for D "             \
+	 "(generator.floor; 0: skip; docs/selfcheck.md)", false},                                  \
 	{0, "by-name", OPT_FLAG, &(p).by_name, NULL, NULL,                                         \
 	 "ramp: a table per request name after each step (run's summary always has it)", false},   \
 	{'c', "connections", OPT_U32, &(p).connections, "N", "64",                                 \
@@ -53,6 +56,9 @@
 	{'o', "out", OPT_STR, &(p).out_path, "FILE", NULL, "write the JSON result (docs/result.md)", \
 	 false},                                                                                   \
 	{'q', "quiet", OPT_FLAG, &(p).quiet, NULL, NULL, "no progress line, no table, no summary", \
+	 false},                                                                                   \
+	{0, "realtime", OPT_FLAG, &(p).realtime, NULL, NULL,                                       \
+	 "run the worker threads at a real-time priority (root or CAP_SYS_NICE; docs/run.md#realtime)", \
 	 false},                                                                                   \
 	{0, "report-dir", OPT_STR, &(s).report_dir, "DIR", NULL,                                   \
 	 "also write Markdown, HTML, text, CSV, hgrm, hlog and SVG charts into DIR (docs/report.md)", \
@@ -102,6 +108,9 @@ struct cli_ramp_args {
 	 "--refine: stop when pass and fail rates are this close", false},                         \
 	{0, "refine", OPT_FLAG, &(rp).refine, NULL, NULL,                                          \
 	 "bisect between the last passing and first failing rate", false},                         \
+	{0, "retries", OPT_U32, &(rp).retries, "N", "2",                                           \
+	 "ramp: measure a step again, up to N times, while pacer's own error could have decided it", \
+	 false},                                                                                   \
 	{0, "require", OPT_RATE, &(a).require, "R", NULL,                                          \
 	 "ramp: exit 0 only if a step at or above R passed", false},                               \
 	{0, "slo", OPT_STR, &(rp).slo_expr, "EXPR", NULL,                                          \

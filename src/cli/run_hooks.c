@@ -133,6 +133,36 @@ static bool hook_wait(void *arg, struct engine *e, const struct runner_at *at)
 	return interrupted;
 }
 
+/* Before the first load: a --realtime the kernel refused, in one line (the
+ * run goes on at the normal priority; the result records it too). */
+static void hook_ready(void *arg, const struct runner_result *out)
+{
+	const struct cli_hooks *c = arg;
+	if (out->realtime < 0)
+		fprintf(stderr,
+			"pacer %s: --realtime refused (%s): the worker threads run at their normal "
+			"priority (root or CAP_SYS_NICE can raise it; docs/run.md#realtime)\n",
+			c->setup[0] ? c->setup[0]->cmd : "run", err_name(out->realtime));
+}
+
+/* The pause before a retry, turning SIGINT/SIGTERM into an interrupt. */
+static bool hook_pause(void *arg, uint64_t ns)
+{
+	(void)arg;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	for (uint64_t end = clock_now_ns() + ns, now; (now = clock_now_ns()) < end;) {
+		uint64_t left = end - now < WAIT_SLICE_NS ? end - now : WAIT_SLICE_NS;
+		struct timespec ts = {0, (long)left};
+		int sig = sigtimedwait(&set, NULL, &ts);
+		if (sig == SIGINT || sig == SIGTERM)
+			return true;
+	}
+	return false;
+}
+
 static uint64_t hook_target_cpu(void *arg, size_t variant)
 {
 	const struct cli_hooks *c = arg;
@@ -151,6 +181,8 @@ struct runner_hooks cli_hooks(struct cli_hooks *c)
 	struct runner_hooks h = {
 		.arg = c,
 		.wait = hook_wait,
+		.ready = hook_ready,
+		.pause = hook_pause,
 		.target_cpu_ns = hook_target_cpu,
 		.measured = hook_measured,
 	};

@@ -233,10 +233,22 @@ void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan
 			: *plan->http.http2 == '\0' ? ENGINE_H2
 						   : ENGINE_H2_PREFER,
 		.max_streams = plan->http.max_streams,
+		.lag_limit_ns = s->lag_limit_ns,
+		.realtime = plan->realtime,
 	};
 	uint64_t win = 0;
 	if (plan->http.window && units_parse_size(plan->http.window, &win) == 0)
 		cfg->h2_window = (uint32_t)win; /* checked by plan_validate */
+}
+
+bool cli_setup_target_local(const struct cli_setup *s)
+{
+	if (!s->n_hosts)
+		return net_addr_local(&s->addr);
+	for (uint32_t h = 0; h < s->n_hosts; h++)
+		if (net_addr_local(&s->hosts[h].addr))
+			return true;
+	return false;
 }
 
 uint64_t cli_setup_target_cpu_ns(const struct cli_setup *s)

@@ -219,6 +219,10 @@ int cli_setup_copy_inputs(struct cli_setup *dst, const struct cli_setup *src);
  * offered_table. */
 void cli_setup_release(struct cli_setup *s);
 
+/* Whether the target (any host of a table) is on this machine, judged from
+ * the address connected to (after --connect-to, DNS or --unix-socket). */
+bool cli_setup_target_local(const struct cli_setup *s);
+
 /* CPU time the embedded target's threads used so far, in ns (0 if none). */
 uint64_t cli_setup_target_cpu_ns(const struct cli_setup *s);
 

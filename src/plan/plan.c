@@ -16,6 +16,7 @@ void plan_defaults(struct run_plan *p)
 	p->duration_ns = 10 * NS_PER_S;
 	p->timeout_ns = 10 * NS_PER_S;
 	p->spin_ns = 100 * NS_PER_US;
+	p->calibrate_ns = PLAN_CALIBRATE_DEFAULT_NS;
 	p->send_window_ns = PLAN_SEND_WINDOW_DEFAULT_NS;
 	p->connections = 64;
 	p->concurrency = 10;

@@ -26,6 +26,9 @@ struct table_host;
 #define PLAN_MAX_SEGMENTS 1024 /* --segment K/N: the largest N */
 struct plan_workload;
 
+/* --calibrate's default: a few hundred timed sleeps per worker thread. */
+#define PLAN_CALIBRATE_DEFAULT_NS (300ull * 1000 * 1000)
+
 struct run_plan {
 	const char *url_str;
 	struct url url;
@@ -43,6 +46,9 @@ struct run_plan {
 	uint64_t seed;
 	uint64_t duration_ns, warmup_ns, timeout_ns, drain_ns;
 	uint64_t spin_ns;            /* open loop, precise pacing: busy-poll this close to a due time */
+	bool realtime;               /* --realtime: worker threads at a real-time priority */
+	uint64_t calibrate_ns;       /* --calibrate D: the machine's floor measured this long
+				      * before the load (generator.floor; 0: not measured) */
 	uint64_t send_window_ns;     /* open loop: requests due within it leave at one wake-up
 	                              * (--send-window; batched pacing) */
 	bool precise;                /* --precise: wake for each due time (send_window ignored) */

@@ -28,7 +28,7 @@ struct key {
 #define LOAD_KEYS                                                                                 \
 	{"arrival", 0}, {"bodies", 0}, {"burst-size", 0}, {"body", 0}, {"by-name", 1}, {"connections", 0},            \
 	{"drain", 0}, {"history", 0}, {"lazy", 1}, {"max-body", 0}, {"method", 0}, {"order", 0}, {"out", 0},    \
-	{"quiet", 1},                                                                              \
+	{"quiet", 1}, {"realtime", 1}, {"calibrate", 0},                                           \
 	{"report-dir", 0}, {"requests-file", 0}, {"requests-format", 0}, {"seed", 0}, {"spin", 0}, \
 	{"precise", 1}, {"send-window", 0}, {"target-threads", 0}, {"threads", 0}, {"timeout", 0}, {"success", 0}, {"server-time", 0}, \
 	{"inspect-body", 0}, {"target-pid", 0}, {"target-children", 1}, {"target-cgroup", 0},      \
@@ -39,8 +39,8 @@ struct key {
 /* The shape of a ramp (ramp, and compare in ramp mode). */
 #define RAMP_KEYS                                                                                 \
 	{"after-fail", 0}, {"factor", 0}, {"from", 0}, {"precision", 0}, {"refine", 1},            \
-	{"require", 0}, {"slo", 0}, {"step-duration", 0}, {"step-warmup", 0}, {"steps", 0},        \
-	{"to", 0}
+	{"require", 0}, {"retries", 0}, {"slo", 0}, {"step-duration", 0}, {"step-warmup", 0},      \
+	{"steps", 0}, {"to", 0}
 
 static const struct key run_keys[] = {
 	{"concurrency", 0}, {"duration", 0}, {"hgrm", 0}, {"rate", 0}, {"repeat", 0},
