@@ -362,7 +362,18 @@ class SegmentedRampTest(PacerTestCase):
             self.assertEqual(step["measure"]["requests"]["sent"], sent)
             want_pass = 100.0 * errs / sent < self.SLO_ERR_PCT
             self.assertEqual(step["verdict"]["pass"], want_pass, (i, errs, sent, step["verdict"]))
-            if want_pass:
+            # inconclusive from the pooled lagged failures, as one process
+            # judges its own (docs/selfcheck.md): failed, and the clause
+            # would pass without the failures of requests sent late
+            lagged_failed = sum(s["steps"][i]["measure"]["requests"]["lagged_failed"]
+                                for s in segs)
+            self.assertEqual(step["measure"]["requests"]["lagged_failed"], lagged_failed)
+            v = step["verdict"]
+            if not want_pass and "errors" in v["reason"]:
+                material = 100.0 * (errs - lagged_failed) / sent < self.SLO_ERR_PCT
+                self.assertEqual("errors<28.6%" in v["material"], material, v)
+            self.assertEqual(step["attempt"], 1)
+            if want_pass and not v["inconclusive"]:
                 highest = i + 1
         # 150 arrivals: 43 of them the 404s (28.67 %): the merged step fails,
         # though segments whose own share had fewer 404s passed it
@@ -370,6 +381,10 @@ class SegmentedRampTest(PacerTestCase):
         self.assertTrue(any(s["steps"][0]["verdict"]["pass"] for s in segs))
         hp = merged["highest_passing"]
         self.assertEqual(hp["step"] if hp else None, highest)
+        if hp:
+            self.assertIn(hp["bound"], ("exact", "lower", "top"))
+        self.assertEqual(merged["inconclusive_steps"],
+                         sum(1 for st in merged["steps"] if st["verdict"]["inconclusive"]))
 
     def test_missing_step_refused(self):
         # a ramp segment from a different plan (other steps) is refused
