@@ -23,6 +23,9 @@ Targets run on CPU 0, generators on CPU 1 (taskset), one thread each.
                                (perf record -g, Debian linux-perf): its write()s, the target's
                                receive path that loopback runs inside them, recvmsg, sleeps,
                                epoll, its own code; `--only-perf` runs just this section
+  realtime                     pacer at 5k req/s with a CPU hog pinned to its own CPU: send and loop
+                               lag without it, with it, and with it under --realtime (SCHED_RR);
+                               `--only-realtime` runs just this section
   http2                        nginx's HTTP/2 (h2c and h2 over TLS), 10 connections x 10 streams,
                                one thread: pacer beside h2load flat out and at a fixed rate
                                (h2load --rps); `--only-h2` runs just this section. Beside them,
@@ -694,6 +697,77 @@ def wrk_flat(url, secs):
             "rss_kib": rss}
 
 
+REALTIME_RATE = 5000
+REALTIME_CONNS = 50
+
+
+class Hog:
+    """A CPU hog pinned to the generator's CPU: a busy loop at the normal
+    priority (a build, a neighbour), stopped by PID."""
+
+    def __init__(self, cpu=1):
+        self.p = subprocess.Popen(["taskset", "-c", str(cpu), sys.executable, "-c",
+                                   "while True: pass"])
+
+    def stop(self):
+        self.p.kill()
+        self.p.wait()
+
+
+def realtime_section(a, tmp):
+    """pacer at a fixed rate against nginx on CPU 0, pacer on CPU 1: alone,
+    beside a CPU hog on CPU 1, and beside the hog with --realtime;
+    interleaved. What --realtime buys is the lag with the hog."""
+    cases = [("alone", [], False), ("hog", [], True), ("hog_realtime", ["--realtime"], True)]
+    res = {k: [] for k, _, _ in cases}
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    ng = start_nginx(tmp, port)
+    try:
+        for i in range(a.reps):
+            order = cases if i % 2 == 0 else list(reversed(cases))
+            for key, extra, hog in order:
+                h = Hog() if hog else None
+                try:
+                    row = pacer_run(url, ["--rate", str(REALTIME_RATE), "-c", str(REALTIME_CONNS),
+                                          "-d", f"{a.secs}s", "-w", "1s"] + extra, tmp)
+                finally:
+                    if h:
+                        h.stop()
+                res[key].append(row)
+    finally:
+        ng.stop()
+
+    def fmt(v, d=1):
+        return "—" if v is None else f"{v:,.{d}f}"
+
+    summary = {}
+    md = [f"## `--realtime` against a CPU hog on pacer's CPU ({REALTIME_RATE:,} req/s, "
+          f"{REALTIME_CONNS} connections; medians)", "",
+          "| | achieved/s | send-lag p99 µs | loop-lag p99 µs | latency p99 µs | "
+          "CPU µs per response |", "|---|---|---|---|---|---|"]
+    names = {"alone": "pacer alone on CPU 1", "hog": "a busy loop on CPU 1 beside it",
+             "hog_realtime": "the busy loop, pacer `--realtime`"}
+    for key, _, _ in cases:
+        rows = res[key]
+        sm = {k: med(rows, k) for k in ("rps", "send_lag_p99_us", "loop_lag_p99_us",
+                                         "latency_p99_us", "cpu_us_per_resp")}
+        sm["spread_loop_lag_p99_us"] = [r["loop_lag_p99_us"] for r in rows]
+        summary[f"realtime_{key}"] = sm
+        md.append(f"| {names[key]} | {fmt(sm['rps'])} | {fmt(sm['send_lag_p99_us'])} | "
+                  f"{fmt(sm['loop_lag_p99_us'])} | {fmt(sm['latency_p99_us'])} | "
+                  f"{fmt(sm['cpu_us_per_resp'], 2)} |")
+    md += ["", "Loop-lag p99 of each repetition (µs): " + "; ".join(
+        f"{names[k]}: " + ", ".join(fmt(v) for v in summary[f'realtime_{k}']['spread_loop_lag_p99_us'])
+        for k, _, _ in cases), "",
+        steal_line([r for rs in res.values() for r in rs], retried=False), "",
+        "The hog is a normal-priority busy loop pinned to pacer's CPU: the kernel shares the "
+        "CPU between them by time slices, so a pacer woken for a due time may wait a slice. "
+        "Under `--realtime` (SCHED_RR, priority 1) pacer preempts it whenever it wakes "
+        "(docs/run.md#realtime).", ""]
+    return res, summary, md
+
+
 def pacer_run(url, args, tmp):
     js = os.path.join(tmp, "r.json")
     rc, out, cpu, rss = rusage_run([PACER, "run", url, "-q", "-o", js] + args)
@@ -738,6 +812,8 @@ def main():
                     help="run only the perf breakdown of pacer's CPU (printed)")
     ap.add_argument("--only-h2", action="store_true",
                     help="run only the HTTP/2 section beside h2load (printed)")
+    ap.add_argument("--only-realtime", action="store_true",
+                    help="run only the --realtime section against a CPU hog (printed)")
     ap.add_argument("--no-docs", dest="docs", action="store_false",
                     help="do not rewrite docs/bench.md with this run's figures")
     a = ap.parse_args()
@@ -752,7 +828,8 @@ def main():
     # one section alone (--only-*): printed and saved, docs/bench.md untouched
     for only, name, section in ((a.only_perf, "perf", perf_only),
                                 (a.only_fixed, "fixed", fixed_rate_section),
-                                (a.only_h2, "h2", h2_section), (a.only_tls, "tls", tls_section)):
+                                (a.only_h2, "h2", h2_section), (a.only_tls, "tls", tls_section),
+                                (a.only_realtime, "realtime", realtime_section)):
         if not only:
             continue
         sres, ssum, smd = section(a, tmp)
@@ -810,6 +887,9 @@ def main():
     # HTTP/2 beside h2load
     hres, hsum, hmd = h2_section(a, tmp)
     res["http2"] = hres
+    # --realtime against a CPU hog on pacer's CPU
+    rtres, rtsum, rtmd = realtime_section(a, tmp)
+    res["realtime"] = rtres
 
     summary = {
         "wrk_rps": med(res["wrk_flat"], "rps"),
@@ -892,7 +972,8 @@ def main():
     summary.update(tsum)
     summary.update(fsum)
     summary.update(hsum)
-    md += tmd + fmd + pmd + hmd
+    summary.update(rtsum)
+    md += tmd + fmd + pmd + hmd + rtmd
     text = "\n".join(md)
     with open(os.path.join(a.out_dir, f"bench-{stamp}.md"), "w") as f:
         f.write(text)

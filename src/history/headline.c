@@ -128,14 +128,19 @@ void history_headline_of(const struct loaded_result *r, struct history_headline 
 		h->v[HM_CPU] = rr_num_or(root, "target_resources.cpu_ms_per_request", NAN);
 		break;
 	case RESULT_KIND_RAMP: {
-		/* the figures of the highest passing step; the capacity is its rate */
+		/* the figures of the highest passing step; the capacity is its rate,
+		 * unless it is only a lower bound (a step above stayed
+		 * inconclusive): that is no figure to compare or gate on */
 		double step;
 		const json_t *steps = rr_arr(root, "steps");
 		if (rr_num(root, "highest_passing.step", &step) && step >= 1 && steps &&
 		    step <= (double)json_array_size(steps)) {
 			const json_t *s = json_array_get(steps, (size_t)step - 1);
 			phase_figures(rr_obj(s, "measure"), h->v);
-			h->v[HM_CAPACITY] = rr_num_or(root, "highest_passing.offered_per_s", NAN);
+			const char *bound = rr_str(root, "highest_passing.bound");
+			if (!bound || strcmp(bound, "lower") != 0)
+				h->v[HM_CAPACITY] =
+					rr_num_or(root, "highest_passing.offered_per_s", NAN);
 			h->v[HM_CPU] = rr_num_or(s, "target_cpu_ms_per_request", NAN);
 		}
 		break;
