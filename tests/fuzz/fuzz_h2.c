@@ -160,10 +160,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct hpool *p = &w->hp[0];
 		while (c->state != CS_FREE && c->in == &p->idle && p->q_len) {
 			struct qent q = q_pop(w, p);
-			eng_conn_send(w, c, q.due_ns, &reqs[q.req]);
+			eng_conn_send(w, c, q.due_ns, &reqs[q.req], false);
 		}
 		while (c->state != CS_FREE && c->in == &p->idle && w->timed.len < want)
-			eng_conn_send(w, c, now, NULL);
+			eng_conn_send(w, c, now, NULL, false);
 		if (c->state != CS_FREE)
 			eng_h2_flush_host(w, 0, now);
 		if (c->state == CS_FREE)
