@@ -222,6 +222,18 @@ static void check_rate(const struct run_result *r, double target_cores, struct g
 			 dur(a, sizeof a, (double)m->cap_wait_ns),
 			 gen ? "busy or waiting for a CPU" : "idle, waiting for responses,",
 			 pct(q, sizeof q, gen ? c->impact_pct : 100.0 - c->impact_pct), tgt);
+	} else if (m->errors[ERRK_CONNECT] || m->errors[ERRK_TLS] || m->errors[ERRK_PROTOCOL]) {
+		/* requests waited for connections the target would not give:
+		 * refused, reset, timed out, failed handshakes */
+		v->blame = GENCHECK_BLAME_TARGET;
+		snprintf(c->finding, sizeof c->finding,
+			 "%s of the offered rate achieved, the target's fault: %llu of its connections "
+			 "failed (connect, TLS or HTTP/2), and the requests due meanwhile could not be "
+			 "sent%s",
+			 pct(p, sizeof p, c->value),
+			 (unsigned long long)(m->errors[ERRK_CONNECT] + m->errors[ERRK_TLS] +
+					      m->errors[ERRK_PROTOCOL]),
+			 tgt);
 	} else if (v->c[0].fired || r->gen_busiest_thread_pct > GENCHECK_THREAD_PCT) {
 		v->blame = GENCHECK_BLAME_GENERATOR;
 		snprintf(c->finding, sizeof c->finding,

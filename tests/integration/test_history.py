@@ -241,7 +241,8 @@ class RunSloTest(unittest.TestCase):
         ok = self.run_slo("p50<10s,errors<1%")
         self.assertEqual(ok.code, 0, ok.stderr)
         self.assertEqual(ok.json["slo"], {"expr": "p50<10s,errors<1%", "pass": True,
-                                          "reason": "Pass"})
+                                          "inconclusive": False, "reason": "Pass", "why": None,
+                                          "material": []})
         bad = self.run_slo("p99<1ns")
         self.assertEqual(bad.code, 1, bad.stderr)
         self.assertFalse(bad.json["slo"]["pass"])

@@ -27,6 +27,8 @@ PLANS = os.path.join(harness.HERE, "plans")
 CPU_PLAN = os.path.join(PLANS, "ramp_cpu.yaml")          # 1 ms of CPU per request
 LATENCY_PLAN = os.path.join(PLANS, "ramp_latency.yaml")  # 10 ms fixed, no CPU
 WORK_US = 1000.0
+# a step that passed, as the JSON writes its verdict (docs/selfcheck.md)
+PASS_VERDICT = {"pass": True, "inconclusive": False, "reason": "Pass", "why": None, "material": []}
 
 
 def setUpModule():
@@ -108,11 +110,22 @@ class RampCase(PacerTestCase):
             self.assertEqual(run.stdout.count("  Steps\n"), 1, run.stdout)  # one step table
         return run
 
+    def decisive(self, run):
+        """The steps that decide: a step pacer's own lateness left
+        inconclusive and measured again is passed over (docs/selfcheck.md);
+        one that stayed so skips the test (the machine kept pacer late)."""
+        steps = [s for s in run.json["steps"] if not s.get("retried")]
+        stuck = [s for s in steps if s["verdict"].get("inconclusive")]
+        if stuck:
+            self.skipTest("the machine kept pacer late: step at %s/s inconclusive: %s" %
+                          (stuck[0]["offered_per_s"], stuck[0]["verdict"]["why"]))
+        return steps
+
     def offered(self, run):
-        return [s["offered_per_s"] for s in run.json["steps"]]
+        return [s["offered_per_s"] for s in self.decisive(run)]
 
     def verdicts(self, run):
-        return [s["verdict"]["pass"] for s in run.json["steps"]]
+        return [s["verdict"]["pass"] for s in self.decisive(run)]
 
 
 # ---------------------------------------------------------------- capacity
@@ -252,7 +265,7 @@ class PassTest(RampCase):
         self.assertEqual(run.stderr, "")
         self.assertEqual(self.offered(run), [100, 200])
         for s in run.json["steps"]:
-            self.assertEqual(s["verdict"], {"pass": True, "reason": "Pass"})
+            self.assertEqual(s["verdict"], PASS_VERDICT)
             self.assertFalse(s["refine"])
             self.assertFalse(s["interrupted"])
         rows = table_rows(run.stdout)
@@ -453,7 +466,9 @@ class DeadTargetTest(RampCase):
         pacer reports 300 req/s as the highest passing step and exits 0."""
         srv = PacerServe("hello").start()
         try:
-            run = ramp([srv.url("/"), "--slo", "p99<100ms", "--timeout", "300ms"]
+            # --calibrate 0: the stop at 0.9 s falls in step 2, not in the floor's
+            run = ramp([srv.url("/"), "--slo", "p99<100ms", "--timeout", "300ms",
+                        "--calibrate", "0"]
                        + short("100,200,300", duration="0.5s", warmup="0.1s"),
                        actions=[(0.9, lambda pid: srv.stop())])
         finally:
@@ -484,8 +499,8 @@ class GeometricTest(RampCase):
             self.assertEqual(run.json["plan"]["steps_per_s"], want, args)
             self.assertEqual(self.offered(run), want, args)
             self.assertIsNone(run.json["plan"]["slo"])
-            for s in run.json["steps"]:
-                self.assertEqual(s["verdict"], {"pass": True, "reason": "Pass"})
+            for s in self.decisive(run):
+                self.assertEqual(s["verdict"], PASS_VERDICT)
             self.assertEqual(run.json["highest_passing"]["offered_per_s"], want[-1])
             self.assertEqual(run.stdout, "")  # -q
 
