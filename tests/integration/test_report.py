@@ -224,6 +224,24 @@ class SchemaTest(PacerTestCase):
                           for e in by_major[major].iter_errors(doc)]
                 self.assertEqual(errors, [], path)
 
+    def test_docs_name_the_schema_version_results_carry(self):
+        """Each page that names the schema version of a result names the one
+        this build writes (docs/ramp.md once said 1.0 of 2.0 results)."""
+        versions = {load_json(p)["schema_version"] for p in real_results().values()}
+        self.assertEqual(len(versions), 1, versions)
+        want = versions.pop()
+        named = 0
+        docs = os.path.join(harness.REPO, "docs")
+        for page in sorted(os.listdir(docs)):
+            if not page.endswith(".md"):
+                continue
+            with open(os.path.join(docs, page)) as f:
+                text = f.read()
+            for m in re.finditer(r"[Ss]chema version \**`?\"?(\d+\.\d+)", text):
+                named += 1
+                self.assertEqual(m.group(1), want, "docs/%s: %s" % (page, m.group(0)))
+        self.assertGreaterEqual(named, 2)  # result.md and ramp.md at least
+
     def test_every_field_is_described(self):
         if jsonschema is None:
             self.skipTest("python3-jsonschema is not installed")
