@@ -334,7 +334,9 @@ static void step_list(struct content_ctx *c, const size_t *idx, size_t n, char *
 	for (size_t i = 0; i < n; i++) {
 		const char *sep = i == 0 ? "" : i + 1 == n ? " and " : ", ";
 		size_t l = strlen(nums), lr = strlen(rates);
-		snprintf(nums + l, sizeof nums - l, "%s%zu", sep, idx[i] + 1);
+		char sl[32];
+		snprintf(nums + l, sizeof nums - l, "%s%s", sep,
+			 report_step_label(c->root, (long)idx[i], sl, sizeof sl));
 		snprintf(rates + lr, sizeof rates - lr, "%s%s", sep,
 			 fmt_rate(&c->f, rr_num_or(step_at(c, (long)idx[i]), "offered_per_s", NAN)));
 	}
@@ -364,7 +366,9 @@ static void fold_notes(struct content_ctx *c, struct cond_sink *k)
 			}
 		}
 		if (n <= 1) {
-			doc_item(c->d, "Step %zu (%s requests/s): %s", a->step + 1,
+			char sl[32];
+			doc_item(c->d, "Step %s (%s requests/s): %s",
+				 report_step_label(c->root, (long)a->step, sl, sizeof sl),
 				 fmt_rate(&c->f, rr_num_or(step_at(c, (long)a->step), "offered_per_s",
 							   NAN)),
 				 a->full);
@@ -374,8 +378,10 @@ static void fold_notes(struct content_ctx *c, struct cond_sink *k)
 		step_list(c, steps, n, list, sizeof list);
 		for (size_t j = 0; j < n; j++) {
 			size_t l = strlen(figs);
-			snprintf(figs + l, sizeof figs - l, "%sstep %zu: %s", j ? "; " : "",
-				 k->v[idx[j]].step + 1, k->v[idx[j]].fig);
+			char sl[32];
+			snprintf(figs + l, sizeof figs - l, "%sstep %s: %s", j ? "; " : "",
+				 report_step_label(c->root, (long)k->v[idx[j]].step, sl, sizeof sl),
+				 k->v[idx[j]].fig);
 		}
 		doc_item(c->d, "%s, in steps %s: %s.%s", a->what, list, figs, a->why);
 	}
@@ -447,8 +453,9 @@ void content_conditions(struct content_ctx *c)
 		size_t i;
 		const json_t *s;
 		json_array_foreach(rr_arr(c->root, "steps"), i, s) {
-			char label[96];
-			snprintf(label, sizeof label, "Step %zu (%s requests/s): ", i + 1,
+			char label[96], sl[32];
+			snprintf(label, sizeof label, "Step %s (%s requests/s): ",
+				 report_step_label(c->root, (long)i, sl, sizeof sl),
 				 fmt_rate(&c->f, rr_num_or(s, "offered_per_s", NAN)));
 			k.step = i;
 			if (rr_true(s, "interrupted"))
@@ -458,9 +465,12 @@ void content_conditions(struct content_ctx *c)
 			phase_conditions(c, rr_get(s, "measure"), label, &k);
 			gen_limited(c, rr_obj(s, "generator_limited"), label, &k);
 		}
+		char sl[32];
 		if (k.oom) /* what was collected, unfolded; the rest went straight in */
 			for (size_t j = 0; j < k.n; j++)
-				doc_item(c->d, "Step %zu: %s", k.v[j].step + 1, k.v[j].full);
+				doc_item(c->d, "Step %s: %s",
+					 report_step_label(c->root, (long)k.v[j].step, sl, sizeof sl),
+					 k.v[j].full);
 		else
 			fold_notes(c, &k);
 		free(k.v);

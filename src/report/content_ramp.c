@@ -167,7 +167,7 @@ static void ramp_warmups(struct content_ctx *c, const json_t *steps)
 	json_array_foreach(steps, i, s) {
 		const json_t *w = rr_obj(s, "warmup");
 		char label[32];
-		snprintf(label, sizeof label, "%s%zu", rr_true(s, "refine") ? "r" : "", i + 1);
+		report_step_label(c->root, (long)i, label, sizeof label);
 		const char *row[9] = {
 			label,
 			w ? fmt_s(&c->f, rr_num_or(w, "duration_s", NAN)) : "none",
@@ -219,7 +219,7 @@ void content_results_ramp(struct content_ctx *c)
 		const char *row[DOC_MAX_COLS];
 		size_t k = 0;
 		char label[32], p50[96], p99[96], verdict[400];
-		snprintf(label, sizeof label, "%s%zu", rr_true(s, "refine") ? "r" : "", i + 1);
+		report_step_label(c->root, (long)i, label, sizeof label);
 		row[k++] = label;
 		row[k++] = fmt_rate(&c->f, rr_num_or(s, "offered_per_s", m.offered));
 		row[k++] = fmt_rate(&c->f, rr_num_or(s, "achieved_per_s", m.achieved));
@@ -260,8 +260,9 @@ void content_results_ramp(struct content_ctx *c)
 	if (hp) {
 		char per_core[240];
 		per_core_phrase(c, hp, per_core, sizeof per_core);
+		char hl[32];
 		doc_para(c->d, false, "Highest passing step: step %s, %s requests/s offered (%s achieved)%s.",
-			 fmt_int(&c->f, rr_num_or(hp, "step", NAN)),
+			 report_step_label(c->root, (long)rr_num_or(hp, "step", 0) - 1, hl, sizeof hl),
 			 fmt_rate(&c->f, rr_num_or(hp, "offered_per_s", NAN)),
 			 fmt_rate(&c->f, rr_num_or(hp, "achieved_per_s", NAN)), per_core);
 	} else if (json_array_size(steps)) {
@@ -284,7 +285,9 @@ void content_results_ramp(struct content_ctx *c)
 	chart_ref(c, "latency-vs-load");
 	long k = report_focus_step(c->root);
 	if (k >= 0) {
-		doc_heading(c->d, 3, "focus-step", "Latency at step %ld (%s requests/s)", k + 1,
+		char fl[32];
+		doc_heading(c->d, 3, "focus-step", "Latency at step %s (%s requests/s)",
+			    report_step_label(c->root, k, fl, sizeof fl),
 			    fmt_rate(&c->f, rr_num_or(step_at(c, k), "offered_per_s", NAN)));
 		content_latency_table(c, rr_get(step_at(c, k), "measure"));
 		content_outcomes_table(c, rr_get(step_at(c, k), "measure"));

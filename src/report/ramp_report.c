@@ -103,9 +103,9 @@ void ramp_warnings(const struct ramp_report *rr, struct report_warnings *w)
 						finding = gv.c[k].finding;
 				}
 			snprintf(w->msg[w->n++], REPORT_WARN_LEN,
-				 "step %zu (%s req/s): generator limited (%s: %s); a failure there may be "
-				 "pacer's, not the target's",
-				 i + 1, units_fmt_thousands(b, sizeof b, r->steps[i].offered_per_s, 0),
+				 "step %s%zu (%s req/s): generator limited (%s: %s); a failure there may "
+				 "be pacer's, not the target's",
+				 r->steps[i].refine ? "r" : "", i + 1, units_fmt_thousands(b, sizeof b, r->steps[i].offered_per_s, 0),
 				 which, finding ? finding : "");
 		}
 	}
@@ -123,7 +123,8 @@ void ramp_warnings(const struct ramp_report *rr, struct report_warnings *w)
 			snprintf(most_words, sizeof most_words, "%s", words);
 		}
 		if (len < sizeof list - 8) {
-			int k = snprintf(list + len, sizeof list - len, "%s%zu", n_list ? ", " : "", i + 1);
+			int k = snprintf(list + len, sizeof list - len, "%s%s%zu", n_list ? ", " : "",
+					 r->steps[i].refine ? "r" : "", i + 1);
 			len = k > 0 && (size_t)k < sizeof list - len ? len + (size_t)k : sizeof list - 1;
 		}
 		n_list++;

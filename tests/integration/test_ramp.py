@@ -400,6 +400,30 @@ class FailTest(RampCase):
         self.assertEqual(run.json["plan"]["after_fail"], 1)
         self.assertEqual(run.json["highest_passing"]["offered_per_s"], 20)
 
+    def test_refine_steps_named_alike_everywhere(self):
+        """A refine step is "rN" wherever a step is named: the step lines,
+        the table, the conditions, the warnings, the Markdown and the
+        chart marks; never "step N" for it."""
+        run = self.ramp_code(overload("--refine", "--precision", "50%"), 1, timeout=40)
+        steps = run.json["steps"]
+        refined = [i + 1 for i, s in enumerate(steps) if s["refine"]]
+        self.assertTrue(refined, steps)
+        md = harness.run_pacer([run.out_path], out=False, subcommand="report").stdout
+        html = harness.run_pacer([run.out_path, "--format", "html"], out=False,
+                                 subcommand="report").stdout
+        text = run.stdout + "\n".join(run.json["warnings"])
+        for n in refined:
+            self.assertIn("r%d" % n, live_rows(run.stdout))
+            self.assertIn("r%d" % n, table_rows(run.stdout))
+            for where, t in (("summary", words(text)), ("md", words(md)), ("html", html)):
+                # "Step 4 (", "step 4:", "steps 1, 4 and 5 (": each item a step's name
+                for m in re.finditer(r"(?i)\bsteps? ((?:r?\d+(?:, | and )?)+)", t):
+                    items = re.split(r", | and ", m.group(1).strip(", "))
+                    self.assertNotIn(str(n), items, "%s names refine step %d as a planned "
+                                     "one: %r" % (where, n, m.group(0)))
+            self.assertRegex(words(md), r"\b[Ss]teps? [^.]*\br%d\b" % n)  # the conditions
+        self.assertIn("r%d: " % refined[0], html)  # the timeline's step marks
+
     def test_require_below_highest_passing(self):
         """A step failed, but the required rate was reached first: exit 0."""
         run = self.ramp_code(overload("--require", 20), 0)
