@@ -143,6 +143,44 @@ void content_summary_ramp(struct content_ctx *c)
 	doc_para(c->d, true, "%s%s%s", lead, body, tail);
 }
 
+/* The target's resources a ramp step measured (the step's, or in older
+ * results its measured phase's), or NULL. */
+static const json_t *step_target_res(const json_t *s)
+{
+	const json_t *tr = rr_obj(s, "target_resources");
+	return tr ? tr : rr_obj(rr_obj(s, "measure"), "target_resources");
+}
+
+/* The cores the target could use: target_cores (its basis may be only the
+ * machine's cores), else the machine's; NAN when neither is recorded. */
+static double target_cores_avail(struct content_ctx *c)
+{
+	double n;
+	if (rr_num(c->root, "target_cores.cores", &n) && n > 0)
+		return n;
+	return rr_num(c->env, "cores", &n) && n > 0 ? n : NAN;
+}
+
+/* What the steps table says of the target's CPU: its cores busy when a
+ * probe measured them, else its CPU per request (older self-contained
+ * results), else nothing. */
+enum ramp_cpu_col { RCPU_NONE, RCPU_BUSY, RCPU_PER_REQ };
+
+static enum ramp_cpu_col ramp_cpu_col(const json_t *steps)
+{
+	enum ramp_cpu_col col = RCPU_NONE;
+	size_t i;
+	const json_t *s;
+	json_array_foreach(steps, i, s) {
+		double v;
+		if (rr_num(step_target_res(s), "cores_busy", &v))
+			return RCPU_BUSY;
+		if (rr_num(s, "target_cpu_ms_per_request", &v))
+			col = RCPU_PER_REQ;
+	}
+	return col;
+}
+
 static double step_outcome(const json_t *s, const char *name)
 {
 	const json_t *o = report_step_outcome(s, name);
@@ -207,6 +245,12 @@ void content_results_ramp(struct content_ctx *c)
 	}
 	hdr[nc++] = "Error rate";
 	hdr[nc++] = "Drop rate";
+	enum ramp_cpu_col cpu = ramp_cpu_col(steps);
+	double avail = target_cores_avail(c);
+	if (cpu == RCPU_BUSY)
+		hdr[nc++] = "Target cores busy";
+	else if (cpu == RCPU_PER_REQ)
+		hdr[nc++] = "Target CPU/request";
 	hdr[nc++] = "Within SLO";
 	uint32_t right = ((1u << (nc - 1)) - 1) & ~1u;
 	doc_table(c->d, nc, right, hdr);
@@ -236,6 +280,16 @@ void content_results_ramp(struct content_ctx *c)
 			row[k++] = fmt_pct(&c->f, step_outcome(s, onames[o]));
 		row[k++] = fmt_pct(&c->f, rr_num_or(s, "error_pct", m.error_pct));
 		row[k++] = fmt_pct(&c->f, rr_num_or(s, "drop_pct", m.drop_pct));
+		char busy[64] = "–";
+		double v;
+		if (cpu == RCPU_BUSY && rr_num(step_target_res(s), "cores_busy", &v))
+			snprintf(busy, sizeof busy, "%s%s%s", fmt_num(&c->f, v, 2),
+				 isfinite(avail) ? " of " : "",
+				 isfinite(avail) ? fmt_num(&c->f, avail, avail == floor(avail) ? 0 : 2) : "");
+		else if (cpu == RCPU_PER_REQ && rr_num(s, "target_cpu_ms_per_request", &v))
+			snprintf(busy, sizeof busy, "%s ms", fmt_num(&c->f, v, 3));
+		if (cpu != RCPU_NONE)
+			row[k++] = busy;
 		bool pass = rr_true(s, "verdict.pass");
 		const char *reason = rr_str(s, "verdict.reason");
 		if (reason && strncmp(reason, "Fail ", 5) == 0)

@@ -267,6 +267,24 @@ class PassTest(RampCase):
         self.assertIn("Highest passing step: step 2, 200 requests/s offered", words(run.stdout))
         self.assertIn("SLO  p99 < 1s , errors<1.0% ", run.stdout)  # as written, in the header
 
+    def test_target_cpu_in_the_steps_table(self):
+        """The target's CPU at each step, as measured (self-contained: the
+        embedded target's threads), is a column of the Markdown and HTML
+        steps table, not only in the JSON: its cores busy of the cores it
+        had."""
+        run = self.run_
+        md = harness.run_pacer([run.out_path], out=False, subcommand="report").stdout
+        html = harness.run_pacer([run.out_path, "--format", "html"], out=False,
+                                 subcommand="report").stdout
+        section = md.split("### Steps", 1)[1].split("\n\n", 2)[1]
+        lines = section.splitlines()
+        self.assertIn("| Target cores busy |", lines[0])
+        col = [c.strip() for c in lines[0].split("|")].index("Target cores busy")
+        for s, line in zip(run.json["steps"], lines[2:]):
+            busy = s["target_resources"]["cores_busy"]
+            self.assertEqual([c.strip() for c in line.split("|")][col], "%.2f of 1" % busy, line)
+        self.assertTrue('<th class="num">Target cores busy</th>' in html, "no column in the HTML")
+
     def test_json_result(self):
         j = self.run_.json
         self.assertEqual(j["kind"], "ramp")
