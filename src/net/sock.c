@@ -173,6 +173,20 @@ int net_local_port(int fd)
 	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
 }
 
+bool net_addr_is_loopback(const struct net_addr *a)
+{
+	if (a->ss.ss_family == AF_UNIX)
+		return true;
+	if (a->ss.ss_family == AF_INET) {
+		const struct sockaddr_in *a4 = (const struct sockaddr_in *)&a->ss;
+		return (ntohl(a4->sin_addr.s_addr) >> 24) == 127;
+	}
+	if (a->ss.ss_family != AF_INET6)
+		return false;
+	const struct in6_addr *a6 = &((const struct sockaddr_in6 *)&a->ss)->sin6_addr;
+	return IN6_IS_ADDR_LOOPBACK(a6) || (IN6_IS_ADDR_V4MAPPED(a6) && a6->s6_addr[12] == 127);
+}
+
 char *net_addr_str(const struct net_addr *a, char *out, size_t cap)
 {
 	char host[INET6_ADDRSTRLEN] = "?";

@@ -28,11 +28,15 @@ struct content_ctx {
 	const struct chart_set *cs;
 	struct fring f;
 	bool self_contained;  /* mode self_contained (any variant, for compare) */
-	bool loopback;        /* every target on a loopback address */
+	bool loopback;        /* every target on a loopback address: judged from the
+	                       * addresses connected to ("connected"), else (older
+	                       * results) from the URL's host */
 	bool open_loop;
 	bool interrupted;
 	unsigned repeat;      /* repetitions (1 when not recorded) */
 	char host[URL_HOST_CAP]; /* the target's host, "" when unknown or several */
+	char address[128];    /* the one address connected to ("127.0.0.1:8080",
+	                       * "unix:/x.sock"), "" when not recorded or several */
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -66,6 +70,10 @@ static inline void chart_ref(struct content_ctx *c, const char *name)
 /* The helpers below write into out[cap] and return out (content_phrases.c). */
 /* "a 4-core Intel ... machine", or what of it the result records. */
 const char *content_machine(struct content_ctx *c, char *out, size_t cap);
+/* The target as named and as connected to: "api.test, connected at
+ * 127.0.0.1:8080", "127.0.0.1:8080" when the name is the address, the host
+ * alone in older results (no "connected"), "" when neither is known. */
+const char *content_target(struct content_ctx *c, char *out, size_t cap);
 /* "over loopback HTTP", "over HTTP to HOST" or "over HTTP". */
 const char *content_where(struct content_ctx *c, char *out, size_t cap);
 /* "median (min–max)" of summary[key], as microseconds (us) or a rate; "–"

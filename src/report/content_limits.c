@@ -392,6 +392,8 @@ static void fold_notes(struct content_ctx *c, struct cond_sink *k)
 
 void content_conditions(struct content_ctx *c)
 {
+	char tgt[URL_HOST_CAP + 160];
+	content_target(c, tgt, sizeof tgt);
 	doc_heading(c->d, 2, "conditions", "Test conditions and limits");
 	doc_list(c->d);
 	if (c->self_contained) {
@@ -418,11 +420,11 @@ void content_conditions(struct content_ctx *c)
 		doc_item(c->d,
 			 "Loopback: the target was on this machine (%s), so requests never crossed a "
 			 "network; network latency and bandwidth are not in these figures.",
-			 c->host[0] ? c->host : "loopback addresses");
-	else if (c->host[0])
+			 tgt[0] ? tgt : "loopback addresses");
+	else if (tgt[0])
 		doc_item(c->d, "Network: requests went to %s; the figures include the network path "
 			       "between the two machines.",
-			 c->host);
+			 tgt);
 	if (c->interrupted)
 		doc_item(c->d, "Interrupted: the %s was stopped before its planned end (Ctrl-C or "
 			       "SIGTERM); the figures cover only what was measured until then.",

@@ -2,6 +2,7 @@
  * machine, the way to the target, a median with its range (see
  * content_int.h). */
 #include <stdio.h>
+#include <string.h>
 
 #include "report/content_int.h"
 
@@ -19,6 +20,21 @@ const char *content_machine(struct content_ctx *c, char *out, size_t cap)
 	} else {
 		snprintf(out, cap, "a machine not recorded in the result");
 	}
+	return out;
+}
+
+const char *content_target(struct content_ctx *c, char *out, size_t cap)
+{
+	size_t hl = strlen(c->host);
+	const char *a = c->address;
+	bool same = hl && ((!strncmp(a, c->host, hl) && a[hl] == ':') ||
+			   (a[0] == '[' && !strncmp(a + 1, c->host, hl) && a[hl + 1] == ']'));
+	if (!a[0] || same)
+		snprintf(out, cap, "%s", a[0] ? a : c->host);
+	else if (!hl)
+		snprintf(out, cap, "%s", a);
+	else
+		snprintf(out, cap, "%s, connected at %s", c->host, a);
 	return out;
 }
 

@@ -283,6 +283,30 @@ void rj_env(struct jsonw *j, const struct sysinfo_facts *env)
 	jw_obj_end(j);
 }
 
+void rj_connected(struct jsonw *j, const struct report_conn *conns, size_t n)
+{
+	if (!n)
+		return;
+	jw_key(j, "connected");
+	jw_arr(j);
+	for (size_t i = 0; i < n; i++) {
+		int saved = j->indent;
+		jw_obj(j);
+		j->indent = 0;
+		jw_key(j, "host");
+		jw_str(j, conns[i].host);
+		jw_key(j, "port");
+		jw_u64(j, conns[i].port);
+		jw_key(j, "address");
+		jw_str(j, conns[i].address);
+		jw_key(j, "loopback");
+		jw_bool(j, conns[i].loopback);
+		jw_obj_end(j);
+		j->indent = saved;
+	}
+	jw_arr_end(j);
+}
+
 void rj_target(struct jsonw *j, const struct report_target *t, uint64_t served)
 {
 	jw_key(j, "target");

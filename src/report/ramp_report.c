@@ -284,6 +284,7 @@ int ramp_json(FILE *f, const struct ramp_report *rr)
 		jw_null(j);
 	jw_obj_end(j);
 	rj_env(j, rr->ctx.env);
+	rj_connected(j, rr->ctx.conns, rr->ctx.n_conns);
 	rj_clock(j, rr->ctx.plan, r->n_steps ? &r->steps[0].run : NULL);
 	if (rr->ctx.target) {
 		jw_key(j, "target");

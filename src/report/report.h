@@ -31,6 +31,18 @@ struct report_target {
 	uint64_t cpu_ns;        /* its threads' CPU over the whole step */
 };
 
+/* One address the requests went to, as pacer connected to it (after
+ * --connect-to, DNS, or a Unix socket): the result's "connected" entries
+ * (docs/result.md). */
+#define REPORT_CONN_HOST_CAP 256
+#define REPORT_CONN_ADDR_CAP 128
+struct report_conn {
+	char host[REPORT_CONN_HOST_CAP];    /* the host as the URL or table named it */
+	uint16_t port;                      /* its port, as named (0 for a Unix socket) */
+	char address[REPORT_CONN_ADDR_CAP]; /* "127.0.0.1:8080", "[::1]:443", "unix:/run/x.sock" */
+	bool loopback;                      /* the connection stayed on this machine */
+};
+
 struct report_ctx {
 	const struct run_plan *plan;
 	const struct sysinfo_facts *env;
@@ -51,6 +63,9 @@ struct report_ctx {
 	const char *slo_expr;   /* run --slo: the expression as given; NULL: none */
 	const struct slo_verdict *verdict; /* run --slo: the measured phase's verdict
 				 * (report_json writes it as "slo"); NULL: none */
+	const struct report_conn *conns; /* where the requests went, one per host (borrowed);
+				 * n_conns 0: not known, nothing written */
+	size_t n_conns;
 };
 
 struct cost_profiles;

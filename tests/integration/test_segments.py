@@ -167,6 +167,17 @@ class SegmentsTest(PacerTestCase):
         self.assertEqual(lat["count"], sum(c for _, c in lat["hist"]["counts"]))
         self.assertEqual(lat["count"], self.single["measure"]["latency"]["count"])
 
+    def test_connected_merged(self):
+        """Each segment keeps the addresses it connected to; the merged
+        result lists each address once (all four went to one nginx)."""
+        seen = set()
+        for seg in self.merged["segments"]:
+            self.assertEqual(len(seg["connected"]), 1, seg["connected"])
+            seen.add(seg["connected"][0]["address"])
+        self.assertEqual(len(seen), 1, seen)
+        self.assertEqual(self.merged["connected"], self.merged["segments"][0]["connected"])
+        self.assertTrue(self.merged["connected"][0]["loopback"])
+
     def test_report_renders_merged(self):
         r = subprocess.run([harness.pacer_bin(), "report", self.merged_path, "--format", "text"],
                            capture_output=True, timeout=30)
