@@ -7,15 +7,78 @@
 #include <string.h>
 
 #include "report/content_int.h"
+#include "report/report.h"
+
+/* The target's resources a ramp step measured (the step's, or in older
+ * results its measured phase's), or NULL. */
+static const json_t *step_target_res(const json_t *s)
+{
+	const json_t *tr = rr_obj(s, "target_resources");
+	return tr ? tr : rr_obj(rr_obj(s, "measure"), "target_resources");
+}
+
+/* The cores the target could use: target_cores (its basis may be only the
+ * machine's cores), else the machine's; NAN when neither is recorded. */
+static double target_cores_avail(struct content_ctx *c)
+{
+	double n;
+	if (rr_num(c->root, "target_cores.cores", &n) && n > 0)
+		return n;
+	return rr_num(c->env, "cores", &n) && n > 0 ? n : NAN;
+}
+
+/* The step that decides whether the capacity is CPU-bound (as
+ * ramp_deciding_step decides it for the JSON): the lowest step above the
+ * highest passing one that did not pass, else the highest passing step;
+ * -1 when no step passed. */
+static long deciding_step(struct content_ctx *c, const json_t *hp)
+{
+	long k = report_focus_step(c->root);
+	double top;
+	if (!hp || !rr_num(hp, "offered_per_s", &top))
+		return -1;
+	double best = INFINITY;
+	size_t i;
+	const json_t *s;
+	json_array_foreach(rr_arr(c->root, "steps"), i, s) {
+		double o;
+		if (!rr_true(s, "verdict.pass") && !rr_true(s, "interrupted") &&
+		    rr_num(s, "offered_per_s", &o) && o > top && o < best) {
+			best = o;
+			k = (long)i;
+		}
+	}
+	return k;
+}
+
+/* Whether the target's CPU was its limit (docs/ramp.md "Per core"): the
+ * result's highest_passing.cpu_limited, else (older results) its cores
+ * busy at the deciding step against the cores it could use; 1 yes, 0 no,
+ * -1 not known. *busy and *avail: what was measured (NAN when not). */
+static int cpu_limited(struct content_ctx *c, const json_t *hp, double *busy, double *avail)
+{
+	*avail = target_cores_avail(c);
+	*busy = rr_num_or(step_target_res(step_at(c, deciding_step(c, hp))), "cores_busy", NAN);
+	const json_t *flag = rr_get(hp, "cpu_limited");
+	if (flag)
+		return json_is_boolean(flag) ? json_is_true(flag) : -1;
+	if (!isfinite(*busy) || !isfinite(*avail))
+		return -1;
+	return report_cpu_limited(*busy, *avail);
+}
 
 /* ", about 5,000 per core over 1 core (the embedded target's threads)"
- * from highest_passing; "" without a per-core figure. Older results have
- * no cores_basis: the count is then given without one. */
+ * from highest_passing; "" without a per-core figure, and when the
+ * target's CPU was not its limit or that is not known (cpu_limited): a
+ * rate limiter's capacity over the little CPU it used is no capacity per
+ * core. Older results have no cores_basis: the count is then given
+ * without one. */
 static void per_core_phrase(struct content_ctx *c, const json_t *hp, char *out, size_t cap)
 {
-	double pc, cores;
+	double pc, cores, busy, avail;
 	out[0] = '\0';
-	if (!rr_num(hp, "per_core_per_s", &pc) || !rr_num(hp, "cores", &cores))
+	if (!rr_num(hp, "per_core_per_s", &pc) || !rr_num(hp, "cores", &cores) ||
+	    cpu_limited(c, hp, &busy, &avail) != 1)
 		return;
 	const char *b = rr_str(hp, "cores_basis");
 	if (b && !strcmp(b, "measured_busy")) {
@@ -141,24 +204,6 @@ void content_summary_ramp(struct content_ctx *c)
 		snprintf(tail + strlen(tail), sizeof tail - strlen(tail),
 			 " The ramp was interrupted before its planned end.");
 	doc_para(c->d, true, "%s%s%s", lead, body, tail);
-}
-
-/* The target's resources a ramp step measured (the step's, or in older
- * results its measured phase's), or NULL. */
-static const json_t *step_target_res(const json_t *s)
-{
-	const json_t *tr = rr_obj(s, "target_resources");
-	return tr ? tr : rr_obj(rr_obj(s, "measure"), "target_resources");
-}
-
-/* The cores the target could use: target_cores (its basis may be only the
- * machine's cores), else the machine's; NAN when neither is recorded. */
-static double target_cores_avail(struct content_ctx *c)
-{
-	double n;
-	if (rr_num(c->root, "target_cores.cores", &n) && n > 0)
-		return n;
-	return rr_num(c->env, "cores", &n) && n > 0 ? n : NAN;
 }
 
 /* What the steps table says of the target's CPU: its cores busy when a
@@ -312,13 +357,35 @@ void content_results_ramp(struct content_ctx *c)
 			 "judges the repetitions pooled.");
 	const json_t *hp = rr_obj(c->root, "highest_passing");
 	if (hp) {
-		char per_core[240];
+		char per_core[240], why[400] = "";
 		per_core_phrase(c, hp, per_core, sizeof per_core);
+		double busy, can;
+		int lim = cpu_limited(c, hp, &busy, &can);
+		bool has_pc = rr_num(hp, "per_core_per_s", &(double){0});
+		char dl[32];
+		report_step_label(c->root, deciding_step(c, hp), dl, sizeof dl);
+		if (has_pc && lim == 0 && isfinite(busy) && isfinite(can))
+			snprintf(why, sizeof why,
+				 " No per-core figure: the target's CPU was not its limit: at step %s it "
+				 "kept %s cores busy of the %s it could use, under %.0f %%.",
+				 dl, fmt_num(&c->f, busy, 2), fmt_num(&c->f, can, can == floor(can) ? 0 : 2),
+				 REPORT_CPU_LIMIT_SHARE * 100);
+		else if (has_pc && lim == 0)
+			snprintf(why, sizeof why, " No per-core figure: the target's CPU was not its "
+						  "limit.");
+		else if (has_pc && lim < 0)
+			snprintf(why, sizeof why,
+				 " No per-core figure: the target's CPU at step %s was not measured "
+				 "(--target-pid or --target-cgroup measures it), so whether it was the "
+				 "limit is not known.",
+				 dl);
 		char hl[32];
 		doc_para(c->d, false, "Highest passing step: step %s, %s requests/s offered (%s achieved)%s.",
 			 report_step_label(c->root, (long)rr_num_or(hp, "step", 0) - 1, hl, sizeof hl),
 			 fmt_rate(&c->f, rr_num_or(hp, "offered_per_s", NAN)),
 			 fmt_rate(&c->f, rr_num_or(hp, "achieved_per_s", NAN)), per_core);
+		if (why[0])
+			doc_para(c->d, false, "%s", why + 1);
 	} else if (json_array_size(steps)) {
 		doc_para(c->d, false, "No step passed%s%s.", slo ? " the SLO " : "", slo ? slo : "");
 	}

@@ -29,6 +29,22 @@ bool ramp_per_core_cores(const struct ramp_report *rr, const struct ramp_step *s
 	return false;
 }
 
+long ramp_deciding_step(const struct ramp_result *r)
+{
+	if (r->highest_pass < 0)
+		return -1;
+	double top = r->steps[r->highest_pass].offered_per_s;
+	long k = r->highest_pass;
+	for (size_t i = 0; i < r->n_steps; i++) {
+		const struct ramp_step *s = &r->steps[i];
+		if (s->verdict.pass || s->run.interrupted || s->offered_per_s <= top)
+			continue;
+		if (k == r->highest_pass || s->offered_per_s < r->steps[k].offered_per_s)
+			k = (long)i;
+	}
+	return k;
+}
+
 void ramp_text_header(FILE *f, const struct ramp_report *rr)
 {
 	const struct ramp_plan *rp = rr->plan;
@@ -329,6 +345,14 @@ int ramp_json(FILE *f, const struct ramp_report *rr)
 			jw_null(j);
 		jw_key(j, "cores_basis");
 		jw_str(j, pc ? basis : NULL);
+		/* the per-core figure is a capacity per core only when the
+		 * target's CPU was the limit: said beside it, not instead of it */
+		const struct ramp_step *d = &r->steps[ramp_deciding_step(r)];
+		jw_key(j, "cpu_limited");
+		if (d->run.target.known && rr->ctx.target_cores > 0)
+			jw_bool(j, report_cpu_limited(d->run.target.cores_busy, rr->ctx.target_cores));
+		else
+			jw_null(j);
 		jw_obj_end(j);
 	} else {
 		jw_null(j);

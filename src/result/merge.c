@@ -551,6 +551,9 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 			rc = set_new(hp, "achieved_per_s", json_deep_copy(jget(hs, "achieved_per_s")));
 		if (!rc && cores > 0)
 			rc = set_new(hp, "per_core_per_s", real_dp(highest_rate / cores, 3));
+		/* each segment probed the target apart: not judged from one */
+		if (!rc && json_object_get(hp, "cpu_limited"))
+			rc = set_new(hp, "cpu_limited", json_null());
 		if (!rc)
 			rc = set_new(out, "highest_passing", hp);
 		else

@@ -14,9 +14,11 @@ DeadTargetTest is marked as an expected failure: it documents a known bug
 (a step without a single response passes a latency SLO) and turns into an
 "unexpected success" once that is fixed."""
 
+import json
 import os
 import re
 import signal
+import tempfile
 import time
 import unittest
 
@@ -345,18 +347,44 @@ class PassTest(RampCase):
 
     def test_per_core_over_the_targets_cores(self):
         """The per-core figure divides by the embedded target's threads
-        (--target-threads 2), or by --target-cores when given, and says so."""
+        (--target-threads 2), or by --target-cores when given; the JSON keeps
+        it, with cpu_limited false: hello at 200 requests/s keeps a sliver of
+        a core busy, so the summary gives no figure per core and says why."""
         run = self.ramp_code(["--self-contained", "--target-threads", 2] + short("100,200"), 0)
         hp = run.json["highest_passing"]
         self.assertEqual((hp["cores"], hp["cores_basis"]), (2, "embedded_threads"))
         self.assertAlmostEqual(hp["per_core_per_s"], 100, places=3)
-        self.assertIn("about 100 per core over 2 cores (the embedded target's threads)",
-                      words(run.stdout))
+        self.assertIs(hp["cpu_limited"], False)
+        flat = words(run.stdout)
+        self.assertNotIn("per core over", flat)
+        self.assertRegex(flat, r"No per-core figure: the target's CPU was not its limit: at step "
+                         r"2 it kept [0-9.]+ cores busy of the 2 it could use, under 90 %\.")
         run = self.ramp_code(["--self-contained", "--target-cores", 4] + short("100,200"), 0)
         hp = run.json["highest_passing"]
         self.assertEqual((hp["cores"], hp["cores_basis"]), (4, "option"))
         self.assertAlmostEqual(hp["per_core_per_s"], 50, places=3)
-        self.assertIn("about 50 per core over 4 cores (given with --target-cores)", words(run.stdout))
+        self.assertIs(hp["cpu_limited"], False)
+        self.assertNotIn("per core over", words(run.stdout))
+        # the figure is given when the CPU was the limit: the result's own
+        # flag decides, else (an older result) the deciding step's cores busy
+        doc = dict(run.json)
+        d = tempfile.mkdtemp(prefix="pacer-percore-")
+        cases = (("flag", True, None, True), ("busy", None, 3.7, True), ("idle", None, 0.5, False))
+        for name, flag, busy, shown in cases:
+            with self.subTest(case=name):
+                x = json.loads(json.dumps(doc))
+                if flag is None:
+                    del x["highest_passing"]["cpu_limited"]
+                else:
+                    x["highest_passing"]["cpu_limited"] = flag
+                if busy is not None:
+                    x["steps"][-1]["target_resources"]["cores_busy"] = busy
+                path = os.path.join(d, name + ".json")
+                with open(path, "w") as f:
+                    json.dump(x, f)
+                text = words(harness.report_text(path))
+                phrase = "about 50 per core over 4 cores (given with --target-cores)"
+                self.assertEqual(phrase in text, shown, text)
 
     def test_require_above_highest_passing(self):
         """Every step passed, but not at the required rate: exit 1."""
@@ -511,6 +539,35 @@ class DeadTargetTest(RampCase):
 
 
 # ---------------------------------------------------------------- geometric
+
+
+class RateLimiterPerCoreTest(RampCase):
+    """A rate limiter's capacity is not a capacity per core: nginx answering
+    503 above 300 requests/s, measured by --target-pid, keeps a sliver of a
+    core busy at the failing step, so the summary gives no "per busy core"
+    figure (it once said thousands per busy core) and the JSON says
+    cpu_limited false beside the figure it keeps."""
+
+    def test_no_per_core_figure_for_a_rate_limiter(self):
+        port = harness.free_port()
+        extra = ("limit_req_zone $server_port zone=pacer_ramp300:1m rate=300r/s;\n"
+                 "server { listen 127.0.0.1:%d; location = /ready { access_log off; "
+                 "return 200; } location = /lim { limit_req zone=pacer_ramp300 burst=10 "
+                 "nodelay; empty_gif; } }\n" % port)
+        with harness.Nginx(extra_http=extra) as ngx:
+            harness.wait_port(port)
+            run = self.ramp_code(["http://127.0.0.1:%d/lim" % port, "--target-pid",
+                                  ngx.master_pid, "--target-children", "--slo", "errors<1%"]
+                                 + short("100,900", duration="1s", warmup="0.2s"), 1, timeout=30)
+        j = run.json
+        self.assertFalse(j["steps"][1]["verdict"]["pass"], j["steps"][1]["verdict"])
+        hp = j["highest_passing"]
+        self.assertEqual(hp["step"], 1)
+        self.assertEqual(hp["cores_basis"], "measured_busy")
+        self.assertIs(hp["cpu_limited"], False, j["steps"][1]["target_resources"])
+        flat = words(run.stdout)
+        self.assertNotIn("per busy core", flat)
+        self.assertIn("No per-core figure: the target's CPU was not its limit: at step 2", flat)
 
 
 class GeometricTest(RampCase):

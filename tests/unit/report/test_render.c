@@ -421,12 +421,14 @@ static void test_costs_cores_connections(void **state)
 	CHECK(!has(md, "e-05") && !has(md, "0.0000 ") && !has(md, "includes the driver"), "%s", md);
 	free(md);
 
-	/* a ramp: per core over the target's cores, its basis named; warm-ups kept */
+	/* a ramp whose target's CPU was its limit: per core over the target's
+	 * cores, its basis named; warm-ups kept */
 	j = fx_ramp();
 	json_t *hp = json_object_get(j, "highest_passing");
 	json_object_set_new(hp, "per_core_per_s", json_real(500));
 	json_object_set_new(hp, "cores", json_integer(1));
 	json_object_set_new(hp, "cores_basis", json_string("embedded_threads"));
+	json_object_set_new(hp, "cpu_limited", json_true());
 	json_t *steps = json_object_get(j, "steps");
 	for (size_t i = 0; i < json_array_size(steps); i++) {
 		json_t *st = json_array_get(steps, i);
@@ -462,9 +464,20 @@ static void test_costs_cores_connections(void **state)
 	json_object_set_new(hp, "cores", json_integer(1));
 	/* an older result: the count without a basis */
 	json_object_del(hp, "cores_basis");
-	md = render(j, REPORT_FMT_MD, NULL);
+	md = render(json_incref(j), REPORT_FMT_MD, NULL);
 	CHECK(has(md, "about 500 per core over 1 core;") || has(md, "about 500 per core over 1 core."),
 	      "%s", md);
+	free(md);
+	/* the CPU was not the limit, or that was not measured: no figure, and why */
+	json_object_set_new(hp, "cpu_limited", json_false());
+	md = render(json_incref(j), REPORT_FMT_MD, NULL);
+	CHECK(!has(md, "per core over") && has(md, "No per-core figure: the target's CPU was not its "
+						   "limit"), "%s", md);
+	free(md);
+	json_object_set_new(hp, "cpu_limited", json_null());
+	md = render(j, REPORT_FMT_MD, NULL);
+	CHECK(!has(md, "per core over") && has(md, "No per-core figure: the target's CPU at step 3 "
+						   "was not measured"), "%s", md);
 	free(md);
 }
 
