@@ -74,7 +74,17 @@ const char *content_machine(struct content_ctx *c, char *out, size_t cap);
  * 127.0.0.1:8080", "127.0.0.1:8080" when the name is the address, the host
  * alone in older results (no "connected"), "" when neither is known. */
 const char *content_target(struct content_ctx *c, char *out, size_t cap);
-/* "over loopback HTTP", "over HTTP to HOST" or "over HTTP". */
+/* Connections that spoke HTTP/2 (*h2) and that --http2=prefer kept on
+ * HTTP/1.1 (*h1) over the whole load: a run's warm-up and measured phase
+ * (connections opened in the warm-up carry into the measured phase), a
+ * ramp's steps; false when the result records none (HTTP/1.1, older
+ * results, a comparison). */
+bool content_h2_conns(struct content_ctx *c, double *h2, double *h1);
+/* The protocol spoken, from plan.http, plan.tls and the connections:
+ * "HTTP/1.1", "HTTPS (HTTP/1.1 over TLS)", "h2c (HTTP/2 over cleartext)",
+ * "HTTPS (HTTP/2 over TLS)", ... ; "HTTP" for an older result. */
+const char *content_protocol(struct content_ctx *c, char *out, size_t cap);
+/* "over loopback PROTOCOL", "over PROTOCOL to HOST" or "over PROTOCOL". */
 const char *content_where(struct content_ctx *c, char *out, size_t cap);
 /* "median (min–max)" of summary[key], as microseconds (us) or a rate; "–"
  * when absent. */

@@ -293,6 +293,27 @@ void content_methodology(struct content_ctx *c)
 		doc_item(c->d, "%s worker %s.", fmt_int(&c->f, threads),
 			 plural(threads, "thread", "threads"));
 	}
+	{ /* the protocol, and what spoke it */
+		char proto[96], more[256] = "";
+		const char *http = rr_str(c->plan, "http");
+		double h2, h1, streams;
+		bool counted = content_h2_conns(c, &h2, &h1);
+		if (http && strcmp(http, "1.1") != 0 && rr_num(c->plan, "max_streams", &streams))
+			snprintf(more, sizeof more, ", at most %s concurrent %s per connection",
+				 fmt_int(&c->f, streams), plural(streams, "stream", "streams"));
+		else if (http && !rr_true(c->plan, "keepalive") && rr_get(c->plan, "keepalive"))
+			snprintf(more, sizeof more, ", a new connection for each request (--no-keepalive)");
+		else if (http)
+			snprintf(more, sizeof more, ", connections kept alive from request to request");
+		size_t l = strlen(more);
+		if (counted && c->r->kind == RESULT_KIND_RUN)
+			snprintf(more + l, sizeof more - l, "; %s %s spoke HTTP/2%s%s%s (warm-up included)",
+				 fmt_int(&c->f, h2), plural(h2, "connection", "connections"),
+				 h1 > 0 ? ", " : "", h1 > 0 ? fmt_int(&c->f, h1) : "",
+				 h1 > 0 ? " HTTP/1.1" : "");
+		if (http)
+			doc_item(c->d, "Protocol: %s%s.", content_protocol(c, proto, sizeof proto), more);
+	}
 	{
 		char wl[1200];
 		const json_t *w = rr_obj(c->plan, "workload");
