@@ -110,8 +110,10 @@ void content_outage_table(struct content_ctx *c, const json_t *series);
 
 /* What was sent, as a phrase ("one POST request to URL with a 12-byte
  * body", "1,000 requests of the request table ... in turn: GET 800
- * (80.00%), ..."); url names the URL ("the target URL", or the URL itself).
- * false (out untouched) when wl is NULL: an older result. */
+ * (80.00%), ..."); plan is the object whose "table" names the request
+ * table (a plan, or a comparison's variant); url names the URL ("the
+ * target URL", or the URL itself). false (out untouched) when wl is NULL:
+ * an older result. */
 bool content_wl_phrase(struct content_ctx *c, const json_t *wl, const json_t *plan,
 		       const char *url, char *out, size_t cap);
 /* "GET 1 (50.00%), POST 1 (50.00%)": methods with counts and shares. */

@@ -489,15 +489,27 @@ void content_conditions(struct content_ctx *c)
 		size_t i;
 		const json_t *v;
 		json_array_foreach(rr_arr(c->root, "variants"), i, v) {
-			double errs = 0;
+			double errs = 0, failed = 0, transport = 0;
+			bool split = false;
 			size_t k;
 			const json_t *rep;
-			json_array_foreach(rr_arr(v, "repetitions"), k, rep)
+			json_array_foreach(rr_arr(v, "repetitions"), k, rep) {
 				errs += rr_num_or(rep, "errors", 0);
-			if (errs > 0)
-				doc_item(c->d, "Variant %s: %s failed %s over its repetitions.",
-					 rr_str(v, "name") ? rr_str(v, "name") : "?", fmt_int(&c->f, errs),
-					 plural(errs, "request", "requests"));
+				failed += rr_num_or(rep, "failed_responses", 0);
+				transport += rr_num_or(rep, "transport_errors", 0);
+				split = split || rr_get(rep, "failed_responses");
+			}
+			const char *vn = rr_str(v, "name") ? rr_str(v, "name") : "?";
+			if (errs > 0 && split)
+				doc_item(c->d,
+					 "Variant %s: %s %s not succeed over its repetitions: %s failed "
+					 "%s (the success rule), %s transport %s.",
+					 vn, fmt_int(&c->f, errs), plural(errs, "request did", "requests did"),
+					 fmt_int(&c->f, failed), plural(failed, "response", "responses"),
+					 fmt_int(&c->f, transport), plural(transport, "error", "errors"));
+			else if (errs > 0)
+				doc_item(c->d, "Variant %s: %s failed %s over its repetitions.", vn,
+					 fmt_int(&c->f, errs), plural(errs, "request", "requests"));
 		}
 	}
 	if (c->r->kind != RESULT_KIND_COMPARE) {

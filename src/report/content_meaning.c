@@ -52,7 +52,7 @@ static void workload_phrase(struct content_ctx *c, char *out, size_t cap)
 			char one[600];
 			if (i >= REPORT_MAX_VARIANTS || l + 8 >= cap)
 				break;
-			if (!content_wl_phrase(c, rr_obj(v, "workload"), c->plan, "its URL", one, sizeof one))
+			if (!content_wl_phrase(c, rr_obj(v, "workload"), v, "its URL", one, sizeof one))
 				snprintf(one, sizeof one, "not recorded");
 			l += (size_t)snprintf(out + l, cap - l, "%s%s: %s", i ? "; " : "",
 					      rr_str(v, "name") ? rr_str(v, "name") : "?", one);

@@ -82,10 +82,13 @@ void content_identity(struct content_ctx *c)
 			snprintf(k, sizeof k, "Variant %s%s", name ? name : "?", i == 0 ? " (baseline)" : "");
 			const char *tg = rr_str(v, "target"), *url = rr_str(v, "url"),
 				   *vm = rr_str(v, "mode");
+			if (tg && !*tg)
+				tg = NULL; /* the shared table's: its URL says it */
 			snprintf(b, sizeof b, "%s%s%s%s%s%s", tg ? tg : "", tg && url ? " at " : "",
 				 url ? url : "", vm ? " (" : "", vm ? vm : "", vm ? ")" : "");
 			kv(c, k, b);
-			if (content_wl_phrase(c, rr_obj(v, "workload"), c->plan, "its URL", b, sizeof b)) {
+			/* its own table (v.table), not the shared plan's */
+			if (content_wl_phrase(c, rr_obj(v, "workload"), v, "its URL", b, sizeof b)) {
 				snprintf(k, sizeof k, "Variant %s requests", name ? name : "?");
 				kv(c, k, b);
 			}
