@@ -423,6 +423,8 @@ int cmd_compare(int argc, char **argv)
 	if (sret || ((plan.out_path || setup.report_dir) &&
 		     cli_result_emit_buf("compare", json, json_len, plan.out_path, setup.report_dir)))
 		ret = EXIT_RUNTIME;
+	else if (!plan.quiet)
+		cli_summary_next(ch.text, plan.out_path, setup.report_dir);
 	free(json);
 	if (cli_history_record(&setup, plan.quiet, json_of, &cr))
 		ret = EXIT_RUNTIME;

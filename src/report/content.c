@@ -191,13 +191,20 @@ int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, 
 	content_identity(&c);
 	content_methodology(&c);
 	content_conditions(&c);
+	/* a ramp's terminal summary fits a screen: straight to its steps
+	 * table; the cost per step is the report's */
+	bool ramp = r->kind == RESULT_KIND_RAMP;
+	doc_audience(d, ramp ? DOC_REPORT : DOC_ALL);
 	doc_heading(d, 2, "results", "Results");
+	doc_audience(d, DOC_ALL);
 	switch (r->kind) {
 	case RESULT_KIND_RUN: content_results_run(&c); break;
 	case RESULT_KIND_RAMP: content_results_ramp(&c); break;
 	case RESULT_KIND_COMPARE: content_results_compare(&c); break;
 	}
+	doc_audience(d, ramp ? DOC_REPORT : DOC_ALL);
 	content_cost(&c);
+	doc_audience(d, DOC_ALL);
 	const struct chart *trend = charts_find(cs, "trend");
 	if (trend) {
 		doc_heading(d, 2, "trend", "Trend");

@@ -67,6 +67,14 @@ static inline void chart_ref(struct content_ctx *c, const char *name)
 		doc_chart(c->d, ch->name, ch->title);
 }
 
+/* The most steal time on the generator's CPUs the result records (a run's,
+ * a ramp's steps', a comparison's variants'); NAN when none is recorded
+ * (content_phrases.c). */
+double content_most_steal(const struct content_ctx *c);
+/* Whether pacer warned of the steal when it measured (it alone knew the
+ * counters' resolution: a short load's single tick is no warning). */
+bool content_steal_warned(const struct content_ctx *c);
+
 /* The helpers below write into out[cap] and return out (content_phrases.c). */
 /* "a 4-core Intel ... machine", or what of it the result records. */
 const char *content_machine(struct content_ctx *c, char *out, size_t cap);

@@ -1,10 +1,42 @@
 /* pacer — phrases several sections of the report's content share: the
  * machine, the way to the target, a median with its range (see
  * content_int.h). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "report/content_int.h"
+
+/* The most steal time on the generator's CPUs the result records: a run's,
+ * a ramp's steps', a comparison's variants' (NAN: none recorded). */
+double content_most_steal(const struct content_ctx *c)
+{
+	double most = NAN, v;
+	if (rr_num(rr_obj(c->root, "generator"), "steal_pct", &v))
+		most = v;
+	const char *arr = c->r->kind == RESULT_KIND_RAMP ? "steps"
+			  : c->r->kind == RESULT_KIND_COMPARE ? "variants" : NULL;
+	const char *key = c->r->kind == RESULT_KIND_RAMP ? "steal_pct" : "steal_max_pct";
+	size_t i;
+	const json_t *e;
+	if (arr)
+		json_array_foreach(rr_arr(c->root, arr), i, e)
+			if (rr_num(e, key, &v) && (isnan(most) || v > most))
+				most = v;
+	return most;
+}
+
+/* Whether pacer warned of the steal when it measured (it alone knew the
+ * counters' resolution: a short load's single tick is no warning). */
+bool content_steal_warned(const struct content_ctx *c)
+{
+	size_t i;
+	const json_t *w;
+	json_array_foreach(rr_arr(c->root, "warnings"), i, w)
+		if (json_is_string(w) && strstr(json_string_value(w), "the hypervisor took"))
+			return true;
+	return false;
+}
 
 const char *content_machine(struct content_ctx *c, char *out, size_t cap)
 {

@@ -275,7 +275,11 @@ void content_results_ramp(struct content_ctx *c)
 	const char *onames[8];
 	size_t no = report_outcome_names(steps, onames, N(onames));
 	const char *slo = rr_str(c->plan, "slo");
+	/* the terminal goes from the headline to the table: its header row
+	 * says what it is */
+	doc_audience(c->d, DOC_REPORT);
 	doc_heading(c->d, 3, "steps", "Steps");
+	doc_audience(c->d, DOC_ALL);
 	const char *hdr[DOC_MAX_COLS];
 	size_t nc = 0;
 	hdr[nc++] = "Step";
@@ -384,11 +388,17 @@ void content_results_ramp(struct content_ctx *c)
 			 report_step_label(c->root, (long)rr_num_or(hp, "step", 0) - 1, hl, sizeof hl),
 			 fmt_rate(&c->f, rr_num_or(hp, "offered_per_s", NAN)),
 			 fmt_rate(&c->f, rr_num_or(hp, "achieved_per_s", NAN)), per_core);
-		if (why[0])
+		if (why[0]) {
+			doc_audience(c->d, DOC_REPORT);
 			doc_para(c->d, false, "%s", why + 1);
+			doc_audience(c->d, DOC_ALL);
+		}
 	} else if (json_array_size(steps)) {
 		doc_para(c->d, false, "No step passed%s%s.", slo ? " the SLO " : "", slo ? slo : "");
 	}
+	/* the knee, the warm-ups and the focus step are the report's: the
+	 * terminal's summary fits a screen (its headline says the knee) */
+	doc_audience(c->d, DOC_REPORT);
 	double knee;
 	if (rr_num(c->root, "knee_per_s", &knee))
 		doc_para(c->d, false,
@@ -398,10 +408,12 @@ void content_results_ramp(struct content_ctx *c)
 	else if (rr_get(c->root, "knee_per_s"))
 		doc_para(c->d, false, "Knee: the median latency stayed within twice its low-load "
 				      "value at every step.");
+	doc_audience(c->d, DOC_ALL);
 	double req;
 	if (rr_num(c->plan, "require_per_s", &req))
 		doc_para(c->d, false, "Required %s requests/s: %s.", fmt_rate(&c->f, req),
 			 rr_true(c->root, "reached_require") ? "reached" : "NOT reached");
+	doc_audience(c->d, DOC_REPORT);
 	ramp_warmups(c, steps);
 	chart_ref(c, "latency-vs-load");
 	long k = report_focus_step(c->root);
@@ -418,4 +430,5 @@ void content_results_ramp(struct content_ctx *c)
 	chart_ref(c, "histogram");
 	chart_ref(c, "timeline");
 	chart_ref(c, "status");
+	doc_audience(c->d, DOC_ALL);
 }

@@ -370,7 +370,7 @@ class FormatsTest(PacerTestCase):
                                  "-w", "0.2s"], timeout=30.0)
         self.assertIn(run.code, (0, 4), describe(run))
         text = self.render(run.out_path, "--format", "text")
-        self.assertEqual(run.stdout, text)
+        self.assertEqual(run.stdout, text + harness.summary_trailer(run.out_path))
         # and it is the report: headline, tables, conditions
         self.assertTrue(text.startswith("pacer run report: "), text)
         for part in ("Results", "  Latency", "  By request name", "Test conditions and limits"):
