@@ -557,8 +557,8 @@ void content_conditions(struct content_ctx *c)
 			 "(coordinated omission); use an open-loop --rate to measure it.");
 	double burst = rr_num_or(c->plan, "burst_size", 1);
 	snprintf(brief, sizeof brief,
-		 "Bursts of %.0f requests due at once: a burst's later requests wait, in their "
-		 "latency.", burst);
+		 "Bursts: requests were released in bursts of %.0f due at once; a burst's later "
+		 "requests wait, in their latency.", burst);
 	if (c->open_loop && burst > 1)
 		doc_item_brief(c->d, brief,
 			 "Bursts: requests were released in bursts of %.0f due at the same time, the "
