@@ -369,7 +369,8 @@ int cmd_compare(int argc, char **argv)
 		cli_setup_engine_cfg(&vs[i].setup, &vs[i].plan, &rv[i].cfg);
 		ch.setup[i] = &vs[i].setup;
 		cr.v[i] = (struct compare_view){.name = vs[i].name, .spec = vs[i].shown,
-						.plan = &vs[i].plan,
+						.plan = &vs[i].plan, .conns = vctx.conns,
+						.n_conns = vctx.n_conns,
 						.self_contained = vs[i].setup.srv != NULL,
 						.res = &out.v[i]};
 		any_sc = any_sc || vs[i].setup.srv;
@@ -430,6 +431,8 @@ int cmd_compare(int argc, char **argv)
 	if (sret || ((plan.out_path || setup.report_dir) &&
 		     cli_result_emit_buf("compare", json, json_len, plan.out_path, setup.report_dir)))
 		ret = EXIT_RUNTIME;
+	else if (!plan.quiet)
+		cli_summary_next(ch.text, plan.out_path, setup.report_dir);
 	free(json);
 	if (cli_history_record(&setup, plan.quiet, json_of, &cr))
 		ret = EXIT_RUNTIME;

@@ -206,6 +206,8 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	if (sret || ((plan->out_path || setup.report_dir) &&
 		     cli_result_emit_buf("ramp", json, json_len, plan->out_path, setup.report_dir)))
 		ret = EXIT_RUNTIME;
+	else if (!plan->quiet)
+		cli_summary_next(text, plan->out_path, setup.report_dir);
 	free(json);
 	if (cli_history_record(&setup, plan->quiet, json_of, &rr))
 		ret = EXIT_RUNTIME;

@@ -280,9 +280,14 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	ret = res->interrupted ? EXIT_INTERRUPTED
 	      : cli_setup_exit_code(&setup, slo_expr && !verdict.pass ? EXIT_SLO_FAILED : EXIT_OK,
 				    gv.flagged || (slo_expr && verdict.inconclusive));
-	if (sret || write_outputs(&ctx, setup.report_dir, json, json_len) ||
-	    cli_history_record(&setup, plan.quiet, run_json, &ctx))
+	if (sret || write_outputs(&ctx, setup.report_dir, json, json_len)) {
 		ret = EXIT_RUNTIME;
+	} else {
+		if (!plan.quiet)
+			cli_summary_next(text, plan.out_path, setup.report_dir);
+		if (cli_history_record(&setup, plan.quiet, run_json, &ctx))
+			ret = EXIT_RUNTIME;
+	}
 	free(json);
 out:
 	runner_result_free(&rr);

@@ -293,6 +293,22 @@ int cli_report_dir_prepare(const char *cmd, const char *dir, const char **out_pa
 	return 0;
 }
 
+void cli_summary_next(FILE *out, const char *out_path, const char *report_dir)
+{
+	if (out_path && afile_is_stdout(out_path))
+		return;
+	fputc('\n', out);
+	if (report_dir)
+		fprintf(out, "  Full report: %s/report.html (result: %s)\n", report_dir,
+			out_path ? out_path : "?");
+	else if (out_path)
+		fprintf(out, "  Full report: pacer report %s --format html -o report.html\n", out_path);
+	else
+		fprintf(out, "  Not kept: -o FILE or --report-dir DIR keeps the result and its full "
+			     "report.\n");
+	fflush(out);
+}
+
 int cli_summary_print(const char *cmd, const char *json, size_t len, FILE *out)
 {
 	struct loaded_result r;

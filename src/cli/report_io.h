@@ -32,6 +32,13 @@ int cli_report_folder_write(const struct loaded_result *r, const char *dir, char
  * same text (report/txt.c is the one terminal renderer). cmd names the
  * subcommand in the message. 0, or EXIT_RUNTIME after printing one line. */
 int cli_summary_print(const char *cmd, const char *json, size_t len, FILE *out);
+/* After the summary, once the files are written, one line: where the full
+ * report is (every table, the conditions with their figures and advice,
+ * the charts). With --report-dir, the folder's report.html and the result;
+ * with --out FILE, the command that renders FILE's report; with neither,
+ * how to keep them. Nothing when the JSON went to stdout ("-"). The
+ * summary itself stays `pacer report --format text`'s. */
+void cli_summary_next(FILE *out, const char *out_path, const char *report_dir);
 /* The same with a trend chart (NULL: none; report/render.h). */
 struct report_trend;
 int cli_report_folder_write_trend(const struct loaded_result *r, const struct report_trend *trend,

@@ -48,7 +48,7 @@ static void progress_line(FILE *out, struct engine *e, const struct runner_at *a
 			snprintf(st, sizeof st, "step %u/%u %s/s ", at->step, at->planned_steps,
 				 units_fmt_thousands(d, sizeof d, at->offered_per_s, 0));
 		else
-			snprintf(st, sizeof st, "step %u (refine) %s/s ", at->step,
+			snprintf(st, sizeof st, "step r%u %s/s ", at->step,
 				 units_fmt_thousands(d, sizeof d, at->offered_per_s, 0));
 	}
 	if (p.total_ns)

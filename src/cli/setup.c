@@ -157,16 +157,47 @@ int cli_setup_build(struct cli_setup *s, struct run_plan *plan)
 	return 0;
 }
 
+/* One "connected" entry: the host as named, the address connected to. */
+static void conn_of(struct report_conn *c, const char *host, uint16_t port,
+		    const struct net_addr *a)
+{
+	snprintf(c->host, sizeof c->host, "%s", host ? host : "");
+	c->port = port;
+	net_addr_str(a, c->address, sizeof c->address);
+	c->loopback = net_addr_is_loopback(a);
+}
+
 int cli_setup_connect(struct cli_setup *s, const struct run_plan *plan)
 {
 	int rc = setup_check_fd_limit(s, plan);
+	if (!rc)
+		rc = setup_connect(s, plan, s->url_http);
 	if (rc)
 		return rc;
-	return setup_connect(s, plan, s->url_http);
+	size_t n = s->n_hosts ? s->n_hosts : 1;
+	s->conns = calloc(n, sizeof *s->conns);
+	if (!s->conns) {
+		fprintf(stderr, "pacer %s: out of memory\n", s->cmd);
+		return EXIT_RUNTIME;
+	}
+	s->n_conns = n;
+	if (!s->n_hosts) {
+		const struct table_host *th = s->table ? &s->table->hosts[0] : NULL;
+		bool sock = plan->unix_socket || (th && th->unix_path);
+		conn_of(&s->conns[0], th ? th->name : plan->url.host,
+			sock ? 0 : th ? th->port : plan->url.port, &s->addr);
+	}
+	for (size_t i = 0; i < s->n_hosts; i++)
+		conn_of(&s->conns[i], s->table->hosts[i].name,
+			s->table->hosts[i].unix_path ? 0 : s->table->hosts[i].port,
+			&s->hosts[i].addr);
+	return 0;
 }
 
 void cli_setup_report_ctx(const struct cli_setup *s, struct report_ctx *ctx)
 {
+	ctx->conns = s->conns;
+	ctx->n_conns = s->n_conns;
 	ctx->cost = &s->costs;
 	ctx->lag_limit_ns = s->lag_limit_ns;
 	double cg = 0;
@@ -244,9 +275,9 @@ void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan
 bool cli_setup_target_local(const struct cli_setup *s)
 {
 	if (!s->n_hosts)
-		return net_addr_local(&s->addr);
+		return net_addr_is_loopback(&s->addr);
 	for (uint32_t h = 0; h < s->n_hosts; h++)
-		if (net_addr_local(&s->hosts[h].addr))
+		if (net_addr_is_loopback(&s->hosts[h].addr))
 			return true;
 	return false;
 }
@@ -310,6 +341,9 @@ void cli_setup_release(struct cli_setup *s)
 		table_free(s->table);
 	s->table = NULL;
 	free(s->hosts);
+	free(s->conns);
+	s->conns = NULL;
+	s->n_conns = 0;
 	s->hosts = NULL;
 	s->n_hosts = 0;
 	setup_spool_release(s);

@@ -20,6 +20,7 @@
 #include "result/cost.h"
 #include "result/names.h"
 
+struct report_conn;
 struct report_ctx;
 struct target;
 struct target_plan;
@@ -98,6 +99,9 @@ struct cli_setup {
 	struct probe *probe;        /* target resource sampler, when there is a target to probe */
 	struct plan_workload workload; /* the requests as encoded; plan->workload points here */
 	struct history_db *history_db; /* --history, opened by cli_options_apply (owned) */
+	struct report_conn *conns;  /* where the requests go, one per host, as connected
+	                             * (cli_setup_connect; owned); report_ctx.conns */
+	size_t n_conns;
 };
 
 /* Complete the plan before it is validated: parse the URL (or start the

@@ -216,7 +216,7 @@ static int encode_table(struct cli_setup *s, struct run_plan *plan)
 	plan_workload_init(&s->workload, s->bodies_dir ? "bodies" : "table");
 	for (size_t i = 0; i < t->n; i++)
 		plan_workload_add(&s->workload, t->reqs[i].method, t->reqs[i].target,
-				  strlen(t->reqs[i].target), t->reqs[i].body_len, t->reqs[i].shape);
+				  strlen(t->reqs[i].target), t->reqs[i].body_len, t->reqs[i].name);
 	memcpy(s->workload.sha256, s->table_sha256, sizeof s->workload.sha256);
 	return 0;
 }

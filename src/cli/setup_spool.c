@@ -150,7 +150,7 @@ static int spool_one(void *arg, size_t i, const char *req, size_t len)
 	spool_put(c->wf, req, len);
 	spool_put(c->rf, &r, sizeof r);
 	plan_workload_add(&c->s->workload, q->method, q->target, strlen(q->target), q->body_len,
-			  q->shape);
+			  q->name);
 	return c->wf->err ? c->wf->err : c->rf->err;
 }
 

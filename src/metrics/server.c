@@ -49,16 +49,6 @@ struct metrics_server {
 
 /* ---- --metrics-listen ---------------------------------------------------- */
 
-static bool is_loopback(const struct net_addr *a)
-{
-	if (a->ss.ss_family == AF_INET) {
-		const struct sockaddr_in *s = (const struct sockaddr_in *)&a->ss;
-		return (ntohl(s->sin_addr.s_addr) >> 24) == 127;
-	}
-	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&a->ss;
-	return IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr);
-}
-
 int metrics_listen_parse(const char *arg, bool any, struct net_addr *out, char *err, size_t cap)
 {
 	char host[64] = "";
@@ -110,7 +100,7 @@ int metrics_listen_parse(const char *arg, bool any, struct net_addr *out, char *
 			 arg, host);
 		return -EINVAL;
 	}
-	if (!any && !is_loopback(out)) {
+	if (!any && !net_addr_is_loopback(out)) {
 		snprintf(err, cap,
 			 "%s: not a loopback address; add --metrics-listen-any to serve other hosts",
 			 arg);

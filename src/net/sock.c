@@ -173,20 +173,18 @@ int net_local_port(int fd)
 	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
 }
 
-bool net_addr_local(const struct net_addr *a)
+bool net_addr_is_loopback(const struct net_addr *a)
 {
-	switch (a->ss.ss_family) {
-	case AF_UNIX:
+	if (a->ss.ss_family == AF_UNIX)
 		return true;
-	case AF_INET:
-		return ntohl(((const struct sockaddr_in *)&a->ss)->sin_addr.s_addr) >> 24 == 127;
-	case AF_INET6: {
-		const struct in6_addr *x = &((const struct sockaddr_in6 *)&a->ss)->sin6_addr;
-		return IN6_IS_ADDR_LOOPBACK(x) || (IN6_IS_ADDR_V4MAPPED(x) && x->s6_addr[12] == 127);
+	if (a->ss.ss_family == AF_INET) {
+		const struct sockaddr_in *a4 = (const struct sockaddr_in *)&a->ss;
+		return (ntohl(a4->sin_addr.s_addr) >> 24) == 127;
 	}
-	default:
+	if (a->ss.ss_family != AF_INET6)
 		return false;
-	}
+	const struct in6_addr *a6 = &((const struct sockaddr_in6 *)&a->ss)->sin6_addr;
+	return IN6_IS_ADDR_LOOPBACK(a6) || (IN6_IS_ADDR_V4MAPPED(a6) && a6->s6_addr[12] == 127);
 }
 
 char *net_addr_str(const struct net_addr *a, char *out, size_t cap)

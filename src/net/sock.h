@@ -46,10 +46,10 @@ int net_probe(const struct net_addr *a, uint64_t timeout_ns);
 int net_listen(const struct net_addr *a, int backlog, bool reuseport);
 /* Local port a socket is bound to, or a negative errno. */
 int net_local_port(int fd);
-/* Whether a is on this machine: a Unix socket, 127.0.0.0/8, ::1 or an
- * IPv4-mapped 127.x address. */
-bool net_addr_local(const struct net_addr *a);
 /* "127.0.0.1:8080" / "[::1]:8080" / "unix:/path". Returns out. */
 char *net_addr_str(const struct net_addr *a, char *out, size_t cap);
+/* Whether a connection to a stays on this machine: IPv4 127.0.0.0/8, IPv6
+ * ::1, an IPv4-mapped 127.x address (::ffff:127.0.0.1), or a Unix socket. */
+bool net_addr_is_loopback(const struct net_addr *a);
 
 #endif

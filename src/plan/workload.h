@@ -36,7 +36,7 @@ struct plan_wl_request {
 	char target[PLAN_WL_TARGET_CAP]; /* path and query as sent */
 	bool target_cut;       /* longer than PLAN_WL_TARGET_CAP - 1 bytes */
 	uint64_t body_bytes;
-	char name[PLAN_WL_NAME_CAP]; /* the request's name (a table's shape); "" if none */
+	char name[PLAN_WL_NAME_CAP]; /* the request's name (a table's: table_req.name); "" if none */
 };
 
 struct plan_workload {
@@ -45,7 +45,7 @@ struct plan_workload {
 	struct plan_wl_method methods[PLAN_WL_MAX_METHODS]; /* most requests first */
 	size_t n_methods;
 	uint64_t other_method_requests; /* requests whose method did not fit in methods[] */
-	struct plan_wl_name names[PLAN_WL_MAX_NAMES]; /* request names (a table's shapes),
+	struct plan_wl_name names[PLAN_WL_MAX_NAMES]; /* request names (a table's table_req.name),
 						       * most requests first */
 	size_t n_names;
 	uint64_t other_name_requests;   /* named requests whose name did not fit in names[] */

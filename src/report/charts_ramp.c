@@ -148,8 +148,10 @@ static int ramp_timeline(const json_t *root, struct chart_set *cs)
 		if (per_second) {
 			timeline_break(&t);
 			if (t.n_marks < 64) {
-				snprintf(t.mark_text[t.n_marks], sizeof t.mark_text[0], "%s%zu: %.0f/s",
-					 rr_true(s, "refine") ? "r" : "", i + 1, isfinite(off) ? off : 0);
+				char sl[32];
+				snprintf(t.mark_text[t.n_marks], sizeof t.mark_text[0], "%s: %.0f/s",
+					 report_step_label(root, (long)i, sl, sizeof sl),
+					 isfinite(off) ? off : 0);
 				t.marks[t.n_marks] = (struct svg_mark){t0, t.mark_text[t.n_marks]};
 				t.n_marks++;
 			}
@@ -192,8 +194,9 @@ int ramp_charts(const json_t *root, struct chart_set *cs)
 	long k = report_focus_step(root);
 	if (k >= 0) {
 		const json_t *s = json_array_get(rr_arr(root, "steps"), (size_t)k);
-		char what[96];
-		snprintf(what, sizeof what, "step %ld (%.0f requests/s offered)", k + 1,
+		char what[96], sl[32];
+		snprintf(what, sizeof what, "step %s (%.0f requests/s offered)",
+			 report_step_label(root, k, sl, sizeof sl),
 			 rr_num_or(s, "offered_per_s", 0));
 		rc = spectrum_chart(cs, rr_get(s, "measure"), what);
 		if (!rc)

@@ -303,6 +303,8 @@ static void json_variant(struct jsonw *j, const struct compare_report *c, size_t
 	jw_str(j, v->plan->url_str);
 	jw_key(j, "mode");
 	jw_str(j, v->self_contained ? "self_contained" : "live");
+	rj_connected(j, v->conns, v->n_conns);
+	rj_table(j, v->plan); /* its own: the shared plan loads none */
 	rj_workload(j, v->plan->workload, v->plan->order_random);
 	jw_key(j, "generator_limited_repetitions");
 	jw_u64(j, r->limited_reps);
@@ -326,6 +328,14 @@ static void json_variant(struct jsonw *j, const struct compare_report *c, size_t
 		jw_u64(j, f->completed);
 		jw_key(j, "errors");
 		jw_u64(j, f->errors);
+		jw_key(j, "failed_responses");
+		jw_u64(j, f->failed_responses);
+		jw_key(j, "transport_errors");
+		jw_u64(j, f->transport_errors);
+		jw_key(j, "warmup_completed");
+		jw_u64(j, f->warmup_completed);
+		jw_key(j, "warmup_errors");
+		jw_u64(j, f->warmup_errors);
 		jw_key(j, "partial");
 		jw_bool(j, k >= c->reps);
 		if (c->ramp && k < r->n_ramps)

@@ -19,6 +19,8 @@ struct compare_view {
 	const char *name;
 	const char *spec;                /* as given: URL, @PLAN, with its overrides */
 	const struct run_plan *plan;     /* its plan (URL, workload, rules) */
+	const struct report_conn *conns; /* where its requests went (report_ctx.conns) */
+	size_t n_conns;
 	bool self_contained;
 	const struct variant_result *res;
 };

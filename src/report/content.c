@@ -38,6 +38,29 @@ static bool host_is_loopback(const char *h)
 	return n > 10 && strcasecmp(h + n - 10, ".localhost") == 0;
 }
 
+/* The addresses pacer connected to (a "connected" array: a run's or ramp's,
+ * or one variant's), folded into c: loopback only when every one was, the
+ * address when there is one (and the same everywhere). false when arr is
+ * not there (an older result). */
+static bool gather_connected(struct content_ctx *c, const json_t *arr, bool *first)
+{
+	if (!arr)
+		return false;
+	size_t i;
+	const json_t *e;
+	json_array_foreach(arr, i, e) {
+		const char *a = rr_str(e, "address");
+		if (!rr_true(e, "loopback"))
+			c->loopback = false;
+		if (*first)
+			snprintf(c->address, sizeof c->address, "%s", a ? a : "");
+		else if (!a || strcmp(c->address, a) != 0)
+			c->address[0] = '\0';
+		*first = false;
+	}
+	return true;
+}
+
 static void gather(struct content_ctx *c)
 {
 	c->root = c->r->root;
@@ -74,6 +97,25 @@ static void gather(struct content_ctx *c)
 	} else {
 		url_host(rr_str(c->plan, "url"), c->host, sizeof c->host);
 		c->loopback = host_is_loopback(c->host);
+	}
+	/* where pacer connected, when the result says (--connect-to, DNS and
+	 * Unix sockets included): that, not the URL's name, is where the
+	 * requests went */
+	bool first = true, known = true;
+	bool lo = c->loopback;
+	c->loopback = true;
+	if (c->r->kind == RESULT_KIND_COMPARE) {
+		size_t i;
+		const json_t *v;
+		json_array_foreach(rr_arr(c->root, "variants"), i, v)
+			known = gather_connected(c, rr_arr(v, "connected"), &first) && known;
+		known = known && !first;
+	} else {
+		known = gather_connected(c, rr_arr(c->root, "connected"), &first) && !first;
+	}
+	if (!known) {
+		c->loopback = lo;
+		c->address[0] = '\0';
 	}
 }
 
@@ -149,13 +191,20 @@ int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, 
 	content_identity(&c);
 	content_methodology(&c);
 	content_conditions(&c);
+	/* a ramp's terminal summary fits a screen: straight to its steps
+	 * table; the cost per step is the report's */
+	bool ramp = r->kind == RESULT_KIND_RAMP;
+	doc_audience(d, ramp ? DOC_REPORT : DOC_ALL);
 	doc_heading(d, 2, "results", "Results");
+	doc_audience(d, DOC_ALL);
 	switch (r->kind) {
 	case RESULT_KIND_RUN: content_results_run(&c); break;
 	case RESULT_KIND_RAMP: content_results_ramp(&c); break;
 	case RESULT_KIND_COMPARE: content_results_compare(&c); break;
 	}
+	doc_audience(d, ramp ? DOC_REPORT : DOC_ALL);
 	content_cost(&c);
+	doc_audience(d, DOC_ALL);
 	const struct chart *trend = charts_find(cs, "trend");
 	if (trend) {
 		doc_heading(d, 2, "trend", "Trend");

@@ -155,6 +155,63 @@ static const char *med_range_pct(struct content_ctx *c, char *out, size_t cap,
 
 #define CMP_MAX_OUTCOMES 8
 
+/* Sums of a variant's repetitions: errors split into failed responses and
+ * transport errors, and the warm-ups' responses and errors; false when its
+ * repetitions do not record the split (an older result). */
+struct cmp_counts {
+	double errors, failed, transport, warm_completed, warm_errors;
+};
+
+static bool cmp_counts_of(const json_t *v, struct cmp_counts *k)
+{
+	memset(k, 0, sizeof *k);
+	bool split = false;
+	size_t i;
+	const json_t *rep;
+	json_array_foreach(rr_arr(v, "repetitions"), i, rep) {
+		split = split || rr_get(rep, "failed_responses");
+		k->errors += rr_num_or(rep, "errors", 0);
+		k->failed += rr_num_or(rep, "failed_responses", 0);
+		k->transport += rr_num_or(rep, "transport_errors", 0);
+		k->warm_completed += rr_num_or(rep, "warmup_completed", 0);
+		k->warm_errors += rr_num_or(rep, "warmup_errors", 0);
+	}
+	return split;
+}
+
+/* Each variant's requests that did not succeed, as failed responses and
+ * transport errors, and what its warm-ups did, summed over its
+ * repetitions; nothing for an older result. */
+static void cmp_errors_table(struct content_ctx *c, const json_t *variants)
+{
+	struct cmp_counts k;
+	if (!cmp_counts_of(json_array_get(variants, 0), &k))
+		return;
+	doc_heading(c->d, 3, "variant-errors", "Errors and warm-ups: sums over repetitions");
+	const char *hdr[6] = {"Variant",          "Did not succeed", "Failed responses",
+			      "Transport errors", "Warm-up responses", "Warm-up errors"};
+	doc_table(c->d, 6, 0x3e, hdr);
+	size_t i;
+	const json_t *v;
+	json_array_foreach(variants, i, v) {
+		if (i >= REPORT_MAX_VARIANTS)
+			break;
+		cmp_counts_of(v, &k);
+		const char *row[6] = {rr_str(v, "name") ? rr_str(v, "name") : "?",
+				      fmt_int(&c->f, k.errors),
+				      fmt_int(&c->f, k.failed),
+				      fmt_int(&c->f, k.transport),
+				      fmt_int(&c->f, k.warm_completed),
+				      fmt_int(&c->f, k.warm_errors)};
+		doc_row(c->d, row);
+	}
+	doc_para(c->d, false,
+		 "Failed responses are complete responses that failed the success rule (by "
+		 "default a status outside 200..399); transport errors are requests that failed "
+		 "on their connection (read, write, timeout, parse, closed). The warm-ups are not "
+		 "counted in any figure above.");
+}
+
 void content_results_compare(struct content_ctx *c)
 {
 	const json_t *variants = rr_arr(c->root, "variants");
@@ -195,7 +252,9 @@ void content_results_compare(struct content_ctx *c)
 		snprintf(name, sizeof name, "%s%s", rr_str(v, "name") ? rr_str(v, "name") : "?",
 			 i == 0 ? " (baseline)" : "");
 		row[k++] = name;
-		row[k++] = rr_str(v, "target") ? rr_str(v, "target") : rr_str(v, "url");
+		/* a variant of the shared table has no target of its own: its URL */
+		const char *tg = rr_str(v, "target");
+		row[k++] = tg && *tg ? tg : rr_str(v, "url");
 		for (size_t j = 0; j < ncols; j++, k++)
 			row[k] = content_med_range(c, cell[k], sizeof cell[k], sum,
 						   cmp_cols[cols[j]].summary, cmp_cols[cols[j]].us);
@@ -207,6 +266,7 @@ void content_results_compare(struct content_ctx *c)
 			row[k] = med_range_pct(c, cell[k], sizeof cell[k], sum, okey[j]);
 		doc_row(c->d, row);
 	}
+	cmp_errors_table(c, variants);
 	const json_t *ratios = rr_arr(c->root, "ratios");
 	if (ratios && json_array_size(ratios)) {
 		doc_heading(c->d, 3, "ratios", "Against the baseline");

@@ -312,7 +312,7 @@ void content_cost(struct content_ctx *c)
 			char money[4][64];
 			size_t k = 0;
 			char label[32], tcpu[64];
-			snprintf(label, sizeof label, "%s%zu", rr_true(s, "refine") ? "r" : "", i + 1);
+			report_step_label(c->root, (long)i, label, sizeof label);
 			row[k++] = label;
 			row[k++] = fmt_rate(&c->f, rr_num_or(s, "offered_per_s", NAN));
 			double gc = rr_num_or(s, "generator_cpu_s",
@@ -338,8 +338,9 @@ void content_cost(struct content_ctx *c)
 		}
 		long k = report_focus_step(c->root);
 		const json_t *fs = step_at(c, k);
+		char fl[32];
 		if (fs && rr_obj(fs, "cost")) {
-			doc_para(c->d, false, "Cost at step %ld:", k + 1);
+			doc_para(c->d, false, "Cost at step %s:", report_step_label(c->root, k, fl, sizeof fl));
 			cost_table(c, rr_obj(fs, "cost"));
 		} else if (!np) {
 			doc_para(c->d, false, "No cost profile was given (--cost-profile), so no cost per "
@@ -348,7 +349,8 @@ void content_cost(struct content_ctx *c)
 		if (fs && (res_obj(rr_get(fs, "measure"), fs, "target_resources") ||
 			   res_obj(rr_get(fs, "measure"), fs, "generator_resources"))) {
 			const char *h2[2] = {"Figure", "Value"};
-			doc_heading(c->d, 3, "focus-resources", "Resources at step %ld", k + 1);
+			doc_heading(c->d, 3, "focus-resources", "Resources at step %s",
+				    report_step_label(c->root, k, fl, sizeof fl));
 			doc_table(c->d, 2, 0x2, h2);
 			resources_rows(c, rr_get(fs, "measure"), fs);
 		}

@@ -28,11 +28,15 @@ struct content_ctx {
 	const struct chart_set *cs;
 	struct fring f;
 	bool self_contained;  /* mode self_contained (any variant, for compare) */
-	bool loopback;        /* every target on a loopback address */
+	bool loopback;        /* every target on a loopback address: judged from the
+	                       * addresses connected to ("connected"), else (older
+	                       * results) from the URL's host */
 	bool open_loop;
 	bool interrupted;
 	unsigned repeat;      /* repetitions (1 when not recorded) */
 	char host[URL_HOST_CAP]; /* the target's host, "" when unknown or several */
+	char address[128];    /* the one address connected to ("127.0.0.1:8080",
+	                       * "unix:/x.sock"), "" when not recorded or several */
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -63,10 +67,32 @@ static inline void chart_ref(struct content_ctx *c, const char *name)
 		doc_chart(c->d, ch->name, ch->title);
 }
 
+/* The most steal time on the generator's CPUs the result records (a run's,
+ * a ramp's steps', a comparison's variants'); NAN when none is recorded
+ * (content_phrases.c). */
+double content_most_steal(const struct content_ctx *c);
+/* Whether pacer warned of the steal when it measured (it alone knew the
+ * counters' resolution: a short load's single tick is no warning). */
+bool content_steal_warned(const struct content_ctx *c);
+
 /* The helpers below write into out[cap] and return out (content_phrases.c). */
 /* "a 4-core Intel ... machine", or what of it the result records. */
 const char *content_machine(struct content_ctx *c, char *out, size_t cap);
-/* "over loopback HTTP", "over HTTP to HOST" or "over HTTP". */
+/* The target as named and as connected to: "api.test, connected at
+ * 127.0.0.1:8080", "127.0.0.1:8080" when the name is the address, the host
+ * alone in older results (no "connected"), "" when neither is known. */
+const char *content_target(struct content_ctx *c, char *out, size_t cap);
+/* Connections that spoke HTTP/2 (*h2) and that --http2=prefer kept on
+ * HTTP/1.1 (*h1) over the whole load: a run's warm-up and measured phase
+ * (connections opened in the warm-up carry into the measured phase), a
+ * ramp's steps; false when the result records none (HTTP/1.1, older
+ * results, a comparison). */
+bool content_h2_conns(struct content_ctx *c, double *h2, double *h1);
+/* The protocol spoken, from plan.http, plan.tls and the connections:
+ * "HTTP/1.1", "HTTPS (HTTP/1.1 over TLS)", "h2c (HTTP/2 over cleartext)",
+ * "HTTPS (HTTP/2 over TLS)", ... ; "HTTP" for an older result. */
+const char *content_protocol(struct content_ctx *c, char *out, size_t cap);
+/* "over loopback PROTOCOL", "over PROTOCOL to HOST" or "over PROTOCOL". */
 const char *content_where(struct content_ctx *c, char *out, size_t cap);
 /* "median (min–max)" of summary[key], as microseconds (us) or a rate; "–"
  * when absent. */
@@ -92,8 +118,10 @@ void content_outage_table(struct content_ctx *c, const json_t *series);
 
 /* What was sent, as a phrase ("one POST request to URL with a 12-byte
  * body", "1,000 requests of the request table ... in turn: GET 800
- * (80.00%), ..."); url names the URL ("the target URL", or the URL itself).
- * false (out untouched) when wl is NULL: an older result. */
+ * (80.00%), ..."); plan is the object whose "table" names the request
+ * table (a plan, or a comparison's variant); url names the URL ("the
+ * target URL", or the URL itself). false (out untouched) when wl is NULL:
+ * an older result. */
 bool content_wl_phrase(struct content_ctx *c, const json_t *wl, const json_t *plan,
 		       const char *url, char *out, size_t cap);
 /* "GET 1 (50.00%), POST 1 (50.00%)": methods with counts and shares. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/content_int.h"
+#include "stats/summary.h"
 
 /* What the errors of a phase were: failed responses by status, then
  * request transport errors by kind. */
@@ -59,6 +60,25 @@ struct cond_sink {
 	bool collect, oom;
 };
 
+/* The terminal says each caveat once and briefly (txt.c): these kinds are
+ * said there another way (the errors note and the steps table carry the
+ * statuses; a check that did not fire is no caveat) and are left out. */
+static bool said_elsewhere(enum cond_kind kind)
+{
+	return kind == CK_NON2XX || kind == CK_SUCCESS || kind == CK_GEN_OK;
+}
+
+/* s up to its first " (" (or ": " within it), into out: a note's subject
+ * ("Generator-limited: the check loop_lag_p99 fired"), or a figure without
+ * its explanation ("2.13 ms against a limit of 1.00 ms"). */
+static const char *cut_at_paren(const char *s, char *out, size_t cap)
+{
+	const char *p = strstr(s, " (");
+	int n = p ? (int)(p - s) : (int)strlen(s);
+	snprintf(out, cap, "%.*s", n, s);
+	return out;
+}
+
 static void note(struct content_ctx *c, struct cond_sink *k, const char *label,
 		 enum cond_kind kind, const char *key, const char *full, const char *fig,
 		 const char *what, const char *why)
@@ -86,7 +106,20 @@ static void note(struct content_ctx *c, struct cond_sink *k, const char *label,
 			return;
 		}
 	}
-	doc_item(c->d, "%s%s", label, full);
+	/* a run's note as is, but for the terminal: a fired check's figure
+	 * without its finding and advice (the report has them) */
+	char brief[1400], subj[400], val[400];
+	const char *b = NULL;
+	if (said_elsewhere(kind)) {
+		b = "";
+	} else if (kind == CK_GEN_FIRED) {
+		snprintf(brief, sizeof brief,
+			 "%s%s: %s; the generator, not the target, may have set these figures (the "
+			 "report has the finding and the advice).",
+			 label, cut_at_paren(what, subj, sizeof subj), cut_at_paren(fig, val, sizeof val));
+		b = brief;
+	}
+	doc_item_brief(c->d, b, "%s%s", label, full);
 }
 
 static void phase_conditions(struct content_ctx *c, const json_t *ph, const char *label,
@@ -250,9 +283,13 @@ static void phase_conditions(struct content_ctx *c, const json_t *ph, const char
 	}
 }
 
-static void gen_limited(struct content_ctx *c, const json_t *gl, const char *label,
-			struct cond_sink *k)
+static void gen_limited(struct content_ctx *c, const json_t *gl, const json_t *step,
+			const char *label, struct cond_sink *k)
 {
+	/* a ramp step whose verdict pacer's error did not decide: its checks
+	 * speak of the step's figures, not of the capacity */
+	bool figures_only = step && rr_get(step, "verdict.inconclusive") &&
+			    !rr_true(step, "verdict.inconclusive");
 	if (!gl)
 		return;
 	char full[1200], fig[400], what[400], why[700];
@@ -305,15 +342,20 @@ static void gen_limited(struct content_ctx *c, const json_t *gl, const char *lab
 		bool fd = finding && *finding;
 		const char *dot = al && advice[al - 1] != '.' ? "." : "";
 		snprintf(full, sizeof full,
-			 "Generator-limited: the check %s fired%s%s%s%s. The generator, not the "
-			 "target, may have set these figures.%s%s%s",
+			 figures_only ? "Generator-limited figures: the check %s fired%s%s%s%s. The "
+					"step's figures include that much of pacer's own; its verdict did "
+					"not depend on it.%s%s%s"
+				      : "Generator-limited: the check %s fired%s%s%s%s. The generator, "
+					"not the target, may have set these figures.%s%s%s",
 			 name ? name : "?", val, fd ? " (" : "", fd ? finding : "", fd ? ")" : "",
 			 al ? " Advice: " : "", advice ? advice : "", dot);
 		snprintf(fig, sizeof fig, "%s%s%s%s", val[0] ? val + 2 : "fired", fd ? " (" : "",
 			 fd ? finding : "", fd ? ")" : "");
 		snprintf(what, sizeof what,
-			 "Generator-limited: the check %s fired (the generator, not the target, may "
-			 "have set these figures)",
+			 figures_only ? "Figures that include pacer's lateness (the check %s fired; "
+					"no verdict depended on it)"
+				      : "Generator-limited: the check %s fired (the generator, not the "
+					"target, may have set these figures)",
 			 name ? name : "?");
 		snprintf(why, sizeof why, "%s%s%s", al ? " Advice: " : "", advice ? advice : "", dot);
 		char key[160];
@@ -334,11 +376,56 @@ static void step_list(struct content_ctx *c, const size_t *idx, size_t n, char *
 	for (size_t i = 0; i < n; i++) {
 		const char *sep = i == 0 ? "" : i + 1 == n ? " and " : ", ";
 		size_t l = strlen(nums), lr = strlen(rates);
-		snprintf(nums + l, sizeof nums - l, "%s%zu", sep, idx[i] + 1);
+		char sl[32];
+		snprintf(nums + l, sizeof nums - l, "%s%s", sep,
+			 report_step_label(c->root, (long)idx[i], sl, sizeof sl));
 		snprintf(rates + lr, sizeof rates - lr, "%s%s", sep,
 			 fmt_rate(&c->f, rr_num_or(step_at(c, (long)idx[i]), "offered_per_s", NAN)));
 	}
 	snprintf(out, cap, "%s (%s requests/s)", nums, rates);
+}
+
+/* The terminal's form of note i of k: its subject and every step that has
+ * a note of its kind and subject ("Generator-limited: the check
+ * loop_lag_p99 fired, in steps 1, 3 and 4."), said at the first such note;
+ * "" at the others, and for the kinds said elsewhere. */
+static void term_brief(struct content_ctx *c, const struct cond_sink *k, size_t i, char *out,
+		       size_t cap)
+{
+	const struct cond_note *a = &k->v[i];
+	char subj[400], other[400];
+	out[0] = '\0';
+	cut_at_paren(a->what, subj, sizeof subj);
+	/* a ramp's steps table has each step's error rate and its verdict */
+	if (said_elsewhere(a->kind) || a->kind == CK_ERRORS)
+		return;
+	/* the group's notes, in order: one pass, so that folding stays
+	 * quadratic at most in the notes of a hostile file */
+	size_t *grp = malloc((k->n - i) * sizeof *grp), n = 0;
+	if (!grp) {
+		snprintf(out, cap, "%s.", subj);
+		return;
+	}
+	for (size_t j = 0; j < k->n; j++) {
+		if (k->v[j].kind != a->kind ||
+		    strcmp(cut_at_paren(k->v[j].what, other, sizeof other), subj) != 0)
+			continue;
+		if (j < i) { /* said at an earlier note */
+			free(grp);
+			return;
+		}
+		grp[n++] = j;
+	}
+	size_t l = (size_t)snprintf(out, cap, "%s, in step%s ", subj, n > 1 ? "s" : "");
+	for (size_t g = 0; g < n && l < cap; g++) {
+		char sl[32];
+		l += (size_t)snprintf(out + l, cap - l, "%s%s",
+				      g == 0 ? "" : g + 1 == n ? " and " : ", ",
+				      report_step_label(c->root, (long)k->v[grp[g]].step, sl, sizeof sl));
+	}
+	if (l + 1 < cap)
+		snprintf(out + l, cap - l, ".");
+	free(grp);
 }
 
 /* The collected notes of a ramp's steps: a note only one step has keeps its
@@ -363,39 +450,82 @@ static void fold_notes(struct content_ctx *c, struct cond_sink *k)
 				n++;
 			}
 		}
+		char brief[1200];
+		term_brief(c, k, i, brief, sizeof brief);
 		if (n <= 1) {
-			doc_item(c->d, "Step %zu (%s requests/s): %s", a->step + 1,
-				 fmt_rate(&c->f, rr_num_or(step_at(c, (long)a->step), "offered_per_s",
-							   NAN)),
-				 a->full);
+			char sl[32];
+			doc_item_brief(c->d, brief, "Step %s (%s requests/s): %s",
+				       report_step_label(c->root, (long)a->step, sl, sizeof sl),
+				       fmt_rate(&c->f, rr_num_or(step_at(c, (long)a->step),
+								 "offered_per_s", NAN)),
+				       a->full);
 			continue;
 		}
 		char list[1600], figs[4000] = "";
 		step_list(c, steps, n, list, sizeof list);
 		for (size_t j = 0; j < n; j++) {
 			size_t l = strlen(figs);
-			snprintf(figs + l, sizeof figs - l, "%sstep %zu: %s", j ? "; " : "",
-				 k->v[idx[j]].step + 1, k->v[idx[j]].fig);
+			char sl[32];
+			snprintf(figs + l, sizeof figs - l, "%sstep %s: %s", j ? "; " : "",
+				 report_step_label(c->root, (long)k->v[idx[j]].step, sl, sizeof sl),
+				 k->v[idx[j]].fig);
 		}
-		doc_item(c->d, "%s, in steps %s: %s.%s", a->what, list, figs, a->why);
+		doc_item_brief(c->d, brief, "%s, in steps %s: %s.%s", a->what, list, figs, a->why);
 	}
 	free(done);
 	free(idx);
 	free(steps);
 }
 
+/* Whether a warning pacer recorded says what a condition above already
+ * says (the terminal says each caveat once): the self-contained target, an
+ * interruption, steal time, too few repetitions for a verdict; in a run or
+ * a ramp also a generator check that fired, requests that did not succeed,
+ * requests left unsent or unanswered, failed TLS handshakes. Others (why
+ * connections were missing, a rate under the offered one, a comparison's
+ * generator-limited repetitions, ...) are said as recorded. */
+static bool warning_said(const struct content_ctx *c, const char *w)
+{
+	static const char *const said[] = {
+		"generator limited", "requests were due but",
+		"requests were still waiting for a response", "requests timed out",
+		"TLS handshake failed",
+	};
+	bool cmp = c->r->kind == RESULT_KIND_COMPARE;
+	if ((c->self_contained && (!strncmp(w, "self-contained:", 15) ||
+				   strstr(w, "is self-contained: driver and target"))) ||
+	    (c->interrupted && !strncmp(w, "interrupted:", 12)) ||
+	    strstr(w, "the hypervisor took") ||
+	    (cmp && strstr(w, "complete repetitions: a verdict needs")))
+		return true;
+	if (cmp)
+		return false;
+	if (!strncmp(w, "errors ", 7))
+		return true;
+	for (size_t k = 0; k < N(said); k++)
+		if (strstr(w, said[k]))
+			return true;
+	return false;
+}
+
 void content_conditions(struct content_ctx *c)
 {
+	char tgt[URL_HOST_CAP + 160];
+	content_target(c, tgt, sizeof tgt);
 	doc_heading(c->d, 2, "conditions", "Test conditions and limits");
 	doc_list(c->d);
 	if (c->self_contained) {
 		if (c->r->kind == RESULT_KIND_COMPARE)
-			doc_item(c->d,
+			doc_item_brief(c->d,
+				 "Self-contained variants: driver and target shared one process and "
+				 "its cores.",
 				 "Self-contained variants: pacer drove its own embedded target in the same "
 				 "process, so driver and target shared the process and competed for the "
 				 "machine's cores: a variant's figures include that contention.");
 		else
-			doc_item(c->d,
+			doc_item_brief(c->d,
+				 "Self-contained: driver and target shared one process and its cores; "
+				 "not a real server's capacity or latency.",
 				 "Self-contained: the driver and the target (pacer's embedded plan %s) "
 				 "shared one process and one machine, so they competed for the same cores. "
 				 "The target's CPU figures (CPU per request, cost) count only the embedded "
@@ -408,27 +538,38 @@ void content_conditions(struct content_ctx *c)
 		doc_item(c->d, "Unix socket: requests went over the local socket %s, not TCP: no "
 			       "network stack and no network in these figures.",
 			 rr_str(c->plan, "unix_socket"));
+	char brief[URL_HOST_CAP + 400];
+	snprintf(brief, sizeof brief, "Loopback (%s): no network in these figures.",
+		 tgt[0] ? tgt : "loopback addresses");
+	if (rr_str(c->plan, "unix_socket"))
+		; /* said above */
 	else if (c->loopback)
-		doc_item(c->d,
-			 "Loopback: the target was on this machine (%s), so requests never crossed a "
-			 "network; network latency and bandwidth are not in these figures.",
-			 c->host[0] ? c->host : "loopback addresses");
-	else if (c->host[0])
+		doc_item_brief(c->d, brief,
+			       "Loopback: the target was on this machine (%s), so requests never "
+			       "crossed a network; network latency and bandwidth are not in these "
+			       "figures.",
+			       tgt[0] ? tgt : "loopback addresses");
+	else if (tgt[0])
 		doc_item(c->d, "Network: requests went to %s; the figures include the network path "
 			       "between the two machines.",
-			 c->host);
+			 tgt);
 	if (c->interrupted)
 		doc_item(c->d, "Interrupted: the %s was stopped before its planned end (Ctrl-C or "
 			       "SIGTERM); the figures cover only what was measured until then.",
 			 result_kind_name(c->r->kind));
 	if (!c->open_loop && c->r->kind != RESULT_KIND_RAMP && !rr_obj(c->plan, "ramp"))
-		doc_item(c->d,
+		doc_item_brief(c->d,
+			 "Closed loop: latency leaves out the queueing an open arrival would cause "
+			 "(--rate measures it).",
 			 "Closed loop: each connection waits for a response before sending again, so "
 			 "latency excludes queueing that an open arrival of requests would cause "
 			 "(coordinated omission); use an open-loop --rate to measure it.");
 	double burst = rr_num_or(c->plan, "burst_size", 1);
+	snprintf(brief, sizeof brief,
+		 "Bursts: requests were released in bursts of %.0f due at once; a burst's later "
+		 "requests wait, in their latency.", burst);
 	if (c->open_loop && burst > 1)
-		doc_item(c->d,
+		doc_item_brief(c->d, brief,
 			 "Bursts: requests were released in bursts of %.0f due at the same time, the "
 			 "bursts at the rate divided by %.0f, so the load came in steps rather than one "
 			 "request at a time; a burst's later requests wait for its first ones to be "
@@ -436,9 +577,10 @@ void content_conditions(struct content_ctx *c)
 			 burst, burst);
 	if (c->r->kind == RESULT_KIND_RUN) {
 		phase_conditions(c, rr_get(c->root, "measure"), "", NULL);
-		gen_limited(c, rr_obj(c->root, "generator_limited"), "", NULL);
+		gen_limited(c, rr_obj(c->root, "generator_limited"), NULL, "", NULL);
 		if (c->repeat <= 1)
-			doc_item(c->d, "One run: there is no estimate of run-to-run variance (--repeat N "
+			doc_item_brief(c->d, "One run: no estimate of run-to-run variance.",
+				       "One run: there is no estimate of run-to-run variance (--repeat N "
 				       "measures it).");
 	} else if (c->r->kind == RESULT_KIND_RAMP) {
 		/* the steps' notes are collected, then said once per kind: a note
@@ -447,8 +589,9 @@ void content_conditions(struct content_ctx *c)
 		size_t i;
 		const json_t *s;
 		json_array_foreach(rr_arr(c->root, "steps"), i, s) {
-			char label[96];
-			snprintf(label, sizeof label, "Step %zu (%s requests/s): ", i + 1,
+			char label[96], sl[32];
+			snprintf(label, sizeof label, "Step %s (%s requests/s): ",
+				 report_step_label(c->root, (long)i, sl, sizeof sl),
 				 fmt_rate(&c->f, rr_num_or(s, "offered_per_s", NAN)));
 			k.step = i;
 			if (rr_true(s, "interrupted"))
@@ -456,36 +599,58 @@ void content_conditions(struct content_ctx *c)
 				     "interrupted: it never counts as passing.", "interrupted",
 				     "Interrupted (never counts as passing)", NULL);
 			phase_conditions(c, rr_get(s, "measure"), label, &k);
-			gen_limited(c, rr_obj(s, "generator_limited"), label, &k);
+			gen_limited(c, rr_obj(s, "generator_limited"), s, label, &k);
 		}
+		char sl[32];
 		if (k.oom) /* what was collected, unfolded; the rest went straight in */
 			for (size_t j = 0; j < k.n; j++)
-				doc_item(c->d, "Step %zu: %s", k.v[j].step + 1, k.v[j].full);
+				doc_item(c->d, "Step %s: %s",
+					 report_step_label(c->root, (long)k.v[j].step, sl, sizeof sl),
+					 k.v[j].full);
 		else
 			fold_notes(c, &k);
 		free(k.v);
 		if (c->repeat <= 1)
-			doc_item(c->d, "One measurement per step: there is no estimate of run-to-run "
+			doc_item_brief(c->d, "One measurement per step: no estimate of run-to-run "
+					     "variance.",
+				       "One measurement per step: there is no estimate of run-to-run "
 				       "variance (--repeat N measures it).");
 	} else {
-		if (c->repeat < 5)
-			doc_item(c->d,
-				 "Only %u %s per variant: the confidence intervals are coarse.", c->repeat,
-				 plural(c->repeat, "repetition", "repetitions"));
-		doc_item(c->d, "A 95%% confidence interval misses the true ratio about one time in "
-			       "twenty.");
+		if (c->repeat < SUMMARY_MIN_N) {
+			char few[200];
+			snprintf(few, sizeof few,
+				 "Only %u %s per variant: a verdict needs %d, so no difference is called.",
+				 c->repeat, plural(c->repeat, "repetition", "repetitions"), SUMMARY_MIN_N);
+			doc_item_brief(c->d, few,
+				       "Only %u %s per variant: the confidence intervals are coarse.",
+				       c->repeat, plural(c->repeat, "repetition", "repetitions"));
+		}
+		doc_item_brief(c->d, "", "A 95%% confidence interval misses the true ratio about one "
+					 "time in twenty.");
 		size_t i;
 		const json_t *v;
 		json_array_foreach(rr_arr(c->root, "variants"), i, v) {
-			double errs = 0;
+			double errs = 0, failed = 0, transport = 0;
+			bool split = false;
 			size_t k;
 			const json_t *rep;
-			json_array_foreach(rr_arr(v, "repetitions"), k, rep)
+			json_array_foreach(rr_arr(v, "repetitions"), k, rep) {
 				errs += rr_num_or(rep, "errors", 0);
-			if (errs > 0)
-				doc_item(c->d, "Variant %s: %s failed %s over its repetitions.",
-					 rr_str(v, "name") ? rr_str(v, "name") : "?", fmt_int(&c->f, errs),
-					 plural(errs, "request", "requests"));
+				failed += rr_num_or(rep, "failed_responses", 0);
+				transport += rr_num_or(rep, "transport_errors", 0);
+				split = split || rr_get(rep, "failed_responses");
+			}
+			const char *vn = rr_str(v, "name") ? rr_str(v, "name") : "?";
+			if (errs > 0 && split)
+				doc_item(c->d,
+					 "Variant %s: %s %s not succeed over its repetitions: %s failed "
+					 "%s (the success rule), %s transport %s.",
+					 vn, fmt_int(&c->f, errs), plural(errs, "request did", "requests did"),
+					 fmt_int(&c->f, failed), plural(failed, "response", "responses"),
+					 fmt_int(&c->f, transport), plural(transport, "error", "errors"));
+			else if (errs > 0)
+				doc_item(c->d, "Variant %s: %s failed %s over its repetitions.", vn,
+					 fmt_int(&c->f, errs), plural(errs, "request", "requests"));
 		}
 	}
 	if (c->r->kind != RESULT_KIND_COMPARE) {
@@ -496,18 +661,36 @@ void content_conditions(struct content_ctx *c)
 		json_array_foreach(rr_arr(c->root, "steps"), i, s)
 			if (rr_obj(s, "cost"))
 				step_cost = true;
+		/* beside the cost figures: not in a ramp's terminal summary, which
+		 * has none */
 		if (cost || step_cost)
-			doc_item(c->d, "Cost figures are CPU-only extrapolations (not memory, network, "
+			doc_item_brief(c->d, c->r->kind == RESULT_KIND_RAMP ? "" : NULL,
+				       "Cost figures are CPU-only extrapolations (not memory, network, "
 				       "storage or idle capacity), not a bill.");
+	}
+	double steal = content_most_steal(c);
+	if (content_steal_warned(c) && isfinite(steal)) {
+		snprintf(brief, sizeof brief, "Steal time: the hypervisor took up to %s of pacer's CPUs.",
+			 fmt_pct(&c->f, steal));
+		doc_item_brief(c->d, brief,
+			       "Steal time: the hypervisor took up to %s of the generator's CPUs during "
+			       "the load; its pauses count in latency and send lag as pacer's "
+			       "lateness, so the tails may be the host's, not the target's (repeat on "
+			       "a quieter machine or on dedicated cores).",
+			       fmt_pct(&c->f, steal));
 	}
 	size_t nw = rr_len(c->root, "warnings");
 	if (nw) {
+		/* in the terminal, what the conditions did not say, in the same list */
+		doc_audience(c->d, DOC_REPORT);
 		doc_heading(c->d, 3, "warnings", "Warnings recorded by pacer");
+		doc_audience(c->d, DOC_ALL);
 		doc_list(c->d);
 		size_t i;
 		const json_t *w;
 		json_array_foreach(rr_arr(c->root, "warnings"), i, w)
 			if (json_is_string(w))
-				doc_item(c->d, "%s", json_string_value(w));
+				doc_item_brief(c->d, warning_said(c, json_string_value(w)) ? "" : NULL,
+					       "%s", json_string_value(w));
 	}
 }

@@ -6,37 +6,6 @@
 
 #include "report/content_int.h"
 
-/* The most steal time on the generator's CPUs the result records: a run's,
- * a ramp's steps', a comparison's variants' (NAN: none recorded). */
-static double most_steal(const struct content_ctx *c)
-{
-	double most = NAN, v;
-	if (rr_num(rr_obj(c->root, "generator"), "steal_pct", &v))
-		most = v;
-	const char *arr = c->r->kind == RESULT_KIND_RAMP ? "steps"
-			  : c->r->kind == RESULT_KIND_COMPARE ? "variants" : NULL;
-	const char *key = c->r->kind == RESULT_KIND_RAMP ? "steal_pct" : "steal_max_pct";
-	size_t i;
-	const json_t *e;
-	if (arr)
-		json_array_foreach(rr_arr(c->root, arr), i, e)
-			if (rr_num(e, key, &v) && (isnan(most) || v > most))
-				most = v;
-	return most;
-}
-
-/* Whether pacer warned of the steal when it measured (it alone knew the
- * counters' resolution: a short load's single tick is no warning). */
-static bool steal_warned(const struct content_ctx *c)
-{
-	size_t i;
-	const json_t *w;
-	json_array_foreach(rr_arr(c->root, "warnings"), i, w)
-		if (json_is_string(w) && strstr(json_string_value(w), "the hypervisor took"))
-			return true;
-	return false;
-}
-
 static void workload_phrase(struct content_ctx *c, char *out, size_t cap)
 {
 	const json_t *table = rr_obj(c->plan, "table");
@@ -52,7 +21,7 @@ static void workload_phrase(struct content_ctx *c, char *out, size_t cap)
 			char one[600];
 			if (i >= REPORT_MAX_VARIANTS || l + 8 >= cap)
 				break;
-			if (!content_wl_phrase(c, rr_obj(v, "workload"), c->plan, "its URL", one, sizeof one))
+			if (!content_wl_phrase(c, rr_obj(v, "workload"), v, "its URL", one, sizeof one))
 				snprintf(one, sizeof one, "not recorded");
 			l += (size_t)snprintf(out + l, cap - l, "%s%s: %s", i ? "; " : "",
 					      rr_str(v, "name") ? rr_str(v, "name") : "?", one);
@@ -183,8 +152,8 @@ void content_meaning(struct content_ctx *c)
 		doc_item(c->d, "What pacer itself costs against a remote target: over loopback the "
 			       "kernel runs the target's receive path, and the wake-up of its thread, "
 			       "inside pacer's writes, and that counts in the generator's CPU.");
-	double steal = most_steal(c);
-	if (steal_warned(c) && isfinite(steal))
+	double steal = content_most_steal(c);
+	if (content_steal_warned(c) && isfinite(steal))
 		doc_item(c->d, "That the latency tails are the target's: the hypervisor took up to %s "
 			       "of the generator's CPUs during the load (steal time).",
 			 fmt_pct(&c->f, steal));

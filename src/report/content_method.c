@@ -82,10 +82,13 @@ void content_identity(struct content_ctx *c)
 			snprintf(k, sizeof k, "Variant %s%s", name ? name : "?", i == 0 ? " (baseline)" : "");
 			const char *tg = rr_str(v, "target"), *url = rr_str(v, "url"),
 				   *vm = rr_str(v, "mode");
+			if (tg && !*tg)
+				tg = NULL; /* the shared table's: its URL says it */
 			snprintf(b, sizeof b, "%s%s%s%s%s%s", tg ? tg : "", tg && url ? " at " : "",
 				 url ? url : "", vm ? " (" : "", vm ? vm : "", vm ? ")" : "");
 			kv(c, k, b);
-			if (content_wl_phrase(c, rr_obj(v, "workload"), c->plan, "its URL", b, sizeof b)) {
+			/* its own table (v.table), not the shared plan's */
+			if (content_wl_phrase(c, rr_obj(v, "workload"), v, "its URL", b, sizeof b)) {
 				snprintf(k, sizeof k, "Variant %s requests", name ? name : "?");
 				kv(c, k, b);
 			}
@@ -292,6 +295,27 @@ void content_methodology(struct content_ctx *c)
 			 "is not in these figures (coordinated omission).");
 		doc_item(c->d, "%s worker %s.", fmt_int(&c->f, threads),
 			 plural(threads, "thread", "threads"));
+	}
+	{ /* the protocol, and what spoke it */
+		char proto[96], more[256] = "";
+		const char *http = rr_str(c->plan, "http");
+		double h2, h1, streams;
+		bool counted = content_h2_conns(c, &h2, &h1);
+		if (http && strcmp(http, "1.1") != 0 && rr_num(c->plan, "max_streams", &streams))
+			snprintf(more, sizeof more, ", at most %s concurrent %s per connection",
+				 fmt_int(&c->f, streams), plural(streams, "stream", "streams"));
+		else if (http && !rr_true(c->plan, "keepalive") && rr_get(c->plan, "keepalive"))
+			snprintf(more, sizeof more, ", a new connection for each request (--no-keepalive)");
+		else if (http)
+			snprintf(more, sizeof more, ", connections kept alive from request to request");
+		size_t l = strlen(more);
+		if (counted && c->r->kind == RESULT_KIND_RUN)
+			snprintf(more + l, sizeof more - l, "; %s %s spoke HTTP/2%s%s%s (warm-up included)",
+				 fmt_int(&c->f, h2), plural(h2, "connection", "connections"),
+				 h1 > 0 ? ", " : "", h1 > 0 ? fmt_int(&c->f, h1) : "",
+				 h1 > 0 ? " HTTP/1.1" : "");
+		if (http)
+			doc_item(c->d, "Protocol: %s%s.", content_protocol(c, proto, sizeof proto), more);
 	}
 	{
 		char wl[1200];

@@ -1,9 +1,42 @@
 /* pacer — phrases several sections of the report's content share: the
  * machine, the way to the target, a median with its range (see
  * content_int.h). */
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "report/content_int.h"
+
+/* The most steal time on the generator's CPUs the result records: a run's,
+ * a ramp's steps', a comparison's variants' (NAN: none recorded). */
+double content_most_steal(const struct content_ctx *c)
+{
+	double most = NAN, v;
+	if (rr_num(rr_obj(c->root, "generator"), "steal_pct", &v))
+		most = v;
+	const char *arr = c->r->kind == RESULT_KIND_RAMP ? "steps"
+			  : c->r->kind == RESULT_KIND_COMPARE ? "variants" : NULL;
+	const char *key = c->r->kind == RESULT_KIND_RAMP ? "steal_pct" : "steal_max_pct";
+	size_t i;
+	const json_t *e;
+	if (arr)
+		json_array_foreach(rr_arr(c->root, arr), i, e)
+			if (rr_num(e, key, &v) && (isnan(most) || v > most))
+				most = v;
+	return most;
+}
+
+/* Whether pacer warned of the steal when it measured (it alone knew the
+ * counters' resolution: a short load's single tick is no warning). */
+bool content_steal_warned(const struct content_ctx *c)
+{
+	size_t i;
+	const json_t *w;
+	json_array_foreach(rr_arr(c->root, "warnings"), i, w)
+		if (json_is_string(w) && strstr(json_string_value(w), "the hypervisor took"))
+			return true;
+	return false;
+}
 
 const char *content_machine(struct content_ctx *c, char *out, size_t cap)
 {
@@ -22,14 +55,97 @@ const char *content_machine(struct content_ctx *c, char *out, size_t cap)
 	return out;
 }
 
+const char *content_target(struct content_ctx *c, char *out, size_t cap)
+{
+	size_t hl = strlen(c->host);
+	const char *a = c->address;
+	bool same = hl && ((!strncmp(a, c->host, hl) && a[hl] == ':') ||
+			   (a[0] == '[' && !strncmp(a + 1, c->host, hl) && a[hl + 1] == ']'));
+	if (!a[0] || same)
+		snprintf(out, cap, "%s", a[0] ? a : c->host);
+	else if (!hl)
+		snprintf(out, cap, "%s", a);
+	else
+		snprintf(out, cap, "%s, connected at %s", c->host, a);
+	return out;
+}
+
+/* Adds phase ph's http2 connections to *h2, *h1; true when it has them. */
+static bool add_h2(const json_t *ph, double *h2, double *h1)
+{
+	const json_t *h = rr_obj(ph, "http2");
+	if (!h)
+		return false;
+	*h2 += rr_num_or(h, "connections_h2", 0);
+	*h1 += rr_num_or(h, "connections_h1", 0);
+	return true;
+}
+
+bool content_h2_conns(struct content_ctx *c, double *h2, double *h1)
+{
+	*h2 = *h1 = 0;
+	bool any = false;
+	if (c->r->kind == RESULT_KIND_RUN) {
+		any = add_h2(rr_obj(c->root, "warmup"), h2, h1);
+		any = add_h2(rr_obj(c->root, "measure"), h2, h1) || any;
+	} else if (c->r->kind == RESULT_KIND_RAMP) {
+		size_t i;
+		const json_t *s;
+		json_array_foreach(rr_arr(c->root, "steps"), i, s) {
+			any = add_h2(rr_obj(s, "warmup"), h2, h1) || any;
+			any = add_h2(rr_obj(s, "measure"), h2, h1) || any;
+		}
+	}
+	return any;
+}
+
+const char *content_protocol(struct content_ctx *c, char *out, size_t cap)
+{
+	const char *http = rr_str(c->plan, "http");
+	bool tls = rr_obj(c->plan, "tls") != NULL, plain = !tls;
+	size_t i;
+	const json_t *h;
+	json_array_foreach(rr_arr(c->plan, "table.hosts"), i, h) {
+		if (i == 0) /* a table's hosts say it, not its first URL */
+			tls = plain = false;
+		if (rr_true(h, "tls"))
+			tls = true;
+		else
+			plain = true;
+	}
+	double h2, h1;
+	bool seen = content_h2_conns(c, &h2, &h1);
+	if (!http)
+		snprintf(out, cap, "HTTP");
+	else if (!strcmp(http, "h2c"))
+		snprintf(out, cap, "h2c (HTTP/2 over cleartext)");
+	else if (!strcmp(http, "h2"))
+		snprintf(out, cap, "HTTPS (HTTP/2 over TLS)");
+	else if (!strcmp(http, "h2-prefer") && seen && h2 > 0 && h1 == 0)
+		snprintf(out, cap, "HTTPS (HTTP/2 over TLS)");
+	else if (!strcmp(http, "h2-prefer") && seen && h2 == 0 && h1 > 0)
+		snprintf(out, cap, "HTTPS (HTTP/1.1 over TLS: the server did not take HTTP/2)");
+	else if (!strcmp(http, "h2-prefer"))
+		snprintf(out, cap, "HTTPS (HTTP/2 over TLS where the server took it, else HTTP/1.1)");
+	else if (tls && plain)
+		snprintf(out, cap, "HTTP/1.1 (over TLS to the https hosts)");
+	else if (tls)
+		snprintf(out, cap, "HTTPS (HTTP/1.1 over TLS)");
+	else
+		snprintf(out, cap, "HTTP/1.1");
+	return out;
+}
+
 const char *content_where(struct content_ctx *c, char *out, size_t cap)
 {
+	char proto[96];
+	content_protocol(c, proto, sizeof proto);
 	if (c->loopback)
-		snprintf(out, cap, "over loopback HTTP");
+		snprintf(out, cap, "over loopback %s", proto);
 	else if (c->host[0])
-		snprintf(out, cap, "over HTTP to %s", c->host);
+		snprintf(out, cap, "over %s to %s", proto, c->host);
 	else
-		snprintf(out, cap, "over HTTP");
+		snprintf(out, cap, "over %s", proto);
 	return out;
 }
 

@@ -7,33 +7,24 @@
 #include <string.h>
 
 #include "report/content_int.h"
+#include "report/report.h"
 
-/* ", about 5,000 per core over 1 core (the embedded target's threads)"
- * from highest_passing; "" without a per-core figure. Older results have
- * no cores_basis: the count is then given without one. */
-static void per_core_phrase(struct content_ctx *c, const json_t *hp, char *out, size_t cap)
+/* The target's resources a ramp step measured (the step's, or in older
+ * results its measured phase's), or NULL. */
+static const json_t *step_target_res(const json_t *s)
 {
-	double pc, cores;
-	out[0] = '\0';
-	if (!rr_num(hp, "per_core_per_s", &pc) || !rr_num(hp, "cores", &cores))
-		return;
-	const char *b = rr_str(hp, "cores_basis");
-	if (b && !strcmp(b, "measured_busy")) {
-		/* what the target used, not what it had: CPU efficiency at that load */
-		snprintf(out, cap, ", about %s per busy core (the target kept %s cores busy, as "
-			 "measured)", fmt_rate(&c->f, round(pc)), fmt_num(&c->f, cores, 2));
-		return;
-	}
-	const char *words = !b                                 ? NULL
-			    : !strcmp(b, "option")             ? "given with --target-cores"
-			    : !strcmp(b, "embedded_threads")   ? "the embedded target's threads"
-			    : !strcmp(b, "cgroup_cpu_max")     ? "the target cgroup's cpu.max quota"
-			    : !strcmp(b, "cgroup_cpuset")      ? "the target cgroup's cpuset"
-							       : b;
-	snprintf(out, cap, ", about %s per core over %s %s%s%s%s", fmt_rate(&c->f, round(pc)),
-		 cores == floor(cores) ? fmt_int(&c->f, cores) : fmt_num(&c->f, cores, 2),
-		 cores == 1 ? "core" : "cores", words ? " (" : "", words ? words : "",
-		 words ? ")" : "");
+	const json_t *tr = rr_obj(s, "target_resources");
+	return tr ? tr : rr_obj(rr_obj(s, "measure"), "target_resources");
+}
+
+/* The cores the target could use: target_cores (its basis may be only the
+ * machine's cores), else the machine's; NAN when neither is recorded. */
+static double target_cores_avail(struct content_ctx *c)
+{
+	double n;
+	if (rr_num(c->root, "target_cores.cores", &n) && n > 0)
+		return n;
+	return rr_num(c->env, "cores", &n) && n > 0 ? n : NAN;
 }
 
 /* The steps that decide: measured once more are not (their retry is), and
@@ -65,6 +56,81 @@ static const json_t *next_above(const json_t *steps, double off, bool open, doub
 		}
 	}
 	return best;
+}
+
+/* The step that decides whether the capacity is CPU-bound (as
+ * ramp_deciding_step decides it for the JSON): the lowest step above the
+ * highest passing one that failed on the target, else (none, or a lower
+ * bound) the highest passing step; -1 when no step passed. */
+static long deciding_step(struct content_ctx *c, const json_t *hp)
+{
+	long k = report_focus_step(c->root);
+	double top;
+	if (!hp || !rr_num(hp, "offered_per_s", &top))
+		return -1;
+	const char *bound = rr_str(hp, "bound");
+	if (bound && !strcmp(bound, "lower"))
+		return k; /* the step above stayed inconclusive: nothing of the target */
+	double best = INFINITY;
+	size_t i;
+	const json_t *s;
+	json_array_foreach(rr_arr(c->root, "steps"), i, s) {
+		double o;
+		if (step_fails(s) && !rr_true(s, "interrupted") &&
+		    rr_num(s, "offered_per_s", &o) && o > top && o < best) {
+			best = o;
+			k = (long)i;
+		}
+	}
+	return k;
+}
+
+/* Whether the target's CPU was its limit (docs/ramp.md "Per core"): the
+ * result's highest_passing.cpu_limited, else (older results) its cores
+ * busy at the deciding step against the cores it could use; 1 yes, 0 no,
+ * -1 not known. *busy and *avail: what was measured (NAN when not). */
+static int cpu_limited(struct content_ctx *c, const json_t *hp, double *busy, double *avail)
+{
+	*avail = target_cores_avail(c);
+	*busy = rr_num_or(step_target_res(step_at(c, deciding_step(c, hp))), "cores_busy", NAN);
+	const json_t *flag = rr_get(hp, "cpu_limited");
+	if (flag)
+		return json_is_boolean(flag) ? json_is_true(flag) : -1;
+	if (!isfinite(*busy) || !isfinite(*avail))
+		return -1;
+	return report_cpu_limited(*busy, *avail);
+}
+
+/* ", about 5,000 per core over 1 core (the embedded target's threads)"
+ * from highest_passing; "" without a per-core figure, and when the
+ * target's CPU was not its limit or that is not known (cpu_limited): a
+ * rate limiter's capacity over the little CPU it used is no capacity per
+ * core. Older results have no cores_basis: the count is then given
+ * without one. */
+static void per_core_phrase(struct content_ctx *c, const json_t *hp, char *out, size_t cap)
+{
+	double pc, cores, busy, avail;
+	out[0] = '\0';
+	if (!rr_num(hp, "per_core_per_s", &pc) || !rr_num(hp, "cores", &cores) ||
+	    cpu_limited(c, hp, &busy, &avail) != 1)
+		return;
+	const char *b = rr_str(hp, "cores_basis");
+	if (b && !strcmp(b, "measured_busy")) {
+		/* what the target used, not what it had: CPU efficiency at that load */
+		snprintf(out, cap, ", about %s per busy core (the target kept %s cores busy, as "
+			 "measured)", fmt_rate(&c->f, round(pc)), fmt_num(&c->f, cores, 2));
+		return;
+	}
+	const char *words = !b                                 ? NULL
+			    : !strcmp(b, "option")             ? "given with --target-cores"
+			    : !strcmp(b, "embedded_threads")   ? "the embedded target's threads"
+			    : !strcmp(b, "cgroup_cpu_max")     ? "the target cgroup's cpu.max quota"
+			    : !strcmp(b, "cgroup_cpuset")      ? "the target cgroup's cpuset"
+							       : b;
+	snprintf(out, cap, ", about %s per core over %s %s%s%s%s", fmt_rate(&c->f, round(pc)),
+		 cores == floor(cores) ? fmt_int(&c->f, cores) : fmt_num(&c->f, cores, 2),
+		 cores == 1 ? "core" : "cores", words ? " (" : "", words ? words : "",
+		 words ? ")" : "");
 }
 
 void content_summary_ramp(struct content_ctx *c)
@@ -182,6 +248,26 @@ void content_summary_ramp(struct content_ctx *c)
 	doc_para(c->d, true, "%s%s%s", lead, body, tail);
 }
 
+/* What the steps table says of the target's CPU: its cores busy when a
+ * probe measured them, else its CPU per request (older self-contained
+ * results), else nothing. */
+enum ramp_cpu_col { RCPU_NONE, RCPU_BUSY, RCPU_PER_REQ };
+
+static enum ramp_cpu_col ramp_cpu_col(const json_t *steps)
+{
+	enum ramp_cpu_col col = RCPU_NONE;
+	size_t i;
+	const json_t *s;
+	json_array_foreach(steps, i, s) {
+		double v;
+		if (rr_num(step_target_res(s), "cores_busy", &v))
+			return RCPU_BUSY;
+		if (rr_num(s, "target_cpu_ms_per_request", &v))
+			col = RCPU_PER_REQ;
+	}
+	return col;
+}
+
 static double step_outcome(const json_t *s, const char *name)
 {
 	const json_t *o = report_step_outcome(s, name);
@@ -206,7 +292,7 @@ static void ramp_warmups(struct content_ctx *c, const json_t *steps)
 	json_array_foreach(steps, i, s) {
 		const json_t *w = rr_obj(s, "warmup");
 		char label[32];
-		snprintf(label, sizeof label, "%s%zu", rr_true(s, "refine") ? "r" : "", i + 1);
+		report_step_label(c->root, (long)i, label, sizeof label);
 		const char *row[9] = {
 			label,
 			w ? fmt_s(&c->f, rr_num_or(w, "duration_s", NAN)) : "none",
@@ -231,7 +317,11 @@ void content_results_ramp(struct content_ctx *c)
 	const char *onames[8];
 	size_t no = report_outcome_names(steps, onames, N(onames));
 	const char *slo = rr_str(c->plan, "slo");
+	/* the terminal goes from the headline to the table: its header row
+	 * says what it is */
+	doc_audience(c->d, DOC_REPORT);
 	doc_heading(c->d, 3, "steps", "Steps");
+	doc_audience(c->d, DOC_ALL);
 	const char *hdr[DOC_MAX_COLS];
 	size_t nc = 0;
 	hdr[nc++] = "Step";
@@ -246,6 +336,12 @@ void content_results_ramp(struct content_ctx *c)
 	}
 	hdr[nc++] = "Error rate";
 	hdr[nc++] = "Drop rate";
+	enum ramp_cpu_col cpu = ramp_cpu_col(steps);
+	double avail = target_cores_avail(c);
+	if (cpu == RCPU_BUSY)
+		hdr[nc++] = "Target cores busy";
+	else if (cpu == RCPU_PER_REQ)
+		hdr[nc++] = "Target CPU/request";
 	hdr[nc++] = "Within SLO";
 	uint32_t right = ((1u << (nc - 1)) - 1) & ~1u;
 	doc_table(c->d, nc, right, hdr);
@@ -258,7 +354,7 @@ void content_results_ramp(struct content_ctx *c)
 		const char *row[DOC_MAX_COLS];
 		size_t k = 0;
 		char label[32], p50[96], p99[96], verdict[400];
-		snprintf(label, sizeof label, "%s%zu", rr_true(s, "refine") ? "r" : "", i + 1);
+		report_step_label(c->root, (long)i, label, sizeof label);
 		row[k++] = label;
 		row[k++] = fmt_rate(&c->f, rr_num_or(s, "offered_per_s", m.offered));
 		row[k++] = fmt_rate(&c->f, rr_num_or(s, "achieved_per_s", m.achieved));
@@ -275,6 +371,16 @@ void content_results_ramp(struct content_ctx *c)
 			row[k++] = fmt_pct(&c->f, step_outcome(s, onames[o]));
 		row[k++] = fmt_pct(&c->f, rr_num_or(s, "error_pct", m.error_pct));
 		row[k++] = fmt_pct(&c->f, rr_num_or(s, "drop_pct", m.drop_pct));
+		char busy[64] = "–";
+		double v;
+		if (cpu == RCPU_BUSY && rr_num(step_target_res(s), "cores_busy", &v))
+			snprintf(busy, sizeof busy, "%s%s%s", fmt_num(&c->f, v, 2),
+				 isfinite(avail) ? " of " : "",
+				 isfinite(avail) ? fmt_num(&c->f, avail, avail == floor(avail) ? 0 : 2) : "");
+		else if (cpu == RCPU_PER_REQ && rr_num(s, "target_cpu_ms_per_request", &v))
+			snprintf(busy, sizeof busy, "%s ms", fmt_num(&c->f, v, 3));
+		if (cpu != RCPU_NONE)
+			row[k++] = busy;
 		bool pass = rr_true(s, "verdict.pass");
 		const char *reason = rr_str(s, "verdict.reason");
 		if (reason && strncmp(reason, "Fail ", 5) == 0)
@@ -301,20 +407,49 @@ void content_results_ramp(struct content_ctx *c)
 			 "judges the repetitions pooled.");
 	const json_t *hp = rr_obj(c->root, "highest_passing");
 	if (hp) {
-		char per_core[240];
+		char per_core[240], why[400] = "";
 		per_core_phrase(c, hp, per_core, sizeof per_core);
+		double busy, can;
+		int lim = cpu_limited(c, hp, &busy, &can);
+		bool has_pc = rr_num(hp, "per_core_per_s", &(double){0});
+		char dl[32];
+		report_step_label(c->root, deciding_step(c, hp), dl, sizeof dl);
+		if (has_pc && lim == 0 && isfinite(busy) && isfinite(can))
+			snprintf(why, sizeof why,
+				 " No per-core figure: the target's CPU was not its limit: at step %s it "
+				 "kept %s cores busy of the %s it could use, under %.0f %%.",
+				 dl, fmt_num(&c->f, busy, 2), fmt_num(&c->f, can, can == floor(can) ? 0 : 2),
+				 REPORT_CPU_LIMIT_SHARE * 100);
+		else if (has_pc && lim == 0)
+			snprintf(why, sizeof why, " No per-core figure: the target's CPU was not its "
+						  "limit.");
+		else if (has_pc && lim < 0)
+			snprintf(why, sizeof why,
+				 " No per-core figure: the target's CPU at step %s was not measured "
+				 "(--target-pid or --target-cgroup measures it), so whether it was the "
+				 "limit is not known.",
+				 dl);
+		char hl[32];
 		const char *bound = rr_str(hp, "bound");
 		doc_para(c->d, false, "Highest passing step: step %s, %s requests/s offered (%s achieved)%s%s.",
-			 fmt_int(&c->f, rr_num_or(hp, "step", NAN)),
+			 report_step_label(c->root, (long)rr_num_or(hp, "step", 0) - 1, hl, sizeof hl),
 			 fmt_rate(&c->f, rr_num_or(hp, "offered_per_s", NAN)),
 			 fmt_rate(&c->f, rr_num_or(hp, "achieved_per_s", NAN)), per_core,
 			 bound && !strcmp(bound, "lower")
 				 ? ": a lower bound of the capacity, since a step above it stayed "
 				   "inconclusive"
 				 : "");
+		if (why[0]) {
+			doc_audience(c->d, DOC_REPORT);
+			doc_para(c->d, false, "%s", why + 1);
+			doc_audience(c->d, DOC_ALL);
+		}
 	} else if (json_array_size(steps)) {
 		doc_para(c->d, false, "No step passed%s%s.", slo ? " the SLO " : "", slo ? slo : "");
 	}
+	/* the knee, the warm-ups and the focus step are the report's: the
+	 * terminal's summary fits a screen (its headline says the knee) */
+	doc_audience(c->d, DOC_REPORT);
 	double knee;
 	if (rr_num(c->root, "knee_per_s", &knee))
 		doc_para(c->d, false,
@@ -324,15 +459,19 @@ void content_results_ramp(struct content_ctx *c)
 	else if (rr_get(c->root, "knee_per_s"))
 		doc_para(c->d, false, "Knee: the median latency stayed within twice its low-load "
 				      "value at every step.");
+	doc_audience(c->d, DOC_ALL);
 	double req;
 	if (rr_num(c->plan, "require_per_s", &req))
 		doc_para(c->d, false, "Required %s requests/s: %s.", fmt_rate(&c->f, req),
 			 rr_true(c->root, "reached_require") ? "reached" : "NOT reached");
+	doc_audience(c->d, DOC_REPORT);
 	ramp_warmups(c, steps);
 	chart_ref(c, "latency-vs-load");
 	long k = report_focus_step(c->root);
 	if (k >= 0) {
-		doc_heading(c->d, 3, "focus-step", "Latency at step %ld (%s requests/s)", k + 1,
+		char fl[32];
+		doc_heading(c->d, 3, "focus-step", "Latency at step %s (%s requests/s)",
+			    report_step_label(c->root, k, fl, sizeof fl),
 			    fmt_rate(&c->f, rr_num_or(step_at(c, k), "offered_per_s", NAN)));
 		content_latency_table(c, rr_get(step_at(c, k), "measure"));
 		content_outcomes_table(c, rr_get(step_at(c, k), "measure"));
@@ -342,4 +481,5 @@ void content_results_ramp(struct content_ctx *c)
 	chart_ref(c, "histogram");
 	chart_ref(c, "timeline");
 	chart_ref(c, "status");
+	doc_audience(c->d, DOC_ALL);
 }

@@ -148,7 +148,16 @@ static void http2_para(struct content_ctx *c, const json_t *ph)
 	const json_t *h = rr_obj(ph, "http2");
 	if (!h)
 		return;
-	double h2 = rr_num_or(h, "connections_h2", 0), h1 = rr_num_or(h, "connections_h1", 0);
+	/* connections opened in the warm-up carry into the measured phase:
+	 * they spoke h2 there too */
+	const json_t *wh = rr_obj(rr_obj(c->root, "warmup"), "http2");
+	double wh2 = rr_num_or(wh, "connections_h2", 0), wh1 = rr_num_or(wh, "connections_h1", 0);
+	double h2 = rr_num_or(h, "connections_h2", 0) + wh2,
+	       h1 = rr_num_or(h, "connections_h1", 0) + wh1;
+	char warm[96] = "";
+	if (wh2 > 0)
+		snprintf(warm, sizeof warm, " (%s of them opened in the warm-up)",
+			 fmt_int(&c->f, wh2));
 	double resets = 0;
 	const json_t *rs = rr_obj(h, "resets");
 	const char *k;
@@ -168,9 +177,9 @@ static void http2_para(struct content_ctx *c, const json_t *ph)
 		snprintf(fails, sizeof fails, "; %s failed as HTTP/2 (errors.protocol: connection "
 			 "attempts, not requests)", fmt_int(&c->f, failed));
 	doc_para(c->d, false,
-		 "HTTP/2: %s %s spoke h2%s%s; GOAWAY %s, requests retried %s (the server had not "
+		 "HTTP/2: %s %s spoke h2%s%s%s; GOAWAY %s, requests retried %s (the server had not "
 		 "processed them), streams reset %s%s.",
-		 fmt_int(&c->f, h2), plural(h2, "connection", "connections"), h1s, streams,
+		 fmt_int(&c->f, h2), plural(h2, "connection", "connections"), warm, h1s, streams,
 		 fmt_int(&c->f, rr_num_or(h, "goaway", 0)), fmt_int(&c->f, rr_num_or(h, "retried", 0)),
 		 fmt_int(&c->f, resets), fails);
 	http2_hosts_para(c, ph);

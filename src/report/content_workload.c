@@ -71,6 +71,15 @@ static void wl_request(struct content_ctx *c, const json_t *r, char *out, size_t
 {
 	double body = rr_num_or(r, "body_bytes", 0);
 	const char *name = rr_str(r, "name");
+	/* a name that only repeats "METHOD path" (a table's derived name,
+	 * tables.md#request-names) says nothing the request does not */
+	const char *m = rr_str(r, "method"), *t = rr_str(r, "target");
+	if (name && m && t) {
+		size_t ml = strlen(m), tl = strcspn(t, "?");
+		if (!strncmp(name, m, ml) && name[ml] == ' ' && !strncmp(name + ml + 1, t, tl) &&
+		    !name[ml + 1 + tl])
+			name = NULL;
+	}
 	char b[64] = "";
 	if (body > 0)
 		snprintf(b, sizeof b, "%s-byte body", fmt_int(&c->f, body));
@@ -116,12 +125,19 @@ bool content_wl_phrase(struct content_ctx *c, const json_t *wl, const json_t *pl
 				     fmt_int(&c->f, n), url, order,
 				     rr_str(plan, "table.source") ? rr_str(plan, "table.source") : "?",
 				     bodies);
-	else if (src && !strcmp(src, "table"))
-		l = (size_t)snprintf(out, cap, "%s requests of the request table %s (SHA-256 %.16s...) %s",
-				     fmt_int(&c->f, n),
-				     rr_str(plan, "table.source") ? rr_str(plan, "table.source") : "?",
-				     rr_str(plan, "table.sha256") ? rr_str(plan, "table.sha256") : "?",
-				     order);
+	else if (src && !strcmp(src, "table")) {
+		/* the table's own hash, else (a comparison's variant in an older
+		 * result) the workload's, which is the same: of the wire bytes */
+		const char *tsrc = rr_str(plan, "table.source");
+		const char *sha = rr_str(plan, "table.sha256") ? rr_str(plan, "table.sha256")
+							       : rr_str(wl, "sha256");
+		char hash[64] = "";
+		if (sha)
+			snprintf(hash, sizeof hash, " (SHA-256 %.16s...)", sha);
+		l = (size_t)snprintf(out, cap, "%s requests of %s%s%s %s", fmt_int(&c->f, n),
+				     tsrc ? "the request table " : "a request table", tsrc ? tsrc : "",
+				     hash, order);
+	}
 	else
 		l = (size_t)snprintf(out, cap, "%s requests %s", fmt_int(&c->f, n), order);
 	if (l >= cap)

@@ -17,9 +17,13 @@ static void block_free(struct doc_block *b)
 {
 	free(b->text);
 	free(b->id);
-	for (size_t i = 0; i < b->n_items; i++)
+	for (size_t i = 0; i < b->n_items; i++) {
 		free(b->items[i]);
+		if (b->briefs)
+			free(b->briefs[i]);
+	}
 	free(b->items);
+	free(b->briefs);
 }
 
 void doc_free(struct doc *d)
@@ -47,7 +51,13 @@ static struct doc_block *push(struct doc *d, enum doc_kind kind)
 	struct doc_block *b = &d->b[d->n++];
 	memset(b, 0, sizeof *b);
 	b->kind = kind;
+	b->audience = d->audience;
 	return b;
+}
+
+void doc_audience(struct doc *d, enum doc_audience a)
+{
+	d->audience = a;
 }
 
 static char *vfmt(struct doc *d, const char *fmt, va_list ap)
@@ -68,10 +78,15 @@ static char *dup(struct doc *d, const char *s)
 	return c;
 }
 
-static bool add_item(struct doc *d, struct doc_block *b, char *s)
+/* Appends s (owned) to b's items and brief (owned, may be NULL) to its
+ * short forms (lists only: with_brief). */
+static bool add_item_brief(struct doc *d, struct doc_block *b, char *s, char *brief,
+			   bool with_brief)
 {
-	if (!s)
+	if (!s) {
+		free(brief);
 		return false;
+	}
 	/* grow in powers of two */
 	size_t n = b->n_items;
 	if ((n & (n - 1)) == 0 || n == 0) {
@@ -79,15 +94,27 @@ static bool add_item(struct doc *d, struct doc_block *b, char *s)
 		if (nc < 8)
 			nc = 8;
 		char **ni = realloc(b->items, nc * sizeof *ni);
-		if (!ni) {
+		if (ni)
+			b->items = ni;
+		char **nb = ni && with_brief ? realloc(b->briefs, nc * sizeof *nb) : NULL;
+		if (nb)
+			b->briefs = nb;
+		if (!ni || (with_brief && !nb)) {
 			free(s);
+			free(brief);
 			d->oom = true;
 			return false;
 		}
-		b->items = ni;
 	}
+	if (with_brief)
+		b->briefs[b->n_items] = brief;
 	b->items[b->n_items++] = s;
 	return true;
+}
+
+static bool add_item(struct doc *d, struct doc_block *b, char *s)
+{
+	return add_item_brief(d, b, s, NULL, false);
 }
 
 void doc_heading(struct doc *d, int level, const char *id, const char *fmt, ...)
@@ -120,19 +147,37 @@ void doc_list(struct doc *d)
 	push(d, DOC_LIST);
 }
 
-void doc_item(struct doc *d, const char *fmt, ...)
+static void vitem(struct doc *d, const char *brief, const char *fmt, va_list ap)
 {
 	if (d->oom)
 		return;
-	if (!d->n || d->b[d->n - 1].kind != DOC_LIST)
+	if (!d->n || d->b[d->n - 1].kind != DOC_LIST || d->b[d->n - 1].audience != d->audience)
 		doc_list(d);
 	if (d->oom)
 		return;
+	char *s = vfmt(d, fmt, ap);
+	char *b = brief ? dup(d, brief) : NULL;
+	if (brief && !b) {
+		free(s);
+		return;
+	}
+	add_item_brief(d, &d->b[d->n - 1], s, b, true);
+}
+
+void doc_item(struct doc *d, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = vfmt(d, fmt, ap);
+	vitem(d, NULL, fmt, ap);
 	va_end(ap);
-	add_item(d, &d->b[d->n - 1], s);
+}
+
+void doc_item_brief(struct doc *d, const char *brief, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vitem(d, brief, fmt, ap);
+	va_end(ap);
 }
 
 void doc_table(struct doc *d, size_t cols, uint32_t right, const char *const *header)

@@ -27,6 +27,14 @@ enum doc_kind {
 
 #define DOC_MAX_COLS 32
 
+/* Who a block is for: every format, or the report only (Markdown and
+ * HTML: the details the terminal's summary leaves out to fit a screen). A
+ * list item's short form for the terminal is its brief (doc_item_brief). */
+enum doc_audience {
+	DOC_ALL,
+	DOC_REPORT,
+};
+
 struct doc_block {
 	enum doc_kind kind;
 	int level;        /* heading: 1..3 */
@@ -37,16 +45,25 @@ struct doc_block {
 	size_t n_items;
 	size_t cols;      /* table columns */
 	uint32_t right;   /* table: bit c set = column c right-aligned */
+	enum doc_audience audience;
+	char **briefs;    /* list: each item's short form for the terminal (NULL: the
+	                   * item itself; "": not in the terminal), n_items of them */
 };
 
 struct doc {
 	struct doc_block *b;
 	size_t n, cap;
 	bool oom;
+	enum doc_audience audience; /* of the blocks added from now on */
 };
 
 void doc_init(struct doc *d);
 void doc_free(struct doc *d);
+
+/* The audience of the blocks added from now on (DOC_ALL again to end). A
+ * list item goes into the last list only when that list has the same
+ * audience. */
+void doc_audience(struct doc *d, enum doc_audience a);
 
 /* A heading; id names the section (e.g. "summary") and becomes the HTML id. */
 void doc_heading(struct doc *d, int level, const char *id, const char *fmt, ...)
@@ -58,6 +75,10 @@ void doc_para(struct doc *d, bool strong, const char *fmt, ...)
  * block is not a list). */
 void doc_list(struct doc *d);
 void doc_item(struct doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A list item with its short form for the terminal: brief NULL says it as
+ * it is, "" leaves it out of the terminal (it is said there another way). */
+void doc_item_brief(struct doc *d, const char *brief, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Start a table with `cols` (<= DOC_MAX_COLS) header cells; right-aligned
  * columns as a bit mask. doc_row adds a row of `cols` cells (NULL = empty). */
 void doc_table(struct doc *d, size_t cols, uint32_t right, const char *const *header);

@@ -1,6 +1,7 @@
 /* pacer — small facts about a loaded result that several writers need. */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,13 @@ long report_focus_step(const json_t *root)
 	    hp == floor(hp))
 		return (long)hp - 1;
 	return (long)n - 1;
+}
+
+const char *report_step_label(const json_t *root, long i, char *out, size_t cap)
+{
+	const json_t *s = i >= 0 ? json_array_get(rr_arr(root, "steps"), (size_t)i) : NULL;
+	snprintf(out, cap, "%s%ld", rr_true(s, "refine") ? "r" : "", i + 1);
+	return out;
 }
 
 bool report_slo_pct(const char *slo, struct slo_pct *out)

@@ -500,8 +500,8 @@ int hlog_write(FILE *f, const struct loaded_result *r, const struct report_optio
 			const json_t *m = rr_obj(s, "measure");
 			if (!m)
 				continue;
-			fprintf(f, "#[pacer ramp step %zu%s: %.3f requests/s offered, from %.3f s]\n",
-				i + 1, rr_true(s, "refine") ? " (refine)" : "",
+			fprintf(f, "#[pacer ramp step %s%zu: %.3f requests/s offered, from %.3f s]\n",
+				rr_true(s, "refine") ? "r" : "", i + 1,
 				rr_num_or(s, "offered_per_s", 0), t0);
 			rc = phase_intervals(f, &acc, m, rr_arr(s, "series"), o, &t0, err, errlen);
 			if (rc)

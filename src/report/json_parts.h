@@ -13,7 +13,13 @@ void rj_head(struct jsonw *j, const struct report_ctx *c, const char *kind,
 	     uint64_t started_wall_ns, bool interrupted);
 /* The run plan's fields, inside an object the caller opened. */
 void rj_plan_fields(struct jsonw *j, const struct run_plan *p);
+/* "table": p's request table (source, format, requests, sha256, lazy,
+ * order, seed, hosts), or null when its requests came from no table. */
+void rj_table(struct jsonw *j, const struct run_plan *p);
 void rj_env(struct jsonw *j, const struct sysinfo_facts *env);
+/* "connected": each address the requests went to (conns[n]; nothing when
+ * n is 0), with whether it stayed on this machine (docs/result.md). */
+void rj_connected(struct jsonw *j, const struct report_conn *conns, size_t n);
 /* "clock" (--segment, --start-at; else nothing): the requested start, the
  * plan's CLOCK_REALTIME/CLOCK_MONOTONIC mapping, the wall-clock times the
  * load (warm-up) and the measured phase of r (the first ramp step; NULL:

@@ -66,6 +66,51 @@ void rj_clock(struct jsonw *j, const struct run_plan *p, const struct run_result
 	jw_obj_end(j);
 }
 
+void rj_table(struct jsonw *j, const struct run_plan *p)
+{
+	jw_key(j, "table");
+	if (p->table_sha256) {
+		jw_obj(j);
+		jw_key(j, "source");
+		jw_str(j, p->table_source);
+		jw_key(j, "format");
+		jw_str(j, p->table_format);
+		jw_key(j, "requests");
+		jw_u64(j, p->table_requests);
+		jw_key(j, "sha256");
+		jw_str(j, p->table_sha256);
+		jw_key(j, "lazy");
+		jw_bool(j, p->table_lazy);
+		jw_key(j, "order");
+		jw_str(j, p->order_random ? "random" : "sequential");
+		jw_key(j, "seed");
+		jw_u64(j, p->seed);
+		jw_key(j, "hosts");
+		jw_arr(j);
+		for (size_t i = 0; i < p->table_n_hosts; i++) {
+			const struct table_host *h = &p->table_hosts[i];
+			jw_obj(j);
+			jw_key(j, "host");
+			jw_str(j, h->name);
+			jw_key(j, "port");
+			jw_u64(j, h->port);
+			jw_key(j, "tls");
+			jw_bool(j, h->tls);
+			if (h->unix_path) { /* not in the wire bytes: part of the table's identity here */
+				jw_key(j, "unix_socket");
+				jw_str(j, h->unix_path);
+			}
+			jw_key(j, "requests");
+			jw_u64(j, h->n_reqs);
+			jw_obj_end(j);
+		}
+		jw_arr_end(j);
+		jw_obj_end(j);
+	} else {
+		jw_null(j);
+	}
+}
+
 void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 {
 	jw_key(j, "url");
@@ -152,47 +197,7 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	} else {
 		jw_null(j);
 	}
-	jw_key(j, "table");
-	if (p->table_sha256) {
-		jw_obj(j);
-		jw_key(j, "source");
-		jw_str(j, p->table_source);
-		jw_key(j, "format");
-		jw_str(j, p->table_format);
-		jw_key(j, "requests");
-		jw_u64(j, p->table_requests);
-		jw_key(j, "sha256");
-		jw_str(j, p->table_sha256);
-		jw_key(j, "lazy");
-		jw_bool(j, p->table_lazy);
-		jw_key(j, "order");
-		jw_str(j, p->order_random ? "random" : "sequential");
-		jw_key(j, "seed");
-		jw_u64(j, p->seed);
-		jw_key(j, "hosts");
-		jw_arr(j);
-		for (size_t i = 0; i < p->table_n_hosts; i++) {
-			const struct table_host *h = &p->table_hosts[i];
-			jw_obj(j);
-			jw_key(j, "host");
-			jw_str(j, h->name);
-			jw_key(j, "port");
-			jw_u64(j, h->port);
-			jw_key(j, "tls");
-			jw_bool(j, h->tls);
-			if (h->unix_path) { /* not in the wire bytes: part of the table's identity here */
-				jw_key(j, "unix_socket");
-				jw_str(j, h->unix_path);
-			}
-			jw_key(j, "requests");
-			jw_u64(j, h->n_reqs);
-			jw_obj_end(j);
-		}
-		jw_arr_end(j);
-		jw_obj_end(j);
-	} else {
-		jw_null(j);
-	}
+	rj_table(j, p);
 	jw_key(j, "unix_socket");
 	jw_str(j, p->unix_socket);
 	jw_key(j, "connect_to");
@@ -286,6 +291,30 @@ void rj_env(struct jsonw *j, const struct sysinfo_facts *env)
 	jw_key(j, "cores");
 	jw_u64(j, (uint64_t)env->cores);
 	jw_obj_end(j);
+}
+
+void rj_connected(struct jsonw *j, const struct report_conn *conns, size_t n)
+{
+	if (!n)
+		return;
+	jw_key(j, "connected");
+	jw_arr(j);
+	for (size_t i = 0; i < n; i++) {
+		int saved = j->indent;
+		jw_obj(j);
+		j->indent = 0;
+		jw_key(j, "host");
+		jw_str(j, conns[i].host);
+		jw_key(j, "port");
+		jw_u64(j, conns[i].port);
+		jw_key(j, "address");
+		jw_str(j, conns[i].address);
+		jw_key(j, "loopback");
+		jw_bool(j, conns[i].loopback);
+		jw_obj_end(j);
+		j->indent = saved;
+	}
+	jw_arr_end(j);
 }
 
 void rj_target(struct jsonw *j, const struct report_target *t, uint64_t served)

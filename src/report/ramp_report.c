@@ -29,6 +29,15 @@ bool ramp_per_core_cores(const struct ramp_report *rr, const struct ramp_step *s
 	return false;
 }
 
+long ramp_deciding_step(const struct ramp_result *r)
+{
+	if (r->highest_pass < 0)
+		return -1;
+	/* the failure above it, when it failed on the target; an inconclusive
+	 * step says nothing of the target's CPU */
+	return r->bound == RAMP_BOUND_EXACT && r->below >= 0 ? r->below : r->highest_pass;
+}
+
 void ramp_text_header(FILE *f, const struct ramp_report *rr)
 {
 	const struct ramp_plan *rp = rr->plan;
@@ -99,44 +108,14 @@ void ramp_warnings(const struct ramp_report *rr, struct report_warnings *w)
 			continue;
 		char b[32];
 		snprintf(w->msg[w->n++], REPORT_WARN_LEN,
-			 "step %zu (%s req/s) stayed inconclusive after %u measurement%s: %s; the "
+			 "step %s%zu (%s req/s) stayed inconclusive after %u measurement%s: %s; the "
 			 "capacity is a lower bound (docs/selfcheck.md)",
-			 i + 1, units_fmt_thousands(b, sizeof b, s->offered_per_s, 0),
+			 s->refine ? "r" : "", i + 1, units_fmt_thousands(b, sizeof b, s->offered_per_s, 0),
 			 s->attempt ? s->attempt : 1, s->attempt > 1 ? "s" : "", s->verdict.why);
-	}
-	/* where pacer's lateness was material to a step's latency figures but
-	 * decided no verdict: one note for them all */
-	char lagged[160] = "";
-	size_t n_lagged = 0, len = 0;
-	double worst_us = 0;
-	for (size_t i = 0; i < r->n_steps; i++) {
-		const struct ramp_step *s = &r->steps[i];
-		if (s->retried || s->verdict.inconclusive)
-			continue;
-		struct gen_verdict gv;
-		report_gencheck(&s->run, &rr->ctx, &gv);
-		if (!gv.c[0].fired)
-			continue;
-		worst_us = gv.c[0].value > worst_us ? gv.c[0].value : worst_us;
-		if (len < sizeof lagged - 8) {
-			int k = snprintf(lagged + len, sizeof lagged - len, "%s%zu", n_lagged ? ", " : "",
-					 i + 1);
-			len = k > 0 && (size_t)k < sizeof lagged - len ? len + (size_t)k : sizeof lagged - 1;
-		}
-		n_lagged++;
-	}
-	if (n_lagged && w->n < REPORT_WARN_CAP) {
-		char d[32];
-		snprintf(w->msg[w->n++], REPORT_WARN_LEN,
-			 "step%s %s: pacer picked up due requests late (loop-lag p99 up to %s), material "
-			 "to the latency figures there, which include up to that much of pacer's own "
-			 "lateness; no verdict depended on it",
-			 n_lagged == 1 ? "" : "s", lagged, units_fmt_duration(d, sizeof d, worst_us * 1e3));
 	}
 	/* the steps whose steal was worth saying, in one warning with the worst */
 	char list[160] = "", most_words[160] = "";
-	size_t n_list = 0;
-	len = 0;
+	size_t n_list = 0, len = 0;
 	double most = -1;
 	for (size_t i = 0; i < r->n_steps; i++) {
 		char words[160];
@@ -148,7 +127,8 @@ void ramp_warnings(const struct ramp_report *rr, struct report_warnings *w)
 			snprintf(most_words, sizeof most_words, "%s", words);
 		}
 		if (len < sizeof list - 8) {
-			int k = snprintf(list + len, sizeof list - len, "%s%zu", n_list ? ", " : "", i + 1);
+			int k = snprintf(list + len, sizeof list - len, "%s%s%zu", n_list ? ", " : "",
+					 r->steps[i].refine ? "r" : "", i + 1);
 			len = k > 0 && (size_t)k < sizeof list - len ? len + (size_t)k : sizeof list - 1;
 		}
 		n_list++;
@@ -315,6 +295,7 @@ int ramp_json(FILE *f, const struct ramp_report *rr)
 	jw_obj(j);
 	rj_gen_session(j, &rr->ctx);
 	jw_obj_end(j);
+	rj_connected(j, rr->ctx.conns, rr->ctx.n_conns);
 	rj_clock(j, rr->ctx.plan, r->n_steps ? &r->steps[0].run : NULL);
 	if (rr->ctx.target) {
 		jw_key(j, "target");
@@ -364,6 +345,14 @@ int ramp_json(FILE *f, const struct ramp_report *rr)
 		jw_key(j, "below_per_s");
 		if (r->below >= 0)
 			jw_dbl(j, r->steps[r->below].offered_per_s, 3);
+		else
+			jw_null(j);
+		/* the per-core figure is a capacity per core only when the
+		 * target's CPU was the limit: said beside it, not instead of it */
+		const struct ramp_step *d = &r->steps[ramp_deciding_step(r)];
+		jw_key(j, "cpu_limited");
+		if (d->run.target.known && rr->ctx.target_cores > 0)
+			jw_bool(j, report_cpu_limited(d->run.target.cores_busy, rr->ctx.target_cores));
 		else
 			jw_null(j);
 		jw_obj_end(j);

@@ -22,6 +22,11 @@ struct ramp_report {
 bool ramp_per_core_cores(const struct ramp_report *rr, const struct ramp_step *s, double *cores,
 			 const char **basis);
 
+/* The step that decides whether the capacity is CPU-bound: the lowest
+ * step above the highest passing one that failed on the target (bound
+ * exact), else the highest passing step itself; -1 when no step passed. */
+long ramp_deciding_step(const struct ramp_result *r);
+
 struct inspect;
 
 /* What the ramp is about to do (its target, request, steps, SLO), printed

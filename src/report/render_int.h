@@ -44,6 +44,9 @@ const struct chart *charts_find(const struct chart_set *cs, const char *name);
 /* The ramp step the spectrum and the hgrm/hlog outputs show by default: the
  * highest passing step, else the last one; -1 when there is no step. */
 long report_focus_step(const json_t *root);
+/* How every writer names ramp step i (0-based) of root: "5", or "r5" for a
+ * refine step (docs/ramp.md), into out[cap]; returns out. */
+const char *report_step_label(const json_t *root, long i, char *out, size_t cap);
 
 /* The first percentile clause of a canonical SLO ("p99<100ms,errors<1%"):
  * percentile (99), limit in microseconds, and the clause text. */

@@ -31,6 +31,18 @@ struct report_target {
 	uint64_t cpu_ns;        /* its threads' CPU over the whole step */
 };
 
+/* One address the requests went to, as pacer connected to it (after
+ * --connect-to, DNS, or a Unix socket): the result's "connected" entries
+ * (docs/result.md). */
+#define REPORT_CONN_HOST_CAP 256
+#define REPORT_CONN_ADDR_CAP 128
+struct report_conn {
+	char host[REPORT_CONN_HOST_CAP];    /* the host as the URL or table named it */
+	uint16_t port;                      /* its port, as named (0 for a Unix socket) */
+	char address[REPORT_CONN_ADDR_CAP]; /* "127.0.0.1:8080", "[::1]:443", "unix:/run/x.sock" */
+	bool loopback;                      /* the connection stayed on this machine */
+};
+
 struct report_ctx {
 	const struct run_plan *plan;
 	const struct sysinfo_facts *env;
@@ -55,6 +67,9 @@ struct report_ctx {
 				 * measured */
 	int realtime;           /* --realtime: 1 not asked, 0 granted, else the refusal's
 				 * -errno (generator.realtime) */
+	const struct report_conn *conns; /* where the requests went, one per host (borrowed);
+				 * n_conns 0: not known, nothing written */
+	size_t n_conns;
 };
 
 struct cost_profiles;
@@ -96,5 +111,14 @@ bool report_connect_cause(char *out, size_t cap, const struct phase_stats *p,
 
 /* Achieved rate of the measured phase, responses per second. */
 double report_achieved_rate(const struct run_result *r);
+
+/* A ramp's capacity is CPU-bound, and so may be given per core, when the
+ * target kept at least this share of the cores it could use busy at the
+ * deciding step (docs/ramp.md "Per core"). */
+#define REPORT_CPU_LIMIT_SHARE 0.9
+/* Whether busy cores of avail is the target's CPU at its limit:
+ * busy >= REPORT_CPU_LIMIT_SHARE * avail; false when either is not a
+ * positive number. */
+bool report_cpu_limited(double busy, double avail);
 
 #endif

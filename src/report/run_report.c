@@ -495,6 +495,7 @@ int report_json(FILE *f, const struct report_ctx *c)
 	rj_plan_fields(j, c->plan);
 	jw_obj_end(j);
 	rj_env(j, c->env);
+	rj_connected(j, c->conns, c->n_conns);
 	rj_clock(j, c->plan, r);
 	uint64_t responses = r->measure.completed + r->warmup.completed;
 	if (c->target)

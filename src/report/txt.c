@@ -1,7 +1,10 @@
 /* pacer — the compact terminal summary: the headline, the result tables
  * (aligned columns) and the test conditions and limits, wrapped at 78
- * columns. Control bytes (ESC among them) and C1 controls from the result
- * are replaced by '?', so a hostile string cannot drive the terminal. */
+ * columns. Blocks meant for the report only (DOC_REPORT: the details) are
+ * left out, and a list item with a short form (doc_item_brief) is said in
+ * it, so that each caveat is said once and briefly. Control bytes (ESC
+ * among them) and C1 controls from the result are replaced by '?', so a
+ * hostile string cannot drive the terminal. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,11 +151,12 @@ static int section(FILE *f, const struct doc *d, const char *want)
 {
 	const char *cur = "";
 	int rc = 0;
+	int prev = -1; /* the kind of the last block printed; -1: none yet */
 	for (size_t i = 0; i < d->n && !rc; i++) {
 		const struct doc_block *b = &d->b[i];
 		if (b->kind == DOC_HEADING && b->level <= 2)
 			cur = b->id ? b->id : "";
-		if (strcmp(cur, want) != 0 || b->level == 1)
+		if (strcmp(cur, want) != 0 || b->level == 1 || b->audience == DOC_REPORT)
 			continue;
 		switch (b->kind) {
 		case DOC_HEADING:
@@ -166,15 +170,23 @@ static int section(FILE *f, const struct doc *d, const char *want)
 			rc = wrap(f, b->text, "  ", "  ");
 			break;
 		case DOC_LIST:
-			for (size_t k = 0; k < b->n_items && !rc; k++)
-				rc = wrap(f, b->items[k], "  - ", "    ");
+			for (size_t k = 0; k < b->n_items && !rc; k++) {
+				const char *s = b->briefs && b->briefs[k] ? b->briefs[k] : b->items[k];
+				if (*s)
+					rc = wrap(f, s, "  - ", "    ");
+			}
 			break;
 		case DOC_TABLE:
+			/* a table without its heading (the report's) stands apart */
+			if (prev == -1 || prev == DOC_PARA)
+				fputc('\n', f);
 			rc = table(f, b);
 			break;
 		case DOC_CHART:
 			break;
 		}
+		if (b->kind != DOC_CHART)
+			prev = (int)b->kind;
 	}
 	return rc;
 }

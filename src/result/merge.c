@@ -209,7 +209,8 @@ static int segments_list(struct mctx *m, json_t *out, long skew_ms)
 	json_t *a = json_array();
 	if (!a)
 		return -ENOMEM;
-	static const char *const keep[] = {"started_at", "clock",   "environment", "generator",
+	static const char *const keep[] = {"started_at",        "clock",    "environment",
+					   "connected",         "generator",
 					   "generator_limited", "warnings", "target_resources",
 					   "target"};
 	int rc = 0;
@@ -308,6 +309,36 @@ static void drop_per_segment(json_t *o)
 	json_object_del(o, "repetitions");
 	json_object_del(o, "repeat_summary");
 	json_object_del(o, "clock");
+}
+
+/* "connected": every address the segments' requests went to (each once);
+ * none when some segment did not record it, so that a reader judges the
+ * whole by the URL, as it would an older result. */
+static int merge_connected(const struct mctx *m, json_t *out)
+{
+	json_t *all = json_array();
+	if (!all)
+		return -ENOMEM;
+	for (size_t s = 0; s < m->n; s++) {
+		const json_t *c = jget(m->in[s].root, "connected");
+		if (!json_is_array(c)) {
+			json_decref(all);
+			json_object_del(out, "connected");
+			return 0;
+		}
+		size_t i, k;
+		const json_t *e, *have;
+		json_array_foreach(c, i, e) {
+			bool seen = false;
+			json_array_foreach(all, k, have)
+				seen = seen || json_equal(have, e);
+			if (!seen && json_array_append_new(all, json_deep_copy(e))) {
+				json_decref(all);
+				return -ENOMEM;
+			}
+		}
+	}
+	return set_new(out, "connected", all);
 }
 
 static int merge_run(struct mctx *m, json_t *out, const json_t *const *roots, const long *shift)
@@ -624,7 +655,7 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 		drop_per_segment(d);
 		json_object_del(d, "target_cpu_ms_per_request");
 		/* the knee as ramp_result_summarize decides it */
-		if (!v.pass || v.inconclusive)
+		if (!v.pass)
 			all_pass = false;
 		double p50 = num_at(jget(ph, "latency"), "p50_us", 0);
 		if (i == 0)
@@ -662,6 +693,9 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 			rc = set_new(hp, "achieved_per_s", json_deep_copy(jget(hs, "achieved_per_s")));
 		if (!rc && cores > 0)
 			rc = set_new(hp, "per_core_per_s", real_dp(highest_rate / cores, 3));
+		/* each segment probed the target apart: not judged from one */
+		if (!rc && json_object_get(hp, "cpu_limited"))
+			rc = set_new(hp, "cpu_limited", json_null());
 		if (!rc)
 			rc = set_new(hp, "bound", json_string(ramp_bound_name(b.bound)));
 		if (!rc)
@@ -747,8 +781,10 @@ int result_merge(const struct merge_input *in, size_t n, json_t **out, char *err
 			rc = set_new(seg, "index", json_null());
 		if (!rc) {
 			drop_per_segment(o);
-			rc = merge_warnings(&m, o, skew_ms);
+			rc = merge_connected(&m, o);
 		}
+		if (!rc)
+			rc = merge_warnings(&m, o, skew_ms);
 		if (!rc)
 			rc = segments_list(&m, o, skew_ms);
 		if (rc == -ENOMEM)

@@ -46,7 +46,8 @@ struct ramp_result {
 				    * (any, without one), or -1 */
 	size_t inconclusive;       /* steps that stayed inconclusive (not retried) */
 	long knee;                 /* first step whose p50 > 2x the first step's, or -1 */
-	bool reached_require;
+	bool reached_require;      /* --require: a conclusive pass at or above it; without:
+				    * every step that decides passed as measured */
 	bool interrupted;
 	uint64_t started_wall_ns;
 };

@@ -280,6 +280,8 @@ uint64_t phase_stats_class(const struct phase_stats *p, int cls)
 void rep_figure_of(const struct run_result *r, struct rep_figure *f)
 {
 	rep_figure_of_phase(&r->measure, r->measure_ns, f);
+	f->warmup_completed = r->warmup.completed;
+	f->warmup_errors = phase_stats_errors(&r->warmup);
 	const struct target_usage *t = &r->target;
 	if (t->known && r->measure.completed) {
 		f->target_known = true;
@@ -302,7 +304,10 @@ void rep_figure_of_phase(const struct phase_stats *p, uint64_t duration_ns, stru
 	f->max_ns = h->total ? h->max : 0;
 	f->completed = p->completed;
 	f->errors = phase_stats_errors(p);
+	f->failed_responses = phase_stats_failed_responses(p);
+	f->transport_errors = phase_stats_request_errors(p);
 	f->error_pct = phase_stats_error_pct(p);
+	f->warmup_completed = f->warmup_errors = 0;
 	for (int k = 0; k < RESULT_MAX_OUTCOMES; k++)
 		f->outcome_pct[k] = p->completed ? 100.0 * (double)p->outcome[k] / (double)p->completed
 						 : 0;

@@ -296,7 +296,12 @@ struct rep_figure {
 	double achieved_per_s;
 	uint64_t p50_ns, p90_ns, p99_ns, p99_9_ns, max_ns;
 	uint64_t completed, errors;
+	uint64_t failed_responses; /* of errors: complete responses that failed the success rule */
+	uint64_t transport_errors; /* of errors: requests that failed on their connection */
 	double error_pct;          /* errors / sent, percent */
+	/* the warm-up before it (rep_figure_of; not counted in the figures
+	 * above): responses and requests that did not succeed */
+	uint64_t warmup_completed, warmup_errors;
 	/* outcome k's share of the completed responses, percent */
 	double outcome_pct[RESULT_MAX_OUTCOMES];
 	/* what the target used (run_result.target), when it was measured */

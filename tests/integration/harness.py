@@ -716,6 +716,12 @@ def words(text):
     return " ".join(text.split())
 
 
+def summary_trailer(result_path):
+    """The line run, ramp and compare print after their summary when they
+    wrote their result to result_path (--out): where its full report is."""
+    return "\n  Full report: pacer report %s --format html -o report.html\n" % result_path
+
+
 def report_text(result_path, timeout=30.0):
     """`pacer report RESULT --format text`: the summary run, ramp and
     compare print at their end."""

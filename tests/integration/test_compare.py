@@ -204,6 +204,47 @@ class CompareTest(unittest.TestCase):
         self.assertRegex(run.stdout, r"\n  target_cpu +B +A ")
         self.assertIn("Target CPU per request", run.stdout)
 
+    def test_report_names_the_table_splits_errors_and_counts_warmups(self):
+        """A comparison from one request table: the report names the table
+        and its SHA-256 (it once said "? (SHA-256 ?...)"), splits the
+        requests that did not succeed into failed responses and transport
+        errors, and gives each variant's warm-up counts."""
+        d = tempfile.mkdtemp(prefix="pacer-cmp-table-")
+        with Nginx() as ngx:
+            table = os.path.join(d, "two.targets")
+            with open(table, "w") as f:
+                f.write("GET %s\nGET %s\n" % (ngx.url("/hello"), ngx.url("/notfound")))
+            sha = subprocess.run([harness.pacer_bin(), "table", "hash", table],
+                                 capture_output=True, text=True, check=True).stdout.split()[0]
+            run = harness.run_pacer(["--requests-file", table, "--variant", "A=",
+                                     "--variant", "B=", "-c", 2, "--rate", 100, "-d", "0.3s",
+                                     "-w", "0.2s", "--repeat", 2], subcommand="compare",
+                                    timeout=60)
+        self.assertEqual(run.code, 0, run.stderr)
+        counts = {}
+        for v in run.json["variants"]:
+            self.assertEqual((v["table"]["source"], v["table"]["sha256"]), (table, sha))
+            for rep in v["repetitions"]:
+                self.assertEqual(rep["failed_responses"] + rep["transport_errors"], rep["errors"])
+                self.assertGreater(rep["failed_responses"], 0, rep)  # the 404s
+                self.assertGreater(rep["warmup_completed"], 0, rep)
+            counts[v["name"]] = [sum(r[k] for r in v["repetitions"])
+                                 for k in ("errors", "failed_responses", "transport_errors",
+                                           "warmup_completed", "warmup_errors")]
+        md = subprocess.run([harness.pacer_bin(), "report", run.out_path], capture_output=True,
+                            text=True, check=True).stdout
+        flat = harness.words(md)
+        self.assertNotIn("? (SHA-256 ?", flat)
+        self.assertIn("2 requests of the request table %s (SHA-256 %s...)" % (table, sha[:16]),
+                      flat)
+        self.assertIn("| Variant | Did not succeed | Failed responses | Transport errors | "
+                      "Warm-up responses | Warm-up errors |", md)
+        for name, k in counts.items():
+            self.assertIn("| %s | %s |" % (name, " | ".join("{:,}".format(x) for x in k)), md)
+            self.assertIn("Variant %s: %s requests did not succeed over its repetitions: %s "
+                          "failed responses (the success rule), 0 transport errors."
+                          % (name, "{:,}".format(k[0]), "{:,}".format(k[1])), flat)
+
     def test_one_repetition_is_no_verdict(self):
         """One server compared with itself once: the bootstrap over one value
         is a point, which excludes 1 almost always; that is no evidence, so

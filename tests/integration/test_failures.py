@@ -119,8 +119,12 @@ class LatencyByOutcomeTest(PacerTestCase):
         self.assertRegex(run.stdout, r"\n\s+… of the requests that succeeded\s+\d")
         self.assertRegex(run.stdout, r"\n\s+… of the requests that failed\s+\d")
         flat = " ".join(run.stdout.split())  # the summary is wrapped at 78 columns
-        self.assertIn("errors %s (%.2f %%): 503 \u00d7%s; transport 0"
-                      % ("{:,}".format(n503), m["error_pct"], "{:,}".format(n503)), flat)
+        self.assertIn("%s requests did not succeed (status 503: %s): %.2f%% of those sent."
+                      % ("{:,}".format(n503), "{:,}".format(n503), m["error_pct"]), flat)
+        self.assertTrue(any(w.startswith("errors %s (%.2f %%): 503 \u00d7%s; transport 0"
+                                         % ("{:,}".format(n503), m["error_pct"],
+                                            "{:,}".format(n503)))
+                            for w in run.json["warnings"]), run.json["warnings"])
 
     def test_ok_latency_in_an_slo(self):
         # 600/s against a 200/s limiter: two thirds are fast 503s, so the
@@ -155,8 +159,12 @@ class SuccessRuleTest(PacerTestCase):
         self.assertEqual(m["latency_failed"]["count"], 500)
         self.assertEqual(m["latency_ok"]["count"], 0)
         flat = " ".join(run.stdout.split())  # the summary is wrapped at 78 columns
-        self.assertIn("Warnings recorded by pacer - errors 500 (100.00 %): 200 \u00d7500; "
-                      "transport 0", flat)
+        # said once in the summary: the condition, not pacer's warning beside it
+        self.assertIn("- 500 requests did not succeed (status 200: 500): 100.00% of those sent.",
+                      flat)
+        self.assertNotIn("errors 500 (100.00 %)", flat)
+        self.assertTrue(any(w.startswith("errors 500 (100.00 %): 200 \u00d7500; transport 0")
+                            for w in run.json["warnings"]), run.json["warnings"])
 
 
 if __name__ == "__main__":

@@ -190,6 +190,41 @@ class Http2Test(PacerTestCase):
         self.assertLessEqual(m["connections"]["opened"], 4)
         self.assertEqual(m["latency"]["count"], r["completed"])
 
+    def test_protocol_named_and_warmup_connections_counted(self):
+        """The headline and the methodology name the protocol, and the
+        connections opened during the warm-up count as connections that
+        spoke h2 (they once said "0 connections spoke h2": the measured
+        phase opened none)."""
+        cases = (
+            ([url("h2c"), "--h2c"], "h2c (HTTP/2 over cleartext)"),
+            ([url("h2"), "--http2", "--cacert", os.path.join(_pki, "ca.pem")],
+             "HTTPS (HTTP/2 over TLS)"),
+        )
+        for args, proto in cases:
+            with self.subTest(protocol=proto):
+                run = self.run_ok(args + ["--rate", 200, "-d", "0.5s", "-w", "0.3s",
+                                          "--connections", 3, "--max-streams", 4])
+                j = run.json
+                warm = j["warmup"]["http2"]["connections_h2"]
+                meas = j["measure"]["http2"]["connections_h2"]
+                self.assertGreater(warm, 0, j["warmup"]["http2"])
+                self.assertEqual(meas, 0, j["measure"]["http2"])  # opened in the warm-up
+                out = harness.words(run.stdout)
+                md = harness.words(harness.run_pacer([run.out_path], out=False,
+                                                     subcommand="report").stdout)
+                for where, text in (("summary", out), ("md", md)):
+                    self.assertIn("over loopback %s on a" % proto, text, where)
+                    self.assertIn("HTTP/2: %d connection%s spoke h2 (%d of them opened in the "
+                                  "warm-up)" % (warm + meas, "" if warm + meas == 1 else "s",
+                                                warm), text, where)
+                    self.assertNotIn("0 connections spoke h2", text, where)
+                self.assertIn("Protocol: %s, at most 4 concurrent streams per connection; %d "
+                              "connection%s spoke HTTP/2 (warm-up included)."
+                              % (proto, warm + meas, "" if warm + meas == 1 else "s"), md)
+        # HTTP/1.1 is named too
+        run = self.run_ok([_ngx.url("/hello"), "--requests", 20, "--concurrency", 1])
+        self.assertIn("over loopback HTTP/1.1 on a", harness.words(run.stdout))
+
     def test_goaway_after_keepalive_requests_loses_nothing(self):
         mark = _ngx.log_mark()
         run = self.run_ok([url("h2c_short"), "--h2c", "--requests", 1000, "--concurrency", 2,

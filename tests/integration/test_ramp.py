@@ -14,9 +14,11 @@ DeadTargetTest is marked as an expected failure: it documents a known bug
 (a step without a single response passes a latency SLO) and turns into an
 "unexpected success" once that is fixed."""
 
+import json
 import os
 import re
 import signal
+import tempfile
 import time
 import unittest
 
@@ -69,12 +71,12 @@ def run_queue_wait_s(pid):
 
 def table_rows(stdout):
     """{step label: row text} of the step table of the summary (the text
-    report's "Steps" table: "1", "2", "r3", ...)."""
+    report's steps table, under the headline: "1", "2", "r3", ...)."""
     rows = {}
     lines = stdout.splitlines()
     try:
-        start = lines.index("  Steps") + 2  # past its heading row
-    except ValueError:
+        start = [i for i, ln in enumerate(lines) if ln.startswith("  Step  Offered/s ")][0] + 1
+    except IndexError:
         return rows
     for line in lines[start:]:
         m = re.match(r"\s+(r?\d+)\s+[\d,.]+\s+[\d,.]+\s", line)
@@ -107,7 +109,7 @@ class RampCase(PacerTestCase):
         if "-q" not in args:
             self.assertEqual(len(table_rows(run.stdout)), len(run.json["steps"]), run.stdout)
             self.assertEqual(len(live_rows(run.stdout)), len(run.json["steps"]), run.stdout)
-            self.assertEqual(run.stdout.count("  Steps\n"), 1, run.stdout)  # one step table
+            self.assertEqual(run.stdout.count("  Step  Offered/s "), 1, run.stdout)  # one table
         return run
 
     def decisive(self, run):
@@ -280,6 +282,24 @@ class PassTest(RampCase):
         self.assertIn("Highest passing step: step 2, 200 requests/s offered", words(run.stdout))
         self.assertIn("SLO  p99 < 1s , errors<1.0% ", run.stdout)  # as written, in the header
 
+    def test_target_cpu_in_the_steps_table(self):
+        """The target's CPU at each step, as measured (self-contained: the
+        embedded target's threads), is a column of the Markdown and HTML
+        steps table, not only in the JSON: its cores busy of the cores it
+        had."""
+        run = self.run_
+        md = harness.run_pacer([run.out_path], out=False, subcommand="report").stdout
+        html = harness.run_pacer([run.out_path, "--format", "html"], out=False,
+                                 subcommand="report").stdout
+        section = md.split("### Steps", 1)[1].split("\n\n", 2)[1]
+        lines = section.splitlines()
+        self.assertIn("| Target cores busy |", lines[0])
+        col = [c.strip() for c in lines[0].split("|")].index("Target cores busy")
+        for s, line in zip(run.json["steps"], lines[2:]):
+            busy = s["target_resources"]["cores_busy"]
+            self.assertEqual([c.strip() for c in line.split("|")][col], "%.2f of 1" % busy, line)
+        self.assertTrue('<th class="num">Target cores busy</th>' in html, "no column in the HTML")
+
     def test_json_result(self):
         j = self.run_.json
         self.assertEqual(j["kind"], "ramp")
@@ -340,18 +360,45 @@ class PassTest(RampCase):
 
     def test_per_core_over_the_targets_cores(self):
         """The per-core figure divides by the embedded target's threads
-        (--target-threads 2), or by --target-cores when given, and says so."""
+        (--target-threads 2), or by --target-cores when given; the JSON keeps
+        it, with cpu_limited false: hello at 200 requests/s keeps a sliver of
+        a core busy, so the summary gives no figure per core and says why."""
         run = self.ramp_code(["--self-contained", "--target-threads", 2] + short("100,200"), 0)
         hp = run.json["highest_passing"]
         self.assertEqual((hp["cores"], hp["cores_basis"]), (2, "embedded_threads"))
         self.assertAlmostEqual(hp["per_core_per_s"], 100, places=3)
-        self.assertIn("about 100 per core over 2 cores (the embedded target's threads)",
-                      words(run.stdout))
+        self.assertIs(hp["cpu_limited"], False)
+        self.assertNotIn("per core over", words(run.stdout))
+        flat = words(harness.run_pacer([run.out_path], out=False, subcommand="report").stdout)
+        self.assertNotIn("per core over", flat)
+        self.assertRegex(flat, r"No per-core figure: the target's CPU was not its limit: at step "
+                         r"2 it kept [0-9.]+ cores busy of the 2 it could use, under 90 %\.")
         run = self.ramp_code(["--self-contained", "--target-cores", 4] + short("100,200"), 0)
         hp = run.json["highest_passing"]
         self.assertEqual((hp["cores"], hp["cores_basis"]), (4, "option"))
         self.assertAlmostEqual(hp["per_core_per_s"], 50, places=3)
-        self.assertIn("about 50 per core over 4 cores (given with --target-cores)", words(run.stdout))
+        self.assertIs(hp["cpu_limited"], False)
+        self.assertNotIn("per core over", words(run.stdout))
+        # the figure is given when the CPU was the limit: the result's own
+        # flag decides, else (an older result) the deciding step's cores busy
+        doc = dict(run.json)
+        d = tempfile.mkdtemp(prefix="pacer-percore-")
+        cases = (("flag", True, None, True), ("busy", None, 3.7, True), ("idle", None, 0.5, False))
+        for name, flag, busy, shown in cases:
+            with self.subTest(case=name):
+                x = json.loads(json.dumps(doc))
+                if flag is None:
+                    del x["highest_passing"]["cpu_limited"]
+                else:
+                    x["highest_passing"]["cpu_limited"] = flag
+                if busy is not None:
+                    x["steps"][-1]["target_resources"]["cores_busy"] = busy
+                path = os.path.join(d, name + ".json")
+                with open(path, "w") as f:
+                    json.dump(x, f)
+                text = words(harness.report_text(path))
+                phrase = "about 50 per core over 4 cores (given with --target-cores)"
+                self.assertEqual(phrase in text, shown, text)
 
     def test_require_above_highest_passing(self):
         """Every step passed, but not at the required rate: exit 1."""
@@ -403,8 +450,11 @@ class FailTest(RampCase):
         self.assertEqual(run.json["highest_passing"]["offered_per_s"], 20)
         # p50 at 200/s (a growing backlog) is far over twice that at 20/s (10 ms)
         self.assertEqual(run.json["knee_per_s"], 200)
+        self.assertIn("Median latency first exceeded twice its low-load value at 200 "
+                      "requests/s.", words(run.stdout))  # the headline's; the report has more
+        md = harness.run_pacer([run.out_path], out=False, subcommand="report").stdout
         self.assertIn("Knee: median latency first exceeded twice its low-load value (the first "
-                      "step's) at 200 requests/s.", words(run.stdout))
+                      "step's) at 200 requests/s.", words(md))
 
     def test_after_fail_runs_one_more(self):
         run = self.ramp_code(overload("--after-fail", 1), 1)
@@ -412,6 +462,30 @@ class FailTest(RampCase):
         self.assertEqual(self.verdicts(run), [True, False, False], run.stdout)
         self.assertEqual(run.json["plan"]["after_fail"], 1)
         self.assertEqual(run.json["highest_passing"]["offered_per_s"], 20)
+
+    def test_refine_steps_named_alike_everywhere(self):
+        """A refine step is "rN" wherever a step is named: the step lines,
+        the table, the conditions, the warnings, the Markdown and the
+        chart marks; never "step N" for it."""
+        run = self.ramp_code(overload("--refine", "--precision", "50%"), 1, timeout=40)
+        steps = run.json["steps"]
+        refined = [i + 1 for i, s in enumerate(steps) if s["refine"]]
+        self.assertTrue(refined, steps)
+        md = harness.run_pacer([run.out_path], out=False, subcommand="report").stdout
+        html = harness.run_pacer([run.out_path, "--format", "html"], out=False,
+                                 subcommand="report").stdout
+        text = run.stdout + "\n".join(run.json["warnings"])
+        for n in refined:
+            self.assertIn("r%d" % n, live_rows(run.stdout))
+            self.assertIn("r%d" % n, table_rows(run.stdout))
+            for where, t in (("summary", words(text)), ("md", words(md)), ("html", html)):
+                # "Step 4 (", "step 4:", "steps 1, 4 and 5 (": each item a step's name
+                for m in re.finditer(r"(?i)\bsteps? ((?:r?\d+(?:, | and )?)+)", t):
+                    items = re.split(r", | and ", m.group(1).strip(", "))
+                    self.assertNotIn(str(n), items, "%s names refine step %d as a planned "
+                                     "one: %r" % (where, n, m.group(0)))
+            self.assertRegex(words(md), r"\b[Ss]teps? [^.]*\br%d\b" % n)  # the conditions
+        self.assertIn("r%d: " % refined[0], html)  # the timeline's step marks
 
     def test_require_below_highest_passing(self):
         """A step failed, but the required rate was reached first: exit 0."""
@@ -484,6 +558,40 @@ class DeadTargetTest(RampCase):
 
 
 # ---------------------------------------------------------------- geometric
+
+
+class RateLimiterPerCoreTest(RampCase):
+    """A rate limiter's capacity is not a capacity per core: nginx answering
+    503 above 300 requests/s, measured by --target-pid, keeps a sliver of a
+    core busy at the failing step, so the summary gives no "per busy core"
+    figure (it once said thousands per busy core) and the JSON says
+    cpu_limited false beside the figure it keeps."""
+
+    def test_no_per_core_figure_for_a_rate_limiter(self):
+        port = harness.free_port()
+        extra = ("limit_req_zone $server_port zone=pacer_ramp300:1m rate=300r/s;\n"
+                 "server { listen 127.0.0.1:%d; location = /ready { access_log off; "
+                 "return 200; } location = /lim { limit_req zone=pacer_ramp300 burst=10 "
+                 "nodelay; empty_gif; } }\n" % port)
+        with harness.Nginx(extra_http=extra) as ngx:
+            harness.wait_port(port)
+            run = self.ramp_code(["http://127.0.0.1:%d/lim" % port, "--target-pid",
+                                  ngx.master_pid, "--target-children", "--slo", "errors<1%"]
+                                 + short("100,900", duration="1s", warmup="0.2s"), 1, timeout=30)
+        j = run.json
+        self.assertFalse(j["steps"][1]["verdict"]["pass"], j["steps"][1]["verdict"])
+        hp = j["highest_passing"]
+        self.assertEqual(hp["step"], 1)
+        self.assertIs(hp["cpu_limited"], False, j["steps"][1]["target_resources"])
+        self.assertNotIn("per busy core", words(run.stdout))
+        flat = words(harness.run_pacer([run.out_path], out=False, subcommand="report").stdout)
+        self.assertNotIn("per busy core", flat)
+        # the figure per busy core is kept in the JSON when the probe saw the
+        # passing step's CPU (at 100 requests/s it may see less than a tick)
+        if hp["per_core_per_s"] is not None:
+            self.assertEqual(hp["cores_basis"], "measured_busy")
+            self.assertIn("No per-core figure: the target's CPU was not its limit: at step 2",
+                          flat)
 
 
 class GeometricTest(RampCase):

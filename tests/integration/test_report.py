@@ -224,6 +224,24 @@ class SchemaTest(PacerTestCase):
                           for e in by_major[major].iter_errors(doc)]
                 self.assertEqual(errors, [], path)
 
+    def test_docs_name_the_schema_version_results_carry(self):
+        """Each page that names the schema version of a result names the one
+        this build writes (docs/ramp.md once said 1.0 of 2.0 results)."""
+        versions = {load_json(p)["schema_version"] for p in real_results().values()}
+        self.assertEqual(len(versions), 1, versions)
+        want = versions.pop()
+        named = 0
+        docs = os.path.join(harness.REPO, "docs")
+        for page in sorted(os.listdir(docs)):
+            if not page.endswith(".md"):
+                continue
+            with open(os.path.join(docs, page)) as f:
+                text = f.read()
+            for m in re.finditer(r"[Ss]chema version \**`?\"?(\d+\.\d+)", text):
+                named += 1
+                self.assertEqual(m.group(1), want, "docs/%s: %s" % (page, m.group(0)))
+        self.assertGreaterEqual(named, 2)  # result.md and ramp.md at least
+
     def test_every_field_is_described(self):
         if jsonschema is None:
             self.skipTest("python3-jsonschema is not installed")
@@ -352,7 +370,7 @@ class FormatsTest(PacerTestCase):
                                  "-w", "0.2s"], timeout=30.0)
         self.assertIn(run.code, (0, 4), describe(run))
         text = self.render(run.out_path, "--format", "text")
-        self.assertEqual(run.stdout, text)
+        self.assertEqual(run.stdout, text + harness.summary_trailer(run.out_path))
         # and it is the report: headline, tables, conditions
         self.assertTrue(text.startswith("pacer run report: "), text)
         for part in ("Results", "  Latency", "  By request name", "Test conditions and limits"):
@@ -557,6 +575,66 @@ class FormatsTest(PacerTestCase):
             ET.parse(os.path.join(d, svg))  # each chart is a well-formed SVG file
         with open(os.path.join(d, "report.html")) as f:
             self.assertEqual(f.read(), self.render(real_results()["ramp"], "--format", "html"))
+
+
+# ---------------------------------------------------------------- where the requests went
+
+
+class ConnectedTest(PacerTestCase):
+    """Loopback is judged from the address pacer connected to (the result's
+    "connected"), not from the URL's name: a URL whose host is a name of
+    another machine, sent through --connect-to 127.0.0.1, stayed on this
+    one; an older result without the field is judged by the URL's host."""
+
+    HOST = "api.pacer-test.example"
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.ngx = harness.Nginx().start()
+        cls.url = "http://%s:%d/hello" % (cls.HOST, cls.ngx.port)
+        cls.to = "127.0.0.1:%d" % cls.ngx.port
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.ngx.stop()
+
+    def test_run_through_connect_to_is_loopback(self):
+        run = harness.run_pacer([self.url, "--connect-to", self.to, "-n", 40, "--concurrency", 2])
+        self.assertEqual(run.code, 0, describe(run))
+        self.assertEqual(run.json["connected"], [{"host": self.HOST, "port": self.ngx.port,
+                                                  "address": self.to, "loopback": True}])
+        md = harness.words(report([run.out_path]).stdout)
+        self.assertIn("Loopback: the target was on this machine (%s, connected at %s)"
+                      % (self.HOST, self.to), md)
+        self.assertNotIn("network path", md)
+        self.assertIn("over loopback HTTP", md)
+        # an older result (no "connected"): the URL's name decides, as before
+        doc = load_json(run.out_path)
+        del doc["connected"]
+        old = harness.words(report([write_json(tmpdir(), doc, "old.json")]).stdout)
+        self.assertIn("Network: requests went to %s; the figures include the network path"
+                      % self.HOST, old)
+        # and a URL that names loopback but went elsewhere is not loopback
+        doc = load_json(run.out_path)
+        doc["plan"]["url"] = "http://127.0.0.1:%d/hello" % self.ngx.port
+        doc["connected"][0].update(host="127.0.0.1", address="192.0.2.7:80", loopback=False)
+        far = harness.words(report([write_json(tmpdir(), doc, "far.json")]).stdout)
+        self.assertIn("Network: requests went to 127.0.0.1, connected at 192.0.2.7:80;", far)
+
+    def test_compare_of_two_builds_through_connect_to_is_loopback(self):
+        run = harness.run_pacer(["--variant", "A=" + self.url, "--variant", "B=" + self.url,
+                                 "--variant-set", "A.connect-to=" + self.to,
+                                 "--variant-set", "B.connect-to=" + self.to,
+                                 "--concurrency", 2, "-d", "0.2s", "-w", "0", "--repeat", 2],
+                                subcommand="compare", timeout=60)
+        self.assertEqual(run.code, 0, describe(run))
+        for v in run.json["variants"]:
+            self.assertEqual([(c["address"], c["loopback"]) for c in v["connected"]],
+                             [(self.to, True)], v["name"])
+        md = harness.words(report([run.out_path]).stdout)
+        self.assertIn("Loopback: the target was on this machine", md)
+        self.assertNotIn("network path between the two machines", md)
 
 
 # ---------------------------------------------------------------- bad input

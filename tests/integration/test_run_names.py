@@ -282,5 +282,27 @@ class NamesTest(harness.PacerTestCase):
         self.assertNotIn("By request name", run.stdout)  # one name: no table
 
 
+    def test_workload_names_are_the_tables(self):
+        """plan.workload.names counts the names the table gives (as by_name
+        reports them), read at once or through --lazy's spool, not only
+        the mix generator's shapes: none of these requests has a shape."""
+        want = collections.Counter(name_of(m, t, n) for m, t, n, _ in MIX)
+        for lazy in ([], ["--lazy"]):
+            with self.subTest(lazy=bool(lazy)):
+                run = harness.run_pacer(["--requests-file", self.table, "-n", 13,
+                                         "--concurrency", 1] + lazy)
+                self.assertEqual(run.code, 0, run.stderr)
+                wl = run.json["plan"]["workload"]
+                got = {e["name"]: e["requests"] for e in wl["names"]}
+                self.assertEqual(got, dict(want), wl)
+                self.assertEqual(wl["unnamed_requests"], 0, wl)
+                self.assertEqual(wl["other_names_requests"], 0, wl)
+                # sorted by count, most first
+                self.assertEqual(wl["names"][0]["name"], "GET /api/users/{id}")
+                # and the report says them
+                md = subprocess.run([harness.pacer_bin(), "report", run.out_path],
+                                    capture_output=True, text=True, check=True).stdout
+                self.assertIn("GET /api/users/{id} 3 (23.08%)", md)
+
 if __name__ == "__main__":
     unittest.main()

@@ -6,6 +6,7 @@ itself is printed once, in the summary. Short self-contained loads (about
 5 s in all)."""
 
 import re
+import subprocess
 import unittest
 
 import harness
@@ -20,10 +21,12 @@ class SummaryIsTheTextReportTest(PacerTestCase):
         self.assertIsNotNone(run.json, describe(run))
         rep = report_text(run.out_path)
         self.assertTrue(rep.startswith("pacer %s report: " % run.json["kind"]), rep)
-        self.assertTrue(run.stdout.endswith(rep),
-                        "stdout does not end with the text report\n--- stdout\n%s\n--- report\n%s"
-                        % (run.stdout, rep))
-        return run.stdout[:len(run.stdout) - len(rep)], rep
+        # then one line: where the full report is
+        trailer = harness.summary_trailer(run.out_path)
+        self.assertTrue(run.stdout.endswith(rep + trailer),
+                        "stdout does not end with the text report and its trailer\n--- stdout\n"
+                        "%s\n--- report\n%s" % (run.stdout, rep))
+        return run.stdout[:len(run.stdout) - len(rep + trailer)], rep
 
     def test_run(self):
         run = self.run_ok(["--self-contained", "-r", "200", "-d", "0.4s", "-w", "0.1s",
@@ -50,14 +53,58 @@ class SummaryIsTheTextReportTest(PacerTestCase):
             self.assertTrue(ln.startswith("  step %d: %s req/s offered, " % (i + 1, "{:,.0f}".format(
                 s["offered_per_s"]))), ln)
             self.assertTrue(ln.endswith(": " + s["verdict"]["reason"]), ln)
-        self.assertNotIn("Steps", before)
+        self.assertNotIn("Offered/s", before)
         # the step table once, in the summary, a row per step
-        self.assertEqual(run.stdout.count("\n  Steps\n"), 1, run.stdout)
+        self.assertEqual(run.stdout.count("\n  Step  Offered/s "), 1, run.stdout)
         rows = re.findall(r"\n  ([123])  +([\d,]+) ", rep)
         self.assertEqual(rows[:n], [("1", "100"), ("2", "200"), ("3", "400")], rep)
         flat = harness.words(rep)
         self.assertIn("Highest passing step: step 3, 400 requests/s offered", flat)
         self.assertIn("Required 150 requests/s: reached.", flat)
+
+    def test_ramp_summary_fits_a_screen_and_says_each_caveat_once(self):
+        """A 4-step ramp against nginx whose rate limiter (300 requests/s)
+        fails the SLO on errors at the last step: its end summary (a
+        125-line one once, half of it caveats, each said twice) fits an
+        80x24 screen: the headline, the steps table, the verdict, one line
+        per caveat, where the full report is. The details stay in the
+        report."""
+        port = harness.free_port()
+        extra = ("limit_req_zone $server_port zone=pacer_sum300:1m rate=300r/s;\n"
+                 "server { listen 127.0.0.1:%d; location = /ready { access_log off; "
+                 "return 200; } location = /lim { limit_req zone=pacer_sum300 burst=10 "
+                 "nodelay; empty_gif; } }\n" % port)
+        with harness.Nginx(extra_http=extra):
+            harness.wait_port(port)
+            run = harness.run_pacer(["http://127.0.0.1:%d/lim" % port, "--steps",
+                                     "100,200,250,600", "--step-duration", "1s",
+                                     "--step-warmup", "0.3s", "--slo", "p99<100ms,errors<1%"],
+                                    subcommand="ramp", timeout=60)
+        self.assertIn(run.code, (1, 4), describe(run))
+        before, rep = self.summary_of(run)
+        self.assertFalse(run.json["steps"][-1]["verdict"]["pass"], run.json["steps"][-1])
+        summary = (rep + harness.summary_trailer(run.out_path)).rstrip("\n").split("\n")
+        start = summary.index("Test conditions and limits")
+        caveats = summary[start + 1:]
+        bullets = [ln for ln in caveats if ln.startswith("  - ")]
+        # one line each, each once, and nothing of pacer's warnings said again
+        self.assertFalse([ln for ln in caveats if ln.startswith("    ")], rep)
+        self.assertEqual(len(bullets), len(set(bullets)), rep)
+        self.assertNotIn("Warnings recorded by pacer", rep)
+        self.assertNotIn("generator limited (", rep)
+        # a screen: 24 lines with up to five caveats (a busy machine may add
+        # the generator's other checks)
+        self.assertLessEqual(len(summary), 24 + max(0, len(bullets) - 5), "\n".join(summary))
+        self.assertEqual(summary[-1], harness.summary_trailer(run.out_path).strip("\n"))
+        self.assertEqual(len(re.findall(r"\n  [1-4]  +[\d,]+ ", rep)), 4, rep)
+        self.assertIn("no: errors", rep)
+        # the details are the report's
+        md = subprocess.run([harness.pacer_bin(), "report", run.out_path], capture_output=True,
+                            text=True, check=True).stdout
+        for part in ("### Steps", "### Warm-up and connections of each step", "## Cost and resources"):
+            self.assertIn(part, md)
+        for w in run.json["warnings"]:
+            self.assertIn(w.split(" ")[0], md)
 
     def test_compare(self):
         run = harness.run_pacer(["--variant", "A=@hello", "--variant", "B=@hello",

@@ -24,6 +24,7 @@
 #include "fixtures.h"
 #include "report/doc.h"
 #include "report/render.h"
+#include "report/render_int.h"
 #include "report/svg.h"
 #include "stats/hist.h"
 #include "stats/hist_io.h"
@@ -421,12 +422,14 @@ static void test_costs_cores_connections(void **state)
 	CHECK(!has(md, "e-05") && !has(md, "0.0000 ") && !has(md, "includes the driver"), "%s", md);
 	free(md);
 
-	/* a ramp: per core over the target's cores, its basis named; warm-ups kept */
+	/* a ramp whose target's CPU was its limit: per core over the target's
+	 * cores, its basis named; warm-ups kept */
 	j = fx_ramp();
 	json_t *hp = json_object_get(j, "highest_passing");
 	json_object_set_new(hp, "per_core_per_s", json_real(500));
 	json_object_set_new(hp, "cores", json_integer(1));
 	json_object_set_new(hp, "cores_basis", json_string("embedded_threads"));
+	json_object_set_new(hp, "cpu_limited", json_true());
 	json_t *steps = json_object_get(j, "steps");
 	for (size_t i = 0; i < json_array_size(steps); i++) {
 		json_t *st = json_array_get(steps, i);
@@ -462,9 +465,20 @@ static void test_costs_cores_connections(void **state)
 	json_object_set_new(hp, "cores", json_integer(1));
 	/* an older result: the count without a basis */
 	json_object_del(hp, "cores_basis");
-	md = render(j, REPORT_FMT_MD, NULL);
+	md = render(json_incref(j), REPORT_FMT_MD, NULL);
 	CHECK(has(md, "about 500 per core over 1 core;") || has(md, "about 500 per core over 1 core."),
 	      "%s", md);
+	free(md);
+	/* the CPU was not the limit, or that was not measured: no figure, and why */
+	json_object_set_new(hp, "cpu_limited", json_false());
+	md = render(json_incref(j), REPORT_FMT_MD, NULL);
+	CHECK(!has(md, "per core over") && has(md, "No per-core figure: the target's CPU was not its "
+						   "limit"), "%s", md);
+	free(md);
+	json_object_set_new(hp, "cpu_limited", json_null());
+	md = render(j, REPORT_FMT_MD, NULL);
+	CHECK(!has(md, "per core over") && has(md, "No per-core figure: the target's CPU at step 3 "
+						   "was not measured"), "%s", md);
 	free(md);
 }
 
@@ -586,10 +600,12 @@ static void test_text(void **state)
 	(void)state;
 	char *t = render(fx_ramp(), REPORT_FMT_TEXT, NULL);
 	CHECK(strncmp(t, "pacer ramp report: http://127.0.0.1:8080/x\n", 43) == 0, "%s", t);
-	CHECK(has(t, "\nResults\n") && has(t, "\nTest conditions and limits\n"), "%s", t);
+	/* a ramp's goes from its headline to its steps table (a screen) */
+	CHECK(has(t, "\n\n  Step  Offered/s ") && has(t, "\nTest conditions and limits\n"), "%s", t);
+	CHECK(!has(t, "\nResults\n") && !has(t, "  Steps\n"), "%s", t);
 	CHECK(!has(t, "Identity") && !has(t, "**") && !has(t, "\\"), "not compact plain text");
 	/* the result section comes before the conditions */
-	CHECK(strstr(t, "\nResults\n") < strstr(t, "\nTest conditions"), "order");
+	CHECK(strstr(t, "  Step  Offered/s ") < strstr(t, "\nTest conditions"), "order");
 	for (const char *line = t; *line;) {
 		const char *nl = strchr(line, '\n');
 		size_t n = nl ? (size_t)(nl - line) : strlen(line);
@@ -604,6 +620,66 @@ static void test_text(void **state)
 		line = nl ? nl + 1 : line + n;
 	}
 	free(t);
+}
+
+/* The terminal says each caveat once and briefly; the report keeps them
+ * whole: a brief replaces its item in text only, an empty one leaves the
+ * item out of text only, and blocks for the report are not in text. */
+static void test_text_briefs(void **state)
+{
+	(void)state;
+	struct doc d;
+	doc_init(&d);
+	doc_heading(&d, 1, "title", "pacer run report: x");
+	doc_heading(&d, 2, "conditions", "Test conditions and limits");
+	doc_item_brief(&d, "Short form.", "The long form, with its figures and advice.");
+	doc_item_brief(&d, "", "Said elsewhere in the terminal.");
+	doc_item(&d, "Said as it is.");
+	doc_audience(&d, DOC_REPORT);
+	doc_para(&d, false, "Only in the report.");
+	doc_audience(&d, DOC_ALL);
+	doc_item(&d, "After the report's paragraph.");
+	CHECK(!d.oom, "oom");
+	char *t = NULL, *m = NULL;
+	size_t tn = 0, mn = 0;
+	FILE *f = open_memstream(&t, &tn);
+	CHECK(f && txt_write(f, &d) == 0, "txt_write");
+	fclose(f);
+	f = open_memstream(&m, &mn);
+	CHECK(f && md_write(f, &d, NULL) == 0, "md_write");
+	fclose(f);
+	CHECK(!strcmp(t, "pacer run report: x\n\nTest conditions and limits\n  - Short form.\n"
+			 "  - Said as it is.\n  - After the report's paragraph.\n"),
+	      "%s", t);
+	CHECK(has(m, "- The long form, with its figures and advice.\n- Said elsewhere in the "
+		     "terminal.\n- Said as it is.\n\nOnly in the report.\n\n- After the report's "
+		     "paragraph.\n") && !has(m, "Short form"),
+	      "%s", m);
+	free(t);
+	free(m);
+	doc_free(&d);
+
+	/* a ramp: a note three steps share is one line naming them, the kinds the
+	 * steps table says are left out, and a warning a condition says is not
+	 * said again; the Markdown keeps every one */
+	json_t *j = fx_ramp();
+	json_t *w = json_object_get(j, "warnings");
+	json_array_append_new(w, json_string("step 2 (500 req/s): generator limited (loop_lag_p99: "
+					     "x); a failure there may be pacer's, not the target's"));
+	json_array_append_new(w, json_string("a warning no condition says"));
+	t = render(json_incref(j), REPORT_FMT_TEXT, NULL);
+	m = render(j, REPORT_FMT_MD, NULL);
+	CHECK(!has(t, "Responses with a status other than 2xx") &&
+		      has(m, "Responses with a status other than 2xx, in steps 1, 2 and 3"),
+	      "%s", t);
+	CHECK(!has(t, "generator limited (") && !has(t, "share one process") &&
+		      has(t, "  - a warning no condition says\n") && !has(t, "Warnings recorded"),
+	      "%s", t);
+	CHECK(has(m, "### Warnings recorded by pacer") && has(m, "generator limited (loop\\_lag") &&
+		      has(m, "share one process"),
+	      "%s", m);
+	free(t);
+	free(m);
 }
 
 /* ---- CSV ------------------------------------------------------------------------------- */
@@ -1252,6 +1328,7 @@ int main(void)
 		cmocka_unit_test(test_html_structure),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_text_briefs),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_charts_drain_status),
 		cmocka_unit_test(test_conditions_folded),
