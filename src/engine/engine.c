@@ -44,6 +44,42 @@ static int realtime_on(struct engine *e)
 	return rc;
 }
 
+/* The protocols a connection may speak (engine_int.h, struct eng_proto):
+ * a new one is a file of its own and a line here. */
+static const struct eng_proto *const protocols[] = {&eng_proto_h1, &eng_proto_h2};
+#define N_PROTOCOLS (sizeof protocols / sizeof protocols[0])
+
+/* Which protocol a connection speaks when its transport is ready, and
+ * which when the server chose HTTP/2 by ALPN (engine_int.h). */
+static void pick_protocols(struct engine *e)
+{
+	e->protos = protocols;
+	e->n_protos = N_PROTOCOLS;
+	for (uint32_t h = 0; h < e->n_hosts; h++)
+		e->xport[h] = e->hosts[h].tls ? &eng_xport_tls : &eng_xport_plain;
+	switch (e->cfg.http) {
+	case ENGINE_H2C:
+		e->proto_default = &eng_proto_h2; /* prior knowledge */
+		break;
+	case ENGINE_H2:
+		e->proto_alpn_h2 = &eng_proto_h2; /* nothing else will do */
+		break;
+	case ENGINE_H2_PREFER:
+		e->proto_alpn_h2 = &eng_proto_h2;
+		e->proto_default = &eng_proto_h1;
+		break;
+	default:
+		e->proto_default = &eng_proto_h1;
+	}
+}
+
+static void protocols_release(struct engine *e)
+{
+	for (size_t k = 0; k < e->n_protos; k++)
+		if (e->protos[k]->release)
+			e->protos[k]->release(e);
+}
+
 static void engine_free(struct engine *e)
 {
 	for (uint32_t i = 0; i < e->n_threads; i++)
@@ -51,7 +87,7 @@ static void engine_free(struct engine *e)
 	pthread_mutex_destroy(&e->mu);
 	pthread_cond_destroy(&e->cv);
 	free(e->w);
-	eng_h2_release(e);
+	protocols_release(e);
 	free(e->hosts);
 	free(e);
 }
@@ -107,9 +143,13 @@ int engine_open(struct engine **out, const struct engine_cfg *cfg)
 	e->batched = cfg->open_loop && cfg->send_window_ns > 0 && e->stamps;
 	pthread_mutex_init(&e->mu, NULL);
 	pthread_cond_init(&e->cv, NULL);
-	int hrc = eng_h2_prepare(e);
+	pick_protocols(e);
+	int hrc = 0;
+	for (size_t k = 0; k < e->n_protos && !hrc; k++)
+		if (e->protos[k]->prepare)
+			hrc = e->protos[k]->prepare(e);
 	if (hrc) {
-		eng_h2_release(e);
+		protocols_release(e);
 		pthread_mutex_destroy(&e->mu);
 		pthread_cond_destroy(&e->cv);
 		free(e->hosts);
@@ -118,7 +158,7 @@ int engine_open(struct engine **out, const struct engine_cfg *cfg)
 	}
 	e->w = aligned_alloc(64, ((sizeof *e->w * cfg->threads) + 63) / 64 * 64);
 	if (!e->w) {
-		eng_h2_release(e);
+		protocols_release(e);
 		free(e->hosts);
 		free(e);
 		return -ENOMEM;
@@ -149,6 +189,47 @@ int engine_open(struct engine **out, const struct engine_cfg *cfg)
 }
 
 int engine_realtime(const struct engine *e) { return e->rt_status; }
+
+int engine_floor(struct engine *e, uint64_t duration_ns, bool loopback, struct gen_floor *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!e->collected || !engine_done(e) || !duration_ns)
+		return -EBUSY;
+	uint64_t t0 = clock_now_ns();
+	pthread_mutex_lock(&e->mu);
+	e->floor_ns = duration_ns;
+	atomic_store(&e->stop, false);
+	for (uint32_t i = 0; i < e->n_threads; i++)
+		atomic_store_explicit(&e->w[i].done, false, memory_order_relaxed);
+	e->step_seq++;
+	pthread_cond_broadcast(&e->cv);
+	pthread_mutex_unlock(&e->mu);
+	while (!engine_done(e)) {
+		struct timespec ts = {0, 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	e->floor_ns = 0;
+	struct hist all;
+	int rc = hist_init(&all, 7, HIST_MAX_NS);
+	for (uint32_t i = 0; i < e->n_threads && !rc; i++)
+		rc = hist_merge(&all, &e->w[i].floor_hist);
+	if (!rc && all.total) {
+		out->known = true;
+		out->method = e->batched ? "sleep" : "epoll";
+		out->slack_ns = TIMER_SLACK_NS;
+		out->realtime = e->rt_status == 0;
+		out->samples = all.total;
+		out->wake_p50_ns = hist_percentile(&all, 50);
+		out->wake_p99_ns = hist_percentile(&all, 99);
+		out->wake_max_ns = all.max;
+	}
+	hist_free(&all);
+	if (!rc && loopback)
+		(void)eng_loopback_rtt(duration_ns / 2, out); /* none: rtt_known stays false */
+	out->duration_ns = clock_now_ns() - t0;
+	return rc;
+}
+
 
 int engine_step_start(struct engine *e, const struct engine_step *s)
 {

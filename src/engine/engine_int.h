@@ -28,11 +28,23 @@
  * only grows, so connecting and in-flight connections sit in one FIFO list in
  * deadline order and only its head is ever checked.
  *
- * Files: conn.c the transport and the connection state machine; conn_h2.c
- * HTTP/2 connections and streams; pool.c host pools, backlog, connect backoff
- * and opening; series.c the per-second series; worker.c the worker loop;
- * live.c the live figures; inspect_eval.c the response rules; floor.c the
- * machine's floor (engine_floor); engine.c the API, threads and merge. */
+ * A connection is a byte transport (struct eng_xport: a plain socket, or
+ * TLS) under a protocol (struct eng_proto: HTTP/1.1, HTTP/2). conn.c does
+ * what every connection does -- connect, the transport's handshake, picking
+ * the protocol (ALPN), dispatching events, counting errors and completed
+ * responses, closing -- and calls the transport and the protocol only
+ * through their tables; each protocol is a file of its own that calls back
+ * into conn.c, registered in engine.c. A new protocol is one file and a
+ * line there (with a transport of its own if it needs one).
+ *
+ * Files, each calling only the ones after it (make check-layers holds
+ * them to it): live.c the live figures; engine.c the API, threads, the
+ * registration of transports and protocols, the floor's job and the merge;
+ * xport.c the transports; worker.c the worker loop; proto_h2.c HTTP/2
+ * connections and streams; proto_h1.c HTTP/1.1; pool.c host pools,
+ * backlog and opening; floor.c the floor's timed sleeps and round trips;
+ * conn.c the connection; series.c the per-second series; live_buckets.c
+ * the live latency buckets; inspect_eval.c the response rules. */
 #ifndef PACER_ENGINE_ENGINE_INT_H
 #define PACER_ENGINE_ENGINE_INT_H
 
@@ -58,6 +70,11 @@
  * shift stays defined however many failures come in a row. */
 #define CONNECT_BACKOFF_SHIFT_MAX 7
 #define IDLE_WAIT_NS (100 * NS_PER_MS)
+/* Read interest: EPOLLRDHUP tells, in the same event as the last response,
+ * that the server has closed behind it, so that a batched loop (which reads
+ * that response late) does not send the next request into a closing
+ * connection. */
+#define EV_IN (EPOLLIN | EPOLLRDHUP)
 /* The workers' timer slack (PR_SET_TIMERSLACK): they wake within microseconds. */
 #define TIMER_SLACK_NS 1ul
 /* The per-second series is sized at each step's start for the step's
@@ -94,6 +111,71 @@ struct worker;
 struct conn;
 struct h2_conn;
 struct h2req;
+struct engine;
+
+/* A byte transport under a protocol (xport.c). Results: bytes, -EAGAIN (it
+ * registered the event it waits for with eng_conn_want), or another
+ * negative errno (a TLS failure keeps its reason in the phase). */
+struct eng_xport {
+	const char *name;
+	/* The socket connected: begin. 1 ready, 0 waiting (a handshake: the
+	 * connection is CS_HANDSHAKE, its events go to handshake), -1 failed
+	 * (counted as a failed connect, with backoff; the caller closes). */
+	int (*start)(struct worker *w, struct conn *c, uint64_t now);
+	int (*handshake)(struct worker *w, struct conn *c);
+	ssize_t (*tx)(struct worker *w, struct conn *c, const void *buf, size_t len);
+	/* *rx_rt_ns: the kernel's arrival stamp (CLOCK_REALTIME) of the last
+	 * segment read, 0 when there is none; 0 bytes: the peer closed. */
+	ssize_t (*rx)(struct worker *w, struct conn *c, void *buf, size_t cap, uint64_t *rx_rt_ns);
+	bool (*pending)(const struct conn *c);  /* bytes decoded, not yet read */
+	void (*close)(struct conn *c);          /* its state (the socket is the caller's) */
+	bool (*alpn_h2)(const struct conn *c);  /* the server chose HTTP/2 (ALPN h2) */
+	bool exact_stamps;  /* its stamps are those of the bytes read (a response that came
+			     * before its request was written can be told) */
+	bool crossed;       /* a read may wait for writability and a write for readability */
+};
+
+extern const struct eng_xport eng_xport_plain, eng_xport_tls;
+
+/* A protocol over a transport (proto_h1.c, proto_h2.c). A connection
+ * record (struct conn) carries one request at a time; a protocol that
+ * multiplexes (HTTP/2) makes a record of its own per request, whose proto
+ * is its connection's. */
+struct eng_proto {
+	const char *name;
+	/* Engine-wide preparation when the protocol may be spoken (engine_open:
+	 * 0, -EINVAL, -ENOMEM) and its release; NULL: none. */
+	int (*prepare)(struct engine *e);
+	void (*release)(struct engine *e);
+	/* The transport is ready: begin (HTTP/1.1: idle at once; HTTP/2: the
+	 * preface, connecting until the server's SETTINGS). */
+	void (*start)(struct worker *w, struct conn *c, uint64_t now);
+	/* c, on its host's idle list, takes request rq (NULL: the next one)
+	 * scheduled at sched_ns; lagged: picked up late. */
+	void (*send)(struct worker *w, struct conn *c, uint64_t sched_ns,
+		     const struct engine_req *rq, bool lagged);
+	/* An epoll event of c once the protocol started. */
+	void (*event)(struct worker *w, struct conn *c, uint32_t events);
+	/* Request r's response is counted (eng_conn_complete): reuse or
+	 * release what carried it. */
+	void (*done)(struct worker *w, struct conn *r, uint64_t now);
+	/* Close r: one request given up on (a timeout), or a connection (the
+	 * requests it had in flight count as errors). */
+	void (*close)(struct worker *w, struct conn *r);
+	uint32_t (*in_flight)(const struct conn *c); /* requests in flight on connection c */
+	/* After a turn's sends: write what host h's connections queued (NULL:
+	 * they write at once). */
+	void (*flush_host)(struct worker *w, uint32_t h, uint64_t now);
+	/* The step ended: requests in flight that are not records of w->conns
+	 * count in_flight_at_end, and their connections close (NULL: none). */
+	void (*step_end)(struct worker *w);
+	void (*worker_free)(struct worker *w); /* its per-worker state (NULL: none) */
+	/* Why a connection still connecting at its deadline (the protocol's
+	 * own handshake) failed, for errors.protocol. */
+	const char *connect_timeout_reason;
+};
+
+extern const struct eng_proto eng_proto_h1, eng_proto_h2;
 
 struct list {
 	struct conn *head, *tail;
@@ -107,8 +189,12 @@ struct conn {
 	struct list *in;          /* the list the connection is on, or NULL */
 	uint64_t connect_start_ns;
 	uint64_t hs_start_ns;     /* TLS: connected, handshake started */
-	struct tls_conn *tls;     /* NULL: plain TCP (or Unix socket) */
-	uint32_t ev;              /* TLS: epoll interest registered */
+	const struct eng_xport *xport; /* its transport (set when it opens) */
+	const struct eng_proto *proto; /* its protocol, once the transport is ready (a request
+				   * record: its connection's); NULL before */
+	struct tls_conn *tls;     /* TLS: the session; NULL: plain TCP (or Unix socket) */
+	uint32_t ev;              /* epoll interest registered (eng_conn_want) */
+	bool rd_wants_write;      /* the last read waits for writability (a crossed transport) */
 	uint64_t sched_ns, write_ns, first_byte_ns, deadline_ns;
 	uint64_t idle_ns;         /* when it last became idle (least recently used) */
 	uint32_t host;            /* index into engine.hosts */
@@ -168,7 +254,7 @@ struct hpool {
 	uint32_t h2_refusals;     /* HTTP/2: requests put back for a retry since the host last
 	                           * completed one (past H2_RETRY_RUN_MAX: errors, not retries) */
 	struct h2_conn *h2_dirty; /* HTTP/2 connections with requests submitted, not yet written
-	                           * (eng_h2_flush_host writes them: one write for a batch) */
+	                           * (proto_h2.c's flush writes them: one write for a batch) */
 };
 
 /* One second of the measured phase's series (series.c). */
@@ -280,7 +366,7 @@ struct worker {
 		_Atomic uint64_t lag_sum_ns;
 		_Atomic uint64_t backlog, conns_open, conns_connecting;
 	} live;
-	/* HTTP/2 stream records (conn_h2.c): made on demand, kept for reuse */
+	/* HTTP/2 stream records (proto_h2.c): made on demand, kept for reuse */
 	struct conn *h2_free;     /* free stream records, linked through ->next */
 	struct conn **h2_all;     /* every record made, to free them */
 	size_t h2_all_len, h2_all_cap;
@@ -291,7 +377,16 @@ struct engine {
 	struct engine_host *hosts; /* n_hosts >= 1, owned (cfg.hosts copied, or made of cfg.addr) */
 	uint32_t n_hosts;
 	uint64_t host_reqs[ENGINE_MAX_HOSTS]; /* requests of the table per host */
-	struct h2req *h2reqs;      /* HTTP/2: cfg.reqs as header fields (conn_h2.c), else NULL */
+	struct h2req *h2reqs;      /* HTTP/2: cfg.reqs as header fields (proto_h2.c), else NULL */
+	/* The protocols (engine.c): every one registered, for their engine- and
+	 * worker-wide hooks; the one a connection speaks when its transport
+	 * is ready (default), and when the server chose HTTP/2 by ALPN
+	 * (alpn_h2; NULL: h2 not offered). default NULL: nothing but h2 will do
+	 * (--http2): a server that keeps HTTP/1.1 fails the connection. */
+	const struct eng_proto *const *protos;
+	size_t n_protos;
+	const struct eng_proto *proto_default, *proto_alpn_h2;
+	const struct eng_xport *xport[ENGINE_MAX_HOSTS]; /* each host's transport */
 	struct engine_step step;                  /* the current step */
 	uint64_t t0_ns, warm_end_ns, meas_end_ns; /* meas_end: UINT64_MAX when by count */
 	/* a segment: the global number of the current step's first arrival
@@ -498,19 +593,32 @@ static inline struct qent q_pop(struct worker *w, struct hpool *p)
 
 /* ---- conn.c: connections --------------------------------------------- */
 
-/* Open a connection to host h (a free slot is needed; none: nothing
- * happens). A failure to start it is counted and backs the host off. */
+/* Open a connection to host h over its transport (a free slot is needed;
+ * none: nothing happens). A failure to start it is counted and backs the
+ * host off. */
 void eng_conn_open(struct worker *w, uint32_t h, uint64_t now);
-/* Close c and return its slot (any state but CS_FREE). */
+/* Close c however its protocol closes it (a request record: given up on; a
+ * connection: with the requests in flight on it) and return its slot. Any
+ * state but CS_FREE. */
 void eng_conn_close(struct worker *w, struct conn *c);
+/* The connection's own part of a close: its transport, socket and slot
+ * (what a protocol's close calls last for a connection). */
+void eng_conn_release(struct worker *w, struct conn *c);
 /* Hand request rq (NULL: the next one, pick_req), scheduled at sched_ns, to
- * c, an idle connection of rq's host, and start writing it. lagged: the
+ * c, an idle connection of rq's host, through its protocol. lagged: the
  * loop picked it up late (counted in lagged_sent, and lagged_failed when it
  * fails). */
 void eng_conn_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 		   const struct engine_req *rq, bool lagged);
 /* An epoll event of c (not CS_FREE). */
 void eng_conn_event(struct worker *w, struct conn *c, uint32_t events);
+/* Make ev the epoll interest registered for c. */
+void eng_conn_want(struct worker *w, struct conn *c, uint32_t ev);
+/* c (connecting) is connected for good: no longer counted connecting, and
+ * its host's connect failures in a row are over. */
+void eng_conn_connected(struct worker *w, struct conn *c);
+/* c, ready for a request, goes on its host's idle list. */
+void eng_conn_idle(struct worker *w, struct conn *c, uint64_t now);
 /* A connection-level error (connect, TLS) of a connection to host h, counted
  * in the phase of `now`; that phase's stats, for a TLS reason. */
 struct phase_stats *eng_conn_error(struct worker *w, uint32_t h, enum err_kind k, uint64_t now);
@@ -523,53 +631,35 @@ void eng_connect_error(struct worker *w, uint32_t h, int err, uint64_t now);
 /* An error of c's request (counted in the phase it was scheduled in). */
 void eng_count_error(struct worker *w, const struct conn *c, enum err_kind k, uint64_t now);
 
-/* A full response arrived on c (over HTTP/2: a stream): count it and reuse
- * or close the connection (a stream: release it). */
-void eng_conn_complete(struct worker *w, struct conn *c, uint64_t now);
+/* A full response to record r arrived at `now`: count it (phase, host,
+ * name, rules, series, live figures) and let its protocol reuse or release
+ * what carried it. */
+void eng_conn_complete(struct worker *w, struct conn *r, uint64_t now);
 
-/* ---- conn_h2.c: HTTP/2 connections and streams ------------------------- */
+/* A connect to host h failed: wait before the next attempt to it, twice as
+ * long for each failure in a row (a dead target is not hammered), up to a
+ * second. Other hosts are not held back. */
+static inline void eng_connect_failed(struct worker *w, uint32_t h, uint64_t now)
+{
+	struct hpool *p = &w->hp[h];
+	uint32_t k = p->connect_fails < CONNECT_BACKOFF_SHIFT_MAX ? p->connect_fails
+								   : CONNECT_BACKOFF_SHIFT_MAX;
+	uint64_t wait = CONNECT_BACKOFF_NS << k;
+	p->backoff_until_ns = now + (wait < CONNECT_BACKOFF_MAX_NS ? wait : CONNECT_BACKOFF_MAX_NS);
+	p->connect_fails++;
+}
 
-/* Check cfg's HTTP/2 settings against its hosts and turn every request into
- * header fields (e->h2reqs). 0 (also over HTTP/1.1: nothing to do),
- * -EINVAL, -ENOMEM. */
-int eng_h2_prepare(struct engine *e);
-/* Free e->h2reqs. */
-void eng_h2_release(struct engine *e);
-/* c (CS_CONNECTING over TCP, or CS_HANDSHAKE after TLS) is connected and
- * speaks HTTP/2: start its session (preface and SETTINGS). It stays
- * connecting (CS_HANDSHAKE, connect deadline) until the server's SETTINGS.
- * A failure is counted (errors.protocol) and closes c. */
-void eng_h2_start(struct worker *w, struct conn *c, uint64_t now);
+/* ---- proto_h2.c: HTTP/2 connections and streams ------------------------ */
+
 /* Bytes read from HTTP/2 connection c, through its session (callbacks
  * complete, reset and retry its streams), then what the session has to
  * send; c back on its host's idle list when it has a free stream. False: c
- * failed, or was done after a GOAWAY, and is closed. */
+ * failed, or was done after a GOAWAY, and is closed. (The fuzz harness
+ * feeds it directly.) */
 bool eng_h2_input(struct worker *w, struct conn *c, const char *buf, size_t n, uint64_t now);
-/* An epoll event of an HTTP/2 connection. */
-void eng_h2_event(struct worker *w, struct conn *c, uint32_t events);
-/* Open a stream for rq (NULL: pick_req) scheduled at sched_ns on c, an HTTP/2
- * connection on its host's idle list (a free stream). Its HEADERS are
- * written by the next eng_h2_flush_host of its host. */
-void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const struct engine_req *rq,
-		 bool lagged);
-/* Write the requests submitted on host h's HTTP/2 connections since the
- * last call (eng_serve_host calls it after its sends). */
-void eng_h2_flush_host(struct worker *w, uint32_t h, uint64_t now);
-/* Close a stream (reset it: a timeout) or an HTTP/2 connection (its streams
- * in flight count as read or closed errors). */
-void eng_h2_close(struct worker *w, struct conn *c);
-/* Requests in flight on HTTP/2 connection c. */
-uint32_t eng_h2_in_flight(const struct conn *c);
-/* The end of a step: streams in flight are counted in in_flight_at_end and
- * their connections closed. */
-void eng_h2_step_end(struct worker *w);
-/* Free the worker's stream records. */
-void eng_h2_worker_free(struct worker *w);
 
 /* ---- pool.c: host pools, backoff, opening ----------------------------- */
 
-/* A connect to host h failed: back it off (CONNECT_BACKOFF_NS doubling). */
-void eng_connect_failed(struct worker *w, uint32_t h, uint64_t now);
 /* Serve host h's backlog from its idle connections, then open what it still
  * needs (backoff, probe, eviction at the cap). */
 void eng_serve_host(struct worker *w, uint32_t h, uint64_t now);
@@ -644,5 +734,9 @@ void *eng_worker_main(void *arg);
 /* engine_floor's job on one worker: timed sleeps for e->floor_ns, their
  * lateness into w->floor_hist; then done. */
 void eng_worker_floor(struct worker *w, struct epoll_event *ev);
+/* Round trips of one byte over loopback TCP between this thread and an echo
+ * thread, for at most duration_ns, into f's rtt figures. 0 or a negative
+ * errno. */
+int eng_loopback_rtt(uint64_t duration_ns, struct gen_floor *f);
 
 #endif

@@ -69,9 +69,7 @@ static void *echo_main(void *arg)
 	return NULL;
 }
 
-/* Round trips of one byte over loopback TCP between this thread and an echo
- * thread, for at most duration_ns. 0 or a negative errno. */
-static int loopback_rtt(uint64_t duration_ns, struct gen_floor *f)
+int eng_loopback_rtt(uint64_t duration_ns, struct gen_floor *f)
 {
 	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (ls < 0)
@@ -137,42 +135,3 @@ out:
 	return rc;
 }
 
-int engine_floor(struct engine *e, uint64_t duration_ns, bool loopback, struct gen_floor *out)
-{
-	memset(out, 0, sizeof *out);
-	if (!e->collected || !engine_done(e) || !duration_ns)
-		return -EBUSY;
-	uint64_t t0 = clock_now_ns();
-	pthread_mutex_lock(&e->mu);
-	e->floor_ns = duration_ns;
-	atomic_store(&e->stop, false);
-	for (uint32_t i = 0; i < e->n_threads; i++)
-		atomic_store_explicit(&e->w[i].done, false, memory_order_relaxed);
-	e->step_seq++;
-	pthread_cond_broadcast(&e->cv);
-	pthread_mutex_unlock(&e->mu);
-	while (!engine_done(e)) {
-		struct timespec ts = {0, 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
-	e->floor_ns = 0;
-	struct hist all;
-	int rc = hist_init(&all, 7, HIST_MAX_NS);
-	for (uint32_t i = 0; i < e->n_threads && !rc; i++)
-		rc = hist_merge(&all, &e->w[i].floor_hist);
-	if (!rc && all.total) {
-		out->known = true;
-		out->method = e->batched ? "sleep" : "epoll";
-		out->slack_ns = TIMER_SLACK_NS;
-		out->realtime = e->rt_status == 0;
-		out->samples = all.total;
-		out->wake_p50_ns = hist_percentile(&all, 50);
-		out->wake_p99_ns = hist_percentile(&all, 99);
-		out->wake_max_ns = all.max;
-	}
-	hist_free(&all);
-	if (!rc && loopback)
-		(void)loopback_rtt(duration_ns / 2, out); /* none: rtt_known stays false */
-	out->duration_ns = clock_now_ns() - t0;
-	return rc;
-}

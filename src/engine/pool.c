@@ -9,19 +9,6 @@
 
 #include "engine/engine_int.h"
 
-/* A connect to host h failed: wait before the next attempt to it, twice as
- * long for each failure in a row (a dead target is not hammered), up to a
- * second. Other hosts are not held back. */
-void eng_connect_failed(struct worker *w, uint32_t h, uint64_t now)
-{
-	struct hpool *p = &w->hp[h];
-	uint32_t k = p->connect_fails < CONNECT_BACKOFF_SHIFT_MAX ? p->connect_fails
-								   : CONNECT_BACKOFF_SHIFT_MAX;
-	uint64_t wait = CONNECT_BACKOFF_NS << k;
-	p->backoff_until_ns = now + (wait < CONNECT_BACKOFF_MAX_NS ? wait : CONNECT_BACKOFF_MAX_NS);
-	p->connect_fails++;
-}
-
 /* A host that refuses and has nothing waiting (closed loop drops its
  * requests, which would hold slots of the concurrency) needs a probe
  * connection of its own, when none is under way. */
@@ -43,8 +30,8 @@ static bool evict_idle(struct worker *w, uint32_t h)
 	struct conn *lru = NULL;
 	for (uint32_t g = 0; g < w->n_hosts; g++) {
 		struct conn *c = w->hp[g].idle.head; /* each idle list is oldest first */
-		while (c && c->h2 && eng_h2_in_flight(c))
-			c = c->next; /* an HTTP/2 connection with a free stream may have others busy */
+		while (c && c->proto->in_flight(c))
+			c = c->next; /* a multiplexed connection with a free stream may have others busy */
 		if (g != h && c && (starved || w->hp[g].n_open > w->hp[g].fair) &&
 		    (!lru || c->idle_ns < lru->idle_ns))
 			lru = c;
@@ -79,8 +66,10 @@ void eng_serve_host(struct worker *w, uint32_t h, uint64_t now)
 		eng_conn_send(w, p->idle.head, q.due_ns, &cfg->reqs[q.req & ~QE_LAGGED],
 			      (q.req & QE_LAGGED) != 0);
 	}
-	if (p->h2_dirty)
-		eng_h2_flush_host(w, h, now); /* HTTP/2: this turn's requests, a write a connection */
+	/* protocols that queue (HTTP/2): this turn's requests, a write a connection */
+	for (size_t k = 0; k < w->e->n_protos; k++)
+		if (w->e->protos[k]->flush_host)
+			w->e->protos[k]->flush_host(w, h, now);
 	size_t want = p->q_len > p->n_connecting ? p->q_len - p->n_connecting : 0;
 	if (!want && needs_probe(p))
 		want = 1;

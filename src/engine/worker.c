@@ -80,9 +80,12 @@ static void check_timeouts(struct worker *w, uint64_t now)
 			eng_connect_error(w, c->host, ETIMEDOUT, now);
 			eng_connect_failed(w, c->host, now);
 		} else if (c->state == CS_HANDSHAKE) {
-			struct phase_stats *ph = eng_conn_error(w, c->host, c->h2 ? ERRK_PROTOCOL : ERRK_TLS, now);
-			phase_stats_tls_reason(ph, c->h2 ? "no HTTP/2 SETTINGS from the server within --timeout"
-							 : "TLS handshake timed out (--timeout)");
+			/* the protocol's own handshake (HTTP/2: the server's
+			 * SETTINGS), or the transport's (TLS) */
+			struct phase_stats *ph =
+				eng_conn_error(w, c->host, c->proto ? ERRK_PROTOCOL : ERRK_TLS, now);
+			phase_stats_tls_reason(ph, c->proto ? c->proto->connect_timeout_reason
+							    : "TLS handshake timed out (--timeout)");
 			eng_connect_failed(w, c->host, now);
 		} else {
 			/* Not dropped: the time waited is a lower bound of its latency. */
@@ -389,7 +392,9 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	for (uint32_t h = 0; h < w->n_hosts; h++)
 		while (w->hp[h].q_len)
 			phase_of(w, q_pop(w, &w->hp[h]).due_ns)->queued_at_end++;
-	eng_h2_step_end(w); /* HTTP/2 streams are not in w->conns */
+	for (size_t k = 0; k < e->n_protos; k++) /* HTTP/2 streams are not in w->conns */
+		if (e->protos[k]->step_end)
+			e->protos[k]->step_end(w);
 	for (uint32_t i = 0; i < w->max_conns; i++) {
 		struct conn *c = &w->conns[i];
 		if (c->state == CS_READING || c->state == CS_WRITING) {
@@ -480,7 +485,9 @@ void eng_worker_free(struct worker *w)
 	for (uint32_t i = 0; i < w->max_conns && w->conns; i++)
 		h1_capture_free(&w->conns[i].cap);
 	free(w->conns);
-	eng_h2_worker_free(w);
+	for (size_t k = 0; k < w->e->n_protos; k++)
+		if (w->e->protos[k]->worker_free)
+			w->e->protos[k]->worker_free(w);
 	free(w->rbuf);
 	free(w->secs);
 	free(w->pairs);

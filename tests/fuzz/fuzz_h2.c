@@ -1,4 +1,4 @@
-/* libFuzzer harness for pacer's HTTP/2 client side (src/engine/conn_h2.c):
+/* libFuzzer harness for pacer's HTTP/2 client side (src/engine/proto_h2.c):
  * nghttp2 parses the frames; what is fuzzed is pacer's callbacks and
  * stream bookkeeping behind them — completion through the HTTP/1.1 path,
  * resets, GOAWAY and refused-stream retries, timeouts, connection failure.
@@ -89,7 +89,11 @@ static struct fixture *fixture(bool capture)
 	e->cfg.hosts = &f->host;
 	e->cfg.n_hosts = 1;
 	e->host_reqs[0] = 2;
-	CHECK(eng_h2_prepare(e) == 0);
+	static const struct eng_proto *const h2_only[] = {&eng_proto_h2};
+	e->protos = h2_only;
+	e->n_protos = 1;
+	e->proto_default = &eng_proto_h2;
+	CHECK(eng_proto_h2.prepare(e) == 0);
 	struct worker *w = aligned_alloc(64, (sizeof *w + 63) / 64 * 64);
 	CHECK(w);
 	memset(w, 0, sizeof *w);
@@ -151,7 +155,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	w->n_connecting++;
 	w->hp[0].n_open++;
 	w->hp[0].n_connecting++;
-	eng_h2_start(w, c, now);
+	c->ev = EPOLLIN | EPOLLRDHUP | EPOLLOUT;
+	c->xport = &eng_xport_plain;
+	c->proto = &eng_proto_h2;
+	eng_proto_h2.start(w, c, now);
 
 	size_t off = 0;
 	for (uint32_t turn = 0; off < size && c->state != CS_FREE; turn++) {
@@ -165,7 +172,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		while (c->state != CS_FREE && c->in == &p->idle && w->timed.len < want)
 			eng_conn_send(w, c, now, NULL, false);
 		if (c->state != CS_FREE)
-			eng_h2_flush_host(w, 0, now);
+			eng_proto_h2.flush_host(w, 0, now);
 		if (c->state == CS_FREE)
 			break;
 		if (give_up && turn % 4 == 3 && w->timed.head && w->timed.head->h2_parent) {
@@ -182,7 +189,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		CHECK(c->h2);
 	}
-	eng_h2_step_end(w);
+	eng_proto_h2.step_end(w);
 	if (c->state != CS_FREE)
 		eng_conn_close(w, c);
 	CHECK(w->timed.len == 0);

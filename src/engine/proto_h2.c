@@ -1,9 +1,9 @@
 /* pacer — engine: HTTP/2 connections and their streams, over libnghttp2
- * (engine_int.h draws the whole engine).
+ * (engine_int.h draws the whole engine): the protocol eng_proto_h2.
  *
  * A connection (struct conn in w->conns) carries an nghttp2 client session
- * fed through mem_recv/mem_send over the same transport as HTTP/1.1 (plain
- * socket or TLS with ALPN h2). It counts as connecting until the server's
+ * fed through mem_recv/mem_send over its transport (a plain socket: h2c, or
+ * TLS with ALPN h2). It counts as connecting until the server's
  * first SETTINGS (a server that does not speak HTTP/2 fails there: errors.
  * protocol, with connect backoff), then sits on its host's idle list while
  * it has a free stream, so that a due request takes a free stream of an open
@@ -57,7 +57,10 @@ struct h2_conn {
 
 /* ---- requests as header fields ------------------------------------------- */
 
-int eng_h2_prepare(struct engine *e)
+/* Check cfg's HTTP/2 settings against its hosts and turn every request into
+ * header fields (e->h2reqs). 0 (also over HTTP/1.1: nothing to do),
+ * -EINVAL, -ENOMEM. */
+static int h2_prepare(struct engine *e)
 {
 	const struct engine_cfg *cfg = &e->cfg;
 	if (cfg->http == ENGINE_H1)
@@ -81,7 +84,7 @@ int eng_h2_prepare(struct engine *e)
 	return 0;
 }
 
-void eng_h2_release(struct engine *e)
+static void h2_release(struct engine *e)
 {
 	if (!e->h2reqs)
 		return;
@@ -119,7 +122,7 @@ static struct conn *stream_get(struct worker *w)
 	return s;
 }
 
-void eng_h2_worker_free(struct worker *w)
+static void h2_worker_free(struct worker *w)
 {
 	for (size_t i = 0; i < w->h2_all_len; i++) {
 		h1_capture_free(&w->h2_all[i]->cap);
@@ -262,7 +265,7 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 		uint32_t srv = nghttp2_session_get_remote_settings(
 			ng, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
 		h->limit = srv < h->cap ? srv : h->cap;
-		h->ready = true; /* eng_h2_event finishes connecting */
+		h->ready = true; /* h2_event finishes connecting */
 	} else if (f->hd.type == NGHTTP2_GOAWAY) {
 		struct phase_stats *ph = phase_of(w, now);
 		ph->h2.goaway++;
@@ -295,7 +298,7 @@ static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t code, void 
 		now = eng_arrival_ns(w, h->rx_rt, s->got_byte ? s->first_byte_ns : s->write_ns, now);
 		s->resp.keep_alive = true;
 		w->hp[s->host].h2_refusals = 0;
-		s->state = CS_IDLE;           /* done: eng_h2_close releases, no reset */
+		s->state = CS_IDLE;           /* done: h2_done releases, no reset */
 		eng_conn_complete(w, s, now); /* releases the stream */
 	} else if (code == NGHTTP2_REFUSED_STREAM) {
 		stream_retry(w, s, now); /* not processed: a GOAWAY's or the server's refusal */
@@ -349,59 +352,6 @@ static void cbs_init(void)
 	nghttp2_session_callbacks_set_on_frame_recv_callback(cbs, on_frame_recv);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cbs, on_stream_close);
 	nghttp2_session_callbacks_set_on_frame_not_send_callback(cbs, on_frame_not_send);
-}
-
-/* ---- transport ---------------------------------------------------------------- */
-
-/* Make ev the registered epoll interest. */
-static void h2_want(struct worker *w, struct conn *c, uint32_t ev)
-{
-	if (c->ev != ev) {
-		loop_mod(&w->loop, c->fd, ev, c);
-		c->ev = ev;
-	}
-}
-
-/* Bytes written, -EAGAIN (wait for writability), or another negative errno. */
-static ssize_t h2_tx(struct conn *c, const uint8_t *buf, size_t len)
-{
-	if (!c->tls) {
-		for (;;) {
-			ssize_t n = write(c->fd, buf, len);
-			if (n >= 0 || errno != EINTR)
-				return n >= 0 ? n : errno == EWOULDBLOCK ? -EAGAIN : -errno;
-		}
-	}
-	ssize_t n = tls_write(c->tls, buf, len);
-	if (n > 0)
-		return n;
-	return n == TLS_WANT_WRITE || n == TLS_WANT_READ ? -EAGAIN : -EPROTO;
-}
-
-/* Bytes read (0: the peer closed), -EAGAIN, or another negative errno;
- * *wants_write: TLS needs the socket writable to go on reading. */
-static ssize_t h2_rx(struct conn *c, char *buf, size_t cap, bool *wants_write, uint64_t *rx_rt)
-{
-	*wants_write = false;
-	*rx_rt = 0;
-	if (!c->tls) {
-		if (c->rx_ts) {
-			ssize_t n = net_recv_ts(c->fd, buf, cap, rx_rt);
-			return n == -EWOULDBLOCK ? -EAGAIN : n;
-		}
-		for (;;) {
-			ssize_t n = read(c->fd, buf, cap);
-			if (n >= 0 || errno != EINTR)
-				return n >= 0 ? n : errno == EWOULDBLOCK ? -EAGAIN : -errno;
-		}
-	}
-	ssize_t n = tls_read(c->tls, buf, cap);
-	*rx_rt = c->rx_ts ? tls_rx_time(c->tls) : 0;
-	if (n >= 0)
-		return n;
-	if (n == TLS_WANT_WRITE)
-		*wants_write = true;
-	return n == TLS_WANT_WRITE || n == TLS_WANT_READ ? -EAGAIN : -EPROTO;
 }
 
 /* ---- connections ----------------------------------------------------------------- */
@@ -471,7 +421,7 @@ static bool h2_flush(struct worker *w, struct conn *c, uint64_t now)
 			h->out = p;
 			h->out_len = (size_t)n;
 		}
-		ssize_t k = h2_tx(c, h->out, h->out_len);
+		ssize_t k = c->xport->tx(w, c, h->out, h->out_len);
 		if (k > 0) {
 			h->out += k;
 			h->out_len -= (size_t)k;
@@ -491,11 +441,15 @@ static bool h2_flush(struct worker *w, struct conn *c, uint64_t now)
 		h2_fail(w, c, !h->ready || !h->going, now);
 		return false;
 	}
-	h2_want(w, c, EPOLLIN | (blocked ? EPOLLOUT : 0));
+	eng_conn_want(w, c, EPOLLIN | (blocked ? EPOLLOUT : 0));
 	return true;
 }
 
-void eng_h2_start(struct worker *w, struct conn *c, uint64_t now)
+/* c is connected (its transport ready) and speaks HTTP/2: start its
+ * session (preface and SETTINGS). It stays connecting (CS_HANDSHAKE, the
+ * connect deadline) until the server's SETTINGS. A failure is counted
+ * (errors.protocol) and closes c. */
+static void h2_start(struct worker *w, struct conn *c, uint64_t now)
 {
 	const struct engine_cfg *cfg = &w->e->cfg;
 	uint32_t cap = cfg->max_streams ? cfg->max_streams : ENGINE_H2_STREAMS_DEFAULT;
@@ -530,7 +484,6 @@ void eng_h2_start(struct worker *w, struct conn *c, uint64_t now)
 	if (c->state == CS_CONNECTING) { /* h2c: connecting until SETTINGS, like a handshake */
 		c->state = CS_HANDSHAKE;
 		c->hs_start_ns = now;
-		c->ev = EPOLLIN | EPOLLOUT; /* as eng_conn_open registered it */
 	}
 	nghttp2_settings_entry iv[] = {
 		{NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
@@ -546,7 +499,7 @@ void eng_h2_start(struct worker *w, struct conn *c, uint64_t now)
 }
 
 /* The server's SETTINGS arrived: connected, and ready for streams (the
- * host's connect failures are forgotten when it takes one: eng_h2_send). */
+ * host's connect failures are forgotten when it takes one: h2_send). */
 static void h2_ready(struct worker *w, struct conn *c)
 {
 	struct hpool *p = &w->hp[c->host];
@@ -582,15 +535,14 @@ bool eng_h2_input(struct worker *w, struct conn *c, const char *buf, size_t n, u
 	return true;
 }
 
-void eng_h2_event(struct worker *w, struct conn *c, uint32_t events)
+static void h2_event(struct worker *w, struct conn *c, uint32_t events)
 {
 	struct h2_conn *h = c->h2;
 	uint64_t now = clock_now_ns();
 	if ((events & EPOLLOUT) && !h2_flush(w, c, now))
 		return;
-	bool rd_wants_write = false;
 	for (;;) {
-		ssize_t n = h2_rx(c, w->rbuf, READ_BUF_CAP, &rd_wants_write, &h->rx_rt);
+		ssize_t n = c->xport->rx(w, c, w->rbuf, READ_BUF_CAP, &h->rx_rt);
 		now = clock_now_ns();
 		if (n == -EAGAIN)
 			break;
@@ -604,15 +556,16 @@ void eng_h2_event(struct worker *w, struct conn *c, uint32_t events)
 		}
 		if (!eng_h2_input(w, c, w->rbuf, (size_t)n, now))
 			return;
-		if ((size_t)n < READ_BUF_CAP && !(c->tls && tls_pending(c->tls)))
+		if ((size_t)n < READ_BUF_CAP && !c->xport->pending(c))
 			break;
 	}
-	if (rd_wants_write)
-		h2_want(w, c, c->ev | EPOLLOUT);
 }
 
-void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const struct engine_req *rq,
-		 bool lagged)
+/* Open a stream for rq (NULL: pick_req) scheduled at sched_ns on c, an HTTP/2
+ * connection on its host's idle list (a free stream). Its HEADERS are
+ * written by the next flush of its host (h2_flush_host). */
+static void h2_send(struct worker *w, struct conn *c, uint64_t sched_ns,
+		    const struct engine_req *rq, bool lagged)
 {
 	const struct engine_cfg *cfg = &w->e->cfg;
 	struct h2_conn *h = c->h2;
@@ -632,6 +585,7 @@ void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const stru
 	if (cfg->open_loop)
 		hist_record(&ph->timing[TIM_SEND_LAG], now > sched_ns ? now - sched_ns : 0);
 	s->lagged = lagged;
+	s->proto = &eng_proto_h2;
 	s->host = c->host;
 	s->req = rq;
 	s->sched_ns = sched_ns;
@@ -674,7 +628,7 @@ void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const stru
 	if (h->n_act > hs->streams_max)
 		hs->streams_max = h->n_act;
 	conn_offer(w, c, now);
-	if (!h->dirty) { /* written with the others of this turn: eng_h2_flush_host */
+	if (!h->dirty) { /* written with the others of this turn: h2_flush_host */
 		struct hpool *p = &w->hp[c->host];
 		h->dirty = true;
 		h->dirty_next = p->h2_dirty;
@@ -682,7 +636,9 @@ void eng_h2_send(struct worker *w, struct conn *c, uint64_t sched_ns, const stru
 	}
 }
 
-void eng_h2_flush_host(struct worker *w, uint32_t host, uint64_t now)
+/* Write the requests submitted on host h's HTTP/2 connections since the
+ * last call (eng_serve_host calls it after its sends). */
+static void h2_flush_host(struct worker *w, uint32_t host, uint64_t now)
 {
 	struct hpool *p = &w->hp[host];
 	while (p->h2_dirty) {
@@ -693,7 +649,10 @@ void eng_h2_flush_host(struct worker *w, uint32_t host, uint64_t now)
 	}
 }
 
-void eng_h2_close(struct worker *w, struct conn *c)
+/* Close a stream (reset it: a timeout; a stream done is released) or an
+ * HTTP/2 connection (its streams in flight count as read or closed
+ * errors). */
+static void h2_close(struct worker *w, struct conn *c)
 {
 	uint64_t now = clock_now_ns();
 	struct conn *parent = c->h2_parent;
@@ -713,6 +672,10 @@ void eng_h2_close(struct worker *w, struct conn *c)
 		return;
 	}
 	struct h2_conn *h = c->h2;
+	if (!h) { /* its session never started */
+		eng_conn_release(w, c);
+		return;
+	}
 	if (h->dirty) { /* off its host's list of connections to write */
 		struct h2_conn **pp = &w->hp[c->host].h2_dirty;
 		while (*pp != h)
@@ -730,15 +693,24 @@ void eng_h2_close(struct worker *w, struct conn *c)
 	nghttp2_session_del(h->ng);
 	free(h);
 	c->h2 = NULL;
-	eng_conn_close(w, c);
+	eng_conn_release(w, c);
 }
 
-uint32_t eng_h2_in_flight(const struct conn *c)
+/* A stream's response is counted: its record goes back. */
+static void h2_done(struct worker *w, struct conn *s, uint64_t now)
+{
+	(void)now;
+	h2_close(w, s); /* done (CS_IDLE): released, not reset */
+}
+
+static uint32_t h2_in_flight(const struct conn *c)
 {
 	return c->h2 ? c->h2->n_act : 0;
 }
 
-void eng_h2_step_end(struct worker *w)
+/* The end of a step: streams in flight are counted in in_flight_at_end and
+ * their connections closed. */
+static void h2_step_end(struct worker *w)
 {
 	for (uint32_t i = 0; i < w->max_conns; i++) {
 		struct conn *c = &w->conns[i];
@@ -756,3 +728,19 @@ void eng_h2_step_end(struct worker *w)
 		eng_conn_close(w, c);
 	}
 }
+
+const struct eng_proto eng_proto_h2 = {
+	.name = "h2",
+	.prepare = h2_prepare,
+	.release = h2_release,
+	.start = h2_start,
+	.send = h2_send,
+	.event = h2_event,
+	.done = h2_done,
+	.close = h2_close,
+	.in_flight = h2_in_flight,
+	.flush_host = h2_flush_host,
+	.step_end = h2_step_end,
+	.worker_free = h2_worker_free,
+	.connect_timeout_reason = "no HTTP/2 SETTINGS from the server within --timeout",
+};
