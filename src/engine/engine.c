@@ -396,6 +396,7 @@ int engine_step_finish(struct engine *e, struct run_result *res)
 	uint64_t window = e->meas_end_ns != UINT64_MAX ? e->meas_end_ns - e->warm_end_ns : 0;
 	uint64_t to_last = last > e->warm_end_ns ? last - e->warm_end_ns : 0;
 	res->measure_ns = to_last > window ? to_last : window;
+	res->window_ns = window;
 	/* Interrupted before the planned end: measured until the interrupt, not
 	 * until the last response (after a stall that is long before, and the
 	 * requests due since are queued or in flight, not absent). */

@@ -174,11 +174,14 @@ static void check_rate(const struct run_result *r, double target_cores, struct g
 		return;
 	}
 	c->evaluated = true;
-	/* against the requests that were due: a Poisson schedule's count in a
-	 * short phase differs from rate x duration by chance, which is no
-	 * shortfall of anyone's (with constant arrivals the two are one) */
-	c->value = m->scheduled ? 100.0 * (double)m->completed / (double)m->scheduled
-				: 100.0 * ((double)m->completed / secs) / r->offered_rate_per_s;
+	/* the rate offered is that of the requests that were due in the planned
+	 * window: a Poisson schedule's count in a short phase differs from rate x
+	 * duration by chance, which is no shortfall of anyone's (with constant
+	 * arrivals the two are one) */
+	double offered = r->offered_rate_per_s;
+	if (r->window_ns && m->scheduled)
+		offered = (double)m->scheduled * 1e9 / (double)r->window_ns;
+	c->value = 100.0 * ((double)m->completed / secs) / offered;
 	v->cap_wait_s = (double)m->cap_wait_ns / 1e9;
 	v->cap_wait_idle_s = (double)m->cap_wait_idle_ns / 1e9;
 	double thread_s = secs * (r->threads ? r->threads : 1);

@@ -14,8 +14,9 @@
  *                     loop only when that cost something: its lateness was
  *                     material at p99 (no floor), or the rate fell short by
  *                     the generator's fault.
- *  achieved_rate      open loop: completed under 95 % of the requests due
- *                     (with constant arrivals, of offered x duration), by the
+ *  achieved_rate      open loop: achieved under 95 % of the rate of the
+ *                     requests due in the planned window (with constant
+ *                     arrivals, the offered rate), by the
  *                     generator's fault. The engine measures the time due
  *                     requests waited while every connection was in use
  *                     (cap_wait) and the part of it the loop sat idle waiting

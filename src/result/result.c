@@ -362,6 +362,7 @@ int run_result_pool(struct run_result *into, const struct run_result *add)
 	into->measure.conns_connecting_at_start = meas_cing;
 	into->warmup_ns += add->warmup_ns;
 	into->measure_ns += add->measure_ns;
+	into->window_ns += add->window_ns;
 	into->gen_cpu_ns += add->gen_cpu_ns;
 	into->gen_cpu_wait_known = into->gen_cpu_wait_known && add->gen_cpu_wait_known;
 	into->gen_cpu_wait_ns += add->gen_cpu_wait_ns;

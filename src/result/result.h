@@ -338,6 +338,8 @@ struct run_result {
 	double offered_rate_per_s; /* 0 in closed loop */
 	uint64_t warmup_ns;        /* as run */
 	uint64_t measure_ns;       /* measured phase as run (shorter if interrupted) */
+	uint64_t window_ns;        /* the measured phase as planned (0: bounded by a count),
+				    * in which its `scheduled` requests were due */
 
 	struct phase_stats warmup;
 	struct phase_stats measure;
