@@ -77,11 +77,14 @@ $(CLI_LIB): $(filter-out $(BUILD)/src/cli/main.o,$(CLI_OBJS))
 
 # Test-local headers (fixtures, shared checks) are listed outright: the
 # one-step compile-and-link of a test leaves no usable dependency file.
-TEST_HDRS := $(wildcard tests/unit/*/*.h tests/fuzz/*.h)
+# tests/common/ holds the headers every kind of test shares (CHECK, temp
+# folders), included as "common/....h".
+TEST_HDRS := $(wildcard tests/common/*.h tests/unit/*/*.h tests/fuzz/*.h)
+TEST_CPPFLAGS := -Itests
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(TEST_HDRS) $(CLI_LIB) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -o $@ $< $(CLI_LIB) $(LIB) $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -o $@ $< $(CLI_LIB) $(LIB) $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB)
 	@mkdir -p $(@D)
@@ -92,7 +95,7 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB)
 # libFuzzer versions with clang.
 $(BUILD)/tests/fuzz/%-replay: tests/fuzz/%.c tests/fuzz/replay_main.c $(TEST_HDRS) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< tests/fuzz/replay_main.c $(LIB) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) -o $@ $< tests/fuzz/replay_main.c $(LIB) $(LDFLAGS) $(LDLIBS)
 
 # Man pages and the bash completion are rendered by pacer itself from the
 # option tables its --help prints (pacer --dump-man, --dump-completion), so
@@ -196,7 +199,7 @@ $(FUZZ_BUILD)/libpacer-fuzz.a: $(FUZZ_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(TEST_HDRS) $(FUZZ_BUILD)/libpacer-fuzz.a
-	clang $(CPPFLAGS) -std=c17 $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libpacer-fuzz.a $(LDLIBS) -pthread
+	clang $(CPPFLAGS) $(TEST_CPPFLAGS) -std=c17 $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libpacer-fuzz.a $(LDLIBS) -pthread
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -19,21 +19,12 @@
 
 #include <cmocka.h>
 
+#include "common/check.h"
 #include "../report/fixtures.h"
 #include "cli/report_io.h"
 #include "report/render.h"
 #include "util/err.h"
 #include "util/file.h"
-
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			print_error("%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-			print_error(__VA_ARGS__);                                          \
-			print_error("\n");                                                 \
-			fail();                                                            \
-		}                                                                          \
-	} while (0)
 
 static void test_result_load(void **state)
 {
