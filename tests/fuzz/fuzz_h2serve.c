@@ -110,6 +110,7 @@ static void timers(struct worker *w)
 	while ((n = theap_pop_expired(&w->heap, w->now)))
 		target_conn_timer((struct conn *)n);
 	target_h2_timers(w);
+	target_conn_settle_dirty(w);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
