@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 export PACER_COUNTS=$(mktemp)
 trap 'rm -f "$PACER_COUNTS"' EXIT
 status=0
-JOBS=${JOBS:-2}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 step() { echo; echo "== $*"; }
 
