@@ -5,14 +5,14 @@
 #ifndef PACER_TESTS_COMMON_CHECK_H
 #define PACER_TESTS_COMMON_CHECK_H
 
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			print_error("%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-			print_error(__VA_ARGS__);                                          \
-			print_error("\n");                                                 \
-			fail();                                                            \
-		}                                                                          \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			print_error("%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);       \
+			print_error(__VA_ARGS__);                                                  \
+			print_error("\n");                                                         \
+			fail();                                                                    \
+		}                                                                                  \
 	} while (0)
 
 #endif

@@ -17,22 +17,22 @@
 #endif
 
 #ifdef FUZZ_INPUT
-#define CHECK(c)                                                                           \
-	do {                                                                               \
-		if (!(c)) {                                                                \
+#define CHECK(c)                                                                                   \
+	do {                                                                                       \
+		if (!(c)) {                                                                        \
 			fprintf(stderr, FUZZ_NAME ": invariant failed: %s (%s:%d) input \"%s\"\n", \
-				#c, __FILE__, __LINE__, FUZZ_INPUT);                       \
-			abort();                                                           \
-		}                                                                          \
+				#c, __FILE__, __LINE__, FUZZ_INPUT);                               \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 #else
-#define CHECK(c)                                                                           \
-	do {                                                                               \
-		if (!(c)) {                                                                \
-			fprintf(stderr, FUZZ_NAME ": invariant failed: %s (%s:%d)\n", #c,  \
-				__FILE__, __LINE__);                                       \
-			abort();                                                           \
-		}                                                                          \
+#define CHECK(c)                                                                                   \
+	do {                                                                                       \
+		if (!(c)) {                                                                        \
+			fprintf(stderr, FUZZ_NAME ": invariant failed: %s (%s:%d)\n", #c,          \
+				__FILE__, __LINE__);                                               \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 #endif
 
