@@ -2,7 +2,7 @@
 # `make test`: every test. In order: the release build, the layers (include
 # graph, and the calls inside each module), the release unit tests; then two
 # things at once: the integration tests that mostly wait, in parallel shards
-# (tests/integration/suite.py), and, at nice 19 beside them, the CPU-bound
+# (tests/integration/suite.py), and, at nice 10 beside them, the CPU-bound
 # stages: unit tests and fuzz corpus replay under ASan+UBSan, a short
 # libFuzzer run of each harness, unit tests under ThreadSanitizer, valgrind
 # on the parsers' and statistics' unit tests; last, with nothing beside
@@ -89,18 +89,18 @@ cpu_stages() {
 	# sockets, clocks or loops (VALGRIND_MODULES), and util's parsers
 	# (VALGRIND_UTIL). The rest (engine, runner, target, net, metrics, probe,
 	# history, cli and util's other files) run under ASan+UBSan and TSan.
-	local VALGRIND_MODULES="http plan stats table report result"
-	local VALGRIND_UTIL="units yaml_get b64 text timestamp sysinfo"
+	# (The slowest first: stats/test_summary takes a third of the stage.)
+	local VALGRIND_MODULES="stats http plan table report result"
+	local VALGRIND_UTIL="yaml_get units b64 text timestamp sysinfo"
 	if command -v valgrind >/dev/null; then
 		step "$log" "unit tests under valgrind (parsers and statistics)"
-		local vbins=() bin rel mod name
-		for bin in $(make -s print-unit-bins); do
-			rel=${bin#build/rel/tests/unit/}
-			mod=${rel%%/*}; name=${rel#*/}
-			case " $VALGRIND_MODULES " in *" $mod "*) vbins+=("$bin"); continue ;; esac
-			if [ "$mod" = util ]; then
-				case " $VALGRIND_UTIL " in *" ${name#test_} "*) vbins+=("$bin") ;; esac
-			fi
+		local vbins=() bins mod name
+		bins=$(make -s print-unit-bins | tr ' ' '\n')
+		for mod in $VALGRIND_MODULES; do
+			vbins+=($(grep "^build/rel/tests/unit/$mod/" <<<"$bins"))
+		done
+		for name in $VALGRIND_UTIL; do
+			vbins+=($(grep -x "build/rel/tests/unit/util/test_$name" <<<"$bins"))
 		done
 		UNIT_WRAP="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite" \
 			UNIT_COUNT=binaries UNIT_LABEL=valgrind scripts/run-unit.sh "${vbins[@]}" || st=1
@@ -123,13 +123,15 @@ if [ -n "${SERIAL:-}" ]; then
 	integration shared
 else
 	echo
-	echo "== the CPU-bound stages at nice 19 (their output follows the integration tests in shards)"
+	echo "== the CPU-bound stages at nice 10 (their output follows the integration tests in shards)"
 	set -m # a process group of their own, stopped by cleanup
-	(renice -n 19 -p $BASHPID >/dev/null; cpu_stages) >"$tmp/cpu.log" 2>&1 &
+	(renice -n 10 -p $BASHPID >/dev/null; cpu_stages) >"$tmp/cpu.log" 2>&1 &
 	cpu_pid=$!
 	set +m
 	step "$tmp/times" "integration tests in shards (beside the CPU-bound stages)"
 	integration shared
+	# the shards are done: the rest at the usual priority, where allowed
+	renice -n 0 -g "$cpu_pid" >/dev/null 2>&1
 	step "$tmp/times" "waiting for the CPU-bound stages"
 	wait "$cpu_pid" || status=1
 	cpu_pid=""
