@@ -7,6 +7,8 @@
 #   make bench      measurements of pacer beside wrk (not a test)
 #   make man        man pages and bash completion, generated from the option tables
 #   make changelog  CHANGELOG.md from the git history, grouped by issue
+#   make format     clang-format the lines you changed (format-check: count
+#                   what a whole-tree format would change; docs/testing.md)
 #   make install    PREFIX=/usr/local DESTDIR=: binary, man pages, completion, docs,
 #                   examples (make uninstall removes them)
 #   make SAN=1 ...  AddressSanitizer + UBSan build (objects under build/san)
@@ -54,7 +56,7 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_REPLAY := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/tests/fuzz/%-replay)
 
-.PHONY: all man install uninstall changelog deps demo test test-unit test-fuzz-replay test-integration test-san bench fuzz fuzz-build clean format check-layers
+.PHONY: all man install uninstall changelog deps demo test test-unit test-fuzz-replay test-integration test-san bench fuzz fuzz-build clean format format-check format-all check-layers
 all: pacer
 
 pacer: $(BUILD)/pacer
@@ -77,11 +79,14 @@ $(CLI_LIB): $(filter-out $(BUILD)/src/cli/main.o,$(CLI_OBJS))
 
 # Test-local headers (fixtures, shared checks) are listed outright: the
 # one-step compile-and-link of a test leaves no usable dependency file.
-TEST_HDRS := $(wildcard tests/unit/*/*.h tests/fuzz/*.h)
+# tests/common/ holds the headers every kind of test shares (CHECK, temp
+# folders), included as "common/....h".
+TEST_HDRS := $(wildcard tests/common/*.h tests/unit/*/*.h tests/fuzz/*.h)
+TEST_CPPFLAGS := -Itests
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(TEST_HDRS) $(CLI_LIB) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -o $@ $< $(CLI_LIB) $(LIB) $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -o $@ $< $(CLI_LIB) $(LIB) $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB)
 	@mkdir -p $(@D)
@@ -92,7 +97,7 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB)
 # libFuzzer versions with clang.
 $(BUILD)/tests/fuzz/%-replay: tests/fuzz/%.c tests/fuzz/replay_main.c $(TEST_HDRS) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< tests/fuzz/replay_main.c $(LIB) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) -o $@ $< tests/fuzz/replay_main.c $(LIB) $(LDFLAGS) $(LDLIBS)
 
 # Man pages and the bash completion are rendered by pacer itself from the
 # option tables its --help prints (pacer --dump-man, --dump-completion), so
@@ -196,7 +201,7 @@ $(FUZZ_BUILD)/libpacer-fuzz.a: $(FUZZ_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(TEST_HDRS) $(FUZZ_BUILD)/libpacer-fuzz.a
-	clang $(CPPFLAGS) -std=c17 $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libpacer-fuzz.a $(LDLIBS) -pthread
+	clang $(CPPFLAGS) $(TEST_CPPFLAGS) -std=c17 $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libpacer-fuzz.a $(LDLIBS) -pthread
 
 fuzz-build: $(FUZZ_BINS)
 
@@ -206,8 +211,26 @@ fuzz: fuzz-build
 clean:
 	rm -rf build pacer
 
+# clang-format with the checked-in .clang-format, the style of the code as
+# it is. `make format` formats only the lines that differ from FORMAT_BASE
+# (default HEAD: what is not committed yet; FORMAT_BASE=main: the whole
+# branch, where a moved file counts as new), so a change is formatted
+# without reformatting the code around it (git clang-format, Debian package
+# clang-format). `make format-check` changes nothing: it counts, per file,
+# the lines a whole-tree format would change. `make format-all` is that
+# whole-tree format.
+FORMAT_BASE ?= HEAD
+FORMAT_SRCS = $(shell git ls-files 'src/*.[ch]' 'tests/*.[ch]')
+
 format:
-	clang-format -i $$(find src tests -name '*.[ch]')
+	@command -v git-clang-format >/dev/null || { echo "make format: git-clang-format not found (make deps installs clang-format)" >&2; exit 2; }
+	git clang-format --binary clang-format --extensions c,h $(FORMAT_BASE) -- src tests
+
+format-check:
+	@scripts/format-check.sh $(FORMAT_SRCS)
+
+format-all:
+	clang-format -i $(FORMAT_SRCS)
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 

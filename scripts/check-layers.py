@@ -37,6 +37,11 @@ FORBIDDEN_PROJECT = {"util/clock.h": "clocks"}
 # timegm only convert a recorded time)
 CLOCK_CALL = re.compile(r"\b(clock_gettime|gettimeofday|clock_now_ns|clock_wall_ns|"
                         r"clock_thread_cpu_ns|time\s*\(\s*(NULL|0|&)|clock\s*\(\s*\))")
+# Calls between two files of one module, (module, caller, callee), that may
+# close a cycle for now: they are left out of the call graph, so any other
+# cycle still fails. A call listed here that is no longer made is reported,
+# to be taken off the list.
+ALLOWED_CALLS = set()  # none: the engine's connection interface closed its cycles
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^>"]+)[>"]')
 
 
@@ -172,14 +177,19 @@ def nm_symbols(obj):
     return defined, needed
 
 
-def check_calls(objdir):
-    problems = []
+def check_calls(objdir, src):
+    """Call cycles inside each module, and allowed calls no longer made. Only
+    the objects of sources that exist count (a build folder keeps the objects
+    of files since removed)."""
+    problems, notes = [], []
+    seen_allowed = set()
     base = os.path.join(objdir, "src")
     if not os.path.isdir(base):
-        return ["%s: no objects (build first)" % base]
+        return ["%s: no objects (build first)" % base], notes
     for mod in sorted(os.listdir(base)):
         d = os.path.join(base, mod)
-        objs = sorted(f for f in os.listdir(d) if f.endswith(".o"))
+        objs = sorted(f for f in os.listdir(d) if f.endswith(".o") and
+                      os.path.exists(os.path.join(src, mod, f[:-2] + ".c")))
         syms = {o: nm_symbols(os.path.join(d, o)) for o in objs}
         owner = {}
         for o, (defined, _) in syms.items():
@@ -190,12 +200,19 @@ def check_calls(objdir):
             graph.setdefault(o, set())
             for s in sorted(needed):
                 t = owner.get(s)
-                if t and t != o:
-                    graph[o].add(t)
-                    why.setdefault((o, t), "calls " + s)
+                if not t or t == o:
+                    continue
+                if (mod, o, t) in ALLOWED_CALLS:
+                    seen_allowed.add((mod, o, t))
+                    continue
+                graph[o].add(t)
+                why.setdefault((o, t), "calls " + s)
         for comp in cycles(graph):
             problems.append("call cycle in src/%s: %s" % (mod, witness(graph, comp, why)))
-    return problems
+    for mod, o, t in sorted(ALLOWED_CALLS - seen_allowed):
+        notes.append("src/%s: %s no longer calls %s: take it off ALLOWED_CALLS "
+                     "(scripts/check-layers.py)" % (mod, o, t))
+    return problems, notes
 
 
 def main():
@@ -207,7 +224,11 @@ def main():
     for mod in sorted(graph):
         print("%-7s -> %s" % (mod, ", ".join(sorted(graph[mod] - {"util"})) or "(util only)"))
     if a.objects:
-        problems += check_calls(a.objects)
+        calls, notes = check_calls(a.objects, a.src)
+        problems += calls
+        for n in notes:
+            print("note: " + n)
+        print("calls allowed to close a cycle for now: %d (ALLOWED_CALLS)" % len(ALLOWED_CALLS))
     for p in problems:
         print("FAIL " + p)
     print("layers: %s" % ("%d problems" % len(problems) if problems else

@@ -28,6 +28,8 @@ have_cmd perf || need+=(linux-perf)
 have_cmd prometheus || need+=(prometheus)
 [ -x /usr/bin/time ] || need+=(time)
 have_cmd clang || need+=(clang)
+# make format (git clang-format) and make format-check
+have_cmd clang-format || need+=(clang-format)
 have_cmd valgrind || need+=(valgrind)
 have_hdr zlib.h || need+=(zlib1g-dev)
 # the run history (pacer --history, pacer history, pacer diff)

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Run every libFuzzer harness in FUZZ_BUILD (make fuzz-build) for SECONDS
-# each, on a scratch copy of its corpus (tests/fuzz/corpus/NAME is read,
-# never written), and report the executions per harness. A crash, timeout
-# (over 10 s for one input), leak or out-of-memory (2 GiB) fails the harness:
-# its log's tail and the input libFuzzer saved are shown.
+# each, FUZZ_JOBS harnesses at a time (default: the CPUs), on a scratch copy
+# of its corpus (tests/fuzz/corpus/NAME is read, never written), and report
+# the executions per harness. A crash, timeout (over 10 s for one input),
+# leak or out-of-memory (2 GiB) fails the harness: its log's tail and the
+# input libFuzzer saved are shown.
 #
 #   scripts/run-fuzz.sh FUZZ_BUILD SECONDS
 #
@@ -13,17 +14,40 @@
 set -u
 build=${1:?usage: $0 FUZZ_BUILD SECONDS}
 secs=${2:?usage: $0 FUZZ_BUILD SECONDS}
-pass=0; fail=0; total=0
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
+res=$(mktemp -d)
+trap 'rm -rf "$res"' EXIT
+export secs res
+
+# One harness: its scratch folder's path in $res/NAME.work, its exit status
+# in $res/NAME.rc.
+one() {
+	local bin=$1 name work
+	name=$(basename "$bin")
+	work=$(mktemp -d)
+	mkdir -p "$work/new"
+	echo "$work" >"$res/$name.work"
+	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="$work/" "$work/new" "tests/fuzz/corpus/${name#fuzz_}" \
+		>"$work/log" 2>&1
+	echo $? >"$res/$name.rc"
+}
+export -f one
+
+bins=()
 for bin in "$build"/fuzz_*; do
 	[ -x "$bin" ] && [ -f "$bin" ] || continue
 	case $bin in *.o|*.a|*.d) continue ;; esac
+	bins+=("$bin")
+done
+printf '%s\0' "${bins[@]}" | xargs -0 -r -n 1 -P "$jobs" bash -c 'one "$0"'
+
+pass=0; fail=0; total=0
+for bin in "${bins[@]}"; do
 	name=$(basename "$bin")
-	corpus=tests/fuzz/corpus/${name#fuzz_}
-	work=$(mktemp -d); keep=${FUZZ_KEEP:-}
-	mkdir -p "$work/new"
+	work=$(cat "$res/$name.work"); keep=${FUZZ_KEEP:-}
 	log=$work/log
-	if "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="$work/" "$work/new" "$corpus" >"$log" 2>&1; then
+	if [ "$(cat "$res/$name.rc" 2>/dev/null)" = 0 ]; then
 		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 		rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
 		added=$(ls "$work/new" | wc -l)

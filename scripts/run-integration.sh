@@ -4,6 +4,13 @@
 #
 #   scripts/run-integration.sh BUILD_DIR [TEST_NAME...]
 #
+# Without TEST_NAME: the whole suite, in parallel shards, with the tests that
+# measure time or CPU alone at the end (tests/integration/suite.py; the
+# shards: PACER_TEST_JOBS, default the CPUs + 1; PACER_SUITE_PART=shared or
+# alone: one of the two parts). With TEST_NAMEs (a module, module.Class or
+# module.Class.test_method, e.g. test_run_badinput.BadInputTest.
+# test_bad_rate): those tests, one after the other.
+#
 # BUILD_DIR holds tests/tools/badserver (and pacer). The pacer binary is
 # $PACER_BIN when set, else BUILD_DIR/pacer when it exists, else ./pacer.
 # Prints PASS/FAIL/SKIP per test and ends with "N passed, N failed"; exits
@@ -41,4 +48,7 @@ fi
 cd "$root/tests/integration" || exit 1
 # Debian's own Python sees the Debian modules the browser and schema tests use.
 PY=python3; [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+if [ $# -eq 0 ]; then
+	exec "$PY" suite.py
+fi
 exec "$PY" -c 'import sys, harness; sys.exit(harness.run_suite())' "$@"

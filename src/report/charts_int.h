@@ -12,6 +12,8 @@
 #include "report/render_int.h"
 #include "report/svg.h"
 
+/* ---- charts_set.c ---- */
+
 /* A growable pair of double arrays. */
 struct xy {
 	double *x, *y;

@@ -15,7 +15,7 @@
 #define REPORT_MAX_VARIANTS 64
 #define REPORT_MAX_RATIOS 1024
 
-/* ---- charts (charts.c) ---------------------------------------------------- */
+/* ---- charts (charts.c, charts_set.c) -------------------------------------- */
 
 #define CHART_MAX 8
 

@@ -1,7 +1,7 @@
 /* pacer — the warnings of `pacer run` and its one-line errors summary, both
- * written into the JSON result (run_report.c). The terminal summary is
- * rendered from that JSON, as `pacer report --format text` renders it
- * (txt.c). */
+ * written into the JSON result (run_report.c), and the achieved rate they
+ * and the JSON state. The terminal summary is rendered from that JSON, as
+ * `pacer report --format text` renders it (txt.c). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -10,6 +10,13 @@
 #include "report/report.h"
 #include "report/usage_report.h"
 #include "util/units.h"
+
+double report_achieved_rate(const struct run_result *r)
+{
+	if (r->measure_ns == 0)
+		return 0;
+	return (double)r->measure.completed * 1e9 / (double)r->measure_ns;
+}
 
 static void warn(struct report_warnings *w, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -26,33 +26,6 @@ static const char continue_100[] = "HTTP/1.1 100 Continue\r\n\r\n";
 static void conn_rearm(struct conn *c);
 static void conn_tls_more(struct conn *c);
 
-/* Make room for `need` more bytes in out. false: no memory (or over cap). */
-bool target_out_reserve(struct conn *c, size_t need)
-{
-	if (c->out_len + need <= c->out_cap)
-		return true;
-	if (c->out_off) {
-		memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
-		c->out_len -= c->out_off;
-		c->out_off = 0;
-		if (c->out_len + need <= c->out_cap)
-			return true;
-	}
-	size_t cap = c->out_cap ? c->out_cap : OUT_INIT;
-	while (cap < c->out_len + need)
-		cap *= 2;
-	if (cap > OUT_MAX)
-		cap = OUT_MAX;
-	if (c->out_len + need > cap)
-		return false;
-	char *o = realloc(c->out, cap);
-	if (!o)
-		return false;
-	c->out = o;
-	c->out_cap = (uint32_t)cap;
-	return true;
-}
-
 void target_conn_close(struct conn *c)
 {
 	if (c->dead)
@@ -182,8 +155,12 @@ static bool conn_run(struct conn *c)
 			return false;
 		}
 	}
-	if (c->h2)
-		return target_h2_run(c);
+	if (c->h2) {
+		int r = target_h2_run(c);
+		if (r < 0)
+			target_conn_close(c);
+		return r > 0;
+	}
 	while (!c->dead && !c->closing && c->state != C_WAIT && c->state != C_LINGER) {
 		if (c->ext || c->slow || out_pending(c) > OUT_HIGH) {
 			output_bound = true; /* let the output drain first */
@@ -198,7 +175,8 @@ static bool conn_run(struct conn *c)
 				c->need_more = true;
 				break;
 			}
-			target_execute(c);
+			if (!target_execute(c))
+				target_conn_close(c);
 			continue;
 		}
 		uint32_t avail = c->in_len - c->in_off;
@@ -401,10 +379,17 @@ static void conn_rearm(struct conn *c)
  * deadline. */
 static void conn_settle(struct conn *c);
 
-void target_conn_settle(struct conn *c)
+void target_conn_settle_dirty(struct worker *w)
 {
-	conn_settle(c);
-	conn_tls_more(c);
+	while (w->h2_dirty) {
+		struct conn *c = w->h2_dirty;
+		w->h2_dirty = c->dirty_next;
+		c->h2_dirty = false;
+		if (!c->dead) {
+			conn_settle(c);
+			conn_tls_more(c);
+		}
+	}
 }
 
 static void conn_settle(struct conn *c)
@@ -587,9 +572,10 @@ void target_conn_timer(struct conn *c)
 		return;
 	}
 	if (c->state == C_WAIT && now >= c->ready_ns) {
-		target_emit(c);
-		if (c->dead)
+		if (!target_emit(c)) {
+			target_conn_close(c);
 			return;
+		}
 		c->state = C_READ;
 	}
 	if (c->slow && c->slow_budget == 0 && now >= c->slow_next_ns) {

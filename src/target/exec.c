@@ -1,6 +1,8 @@
 /* The embedded target server: answering one request (which variant, the CPU
- * work, the latency and stalls, the response bytes, misbehaviour). */
+ * work, the latency and stalls, the response bytes and the room for them in
+ * the output, misbehaviour). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "target/server_int.h"
@@ -51,6 +53,33 @@ void target_busy_work(uint64_t ns)
 	(void)sink;
 }
 
+/* Make room for `need` more bytes in out. false: no memory (or over cap). */
+bool target_out_reserve(struct conn *c, size_t need)
+{
+	if (c->out_len + need <= c->out_cap)
+		return true;
+	if (c->out_off) {
+		memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
+		c->out_len -= c->out_off;
+		c->out_off = 0;
+		if (c->out_len + need <= c->out_cap)
+			return true;
+	}
+	size_t cap = c->out_cap ? c->out_cap : OUT_INIT;
+	while (cap < c->out_len + need)
+		cap *= 2;
+	if (cap > OUT_MAX)
+		cap = OUT_MAX;
+	if (c->out_len + need > cap)
+		return false;
+	char *o = realloc(c->out, cap);
+	if (!o)
+		return false;
+	c->out = o;
+	c->out_cap = (uint32_t)cap;
+	return true;
+}
+
 void target_emit_canned(struct conn *c, int status)
 {
 	struct target *t = c->w->t;
@@ -63,7 +92,7 @@ void target_emit_canned(struct conn *c, int status)
 	stat_inc(&c->w->st.requests);
 }
 
-void target_emit(struct conn *c)
+bool target_emit(struct conn *c)
 {
 	struct worker *w = c->w;
 	const struct target_route *rt = c->rt;
@@ -75,7 +104,7 @@ void target_emit(struct conn *c)
 			out_put(c, garbage_bytes, sizeof garbage_bytes - 1);
 		c->closing = true;
 		stat_inc(&w->st.misbehaved);
-		return;
+		return true;
 	}
 	bool dynamic = r->wire == NULL;
 	const char *body = dynamic ? c->dyn.buf : r->wire + r->wire_body_off;
@@ -89,16 +118,12 @@ void target_emit(struct conn *c)
 		size_t n = send_body ? r->wire_len : r->wire_body_off;
 		if (send_body && body_len > COPY_MAX)
 			n = r->wire_body_off;
-		if (!target_out_reserve(c, n)) {
-			target_conn_close(c);
-			return;
-		}
+		if (!target_out_reserve(c, n))
+			return false;
 		out_put(c, r->wire, n);
 	} else {
-		if (!target_out_reserve(c, head_room + (send_body && body_len <= COPY_MAX ? body_len : 0))) {
-			target_conn_close(c);
-			return;
-		}
+		if (!target_out_reserve(c, head_room + (send_body && body_len <= COPY_MAX ? body_len : 0)))
+			return false;
 		out_put(c, r->head, r->head_len);
 		char *p = c->out + c->out_len;
 		if (!r->no_body_allowed) {
@@ -144,6 +169,7 @@ void target_emit(struct conn *c)
 		c->slow_budget = out_pending(c) - body_len + rt->mis.slow_bytes;
 		c->slow_next_ns = w->now + rt->mis.slow_every_ns;
 	}
+	return true;
 }
 
 size_t target_fmt_timing(char *p, uint64_t dur_ns)
@@ -209,22 +235,23 @@ void target_prepare(struct conn *c, const struct target_route *rt, const char *q
 	c->resp = target_choose(c->w, rt, &c->garbage, &c->dyn, query, qlen);
 }
 
-void target_execute(struct conn *c)
+bool target_execute(struct conn *c)
 {
 	struct worker *w = c->w;
 	const struct target_route *rt = c->rt;
 	c->req_start_ns = 0;
 	if (!rt || rt->simple) {
-		target_emit(c);
+		bool ok = target_emit(c);
 		c->state = C_READ;
-		return;
+		return ok;
 	}
 	uint64_t ready = target_ready_at(w, rt, &c->dispatch_ns);
 	if (ready > w->now) {
 		c->ready_ns = ready;
 		c->state = C_WAIT;
-		return;
+		return true;
 	}
-	target_emit(c);
+	bool ok = target_emit(c);
 	c->state = C_READ;
+	return ok;
 }

@@ -621,17 +621,16 @@ void target_h2_close(struct conn *c)
 
 /* Move what nghttp2 has to send into the output, until OUT_HIGH. A frame
  * larger than COPY_MAX is sent from nghttp2's buffer (c->ext), valid until
- * the next mem_send, which waits for it to be flushed. false: closed. */
+ * the next mem_send, which waits for it to be flushed. false: the session
+ * failed (the caller closes c). */
 static bool pump(struct conn *c, bool *made)
 {
 	nghttp2_session *ng = c->h2->ng;
 	while (!c->ext && out_pending(c) <= OUT_HIGH) {
 		const uint8_t *d;
 		ssize_t n = nghttp2_session_mem_send(ng, &d);
-		if (n < 0) {
-			target_conn_close(c);
+		if (n < 0)
 			return false;
-		}
 		if (n == 0)
 			break;
 		*made = true;
@@ -647,7 +646,7 @@ static bool pump(struct conn *c, bool *made)
 	return true;
 }
 
-bool target_h2_run(struct conn *c)
+int target_h2_run(struct conn *c)
 {
 	struct worker *w = c->w;
 	nghttp2_session *ng = c->h2->ng;
@@ -655,7 +654,7 @@ bool target_h2_run(struct conn *c)
 	for (;;) {
 		bool made = false;
 		if (!pump(c, &made))
-			return false;
+			return -1;
 		if (c->closing)
 			break;
 		if (c->ext || out_pending(c) > OUT_HIGH ||
@@ -675,7 +674,7 @@ bool target_h2_run(struct conn *c)
 			c->in_off = c->in_len;
 			c->closing = true;
 			if (!pump(c, &made))
-				return false;
+				return -1;
 			break;
 		}
 		c->in_off += (uint32_t)rv;
@@ -689,7 +688,7 @@ bool target_h2_run(struct conn *c)
 		c->in_len -= c->in_off;
 		c->in_off = 0;
 	}
-	return bound;
+	return bound ? 1 : 0;
 }
 
 void target_h2_timers(struct worker *w)
@@ -699,13 +698,6 @@ void target_h2_timers(struct worker *w)
 		if (!n)
 			break;
 		stream_timer((struct h2_stream *)n);
-	}
-	while (w->h2_dirty) {
-		struct conn *c = w->h2_dirty;
-		w->h2_dirty = c->dirty_next;
-		c->h2_dirty = false;
-		if (!c->dead)
-			target_conn_settle(c);
 	}
 }
 

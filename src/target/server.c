@@ -145,6 +145,7 @@ static void *worker_main(void *arg)
 		}
 		run_timers(w);
 		target_h2_timers(w);
+		target_conn_settle_dirty(w);
 		target_conn_reap(w);
 	}
 	/* close everything this thread owns */

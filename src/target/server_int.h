@@ -176,10 +176,6 @@ static inline void out_put(struct conn *c, const void *p, size_t n)
 
 /* ---- conn.c ---- */
 
-/* Make room for `need` more bytes in c->out (compacting, then growing up to
- * OUT_MAX). false: over the cap or out of memory. */
-bool target_out_reserve(struct conn *c, size_t need);
-
 /* Serve the accepted socket fd on w (takes fd: on any failure it is closed
  * and the open count dropped). */
 void target_conn_new(struct worker *w, int fd);
@@ -203,6 +199,10 @@ void target_conn_timer(struct conn *c);
 
 /* ---- exec.c ---- */
 
+/* Make room for `need` more bytes in c->out (compacting, then growing up to
+ * OUT_MAX). false: over the cap or out of memory. */
+bool target_out_reserve(struct conn *c, size_t need);
+
 /* Render the canned error responses into t->errs (once, before the threads
  * start). */
 void target_canned_build(struct target *t);
@@ -217,12 +217,13 @@ void target_emit_canned(struct conn *c, int status);
 void target_prepare(struct conn *c, const struct target_route *rt, const char *query, size_t qlen);
 
 /* The request's body has been read: do its CPU work, then answer now or
- * set c->ready_ns and enter C_WAIT. */
-void target_execute(struct conn *c);
+ * set c->ready_ns and enter C_WAIT. false: no room for the answer (as
+ * target_emit): the caller closes c. */
+bool target_execute(struct conn *c);
 
-/* Append the response of the current request (may close c when there is no
- * room for it). */
-void target_emit(struct conn *c);
+/* Append the response of the current request. false: no room for it in
+ * c->out (over the cap or out of memory): the caller closes c. */
+bool target_emit(struct conn *c);
 
 /* The answer to a request that matched rt (NULL: the plan's 404): a variant
  * drawn from the status mix, *garbage when the route's garbage draw says so,
@@ -244,11 +245,11 @@ void target_busy_work(uint64_t ns);
  * NUL; at most 33 bytes). Returns its length. */
 size_t target_fmt_timing(char *p, uint64_t dur_ns);
 
-/* ---- conn.c, for h2.c ---- */
+/* ---- conn.c, after h2.c's timers ---- */
 
-/* Run, flush and re-arm c after something other than its own events made
- * output (a stream's timer). */
-void target_conn_settle(struct conn *c);
+/* Run, flush and re-arm the connections on w->h2_dirty, whose streams a
+ * timer answered (target_h2_timers), and empty the list. */
+void target_conn_settle_dirty(struct worker *w);
 
 /* ---- h2.c ---- */
 
@@ -266,15 +267,17 @@ void target_h2_free_plan(struct target *t);
 int target_h2_start(struct conn *c);
 
 /* Feed c->in to the session and queue its output in c->out (c->ext for a
- * large frame), as conn_run does for HTTP/1.1. Returns true if it stopped
- * only to let the output drain; may close c. */
-bool target_h2_run(struct conn *c);
+ * large frame), as conn_run does for HTTP/1.1. Returns 1 if it stopped only
+ * to let the output drain, 0 if not, -1 when the session failed (the
+ * caller closes c). */
+int target_h2_run(struct conn *c);
 
 /* Release c's streams (their timers too) and its session; called by
  * target_conn_close. */
 void target_h2_close(struct conn *c);
 
-/* Run the expired stream timers of w, then send what they answered. */
+/* Run the expired stream timers of w; the connections they answered on go
+ * on w->h2_dirty, for target_conn_settle_dirty to send. */
 void target_h2_timers(struct worker *w);
 
 /* Free w's kept stream records (the thread is ending). */

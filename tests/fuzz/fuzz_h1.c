@@ -17,14 +17,8 @@
 #include "http/h1.h"
 #include "util/err.h"
 
-#define CHECK(c)                                                                           \
-	do {                                                                                   \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "fuzz_h1: invariant failed: %s (%s:%d)\n", #c, __FILE__,    \
-			        __LINE__);                                                             \
-			abort();                                                                       \
-		}                                                                                  \
-	} while (0)
+#define FUZZ_NAME "fuzz_h1"
+#include "common/fuzz_check.h"
 
 #define MAX_RESPONSES 8
 

@@ -29,14 +29,8 @@
 #include "http/h1req.h"
 #include "util/err.h"
 
-#define CHECK(c)                                                                           \
-	do {                                                                                   \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "fuzz_h1req: invariant failed: %s (%s:%d)\n", #c, __FILE__, \
-			        __LINE__);                                                             \
-			abort();                                                                       \
-		}                                                                                  \
-	} while (0)
+#define FUZZ_NAME "fuzz_h1req"
+#include "common/fuzz_check.h"
 
 #define MAX_INPUT (24u * 1024u)
 #define MAX_REQUESTS 8

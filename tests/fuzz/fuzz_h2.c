@@ -28,14 +28,8 @@
 #include "engine/engine_int.h"
 #include "plan/inspect.h"
 
-#define CHECK(c)                                                                                   \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "fuzz_h2: invariant failed: %s (%s:%d)\n", #c, __FILE__,   \
-				__LINE__);                                                         \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
+#define FUZZ_NAME "fuzz_h2"
+#include "common/fuzz_check.h"
 
 static const char get_req[] = "GET /a HTTP/1.1\r\nHost: localhost\r\nUser-Agent: fuzz\r\n\r\n";
 static const char post_req[] = "POST /b HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n"

@@ -33,14 +33,8 @@
 #include "target/plan.h"
 #include "target/server_int.h"
 
-#define CHECK(c)                                                                                   \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "fuzz_h2serve: invariant failed: %s (%s:%d)\n", #c,        \
-				__FILE__, __LINE__);                                               \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
+#define FUZZ_NAME "fuzz_h2serve"
+#include "common/fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -116,6 +110,7 @@ static void timers(struct worker *w)
 	while ((n = theap_pop_expired(&w->heap, w->now)))
 		target_conn_timer((struct conn *)n);
 	target_h2_timers(w);
+	target_conn_settle_dirty(w);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

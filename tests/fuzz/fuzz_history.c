@@ -27,14 +27,8 @@
 #include "report/result_read.h"
 #include "util/err.h"
 
-#define CHECK(c)                                                                           \
-	do {                                                                               \
-		if (!(c)) {                                                                \
-			fprintf(stderr, "fuzz_history: invariant failed: %s (%s:%d)\n", #c,  \
-				__FILE__, __LINE__);                                       \
-			abort();                                                           \
-		}                                                                          \
-	} while (0)
+#define FUZZ_NAME "fuzz_history"
+#include "common/fuzz_check.h"
 
 static const char baseline[] =
 	"{\"schema_version\":\"2.0\",\"kind\":\"run\",\"pacer\":{\"version\":\"0.1.0\","

@@ -18,14 +18,8 @@
 #include "plan/inspect.h"
 #include "util/err.h"
 
-#define CHECK(c)                                                                           \
-	do {                                                                                   \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "fuzz_inspect: invariant failed: %s (%s:%d)\n", #c, __FILE__, \
-			        __LINE__);                                                             \
-			abort();                                                                       \
-		}                                                                                  \
-	} while (0)
+#define FUZZ_NAME "fuzz_inspect"
+#include "common/fuzz_check.h"
 
 static int64_t feed(const uint8_t *p, size_t n, bool bytewise, struct h1_capture *cap,
 		    const struct srvtime_spec *s, bool *done)

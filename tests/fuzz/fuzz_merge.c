@@ -20,14 +20,8 @@
 
 #define MAX_PARTS 5
 
-#define CHECK(c)                                                                           \
-	do {                                                                               \
-		if (!(c)) {                                                                \
-			fprintf(stderr, "fuzz_merge: invariant failed: %s (%s:%d)\n", #c,  \
-				__FILE__, __LINE__);                                       \
-			abort();                                                           \
-		}                                                                          \
-	} while (0)
+#define FUZZ_NAME "fuzz_merge"
+#include "common/fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

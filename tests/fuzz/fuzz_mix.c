@@ -25,14 +25,8 @@
 #include "table/table.h"
 #include "util/err.h"
 
-#define CHECK(c)                                                                           \
-	do {                                                                                   \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "fuzz_mix: invariant failed: %s (%s:%d)\n", #c, __FILE__,     \
-			        __LINE__);                                                             \
-			abort();                                                                       \
-		}                                                                                  \
-	} while (0)
+#define FUZZ_NAME "fuzz_mix"
+#include "common/fuzz_check.h"
 
 static const struct table_limits lim = {
 	.max_requests = 64, .max_body_bytes = 8192, .max_line_bytes = 8192,

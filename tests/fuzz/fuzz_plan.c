@@ -28,14 +28,8 @@
 #include "util/err.h"
 #include "util/rng.h"
 
-#define CHECK(c)                                                                           \
-	do {                                                                                   \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "fuzz_plan: invariant failed: %s (%s:%d)\n", #c, __FILE__,   \
-			        __LINE__);                                                             \
-			abort();                                                                       \
-		}                                                                                  \
-	} while (0)
+#define FUZZ_NAME "fuzz_plan"
+#include "common/fuzz_check.h"
 
 #define MAX_INPUT (64u * 1024u)
 #define SOURCE "fuzz.yaml"

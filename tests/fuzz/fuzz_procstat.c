@@ -16,14 +16,8 @@
 
 #include "util/sysinfo.h"
 
-#define CHECK(c)                                                                           \
-	do {                                                                                   \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "fuzz_procstat: invariant failed: %s (%s:%d)\n", #c,           \
-			        __FILE__, __LINE__);                                                   \
-			abort();                                                                       \
-		}                                                                                  \
-	} while (0)
+#define FUZZ_NAME "fuzz_procstat"
+#include "common/fuzz_check.h"
 
 static bool same(const struct steal_sample *a, const struct steal_sample *b)
 {

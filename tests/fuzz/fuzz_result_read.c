@@ -20,14 +20,8 @@
 #include "report/result_read.h"
 #include "util/err.h"
 
-#define CHECK(c)                                                                           \
-	do {                                                                               \
-		if (!(c)) {                                                                \
-			fprintf(stderr, "fuzz_result_read: invariant failed: %s (%s:%d)\n", #c, \
-				__FILE__, __LINE__);                                       \
-			abort();                                                           \
-		}                                                                          \
-	} while (0)
+#define FUZZ_NAME "fuzz_result_read"
+#include "common/fuzz_check.h"
 
 static bool one_line(const char *s, size_t cap)
 {

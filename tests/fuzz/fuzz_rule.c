@@ -23,14 +23,9 @@
 static char text[RULE_MAX_EXPR + 17];
 static char named[RULE_MAX_EXPR + 19];
 
-#define CHECK(c)                                                                           \
-	do {                                                                                   \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "fuzz_rule: invariant failed: %s (%s:%d) input \"%s\"\n", #c,  \
-			        __FILE__, __LINE__, text);                                             \
-			abort();                                                                       \
-		}                                                                                  \
-	} while (0)
+#define FUZZ_NAME "fuzz_rule"
+#define FUZZ_INPUT text
+#include "common/fuzz_check.h"
 
 static const char *const names_a[] = {"Content-Type", "X-Id", "x-id"};
 static const char *const values_a[] = {"application/json", "42", "43"};

@@ -23,14 +23,9 @@
 
 static char text[SLO_MAX_EXPR + 17];
 
-#define CHECK(c)                                                                           \
-	do {                                                                                   \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "fuzz_slo: invariant failed: %s (%s:%d) input \"%s\"\n", #c,   \
-			        __FILE__, __LINE__, text);                                             \
-			abort();                                                                       \
-		}                                                                                  \
-	} while (0)
+#define FUZZ_NAME "fuzz_slo"
+#define FUZZ_INPUT text
+#include "common/fuzz_check.h"
 
 static const char *const names[] = {"fill", "no-bid"};
 

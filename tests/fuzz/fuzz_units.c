@@ -18,14 +18,9 @@
 #include "util/err.h"
 #include "util/units.h"
 
-#define CHECK(c)                                                                           \
-	do {                                                                                   \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "fuzz_units: invariant failed: %s (%s:%d) input \"%s\"\n", #c, \
-			        __FILE__, __LINE__, text);                                             \
-			abort();                                                                       \
-		}                                                                                  \
-	} while (0)
+#define FUZZ_NAME "fuzz_units"
+#define FUZZ_INPUT text
+#include "common/fuzz_check.h"
 
 static char text[256];
 

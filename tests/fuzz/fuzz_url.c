@@ -14,14 +14,8 @@
 #include "http/url.h"
 #include "util/err.h"
 
-#define CHECK(c)                                                                           \
-	do {                                                                                   \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "fuzz_url: invariant failed: %s (%s:%d)\n", #c, __FILE__,   \
-			        __LINE__);                                                             \
-			abort();                                                                       \
-		}                                                                                  \
-	} while (0)
+#define FUZZ_NAME "fuzz_url"
+#include "common/fuzz_check.h"
 
 static char text[4 * URL_TARGET_CAP];
 static char rebuilt[URL_HOST_CAP + URL_TARGET_CAP + 32];

@@ -20,14 +20,7 @@
 #include "table/table.h"
 #include "util/err.h"
 
-#define CHECK(c)                                                                           \
-	do {                                                                                   \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, FUZZ_NAME ": invariant failed: %s (%s:%d)\n", #c, __FILE__,  \
-			        __LINE__);                                                             \
-			abort();                                                                       \
-		}                                                                                  \
-	} while (0)
+#include "common/fuzz_check.h"
 
 static const struct table_limits lim = {
 	.max_requests = 512, .max_body_bytes = 4096, .max_line_bytes = 2048,

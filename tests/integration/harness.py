@@ -812,14 +812,46 @@ class _Result(unittest.TextTestResult):
         print("FAIL %s (unexpected success)" % self._name(test), flush=True)
 
 
+class _TimedSuite(unittest.TestSuite):
+    """A suite that prints how long each module's setUpModule and each
+    class's setUpClass took ("SETUP test_x.SomeTest setUpClass 2.1s"): the
+    time of a fixture is no test's, and is otherwise seen nowhere. (It hooks
+    unittest.TestSuite's fixture handling, private but stable since 3.2.)"""
+
+    def _handleModuleFixture(self, test, result):
+        module = test.__class__.__module__
+        prev = getattr(result, "_previousTestClass", None)
+        if prev is not None and prev.__module__ == module:
+            return super()._handleModuleFixture(test, result)
+        t0 = time.monotonic()
+        super()._handleModuleFixture(test, result)
+        if hasattr(sys.modules.get(module), "setUpModule"):
+            print("SETUP %s setUpModule %.1fs" % (module, time.monotonic() - t0), flush=True)
+        return None
+
+    def _handleClassSetUp(self, test, result):
+        cls = test.__class__
+        if getattr(result, "_previousTestClass", None) == cls:
+            return super()._handleClassSetUp(test, result)
+        t0 = time.monotonic()
+        super()._handleClassSetUp(test, result)
+        if not cls.__module__.startswith("unittest."):  # not a module that failed to load
+            print("SETUP %s.%s setUpClass %.1fs" % (cls.__module__, cls.__name__,
+                                                    time.monotonic() - t0), flush=True)
+        return None
+
+
 def run_suite(argv=None):
     """Discovers tests/integration/test_*.py (or the patterns in argv), runs
-    them, prints PASS/FAIL/SKIP per test and ends with `N passed, N failed`.
-    Returns 0 when nothing failed."""
+    them in this process, one after the other, prints PASS/FAIL/SKIP per
+    test and the time of each class's setUpClass, and ends with `N passed, N
+    failed`. Returns 0 when nothing failed. (tests/integration/suite.py runs
+    the whole suite in parallel shards of these.)"""
     argv = sys.argv[1:] if argv is None else argv
     loader = unittest.TestLoader()
+    loader.suiteClass = _TimedSuite
     if argv:
-        suite = unittest.TestSuite(loader.loadTestsFromName(n) for n in argv)
+        suite = _TimedSuite(loader.loadTestsFromName(n) for n in argv)
     else:
         suite = loader.discover(HERE, pattern="test_*.py", top_level_dir=HERE)
     res = _Result(open(os.devnull, "w"), False, 0)

@@ -14,7 +14,8 @@ truth is known: a number pacer set is never published as the target's.
 - --realtime: granted as root, refused in one line without CAP_SYS_NICE,
   the run going on.
 
-The stall test is CPU-sensitive: it runs alone (harness CPU_SENSITIVE)."""
+The ramps against the limiter measure lateness: they run alone (suite.py
+ALONE)."""
 
 import json
 import os
@@ -26,8 +27,6 @@ import unittest
 
 import harness
 from harness import PacerTestCase, describe
-
-CPU_SENSITIVE = True
 
 LIMIT_PER_S = 1000
 

@@ -19,21 +19,13 @@
 
 #include <cmocka.h>
 
+#include "common/check.h"
+#include "common/tmpdir.h"
 #include "../report/fixtures.h"
 #include "cli/report_io.h"
 #include "report/render.h"
 #include "util/err.h"
 #include "util/file.h"
-
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			print_error("%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-			print_error(__VA_ARGS__);                                          \
-			print_error("\n");                                                 \
-			fail();                                                            \
-		}                                                                          \
-	} while (0)
 
 static void test_result_load(void **state)
 {
@@ -134,9 +126,8 @@ static void check_folder(const struct loaded_result *r, const char *dir)
 static void test_folder(void **state)
 {
 	(void)state;
-	char tmpl[] = "/tmp/pacer-rdir-XXXXXX";
-	char *base = mkdtemp(tmpl);
-	assert_non_null(base);
+	char base[64];
+	assert_int_equal(tmpdir_make(base, sizeof base, "rdir"), 0);
 	char dir[256];
 	snprintf(dir, sizeof dir, "%s/a/b", base); /* parents are created */
 	struct loaded_result r;
@@ -189,9 +180,7 @@ static void test_folder(void **state)
 	CHECK(rc < 0 && strstr(err, "/c/report.html: "), "rc %d: '%s'", rc, err);
 	assert_int_equal(cli_report_folder_write(&r, "", err, sizeof err), -EINVAL);
 	result_free(&r);
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(tmpdir_remove(base), 0);
 }
 
 int main(void)

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "../report/fixtures.h"
+#include "common/tmpdir.h"
 #include "history/history.h"
 #include "util/err.h"
 
@@ -28,19 +29,16 @@ static char path[128];
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/pacer-hist-XXXXXX");
-	if (!mkdtemp(dir))
+	if (tmpdir_make(dir, sizeof dir, "hist") < 0)
 		return -1;
-	snprintf(path, sizeof path, "%s/h.db", dir);
+	tmpdir_path(path, sizeof path, dir, "h.db");
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[160];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tmpdir_remove(dir);
 }
 
 /* A run result as text, with p50 of `p50_us` and the target `url`. */

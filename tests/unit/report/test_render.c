@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "common/check.h"
 #include "fixtures.h"
 #include "report/doc.h"
 #include "report/render.h"
@@ -29,16 +30,6 @@
 #include "stats/hist.h"
 #include "stats/hist_io.h"
 #include "util/err.h"
-
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			print_error("%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-			print_error(__VA_ARGS__);                                          \
-			print_error("\n");                                                 \
-			fail();                                                            \
-		}                                                                          \
-	} while (0)
 
 static const char HOSTILE[] = "<script>alert(1)</script>|x\ny & \"q\" 'a' `c` *b* _u_ "
 			      "[l](javascript:alert(1)) # $m$ \x1b[31m";

@@ -15,20 +15,11 @@
 
 #include <cmocka.h>
 
+#include "common/check.h"
 #include "fixtures.h"
 #include "report/result_read.h"
 #include "stats/hist.h"
 #include "util/err.h"
-
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			print_error("%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-			print_error(__VA_ARGS__);                                          \
-			print_error("\n");                                                 \
-			fail();                                                            \
-		}                                                                          \
-	} while (0)
 
 static void one_line(const char *err)
 {

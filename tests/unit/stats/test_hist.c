@@ -12,20 +12,10 @@
 
 #include <cmocka.h>
 
+#include "common/check.h"
 #include "stats/hist.h"
 #include "stats/hist_io.h"
 #include "util/err.h"
-
-/* Fail with both values printed (cmocka's assert_* print only one side). */
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			print_error("%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-			print_error(__VA_ARGS__);                                          \
-			print_error("\n");                                                 \
-			fail();                                                            \
-		}                                                                          \
-	} while (0)
 
 /* ---- deterministic random data ---------------------------------------- */
 

@@ -28,8 +28,7 @@
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/pacer-test-jsonl-XXXXXX");
-	if (!mkdtemp(dir))
+	if (tmpdir_make(dir, sizeof dir, "test-jsonl") < 0)
 		return -1;
 	write_file("a.json", "{\"a\":1}", 7);
 	unsigned char bin[256];

@@ -28,8 +28,7 @@
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/pacer-test-stream-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
+	return tmpdir_make(dir, sizeof dir, "test-stream");
 }
 
 /* What a table comes to: its hash, lines and hosts. */

@@ -27,8 +27,7 @@
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/pacer-test-targets-XXXXXX");
-	if (!mkdtemp(dir))
+	if (tmpdir_make(dir, sizeof dir, "test-targets") < 0)
 		return -1;
 	char sub[300];
 	snprintf(sub, sizeof sub, "%s/sub", dir);

@@ -28,8 +28,7 @@
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/pacer-test-unix-XXXXXX");
-	if (!mkdtemp(dir))
+	if (tmpdir_make(dir, sizeof dir, "test-unix") < 0)
 		return -1;
 	char sub[300];
 	snprintf(sub, sizeof sub, "%s/bodies", dir);

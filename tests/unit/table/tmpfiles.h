@@ -1,10 +1,12 @@
 /* Shared by the table unit tests: a temporary folder of input files.
- * Each test's setup() creates `dir` (mkdtemp) and writes what it needs. */
+ * Each test's setup() creates `dir` (tmpdir_make) and writes what it needs. */
 #ifndef PACER_TEST_TABLE_TMPFILES_H
 #define PACER_TEST_TABLE_TMPFILES_H
 
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "common/tmpdir.h"
 
 static char dir[256];
 
@@ -12,7 +14,7 @@ static char dir[256];
 static void write_file(const char *name, const char *data, size_t len)
 {
 	char path[512];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
+	tmpdir_path(path, sizeof path, dir, name);
 	FILE *f = fopen(path, "wb");
 	assert_non_null(f);
 	assert_int_equal(fwrite(data, 1, len, f), len);
@@ -23,9 +25,7 @@ static void write_file(const char *name, const char *data, size_t len)
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[400];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tmpdir_remove(dir);
 }
 
 #endif

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/tmpdir.h"
 #include "util/afile.h"
 
 static char dir[64];
@@ -26,21 +27,18 @@ static char dir[64];
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/pacer-afile-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
+	return tmpdir_make(dir, sizeof dir, "afile");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tmpdir_remove(dir);
 }
 
 static void at(char *buf, size_t cap, const char *name)
 {
-	snprintf(buf, cap, "%s/%s", dir, name);
+	tmpdir_path(buf, cap, dir, name);
 }
 
 static void write_all(const char *path, const char *text)
