@@ -163,12 +163,12 @@ static void floor_rows(struct content_ctx *c)
 		return;
 	doc_heading(c->d, 3, "floor", "What this machine let pacer promise");
 	const char *hdr[2] = {"Figure", "Value"};
-	doc_table(c->d, 2, 0x2, hdr);
+	doc_table(c->d, 2, 0, hdr); /* sentences: left-aligned, wrapped */
 	char b[256];
 	if (f) {
 		const char *m = rr_str(f, "method");
-		snprintf(b, sizeof b, "p50 %s, p99 %s, max %s late (%s timed sleeps of its worker "
-				      "threads, by %s, timer slack %s ns%s)",
+		snprintf(b, sizeof b, "p50 %s, p99 %s, max %s late (%s timed sleeps by %s, timer "
+				      "slack %s ns%s)",
 			 fmt_us(&c->f, rr_num_or(f, "wake_p50_us", NAN)),
 			 fmt_us(&c->f, rr_num_or(f, "wake_p99_us", NAN)),
 			 fmt_us(&c->f, rr_num_or(f, "wake_max_us", NAN)),
