@@ -143,7 +143,7 @@ static int variant_set(const char *arg, struct variant *vs, size_t nv)
 	else if (!strcmp(key, "body"))
 		s->body_arg = val;
 	else if (!strcmp(key, "header"))
-		rc = opt_list_add(&s->headers, val) ? EXIT_RUNTIME : 0;
+		rc = strlist_add(&s->headers, val) ? EXIT_RUNTIME : 0;
 	else if (!strcmp(key, "method"))
 		v->plan.method = val;
 	else if (!strcmp(key, "target-pid"))
@@ -235,7 +235,7 @@ int cmd_compare(int argc, char **argv)
 	plan.warmup_ns = NS_PER_S;
 	struct cli_ramp_args ra = {0};
 	cli_ramp_defaults(&ramp_rp, &ra);
-	struct opt_list variants = {0}, sets = {0};
+	struct strlist variants = {0}, sets = {0};
 	const char *noise_arg = NULL;
 	double noise = 0.02;
 	uint32_t repeat = 5;
@@ -441,7 +441,7 @@ out:
 	for (size_t i = 0; i < MAX_VARIANTS; i++)
 		cli_setup_release(&vs[i].setup);
 	cli_setup_release(&setup);
-	opt_list_free(&variants);
-	opt_list_free(&sets);
+	strlist_free(&variants);
+	strlist_free(&sets);
 	return ret;
 }

@@ -104,7 +104,7 @@ struct src_opts {
 	const char *url;
 	const char *method;
 	const char *content_type;
-	struct opt_list headers;
+	struct strlist headers;
 	bool lazy;
 	bool help;
 };
@@ -251,25 +251,25 @@ static int hash_or_show(int argc, char **argv, bool show)
 		opts_help(stdout, tab, ntab);
 		printf("\n");
 		cli_help_exits(stdout, cli_exits_plain, sizeof cli_exits_plain / sizeof cli_exits_plain[0]);
-		opt_list_free(&o.headers);
+		strlist_free(&o.headers);
 		return EXIT_OK;
 	}
 	if (prc < 0) {
 		fprintf(stderr, "%s: %s\n", cmd, err);
-		opt_list_free(&o.headers);
+		strlist_free(&o.headers);
 		return EXIT_USAGE;
 	}
 	if (o.lazy) {
 		int lrc = show ? (fprintf(stderr, "%s: --lazy goes with pacer table hash (show reads "
 		                          "the table whole)\n", cmd), EXIT_USAGE)
 		               : hash_streamed(cmd, &o, npos ? pos[0] : NULL);
-		opt_list_free(&o.headers);
+		strlist_free(&o.headers);
 		return lrc;
 	}
 	struct table *t = NULL;
 	int rc = load_table(cmd, &o, npos ? pos[0] : NULL, &t);
 	if (rc) {
-		opt_list_free(&o.headers);
+		strlist_free(&o.headers);
 		return rc;
 	}
 	struct table_wire w;
@@ -277,7 +277,7 @@ static int hash_or_show(int argc, char **argv, bool show)
 	int erc = table_encode(t, PACER_USER_AGENT, o.headers.v, o.headers.n, &w, err, sizeof err);
 	if (!erc && (erc = table_wire_hash(&w, hex)))
 		snprintf(err, sizeof err, "cannot compute SHA-256");
-	opt_list_free(&o.headers);
+	strlist_free(&o.headers);
 	if (erc) {
 		fprintf(stderr, "%s: %s\n", cmd, err);
 		table_free(t);
@@ -449,7 +449,7 @@ int cmd_import(int argc, char **argv)
 	cmd = "pacer import har";
 	bool keep = false, help = false, skip_incomplete = false;
 	const char *out = NULL, *max_body = NULL;
-	struct opt_list hosts = {0};
+	struct strlist hosts = {0};
 	struct opt tab[] = {
 		{0, "host", OPT_STRLIST, &hosts, "HOST[:PORT]", NULL, "keep only requests to this host (repeatable): a page's third-party hosts are left out", false},
 		{0, "skip-incomplete", OPT_FLAG, &skip_incomplete, NULL, NULL, "leave out entries whose recorded body is shorter than their Content-Length (instead of failing)", false},
@@ -471,22 +471,22 @@ int cmd_import(int argc, char **argv)
 		opts_help(stdout, tab, ntab);
 		printf("\n");
 		cli_help_exits(stdout, cli_exits_plain, sizeof cli_exits_plain / sizeof cli_exits_plain[0]);
-		opt_list_free(&hosts);
+		strlist_free(&hosts);
 		return EXIT_OK;
 	}
 	if (prc < 0) {
 		fprintf(stderr, "%s: %s\n", cmd, err);
-		opt_list_free(&hosts);
+		strlist_free(&hosts);
 		return EXIT_USAGE;
 	}
 	if (npos == 0) {
 		fprintf(stderr, "%s: missing FILE.har\n", cmd);
-		opt_list_free(&hosts);
+		strlist_free(&hosts);
 		return EXIT_USAGE;
 	}
 	struct table_limits lim = {0};
 	if (parse_max_body(cmd, max_body, &lim)) {
-		opt_list_free(&hosts);
+		strlist_free(&hosts);
 		return EXIT_USAGE;
 	}
 	struct table_har_opts o = {.keep_cookies = keep, .hosts = hosts.v, .n_hosts = hosts.n,
@@ -496,7 +496,7 @@ int cmd_import(int argc, char **argv)
 	int rc = table_har_import(pos[0], &o, &lim, &t, &st, err, sizeof err);
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", cmd, err);
-		opt_list_free(&hosts);
+		strlist_free(&hosts);
 		return rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
 	}
 	rc = write_table(cmd, t, out);
@@ -510,6 +510,6 @@ int cmd_import(int argc, char **argv)
 		fprintf(stderr, "%s: %zu of %zu entries left out (body incomplete in the recording)\n",
 			cmd, st.incomplete, st.entries);
 	table_free(t);
-	opt_list_free(&hosts);
+	strlist_free(&hosts);
 	return rc;
 }

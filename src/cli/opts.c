@@ -25,7 +25,7 @@ static int set_value(struct opt *o, const char *val, char *err, size_t cap)
 		*(const char **)o->dst = val;
 		return 0;
 	case OPT_STRLIST:
-		if (opt_list_add(o->dst, val)) {
+		if (strlist_add(o->dst, val)) {
 			snprintf(err, cap, "out of memory");
 			return -1;
 		}
@@ -254,26 +254,6 @@ bool opts_given(const struct opt *tab, size_t n, const char *long_name)
 		if (strcmp(tab[i].long_name, long_name) == 0)
 			return tab[i].given;
 	return false;
-}
-
-int opt_list_add(struct opt_list *l, const char *v)
-{
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 8;
-		const char **nv = realloc(l->v, nc * sizeof *nv);
-		if (!nv)
-			return -ENOMEM;
-		l->v = nv;
-		l->cap = nc;
-	}
-	l->v[l->n++] = v;
-	return 0;
-}
-
-void opt_list_free(struct opt_list *l)
-{
-	free(l->v);
-	memset(l, 0, sizeof *l);
 }
 
 int opts_parse_cmd(const char *cmd, struct opt *tab, size_t n, int argc, char **argv,

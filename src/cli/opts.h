@@ -8,11 +8,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "util/strlist.h"
+
 enum opt_type {
 	OPT_FLAG,     /* bool */
 	OPT_STR,      /* const char * (points into argv) */
 	OPT_OPTSTR,   /* const char *: value only as --name=VALUE; "" when given bare */
-	OPT_STRLIST,  /* repeatable: appended to a struct opt_list */
+	OPT_STRLIST,  /* repeatable: appended to a struct strlist */
 	OPT_RATE,     /* double, per second, k/M suffixes */
 	OPT_DURATION, /* uint64_t ns */
 	OPT_COUNT,    /* uint64_t, k/M suffixes */
@@ -21,10 +23,6 @@ enum opt_type {
 	OPT_HELP,     /* prints help */
 };
 
-struct opt_list {
-	const char **v;
-	size_t n, cap;
-};
 
 struct opt {
 	char short_name;        /* 0: none */
@@ -88,7 +86,5 @@ bool opts_given(const struct opt *tab, size_t n, const char *long_name);
  * groups a measuring command's options). */
 void opts_help(FILE *f, const struct opt *tab, size_t n);
 /* Append v (borrowed) to l. 0 or -ENOMEM. */
-int opt_list_add(struct opt_list *l, const char *v);
-void opt_list_free(struct opt_list *l);
 
 #endif

@@ -290,11 +290,11 @@ uint64_t cli_setup_target_cpu_ns(const struct cli_setup *s)
 	return ns;
 }
 
-static int copy_list(struct opt_list *dst, const struct opt_list *src)
+static int copy_list(struct strlist *dst, const struct strlist *src)
 {
-	*dst = (struct opt_list){0};
+	*dst = (struct strlist){0};
 	for (size_t i = 0; i < src->n; i++)
-		if (opt_list_add(dst, src->v[i]))
+		if (strlist_add(dst, src->v[i]))
 			return -ENOMEM;
 	return 0;
 }
@@ -303,7 +303,7 @@ int cli_setup_copy_inputs(struct cli_setup *dst, const struct cli_setup *src)
 {
 	memset(dst, 0, sizeof *dst);
 	memcpy(dst, src, offsetof(struct cli_setup, addr));
-	dst->outcomes = dst->cost_args = dst->headers = (struct opt_list){0};
+	dst->outcomes = dst->cost_args = dst->headers = (struct strlist){0};
 	if (copy_list(&dst->outcomes, &src->outcomes) || copy_list(&dst->cost_args, &src->cost_args) ||
 	    copy_list(&dst->headers, &src->headers))
 		return -ENOMEM;
@@ -316,10 +316,10 @@ void cli_setup_release(struct cli_setup *s)
 	s->probe = NULL;
 	history_close(s->history_db);
 	s->history_db = NULL;
-	opt_list_free(&s->cost_args);
-	opt_list_free(&s->headers);
+	strlist_free(&s->cost_args);
+	strlist_free(&s->headers);
 	inspect_free(&s->inspect);
-	opt_list_free(&s->outcomes);
+	strlist_free(&s->outcomes);
 	target_stop(s->srv);
 	s->srv = NULL;
 	tls_ctx_free(s->tls_client);

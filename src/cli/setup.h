@@ -45,13 +45,13 @@ struct cli_setup {
 	const char *max_body;       /* --max-body SIZE */
 	bool lazy;                  /* --lazy: stream --requests-file through a spool */
 	const char *success;        /* --success RULE */
-	struct opt_list outcomes;   /* --outcome NAME=RULE (repeatable) */
+	struct strlist outcomes;   /* --outcome NAME=RULE (repeatable) */
 	const char *server_time;    /* --server-time SPEC */
 	const char *inspect_body;   /* --inspect-body SIZE */
 	uint32_t target_pid;        /* --target-pid PID (0: none) */
 	bool target_children;       /* --target-children */
 	const char *target_cgroup;  /* --target-cgroup PATH */
-	struct opt_list cost_args;  /* --cost-profile NAME=USD (repeatable) */
+	struct strlist cost_args;  /* --cost-profile NAME=USD (repeatable) */
 	uint32_t target_cores;      /* --target-cores N (0: not given) */
 	uint64_t lag_limit_ns;      /* --lag-limit D (generator check; 0: 1 ms) */
 	bool limited_ok;            /* --limited-ok: exit 0 even when generator-limited */
@@ -63,7 +63,7 @@ struct cli_setup {
 	                             * --requests-file, --bodies nor --self-contained is
 	                             * given; the caller frees it after cli_setup_release */
 	/* the rest of the shared options (cli/options.h) */
-	struct opt_list headers;    /* -H 'Name: value' (repeatable) */
+	struct strlist headers;    /* -H 'Name: value' (repeatable) */
 	const char *order;          /* --order sequential|random */
 	const char *arrival;        /* --arrival constant|poisson */
 	const char *report_dir;     /* --report-dir DIR */

@@ -28,7 +28,7 @@
 struct vals {
 	bool verbose, quiet;
 	const char *out;
-	struct opt_list headers;
+	struct strlist headers;
 	double rate;
 	uint64_t duration_ns;
 	uint64_t requests;
@@ -84,7 +84,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	opt_list_free(&f->v.headers);
+	strlist_free(&f->v.headers);
 	free(f);
 	return 0;
 }
@@ -158,7 +158,7 @@ static void test_list(void **state)
 	for (int i = 0; i < 20; i++)
 		assert_string_equal(f->v.headers.v[4 + i], bufs[i]);
 	assert_true(opts_given(f->tab, N(f->tab), "header"));
-	opt_list_free(&f->v.headers);
+	strlist_free(&f->v.headers);
 	assert_null(f->v.headers.v);
 	assert_int_equal(f->v.headers.n, 0);
 	assert_int_equal(f->v.headers.cap, 0);
