@@ -280,10 +280,20 @@ static void json_steps(struct jsonw *j, const struct ramp_result *r)
 		jw_dbl(j, st->offered_per_s, 3);
 		jw_key(j, "refine");
 		jw_bool(j, st->refine);
+		jw_key(j, "attempt");
+		jw_u64(j, st->attempt ? st->attempt : 1);
+		jw_key(j, "retried");
+		jw_bool(j, st->retried);
 		jw_key(j, "pass");
 		jw_bool(j, st->verdict.pass);
+		jw_key(j, "inconclusive");
+		jw_bool(j, st->verdict.inconclusive);
 		jw_key(j, "reason");
 		jw_str(j, st->verdict.reason);
+		if (st->verdict.inconclusive) {
+			jw_key(j, "why");
+			jw_str(j, st->verdict.why);
+		}
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);
@@ -338,8 +348,11 @@ static void json_variant(struct jsonw *j, const struct compare_report *c, size_t
 		jw_u64(j, f->warmup_errors);
 		jw_key(j, "partial");
 		jw_bool(j, k >= c->reps);
-		if (c->ramp && k < r->n_ramps)
+		if (c->ramp && k < r->n_ramps) {
+			jw_key(j, "capacity_bound");
+			jw_str(j, ramp_bound_name(r->ramps[k].bound));
 			json_steps(j, &r->ramps[k]);
+		}
 		jw_obj_end(j);
 		j->indent = saved;
 	}

@@ -117,9 +117,17 @@ class CompareTest(unittest.TestCase):
         for v in r["variants"]:
             for rep in v["repetitions"]:
                 self.assertGreater(rep["capacity_per_s"], 0, v)
-                # each repetition's ramp, step by step
-                passing = [s["offered_per_s"] for s in rep["steps"] if s["pass"]]
+                # each repetition's ramp, step by step: its capacity is the
+                # highest step that passed conclusively (an attempt measured
+                # again decides nothing)
+                passing = [s["offered_per_s"] for s in rep["steps"]
+                           if s["pass"] and not s["inconclusive"] and not s["retried"]]
                 self.assertEqual(max(passing), rep["capacity_per_s"], rep["steps"])
+                self.assertIn(rep["capacity_bound"], ("exact", "lower", "top"), rep)
+                # an inconclusive step is measured again, twice at most (--retries 2)
+                for s in rep["steps"]:
+                    self.assertEqual(s["retried"], s["inconclusive"] and s["attempt"] <= 2,
+                                     rep["steps"])
         cap = ratio(r, "capacity")
         # three repetitions are below the five a verdict needs (docs/compare.md)
         self.assertFalse(cap["significant"], cap)
