@@ -47,8 +47,4 @@ int cmd_history(int argc, char **argv);
 /* pacer diff OLD NEW [--fail-on RULES] (docs/history.md); argv[0] is "diff". */
 int cmd_diff(int argc, char **argv);
 
-/* The User-Agent pacer sends unless -H User-Agent: is given; part of every
- * request's wire bytes, so of a request table's hash too. */
-#define PACER_USER_AGENT "pacer/" PACER_VERSION
-
 #endif

@@ -21,7 +21,7 @@
 #include "cli/opts.h"
 #include "cli/report_io.h"
 #include "cli/run_hooks.h"
-#include "cli/setup.h"
+#include "measure/measure.h"
 #include "report/compare_report.h"
 #include "target/plan.h"
 #include "util/afile.h"
@@ -36,7 +36,7 @@ struct variant {
 	char name[32];
 	const char *spec;     /* URL, @PLAN, or "" (the shared target) */
 	char shown[512];      /* the spec with its overrides, for the record */
-	struct cli_setup setup;
+	struct measure setup;
 	struct run_plan plan; /* per variant: its URL, requests, rules */
 };
 
@@ -132,7 +132,7 @@ static int variant_set(const char *arg, struct variant *vs, size_t nv)
 	memcpy(key, dot + 1, kl);
 	key[kl] = '\0';
 	const char *val = eq + 1;
-	struct cli_setup *s = &v->setup;
+	struct measure *s = &v->setup;
 	int rc = 0;
 	if (!strcmp(key, "requests-file"))
 		s->requests_file = val;
@@ -176,7 +176,7 @@ static int variant_set(const char *arg, struct variant *vs, size_t nv)
 
 /* A variant from the shared options and its own: its set-up and plan,
  * prepared (requests encoded, target started or checked, probe started). */
-static int prepare_variant(struct variant *v, const struct cli_setup *base)
+static int prepare_variant(struct variant *v, const struct measure *base)
 {
 	v->plan.headers = v->setup.headers.v;
 	v->plan.n_headers = v->setup.headers.n;
@@ -190,20 +190,18 @@ static int prepare_variant(struct variant *v, const struct cli_setup *base)
 				"--variant-set %s.requests-file=FILE)\n", v->name, v->name);
 		return EXIT_USAGE;
 	}
-	char err[512];
-	if (cli_setup_rules(&v->setup, &v->plan))
-		return EXIT_USAGE;
-	int ret = cli_setup_build(&v->setup, &v->plan);
-	if (ret)
-		return ret;
-	if (plan_validate(&v->plan, err, sizeof err)) {
-		fprintf(stderr, "pacer compare: variant %s: %s\n", v->name, err);
-		return EXIT_USAGE;
-	}
-	ret = cli_setup_connect(&v->setup, &v->plan);
-	if (!ret)
-		ret = cli_setup_start_probe(&v->setup);
-	return ret;
+	int rc = measure_rules(&v->setup, &v->plan);
+	if (!rc)
+		rc = measure_prepare(&v->setup, &v->plan);
+	/* each line names its variant */
+	for (size_t i = 0; i < v->setup.n_notes && i < MEASURE_NOTES; i++)
+		fprintf(stderr, "pacer compare: variant %s: %s\n", v->name, v->setup.notes[i]);
+	v->setup.n_notes = 0;
+	if (!rc)
+		return 0;
+	fprintf(stderr, "pacer compare: variant %s: %s\n", v->name,
+		v->setup.err[0] ? v->setup.err : err_name(rc));
+	return rc == MEASURE_EUSAGE ? EXIT_USAGE : EXIT_RUNTIME;
 }
 
 static int json_of(FILE *f, const void *cr)
@@ -240,7 +238,7 @@ int cmd_compare(int argc, char **argv)
 	double noise = 0.02;
 	uint32_t repeat = 5;
 	bool help = false;
-	struct cli_setup setup = {.cmd = "compare"};
+	struct measure setup = {.cmd = "compare"};
 	struct opt tab[] = {
 		{0, "concurrency", OPT_U32, &plan.concurrency, "P", "10", "closed loop: connections per variant", false},
 		{'d', "duration", OPT_DURATION, &plan.duration_ns, "D", "5s", "measured length of each repetition", false},
@@ -329,7 +327,7 @@ int cmd_compare(int argc, char **argv)
 				fprintf(stderr, "pacer compare: variant name '%s' given twice\n", vs[i].name);
 				goto out;
 			}
-		if (cli_setup_copy_inputs(&vs[i].setup, &setup)) {
+		if (measure_copy_inputs(&vs[i].setup, &setup)) {
 			ret = EXIT_RUNTIME;
 			goto out;
 		}
@@ -350,12 +348,12 @@ int cmd_compare(int argc, char **argv)
 	memset(&cr, 0, sizeof cr);
 	cr.ctx = (struct report_ctx){.plan = &plan, .env = &env, .version = PACER_VERSION,
 				     .commit = PACER_COMMIT};
-	cli_setup_report_ctx(&setup, &cr.ctx);
+	measure_report_ctx(&setup, &cr.ctx);
 	cr.ctx.slo = ramp_mode ? &ramp_rp.slo : NULL;
 	cr.ramp = ramp_mode ? &ramp_rp : NULL;
 	cr.n_variants = nv;
 	cr.noise = noise;
-	struct runner_variant rv[MAX_VARIANTS];
+	struct measure_variant mv[MAX_VARIANTS];
 	/* with the JSON on stdout, what people read goes to stderr */
 	struct cli_hooks ch = {.progress = false,
 			       .text = afile_is_stdout(plan.out_path) ? stderr : stdout,
@@ -363,10 +361,9 @@ int cmd_compare(int argc, char **argv)
 	bool any_sc = false;
 	for (size_t i = 0; i < nv; i++) {
 		struct report_ctx vctx = {0};
-		cli_setup_report_ctx(&vs[i].setup, &vctx);
-		rv[i] = (struct runner_variant){.name = vs[i].name, .run = &vs[i].plan,
-						.target_cores = vctx.target_cores};
-		cli_setup_engine_cfg(&vs[i].setup, &vs[i].plan, &rv[i].cfg);
+		measure_report_ctx(&vs[i].setup, &vctx);
+		mv[i] = (struct measure_variant){.name = vs[i].name, .m = &vs[i].setup,
+						 .plan = &vs[i].plan};
 		ch.setup[i] = &vs[i].setup;
 		cr.v[i] = (struct compare_view){.name = vs[i].name, .spec = vs[i].shown,
 						.plan = &vs[i].plan, .conns = vctx.conns,
@@ -376,42 +373,20 @@ int cmd_compare(int argc, char **argv)
 		any_sc = any_sc || vs[i].setup.srv;
 	}
 	cr.ctx.mode = any_sc ? "self_contained" : "live";
-	bool local = false;
-	for (size_t i = 0; i < nv; i++)
-		local = local || cli_setup_target_local(&vs[i].setup);
-	struct runner_plan rnp = {.n_variants = nv, .variants = rv, .ramp = cr.ramp,
-				  .repetitions = repeat, .compact_steps = true,
-				  .lag_limit_ns = setup.lag_limit_ns,
-				  .retries = cr.ramp ? cr.ramp->retries : 0,
-				  .retry_pause_ns = RAMP_RETRY_PAUSE_NS,
-				  .floor_ns = plan.calibrate_ns, .target_local = local};
+	struct measure_spec spec = {.n = nv, .v = mv, .ramp = cr.ramp, .repetitions = repeat,
+				    .compact_steps = true};
 	struct runner_hooks hooks = cli_hooks(&ch);
 	hooks.repetition = rep_row;
 	if (!plan.quiet)
 		compare_text_header(ch.text, &cr);
 	cr.reps = repeat; /* the rows index repetitions as they come */
-	sigset_t old;
-	cli_signals_block(&old);
-	size_t failed = 0;
-	int rc = 0;
-	ret = cli_metrics_start(&ch, &setup, &rnp, plan.quiet);
-	if (!ret)
-		rc = runner_execute(&rnp, &hooks, &out, &failed);
-	cli_metrics_stop(&ch);
-	cli_signals_restore(&old);
-	if (ret)
+	if ((ret = cli_measure(&ch, &spec, &hooks, &out, plan.quiet)))
 		goto out;
 	cr.reps = out.repetitions_done;
 	cr.started_wall_ns = out.started_wall_ns;
 	cr.ctx.floor = out.floor.known ? &out.floor : NULL;
 	cr.ctx.realtime = out.realtime;
 	cr.interrupted = out.interrupted;
-	if (rc) {
-		fprintf(stderr, "pacer compare: variant %s: %s\n", vs[failed < nv ? failed : 0].name,
-			err_name(rc));
-		ret = EXIT_RUNTIME;
-		goto out;
-	}
 	/* the JSON result once: --out gets its bytes, and the summary (the
 	 * generator-limited variants among its warnings) is rendered from them
 	 * as `pacer report --format text` renders the file */
@@ -427,7 +402,7 @@ int cmd_compare(int argc, char **argv)
 	fflush(ch.text);
 	ret = cr.interrupted ? EXIT_INTERRUPTED : EXIT_OK;
 	for (size_t i = 0; i < nv && !cr.interrupted; i++)
-		ret = cli_setup_exit_code(&setup, ret, out.v[i].limited_reps > 0);
+		ret = cli_exit_code(&setup, ret, out.v[i].limited_reps > 0);
 	if (sret || ((plan.out_path || setup.report_dir) &&
 		     cli_result_emit_buf("compare", json, json_len, plan.out_path, setup.report_dir)))
 		ret = EXIT_RUNTIME;
@@ -439,8 +414,8 @@ int cmd_compare(int argc, char **argv)
 out:
 	runner_result_free(&out);
 	for (size_t i = 0; i < MAX_VARIANTS; i++)
-		cli_setup_release(&vs[i].setup);
-	cli_setup_release(&setup);
+		measure_release(&vs[i].setup);
+	cli_release(&setup);
 	strlist_free(&variants);
 	strlist_free(&sets);
 	return ret;

@@ -15,7 +15,7 @@
 #include "cli/opts.h"
 #include "cli/report_io.h"
 #include "cli/run_hooks.h"
-#include "cli/setup.h"
+#include "measure/measure.h"
 #include "plan/inspect.h"
 #include "report/names_report.h"
 #include "report/usage_report.h"
@@ -96,7 +96,7 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	plan->argv = argv;
 	struct cli_ramp_args ra = {0};
 	cli_ramp_defaults(&rp, &ra);
-	struct cli_setup setup = {.cmd = "ramp", .offered_table = table};
+	struct measure setup = {.cmd = "ramp", .offered_table = table};
 	bool help = false;
 	struct opt tab[] = {
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
@@ -105,7 +105,6 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 		CLI_LOAD_OPTS(setup, *plan),
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
-	char err[512];
 	struct runner_result out = {0};
 	int ret = cli_parse_args("ramp", tab, ntab, argc, argv, usage, &setup.url_arg);
 	if (ret >= 0)
@@ -116,18 +115,7 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 		goto out;
 	/* the plan is complete (URL, body, table, requests) before it is
 	 * validated, and unchanged from then on */
-	ret = cli_setup_build(&setup, plan);
-	if (ret)
-		goto out;
-	ret = EXIT_USAGE;
-	if (plan_validate(plan, err, sizeof err)) {
-		fprintf(stderr, "pacer ramp: %s\n", err);
-		goto out;
-	}
-	ret = cli_setup_connect(&setup, plan);
-	if (!ret)
-		ret = cli_setup_start_probe(&setup);
-	if (ret)
+	if ((ret = cli_prepare(&setup, plan)))
 		goto out;
 
 	struct sysinfo_facts env;
@@ -143,16 +131,11 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 			.commit = PACER_COMMIT},
 		.plan = &rp,
 	};
-	cli_setup_report_ctx(&setup, &rr.ctx);
+	measure_report_ctx(&setup, &rr.ctx);
 	rr.ctx.slo = &rp.slo;
 
-	struct runner_variant var = {.name = "", .run = plan, .target_cores = rr.ctx.target_cores};
-	cli_setup_engine_cfg(&setup, plan, &var.cfg);
-	struct runner_plan rnp = {.n_variants = 1, .variants = &var, .ramp = &rp,
-				  .lag_limit_ns = setup.lag_limit_ns, .start_ns = plan_start_mono_ns(plan),
-				  .retries = rp.retries, .retry_pause_ns = RAMP_RETRY_PAUSE_NS,
-				  .floor_ns = plan->calibrate_ns,
-				  .target_local = cli_setup_target_local(&setup)};
+	struct measure_variant var = {.name = "", .m = &setup, .plan = plan};
+	struct measure_spec spec = {.n = 1, .v = &var, .ramp = &rp};
 	/* with the JSON on stdout, what people read goes to stderr */
 	FILE *text = afile_is_stdout(plan->out_path) ? stderr : stdout;
 	struct cli_hooks ch = {.setup = {&setup}, .progress = cli_progress_wanted(text, plan->quiet),
@@ -161,19 +144,10 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	hooks.ramp_step = step_row;
 	if (!plan->quiet)
 		ramp_text_header(text, &rr);
-	sigset_t old;
-	cli_signals_block(&old);
-	size_t failed = 0;
-	int rc = 0;
-	ret = cli_metrics_start(&ch, &setup, &rnp, plan->quiet);
-	if (!ret)
-		rc = runner_execute(&rnp, &hooks, &out, &failed);
-	cli_metrics_stop(&ch);
-	cli_signals_restore(&old);
-	if (ret)
+	if ((ret = cli_measure(&ch, &spec, &hooks, &out, plan->quiet)))
 		goto out;
-	if (rc || out.v[0].n_ramps != 1) {
-		fprintf(stderr, "pacer ramp: %s\n", err_name(rc ? rc : -EINTR));
+	if (out.v[0].n_ramps != 1) {
+		fprintf(stderr, "pacer ramp: %s\n", err_name(-EINTR));
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
@@ -200,7 +174,7 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	 * lower bound, and that is exit 4 -- unless --require was met by a
 	 * conclusive pass, which answers the question asked. */
 	if (!interrupted)
-		ret = cli_setup_exit_code(&setup, ret,
+		ret = cli_exit_code(&setup, ret,
 					  res->bound == RAMP_BOUND_LOWER &&
 						  !(rp.require_per_s > 0 && res->reached_require));
 	if (sret || ((plan->out_path || setup.report_dir) &&
@@ -213,6 +187,6 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 		ret = EXIT_RUNTIME;
 out:
 	runner_result_free(&out);
-	cli_setup_release(&setup);
+	cli_release(&setup);
 	return ret;
 }

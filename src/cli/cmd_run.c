@@ -15,7 +15,7 @@
 #include "cli/opts.h"
 #include "cli/report_io.h"
 #include "cli/run_hooks.h"
-#include "cli/setup.h"
+#include "measure/measure.h"
 #include "target/plan.h"
 #include "engine/engine.h"
 #include "net/sock.h"
@@ -142,7 +142,7 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	plan_defaults(&plan);
 	plan.argc = argc;
 	plan.argv = argv;
-	struct cli_setup setup = {.cmd = "run", .offered_table = table};
+	struct measure setup = {.cmd = "run", .offered_table = table};
 	bool help = false, latency = false;
 	const char *slo_expr = NULL;
 	static struct slo slo; /* large: not on the stack */
@@ -183,20 +183,7 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 			goto out;
 		}
 	}
-	/* the plan is complete (URL, body, table, requests) before it is
-	 * validated, and unchanged from then on */
-	ret = cli_setup_build(&setup, &plan);
-	if (ret)
-		goto out;
-	ret = EXIT_USAGE;
-	if (plan_validate(&plan, err, sizeof err)) {
-		fprintf(stderr, "pacer run: %s\n", err);
-		goto out;
-	}
-	ret = cli_setup_connect(&setup, &plan);
-	if (!ret)
-		ret = cli_setup_start_probe(&setup);
-	if (ret)
+	if ((ret = cli_prepare(&setup, &plan)))
 		goto out;
 
 	struct sysinfo_facts env;
@@ -210,39 +197,21 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 		.version = PACER_VERSION,
 		.commit = PACER_COMMIT,
 	};
-	cli_setup_report_ctx(&setup, &ctx);
+	measure_report_ctx(&setup, &ctx);
 	if (slo_expr) {
 		ctx.slo = &slo;
 		ctx.slo_expr = slo_expr;
 	}
-	struct runner_variant var = {.name = "", .run = &plan, .target_cores = ctx.target_cores};
-	cli_setup_engine_cfg(&setup, &plan, &var.cfg);
-	struct runner_plan rp = {.n_variants = 1, .variants = &var, .lag_limit_ns = setup.lag_limit_ns,
-				 .start_ns = plan_start_mono_ns(&plan), .floor_ns = plan.calibrate_ns,
-				 .target_local = cli_setup_target_local(&setup)};
+	struct measure_variant var = {.name = "", .m = &setup, .plan = &plan};
+	struct measure_spec spec = {.n = 1, .v = &var};
 	/* with the JSON on stdout, what people read goes to stderr */
 	FILE *text = afile_is_stdout(plan.out_path) ? stderr : stdout;
 	struct cli_hooks ch = {.setup = {&setup}, .progress = cli_progress_wanted(text, plan.quiet),
 			       .text = text, .arg = &plan};
 	struct runner_hooks hooks = cli_hooks(&ch);
 	hooks.run_measurement = run_row;
-
-	sigset_t old;
-	cli_signals_block(&old);
-	size_t failed = 0;
-	int rc = 0;
-	ret = cli_metrics_start(&ch, &setup, &rp, plan.quiet);
-	if (!ret)
-		rc = runner_execute(&rp, &hooks, &rr, &failed);
-	cli_metrics_stop(&ch);
-	cli_signals_restore(&old);
-	if (ret)
+	if ((ret = cli_measure(&ch, &spec, &hooks, &rr, plan.quiet)))
 		goto out;
-	if (rc) {
-		fprintf(stderr, "pacer run: %s\n", err_name(rc));
-		ret = EXIT_RUNTIME;
-		goto out;
-	}
 	struct run_result *res = &rr.v[0].run;
 	if (setup.srv) {
 		tgt.plan_name = setup.tplan->name;
@@ -278,7 +247,7 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	}
 	fflush(text);
 	ret = res->interrupted ? EXIT_INTERRUPTED
-	      : cli_setup_exit_code(&setup, slo_expr && !verdict.pass ? EXIT_SLO_FAILED : EXIT_OK,
+	      : cli_exit_code(&setup, slo_expr && !verdict.pass ? EXIT_SLO_FAILED : EXIT_OK,
 				    gv.flagged || (slo_expr && verdict.inconclusive));
 	if (sret || write_outputs(&ctx, setup.report_dir, json, json_len)) {
 		ret = EXIT_RUNTIME;
@@ -291,6 +260,6 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	free(json);
 out:
 	runner_result_free(&rr);
-	cli_setup_release(&setup);
+	cli_release(&setup);
 	return ret;
 }

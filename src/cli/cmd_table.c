@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/help.h"
 #include "cli/opts.h"
+#include "http/req.h"
 #include "result/result.h"
 #include "table/mix.h"
 #include "table/table.h"

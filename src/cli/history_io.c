@@ -12,7 +12,7 @@
 #include "history/history.h"
 #include "util/err.h"
 
-int cli_history_prepare(struct cli_setup *s)
+int cli_history_prepare(struct measure *s)
 {
 	if (!s->history) {
 		const char *env = getenv("PACER_HISTORY");
@@ -49,7 +49,7 @@ static void git_commit(char *out, size_t cap)
 	pclose(p);
 }
 
-int cli_history_record(const struct cli_setup *s, bool quiet,
+int cli_history_record(const struct measure *s, bool quiet,
 		       int (*write)(FILE *f, const void *arg), const void *arg)
 {
 	if (!s->history_db)

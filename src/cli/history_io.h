@@ -7,15 +7,15 @@
 
 #include <stdio.h>
 
-#include "cli/setup.h"
+#include "measure/measure.h"
 #include "history/history.h"
 #include "report/result_read.h"
 
 /* --history FILE.db, else a non-empty PACER_HISTORY: open it into
- * s->history_db (created and migrated; released by cli_setup_release), so a
+ * s->history_db (created and migrated; released by measure_release), so a
  * corrupt, foreign, newer or locked database fails before the load. Nothing
  * given: 0 and no handle. 0, or EXIT_USAGE after printing one line. */
-int cli_history_prepare(struct cli_setup *s);
+int cli_history_prepare(struct measure *s);
 
 /* After the result is written: render it with write(f, arg) (a result JSON
  * writer: report_json, ramp_json, compare_json) into memory and store it
@@ -24,7 +24,7 @@ int cli_history_prepare(struct cli_setup *s);
  * stderr unless quiet. 0, or after printing one line (the result files
  * already written stay, nothing stored is lost) EXIT_USAGE when the
  * database stayed locked past the timeout or went bad, else EXIT_RUNTIME. */
-int cli_history_record(const struct cli_setup *s, bool quiet,
+int cli_history_record(const struct measure *s, bool quiet,
 		       int (*write)(FILE *f, const void *arg), const void *arg);
 
 /* A saved result named by src: a result file, or FILE.db:ID (a run of a

@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "cli/history_io.h"
 #include "cli/report_io.h"
+#include "cli/run_hooks.h"
 #include "metrics/server.h"
 #include "plan/inspect.h"
 #include "target/target.h"
@@ -56,7 +57,7 @@ int cli_parse_order(const char *cmd, const char *order, struct run_plan *plan)
 
 const char *cli_bench_scenario;
 
-int cli_options_apply(struct cli_setup *s, struct run_plan *p, const struct opt *tab, size_t n)
+int cli_options_apply(struct measure *s, struct run_plan *p, const struct opt *tab, size_t n)
 {
 	p->scenario = cli_bench_scenario;
 	/* 0 (or a fraction that rounds to it) would mean "no limit" */
@@ -137,8 +138,9 @@ int cli_options_apply(struct cli_setup *s, struct run_plan *p, const struct opt 
 			s->cmd);
 		return EXIT_USAGE;
 	}
-	if (cli_setup_rules(s, p))
-		return EXIT_USAGE;
+	int rc = measure_rules(s, p);
+	if (rc)
+		return cli_measure_fail(s, rc);
 	if (cli_history_prepare(s))
 		return EXIT_USAGE;
 	if (cli_report_dir_prepare(s->cmd, s->report_dir, &p->out_path, s->report_json,
@@ -170,7 +172,7 @@ bool cli_ramp_given(const struct opt *tab, size_t n)
 	return false;
 }
 
-int cli_ramp_apply(struct cli_setup *s, struct ramp_plan *rp, const struct cli_ramp_args *a,
+int cli_ramp_apply(struct measure *s, struct ramp_plan *rp, const struct cli_ramp_args *a,
 		   const struct opt *tab, size_t n)
 {
 	const char *cmd = s->cmd;

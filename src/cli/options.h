@@ -10,9 +10,75 @@
 #define PACER_CLI_OPTIONS_H
 
 #include "cli/opts.h"
-#include "cli/setup.h"
+#include "measure/measure.h"
 #include "plan/plan.h"
 #include "plan/ramp.h"
+
+/* The options measure_rules reads, for a subcommand's option table
+ * (copied in by the caller; see cmd_run.c). */
+#define CLI_RULE_OPTS(s)                                                                          \
+	{0, "inspect-body", OPT_STR, &(s).inspect_body, "SIZE", "64KiB",                           \
+	 "body bytes the rules look at (the rest is not inspected)", false},                       \
+	{0, "outcome", OPT_STRLIST, &(s).outcomes, "NAME=RULE", NULL,                              \
+	 "count responses matching RULE as outcome NAME, e.g. fill='body contains \"<Ad\"' "     \
+	 "(repeatable; docs/rules.md)", false},                                                    \
+	{0, "server-time", OPT_STR, &(s).server_time, "SPEC", NULL,                                \
+	 "server-reported execution time: server-timing[:METRIC], header:NAME[:UNIT], "           \
+	 "json:PATH[:UNIT]", false},                                                              \
+	{0, "success", OPT_STR, &(s).success, "RULE", "status in 200..399",                        \
+	 "what counts as a successful response (docs/rules.md)", false}
+
+/* The transport options (docs/tls.md) of run, ramp and compare, for a
+ * subcommand's option table; p is the struct run_plan they fill. */
+#define CLI_TRANSPORT_OPTS(p)                                                                     \
+	{0, "cacert", OPT_STR, &(p).tls.cacert, "FILE", "system store",                            \
+	 "https: trust the CAs in this PEM file instead of the system's", false},                  \
+	{0, "cert", OPT_STR, &(p).tls.cert, "FILE", NULL,                                           \
+	 "https: client certificate (PEM) for servers that ask for one", false},                    \
+	{0, "insecure", OPT_FLAG, &(p).tls.insecure, NULL, NULL,                                    \
+	 "https: do not verify the server's certificate", false},                                   \
+	{0, "key", OPT_STR, &(p).tls.key, "FILE", "in --cert", "https: private key of --cert (PEM)", \
+	 false},                                                                                    \
+	{0, "no-tls-resume", OPT_FLAG, &(p).tls.no_resume, NULL, NULL,                              \
+	 "https: a full handshake on every new connection", false},                                 \
+	{0, "tls", OPT_FLAG, &(p).tls.self_signed, NULL, NULL,                                      \
+	 "self-contained: the embedded target serves https with a generated certificate", false},   \
+	{0, "tls-resume", OPT_FLAG, &(p).tls.resume_flag, NULL, "on",                              \
+	 "https: resume TLS sessions when reconnecting", false},                                    \
+	{0, "no-keepalive", OPT_FLAG, &(p).no_keepalive, NULL, NULL,                                \
+	 "a new connection for every request (pacer closes it after the response)", false},         \
+	{0, "h2c", OPT_FLAG, &(p).http.h2c, NULL, NULL,                                           \
+	 "HTTP/2 over cleartext with prior knowledge (http:// URLs; docs/http2.md)", false},        \
+	{0, "h2-window", OPT_STR, &(p).http.window, "SIZE", "16MiB",                              \
+	 "HTTP/2: receive window of each stream and of each connection", false},                    \
+	{0, "http2", OPT_OPTSTR, &(p).http.http2, "prefer", NULL,                                   \
+	 "HTTP/2 over TLS by ALPN h2 (https:// URLs); =prefer: HTTP/1.1 where the server keeps it", \
+	 false},                                                                                    \
+	{0, "max-streams", OPT_U32, &(p).http.max_streams, "N", "100",                              \
+	 "HTTP/2: most requests in flight per connection (also the server's limit)", false},       \
+	{0, "connect-to", OPT_STR, &(p).connect_to, "HOST:PORT", NULL,                              \
+	 "connect there instead of the URL's host and port; the requests stay as they are", false}, \
+	{0, "unix-socket", OPT_STR, &(p).unix_socket, "PATH", NULL,                                 \
+	 "connect to this Unix socket instead of the URL's host and port", false}
+
+/* The options about the target's resources, cost and the generator check
+ * (read by measure_rules, used by measure_build and the reports). */
+#define CLI_TARGET_OPTS(s)                                                                        \
+	{0, "cost-profile", OPT_STRLIST, &(s).cost_args, "NAME=USD", "on-demand-x86=0.02,arm-spot=0.017", \
+	 "price per core-hour for cost per million requests (repeatable; CPU only)", false},       \
+	{0, "lag-limit", OPT_DURATION, &(s).lag_limit_ns, "D", "1ms",                              \
+	 "generator check: loop-lag p99 above this flags the run generator-limited", false},       \
+	{0, "limited-ok", OPT_FLAG, &(s).limited_ok, NULL, NULL,                                   \
+	 "exit 0 even when the run is flagged generator-limited (default: exit 4)", false},        \
+	{0, "target-cgroup", OPT_STR, &(s).target_cgroup, "PATH", NULL,                            \
+	 "measure the target's CPU and memory from this cgroup v2 directory", false},              \
+	{0, "target-children", OPT_FLAG, &(s).target_children, NULL, NULL,                         \
+	 "with --target-pid: include its descendant processes", false},                            \
+	{0, "target-cores", OPT_U32, &(s).target_cores, "N",                                       \
+	 "--target-threads, --target-cgroup's quota, else measured",                               \
+	 "cores the target runs on: per-core capacity and the generator check", false},            \
+	{0, "target-pid", OPT_U32, &(s).target_pid, "PID", NULL,                                   \
+	 "measure this process's CPU and memory (all its threads)", false}
 
 /* The shared options, for a command's option table; s is its struct
  * cli_setup, p the struct run_plan they fill. */
@@ -134,7 +200,7 @@ bool cli_ramp_given(const struct opt *tab, size_t n);
  * outcome names from s's rules, so after cli_options_apply) and the run
  * plan's rate and durations for the first step. 0, or EXIT_USAGE after one
  * line. */
-int cli_ramp_apply(struct cli_setup *s, struct ramp_plan *rp, const struct cli_ramp_args *a,
+int cli_ramp_apply(struct measure *s, struct ramp_plan *rp, const struct cli_ramp_args *a,
 		   const struct opt *tab, size_t n);
 
 /* Parse a subcommand's options and at most one positional argument (the URL
@@ -157,6 +223,6 @@ int cli_parse_order(const char *cmd, const char *order, struct run_plan *plan);
  * that need the outcome names (SLOs). --history (else a non-empty
  * PACER_HISTORY) is opened here, created and migrated, so a bad database
  * fails before any load (s->history_db). 0, or EXIT_USAGE after one line. */
-int cli_options_apply(struct cli_setup *s, struct run_plan *p, const struct opt *tab, size_t n);
+int cli_options_apply(struct measure *s, struct run_plan *p, const struct opt *tab, size_t n);
 
 #endif

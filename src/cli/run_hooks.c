@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "history/history.h"
 #include "plan/inspect.h"
 #include "util/clock.h"
 #include "util/err.h"
@@ -166,14 +167,14 @@ static bool hook_pause(void *arg, uint64_t ns)
 static uint64_t hook_target_cpu(void *arg, size_t variant)
 {
 	const struct cli_hooks *c = arg;
-	return c->setup[variant] ? cli_setup_target_cpu_ns(c->setup[variant]) : 0;
+	return c->setup[variant] ? measure_target_cpu_ns(c->setup[variant]) : 0;
 }
 
 static void hook_measured(void *arg, const struct runner_at *at, struct run_result *r)
 {
 	const struct cli_hooks *c = arg;
 	if (c->setup[at->variant])
-		cli_setup_probe_window(c->setup[at->variant], r);
+		measure_probe_window(c->setup[at->variant], r);
 }
 
 struct runner_hooks cli_hooks(struct cli_hooks *c)
@@ -189,20 +190,23 @@ struct runner_hooks cli_hooks(struct cli_hooks *c)
 	return h;
 }
 
-int cli_metrics_start(struct cli_hooks *c, const struct cli_setup *s, const struct runner_plan *rp,
-		      bool quiet)
+/* --metrics-listen of s (nothing to do without it): start the endpoint for
+ * the spec's variants, into c->metrics, and say where on stderr unless
+ * quiet. 0, or EXIT_RUNTIME after one line. */
+static int metrics_start_for(struct cli_hooks *c, const struct measure *s,
+			     const struct measure_spec *spec, bool quiet)
 {
 	c->metrics = NULL;
 	if (!s->metrics_listen)
 		return 0;
 	const char *names[RUNNER_MAX_VARIANTS];
-	for (size_t i = 0; i < rp->n_variants && i < RUNNER_MAX_VARIANTS; i++)
-		names[i] = rp->variants[i].name;
+	for (size_t i = 0; i < spec->n && i < RUNNER_MAX_VARIANTS; i++)
+		names[i] = spec->v[i].name;
 	const char *onames[INSPECT_MAX_OUTCOMES];
-	const struct inspect *in = rp->variants[0].cfg.inspect;
+	const struct inspect *in = spec->v[0].plan->inspect;
 	struct metrics_cfg mc = {
 		.addr = s->metrics_addr,
-		.n_variants = rp->n_variants,
+		.n_variants = spec->n,
 		.names = names,
 		.outcome_names = in ? inspect_outcome_names(in, onames) : NULL,
 		.n_outcomes = in ? (uint32_t)in->n_outcomes : 0,
@@ -227,10 +231,59 @@ int cli_metrics_start(struct cli_hooks *c, const struct cli_setup *s, const stru
 	return 0;
 }
 
-void cli_metrics_stop(struct cli_hooks *c)
+static void metrics_stop_for(struct cli_hooks *c)
 {
 	metrics_stop(c->metrics);
 	c->metrics = NULL;
+}
+
+int cli_measure_fail(const struct measure *m, int rc)
+{
+	fprintf(stderr, "pacer %s: %s\n", m->cmd, m->err[0] ? m->err : err_name(rc));
+	return rc == MEASURE_EUSAGE ? EXIT_USAGE : EXIT_RUNTIME;
+}
+
+void cli_measure_notes(struct measure *m)
+{
+	for (size_t i = 0; i < m->n_notes && i < MEASURE_NOTES; i++)
+		fprintf(stderr, "pacer %s: %s\n", m->cmd, m->notes[i]);
+	m->n_notes = 0;
+}
+
+int cli_prepare(struct measure *m, struct run_plan *plan)
+{
+	int rc = measure_prepare(m, plan);
+	cli_measure_notes(m);
+	return rc ? cli_measure_fail(m, rc) : 0;
+}
+
+int cli_measure(struct cli_hooks *ch, const struct measure_spec *spec,
+		const struct runner_hooks *hooks, struct runner_result *out, bool quiet)
+{
+	struct measure *m0 = spec->v[0].m;
+	sigset_t old;
+	cli_signals_block(&old);
+	int ret = metrics_start_for(ch, m0, spec, quiet);
+	int rc = ret ? 0 : measure_run(spec, hooks, out);
+	metrics_stop_for(ch);
+	cli_signals_restore(&old);
+	if (ret)
+		return ret;
+	return rc ? cli_measure_fail(m0, rc) : 0;
+}
+
+int cli_exit_code(const struct measure *s, int base, bool limited)
+{
+	if (limited && !s->limited_ok)
+		return EXIT_GENERATOR_LIMITED;
+	return base;
+}
+
+void cli_release(struct measure *s)
+{
+	history_close(s->history_db);
+	s->history_db = NULL;
+	measure_release(s);
 }
 
 void cli_signals_block(sigset_t *old)

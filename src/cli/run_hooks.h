@@ -8,12 +8,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cli/setup.h"
+#include "measure/measure.h"
 #include "metrics/server.h"
 #include "runner/runner.h"
 
 struct cli_hooks {
-	struct cli_setup *setup[RUNNER_MAX_VARIANTS]; /* per variant (borrowed) */
+	struct measure *setup[RUNNER_MAX_VARIANTS]; /* per variant (borrowed) */
 	bool progress;                                /* draw the progress line */
 	FILE *text; /* rows, summary and progress line: stdout, or stderr when the
 		     * JSON result goes to stdout (NULL: stdout) */
@@ -38,14 +38,25 @@ bool cli_wait_engine(struct engine *e, FILE *progress, const struct runner_at *a
  * and TERM not "dumb". */
 bool cli_progress_wanted(FILE *text, bool quiet);
 
-/* --metrics-listen of s (nothing to do without it): start the endpoint for
- * the plan's variants, into c->metrics, and say where on stderr unless
- * quiet. Call after the set-up, before the load. 0, or EXIT_RUNTIME after
- * one line naming the option and the problem (the address is in use, ...). */
-int cli_metrics_start(struct cli_hooks *c, const struct cli_setup *s, const struct runner_plan *rp,
-		      bool quiet);
-/* Stop c->metrics (NULL is fine) and clear it. */
-void cli_metrics_stop(struct cli_hooks *c);
+/* A failed step of a measurement (MEASURE_E*): its line once on stderr,
+ * "pacer CMD: ...", and the exit status it means. */
+int cli_measure_fail(const struct measure *m, int rc);
+/* The notices m's steps left (the run goes on), each once on stderr. */
+void cli_measure_notes(struct measure *m);
+/* measure_prepare, its notices and failure said: 0 when the variant is
+ * ready, else the exit status. */
+int cli_prepare(struct measure *m, struct run_plan *plan);
+/* Run spec (measure_run) with SIGINT and SIGTERM turned into an interrupt
+ * (through ch's wait hook) and --metrics-listen's endpoint up meanwhile
+ * (said on stderr unless quiet). 0, or the exit status after one line. */
+int cli_measure(struct cli_hooks *ch, const struct measure_spec *spec,
+		const struct runner_hooks *hooks, struct runner_result *out, bool quiet);
+/* The exit code of a finished measurement: `base` (EXIT_OK, or
+ * EXIT_SLO_FAILED) becomes EXIT_GENERATOR_LIMITED when `limited` and not
+ * --limited-ok. */
+int cli_exit_code(const struct measure *s, int base, bool limited);
+/* Close the history the options opened for s, then release s. */
+void cli_release(struct measure *s);
 
 /* Block SIGINT and SIGTERM (the wait hook turns them into an interrupt of
  * the measurement) and ignore SIGPIPE, keeping the old mask in *old;

@@ -29,4 +29,8 @@ int req_method_check(const char *method);
  * PATCH) unless given. 0, PACER_EHEADER (bad header) or -ENOMEM. */
 int req_encode(const struct req_spec *s, char **out, size_t *out_len, const char **why);
 
+/* The User-Agent pacer sends unless -H User-Agent: is given; part of every
+ * request's wire bytes, so of a request table's hash too. */
+#define PACER_USER_AGENT "pacer/" PACER_VERSION
+
 #endif

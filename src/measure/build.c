@@ -1,8 +1,9 @@
-/* pacer — shared set-up of a measurement (cli/setup.h): the order of its
- * steps (cli_setup_prepare), the embedded target, the engine config, the
- * report settings and exit code, copying and release. The steps themselves
- * are in setup_requests.c, setup_net.c and setup_rules.c (setup_int.h). */
-#include "cli/setup.h"
+/* pacer — a measurement's set-up (measure/measure.h): the order of its
+ * steps (measure_build), the embedded target, the engine config, the
+ * report settings, copying, release, and its failures and notices. The
+ * steps themselves are in requests.c, spool.c, net.c and rules.c
+ * (measure_int.h). */
+#include "measure/measure.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -11,10 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "cli/opts.h"
-#include "cli/setup_int.h"
-#include "history/history.h"
+#include "measure/measure_int.h"
 #include "http/req.h"
 #include "net/sock.h"
 #include "net/tls.h"
@@ -26,7 +24,7 @@
 #include "util/units.h"
 #include "util/text.h"
 
-static int start_embedded(struct cli_setup *s, struct run_plan *plan)
+static int start_embedded(struct measure *s, struct run_plan *plan)
 {
 	const char *name = s->self_contained && *s->self_contained ? s->self_contained : "hello";
 	char err[512] = "";
@@ -34,18 +32,12 @@ static int start_embedded(struct cli_setup *s, struct run_plan *plan)
 	if (rc == PACER_EPARSE && access(name, F_OK) == 0) {
 		rc = target_plan_load(name, &s->tplan, err, sizeof err);
 		if (rc) {
-			fprintf(stderr, "pacer %s: --self-contained: %s\n", s->cmd, err);
-			return EXIT_USAGE;
+			return measure_fail(s, MEASURE_EUSAGE, "--self-contained: %s", err);
 		}
 	} else if (rc == PACER_EPARSE) {
-		fprintf(stderr,
-			"pacer %s: --self-contained=%s: no such built-in plan or plan file (see pacer "
-			"serve --list-plans)\n",
-			s->cmd, name);
-		return EXIT_USAGE;
+		return measure_fail(s, MEASURE_EUSAGE, "--self-contained=%s: no such built-in plan or plan file (see pacer serve --list-plans)", name);
 	} else if (rc) {
-		fprintf(stderr, "pacer %s: --self-contained=%s: %s\n", s->cmd, name, err_name(rc));
-		return EXIT_RUNTIME;
+		return measure_fail(s, MEASURE_ERUNTIME, "--self-contained=%s: %s", name, err_name(rc));
 	}
 	bool h2 = plan->http.http2 || plan->http.h2c;
 	if (plan->http.http2)
@@ -56,8 +48,7 @@ static int start_embedded(struct cli_setup *s, struct run_plan *plan)
 		if (!rc)
 			rc = tls_server_ctx_new(&s->tls_server, NULL, NULL, s->tls_id, err, sizeof err);
 		if (rc) {
-			fprintf(stderr, "pacer %s: --tls: %s\n", s->cmd, err);
-			return EXIT_RUNTIME;
+			return measure_fail(s, MEASURE_ERUNTIME, "--tls: %s", err);
 		}
 		if (plan->http.http2)
 			tls_server_ctx_offer_h2(s->tls_server);
@@ -73,9 +64,8 @@ static int start_embedded(struct cli_setup *s, struct run_plan *plan)
 				    .max_streams = streams <= TARGET_H2_STREAMS_MAX ? streams : 0};
 	rc = target_start_opts(&s->srv, s->tplan, &listen, threads, &topts);
 	if (rc) {
-		fprintf(stderr, "pacer %s: cannot start the embedded target: %s\n", s->cmd,
+		return measure_fail(s, MEASURE_ERUNTIME, "cannot start the embedded target: %s",
 			err_name(rc));
-		return EXIT_RUNTIME;
 	}
 	int port = target_port(s->srv);
 	const char *path = s->url_arg ? s->url_arg : "/";
@@ -85,46 +75,37 @@ static int start_embedded(struct cli_setup *s, struct run_plan *plan)
 	return 0;
 }
 
-int cli_setup_build(struct cli_setup *s, struct run_plan *plan)
+int measure_build(struct measure *s, struct run_plan *plan)
 {
 	const char *why = NULL;
 	plan->self_contained = s->self_contained;
-	int orc = setup_check_table_opts(s);
+	int orc = measure_req_table_opts(s);
 	if (orc)
 		return orc;
 	if (s->self_contained) {
 		if (s->url_arg && s->url_arg[0] != '/') {
-			fprintf(stderr,
-				"pacer %s: with --self-contained, give a path on the embedded target "
-				"(like /vast) or nothing, not '%s'\n",
-				s->cmd, s->url_arg);
-			return EXIT_USAGE;
+			return measure_fail(s, MEASURE_EUSAGE, "with --self-contained, give a path on the embedded target (like /vast) or nothing, not '%s'", s->url_arg);
 		}
 		int rc = start_embedded(s, plan);
 		if (rc)
 			return rc;
 	} else if (s->requests_file || s->bodies_dir || s->offered_table) {
 		if (s->requests_file && s->bodies_dir) {
-			fprintf(stderr, "pacer %s: give --requests-file or --bodies, not both\n", s->cmd);
-			return EXIT_USAGE;
+			return measure_fail(s, MEASURE_EUSAGE, "give --requests-file or --bodies, not both");
 		}
 		if (!s->bodies_dir && s->url_arg) {
-			fprintf(stderr, "pacer %s: with %s the table names the URLs; drop '%s'\n", s->cmd,
+			return measure_fail(s, MEASURE_EUSAGE, "with %s the table names the URLs; drop '%s'",
 				s->requests_file ? "--requests-file" : "a scenario's table", s->url_arg);
-			return EXIT_USAGE;
 		}
 		if (s->body_arg) {
-			fprintf(stderr, "pacer %s: --body does not combine with a request table\n", s->cmd);
-			return EXIT_USAGE;
+			return measure_fail(s, MEASURE_EUSAGE, "--body does not combine with a request table");
 		}
-		int rc = setup_load_table(s, plan);
+		int rc = measure_req_table(s, plan);
 		if (rc)
 			return rc;
 	} else {
 		if (!s->url_arg) {
-			fprintf(stderr, "pacer %s: missing URL (usage: pacer %s URL [options]; see --help)\n",
-				s->cmd, s->cmd);
-			return EXIT_USAGE;
+			return measure_fail(s, MEASURE_EUSAGE, "missing URL (usage: pacer %s URL [options]; see --help)", s->cmd);
 		}
 		plan->url_str = s->url_arg;
 	}
@@ -139,20 +120,18 @@ int cli_setup_build(struct cli_setup *s, struct run_plan *plan)
 		char shown[512]; /* its control bytes (ESC, CR, LF) not echoed to the terminal */
 		snprintf(shown, sizeof shown, "%s", plan->url_str);
 		text_one_line(shown);
-		fprintf(stderr, "pacer %s: bad URL '%s': %s\n", s->cmd, shown,
+		return measure_fail(s, MEASURE_EUSAGE, "bad URL '%s': %s", shown,
 			why ? why : "not understood");
-		return EXIT_USAGE;
 	}
 	s->url_http = url_http;
-	int rc = setup_tls(s, plan);
+	int rc = measure_net_tls(s, plan);
 	if (rc)
 		return rc;
 	if (plan->method && req_method_check(plan->method) < 0) {
-		fprintf(stderr, "pacer %s: --method '%s': not a valid method token\n", s->cmd,
+		return measure_fail(s, MEASURE_EUSAGE, "--method '%s': not a valid method token",
 			plan->method);
-		return EXIT_USAGE;
 	}
-	if ((rc = setup_read_body(s, plan)) || (rc = setup_encode_requests(s, plan)))
+	if ((rc = measure_req_body(s, plan)) || (rc = measure_req_encode(s, plan)))
 		return rc;
 	return 0;
 }
@@ -167,18 +146,17 @@ static void conn_of(struct report_conn *c, const char *host, uint16_t port,
 	c->loopback = net_addr_is_loopback(a);
 }
 
-int cli_setup_connect(struct cli_setup *s, const struct run_plan *plan)
+int measure_connect(struct measure *s, const struct run_plan *plan)
 {
-	int rc = setup_check_fd_limit(s, plan);
+	int rc = measure_net_fd_limit(s, plan);
 	if (!rc)
-		rc = setup_connect(s, plan, s->url_http);
+		rc = measure_net_connect(s, plan, s->url_http);
 	if (rc)
 		return rc;
 	size_t n = s->n_hosts ? s->n_hosts : 1;
 	s->conns = calloc(n, sizeof *s->conns);
 	if (!s->conns) {
-		fprintf(stderr, "pacer %s: out of memory\n", s->cmd);
-		return EXIT_RUNTIME;
+		return measure_fail(s, MEASURE_ERUNTIME, "out of memory");
 	}
 	s->n_conns = n;
 	if (!s->n_hosts) {
@@ -194,7 +172,7 @@ int cli_setup_connect(struct cli_setup *s, const struct run_plan *plan)
 	return 0;
 }
 
-void cli_setup_report_ctx(const struct cli_setup *s, struct report_ctx *ctx)
+void measure_report_ctx(const struct measure *s, struct report_ctx *ctx)
 {
 	ctx->conns = s->conns;
 	ctx->n_conns = s->n_conns;
@@ -219,14 +197,7 @@ void cli_setup_report_ctx(const struct cli_setup *s, struct report_ctx *ctx)
 	}
 }
 
-int cli_setup_exit_code(const struct cli_setup *s, int base, bool limited)
-{
-	if (limited && !s->limited_ok)
-		return EXIT_GENERATOR_LIMITED;
-	return base;
-}
-
-void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan,
+void measure_engine_cfg(const struct measure *s, const struct run_plan *plan,
 			  struct engine_cfg *cfg)
 {
 	*cfg = (struct engine_cfg){
@@ -272,7 +243,7 @@ void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan
 		cfg->h2_window = (uint32_t)win; /* checked by plan_validate */
 }
 
-bool cli_setup_target_local(const struct cli_setup *s)
+bool measure_target_local(const struct measure *s)
 {
 	if (!s->n_hosts)
 		return net_addr_is_loopback(&s->addr);
@@ -282,7 +253,7 @@ bool cli_setup_target_local(const struct cli_setup *s)
 	return false;
 }
 
-uint64_t cli_setup_target_cpu_ns(const struct cli_setup *s)
+uint64_t measure_target_cpu_ns(const struct measure *s)
 {
 	uint64_t ns = 0;
 	if (s->srv && target_cpu_ns(s->srv, &ns) != 0)
@@ -299,10 +270,10 @@ static int copy_list(struct strlist *dst, const struct strlist *src)
 	return 0;
 }
 
-int cli_setup_copy_inputs(struct cli_setup *dst, const struct cli_setup *src)
+int measure_copy_inputs(struct measure *dst, const struct measure *src)
 {
 	memset(dst, 0, sizeof *dst);
-	memcpy(dst, src, offsetof(struct cli_setup, addr));
+	memcpy(dst, src, offsetof(struct measure, addr));
 	dst->outcomes = dst->cost_args = dst->headers = (struct strlist){0};
 	if (copy_list(&dst->outcomes, &src->outcomes) || copy_list(&dst->cost_args, &src->cost_args) ||
 	    copy_list(&dst->headers, &src->headers))
@@ -310,12 +281,10 @@ int cli_setup_copy_inputs(struct cli_setup *dst, const struct cli_setup *src)
 	return 0;
 }
 
-void cli_setup_release(struct cli_setup *s)
+void measure_release(struct measure *s)
 {
 	probe_stop(s->probe);
 	s->probe = NULL;
-	history_close(s->history_db);
-	s->history_db = NULL;
 	strlist_free(&s->cost_args);
 	strlist_free(&s->headers);
 	inspect_free(&s->inspect);
@@ -346,7 +315,7 @@ void cli_setup_release(struct cli_setup *s)
 	s->n_conns = 0;
 	s->hosts = NULL;
 	s->n_hosts = 0;
-	setup_spool_release(s);
+	measure_spool_release(s);
 	free(s->bufs);
 	free(s->reqs);
 	req_names_free(&s->names);

@@ -1,17 +1,26 @@
-/* pacer — what run, ramp and later commands share between parsing options
- * and starting the engine: the requests to send (encoded once), where to
- * send them, and in self-contained mode the embedded target itself.
- * CLI layer: prints one error line itself and returns an exit code.
- * Implemented by setup.c (prepare, release), setup_requests.c, setup_net.c
- * and setup_rules.c, which share setup_int.h. */
-#ifndef PACER_CLI_SETUP_H
-#define PACER_CLI_SETUP_H
+/* pacer — a measurement assembled: everything between the options of run,
+ * ramp and compare and a finished result. The requests to send (encoded
+ * once, or streamed through a spool), where to send them (resolved,
+ * probed, TLS), the response rules and the target's probe, in
+ * self-contained mode the embedded target itself, the engine's
+ * configuration from the plan, and measure_run, which runs the plan and
+ * judges it.
+ *
+ * Never prints, never exits: a step returns 0 or MEASURE_EUSAGE /
+ * MEASURE_ERUNTIME with one line in m->err (the CLI prints it once and maps
+ * it to an exit status); notices for a run that goes on are kept in
+ * m->notes. Implemented by build.c (the order of the steps, the embedded
+ * target, the engine configuration, report settings, copy and release),
+ * requests.c, spool.c, net.c and rules.c, which share measure_int.h, run.c,
+ * and say.c (measure_fail, measure_note, below all of them). */
+#ifndef PACER_MEASURE_MEASURE_H
+#define PACER_MEASURE_MEASURE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cli/opts.h"
+#include "util/strlist.h"
 #include "engine/engine.h"
 #include "plan/inspect.h"
 #include "plan/plan.h"
@@ -26,14 +35,23 @@ struct target;
 struct target_plan;
 struct table;
 struct table_wire;
-struct setup_spool;
+struct measure_spool;
 struct tls_ctx;
 struct tls_identity;
 struct history_db;
 
-struct cli_setup {
-	/* inputs (set by the caller before cli_setup_build; they all stand
-	 * before `addr`: cli_setup_copy_inputs copies up to it) */
+/* What a step returns besides 0 (with one line in the measurement's err):
+ * the input is wrong or the target unreachable (the user's to fix), or
+ * pacer itself failed (memory, threads, its own files). */
+#define MEASURE_EUSAGE (-2000)
+#define MEASURE_ERUNTIME (-2001)
+#define MEASURE_ERR_CAP 1024
+#define MEASURE_NOTES 8
+#define MEASURE_NOTE_CAP 600
+
+struct measure {
+	/* inputs (set by the caller before measure_build; they all stand
+	 * before `addr`: measure_copy_inputs copies up to it) */
 	const char *cmd;            /* "run", "ramp": for error messages */
 	const char *url_arg;        /* the URL (or, self-contained, an optional path) */
 	const char *body_arg;       /* --body DATA|@FILE */
@@ -61,7 +79,7 @@ struct cli_setup {
 	                             * scenario's inline mix), borrowed: used, like a
 	                             * --requests-file table (format "mix"), when neither
 	                             * --requests-file, --bodies nor --self-contained is
-	                             * given; the caller frees it after cli_setup_release */
+	                             * given; the caller frees it after measure_release */
 	/* the rest of the shared options (cli/options.h) */
 	struct strlist headers;    /* -H 'Name: value' (repeatable) */
 	const char *order;          /* --order sequential|random */
@@ -89,7 +107,7 @@ struct cli_setup {
 	char **bufs;                /* encoded requests, owned */
 	struct table *table;        /* --requests-file / --bodies */
 	struct table_wire *wire;    /* the table's encoded requests */
-	struct setup_spool *spool;  /* --lazy: the mapped spool (reqs points into it) */
+	struct measure_spool *spool;  /* --lazy: the mapped spool (reqs points into it) */
 	char table_sha256[65];
 	struct tls_ctx *tls_client;   /* https: the driver's TLS context */
 	struct tls_ctx *tls_server;   /* self-contained --tls: the embedded target's */
@@ -100,134 +118,115 @@ struct cli_setup {
 	struct plan_workload workload; /* the requests as encoded; plan->workload points here */
 	struct history_db *history_db; /* --history, opened by cli_options_apply (owned) */
 	struct report_conn *conns;  /* where the requests go, one per host, as connected
-	                             * (cli_setup_connect; owned); report_ctx.conns */
+	                             * (measure_connect; owned); report_ctx.conns */
 	size_t n_conns;
+	char err[MEASURE_ERR_CAP];  /* the failure of the last step that failed ("" before) */
+	size_t n_notes;             /* notices: the run goes on (a host that is down, ...) */
+	char notes[MEASURE_NOTES][MEASURE_NOTE_CAP];
 };
+
+/* A step failed: its line into m->err (the first failure's stays: it is
+ * the cause) and `code`, to return. */
+int measure_fail(struct measure *m, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A notice for a run that goes on, kept in m->notes (past MEASURE_NOTES:
+ * the last one says how many more there were). */
+void measure_note(struct measure *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Complete the plan before it is validated: parse the URL (or start the
  * embedded target on loopback), read the body, load the table, encode and
  * name the requests, set up TLS (plan->url/body/url_str/table/workload/
  * names and s's outputs). No connection to the target is made. Returns 0,
- * or an exit code after printing one line naming the problem. */
-int cli_setup_build(struct cli_setup *s, struct run_plan *plan);
+ * or MEASURE_E* with one line naming the problem. */
+int measure_build(struct measure *s, struct run_plan *plan);
 
 /* After plan_validate, with the plan unchanged from then on: check the
  * open-file limit, resolve the target and check that it accepts a
- * connection (each host of a table; TLS too). 0, or an exit code after one
+ * connection (each host of a table; TLS too). 0, or MEASURE_E* with one
  * line. */
-int cli_setup_connect(struct cli_setup *s, const struct run_plan *plan);
+int measure_connect(struct measure *s, const struct run_plan *plan);
 
 /* Parse --success, --outcome, --server-time and --inspect-body into
  * s->inspect and point plan->inspect at it when any was given. Call right
  * after option parsing (before SLOs, which may name outcomes). 0, or
- * EXIT_USAGE after printing one line naming the option and the problem. */
-int cli_setup_rules(struct cli_setup *s, struct run_plan *plan);
-
-/* The options cli_setup_rules reads, for a subcommand's option table
- * (copied in by the caller; see cmd_run.c). */
-#define CLI_RULE_OPTS(s)                                                                          \
-	{0, "inspect-body", OPT_STR, &(s).inspect_body, "SIZE", "64KiB",                           \
-	 "body bytes the rules look at (the rest is not inspected)", false},                       \
-	{0, "outcome", OPT_STRLIST, &(s).outcomes, "NAME=RULE", NULL,                              \
-	 "count responses matching RULE as outcome NAME, e.g. fill='body contains \"<Ad\"' "     \
-	 "(repeatable; docs/rules.md)", false},                                                    \
-	{0, "server-time", OPT_STR, &(s).server_time, "SPEC", NULL,                                \
-	 "server-reported execution time: server-timing[:METRIC], header:NAME[:UNIT], "           \
-	 "json:PATH[:UNIT]", false},                                                              \
-	{0, "success", OPT_STR, &(s).success, "RULE", "status in 200..399",                        \
-	 "what counts as a successful response (docs/rules.md)", false}
-
-/* The transport options (docs/tls.md) of run, ramp and compare, for a
- * subcommand's option table; p is the struct run_plan they fill. */
-#define CLI_TRANSPORT_OPTS(p)                                                                     \
-	{0, "cacert", OPT_STR, &(p).tls.cacert, "FILE", "system store",                            \
-	 "https: trust the CAs in this PEM file instead of the system's", false},                  \
-	{0, "cert", OPT_STR, &(p).tls.cert, "FILE", NULL,                                           \
-	 "https: client certificate (PEM) for servers that ask for one", false},                    \
-	{0, "insecure", OPT_FLAG, &(p).tls.insecure, NULL, NULL,                                    \
-	 "https: do not verify the server's certificate", false},                                   \
-	{0, "key", OPT_STR, &(p).tls.key, "FILE", "in --cert", "https: private key of --cert (PEM)", \
-	 false},                                                                                    \
-	{0, "no-tls-resume", OPT_FLAG, &(p).tls.no_resume, NULL, NULL,                              \
-	 "https: a full handshake on every new connection", false},                                 \
-	{0, "tls", OPT_FLAG, &(p).tls.self_signed, NULL, NULL,                                      \
-	 "self-contained: the embedded target serves https with a generated certificate", false},   \
-	{0, "tls-resume", OPT_FLAG, &(p).tls.resume_flag, NULL, "on",                              \
-	 "https: resume TLS sessions when reconnecting", false},                                    \
-	{0, "no-keepalive", OPT_FLAG, &(p).no_keepalive, NULL, NULL,                                \
-	 "a new connection for every request (pacer closes it after the response)", false},         \
-	{0, "h2c", OPT_FLAG, &(p).http.h2c, NULL, NULL,                                           \
-	 "HTTP/2 over cleartext with prior knowledge (http:// URLs; docs/http2.md)", false},        \
-	{0, "h2-window", OPT_STR, &(p).http.window, "SIZE", "16MiB",                              \
-	 "HTTP/2: receive window of each stream and of each connection", false},                    \
-	{0, "http2", OPT_OPTSTR, &(p).http.http2, "prefer", NULL,                                   \
-	 "HTTP/2 over TLS by ALPN h2 (https:// URLs); =prefer: HTTP/1.1 where the server keeps it", \
-	 false},                                                                                    \
-	{0, "max-streams", OPT_U32, &(p).http.max_streams, "N", "100",                              \
-	 "HTTP/2: most requests in flight per connection (also the server's limit)", false},       \
-	{0, "connect-to", OPT_STR, &(p).connect_to, "HOST:PORT", NULL,                              \
-	 "connect there instead of the URL's host and port; the requests stay as they are", false}, \
-	{0, "unix-socket", OPT_STR, &(p).unix_socket, "PATH", NULL,                                 \
-	 "connect to this Unix socket instead of the URL's host and port", false}
-
-/* The options about the target's resources, cost and the generator check
- * (read by cli_setup_rules, used by cli_setup_build and the reports). */
-#define CLI_TARGET_OPTS(s)                                                                        \
-	{0, "cost-profile", OPT_STRLIST, &(s).cost_args, "NAME=USD", "on-demand-x86=0.02,arm-spot=0.017", \
-	 "price per core-hour for cost per million requests (repeatable; CPU only)", false},       \
-	{0, "lag-limit", OPT_DURATION, &(s).lag_limit_ns, "D", "1ms",                              \
-	 "generator check: loop-lag p99 above this flags the run generator-limited", false},       \
-	{0, "limited-ok", OPT_FLAG, &(s).limited_ok, NULL, NULL,                                   \
-	 "exit 0 even when the run is flagged generator-limited (default: exit 4)", false},        \
-	{0, "target-cgroup", OPT_STR, &(s).target_cgroup, "PATH", NULL,                            \
-	 "measure the target's CPU and memory from this cgroup v2 directory", false},              \
-	{0, "target-children", OPT_FLAG, &(s).target_children, NULL, NULL,                         \
-	 "with --target-pid: include its descendant processes", false},                            \
-	{0, "target-cores", OPT_U32, &(s).target_cores, "N",                                       \
-	 "--target-threads, --target-cgroup's quota, else measured",                               \
-	 "cores the target runs on: per-core capacity and the generator check", false},            \
-	{0, "target-pid", OPT_U32, &(s).target_pid, "PID", NULL,                                   \
-	 "measure this process's CPU and memory (all its threads)", false}
+ * MEASURE_EUSAGE with one line naming the option and the problem. */
+int measure_rules(struct measure *s, struct run_plan *plan);
 
 /* Start sampling the target's resources (--target-pid / --target-cgroup,
- * or the embedded target): after cli_setup_connect. 0, or EXIT_USAGE after
- * one line naming the PID or path. */
-int cli_setup_start_probe(struct cli_setup *s);
+ * or the embedded target): after measure_connect. 0, or MEASURE_EUSAGE
+ * with one line naming the PID or path. */
+int measure_start_probe(struct measure *s);
 
 /* Fill res->target from the probe over res's measured phase (nothing
  * when there is no probe). */
-void cli_setup_probe_window(struct cli_setup *s, struct run_result *res);
+void measure_probe_window(struct measure *s, struct run_result *res);
 
 /* Report settings that come from the options: cost profiles, the cores
  * the target could use and where that number came from (--target-cores,
  * the embedded target's threads, the --target-cgroup's cpu.max or cpuset;
  * else the machine's cores, for the generator check only), the
  * generator-check threshold. */
-void cli_setup_report_ctx(const struct cli_setup *s, struct report_ctx *ctx);
+void measure_report_ctx(const struct measure *s, struct report_ctx *ctx);
 
-/* The exit code for a finished measurement: `base` (EXIT_OK, or
- * EXIT_SLO_FAILED) becomes EXIT_GENERATOR_LIMITED when `limited` and not
- * --limited-ok. */
-int cli_setup_exit_code(const struct cli_setup *s, int base, bool limited);
 
 /* The session configuration for the engine from a validated plan. */
-void cli_setup_engine_cfg(const struct cli_setup *s, const struct run_plan *plan,
+void measure_engine_cfg(const struct measure *s, const struct run_plan *plan,
 			  struct engine_cfg *cfg);
 
 /* dst (not prepared) gets src's inputs, with lists of its own (a compare
  * variant starts from the shared options; offered_table stays borrowed).
  * 0 or -ENOMEM. */
-int cli_setup_copy_inputs(struct cli_setup *dst, const struct cli_setup *src);
+int measure_copy_inputs(struct measure *dst, const struct measure *src);
 
 /* Stop the embedded target (if any) and free everything but the borrowed
  * offered_table. */
-void cli_setup_release(struct cli_setup *s);
+void measure_release(struct measure *s);
 
 /* Whether the target (any host of a table) is on this machine, judged from
  * the address connected to (after --connect-to, DNS or --unix-socket). */
-bool cli_setup_target_local(const struct cli_setup *s);
+bool measure_target_local(const struct measure *s);
 
 /* CPU time the embedded target's threads used so far, in ns (0 if none). */
-uint64_t cli_setup_target_cpu_ns(const struct cli_setup *s);
+uint64_t measure_target_cpu_ns(const struct measure *s);
+
+/* ---- run.c: the measurement itself ------------------------------------- */
+
+struct ramp_plan;
+struct runner_hooks;
+struct runner_result;
+
+/* One variant to measure: a set-up and its plan. */
+struct measure_variant {
+	const char *name;          /* "" for a plain run or ramp */
+	struct measure *m;
+	struct run_plan *plan;
+};
+
+/* What to measure: the shape the runner runs (runner/runner.h) over the
+ * prepared variants. */
+struct measure_spec {
+	size_t n;                  /* 1..RUNNER_MAX_VARIANTS */
+	const struct measure_variant *v;
+	const struct ramp_plan *ramp; /* NULL: one measurement per repetition; else a ramp
+				   * (its retries and SLO) */
+	uint32_t repetitions;      /* independent, interleaved (compare); 0 or 1: one */
+	bool compact_steps;        /* repetitions of ramps: free each step's histograms */
+};
+
+/* Everything before the load for one variant: complete the plan
+ * (measure_build), validate it (it is not changed after), resolve and probe
+ * the target (measure_connect) and start the target's probe. 0 or MEASURE_E*
+ * with one line in m->err (the plan's own refusal as plan_validate says it). */
+int measure_prepare(struct measure *m, struct run_plan *plan);
+
+/* Run spec: each variant's engine session from its plan, the machine's
+ * floor measured before the first load (--calibrate), an inconclusive ramp
+ * step measured again (--retries), --realtime, --start-at, through the
+ * runner with the caller's hooks (waiting, progress, probes, rows). *out
+ * is the runner's result (free with runner_result_free, also after an
+ * error). 0, or MEASURE_ERUNTIME with one line in v[0].m->err naming the
+ * variant whose session failed. */
+int measure_run(const struct measure_spec *spec, const struct runner_hooks *hooks,
+		struct runner_result *out);
 
 #endif

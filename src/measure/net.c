@@ -1,4 +1,4 @@
-/* pacer — where a measurement's requests go (cli/setup_int.h): TLS, Unix
+/* pacer — where a measurement's requests go (measure/measure_int.h): TLS, Unix
  * sockets, --connect-to, a table's several hosts, resolving and probing
  * each before the run, and the descriptor limit. */
 #include <errno.h>
@@ -8,8 +8,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "cli/cli.h"
-#include "cli/setup_int.h"
+#include "measure/measure_int.h"
 #include "net/h2probe.h"
 #include "net/sock.h"
 #include "net/tls.h"
@@ -24,7 +23,7 @@
  * eventfd (net/loop.c). */
 #define FD_PER_LOOP 2
 
-int setup_tls(struct cli_setup *s, const struct run_plan *plan)
+int measure_net_tls(struct measure *s, const struct run_plan *plan)
 {
 	const struct plan_tls *t = &plan->tls;
 	bool any_tls = plan->url.tls;
@@ -33,11 +32,10 @@ int setup_tls(struct cli_setup *s, const struct run_plan *plan)
 	for (size_t i = 0; s->table && i < s->table->n_hosts; i++) {
 		const struct table_host *th = &s->table->hosts[i];
 		if ((plan->http.h2c && th->tls) || (plan->http.http2 && !th->tls)) {
-			fprintf(stderr, "pacer %s: %s: host %s is %s, but %s\n", s->cmd,
+			return measure_fail(s, MEASURE_EUSAGE, "%s: host %s is %s, but %s",
 				s->table->source, th->name, th->tls ? "https" : "plain http",
 				plan->http.h2c ? "--h2c is HTTP/2 over cleartext"
 					       : "--http2 is HTTP/2 over TLS (--h2c for cleartext)");
-			return EXIT_USAGE;
 		}
 	}
 	if (!any_tls) {
@@ -47,9 +45,8 @@ int setup_tls(struct cli_setup *s, const struct run_plan *plan)
 				  : t->key    ? "--key"
 					      : NULL;
 		if (opt) {
-			fprintf(stderr, "pacer %s: %s is for https:// URLs; '%s' is plain http\n", s->cmd,
+			return measure_fail(s, MEASURE_EUSAGE, "%s is for https:// URLs; '%s' is plain http",
 				opt, plan->url_str);
-			return EXIT_USAGE;
 		}
 		return 0;
 	}
@@ -63,10 +60,8 @@ int setup_tls(struct cli_setup *s, const struct run_plan *plan)
 	};
 	char err[512];
 	int rc = tls_client_ctx_new(&s->tls_client, &cfg, err, sizeof err);
-	if (rc) {
-		fprintf(stderr, "pacer %s: %s\n", s->cmd, err);
-		return rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
-	}
+	if (rc)
+		return measure_fail(s, rc == -ENOMEM ? MEASURE_ERUNTIME : MEASURE_EUSAGE, "%s", err);
 	return 0;
 }
 
@@ -74,45 +69,49 @@ int setup_tls(struct cli_setup *s, const struct run_plan *plan)
  * problem is said once, at the start, in words. The run still goes on (each
  * failed handshake counted in errors.tls), unless it is bounded by
  * --requests alone and so could never end. 0 or an exit code. */
-static int probe_h2c(struct cli_setup *s, const struct run_plan *plan)
+static int probe_h2c(struct measure *s, const struct run_plan *plan)
 {
 	char reason[256] = "";
-	int rc = net_h2c_probe(&s->addr, setup_probe_timeout_ns(plan), reason, sizeof reason);
+	int rc = net_h2c_probe(&s->addr, measure_probe_timeout_ns(plan), reason, sizeof reason);
 	if (rc == 0)
 		return 0;
 	if (rc != -EPROTO)
 		snprintf(reason, sizeof reason, "%s", rc == -ETIMEDOUT ? "timed out" : err_name(rc));
 	bool endless = !plan->open_loop && plan->requests && !plan->duration_given;
-	fprintf(stderr, "pacer %s: --h2c: %s: %s%s\n", s->cmd, plan->url_str, reason,
-		endless ? "" : "\n  (the run goes on; every failed connection is counted in "
-			       "errors.protocol)");
-	return endless ? EXIT_USAGE : 0;
+	if (endless)
+		return measure_fail(s, MEASURE_EUSAGE, "--h2c: %s: %s", plan->url_str, reason);
+	measure_note(s, "--h2c: %s: %s (the run goes on; every failed connection is counted in "
+			"errors.protocol)", plan->url_str, reason);
+	return 0;
 }
 
-static int probe_tls(struct cli_setup *s, const struct run_plan *plan)
+static int probe_tls(struct measure *s, const struct run_plan *plan)
 {
 	if (plan->http.h2c && !s->n_hosts)
 		return probe_h2c(s, plan);
 	if (!s->tls_client)
 		return 0;
 	char reason[256] = "";
-	uint64_t t = setup_probe_timeout_ns(plan);
+	uint64_t t = measure_probe_timeout_ns(plan);
 	int rc = tls_probe(s->tls_client, &s->addr, plan->url.host, t, reason, sizeof reason);
 	if (rc == 0 || (rc == TLS_NO_H2 && plan->http.http2 && *plan->http.http2))
 		return 0; /* --http2=prefer: HTTP/1.1 it is */
 	bool endless = !plan->open_loop && plan->requests && !plan->duration_given;
 	if (rc == TLS_NO_H2) {
-		fprintf(stderr, "pacer %s: --http2: %s: %s%s\n", s->cmd, plan->url_str, reason,
-			endless ? "" : "\n  (the run goes on; every connection is counted in "
-				       "errors.protocol)");
-		return endless ? EXIT_USAGE : 0;
+		if (endless)
+			return measure_fail(s, MEASURE_EUSAGE, "--http2: %s: %s", plan->url_str, reason);
+		measure_note(s, "--http2: %s: %s (the run goes on; every connection is counted in "
+				"errors.protocol)", plan->url_str, reason);
+		return 0;
 	}
 	if (rc != TLS_FAILED)
 		snprintf(reason, sizeof reason, "%s", rc == -ETIMEDOUT ? "timed out" : err_name(rc));
-	fprintf(stderr, "pacer %s: TLS handshake with %s failed: %s%s\n", s->cmd, plan->url_str,
-		reason,
-		endless ? "" : "\n  (the run goes on; every failed handshake is counted in errors.tls)");
-	return endless ? EXIT_USAGE : 0;
+	if (endless)
+		return measure_fail(s, MEASURE_EUSAGE, "TLS handshake with %s failed: %s",
+				    plan->url_str, reason);
+	measure_note(s, "TLS handshake with %s failed: %s (the run goes on; every failed handshake "
+			"is counted in errors.tls)", plan->url_str, reason);
+	return 0;
 }
 
 /* Why a connect to a Unix socket failed, in words ("" when errno says it). */
@@ -125,17 +124,16 @@ static const char *unix_hint(int rc)
 }
 
 /* A Unix socket at path into *a (no DNS). who names it in messages
- * ("--unix-socket /run/x.sock", or a table host). 0, or EXIT_USAGE after
- * one line when the path does not fit a socket address. */
-static int unix_addr(const struct cli_setup *s, const char *who, const char *path,
+ * ("--unix-socket /run/x.sock", or a table host). 0, or MEASURE_EUSAGE with
+ * one line in s->err when the path does not fit a socket address. */
+static int unix_addr(struct measure *s, const char *who, const char *path,
 		     struct net_addr *a)
 {
 	int rc = net_addr_unix(path, a);
 	if (rc) {
-		fprintf(stderr, "pacer %s: %s: %s\n", s->cmd, who,
+		return measure_fail(s, MEASURE_EUSAGE, "%s: %s", who,
 			rc == -ENAMETOOLONG ? "path too long for a Unix socket (107 bytes at most)"
 					    : err_name(rc));
-		return EXIT_USAGE;
 	}
 	return 0;
 }
@@ -146,19 +144,16 @@ static int unix_addr(const struct cli_setup *s, const char *who, const char *pat
  * reported and the run goes on (its requests are dropped while it refuses,
  * its connects counted in errors.connect), unless none does. 0 or an exit
  * code after printing. */
-static int prepare_hosts(struct cli_setup *s, const struct run_plan *plan)
+static int prepare_hosts(struct measure *s, const struct run_plan *plan)
 {
 	const struct table *t = s->table;
 	s->hosts = calloc(t->n_hosts, sizeof *s->hosts);
 	if (!s->hosts) {
-		fprintf(stderr, "pacer %s: out of memory\n", s->cmd);
-		return EXIT_RUNTIME;
+		return measure_fail(s, MEASURE_ERUNTIME, "out of memory");
 	}
 	s->n_hosts = (uint32_t)t->n_hosts;
-	uint64_t tmo = setup_probe_timeout_ns(plan);
-	size_t up = 0;
-	char down[2048] = ""; /* said only when some host is up */
-	size_t down_len = 0;
+	uint64_t tmo = measure_probe_timeout_ns(plan);
+	size_t up = 0, notes0 = s->n_notes; /* a host that is down: said only when some is up */
 	for (size_t i = 0; i < t->n_hosts; i++) {
 		const struct table_host *th = &t->hosts[i];
 		struct engine_host *eh = &s->hosts[i];
@@ -178,9 +173,8 @@ static int prepare_hosts(struct cli_setup *s, const struct run_plan *plan)
 			const char *why = NULL;
 			rc = net_resolve(th->name, th->port, &eh->addr, &why);
 			if (rc) {
-				fprintf(stderr, "pacer %s: %s: host %s: cannot resolve '%s': %s\n", s->cmd,
+				return measure_fail(s, MEASURE_EUSAGE, "%s: host %s: cannot resolve '%s': %s",
 					t->source, label, th->name, why ? why : err_name(rc));
-				return EXIT_USAGE;
 			}
 		}
 		eh->tls = th->tls ? s->tls_client : NULL;
@@ -189,19 +183,15 @@ static int prepare_hosts(struct cli_setup *s, const struct run_plan *plan)
 		/* a socket path that names no socket is a wrong address, like a
 		 * name that does not resolve; one that refuses is a host that is down */
 		if (rc && th->unix_path && rc != -ECONNREFUSED && rc != -ETIMEDOUT && rc != -EAGAIN) {
-			fprintf(stderr, "pacer %s: %s: host %s: socket %s: cannot connect: %s%s\n", s->cmd,
+			return measure_fail(s, MEASURE_EUSAGE, "%s: host %s: socket %s: cannot connect: %s%s",
 				t->source, label, th->unix_path, err_name(rc), unix_hint(rc));
-			return EXIT_USAGE;
 		}
 		if (rc) {
 			char astr[96];
 			net_addr_str(&eh->addr, astr, sizeof astr);
-			if (down_len < sizeof down) {
-				int n = snprintf(down + down_len, sizeof down - down_len,
-						 "pacer %s: %s: host %s (%s): cannot connect: %s\n", s->cmd,
-						 t->source, label, astr, err_name(rc));
-				down_len += n > 0 ? (size_t)n : 0;
-			}
+			measure_note(s, "%s: host %s (%s): cannot connect: %s (the run goes on: requests "
+					"to a host that refuses are dropped, its connects counted in "
+					"errors.connect)", t->source, label, astr, err_name(rc));
 			continue;
 		}
 		up++;
@@ -211,30 +201,27 @@ static int prepare_hosts(struct cli_setup *s, const struct run_plan *plan)
 			if (rc == TLS_NO_H2 && plan->http.http2 && *plan->http.http2)
 				rc = 0; /* --http2=prefer */
 			if (rc == TLS_NO_H2)
-				fprintf(stderr, "pacer %s: %s: host %s: --http2: %s\n", s->cmd, t->source,
-					label, reason);
+				measure_note(s, "%s: host %s: --http2: %s", t->source, label, reason);
 			else if (rc && rc != TLS_FAILED)
 				snprintf(reason, sizeof reason, "%s",
 					 rc == -ETIMEDOUT ? "timed out" : err_name(rc));
 			if (rc && rc != TLS_NO_H2)
-				fprintf(stderr, "pacer %s: %s: host %s: TLS handshake failed: %s\n", s->cmd,
-					t->source, label, reason);
+				measure_note(s, "%s: host %s: TLS handshake failed: %s", t->source, label,
+					     reason);
 		}
 	}
 	if (!up) {
-		fprintf(stderr, "pacer %s: %s: none of the table's %zu hosts accepts a connection\n",
-			s->cmd, t->source, t->n_hosts);
-		return EXIT_USAGE;
+		s->n_notes = notes0; /* the failure says it all */
+		return measure_fail(s, MEASURE_EUSAGE,
+				    "%s: none of the table's %zu hosts accepts a connection", t->source,
+				    t->n_hosts);
 	}
-	if (up < t->n_hosts)
-		fprintf(stderr, "%s  (the run goes on: requests to a host that refuses are dropped, its "
-			"connects counted in errors.connect)\n", down);
 	return 0;
 }
 
 /* --connect-to HOST:PORT ([V6]:PORT): the one host's address, instead of
  * the URL's; the requests (and their Host headers, and TLS's name) stay. */
-static int connect_to(struct cli_setup *s, const struct run_plan *plan)
+static int connect_to(struct measure *s, const struct run_plan *plan)
 {
 	const char *arg = plan->connect_to;
 	char host[256];
@@ -247,55 +234,46 @@ static int connect_to(struct cli_setup *s, const struct run_plan *plan)
 	char *end = NULL;
 	unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
 	if (!colon || hl == 0 || hl >= sizeof host || !colon[1] || *end || port == 0 || port > 65535) {
-		fprintf(stderr, "pacer %s: --connect-to '%s': expected HOST:PORT\n", s->cmd,
+		return measure_fail(s, MEASURE_EUSAGE, "--connect-to '%s': expected HOST:PORT",
 			plan->connect_to);
-		return EXIT_USAGE;
 	}
 	memcpy(host, arg, hl);
 	host[hl] = '\0';
 	const char *why = NULL;
 	int rc = net_resolve(host, (uint16_t)port, &s->addr, &why);
 	if (rc) {
-		fprintf(stderr, "pacer %s: --connect-to '%s': cannot resolve '%s': %s\n", s->cmd,
+		return measure_fail(s, MEASURE_EUSAGE, "--connect-to '%s': cannot resolve '%s': %s",
 			plan->connect_to, host, why ? why : err_name(rc));
-		return EXIT_USAGE;
 	}
-	rc = net_probe(&s->addr, setup_probe_timeout_ns(plan));
+	rc = net_probe(&s->addr, measure_probe_timeout_ns(plan));
 	if (rc) {
-		fprintf(stderr, "pacer %s: --connect-to %s: cannot connect: %s\n", s->cmd,
+		return measure_fail(s, MEASURE_EUSAGE, "--connect-to %s: cannot connect: %s",
 			plan->connect_to, err_name(rc));
-		return EXIT_USAGE;
 	}
 	return probe_tls(s, plan);
 }
 
-int setup_check_fd_limit(const struct cli_setup *s, const struct run_plan *plan)
+int measure_net_fd_limit(struct measure *s, const struct run_plan *plan)
 {
 	uint32_t conns = plan->open_loop ? plan->connections : plan->concurrency;
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    (rlim_t)conns * (s->srv ? 2 : 1) + FD_SPARE + FD_PER_LOOP * plan->threads >
 		    rl.rlim_cur) {
-		fprintf(stderr,
-			"pacer %s: %u connections need more file descriptors than the limit of %llu "
-			"(ulimit -n)%s\n",
-			s->cmd, conns, (unsigned long long)rl.rlim_cur,
+		return measure_fail(s, MEASURE_EUSAGE, "%u connections need more file descriptors than the limit of %llu (ulimit -n)%s", conns, (unsigned long long)rl.rlim_cur,
 			s->srv ? "; self-contained, both ends of each connection count" : "");
-		return EXIT_USAGE;
 	}
 	return 0;
 }
 
-int setup_connect(struct cli_setup *s, const struct run_plan *plan, const char *url_http)
+int measure_net_connect(struct measure *s, const struct run_plan *plan, const char *url_http)
 {
 	const char *why = NULL;
 	int rc;
 	if (plan->connect_to && (plan->unix_socket || (s->table && s->table->n_hosts > 1) ||
 				 (s->table && s->table->hosts[0].unix_path) || s->srv)) {
-		fprintf(stderr, "pacer %s: --connect-to %s: only for requests to one TCP host (not with "
-			"--unix-socket, a self-contained target or a table of several hosts)\n", s->cmd,
+		return measure_fail(s, MEASURE_EUSAGE, "--connect-to %s: only for requests to one TCP host (not with --unix-socket, a self-contained target or a table of several hosts)",
 			plan->connect_to);
-		return EXIT_USAGE;
 	}
 	if (s->table && s->table->n_hosts > 1)
 		return prepare_hosts(s, plan);
@@ -312,11 +290,10 @@ int setup_connect(struct cli_setup *s, const struct run_plan *plan, const char *
 	if (sock) {
 		if ((rc = unix_addr(s, who, sock, &s->addr)))
 			return rc;
-		rc = net_probe(&s->addr, setup_probe_timeout_ns(plan));
+		rc = net_probe(&s->addr, measure_probe_timeout_ns(plan));
 		if (rc) {
-			fprintf(stderr, "pacer %s: %s: cannot connect: %s%s\n", s->cmd, who,
+			return measure_fail(s, MEASURE_EUSAGE, "%s: cannot connect: %s%s", who,
 				err_name(rc), unix_hint(rc));
-			return EXIT_USAGE;
 		}
 		return probe_tls(s, plan);
 	}
@@ -324,17 +301,15 @@ int setup_connect(struct cli_setup *s, const struct run_plan *plan, const char *
 		return connect_to(s, plan);
 	rc = net_resolve(plan->url.host, plan->url.port, &s->addr, &why);
 	if (rc) {
-		fprintf(stderr, "pacer %s: cannot resolve '%s': %s\n", s->cmd, plan->url.host,
+		return measure_fail(s, MEASURE_EUSAGE, "cannot resolve '%s': %s", plan->url.host,
 			why ? why : err_name(rc));
-		return EXIT_USAGE;
 	}
-	rc = net_probe(&s->addr, setup_probe_timeout_ns(plan));
+	rc = net_probe(&s->addr, measure_probe_timeout_ns(plan));
 	if (rc) {
 		char astr[96];
 		net_addr_str(&s->addr, astr, sizeof astr);
-		fprintf(stderr, "pacer %s: cannot connect to %s (%s): %s\n", s->cmd, plan->url_str,
+		return measure_fail(s, MEASURE_EUSAGE, "cannot connect to %s (%s): %s", plan->url_str,
 			astr, err_name(rc));
-		return EXIT_USAGE;
 	}
 	return probe_tls(s, plan);
 }

@@ -1,4 +1,4 @@
-/* pacer — the requests of a measurement (cli/setup_int.h): the body, a
+/* pacer — the requests of a measurement (measure/measure_int.h): the body, a
  * request table, the embedded target's routes or the one URL, encoded to
  * wire bytes once, named and hashed. */
 #include <errno.h>
@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "cli/setup_int.h"
+#include "measure/measure_int.h"
 #include "http/req.h"
 #include "table/table.h"
 #include "target/plan.h"
@@ -23,7 +22,7 @@ static const char sample_json_body[] =
 	"{\"id\":\"pacer-self-contained\",\"imp\":[{\"id\":\"1\",\"video\":{\"w\":640,\"h\":360}}],"
 	"\"site\":{\"page\":\"http://example.invalid/\"},\"tmax\":120}";
 
-static int add_request(struct cli_setup *s, const char *method,
+static int add_request(struct measure *s, const char *method,
 		       const struct url *u, const char *const *headers, size_t n_headers,
 		       const char *body, size_t body_len)
 {
@@ -41,8 +40,7 @@ static int add_request(struct cli_setup *s, const char *method,
 	const char *why = "out of memory";
 	int rc = req_encode(&rs, &buf, &len, &why);
 	if (rc) {
-		fprintf(stderr, "pacer %s: --header: %s\n", s->cmd, why);
-		return EXIT_USAGE;
+		return measure_fail(s, MEASURE_EUSAGE, "--header: %s", why);
 	}
 	struct engine_req *nr = realloc(s->reqs, (s->n_reqs + 1) * sizeof *nr);
 	char **nb = realloc(s->bufs, (s->n_reqs + 1) * sizeof *nb);
@@ -52,8 +50,7 @@ static int add_request(struct cli_setup *s, const char *method,
 		s->bufs = nb;
 	if (!nr || !nb) {
 		free(buf);
-		fprintf(stderr, "pacer %s: out of memory\n", s->cmd);
-		return EXIT_RUNTIME;
+		return measure_fail(s, MEASURE_ERUNTIME, "out of memory");
 	}
 	s->bufs[s->n_reqs] = buf;
 	s->reqs[s->n_reqs] = (struct engine_req){
@@ -66,7 +63,7 @@ static int add_request(struct cli_setup *s, const char *method,
 /* Self-contained without a path: one request per route of the plan, so the
  * load covers what the plan describes (e.g. vast_ortb_mix: half VAST GETs,
  * half OpenRTB POSTs). */
-static int add_route_requests(struct cli_setup *s, const struct run_plan *plan, struct url *base)
+static int add_route_requests(struct measure *s, const struct run_plan *plan, struct url *base)
 {
 	const struct target_plan *tp = s->tplan;
 	for (size_t i = 0; i < tp->n_routes; i++) {
@@ -113,7 +110,7 @@ static int add_route_requests(struct cli_setup *s, const struct run_plan *plan, 
 /* The workload's identity when there is no table: the SHA-256 of the
  * requests' wire bytes in the form a table's is taken (table_wire_hash), so
  * the same bytes give the same hash however they were made. */
-static int hash_requests(struct cli_setup *s)
+static int hash_requests(struct measure *s)
 {
 	size_t total = 0;
 	for (size_t i = 0; i < s->n_reqs; i++)
@@ -133,8 +130,7 @@ static int hash_requests(struct cli_setup *s)
 	free(w.bytes);
 	free(w.off);
 	if (rc) {
-		fprintf(stderr, "pacer %s: out of memory\n", s->cmd);
-		return EXIT_RUNTIME;
+		return measure_fail(s, MEASURE_ERUNTIME, "out of memory");
 	}
 	return 0;
 }
@@ -163,48 +159,41 @@ static int stdin_table(enum table_format fmt, const struct table_limits *lim,
 	return table_parse(text, len, fmt, "stdin", ".", lim, out, err, cap);
 }
 
-int setup_check_table_opts(const struct cli_setup *s)
+int measure_req_table_opts(struct measure *s)
 {
 	uint64_t v;
 	enum table_format fmt;
 	if (s->max_body && (units_parse_size(s->max_body, &v) || v == 0)) {
-		fprintf(stderr, "pacer %s: --max-body '%s': expected a size like 64k or 1MiB\n",
-			s->cmd, s->max_body);
-		return EXIT_USAGE;
+		return measure_fail(s, MEASURE_EUSAGE, "--max-body '%s': expected a size like 64k or 1MiB", s->max_body);
 	}
 	if (s->requests_format && table_format_parse(s->requests_format, &fmt)) {
-		fprintf(stderr, "pacer %s: --requests-format '%s': expected auto, targets or jsonl\n",
-			s->cmd, s->requests_format);
-		return EXIT_USAGE;
+		return measure_fail(s, MEASURE_EUSAGE, "--requests-format '%s': expected auto, targets or jsonl", s->requests_format);
 	}
 	if (s->lazy && !s->requests_file) {
-		fprintf(stderr, "pacer %s: --lazy streams a --requests-file table (targets or JSON "
-			"Lines)%s\n", s->cmd, s->bodies_dir ? ", not --bodies" : "");
-		return EXIT_USAGE;
+		return measure_fail(s, MEASURE_EUSAGE, "--lazy streams a --requests-file table (targets or JSON Lines)%s", s->bodies_dir ? ", not --bodies" : "");
 	}
 	return 0;
 }
 
 /* Encode the loaded table whole into s->wire and s->reqs, identified and
  * summed up in s->workload. */
-static int encode_table(struct cli_setup *s, struct run_plan *plan)
+static int encode_table(struct measure *s, struct run_plan *plan)
 {
 	char err[1024];
 	const struct table *t = s->table;
 	s->wire = calloc(1, sizeof *s->wire);
 	if (!s->wire)
-		return EXIT_RUNTIME;
+		return measure_fail(s, MEASURE_ERUNTIME, "out of memory");
 	int rc = table_encode(t, PACER_USER_AGENT, plan->headers, plan->n_headers, s->wire, err,
 			      sizeof err);
 	if (!rc)
 		rc = table_wire_hash(s->wire, s->table_sha256);
 	if (rc) {
-		fprintf(stderr, "pacer %s: %s\n", s->cmd, err);
-		return EXIT_USAGE;
+		return measure_fail(s, MEASURE_EUSAGE, "%s", err);
 	}
 	s->reqs = calloc(t->n, sizeof *s->reqs);
 	if (!s->reqs)
-		return EXIT_RUNTIME;
+		return measure_fail(s, MEASURE_ERUNTIME, "out of memory");
 	for (size_t i = 0; i < t->n; i++)
 		s->reqs[i] = (struct engine_req){
 			.buf = s->wire->bytes + s->wire->off[i],
@@ -221,38 +210,33 @@ static int encode_table(struct cli_setup *s, struct run_plan *plan)
 	return 0;
 }
 
-int setup_load_table(struct cli_setup *s, struct run_plan *plan)
+int measure_req_table(struct measure *s, struct run_plan *plan)
 {
 	char err[1024];
 	struct table_limits lim = {0};
 	if (s->max_body) {
 		uint64_t v;
 		if (units_parse_size(s->max_body, &v) || v == 0) {
-			fprintf(stderr, "pacer %s: --max-body '%s': expected a size like 64k or 1MiB\n",
-				s->cmd, s->max_body);
-			return EXIT_USAGE;
+			return measure_fail(s, MEASURE_EUSAGE, "--max-body '%s': expected a size like 64k or 1MiB", s->max_body);
 		}
 		lim.max_body_bytes = (size_t)v;
 	}
 	enum table_format fmt = TABLE_FMT_AUTO;
 	if (s->requests_format && table_format_parse(s->requests_format, &fmt)) {
-		fprintf(stderr, "pacer %s: --requests-format '%s': expected auto, targets or jsonl\n",
-			s->cmd, s->requests_format);
-		return EXIT_USAGE;
+		return measure_fail(s, MEASURE_EUSAGE, "--requests-format '%s': expected auto, targets or jsonl", s->requests_format);
 	}
 	int rc;
 	if (s->lazy) {
-		if ((rc = setup_spool_table(s, plan, &lim, fmt)))
+		if ((rc = measure_spool_table(s, plan, &lim, fmt)))
 			return rc;
 	} else if (s->bodies_dir) {
 		if (!s->url_arg) {
-			fprintf(stderr, "pacer %s: --bodies needs the URL to send them to\n", s->cmd);
-			return EXIT_USAGE;
+			return measure_fail(s, MEASURE_EUSAGE, "--bodies needs the URL to send them to");
 		}
 		rc = table_from_bodies(s->bodies_dir, s->url_arg, plan->method, NULL, &lim, &s->table,
 				       err, sizeof err);
 	} else if (!s->requests_file) {
-		s->table = s->offered_table; /* borrowed: cli_setup_release leaves it */
+		s->table = s->offered_table; /* borrowed: measure_release leaves it */
 		rc = 0;
 	} else {
 		rc = strcmp(s->requests_file, "-") == 0
@@ -261,27 +245,21 @@ int setup_load_table(struct cli_setup *s, struct run_plan *plan)
 	}
 	if (rc) {
 		bool more = rc == PACER_ETOOBIG && s->requests_file && strstr(err, "requests (the limit)");
-		fprintf(stderr, "pacer %s: %s%s\n", s->cmd, err,
+		return measure_fail(s, MEASURE_EUSAGE, "%s%s", err,
 			more ? "; --lazy streams a table of any size" : "");
-		return EXIT_USAGE;
 	}
 	const struct table *t = s->table;
 	if (t->n_hosts > ENGINE_MAX_HOSTS) {
-		fprintf(stderr, "pacer %s: %s: the table spans %zu hosts; at most %d per run\n", s->cmd,
+		return measure_fail(s, MEASURE_EUSAGE, "%s: the table spans %zu hosts; at most %d per run",
 			t->source, t->n_hosts, ENGINE_MAX_HOSTS);
-		return EXIT_USAGE;
 	}
 	for (size_t i = 0; plan->unix_socket && i < t->n_hosts; i++)
 		if (t->hosts[i].unix_path) {
-			fprintf(stderr, "pacer %s: %s: --unix-socket does not combine with a table whose "
-				"URLs name their own socket (unix:%s:...); drop --unix-socket\n", s->cmd,
+			return measure_fail(s, MEASURE_EUSAGE, "%s: --unix-socket does not combine with a table whose URLs name their own socket (unix:%s:...); drop --unix-socket",
 				t->source, t->hosts[i].unix_path);
-			return EXIT_USAGE;
 		}
 	if (t->n_hosts > 1 && plan->unix_socket) {
-		fprintf(stderr, "pacer %s: %s: --unix-socket sends every request to one socket; the "
-			"table spans %zu hosts\n", s->cmd, t->source, t->n_hosts);
-		return EXIT_USAGE;
+		return measure_fail(s, MEASURE_EUSAGE, "%s: --unix-socket sends every request to one socket; the table spans %zu hosts", t->source, t->n_hosts);
 	}
 	if (!s->spool) {
 		/* The URL of the first request names the run (and, with one
@@ -302,8 +280,8 @@ int setup_load_table(struct cli_setup *s, struct run_plan *plan)
 /* Name every request and intern the names (result/names.h): a table's
  * requests carry theirs (table_req.name); others are named "METHOD path"
  * from their request line. Sets reqs[i].name and plan->names. 0 or
- * EXIT_RUNTIME after one line. */
-static int name_requests(struct cli_setup *s, struct run_plan *plan)
+ * MEASURE_ERUNTIME with one line in s->err. */
+static int name_requests(struct measure *s, struct run_plan *plan)
 {
 	const char **nm = calloc(s->n_reqs, sizeof *nm);
 	char **own = s->table ? NULL : calloc(s->n_reqs, sizeof *own);
@@ -335,14 +313,13 @@ static int name_requests(struct cli_setup *s, struct run_plan *plan)
 	free(nm);
 	free(idx);
 	if (rc) {
-		fprintf(stderr, "pacer %s: out of memory\n", s->cmd);
-		return EXIT_RUNTIME;
+		return measure_fail(s, MEASURE_ERUNTIME, "out of memory");
 	}
 	plan->names = &s->names;
 	return 0;
 }
 
-int setup_read_body(struct cli_setup *s, struct run_plan *plan)
+int measure_req_body(struct measure *s, struct run_plan *plan)
 {
 	if (!s->body_arg)
 		return 0;
@@ -350,9 +327,8 @@ int setup_read_body(struct cli_setup *s, struct run_plan *plan)
 		size_t len = 0;
 		int rc = file_read_all(s->body_arg + 1, MAX_BODY_BYTES, &s->body_buf, &len);
 		if (rc) {
-			fprintf(stderr, "pacer %s: --body %s: cannot read: %s\n", s->cmd, s->body_arg,
+			return measure_fail(s, MEASURE_EUSAGE, "--body %s: cannot read: %s", s->body_arg,
 				rc == PACER_ETOOBIG ? "larger than 64 MiB" : err_name(rc));
-			return EXIT_USAGE;
 		}
 		plan->body = s->body_buf;
 		plan->body_len = len;
@@ -365,11 +341,11 @@ int setup_read_body(struct cli_setup *s, struct run_plan *plan)
 	return 0;
 }
 
-int setup_encode_requests(struct cli_setup *s, struct run_plan *plan)
+int measure_req_encode(struct measure *s, struct run_plan *plan)
 {
 	int rc;
 	if (s->table) {
-		rc = 0; /* encoded (and described) by setup_load_table */
+		rc = 0; /* encoded (and described) by measure_req_table */
 	} else if (s->self_contained && !s->url_arg) {
 		plan_workload_init(&s->workload, "embedded_routes");
 		rc = add_route_requests(s, plan, &plan->url);

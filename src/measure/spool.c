@@ -1,4 +1,4 @@
-/* pacer — --lazy (cli/setup_int.h): a request table of any size, read a
+/* pacer — --lazy (measure/measure_int.h): a request table of any size, read a
  * piece at a time (table_stream) and encoded into a spool, an unlinked
  * file mapped into memory, so the kernel keeps in RAM only the pages the
  * load touches and writes the rest back to disk. Two files: the wire bytes
@@ -18,8 +18,8 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "cli/setup_int.h"
+#include "measure/measure_int.h"
+#include "http/req.h"
 #include "result/names.h"
 #include "table/table.h"
 
@@ -34,7 +34,7 @@ struct spool_file {
 	int err;           /* first write error (-errno), 0 */
 };
 
-struct setup_spool {
+struct measure_spool {
 	void *wire, *reqs;           /* the mappings */
 	size_t wire_len, reqs_len;
 	char *first_url;             /* plan->url_str */
@@ -121,7 +121,7 @@ static bool stdin_streamed;
 
 /* What each encoded request of a piece goes through. */
 struct spool_ctx {
-	struct cli_setup *s;
+	struct measure *s;
 	const struct table *piece;
 	struct spool_file *wf, *rf;
 	struct req_namer *nm;
@@ -156,27 +156,24 @@ static int spool_one(void *arg, size_t i, const char *req, size_t len)
 
 /* One line for what stopped the spool and the exit code: err (a message
  * of the table's: bad input), else rc from spool_one or a write. */
-static int spool_fail(const struct cli_setup *s, int rc, const char *source, const char *err,
+static int spool_fail(struct measure *s, int rc, const char *source, const char *err,
 		      const char *spool_dir)
 {
-	if (err) {
-		fprintf(stderr, "pacer %s: %s\n", s->cmd, err);
-		return rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
-	}
+	if (err)
+		return measure_fail(s, rc == -ENOMEM ? MEASURE_ERUNTIME : MEASURE_EUSAGE, "%s", err);
 	if (rc == -ENOMEM)
-		fprintf(stderr, "pacer %s: out of memory\n", s->cmd);
-	else if (rc == -EOVERFLOW)
-		fprintf(stderr, "pacer %s: %s: the --lazy spool is larger than this build can map\n",
-			s->cmd, source);
-	else
-		fprintf(stderr, "pacer %s: %s: --lazy spool in %s: %s (set TMPDIR to a folder with "
-			"room)\n", s->cmd, source, spool_dir, strerror(-rc));
-	return EXIT_RUNTIME;
+		return measure_fail(s, MEASURE_ERUNTIME, "out of memory");
+	if (rc == -EOVERFLOW)
+		return measure_fail(s, MEASURE_ERUNTIME,
+				    "%s: the --lazy spool is larger than this build can map", source);
+	return measure_fail(s, MEASURE_ERUNTIME,
+			    "%s: --lazy spool in %s: %s (set TMPDIR to a folder with room)", source,
+			    spool_dir, strerror(-rc));
 }
 
-/* The work of setup_spool_table on open files; 0 or an exit code after
+/* The work of measure_spool_table on open files; 0 or an exit code after
  * one line. */
-static int spool_table(struct cli_setup *s, struct run_plan *plan, struct table_stream *st,
+static int spool_table(struct measure *s, struct run_plan *plan, struct table_stream *st,
 		       struct spool_file *wf, struct spool_file *rf, struct req_namer *nm,
 		       struct table_hasher *hs, const char *spool_dir)
 {
@@ -195,11 +192,11 @@ static int spool_table(struct cli_setup *s, struct run_plan *plan, struct table_
 			size_t i = 0;
 			while (i + 1 < piece->n && piece->reqs[i].host < ENGINE_MAX_HOSTS)
 				i++;
-			fprintf(stderr, "pacer %s: %s:%u: a host beyond the first %d; at most %d per run\n",
-				s->cmd, piece->source, piece->reqs[i].line, ENGINE_MAX_HOSTS,
-				ENGINE_MAX_HOSTS);
+			rc = measure_fail(s, MEASURE_EUSAGE, "%s:%u: a host beyond the first %d; at most "
+					  "%d per run", piece->source, piece->reqs[i].line,
+					  ENGINE_MAX_HOSTS, ENGINE_MAX_HOSTS);
 			table_free(piece);
-			return EXIT_USAGE;
+			return rc;
 		}
 		struct spool_ctx c = {s, piece, wf, rf, nm, hs};
 		err[0] = '\0';
@@ -209,10 +206,10 @@ static int spool_table(struct cli_setup *s, struct run_plan *plan, struct table_
 		if (!rc && !s->spool->first_url && !(s->spool->first_url = strdup(piece->reqs[0].url)))
 			rc = -ENOMEM;
 		if (!rc && n > UINT32_MAX) {
-			fprintf(stderr, "pacer %s: %s: more than %u requests (the engine's limit)\n",
-				s->cmd, piece->source, UINT32_MAX);
+			rc = measure_fail(s, MEASURE_EUSAGE, "%s: more than %u requests (the engine's limit)",
+					  piece->source, UINT32_MAX);
 			table_free(piece);
-			return EXIT_USAGE;
+			return rc;
 		}
 		if (rc) {
 			/* table_encode's own errors (a bad -H) come with a message */
@@ -231,15 +228,14 @@ static int spool_table(struct cli_setup *s, struct run_plan *plan, struct table_
 		return spool_fail(s, wf->err ? wf->err : rf->err, s->table->source, NULL, spool_dir);
 	if (wf->size > SIZE_MAX || rf->size > SIZE_MAX)
 		return spool_fail(s, -EOVERFLOW, s->table->source, NULL, spool_dir);
-	struct setup_spool *sp = s->spool;
+	struct measure_spool *sp = s->spool;
 	sp->wire_len = (size_t)wf->size;
 	sp->reqs_len = (size_t)rf->size;
 	sp->wire = mmap(NULL, sp->wire_len, PROT_READ, MAP_SHARED, wf->fd, 0);
 	sp->reqs = mmap(NULL, sp->reqs_len, PROT_READ | PROT_WRITE, MAP_SHARED, rf->fd, 0);
 	if (sp->wire == MAP_FAILED || sp->reqs == MAP_FAILED) {
-		fprintf(stderr, "pacer %s: %s: cannot map the --lazy spool: %s\n", s->cmd,
+		return measure_fail(s, MEASURE_ERUNTIME, "%s: cannot map the --lazy spool: %s",
 			s->table->source, strerror(errno));
-		return EXIT_RUNTIME;
 	}
 	struct engine_req *reqs = sp->reqs;
 	for (size_t i = 0; i < n; i++)
@@ -249,26 +245,21 @@ static int spool_table(struct cli_setup *s, struct run_plan *plan, struct table_
 	return 0;
 }
 
-int setup_spool_table(struct cli_setup *s, struct run_plan *plan,
+int measure_spool_table(struct measure *s, struct run_plan *plan,
 		      const struct table_limits *lim, enum table_format fmt)
 {
 	char err[1024];
 	bool from_stdin = strcmp(s->requests_file, "-") == 0;
 	if (plan->http.h2c || plan->http.http2) {
-		fprintf(stderr, "pacer %s: --lazy does not combine with HTTP/2 yet (HTTP/2 converts "
-			"every request of the table before the load)\n", s->cmd);
-		return EXIT_USAGE;
+		return measure_fail(s, MEASURE_EUSAGE, "--lazy does not combine with HTTP/2 yet (HTTP/2 converts every request of the table before the load)");
 	}
 	if (from_stdin && stdin_streamed) {
-		fprintf(stderr, "pacer %s: --lazy --requests-file -: standard input is read once; "
-			"give the table as a file here\n", s->cmd);
-		return EXIT_USAGE;
+		return measure_fail(s, MEASURE_EUSAGE, "--lazy --requests-file -: standard input is read once; give the table as a file here");
 	}
 	struct table_stream *st = NULL;
 	int rc = table_stream_open(s->requests_file, fmt, lim, 0, &st, err, sizeof err);
 	if (rc) {
-		fprintf(stderr, "pacer %s: %s\n", s->cmd, err);
-		return EXIT_USAGE;
+		return measure_fail(s, MEASURE_EUSAGE, "%s", err);
 	}
 	stdin_streamed |= from_stdin;
 	struct spool_file wf, rf;
@@ -280,22 +271,21 @@ int setup_spool_table(struct cli_setup *s, struct run_plan *plan,
 		spool_close(&wf);
 	if (orc) {
 		table_stream_close(st);
-		fprintf(stderr, "pacer %s: --lazy: cannot make a spool file in %s: %s\n", s->cmd, dir,
+		return measure_fail(s, MEASURE_ERUNTIME, "--lazy: cannot make a spool file in %s: %s", dir,
 			strerror(-orc));
-		return EXIT_RUNTIME;
 	}
 	struct statfs fs;
 	if (fstatfs(wf.fd, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC))
-		fprintf(stderr, "pacer %s: note: the --lazy spool is in %s, a file system in RAM: the "
-			"table takes memory there; set TMPDIR to a folder on disk\n", s->cmd, dir);
+		measure_note(s, "note: the --lazy spool is in %s, a file system in RAM: the table takes "
+				"memory there; set TMPDIR to a folder on disk", dir);
 	s->spool = calloc(1, sizeof *s->spool);
 	/* spool_table says what stopped it; the rest is out of memory */
 	bool oom = !s->spool || req_namer_new(&nm) || table_hasher_new(&hs);
-	rc = oom ? EXIT_RUNTIME : spool_table(s, plan, st, &wf, &rf, nm, hs, dir);
+	rc = oom ? MEASURE_ERUNTIME : spool_table(s, plan, st, &wf, &rf, nm, hs, dir);
 	if (!rc && (req_namer_finish(nm, &s->names) || table_hasher_end(hs, s->table_sha256)))
-		oom = true, rc = EXIT_RUNTIME;
+		oom = true, rc = MEASURE_ERUNTIME;
 	if (oom)
-		fprintf(stderr, "pacer %s: out of memory\n", s->cmd);
+		measure_fail(s, MEASURE_ERUNTIME, "out of memory");
 	req_namer_free(nm);
 	table_hasher_free(hs);
 	spool_close(&wf); /* the mappings stay */
@@ -311,9 +301,9 @@ int setup_spool_table(struct cli_setup *s, struct run_plan *plan,
 	return 0;
 }
 
-void setup_spool_release(struct cli_setup *s)
+void measure_spool_release(struct measure *s)
 {
-	struct setup_spool *sp = s->spool;
+	struct measure_spool *sp = s->spool;
 	if (!sp)
 		return;
 	if (sp->wire && sp->wire != MAP_FAILED)
