@@ -21,7 +21,7 @@ int cmd_demo(int argc, char **argv);
 int cmd_ramp(int argc, char **argv);
 /* cmd_run / cmd_ramp with a request table built by the caller (pacer bench:
  * a scenario's inline mix), used unless the options name other requests
- * (cli_setup.offered_table). table is borrowed: the caller frees it after. */
+ * (measure.offered_table). table is borrowed: the caller frees it after. */
 int cmd_run_offered(int argc, char **argv, struct table *table);
 int cmd_ramp_offered(int argc, char **argv, struct table *table);
 int cmd_compare(int argc, char **argv);

@@ -19,7 +19,7 @@
 #include "util/err.h"
 #include "util/units.h"
 
-/* The User-Agent pacer run sends (src/cli/setup.c), so that `pacer table
+/* The User-Agent pacer run sends (PACER_USER_AGENT, http/req.h), so that `pacer table
  * hash` prints the hash a run records. */
 
 static const struct cli_example table_examples[] = {
