@@ -81,7 +81,7 @@
 	 "measure this process's CPU and memory (all its threads)", false}
 
 /* The shared options, for a command's option table; s is its struct
- * struct measure, p the struct run_plan they fill. */
+ * measure, p the struct run_plan they fill. */
 #define CLI_LOAD_OPTS(s, p)                                                                        \
 	{0, "arrival", OPT_STR, &(s).arrival, "constant|poisson", "constant",                      \
 	 "open loop: spacing of due times", false},                                                \
