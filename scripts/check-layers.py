@@ -24,7 +24,8 @@ import sys
 
 PURE = ("plan", "stats", "http", "report")
 # modules whose headers bring sockets, threads, clocks or loops with them
-IMPURE_MODULES = ("net", "engine", "runner", "target", "probe", "cli", "store", "history")
+IMPURE_MODULES = ("net", "engine", "runner", "target", "probe", "cli", "store", "history",
+                  "dist")
 FORBIDDEN_SYSTEM = {
     "sockets": re.compile(r"^(sys/socket\.h|sys/un\.h|netinet/.*|arpa/.*|netdb\.h|net/.*|"
                           r"openssl/ssl\.h)$"),
