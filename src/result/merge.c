@@ -15,6 +15,9 @@
 #include "util/err.h"
 #include "util/text.h"
 
+#define MERGE_LATE_MS 100 /* a segment whose load began later than its start by more
+			   * is late: counted and named in merged.late, and warned of */
+
 /* ---- the generators ---------------------------------------------------------- */
 
 /* dst's "steal_pct" (and `paired`, when not NULL) taken from the one of
@@ -145,7 +148,7 @@ static int merge_warnings(struct mctx *m, json_t *out, long skew_ms)
 			}
 		}
 		double late = num_at(jget(m->in[s].root, "clock"), "late_ms", 0);
-		if (late > 100) {
+		if (late > MERGE_LATE_MS) {
 			json_t *msg = json_sprintf("segment %zu (%s) started %.0f ms after --start-at: "
 						   "its load began late and its seconds are shifted",
 						   s, m->in[s].name, late);
@@ -175,9 +178,14 @@ static int segments_list(struct mctx *m, json_t *out, long skew_ms)
 	json_t *a = json_array();
 	if (!a)
 		return -ENOMEM;
-	static const char *const keep[] = {"started_at", "clock",   "environment", "generator",
-					   "generator_limited", "warnings", "target_resources",
-					   "target"};
+	static const char *const keep[] = {"started_at",       "clock",          "pacer",
+					   "environment",      "generator",      "generator_limited",
+					   "warnings",         "target_resources", "target",
+					   "cost",             "repetitions",    "repeat_summary"};
+	/* a ramp step's figures that are not pooled, each segment's own */
+	static const char *const step_keep[] = {"target_cpu_ms_per_request", "target_resources",
+						"cost", "repetitions", "repeat_summary",
+						"generator_limited"};
 	int rc = 0;
 	for (size_t s = 0; s < m->n && !rc; s++) {
 		const json_t *r = m->in[s].root;
@@ -189,6 +197,26 @@ static int segments_list(struct mctx *m, json_t *out, long skew_ms)
 		const json_t *meas = jget(r, "measure");
 		if (!rc && meas)
 			rc = set_new(o, "requests", json_deep_copy(jget(meas, "requests")));
+		const json_t *steps = jget(r, "steps");
+		json_t *sa = !rc && json_is_array(steps) ? json_array() : NULL;
+		if (!rc && json_is_array(steps) && !sa)
+			rc = -ENOMEM;
+		for (size_t i = 0; sa && !rc && i < json_array_size(steps); i++) {
+			const json_t *st = json_array_get(steps, i);
+			json_t *so = json_pack("{s:I}", "step", (json_int_t)(i + 1));
+			rc = so ? 0 : -ENOMEM;
+			for (size_t k = 0; k < sizeof step_keep / sizeof step_keep[0] && !rc; k++)
+				if (jget(st, step_keep[k]))
+					rc = set_new(so, step_keep[k], json_deep_copy(jget(st, step_keep[k])));
+			if (!rc && json_array_append_new(sa, so))
+				rc = -ENOMEM;
+			else if (rc)
+				json_decref(so);
+		}
+		if (sa && !rc)
+			rc = set_new(o, "steps", sa);
+		else
+			json_decref(sa);
 		if (!rc && json_array_append_new(a, o))
 			rc = -ENOMEM;
 		else if (rc)
@@ -202,6 +230,25 @@ static int segments_list(struct mctx *m, json_t *out, long skew_ms)
 	if (!rc)
 		rc = mg ? set_new(mg, "start_skew_ms", skew_ms >= 0 ? json_integer(skew_ms) : json_null())
 			: -ENOMEM;
+	/* the segments that missed the start, counted and named */
+	json_t *late = rc ? NULL : json_array();
+	if (!rc && !late)
+		rc = -ENOMEM;
+	for (size_t s = 0; s < m->n && !rc; s++) {
+		double ms = num_at(jget(m->in[s].root, "clock"), "late_ms", 0);
+		if (ms <= MERGE_LATE_MS)
+			continue;
+		json_t *x = json_pack("{s:I, s:s}", "index", (json_int_t)s, "file", m->in[s].name);
+		rc = x ? set_new(x, "late_ms", real_dp(ms, 3)) : -ENOMEM;
+		if (!rc && json_array_append_new(late, x))
+			rc = -ENOMEM;
+		else if (rc)
+			json_decref(x);
+	}
+	if (!rc)
+		rc = set_new(mg, "late", late);
+	else
+		json_decref(late);
 	if (!rc)
 		rc = set_new(out, "merged", mg);
 	else
@@ -444,6 +491,15 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 			}
 		}
 		if (!rc && json_is_object(w)) {
+			double wd = 0;
+			for (size_t s = 0; s < m->n; s++)
+				wd = fmax(wd, num_at(jget(st[s], "warmup"), "duration_s", 0));
+			if (json_object_get(w, "duration_s"))
+				rc = set_new(w, "duration_s", real_dp(wd, 6));
+		}
+		if (!rc && json_is_array(json_object_get(d, "outcomes")))
+			rc = merge_rows(m, d, st, "outcomes");
+		if (!rc && json_is_object(w)) {
 			double wd = num_at(w, "duration_s", 0);
 			rc = set_new(w, "achieved_per_s",
 				     real_dp(wd > 0 ? (double)u64_at(jget(w, "requests"), "completed") / wd
@@ -536,6 +592,42 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 	return rc;
 }
 
+/* pacer run --slo: the merged measured phase judged with the SLO, as the
+ * run judges its own (slo.pass, slo.reason). */
+static int judge_run_slo(struct mctx *m, json_t *out)
+{
+	json_t *so = json_object_get(out, "slo");
+	const char *expr = json_string_value(json_object_get(so, "expr"));
+	if (!json_is_object(so) || !expr)
+		return 0;
+	const json_t *plan = jget(out, "plan");
+	const json_t *oc = jget(jget(plan, "rules"), "outcomes");
+	size_t n_out = json_array_size(oc);
+	if (n_out > 16)
+		n_out = 16;
+	const char *names[16];
+	for (size_t k = 0; k < n_out; k++)
+		names[k] = json_string_value(jget(json_array_get(oc, k), "name"));
+	struct slo slo = {0};
+	char serr[256];
+	if (slo_parse(&slo, expr, names, n_out, serr, sizeof serr) != 0) {
+		text_errf(m->err, m->errlen, "%s: slo.expr '%s': %s", m->in[0].name, expr, serr);
+		return PACER_EPARSE;
+	}
+	const char *loop = json_string_value(jget(plan, "loop"));
+	const json_t *ph = jget(out, "measure");
+	double pct[16];
+	struct slo_measure mm;
+	step_measure(ph, num_at(jget(ph, "rate"), "offered_per_s", 0), !loop || !strcmp(loop, "open"),
+		     n_out, pct, &mm);
+	struct slo_verdict v;
+	slo_eval(&slo, &mm, &v);
+	int rc = set_new(so, "pass", json_boolean(v.pass));
+	if (!rc)
+		rc = set_new(so, "reason", json_string(v.reason));
+	return rc;
+}
+
 int result_merge(const struct merge_input *in, size_t n, json_t **out, char *err, size_t errlen)
 {
 	*out = NULL;
@@ -557,6 +649,8 @@ int result_merge(const struct merge_input *in, size_t n, json_t **out, char *err
 		return -ENOMEM;
 	}
 	int rc = merge_check_inputs(in, n, sorted, err, errlen);
+	if (!rc) /* a field without a rule is refused, not dropped */
+		rc = merge_check_fields(in, n, err, errlen);
 	json_t *o = NULL;
 	if (!rc) {
 		for (size_t i = 0; i < n; i++) {
@@ -573,6 +667,8 @@ int result_merge(const struct merge_input *in, size_t n, json_t **out, char *err
 		bool ramp = !rc && !strcmp(json_string_value(json_object_get(o, "kind")), "ramp");
 		if (!rc)
 			rc = ramp ? merge_ramp(&m, o, roots) : merge_run(&m, o, roots, shift);
+		if (!rc && !ramp)
+			rc = judge_run_slo(&m, o);
 		/* interrupted when any segment was */
 		bool intr = false;
 		for (size_t i = 0; i < n; i++)
