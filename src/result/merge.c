@@ -323,6 +323,29 @@ static void drop_per_segment(json_t *o)
 	json_object_del(o, "clock");
 }
 
+/* Self-contained: each segment drove its own embedded target (threads and
+ * CPU summed, CPU per response of `responses` made again). */
+static int merge_target(struct mctx *m, json_t *out, const json_t *const *roots,
+			uint64_t responses)
+{
+	json_t *tg = json_object_get(out, "target");
+	if (!json_is_object(tg))
+		return 0;
+	uint64_t threads = 0;
+	double cpu = 0;
+	for (size_t s = 0; s < m->n; s++) {
+		threads += u64_at(jget(roots[s], "target"), "threads");
+		cpu += num_at(jget(roots[s], "target"), "cpu_s", 0);
+	}
+	int rc = set_new(tg, "threads", json_integer((json_int_t)threads));
+	if (!rc && json_object_get(tg, "cpu_s"))
+		rc = set_new(tg, "cpu_s", real_dp(cpu, 6));
+	if (!rc && json_object_get(tg, "cpu_ms_per_request"))
+		rc = set_new(tg, "cpu_ms_per_request",
+			     real_dp(responses ? cpu * 1e3 / (double)responses : 0, 6));
+	return rc;
+}
+
 static int merge_run(struct mctx *m, json_t *out, const json_t *const *roots, const long *shift)
 {
 	int rc = merge_phase_at(m, out, roots, "measure", "measure");
@@ -337,22 +360,8 @@ static int merge_run(struct mctx *m, json_t *out, const json_t *const *roots, co
 			     u64_at(jget(jget(out, "warmup"), "requests"), "completed");
 	if (!rc)
 		rc = merge_generator(m, out, responses);
-	/* self-contained: each segment drove its own embedded target */
-	json_t *tg = json_object_get(out, "target");
-	if (!rc && json_is_object(tg)) {
-		uint64_t threads = 0;
-		double cpu = 0;
-		for (size_t s = 0; s < m->n; s++) {
-			threads += u64_at(jget(roots[s], "target"), "threads");
-			cpu += num_at(jget(roots[s], "target"), "cpu_s", 0);
-		}
-		rc = set_new(tg, "threads", json_integer((json_int_t)threads));
-		if (!rc && json_object_get(tg, "cpu_s"))
-			rc = set_new(tg, "cpu_s", real_dp(cpu, 6));
-		if (!rc && json_object_get(tg, "cpu_ms_per_request"))
-			rc = set_new(tg, "cpu_ms_per_request",
-				     real_dp(responses ? cpu * 1e3 / (double)responses : 0, 6));
-	}
+	if (!rc)
+		rc = merge_target(m, out, roots, responses);
 	return rc;
 }
 
@@ -589,6 +598,13 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 	bool reached = require > 0 ? highest >= 0 && highest_rate >= require : all_pass;
 	if (!rc)
 		rc = set_new(out, "reached_require", json_boolean(reached));
+	uint64_t responses = 0;
+	for (size_t i = 0; i < n_steps; i++)
+		responses += u64_at(jget(jget(json_array_get(steps, i), "measure"), "requests"),
+				    "completed") +
+			     u64_at(json_array_get(steps, i), "warmup_completed");
+	if (!rc)
+		rc = merge_target(m, out, roots, responses);
 	return rc;
 }
 
