@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/dist_io.h"
 #include "cli/help.h"
 #include "cli/history_io.h"
 #include "cli/options.h"
@@ -98,11 +99,14 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	cli_ramp_defaults(&rp, &ra);
 	struct cli_setup setup = {.cmd = "ramp", .offered_table = table};
 	bool help = false;
+	struct cli_dist dist;
+	cli_dist_defaults(&dist);
 	struct opt tab[] = {
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
 		{0, "repeat", OPT_U32, &plan->repeat, "N", "1", "measure each step N times (same connections): judged pooled, each kept", false},
 		CLI_RAMP_OPTS(ra, rp),
 		CLI_LOAD_OPTS(setup, *plan),
+		CLI_DIST_OPTS(dist),
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
 	char err[512];
@@ -114,9 +118,15 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	if (cli_options_apply(&setup, plan, tab, ntab) ||
 	    cli_ramp_apply(&setup, &rp, &ra, tab, ntab))
 		goto out;
+	ret = cli_dist_apply("ramp", &dist, plan, tab, ntab, argc, argv);
+	if (ret)
+		goto out;
+	ret = EXIT_USAGE;
 	/* the plan is complete (URL, body, table, requests) before it is
 	 * validated, and unchanged from then on */
 	ret = cli_setup_build(&setup, plan);
+	if (!ret) /* --barrier: the start all segments share */
+		ret = cli_dist_barrier("ramp", &dist, plan);
 	if (ret)
 		goto out;
 	ret = EXIT_USAGE;
@@ -194,13 +204,17 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	 * the capacity found may be pacer's, not the target's. */
 	if (!interrupted)
 		ret = cli_setup_exit_code(&setup, ret, out.v[0].limited_reps > 0);
-	if (sret || ((plan->out_path || setup.report_dir) &&
-		     cli_result_emit_buf("ramp", json, json_len, plan->out_path, setup.report_dir)))
+	if (sret || cli_dist_emit("ramp", &dist, json, json_len, plan->out_path, setup.report_dir))
 		ret = EXIT_RUNTIME;
-	free(json);
 	if (cli_history_record(&setup, plan->quiet, json_of, &rr))
 		ret = EXIT_RUNTIME;
+	/* --barrier: hand the result in (segment 0: collect and merge) */
+	int dret = cli_dist_finish("ramp", &dist, json, json_len);
+	if (dret)
+		ret = dret;
+	free(json);
 out:
+	cli_dist_release(&dist);
 	runner_result_free(&out);
 	cli_setup_release(&setup);
 	return ret;

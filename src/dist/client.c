@@ -140,6 +140,7 @@ int dist_checkin(const struct dist_peer *p, const struct wire_checkin *c, uint64
 	uint64_t backoff = 100000000u; /* 100 ms while segment 0 cannot be reached, up to 1 s */
 	int last = 0;
 	const char *last_why = "";
+	struct wire_reply waited = {0}; /* segment 0's last "wait" */
 	while (clock_now_ns() < deadline_ns) {
 		struct wire_reply r;
 		const char *why;
@@ -150,6 +151,8 @@ int dist_checkin(const struct dist_peer *p, const struct wire_checkin *c, uint64
 			return 0;
 		}
 		if (!rc && r.kind == WIRE_WAIT) {
+			waited = r;
+			last = 0;
 			backoff = 100000000u;
 			sleep_ns((uint64_t)r.retry_ms * 1000000u);
 			continue;
@@ -169,7 +172,11 @@ int dist_checkin(const struct dist_peer *p, const struct wire_checkin *c, uint64
 		if (backoff < 1000000000u)
 			backoff *= 2;
 	}
-	if (last)
+	if (waited.kind && !last)
+		text_errf(err, errlen, "segment 0 at %s:%u had not given the start when the barrier "
+				       "timeout passed (%u of %u segments in)",
+			  p->host, p->port, waited.n, waited.count);
+	else if (last)
 		text_errf(err, errlen, "no start from segment 0 at %s:%u before the barrier timeout "
 				       "(last: %s: %s)",
 			  p->host, p->port, last_why, err_name(last));

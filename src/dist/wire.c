@@ -425,27 +425,47 @@ int wire_parse_reply(const char *buf, size_t len, const char *secret, const char
 
 /* ---- the plan's fingerprint --------------------------------------------------- */
 
+/* Options that do not shape the plan: where results go, how loud, the
+ * barrier's own (a segment may wait longer than segment 0). Those that
+ * take a value have it next, or after '='. */
+static int non_plan(const char *a)
+{
+	static const char *const flags[] = {"--framed", "-q", "--quiet", "--limited-ok",
+					    "--metrics-listen-any"};
+	static const char *const valued[] = {"--segment",      "--barrier",       "--barrier-timeout",
+					     "--barrier-margin", "--handin-timeout", "--merged-out",
+					     "--out",          "-o",              "--report-dir",
+					     "--history",      "--hgrm",          "--metrics-listen"};
+	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+		if (!strcmp(a, flags[i]))
+			return 1;
+	for (size_t i = 0; i < sizeof valued / sizeof valued[0]; i++) {
+		size_t l = strlen(valued[i]);
+		if (!strncmp(a, valued[i], l) && (a[l] == '\0' || a[l] == '='))
+			return a[l] == '=' ? 1 : 2;
+	}
+	return 0;
+}
+
 bool wire_plan_fingerprint(int argc, char *const *argv, char out[WIRE_MAC_HEX + 1])
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	bool ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-	bool seg_next = false;
 	for (int i = 0; ok && i < argc; i++) {
 		const char *a = argv[i] ? argv[i] : "";
-		const char *v = NULL;
-		if (seg_next)
-			v = a;
-		else if (!strncmp(a, "--segment=", 10))
-			v = a + 10;
-		seg_next = !strcmp(a, "--segment");
-		if (v && strchr(v, '/')) {
-			/* K/N: N alone */
-			size_t pre = v > a ? (size_t)(v - a) : 0;
-			ok = (pre == 0 || EVP_DigestUpdate(ctx, a, pre)) &&
-			     EVP_DigestUpdate(ctx, strchr(v, '/'), strlen(strchr(v, '/')) + 1);
-		} else {
-			ok = EVP_DigestUpdate(ctx, a, strlen(a) + 1);
+		const char *seg = NULL; /* --segment's K/N: N counts */
+		if (!strncmp(a, "--segment=", 10))
+			seg = a + 10;
+		else if (!strcmp(a, "--segment") && i + 1 < argc && argv[i + 1])
+			seg = argv[i + 1];
+		int skip = non_plan(a);
+		if (seg && strchr(seg, '/'))
+			ok = EVP_DigestUpdate(ctx, strchr(seg, '/'), strlen(strchr(seg, '/')) + 1);
+		if (skip) {
+			i += skip - 1;
+			continue;
 		}
+		ok = ok && EVP_DigestUpdate(ctx, a, strlen(a) + 1);
 	}
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;

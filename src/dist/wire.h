@@ -107,9 +107,11 @@ size_t wire_format_request_head(const char *host, const char *path, size_t body_
 size_t wire_format_reply(const char *secret, const char *req_mac, int status, const char *body,
 			 size_t len, char *out, size_t cap);
 
-/* The plan fingerprint: hex SHA-256 of argv[0..argc) with the K of the
- * value after "--segment" (K/N) left out, each argument NUL-terminated,
- * into out[WIRE_MAC_HEX + 1]. false on an OpenSSL failure. */
+/* The plan fingerprint: hex SHA-256 of argv[0..argc), each argument
+ * NUL-terminated, without the options that do not shape the plan (the
+ * outputs --out, --report-dir, --history, --hgrm, --metrics-listen, --quiet,
+ * --limited-ok, the barrier's own options) and with only the N of
+ * --segment K/N, into out[WIRE_MAC_HEX + 1]. false on an OpenSSL failure. */
 bool wire_plan_fingerprint(int argc, char *const *argv, char out[WIRE_MAC_HEX + 1]);
 
 #endif

@@ -361,6 +361,27 @@ static void test_hostile_connections(void **state)
 	dist_coord_stop(c);
 }
 
+/* The plan's fingerprint: the same for every segment of one plan, whatever
+ * its K, outputs or barrier options; another for another plan. */
+static void test_fingerprint(void **state)
+{
+	(void)state;
+	char a[WIRE_MAC_HEX + 1], b[WIRE_MAC_HEX + 1];
+	char *s0[] = {"http://t/", "--rate", "1k", "--segment", "0/3", "-o", "-", "--barrier",
+		      "x-0.x:7450", "--barrier-timeout", "1s", "--framed", "-q"};
+	char *s2[] = {"http://t/", "--rate", "1k", "--segment=2/3", "--out=seg2.json",
+		      "--barrier", "x-0.x", "--barrier-timeout=30s", "--limited-ok"};
+	assert_true(wire_plan_fingerprint(13, s0, a));
+	assert_true(wire_plan_fingerprint(9, s2, b));
+	assert_string_equal(a, b);
+	char *other[] = {"http://t/", "--rate", "2k", "--segment", "0/3"};
+	char *four[] = {"http://t/", "--rate", "1k", "--segment", "0/4"};
+	assert_true(wire_plan_fingerprint(5, other, b));
+	assert_string_not_equal(a, b);
+	assert_true(wire_plan_fingerprint(5, four, b));
+	assert_string_not_equal(a, b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_handin),
 		cmocka_unit_test(test_wait_results_times_out),
 		cmocka_unit_test(test_hostile_connections),
+		cmocka_unit_test(test_fingerprint),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
