@@ -156,7 +156,30 @@ struct part {
 	size_t have;        /* data lines seen */
 };
 
+/* A marker line that did not parse: maybe a line the log split, another
+ * stream's text spliced into it, its rest on a later line (conmon, which
+ * podman and CRI-O use, logs a long write in pieces, and kubectl logs
+ * joins the pieces of both streams in arrival order). */
+struct head {
+	const char *p; /* from its marker to the end of its line */
+	size_t len, lno;
+};
+
+#define MAX_HEADS 16       /* heads waiting for their rest */
+#define HEAD_LINES 256     /* a head waits this many lines at most */
+#define JOIN_CAP 512       /* bytes of a joined line */
+#define JOIN_BUDGET(len) ((len) * 4 + (256u << 10)) /* bytes of joined candidates a
+							   * scan of len bytes looks at */
+
 struct scan {
+	struct head heads[MAX_HEADS];
+	size_t n_heads;
+	char **joined;        /* the joined lines kept (data lines point into them) */
+	size_t n_joined, cap_joined;
+	size_t join_budget;   /* bytes of candidates still allowed (JOIN_BUDGET(len)) */
+	bool dry;             /* the line parsers check a candidate, keep nothing */
+	size_t bad_lno, bad_seq; /* the first data line whose CRC-32 failed (0: none) */
+	const struct part *bad_part;
 	struct part *v;
 	size_t n, cap;
 	size_t last;          /* the part the previous data line belonged to */
@@ -232,7 +255,10 @@ static struct part *find(struct scan *s, const char *id)
 	return NULL;
 }
 
-static int begin_line(struct scan *s, const char *p, const char *end, size_t lno)
+/* The line parsers: 0 taken, 1 not a line of their kind (left for the
+ * caller: maybe a head), or an error. quiet: a joined candidate, which is
+ * taken only when whole and consistent, never an error. */
+static int begin_line(struct scan *s, const char *p, const char *end, size_t lno, bool quiet)
 {
 	const char *w[8];
 	size_t n[8];
@@ -243,7 +269,7 @@ static int begin_line(struct scan *s, const char *p, const char *end, size_t lno
 	size_t en;
 	if (k == 8 && word(&p, end, &extra, &en))
 		k = 9;
-	if (k >= 2 && n[1] == 12 && is_hex(w[1], 12) && !(n[0] == 1 && w[0][0] == '1')) {
+	if (!quiet && k >= 2 && n[1] == 12 && is_hex(w[1], 12) && !(n[0] == 1 && w[0][0] == '1')) {
 		text_errf(s->err, s->errlen, "line %zu: a frame of format %.*s (this pacer reads "
 					     "format 1: a newer pacer wrote it?)",
 			  lno, (int)(n[0] > 8 ? 8 : n[0]), w[0]);
@@ -257,7 +283,7 @@ static int begin_line(struct scan *s, const char *p, const char *end, size_t lno
 	    !parse_size(w[6], n[6], (size_t)1 << 40, &q.lines) || n[7] != 64 || !is_hex(w[7], 64) ||
 	    q.json_len < 1 || q.z_len < 1 || q.lines != (q.z_len + LINE_BYTES - 1) / LINE_BYTES ||
 	    memcmp(w[1], w[7], 12))
-		return 0; /* not a begin line: its data lines will say it is missing */
+		return 1; /* not a begin line: its data lines will say it is missing */
 	memcpy(q.id, w[1], 12);
 	memcpy(q.kind, w[2], n[2]);
 	memcpy(q.label, w[3], n[3]);
@@ -270,6 +296,8 @@ static int begin_line(struct scan *s, const char *p, const char *end, size_t lno
 		if (strcmp(old->kind, q.kind) || strcmp(old->label, q.label) ||
 		    old->json_len != q.json_len || old->z_len != q.z_len || old->lines != q.lines ||
 		    memcmp(old->sha, q.sha, 32)) {
+			if (quiet)
+				return 1;
 			text_errf(s->err, s->errlen, "line %zu: %s begins again with other sizes than at "
 						     "line %zu (corrupted?)",
 				  lno, who(&q, b, sizeof b), old->begin_line);
@@ -277,6 +305,9 @@ static int begin_line(struct scan *s, const char *p, const char *end, size_t lno
 		}
 		return 0; /* the same frame again (a log read twice) */
 	}
+	if (quiet && (q.lines > max_lines || s->n == FRAME_MAX_FRAMES ||
+		      q.json_len > s->max_json_total - s->json_total))
+		return 1;
 	if (q.lines > max_lines) {
 		text_errf(s->err, s->errlen, "line %zu: %s has %zu data lines, more than the whole "
 					     "text (truncated)",
@@ -292,6 +323,8 @@ static int begin_line(struct scan *s, const char *p, const char *end, size_t lno
 			  who(&q, b, sizeof b), s->max_json_total);
 		return PACER_ETOOBIG;
 	}
+	if (s->dry)
+		return 0;
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 8;
 		struct part *v = realloc(s->v, cap * sizeof *v);
@@ -312,7 +345,7 @@ static int begin_line(struct scan *s, const char *p, const char *end, size_t lno
 	return 0;
 }
 
-static int data_line(struct scan *s, const char *p, const char *end, size_t lno)
+static int data_line(struct scan *s, const char *p, const char *end, size_t lno, bool quiet)
 {
 	const char *w[4];
 	size_t n[4];
@@ -323,9 +356,11 @@ static int data_line(struct scan *s, const char *p, const char *end, size_t lno)
 	size_t en;
 	if (k != 4 || word(&p, end, &extra, &en) || n[0] != 12 || !is_hex(w[0], 12) || n[2] != 8 ||
 	    !is_hex(w[2], 8) || n[3] > FRAME_LINE_B64 || !memchr(w[1], '/', n[1]))
-		return 0; /* not a data line (the word in passing); a frame missing it says so */
+		return 1; /* not a data line (the word in passing, or a head) */
 	struct part *q = find(s, w[0]);
 	if (!q) {
+		if (quiet)
+			return 1;
 		text_errf(s->err, s->errlen, "line %zu: data of frame %.12s, whose begin line is "
 					     "missing (the log was cut at its start, or the line is "
 					     "corrupted)",
@@ -334,30 +369,31 @@ static int data_line(struct scan *s, const char *p, const char *end, size_t lno)
 	}
 	char b[80];
 	const char *slash = memchr(w[1], '/', n[1]);
-	size_t seq, lines;
+	size_t seq = 0, lines;
 	uint32_t crc = 0;
 	for (int i = 0; i < 8; i++)
 		crc = crc << 4 | (uint32_t)unhex(w[2][i]);
-	if (!slash || !parse_size(w[1], (size_t)(slash - w[1]), q->lines, &seq) ||
-	    !parse_size(slash + 1, n[1] - (size_t)(slash - w[1]) - 1, q->lines, &lines) ||
-	    lines != q->lines || seq < 1 ||
-	    line_crc(q->id, w[1], n[1], w[3], n[3]) != crc) {
-		text_errf(s->err, s->errlen, "line %zu: %s: a data line is corrupted (its CRC-32 does "
-					     "not match)",
-			  lno, who(q, b, sizeof b));
-		return PACER_EPARSE;
+	bool numbers = parse_size(w[1], (size_t)(slash - w[1]), q->lines, &seq) &&
+		       parse_size(slash + 1, n[1] - (size_t)(slash - w[1]) - 1, q->lines, &lines) &&
+		       lines == q->lines && seq >= 1;
+	size_t want = numbers && seq < q->lines
+			      ? FRAME_LINE_B64
+			      : numbers ? (size_t)B64_ENCODED_LEN(q->z_len - (seq - 1) * LINE_BYTES) : 0;
+	if (!numbers || n[3] != want || line_crc(q->id, w[1], n[1], w[3], n[3]) != crc) {
+		/* corrupted, or a head whose rest comes later: a line missing at
+		 * the end is reported as corrupted when this was it */
+		if (!quiet && numbers && !s->bad_lno) {
+			s->bad_lno = lno;
+			s->bad_seq = seq;
+			s->bad_part = q;
+		}
+		return 1;
 	}
 	size_t i = seq - 1;
-	size_t want = i + 1 < q->lines ? FRAME_LINE_B64
-				       : (size_t)B64_ENCODED_LEN(q->z_len - i * LINE_BYTES);
-	if (n[3] != want) {
-		text_errf(s->err, s->errlen, "line %zu: %s: data line %zu/%zu holds %zu characters, "
-					     "not %zu",
-			  lno, who(q, b, sizeof b), seq, q->lines, n[3], want);
-		return PACER_EPARSE;
-	}
 	if (q->b64[i]) {
 		if (memcmp(q->b64[i], w[3], n[3])) {
+			if (quiet)
+				return 1;
 			text_errf(s->err, s->errlen, "line %zu: %s: data line %zu/%zu appears twice with "
 						     "different contents",
 				  lno, who(q, b, sizeof b), seq, q->lines);
@@ -365,13 +401,15 @@ static int data_line(struct scan *s, const char *p, const char *end, size_t lno)
 		}
 		return 0;
 	}
+	if (s->dry)
+		return 0;
 	q->b64[i] = w[3];
 	q->b64_len[i] = (uint16_t)n[3];
 	q->have++;
 	return 0;
 }
 
-static int end_line(struct scan *s, const char *p, const char *end, size_t lno)
+static int end_line(struct scan *s, const char *p, const char *end, size_t lno, bool quiet)
 {
 	const char *w[2];
 	size_t n[2];
@@ -382,15 +420,18 @@ static int end_line(struct scan *s, const char *p, const char *end, size_t lno)
 	size_t en;
 	if (k != 2 || word(&p, end, &extra, &en) || !(n[0] == 1 && w[0][0] == '1') || n[1] != 12 ||
 	    !is_hex(w[1], 12))
-		return 0; /* not an end line: the frame will say its end is missing */
+		return 1; /* not an end line: the frame will say its end is missing */
 	struct part *q = find(s, w[1]);
+	if (!q && quiet)
+		return 1;
 	if (!q) {
 		text_errf(s->err, s->errlen, "line %zu: the end of frame %.12s, whose begin line is "
 					     "missing (the log was cut at its start?)",
 			  lno, w[1]);
 		return PACER_EPARSE;
 	}
-	q->ended = true;
+	if (!s->dry)
+		q->ended = true;
 	return 0;
 }
 
@@ -465,6 +506,171 @@ void frame_list_free(struct frame_list *l)
 	}
 }
 
+/* A line from its marker m[0..n): taken (0), not a frame line (1), or an
+ * error. */
+static int marker_line(struct scan *s, const char *m, size_t n, size_t lno, bool quiet)
+{
+	const char *me = m + n;
+	if (n >= sizeof MARK_BEGIN - 1 && !memcmp(m, MARK_BEGIN, sizeof MARK_BEGIN - 1))
+		return begin_line(s, m + sizeof MARK_BEGIN - 1, me, lno, quiet);
+	if (n >= sizeof MARK_END - 1 && !memcmp(m, MARK_END, sizeof MARK_END - 1))
+		return end_line(s, m + sizeof MARK_END - 1, me, lno, quiet);
+	if (n >= sizeof MARK_DATA - 1 && !memcmp(m, MARK_DATA, sizeof MARK_DATA - 1))
+		return data_line(s, m + sizeof MARK_DATA - 1, me, lno, quiet);
+	return 1; /* the word in passing (a message about frames) */
+}
+
+/* The line's text without a prefix kubectl adds ("[pod/NAME/CONTAINER] ",
+ * a timestamp and a blank): variant v (0 as it is, 1 and 2 prefixes off),
+ * or false when there is no such variant. */
+static bool tail_variant(const char *p, size_t n, int v, const char **t, size_t *tn)
+{
+	*t = p;
+	*tn = n;
+	for (int i = 0; i < v; i++) {
+		const char *sp = NULL;
+		if (*tn && ((*t)[0] == '[' || ((*t)[0] >= '0' && (*t)[0] <= '9')))
+			sp = memchr(*t, ' ', *tn);
+		if (!sp)
+			return false;
+		*tn -= (size_t)(sp + 1 - *t);
+		*t = sp + 1;
+	}
+	return true;
+}
+
+static int take_joined(struct scan *s, const char *buf, size_t n, size_t lno, bool shaped);
+
+/* Whether buf[0..n) has the words of a frame line (its marker's count:
+ * begin 9, data 5, end 3), a cheap test before a joined candidate is
+ * parsed. */
+static bool shape_ok(const char *buf, size_t n)
+{
+	size_t words = 0;
+	for (size_t i = 0; i < n; i++)
+		words += buf[i] != ' ' && (i == 0 || buf[i - 1] == ' ');
+	if (n >= sizeof MARK_BEGIN - 1 && !memcmp(buf, MARK_BEGIN, sizeof MARK_BEGIN - 1))
+		return words == 9;
+	if (n >= sizeof MARK_END - 1 && !memcmp(buf, MARK_END, sizeof MARK_END - 1))
+		return words == 3;
+	return n >= sizeof MARK_DATA - 1 && !memcmp(buf, MARK_DATA, sizeof MARK_DATA - 1) &&
+	       words == 5;
+}
+
+/* Try the pending heads with the line p[0..n) as their rest: a head's
+ * first k bytes and the line (or the line without kubectl's prefix) make a
+ * whole frame line, checked (a data line by its CRC-32). 0 (joined or
+ * not), or -ENOMEM. */
+static int join_heads(struct scan *s, const char *p, size_t n, size_t lno)
+{
+	(void)lno;
+	for (size_t h = s->n_heads; h-- > 0;) {
+		struct head hd = s->heads[h];
+		for (int v = 0; v < 3; v++) {
+			const char *t;
+			size_t tn;
+			if (!tail_variant(p, n, v, &t, &tn) || tn == 0 || tn >= JOIN_CAP)
+				continue;
+			/* the words of the tail, and of each head's first k bytes: a
+			 * candidate needs a frame line's count (3, 5 or 9) */
+			if (s->join_budget < hd.len + tn)
+				return 0; /* enough tried: a frame still missing a line says so */
+			s->join_budget -= hd.len + tn;
+			size_t wt = 0;
+			for (size_t i = 0; i < tn; i++)
+				wt += t[i] != ' ' && (i == 0 || t[i - 1] == ' ');
+			size_t wh = 0;
+			for (size_t k = 0; k <= hd.len && k + tn < JOIN_CAP; k++) {
+				if (k > 0 && hd.p[k - 1] != ' ' && (k == 1 || hd.p[k - 2] == ' '))
+					wh++;
+				size_t words = wh + wt - (k > 0 && hd.p[k - 1] != ' ' && t[0] != ' ' ? 1 : 0);
+				if (words != 3 && words != 5 && words != 9)
+					continue;
+				if (s->join_budget < k + tn)
+					return 0; /* enough tried: a frame still missing a line says so */
+				s->join_budget -= k + tn;
+				char buf[JOIN_CAP];
+				memcpy(buf, hd.p, k);
+				memcpy(buf + k, t, tn);
+				int rc = take_joined(s, buf, k + tn, hd.lno, false);
+				if (rc < 0)
+					return rc;
+				if (rc)
+					continue;
+				memmove(&s->heads[h], &s->heads[h + 1],
+					(s->n_heads - h - 1) * sizeof s->heads[0]);
+				s->n_heads--;
+				return 0;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Keep the joined line buf[0..n) when it is a whole frame line: 0 taken,
+ * 1 not, or -ENOMEM. */
+static int take_joined(struct scan *s, const char *buf, size_t n, size_t lno, bool shaped)
+{
+	if (!shaped && !shape_ok(buf, n))
+		return 1;
+	s->dry = true; /* checked where it stands, copied only when taken */
+	int dry = marker_line(s, buf, n, lno, true);
+	s->dry = false;
+	if (dry != 0)
+		return dry < 0 ? dry : 1;
+	if (s->n_joined == s->cap_joined) {
+		size_t cap = s->cap_joined ? s->cap_joined * 2 : 8;
+		char **nj = realloc(s->joined, cap * sizeof *nj);
+		if (!nj)
+			return -ENOMEM;
+		s->joined = nj;
+		s->cap_joined = cap;
+	}
+	char *keep = malloc(n + 1);
+	if (!keep)
+		return -ENOMEM;
+	memcpy(keep, buf, n);
+	keep[n] = '\0';
+	int rc = marker_line(s, keep, n, lno, true);
+	if (rc != 0) {
+		free(keep);
+		return rc < 0 ? rc : 1;
+	}
+	s->joined[s->n_joined++] = keep;
+	return 0;
+}
+
+/* The rest of a line cut inside its marker ("-frame ID ...", its head a
+ * "pacer" lost in another stream's text): the marker made whole again.
+ * 0 taken, 1 not, or -ENOMEM. */
+static int join_marker_rest(struct scan *s, const char *p, size_t n, size_t lno)
+{
+	static const char *const marks[] = {"pacer-frame-begin", "pacer-frame-end", "pacer-frame"};
+	for (int v = 0; v < 3; v++) {
+		const char *t;
+		size_t tn;
+		if (!tail_variant(p, n, v, &t, &tn) || tn == 0 || tn + 20 >= JOIN_CAP)
+			continue;
+		for (size_t m = 0; m < sizeof marks / sizeof marks[0]; m++) {
+			size_t ml = strlen(marks[m]);
+			for (size_t j = 1; j < ml; j++) {
+				if (tn < ml - j || memcmp(t, marks[m] + j, ml - j))
+					continue;
+				if (s->join_budget < j + tn)
+					return 1;
+				s->join_budget -= j + tn;
+				char buf[JOIN_CAP];
+				memcpy(buf, marks[m], j);
+				memcpy(buf + j, t, tn);
+				int rc = take_joined(s, buf, j + tn, lno, false);
+				if (rc <= 0)
+					return rc;
+			}
+		}
+	}
+	return 1;
+}
+
 int frame_scan(const char *text, size_t len, size_t max_json_total, struct frame_list *out,
 	       char *err, size_t errlen)
 {
@@ -472,7 +678,8 @@ int frame_scan(const char *text, size_t len, size_t max_json_total, struct frame
 	out->n = 0;
 	if (err && errlen)
 		err[0] = '\0';
-	struct scan s = {.max_json_total = max_json_total, .err = err, .errlen = errlen};
+	struct scan s = {.max_json_total = max_json_total, .err = err, .errlen = errlen,
+			 .join_budget = JOIN_BUDGET(len)};
 	for (size_t i = 0; i < len; i++)
 		s.text_lines += text[i] == '\n';
 	s.text_lines++;
@@ -486,24 +693,46 @@ int frame_scan(const char *text, size_t len, size_t max_json_total, struct frame
 		if (n && p[n - 1] == '\r')
 			n--;
 		long at = find_mark(p, n);
-		if (at >= 0) {
-			const char *m = p + at, *me = p + n;
-			size_t rest = (size_t)(me - m);
-			if (rest >= sizeof MARK_BEGIN - 1 && !memcmp(m, MARK_BEGIN, sizeof MARK_BEGIN - 1))
-				rc = begin_line(&s, m + sizeof MARK_BEGIN - 1, me, lno);
-			else if (rest >= sizeof MARK_END - 1 && !memcmp(m, MARK_END, sizeof MARK_END - 1))
-				rc = end_line(&s, m + sizeof MARK_END - 1, me, lno);
-			else if (rest >= sizeof MARK_DATA - 1 &&
-				 !memcmp(m, MARK_DATA, sizeof MARK_DATA - 1))
-				rc = data_line(&s, m + sizeof MARK_DATA - 1, me, lno);
-			/* else: the word in passing (a message about frames) */
+		int taken = 1;
+		if (at >= 0)
+			taken = marker_line(&s, p + at, n - (size_t)at, lno, false);
+		if (taken < 0) {
+			rc = taken;
+			break;
+		}
+		/* heads wait HEAD_LINES lines for their rest */
+		while (s.n_heads && lno - s.heads[0].lno > HEAD_LINES) {
+			memmove(&s.heads[0], &s.heads[1], (s.n_heads - 1) * sizeof s.heads[0]);
+			s.n_heads--;
+		}
+		if (taken == 1 && at < 0) {
+			/* maybe the rest of a line cut inside its marker */
+			int j = join_marker_rest(&s, p, n, lno);
+			if (j < 0)
+				rc = j;
+			else if (j == 0)
+				taken = 0;
+		}
+		if (taken == 1 && s.n_heads && !rc)
+			rc = join_heads(&s, p, n, lno);
+		if (taken == 1 && at >= 0 && !rc && n - (size_t)at < JOIN_CAP) {
+			if (s.n_heads == MAX_HEADS) {
+				memmove(&s.heads[0], &s.heads[1], (MAX_HEADS - 1) * sizeof s.heads[0]);
+				s.n_heads--;
+			}
+			s.heads[s.n_heads++] = (struct head){p + at, n - (size_t)at, lno};
 		}
 		p = nl ? nl + 1 : end;
 	}
 	char b[80];
 	for (size_t i = 0; i < s.n && !rc; i++) {
 		struct part *q = &s.v[i];
-		if (q->have < q->lines) {
+		if (q->have < q->lines && s.bad_part == q && !q->b64[s.bad_seq - 1]) {
+			text_errf(err, errlen, "line %zu: %s: data line %zu/%zu is corrupted (its CRC-32 "
+					       "does not match)",
+				  s.bad_lno, who(q, b, sizeof b), s.bad_seq, q->lines);
+			rc = PACER_EPARSE;
+		} else if (q->have < q->lines) {
 			size_t first = 0;
 			while (q->b64[first])
 				first++;
@@ -533,6 +762,9 @@ int frame_scan(const char *text, size_t len, size_t max_json_total, struct frame
 		free(s.v[i].b64_len);
 	}
 	free(s.v);
+	for (size_t i = 0; i < s.n_joined; i++)
+		free(s.joined[i]);
+	free(s.joined);
 	if (rc) {
 		frame_list_free(out);
 		if (rc == -ENOMEM)

@@ -292,6 +292,61 @@ static void test_broken_frames(void **state)
 	free(json);
 }
 
+
+/* A line a log split (conmon logs a long write in pieces; kubectl and
+ * podman logs join the pieces of both streams as they came): another
+ * stream's line spliced into a frame line, the rest on a later line,
+ * maybe behind kubectl's prefix. The frame is whole again. */
+static void test_split_lines_joined(void **state)
+{
+	(void)state;
+	char *json = doc(40000, 6);
+	size_t flen, n;
+	char *f = encode(json, "segment", "0/3", &flen);
+	char **v = lines_of(f, &n);
+	const char *prefixes[] = {"", "[pod/pacer-x-0-abcde/pacer] ",
+				  "2026-12-01T12:00:00.123456789Z "};
+	/* where a line is cut: in the payload, in the numbers, in the marker,
+	 * and the begin and end lines too */
+	const struct {
+		size_t line;
+		size_t at;
+	} cuts[] = {{3, 60}, {4, 20}, {5, 5}, {0, 40}, {0, 15}, {0, 0}, {1, 130}};
+	for (size_t pi = 0; pi < 3; pi++)
+		for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+			size_t li = cuts[c].line == 0 && cuts[c].at == 0 ? n - 1 : cuts[c].line;
+			size_t at = cuts[c].at == 0 ? 10 : cuts[c].at;
+			if (at >= strlen(v[li]))
+				at = strlen(v[li]) - 1;
+			size_t cap = flen * 2 + 4096;
+			char *t = malloc(cap), *o = t;
+			for (size_t i = 0; i < n; i++) {
+				if (i == li) {
+					/* the piece, the other stream's lines, the rest */
+					o += sprintf(o, "%s%.*spacer run: hand-in: waiting for the "
+							"others\n",
+						     prefixes[pi], (int)at, v[i]);
+					o += sprintf(o, "%sanother stderr line\n", prefixes[pi]);
+					o += sprintf(o, "%s%s\n", prefixes[pi], v[i] + at);
+				} else {
+					o += sprintf(o, "%s%s\n", prefixes[pi], v[i]);
+				}
+			}
+			*o = '\0';
+			struct frame_list l;
+			char err[256];
+			if (scan(t, &l, err, sizeof err) != 0)
+				fail_msg("prefix %zu, line %zu cut at %zu: %s", pi, li, at, err);
+			assert_int_equal(l.n, 1);
+			assert_string_equal(l.v[0].json, json);
+			frame_list_free(&l);
+			free(t);
+		}
+	free_lines(v, n);
+	free(f);
+	free(json);
+}
+
 static void test_limits_and_refusals(void **state)
 {
 	(void)state;
@@ -332,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip_mixed_log),
 		cmocka_unit_test(test_two_frames_interleaved_and_duplicated),
 		cmocka_unit_test(test_broken_frames),
+		cmocka_unit_test(test_split_lines_joined),
 		cmocka_unit_test(test_limits_and_refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
