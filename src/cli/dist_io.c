@@ -197,13 +197,18 @@ int cli_dist_barrier(const char *cmd, struct cli_dist *d, struct run_plan *p)
 	memcpy(ci.plan, d->plan, sizeof ci.plan);
 	for (size_t i = 0; hn[i] && i + 1 < sizeof ci.host; i++)
 		ci.host[i] = (unsigned char)hn[i] <= ' ' || hn[i] == 0x7f ? '_' : hn[i];
-	struct dist_peer peer = {.host = d->host, .port = d->port, .secret = d->secret};
+	d->peer = calloc(1, sizeof *d->peer);
+	if (!d->peer) {
+		fprintf(stderr, "pacer %s: out of memory\n", cmd);
+		return EXIT_RUNTIME;
+	}
+	*d->peer = (struct dist_peer){.host = d->host, .port = d->port, .secret = d->secret};
 	fprintf(stderr, "pacer %s: barrier: segment %u of %u checking in with %s:%u\n", cmd,
 		d->segment, d->count, d->host, d->port);
 	uint64_t start;
 	uint32_t in;
 	char err[512];
-	int rc = dist_checkin(&peer, &ci, clock_now_ns() + d->timeout_ns, &start, &in, err,
+	int rc = dist_checkin(d->peer, &ci, clock_now_ns() + d->timeout_ns, &start, &in, err,
 			      sizeof err);
 	if (rc) {
 		fprintf(stderr, "pacer %s: --barrier: %s\n", cmd, err);
@@ -389,9 +394,8 @@ int cli_dist_finish(const char *cmd, struct cli_dist *d, const char *json, size_
 		fprintf(stderr, "pacer %s: cannot frame the result: %s\n", cmd, err_name(rc));
 		return EXIT_RUNTIME;
 	}
-	struct dist_peer peer = {.host = d->host, .port = d->port, .secret = d->secret};
 	char err[512];
-	rc = dist_handin(&peer, f, flen, clock_now_ns() + d->handin_ns, err, sizeof err);
+	rc = dist_handin(d->peer, f, flen, clock_now_ns() + d->handin_ns, err, sizeof err);
 	free(f);
 	if (rc) {
 		fprintf(stderr, "pacer %s: hand-in: %s\n", cmd, err);
@@ -406,4 +410,6 @@ void cli_dist_release(struct cli_dist *d)
 {
 	dist_coord_stop(d->coord);
 	d->coord = NULL;
+	free(d->peer);
+	d->peer = NULL;
 }

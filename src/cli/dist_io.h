@@ -18,6 +18,7 @@
 #include "plan/plan.h"
 
 struct dist_coord;
+struct dist_peer;
 
 struct cli_dist {
 	/* options */
@@ -34,6 +35,7 @@ struct cli_dist {
 	char plan[WIRE_MAC_HEX + 1];
 	uint32_t segment, count;
 	struct dist_coord *coord; /* segment 0 */
+	struct dist_peer *peer;   /* the others: segment 0, its address kept (owned) */
 	uint64_t start_ns;
 	char start_text[40];
 };

@@ -44,14 +44,18 @@ static int wait_fd(int fd, short events, uint64_t deadline)
  * or PACER_ERESOLVE when segment 0 cannot be reached or does not answer
  * in time (worth retrying), with *why; PACER_EPARSE or PACER_EUNSUPPORTED
  * when the reply is malformed or not authenticated. */
-static int exchange(const struct dist_peer *p, const char *path, const char *body, size_t len,
+static int exchange(struct dist_peer *p, const char *path, const char *body, size_t len,
 		    struct wire_reply *r, const char **why)
 {
-	struct net_addr a;
 	*why = "";
-	int rc = net_resolve(p->host, p->port, &a, why);
-	if (rc)
-		return rc;
+	int rc;
+	if (!p->resolved) {
+		rc = net_resolve(p->host, p->port, &p->addr, why);
+		if (rc)
+			return rc;
+		p->resolved = true;
+	}
+	const struct net_addr a = p->addr;
 	char mac[WIRE_MAC_HEX + 1], head[512];
 	if (!wire_mac_request(p->secret, path, body, len, mac))
 		return -ENOMEM;
@@ -61,6 +65,7 @@ static int exchange(const struct dist_peer *p, const char *path, const char *bod
 	int fd = net_connect_start(&a);
 	if (fd < 0) {
 		*why = "cannot connect";
+		p->resolved = false;
 		return fd;
 	}
 	uint64_t deadline = clock_now_ns() + DIST_IO_TIMEOUT_NS + (uint64_t)(len >> 22) * 1000000000ull;
@@ -70,6 +75,7 @@ static int exchange(const struct dist_peer *p, const char *path, const char *bod
 	if (rc) {
 		*why = "cannot connect";
 		close(fd);
+		p->resolved = false; /* the name may point elsewhere now */
 		return rc < 0 ? rc : -EIO;
 	}
 	/* the head, then the body */
@@ -128,7 +134,7 @@ static bool retryable(int rc)
 	return rc != PACER_EPARSE && rc != PACER_EUNSUPPORTED && rc != -ENOMEM && rc != -EINVAL;
 }
 
-int dist_checkin(const struct dist_peer *p, const struct wire_checkin *c, uint64_t deadline_ns,
+int dist_checkin(struct dist_peer *p, const struct wire_checkin *c, uint64_t deadline_ns,
 		 uint64_t *start_ns, uint32_t *checked_in, char *err, size_t errlen)
 {
 	char body[WIRE_MAX_CHECKIN];
@@ -186,7 +192,7 @@ int dist_checkin(const struct dist_peer *p, const struct wire_checkin *c, uint64
 	return -ETIMEDOUT;
 }
 
-int dist_handin(const struct dist_peer *p, const char *frame, size_t len, uint64_t deadline_ns,
+int dist_handin(struct dist_peer *p, const char *frame, size_t len, uint64_t deadline_ns,
 		char *err, size_t errlen)
 {
 	uint64_t backoff = 250000000u;

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "dist/wire.h"
+#include "net/sock.h"
 
 #define DIST_IO_TIMEOUT_NS (5ull * 1000000000ull) /* a request's head, a reply, a connect */
 
@@ -86,6 +87,10 @@ struct dist_peer {
 	const char *host;   /* segment 0's name or address */
 	uint16_t port;
 	const char *secret;
+	/* the address host resolved to, kept between requests (resolved again
+	 * after a connection to it fails); zero it before the first */
+	struct net_addr addr;
+	bool resolved;
 };
 
 /* Check in as c->segment of c->count and wait for the start: ask again as
@@ -95,13 +100,13 @@ struct dist_peer {
  * -ETIMEDOUT (no start by the deadline: the last failure is named),
  * PACER_EUNSUPPORTED (segment 0 refused: another plan, secret or count,
  * or the run is over), -ENOMEM. */
-int dist_checkin(const struct dist_peer *p, const struct wire_checkin *c, uint64_t deadline_ns,
+int dist_checkin(struct dist_peer *p, const struct wire_checkin *c, uint64_t deadline_ns,
 		 uint64_t *start_ns, uint32_t *checked_in, char *err, size_t errlen);
 
 /* Hand the framed result frame[len] in, retrying while segment 0 cannot be
  * reached, until deadline_ns. 0; else one line in err and -ETIMEDOUT,
  * PACER_EUNSUPPORTED (refused), -ENOMEM. */
-int dist_handin(const struct dist_peer *p, const char *frame, size_t len, uint64_t deadline_ns,
+int dist_handin(struct dist_peer *p, const char *frame, size_t len, uint64_t deadline_ns,
 		char *err, size_t errlen);
 
 #endif
