@@ -30,23 +30,80 @@ def free_port():
         return s.getsockname()[1]
 
 
+BEGIN_RE = re.compile(r"pacer-frame-begin 1 ([0-9a-f]{12}) (\S+) (\S+) (\d+) (\d+) (\d+) "
+                      r"([0-9a-f]{64})$")
+DATA_RE = re.compile(r"pacer-frame ([0-9a-f]{12}) (\d+)/(\d+) ([0-9a-f]{8}) ([A-Za-z0-9+/=]+)$")
+END_RE = re.compile(r"pacer-frame-end 1 ([0-9a-f]{12})$")
+
+
 def frames(text):
     """The framed documents of a log (dist/frame.h), decoded independently
-    of pacer: [(kind, label, document)]."""
+    of pacer: [(kind, label, document)]. A frame line that a log split, with
+    another stream's text spliced in and its rest on a later line (conmon
+    logs long writes in pieces), is joined again, checked by its CRC-32."""
     begins, data = {}, {}
-    for line in text.splitlines():
-        m = re.search(r"(?:^|[ \]])pacer-frame-begin 1 ([0-9a-f]{12}) (\S+) (\S+) (\d+) (\d+) "
-                      r"(\d+) ([0-9a-f]{64})$", line)
+
+    def take(line):
+        m = BEGIN_RE.match(line)
         if m:
-            begins.setdefault(m.group(1), m.groups())
+            if m.group(7).startswith(m.group(1)):
+                begins.setdefault(m.group(1), m.groups())
+                return True
+            return False
+        m = DATA_RE.match(line)
+        if m:
+            fid, seq, n, crc, b64 = m.groups()
+            if zlib.crc32(("%s %s/%s %s" % (fid, seq, n, b64)).encode()) == int(crc, 16):
+                data.setdefault(fid, {})[int(seq)] = b64
+                return True
+            return False
+        m = END_RE.match(line)
+        return bool(m)
+
+    heads = []
+    for lno, raw in enumerate(text.splitlines()):
+        line = raw.rstrip("\r")
+        at = -1
+        for m in re.finditer(r"pacer-frame", line):
+            if m.start() == 0 or line[m.start() - 1] in " ]\t":
+                at = m.start()
+                break
+        if at >= 0 and take(line[at:]):
             continue
-        m = re.search(r"(?:^|[ \]])pacer-frame ([0-9a-f]{12}) (\d+)/(\d+) ([0-9a-f]{8}) (\S+)$",
-                      line)
-        if m:
-            fid, seq, _, crc, b64 = m.groups()
-            assert zlib.crc32(("%s %s/%s %s" % (fid, seq, m.group(3), b64)).encode()) == \
-                int(crc, 16), line
-            data.setdefault(fid, {})[int(seq)] = b64
+        # maybe the rest of a split line: kubectl's prefix off, or not
+        tails = [line]
+        for pre in (r"^\[[^\]]*\] ", r"^\S+Z "):
+            m = re.match(pre, tails[-1])
+            if m:
+                tails.append(tails[-1][m.end():])
+        joined = False
+        for hi in range(len(heads) - 1, -1, -1):
+            hl, head = heads[hi]
+            if lno - hl > 256:
+                continue
+            for t in tails:
+                for k in range(len(head), -1, -1):
+                    if take(head[:k] + t):
+                        joined = True
+                        break
+                if joined:
+                    break
+            if joined:
+                del heads[hi]
+                break
+        if not joined:
+            for t in tails:
+                for mark in ("pacer-frame-begin", "pacer-frame-end", "pacer-frame"):
+                    for j in range(1, len(mark)):
+                        if t.startswith(mark[j:]) and take(mark[:j] + t):
+                            joined = True
+                            break
+                    if joined:
+                        break
+                if joined:
+                    break
+        if not joined and at >= 0:
+            heads.append((lno, line[at:]))
     out = []
     for fid, (_, kind, label, jlen, zlen, lines, sha) in begins.items():
         z = b"".join(base64.b64decode(data[fid][i]) for i in range(1, int(lines) + 1))
