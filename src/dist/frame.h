@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FRAME_LINE_B64 96                  /* base64 characters of a data line (72 bytes) */
+#define FRAME_LINE_B64 192                 /* base64 characters of a data line (144 bytes) */
 #define FRAME_MAX_JSON (256u * 1024u * 1024u) /* a frame's document, bytes (RESULT_READ_CAP) */
 #define FRAME_MAX_FRAMES 4096              /* frames one scan accepts */
 
