@@ -136,6 +136,10 @@ static void set_start(struct cli_dist *d, struct run_plan *p, uint64_t start_ns)
 	timestamp_format(d->start_text, sizeof d->start_text, start_ns);
 	p->start_at_wall_ns = start_ns;
 	p->start_at_text = d->start_text;
+	/* the two clocks read together again: the barrier may have taken
+	 * minutes, over which the wall clock may have been slewed */
+	p->map_realtime_ns = clock_wall_ns();
+	p->map_monotonic_ns = clock_now_ns();
 }
 
 /* "in 2.9 s" or "2.1 s ago" of a wall-clock time. */
