@@ -47,7 +47,9 @@ args=()
 if [ -n "${IMAGE_BASE:-}" ]; then
 	args+=(--build-arg "BASE=$IMAGE_BASE")
 else
-	command -v debootstrap >/dev/null || { say "debootstrap is missing (scripts/deps.sh installs it)"; exit 1; }
+	command -v debootstrap >/dev/null || [ -x /usr/sbin/debootstrap ] ||
+		{ say "debootstrap is missing (scripts/deps.sh installs it)"; exit 1; }
+	export PATH=$PATH:/usr/sbin:/sbin
 	arch=$(dpkg --print-architecture)
 	# the recipe's version (bump it when the way a base is made changes)
 	recipe=2
@@ -61,6 +63,10 @@ else
 	make_base() {
 		local stage=$1 pkgs=$2 out=$cache/$key-$1.tar
 		[ -s "$out" ] && return 0
+		if [ "$(id -u)" -ne 0 ]; then
+			say "the $stage base is not cached yet, and debootstrap needs root: run make image as root once, or give IMAGE_BASE (a base image with apt)"
+			return 1
+		fi
 		local t0=$SECONDS tree
 		tree=$(mktemp -d /var/tmp/pacer-base.XXXXXX)
 		say "debootstrap $suite ($arch, minbase + ${pkgs// /,}) from $mirror: a few minutes, once"
