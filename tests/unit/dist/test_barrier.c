@@ -51,7 +51,7 @@ struct checker {
 	uint16_t port;
 	uint32_t seg, count;
 	const char *secret;
-	const char *plan;
+	char plan[WIRE_MAC_HEX + 1]; /* its own copy: the thread reads it */
 	uint64_t deadline;
 	int rc;
 	uint64_t start_ns;
@@ -79,7 +79,7 @@ static void spawn(struct checker *k, uint16_t port, uint32_t seg, uint32_t count
 	k->seg = seg;
 	k->count = count;
 	k->secret = SECRET;
-	k->plan = plan_hex();
+	memcpy(k->plan, plan_hex(), sizeof k->plan);
 	k->deadline = deadline;
 	assert_int_equal(pthread_create(&k->t, NULL, check_in, k), 0);
 }
