@@ -5,6 +5,8 @@
 #   make test       the README's second command: every test (installs missing
 #                   Debian packages first via scripts/deps.sh)
 #   make bench      measurements of pacer beside wrk (not a test)
+#   make image      the container image (Containerfile) with podman, its base
+#                   from Debian's archive (scripts/image.sh; IMAGE=TAG)
 #   make man        man pages and bash completion, generated from the option tables
 #   make changelog  CHANGELOG.md from the git history, grouped by issue
 #   make format     clang-format the lines you changed (format-check: count
@@ -56,7 +58,7 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_REPLAY := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/tests/fuzz/%-replay)
 
-.PHONY: all man install uninstall changelog deps demo test test-unit test-fuzz-replay test-integration test-san bench fuzz fuzz-build clean format format-check format-all check-layers
+.PHONY: image all man install uninstall changelog deps demo test test-unit test-fuzz-replay test-integration test-san bench fuzz fuzz-build clean format format-check format-all check-layers
 all: pacer
 
 pacer: $(BUILD)/pacer
@@ -181,6 +183,11 @@ demo: deps pacer
 
 bench: deps pacer
 	@bench/run.sh
+
+# pacer's container image, built by podman from Debian packages only
+# (docs/distributed.md): scripts/image.sh, its bases cached between runs.
+image: deps
+	@scripts/image.sh $(IMAGE)
 
 # libFuzzer builds (clang): the library compiled once with the fuzzer's
 # coverage and ASan+UBSan, each harness linked against it. `make fuzz` then

@@ -39,6 +39,15 @@ have_cmd openssl || need+=(openssl)
 # pacer k8s: the manifests are checked against Kubernetes' own Python models.
 /usr/bin/python3 -c 'import kubernetes' 2>/dev/null || need+=(python3-kubernetes)
 /usr/bin/python3 -c 'import yaml' 2>/dev/null || need+=(python3-yaml)
+# make image and the container test: podman with runc (crun refuses a hybrid
+# cgroup setup), netavark and aardvark-dns (names on the test's internal
+# network; netavark drives iptables), debootstrap for the base from Debian's archive
+have_cmd podman || need+=(podman)
+[ -x /usr/sbin/runc ] || [ -x /usr/bin/runc ] || need+=(runc)
+[ -x /usr/lib/podman/netavark ] || need+=(netavark)
+[ -x /usr/lib/podman/aardvark-dns ] || need+=(aardvark-dns)
+[ -x /usr/sbin/iptables ] || need+=(iptables)
+[ -x /usr/sbin/debootstrap ] || need+=(debootstrap)
 # Browser tests (HAR recording, HTML reports): Debian's Chromium driven over
 # the DevTools protocol from Debian's Python with python3-websocket.
 have_cmd chromium || need+=(chromium)

@@ -1,18 +1,26 @@
 /* pacer k8s SCENARIO.yaml --segments N --image IMAGE — print the
  * Kubernetes manifests that run a scenario as N segments on N nodes: a
- * ConfigMap holding the scenario and an Indexed Job whose pod K runs
- * `pacer bench --segment K/N --start-at T` and prints its result to its
- * log, for `pacer merge` (docs/distributed.md). Nothing is applied: the
- * output goes to kubectl. */
+ * ConfigMap holding the scenario, a Secret with the barrier's token, a
+ * headless Service that gives each pod a stable name, and an Indexed Job
+ * whose pod K runs `pacer bench --segment K/N --barrier NAME-0.NAME`:
+ * pod 0 holds the start barrier and collects the others' results; every
+ * pod prints its result framed to its log, pod 0 the merged one too, for
+ * `pacer merge` (docs/distributed.md). With --start-at (or --start-in) the
+ * pods start at that time instead, without a Service or Secret. Nothing is
+ * applied: the output goes to kubectl. */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/cli.h"
 #include "cli/help.h"
 #include "cli/opts.h"
+#include "dist/wire.h"
+#include "http/url.h"
 #include "plan/plan.h"
 #include "plan/scenario.h"
 #include "util/clock.h"
@@ -20,6 +28,7 @@
 #include "util/file.h"
 #include "util/time_units.h"
 #include "util/timestamp.h"
+#include "util/units.h"
 
 static const struct cli_example k8s_examples[] = {
 	{"pacer k8s bench.yaml --segments 4 --image registry.example/pacer:0.1 | kubectl apply -f -",
@@ -30,10 +39,11 @@ static const struct cli_help cli_help_k8s = {
 	.name = "k8s",
 	.summary = "Kubernetes manifests running a scenario as N segments",
 	.synopsis = "pacer k8s SCENARIO.yaml --segments N --image IMAGE [options]",
-	.description = "Prints a ConfigMap with the scenario and an Indexed Job of N pods, one per "
-		       "node, each running segment K of N from one start time and printing its "
-		       "result to its log. Apply with kubectl apply -f -, collect the logs, then "
-		       "pacer merge.",
+	.description = "Prints a ConfigMap with the scenario, a Secret, a headless Service and an "
+		       "Indexed Job of N pods, one per node, each running segment K of N: pod 0 "
+		       "starts them together once all are up (a barrier) and merges their results "
+		       "into its log; every pod prints its own result there too, framed. Apply with "
+		       "kubectl apply -f -, then read pod 0's log (or all logs) with pacer merge.",
 	.examples = k8s_examples,
 	.n_examples = sizeof k8s_examples / sizeof k8s_examples[0],
 	.exits = cli_exits_plain,
@@ -115,20 +125,35 @@ static bool dns_valid(const char *s)
 }
 
 struct k8s {
-	const char *name, *ns, *image, *cpu, *memory, *start_at, *scenario_name;
+	const char *name, *ns, *image, *cpu, *memory, *scenario_name;
+	const char *start_at;        /* --start-at mode: the time; NULL: the barrier */
+	const char *barrier_timeout; /* the barrier: how long pod 0 waits for the others */
+	char token[33];              /* the barrier: the Secret's token */
 	const char *text;
 	size_t len;
 	uint32_t segments;
 };
 
+static void labels(FILE *f, const char *indent, const char *name)
+{
+	fprintf(f, "%slabels:\n%s  app.kubernetes.io/name: pacer\n%s  app.kubernetes.io/instance: %s\n",
+		indent, indent, indent, name);
+}
+
 static void write_manifests(FILE *f, const struct k8s *k)
 {
-	fprintf(f, "# pacer k8s: %u segments of %s starting at %s (docs/distributed.md)\n",
-		k->segments, k->scenario_name, k->start_at);
+	if (k->start_at)
+		fprintf(f, "# pacer k8s: %u segments of %s starting at %s (docs/distributed.md)\n",
+			k->segments, k->scenario_name, k->start_at);
+	else
+		fprintf(f, "# pacer k8s: %u segments of %s, started together by pod 0 once all are up "
+			   "(docs/distributed.md)\n",
+			k->segments, k->scenario_name);
 	fprintf(f, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s-scenario\n"
-		   "  namespace: %s\n  labels:\n    app.kubernetes.io/name: pacer\n"
-		   "    app.kubernetes.io/instance: %s\ndata:\n  scenario.yaml: ",
-		k->name, k->ns, k->name);
+		   "  namespace: %s\n",
+		k->name, k->ns);
+	labels(f, "  ", k->name);
+	fputs("data:\n  scenario.yaml: ", f);
 	if (block_ok(k->text, k->len)) {
 		fputs("|\n", f);
 		const char *p = k->text, *end = k->text + k->len;
@@ -147,21 +172,48 @@ static void write_manifests(FILE *f, const struct k8s *k)
 		free(z);
 		fputc('\n', f);
 	}
-	fprintf(f, "---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: %s\n  namespace: %s\n"
-		   "  labels:\n    app.kubernetes.io/name: pacer\n    app.kubernetes.io/instance: %s\n"
-		   "spec:\n"
+	if (!k->start_at) {
+		/* the barrier's secret, and the names pod K reaches pod 0 by
+		 * (NAME-0.NAME: the Job's pods take the Service's name as their
+		 * subdomain); published before the pods are ready, so that a pod
+		 * can check in while the others still start */
+		fprintf(f, "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: %s-token\n"
+			   "  namespace: %s\n",
+			k->name, k->ns);
+		labels(f, "  ", k->name);
+		fprintf(f, "type: Opaque\nstringData:\n  token: \"%s\"\n", k->token);
+		fprintf(f, "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: %s\n"
+			   "  namespace: %s\n",
+			k->name, k->ns);
+		labels(f, "  ", k->name);
+		fprintf(f, "spec:\n"
+			   "  clusterIP: None\n"
+			   "  publishNotReadyAddresses: true\n"
+			   "  selector:\n"
+			   "    app.kubernetes.io/instance: %s\n"
+			   "  ports:\n"
+			   "  - name: barrier\n"
+			   "    port: %d\n"
+			   "    targetPort: %d\n",
+			k->name, WIRE_PORT, WIRE_PORT);
+	}
+	fprintf(f, "---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: %s\n  namespace: %s\n",
+		k->name, k->ns);
+	labels(f, "  ", k->name);
+	fprintf(f, "spec:\n"
 		   "  completionMode: Indexed\n"
 		   "  completions: %u\n"
 		   "  parallelism: %u\n"
 		   "  backoffLimit: 0\n" /* a retried segment would start late: rerun it by hand */
 		   "  template:\n"
-		   "    metadata:\n"
-		   "      labels:\n"
-		   "        app.kubernetes.io/name: pacer\n"
-		   "        app.kubernetes.io/instance: %s\n"
-		   "    spec:\n"
-		   "      restartPolicy: Never\n"
-		   "      affinity:\n"
+		   "    metadata:\n",
+		k->segments, k->segments);
+	labels(f, "      ", k->name);
+	fputs("    spec:\n"
+	      "      restartPolicy: Never\n", f);
+	if (!k->start_at)
+		fprintf(f, "      subdomain: %s\n", k->name);
+	fprintf(f, "      affinity:\n"
 		   "        podAntiAffinity:\n"
 		   "          requiredDuringSchedulingIgnoredDuringExecution:\n"
 		   "          - topologyKey: kubernetes.io/hostname\n"
@@ -171,16 +223,33 @@ static void write_manifests(FILE *f, const struct k8s *k)
 		   "      containers:\n"
 		   "      - name: pacer\n"
 		   "        image: ",
-		k->name, k->ns, k->name, k->segments, k->segments, k->name, k->name);
+		k->name);
 	yq(f, k->image);
 	fprintf(f, "\n        workingDir: /work\n"
 		   "        args: [\"bench\", \"/etc/pacer/scenario.yaml\", \"--segment\", "
-		   "\"$(JOB_COMPLETION_INDEX)/%u\", \"--start-at\", \"%s\", \"--quiet\", "
-		   "\"--limited-ok\", \"--out\", \"-\"]\n"
-		   "        resources:\n"
-		   "          requests:\n"
-		   "            cpu: ",
-		k->segments, k->start_at);
+		   "\"$(JOB_COMPLETION_INDEX)/%u\", ",
+		k->segments);
+	if (k->start_at)
+		fprintf(f, "\"--start-at\", \"%s\", ", k->start_at);
+	else
+		fprintf(f, "\"--barrier\", \"%s-0.%s:%d\", \"--barrier-timeout\", \"%s\", "
+			   "\"--merged-out\", \"-\", ",
+			k->name, k->name, WIRE_PORT, k->barrier_timeout);
+	fputs("\"--quiet\", \"--limited-ok\", \"--out\", \"-\", \"--framed\"]\n", f);
+	if (!k->start_at)
+		fprintf(f, "        env:\n"
+			   "        - name: PACER_BARRIER_TOKEN\n"
+			   "          valueFrom:\n"
+			   "            secretKeyRef:\n"
+			   "              name: %s-token\n"
+			   "              key: token\n"
+			   "        ports:\n"
+			   "        - name: barrier\n"
+			   "          containerPort: %d\n",
+			k->name, WIRE_PORT);
+	fputs("        resources:\n"
+	      "          requests:\n"
+	      "            cpu: ", f);
 	yq(f, k->cpu);
 	fputs("\n            memory: ", f);
 	yq(f, k->memory);
@@ -201,14 +270,90 @@ static void write_manifests(FILE *f, const struct k8s *k)
 		k->name);
 }
 
+/* Whether host names the machine itself: localhost (and *.localhost),
+ * 127.0.0.0/8, ::1, the unspecified addresses, IPv4-mapped loopback. */
+static bool is_loopback(const char *host)
+{
+	size_t n = strlen(host);
+	if (!strcasecmp(host, "localhost") || (n > 10 && !strcasecmp(host + n - 10, ".localhost")) ||
+	    !strcasecmp(host, "localhost."))
+		return true;
+	struct in_addr a4;
+	struct in6_addr a6;
+	if (inet_pton(AF_INET, host, &a4) == 1) {
+		uint32_t v = ntohl(a4.s_addr);
+		return (v >> 24) == 127 || v == 0;
+	}
+	if (inet_pton(AF_INET6, host, &a6) == 1) {
+		if (IN6_IS_ADDR_LOOPBACK(&a6) || IN6_IS_ADDR_UNSPECIFIED(&a6))
+			return true;
+		return IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127;
+	}
+	return false;
+}
+
+/* The scenario's target (its URL, or --connect-to's host) on the
+ * loopback: the one it names into what[cap]. */
+static bool loopback_target(const struct scenario *sc, char *what, size_t cap)
+{
+	for (int i = 1; i < sc->nargs; i++) {
+		const char *a = sc->args[i];
+		if (!strncasecmp(a, "http://", 7) || !strncasecmp(a, "https://", 8)) {
+			struct url u;
+			const char *why;
+			if (!url_parse(&u, a, &why) && is_loopback(u.host)) {
+				snprintf(what, cap, "the target %s", a);
+				return true;
+			}
+		} else if (!strncmp(a, "--connect-to", 12)) {
+			const char *v = a[12] == '=' ? a + 13 : a[12] == '\0' && i + 1 < sc->nargs
+									 ? sc->args[i + 1]
+									 : NULL;
+			char host[256];
+			if (!v || !*v)
+				continue;
+			/* HOST:PORT or [V6]:PORT */
+			if (v[0] == '[') {
+				const char *rb = strchr(v, ']');
+				snprintf(host, sizeof host, "%.*s", rb ? (int)(rb - v - 1) : 0, v + 1);
+			} else {
+				const char *c = strrchr(v, ':');
+				snprintf(host, sizeof host, "%.*s", c ? (int)(c - v) : (int)strlen(v), v);
+			}
+			if (is_loopback(host)) {
+				snprintf(what, cap, "--connect-to %s", v);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* A token for the barrier's Secret: 128 random bits in hex. */
+static int make_token(char out[33])
+{
+	unsigned char b[16];
+	FILE *r = fopen("/dev/urandom", "rb");
+	size_t n = r ? fread(b, 1, sizeof b, r) : 0;
+	if (r)
+		fclose(r);
+	if (n != sizeof b)
+		return -EIO;
+	for (size_t i = 0; i < sizeof b; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+	return 0;
+}
+
 int cmd_k8s(int argc, char **argv)
 {
 	uint32_t segments = 0;
 	const char *image = NULL, *ns = "default", *name = NULL, *cpu = "2", *memory = "1Gi";
-	const char *start_at = NULL;
-	uint64_t start_in_ns = 60 * NS_PER_S;
-	bool help = false;
+	const char *start_at = NULL, *barrier_timeout = "5m";
+	uint64_t start_in_ns = 60 * NS_PER_S, bt_ns = 0;
+	bool help = false, allow_loopback = false;
 	struct opt tab[] = {
+		{0, "allow-loopback", OPT_FLAG, &allow_loopback, NULL, NULL, "let the scenario target the loopback (in a pod: the pod itself, a sidecar)", false},
+		{0, "barrier-timeout", OPT_STR, &barrier_timeout, "D", "5m", "pod 0 waits this long for the others to come up, then starts those up", false},
 		{0, "cpu", OPT_STR, &cpu, "Q", "2", "CPU each pod requests (a Kubernetes quantity)", false},
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
 		{0, "image", OPT_STR, &image, "IMAGE", NULL, "container image with pacer (Containerfile)", false},
@@ -216,8 +361,8 @@ int cmd_k8s(int argc, char **argv)
 		{0, "name", OPT_STR, &name, "NAME", "pacer-SCENARIO", "name of the Job and ConfigMap", false},
 		{0, "namespace", OPT_STR, &ns, "NS", "default", "namespace of both", false},
 		{0, "segments", OPT_U32, &segments, "N", NULL, "pods, one segment each, on N different nodes", false},
-		{0, "start-at", OPT_STR, &start_at, "TIME", NULL, "start time (RFC 3339) instead of --start-in", false},
-		{0, "start-in", OPT_DURATION, &start_in_ns, "D", "60s", "start this long after now: time to apply and schedule", false},
+		{0, "start-at", OPT_STR, &start_at, "TIME", NULL, "start at this time (RFC 3339) instead of at pod 0's barrier: pods that cannot reach each other", false},
+		{0, "start-in", OPT_DURATION, &start_in_ns, "D", NULL, "start this long after now instead of at the barrier (time to apply and schedule)", false},
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
 	const char *pos[2];
@@ -269,7 +414,8 @@ int cmd_k8s(int argc, char **argv)
 	}
 	for (int i = 0; i < sc->nargs; i++)
 		if (!strcmp(sc->args[i], "--refine") || !strcmp(sc->args[i], "--segment") ||
-		    !strcmp(sc->args[i], "--start-at")) {
+		    !strcmp(sc->args[i], "--start-at") || !strcmp(sc->args[i], "--barrier") ||
+		    !strcmp(sc->args[i], "--merged-out")) {
 			fprintf(stderr, "pacer k8s: %s: the scenario sets %s: %s\n", pos[0], sc->args[i],
 				!strcmp(sc->args[i], "--refine")
 					? "--refine does not combine with segments (give the steps)"
@@ -296,7 +442,21 @@ int cmd_k8s(int argc, char **argv)
 			name);
 		goto out;
 	}
-	uint64_t now = clock_wall_ns(), at;
+	char what[600];
+	if (!allow_loopback && loopback_target(sc, what, sizeof what)) {
+		fprintf(stderr, "pacer k8s: %s: %s is the loopback: in a pod that is the pod itself, so "
+				"each segment would load its own pod, not the target. Give the target's "
+				"Service name or address (http://NAME.NAMESPACE.svc:PORT/), or "
+				"--allow-loopback for a target beside pacer in each pod\n",
+			pos[0], what);
+		goto out;
+	}
+	if (units_parse_duration_ns(barrier_timeout, &bt_ns) || bt_ns < NS_PER_S) {
+		fprintf(stderr, "pacer k8s: --barrier-timeout '%s': a duration of at least 1s\n",
+			barrier_timeout);
+		goto out;
+	}
+	uint64_t now = clock_wall_ns(), at = 0;
 	if (start_at) {
 		if (timestamp_parse(start_at, now, &at) || at < now) {
 			fprintf(stderr, "pacer k8s: --start-at '%s': expected a future RFC 3339 time like "
@@ -304,13 +464,19 @@ int cmd_k8s(int argc, char **argv)
 				start_at);
 			goto out;
 		}
-	} else {
+	} else if (opts_given(tab, ntab, "start-in")) {
 		at = now + start_in_ns;
 	}
-	timestamp_format(when, sizeof when, at);
+	if (at)
+		timestamp_format(when, sizeof when, at);
 	struct k8s k = {.name = name, .ns = ns, .image = image, .cpu = cpu, .memory = memory,
-			.start_at = when, .scenario_name = pos[0], .text = text, .len = len,
-			.segments = segments};
+			.start_at = at ? when : NULL, .barrier_timeout = barrier_timeout,
+			.scenario_name = pos[0], .text = text, .len = len, .segments = segments};
+	if (!at && make_token(k.token)) {
+		fprintf(stderr, "pacer k8s: cannot read /dev/urandom for the barrier's token\n");
+		code = EXIT_RUNTIME;
+		goto out;
+	}
 	write_manifests(stdout, &k);
 	code = fflush(stdout) == 0 ? EXIT_OK : EXIT_RUNTIME;
 out:

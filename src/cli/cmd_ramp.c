@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/dist_io.h"
 #include "cli/help.h"
 #include "cli/history_io.h"
 #include "cli/options.h"
@@ -98,11 +99,14 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	cli_ramp_defaults(&rp, &ra);
 	struct measure setup = {.cmd = "ramp", .offered_table = table};
 	bool help = false;
+	struct cli_dist dist;
+	cli_dist_defaults(&dist);
 	struct opt tab[] = {
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
 		{0, "repeat", OPT_U32, &plan->repeat, "N", "1", "measure each step N times (same connections): judged pooled, each kept", false},
 		CLI_RAMP_OPTS(ra, rp),
 		CLI_LOAD_OPTS(setup, *plan),
+		CLI_DIST_OPTS(dist),
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
 	struct runner_result out = {0};
@@ -113,9 +117,10 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	if (cli_options_apply(&setup, plan, tab, ntab) ||
 	    cli_ramp_apply(&setup, &rp, &ra, tab, ntab))
 		goto out;
-	/* the plan is complete (URL, body, table, requests) before it is
-	 * validated, and unchanged from then on */
-	if ((ret = cli_prepare(&setup, plan)))
+	ret = cli_dist_apply("ramp", &dist, plan, tab, ntab, argc, argv);
+	if (ret)
+		goto out;
+	if ((ret = cli_prepare(&setup, plan, &dist)))
 		goto out;
 
 	struct sysinfo_facts env;
@@ -175,17 +180,21 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	 * conclusive pass, which answers the question asked. */
 	if (!interrupted)
 		ret = cli_exit_code(&setup, ret,
-					  res->bound == RAMP_BOUND_LOWER &&
-						  !(rp.require_per_s > 0 && res->reached_require));
-	if (sret || ((plan->out_path || setup.report_dir) &&
-		     cli_result_emit_buf("ramp", json, json_len, plan->out_path, setup.report_dir)))
+				    res->bound == RAMP_BOUND_LOWER &&
+					    !(rp.require_per_s > 0 && res->reached_require));
+	if (sret || cli_dist_emit("ramp", &dist, json, json_len, plan->out_path, setup.report_dir))
 		ret = EXIT_RUNTIME;
 	else if (!plan->quiet)
 		cli_summary_next(text, plan->out_path, setup.report_dir);
-	free(json);
 	if (cli_history_record(&setup, plan->quiet, json_of, &rr))
 		ret = EXIT_RUNTIME;
+	/* --barrier: hand the result in (segment 0: collect and merge) */
+	int dret = cli_dist_finish("ramp", &dist, json, json_len);
+	if (dret)
+		ret = dret;
+	free(json);
 out:
+	cli_dist_release(&dist);
 	runner_result_free(&out);
 	cli_release(&setup);
 	return ret;

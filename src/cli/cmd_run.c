@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/dist_io.h"
 #include "cli/help.h"
 #include "cli/history_io.h"
 #include "cli/options.h"
@@ -83,13 +84,12 @@ static void usage(FILE *f, struct opt *tab, size_t n)
 
 /* --out and --report-dir get the JSON result's bytes (json[len]), --hgrm
  * the latency spectrum. */
-static int write_outputs(const struct report_ctx *ctx, const char *report_dir, const char *json,
-			 size_t len)
+static int write_outputs(const struct report_ctx *ctx, const struct cli_dist *dist,
+			 const char *report_dir, const char *json, size_t len)
 {
 	const struct run_plan *p = ctx->plan;
 	int rc = 0;
-	if ((p->out_path || report_dir) &&
-	    cli_result_emit_buf("run", json, len, p->out_path, report_dir))
+	if (cli_dist_emit("run", dist, json, len, p->out_path, report_dir))
 		return EXIT_RUNTIME;
 	if (p->hgrm_path) {
 		struct afile af;
@@ -148,6 +148,8 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	static struct slo slo; /* large: not on the stack */
 	memset(&slo, 0, sizeof slo);
 	struct slo_verdict verdict = {0};
+	struct cli_dist dist;
+	cli_dist_defaults(&dist);
 	struct opt tab[] = {
 		{0, "concurrency", OPT_U32, &plan.concurrency, "P", "10", "closed loop: connections each with one request outstanding", false},
 		{'d', "duration", OPT_DURATION, &plan.duration_ns, "D", "10s", "measured phase length", false},
@@ -160,6 +162,7 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 		{'n', "requests", OPT_COUNT, &plan.requests, "N", NULL, "closed loop: stop after N requests", false},
 		{'w', "warmup", OPT_DURATION, &plan.warmup_ns, "D", "0s", "warm-up phase, run but not counted", false},
 		CLI_LOAD_OPTS(setup, plan),
+		CLI_DIST_OPTS(dist),
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
 	char err[512];
@@ -175,6 +178,10 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 		plan.concurrency = plan.connections;
 	if (cli_options_apply(&setup, &plan, tab, ntab))
 		goto out;
+	ret = cli_dist_apply("run", &dist, &plan, tab, ntab, argc, argv);
+	if (ret)
+		goto out;
+	ret = EXIT_USAGE;
 	if (slo_expr) { /* after the rules: an SLO may name their outcomes */
 		const char *onames[RESULT_MAX_OUTCOMES];
 		inspect_outcome_names(&setup.inspect, onames);
@@ -183,7 +190,7 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 			goto out;
 		}
 	}
-	if ((ret = cli_prepare(&setup, &plan)))
+	if ((ret = cli_prepare(&setup, &plan, &dist)))
 		goto out;
 
 	struct sysinfo_facts env;
@@ -249,7 +256,7 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	ret = res->interrupted ? EXIT_INTERRUPTED
 	      : cli_exit_code(&setup, slo_expr && !verdict.pass ? EXIT_SLO_FAILED : EXIT_OK,
 				    gv.flagged || (slo_expr && verdict.inconclusive));
-	if (sret || write_outputs(&ctx, setup.report_dir, json, json_len)) {
+	if (sret || write_outputs(&ctx, &dist, setup.report_dir, json, json_len)) {
 		ret = EXIT_RUNTIME;
 	} else {
 		if (!plan.quiet)
@@ -257,8 +264,13 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 		if (cli_history_record(&setup, plan.quiet, run_json, &ctx))
 			ret = EXIT_RUNTIME;
 	}
+	/* --barrier: hand the result in (segment 0: collect and merge) */
+	int dret = cli_dist_finish("run", &dist, json, json_len);
+	if (dret)
+		ret = dret;
 	free(json);
 out:
+	cli_dist_release(&dist);
 	runner_result_free(&rr);
 	cli_release(&setup);
 	return ret;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "dist/frame.h"
 #include "report/render.h"
 #include "util/afile.h"
 #include "util/err.h"
@@ -41,6 +42,27 @@ int cli_result_load(struct loaded_result *r, const char *path, char *err, size_t
 	}
 	if (rc) {
 		text_errf(err, errlen, "%s: cannot read: %s", path, err_name(rc));
+		return rc;
+	}
+	if (frame_present(buf, len)) {
+		/* a log with one framed result (pacer merge takes several apart) */
+		struct frame_list fl;
+		char ferr[512];
+		rc = frame_scan(buf, len, RESULT_READ_CAP, &fl, ferr, sizeof ferr);
+		free(buf);
+		if (rc) {
+			text_errf(err, errlen, "%s: %s", path, ferr);
+			return rc;
+		}
+		if (fl.n != 1) {
+			text_errf(err, errlen, "%s: %zu framed results in it: merge them (pacer merge), or "
+					       "give one",
+				  path, fl.n);
+			frame_list_free(&fl);
+			return PACER_EUNSUPPORTED;
+		}
+		rc = result_read_mem(r, fl.v[0].json, fl.v[0].len, path, err, errlen);
+		frame_list_free(&fl);
 		return rc;
 	}
 	rc = result_read_mem(r, buf, len, path, err, errlen);

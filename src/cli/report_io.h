@@ -12,7 +12,9 @@
 
 /* Read the result file at path (a regular file of at most RESULT_READ_CAP
  * bytes, refused by its size before any of it is read) and check it with
- * result_read_mem. 0 and *r (release with result_free); else *r zeroed, a
+ * result_read_mem. A file holding one framed result (--framed, a pod's
+ * log: dist/frame.h) is read through its frame; several are refused
+ * (PACER_EUNSUPPORTED: pacer merge takes them). 0 and *r (release with result_free); else *r zeroed, a
  * one-line message naming the file in err, and -errno (cannot read;
  * -EISDIR for a folder), PACER_ETOOBIG, or a code of result_read_mem. */
 int cli_result_load(struct loaded_result *r, const char *path, char *err, size_t errlen);

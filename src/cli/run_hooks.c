@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/dist_io.h"
 #include "history/history.h"
 #include "plan/inspect.h"
 #include "util/clock.h"
@@ -250,9 +251,18 @@ void cli_measure_notes(struct measure *m)
 	m->n_notes = 0;
 }
 
-int cli_prepare(struct measure *m, struct run_plan *plan)
+int cli_prepare(struct measure *m, struct run_plan *plan, struct cli_dist *dist)
 {
-	int rc = measure_prepare(m, plan);
+	int rc = measure_build(m, plan);
+	cli_measure_notes(m);
+	if (rc)
+		return cli_measure_fail(m, rc);
+	/* --barrier: the start all segments share, in the plan before it is
+	 * validated */
+	int ret = dist ? cli_dist_barrier(m->cmd, dist, plan) : 0;
+	if (ret)
+		return ret;
+	rc = measure_ready(m, plan);
 	cli_measure_notes(m);
 	return rc ? cli_measure_fail(m, rc) : 0;
 }

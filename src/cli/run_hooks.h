@@ -43,9 +43,11 @@ bool cli_progress_wanted(FILE *text, bool quiet);
 int cli_measure_fail(const struct measure *m, int rc);
 /* The notices m's steps left (the run goes on), each once on stderr. */
 void cli_measure_notes(struct measure *m);
-/* measure_prepare, its notices and failure said: 0 when the variant is
- * ready, else the exit status. */
-int cli_prepare(struct measure *m, struct run_plan *plan);
+/* measure_prepare, its notices and failure said, and with dist (run and
+ * ramp; else NULL) its --barrier between measure_build and measure_ready:
+ * 0 when the variant is ready, else the exit status. */
+struct cli_dist;
+int cli_prepare(struct measure *m, struct run_plan *plan, struct cli_dist *dist);
 /* Run spec (measure_run) with SIGINT and SIGTERM turned into an interrupt
  * (through ch's wait hook) and --metrics-listen's endpoint up meanwhile
  * (said on stderr unless quiet). 0, or the exit status after one line. */

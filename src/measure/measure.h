@@ -218,6 +218,11 @@ struct measure_spec {
  * the target (measure_connect) and start the target's probe. 0 or MEASURE_E*
  * with one line in m->err (the plan's own refusal as plan_validate says it). */
 int measure_prepare(struct measure *m, struct run_plan *plan);
+/* The second half of measure_prepare, for a caller that sets something of
+ * the plan between measure_build and the validation (the start a
+ * distributed run's barrier agrees on): validate, connect, start the
+ * probe. */
+int measure_ready(struct measure *m, struct run_plan *plan);
 
 /* Run spec: each variant's engine session from its plan, the machine's
  * floor measured before the first load (--calibrate), an inconclusive ramp

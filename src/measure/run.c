@@ -11,20 +11,23 @@
 #include "runner/runner.h"
 #include "util/err.h"
 
+int measure_ready(struct measure *m, struct run_plan *plan)
+{
+	char err[512];
+	if (plan_validate(plan, err, sizeof err))
+		return measure_fail(m, MEASURE_EUSAGE, "%s", err);
+	int rc = measure_connect(m, plan);
+	if (!rc)
+		rc = measure_start_probe(m);
+	return rc;
+}
+
 int measure_prepare(struct measure *m, struct run_plan *plan)
 {
 	/* the plan is complete (URL, body, table, requests) before it is
 	 * validated, and unchanged from then on */
 	int rc = measure_build(m, plan);
-	if (rc)
-		return rc;
-	char err[512];
-	if (plan_validate(plan, err, sizeof err))
-		return measure_fail(m, MEASURE_EUSAGE, "%s", err);
-	rc = measure_connect(m, plan);
-	if (!rc)
-		rc = measure_start_probe(m);
-	return rc;
+	return rc ? rc : measure_ready(m, plan);
 }
 
 int measure_run(const struct measure_spec *spec, const struct runner_hooks *hooks,

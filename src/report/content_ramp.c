@@ -8,6 +8,7 @@
 
 #include "report/content_int.h"
 #include "report/report.h"
+#include "result/ramp.h"
 
 /* The target's resources a ramp step measured (the step's, or in older
  * results its measured phase's), or NULL. */
@@ -98,7 +99,7 @@ static int cpu_limited(struct content_ctx *c, const json_t *hp, double *busy, do
 		return json_is_boolean(flag) ? json_is_true(flag) : -1;
 	if (!isfinite(*busy) || !isfinite(*avail))
 		return -1;
-	return report_cpu_limited(*busy, *avail);
+	return ramp_cpu_limited(*busy, *avail);
 }
 
 /* ", about 5,000 per core over 1 core (the embedded target's threads)"
@@ -419,7 +420,7 @@ void content_results_ramp(struct content_ctx *c)
 				 " No per-core figure: the target's CPU was not its limit: at step %s it "
 				 "kept %s cores busy of the %s it could use, under %.0f %%.",
 				 dl, fmt_num(&c->f, busy, 2), fmt_num(&c->f, can, can == floor(can) ? 0 : 2),
-				 REPORT_CPU_LIMIT_SHARE * 100);
+				 RAMP_CPU_LIMIT_SHARE * 100);
 		else if (has_pc && lim == 0)
 			snprintf(why, sizeof why, " No per-core figure: the target's CPU was not its "
 						  "limit.");

@@ -352,7 +352,7 @@ int ramp_json(FILE *f, const struct ramp_report *rr)
 		const struct ramp_step *d = &r->steps[ramp_deciding_step(r)];
 		jw_key(j, "cpu_limited");
 		if (d->run.target.known && rr->ctx.target_cores > 0)
-			jw_bool(j, report_cpu_limited(d->run.target.cores_busy, rr->ctx.target_cores));
+			jw_bool(j, ramp_cpu_limited(d->run.target.cores_busy, rr->ctx.target_cores));
 		else
 			jw_null(j);
 		jw_obj_end(j);

@@ -112,13 +112,5 @@ bool report_connect_cause(char *out, size_t cap, const struct phase_stats *p,
 /* Achieved rate of the measured phase, responses per second. */
 double report_achieved_rate(const struct run_result *r);
 
-/* A ramp's capacity is CPU-bound, and so may be given per core, when the
- * target kept at least this share of the cores it could use busy at the
- * deciding step (docs/ramp.md "Per core"). */
-#define REPORT_CPU_LIMIT_SHARE 0.9
-/* Whether busy cores of avail is the target's CPU at its limit:
- * busy >= REPORT_CPU_LIMIT_SHARE * avail; false when either is not a
- * positive number. */
-bool report_cpu_limited(double busy, double avail);
 
 #endif

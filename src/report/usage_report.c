@@ -12,11 +12,6 @@ void report_gencheck(const struct run_result *r, const struct report_ctx *c,
 	gencheck_eval(r, c->lag_limit_ns, c->target_cores, c->slo, v);
 }
 
-bool report_cpu_limited(double busy, double avail)
-{
-	return busy > 0 && avail > 0 && busy >= REPORT_CPU_LIMIT_SHARE * avail;
-}
-
 double report_target_cpu_ms_per_request(const struct run_result *r)
 {
 	if (!r->target.known)

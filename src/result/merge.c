@@ -17,6 +17,9 @@
 #include "util/err.h"
 #include "util/text.h"
 
+#define MERGE_LATE_MS 100 /* a segment whose load began later than its start by more
+			   * is late: counted and named in merged.late, and warned of */
+
 /* ---- the generators ---------------------------------------------------------- */
 
 /* dst's "steal_pct" (and `paired`, when not NULL) taken from the one of
@@ -179,7 +182,7 @@ static int merge_warnings(struct mctx *m, json_t *out, long skew_ms)
 			}
 		}
 		double late = num_at(jget(m->in[s].root, "clock"), "late_ms", 0);
-		if (late > 100) {
+		if (late > MERGE_LATE_MS) {
 			json_t *msg = json_sprintf("segment %zu (%s) started %.0f ms after --start-at: "
 						   "its load began late and its seconds are shifted",
 						   s, m->in[s].name, late);
@@ -209,10 +212,15 @@ static int segments_list(struct mctx *m, json_t *out, long skew_ms)
 	json_t *a = json_array();
 	if (!a)
 		return -ENOMEM;
-	static const char *const keep[] = {"started_at",        "clock",    "environment",
-					   "connected",         "generator",
-					   "generator_limited", "warnings", "target_resources",
-					   "target"};
+	static const char *const keep[] = {"started_at",   "clock",          "pacer",
+					   "connected",    "environment",    "generator",
+					   "generator_limited", "warnings",   "target_resources",
+					   "target",       "cost",           "repetitions",
+					   "repeat_summary"};
+	/* a ramp step's figures that are not pooled, each segment's own */
+	static const char *const step_keep[] = {"target_cpu_ms_per_request", "target_resources",
+						"cost", "repetitions", "repeat_summary",
+						"generator_limited"};
 	int rc = 0;
 	for (size_t s = 0; s < m->n && !rc; s++) {
 		const json_t *r = m->in[s].root;
@@ -224,6 +232,26 @@ static int segments_list(struct mctx *m, json_t *out, long skew_ms)
 		const json_t *meas = jget(r, "measure");
 		if (!rc && meas)
 			rc = set_new(o, "requests", json_deep_copy(jget(meas, "requests")));
+		const json_t *steps = jget(r, "steps");
+		json_t *sa = !rc && json_is_array(steps) ? json_array() : NULL;
+		if (!rc && json_is_array(steps) && !sa)
+			rc = -ENOMEM;
+		for (size_t i = 0; sa && !rc && i < json_array_size(steps); i++) {
+			const json_t *st = json_array_get(steps, i);
+			json_t *so = json_pack("{s:I}", "step", (json_int_t)(i + 1));
+			rc = so ? 0 : -ENOMEM;
+			for (size_t k = 0; k < sizeof step_keep / sizeof step_keep[0] && !rc; k++)
+				if (jget(st, step_keep[k]))
+					rc = set_new(so, step_keep[k], json_deep_copy(jget(st, step_keep[k])));
+			if (!rc && json_array_append_new(sa, so))
+				rc = -ENOMEM;
+			else if (rc)
+				json_decref(so);
+		}
+		if (sa && !rc)
+			rc = set_new(o, "steps", sa);
+		else
+			json_decref(sa);
 		if (!rc && json_array_append_new(a, o))
 			rc = -ENOMEM;
 		else if (rc)
@@ -237,6 +265,25 @@ static int segments_list(struct mctx *m, json_t *out, long skew_ms)
 	if (!rc)
 		rc = mg ? set_new(mg, "start_skew_ms", skew_ms >= 0 ? json_integer(skew_ms) : json_null())
 			: -ENOMEM;
+	/* the segments that missed the start, counted and named */
+	json_t *late = rc ? NULL : json_array();
+	if (!rc && !late)
+		rc = -ENOMEM;
+	for (size_t s = 0; s < m->n && !rc; s++) {
+		double ms = num_at(jget(m->in[s].root, "clock"), "late_ms", 0);
+		if (ms <= MERGE_LATE_MS)
+			continue;
+		json_t *x = json_pack("{s:I, s:s}", "index", (json_int_t)s, "file", m->in[s].name);
+		rc = x ? set_new(x, "late_ms", real_dp(ms, 3)) : -ENOMEM;
+		if (!rc && json_array_append_new(late, x))
+			rc = -ENOMEM;
+		else if (rc)
+			json_decref(x);
+	}
+	if (!rc)
+		rc = set_new(mg, "late", late);
+	else
+		json_decref(late);
 	if (!rc)
 		rc = set_new(out, "merged", mg);
 	else
@@ -341,6 +388,29 @@ static int merge_connected(const struct mctx *m, json_t *out)
 	return set_new(out, "connected", all);
 }
 
+/* Self-contained: each segment drove its own embedded target (threads and
+ * CPU summed, CPU per response of `responses` made again). */
+static int merge_target(struct mctx *m, json_t *out, const json_t *const *roots,
+			uint64_t responses)
+{
+	json_t *tg = json_object_get(out, "target");
+	if (!json_is_object(tg))
+		return 0;
+	uint64_t threads = 0;
+	double cpu = 0;
+	for (size_t s = 0; s < m->n; s++) {
+		threads += u64_at(jget(roots[s], "target"), "threads");
+		cpu += num_at(jget(roots[s], "target"), "cpu_s", 0);
+	}
+	int rc = set_new(tg, "threads", json_integer((json_int_t)threads));
+	if (!rc && json_object_get(tg, "cpu_s"))
+		rc = set_new(tg, "cpu_s", real_dp(cpu, 6));
+	if (!rc && json_object_get(tg, "cpu_ms_per_request"))
+		rc = set_new(tg, "cpu_ms_per_request",
+			     real_dp(responses ? cpu * 1e3 / (double)responses : 0, 6));
+	return rc;
+}
+
 static int merge_run(struct mctx *m, json_t *out, const json_t *const *roots, const long *shift)
 {
 	int rc = merge_phase_at(m, out, roots, "measure", "measure");
@@ -355,22 +425,8 @@ static int merge_run(struct mctx *m, json_t *out, const json_t *const *roots, co
 			     u64_at(jget(jget(out, "warmup"), "requests"), "completed");
 	if (!rc)
 		rc = merge_generator(m, out, responses);
-	/* self-contained: each segment drove its own embedded target */
-	json_t *tg = json_object_get(out, "target");
-	if (!rc && json_is_object(tg)) {
-		uint64_t threads = 0;
-		double cpu = 0;
-		for (size_t s = 0; s < m->n; s++) {
-			threads += u64_at(jget(roots[s], "target"), "threads");
-			cpu += num_at(jget(roots[s], "target"), "cpu_s", 0);
-		}
-		rc = set_new(tg, "threads", json_integer((json_int_t)threads));
-		if (!rc && json_object_get(tg, "cpu_s"))
-			rc = set_new(tg, "cpu_s", real_dp(cpu, 6));
-		if (!rc && json_object_get(tg, "cpu_ms_per_request"))
-			rc = set_new(tg, "cpu_ms_per_request",
-				     real_dp(responses ? cpu * 1e3 / (double)responses : 0, 6));
-	}
+	if (!rc)
+		rc = merge_target(m, out, roots, responses);
 	return rc;
 }
 
@@ -524,6 +580,25 @@ static void merged_row(const void *ctx, size_t i, struct ramp_row *out)
 					 json_is_true(jget(jget(s, "verdict"), "inconclusive"))};
 }
 
+/* highest_passing.cpu_limited of the merged ramp at step i: true when
+ * any segment's target kept RAMP_CPU_LIMIT_SHARE of its cores busy there,
+ * false when every segment measured it below, null when some did not. */
+static json_t *cpu_limited_at(const struct mctx *m, const json_t *const *roots, size_t i)
+{
+	bool any = false, all_known = true;
+	for (size_t s = 0; s < m->n; s++) {
+		const json_t *tr = jget(json_array_get(jget(roots[s], "steps"), i), "target_resources");
+		double busy = num_at(tr, "cores_busy", NAN);
+		double avail = num_at(jget(roots[s], "target_cores"), "cores", NAN);
+		if (!isfinite(busy) || !isfinite(avail)) {
+			all_known = false;
+			continue;
+		}
+		any = any || ramp_cpu_limited(busy, avail);
+	}
+	return any ? json_true() : all_known ? json_false() : json_null();
+}
+
 static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 {
 	const json_t *plan = jget(out, "plan");
@@ -609,6 +684,15 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 			}
 		}
 		if (!rc && json_is_object(w)) {
+			double wd = 0;
+			for (size_t s = 0; s < m->n; s++)
+				wd = fmax(wd, num_at(jget(st[s], "warmup"), "duration_s", 0));
+			if (json_object_get(w, "duration_s"))
+				rc = set_new(w, "duration_s", real_dp(wd, 6));
+		}
+		if (!rc && json_is_array(json_object_get(d, "outcomes")))
+			rc = merge_rows(m, d, st, "outcomes");
+		if (!rc && json_is_object(w)) {
 			double wd = num_at(w, "duration_s", 0);
 			rc = set_new(w, "achieved_per_s",
 				     real_dp(wd > 0 ? (double)u64_at(jget(w, "requests"), "completed") / wd
@@ -693,9 +777,11 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 			rc = set_new(hp, "achieved_per_s", json_deep_copy(jget(hs, "achieved_per_s")));
 		if (!rc && cores > 0)
 			rc = set_new(hp, "per_core_per_s", real_dp(highest_rate / cores, 3));
-		/* each segment probed the target apart: not judged from one */
+		/* each segment saw the target at that step on its own: CPU-limited
+		 * when any saw it at its limit (self-contained, each its own
+		 * embedded target), not known when none measured it */
 		if (!rc && json_object_get(hp, "cpu_limited"))
-			rc = set_new(hp, "cpu_limited", json_null());
+			rc = set_new(hp, "cpu_limited", cpu_limited_at(m, roots, (size_t)highest));
 		if (!rc)
 			rc = set_new(hp, "bound", json_string(ramp_bound_name(b.bound)));
 		if (!rc)
@@ -719,7 +805,58 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 	bool reached = require > 0 ? highest >= 0 && highest_rate >= require : all_pass;
 	if (!rc)
 		rc = set_new(out, "reached_require", json_boolean(reached));
+	uint64_t responses = 0;
+	for (size_t i = 0; i < n_steps; i++)
+		responses += u64_at(jget(jget(json_array_get(steps, i), "measure"), "requests"),
+				    "completed") +
+			     u64_at(json_array_get(steps, i), "warmup_completed");
+	if (!rc)
+		rc = merge_target(m, out, roots, responses);
 	return rc;
+}
+
+/* pacer run --slo: the merged measured phase judged with the SLO, as the
+ * run judges its own (slo.pass, slo.reason). */
+static int judge_run_slo(struct mctx *m, json_t *out, const json_t *const *roots)
+{
+	json_t *so = json_object_get(out, "slo");
+	const char *expr = json_string_value(json_object_get(so, "expr"));
+	if (!json_is_object(so) || !expr)
+		return 0;
+	const json_t *plan = jget(out, "plan");
+	const json_t *oc = jget(jget(plan, "rules"), "outcomes");
+	size_t n_out = json_array_size(oc);
+	if (n_out > 16)
+		n_out = 16;
+	const char *names[16];
+	for (size_t k = 0; k < n_out; k++)
+		names[k] = json_string_value(jget(json_array_get(oc, k), "name"));
+	struct slo slo = {0};
+	char serr[256];
+	if (slo_parse(&slo, expr, names, n_out, serr, sizeof serr) != 0) {
+		text_errf(m->err, m->errlen, "%s: slo.expr '%s': %s", m->in[0].name, expr, serr);
+		return PACER_EPARSE;
+	}
+	const char *loop = json_string_value(jget(plan, "loop"));
+	bool open_loop = !loop || !strcmp(loop, "open");
+	const json_t *ph = jget(out, "measure");
+	double pct[16];
+	struct slo_measure mm;
+	step_measure(ph, num_at(jget(ph, "rate"), "offered_per_s", 0), open_loop, n_out, pct, &mm);
+	/* judged as each segment judged its own: pacer's share taken out */
+	struct slo_share sh;
+	int rc = step_share(m, ph, roots, open_loop, m->in[0].name, &sh);
+	if (rc)
+		return rc;
+	struct slo_verdict v;
+	slo_eval_share(&slo, &mm, &sh, &v);
+	json_t *vj = verdict_json(&v, &slo);
+	if (!vj || json_object_update(so, vj)) {
+		json_decref(vj);
+		return -ENOMEM;
+	}
+	json_decref(vj);
+	return 0;
 }
 
 int result_merge(const struct merge_input *in, size_t n, json_t **out, char *err, size_t errlen)
@@ -743,6 +880,8 @@ int result_merge(const struct merge_input *in, size_t n, json_t **out, char *err
 		return -ENOMEM;
 	}
 	int rc = merge_check_inputs(in, n, sorted, err, errlen);
+	if (!rc) /* a field without a rule is refused, not dropped */
+		rc = merge_check_fields(in, n, err, errlen);
 	json_t *o = NULL;
 	if (!rc) {
 		for (size_t i = 0; i < n; i++) {
@@ -761,6 +900,8 @@ int result_merge(const struct merge_input *in, size_t n, json_t **out, char *err
 			rc = ramp ? merge_ramp(&m, o, roots) : merge_run(&m, o, roots, shift);
 		if (!rc)
 			rc = merge_gen_session(&m, o);
+		if (!rc && !ramp)
+			rc = judge_run_slo(&m, o, roots);
 		/* interrupted when any segment was */
 		bool intr = false;
 		for (size_t i = 0; i < n; i++)

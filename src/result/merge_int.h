@@ -96,6 +96,13 @@ static inline double pct_of(uint64_t a, uint64_t b)
 int merge_check_inputs(const struct merge_input *in, size_t n, const struct merge_input **sorted,
 		       char *err, size_t errlen);
 
+/* ---- merge_rules.c -------------------------------------------------------- */
+
+/* Every field of in[0..n) has a merge rule (merge.h: merge_rules) and
+ * none is refused by its rule. 0, or PACER_EUNSUPPORTED (PACER_EPARSE: a
+ * value where fields belong) with one line naming the file and the field. */
+int merge_check_fields(const struct merge_input *in, size_t n, char *err, size_t errlen);
+
 /* ---- merge_phase.c -------------------------------------------------------- */
 
 /* dst += src over every integer leaf of two objects (keys only in src are
@@ -108,6 +115,12 @@ int merge_sum_ints(json_t *dst, const json_t *src); /* PACER_EPARSE: a "hist" am
  * m->err naming `what`, or -ENOMEM. */
 struct hist;
 int merge_timing_hist(struct mctx *m, const json_t *timing, const char *what, struct hist *h);
+
+/* Merge the rows at key of every segment's object ph[s] (borrowed) into
+ * dst[key]: by_name matched by name, hosts and outcomes by position;
+ * counters summed, the figures made of them again. 0, or PACER_EPARSE /
+ * PACER_EUNSUPPORTED (a histogram) with one line in m->err, or -ENOMEM. */
+int merge_rows(struct mctx *m, json_t *dst, const json_t *const *ph, const char *key);
 
 /* Merge the phase objects ph[0..m->n) (a run's measure or warm-up, a ramp
  * step's measure; borrowed, NULL entries allowed) into dst (a copy of

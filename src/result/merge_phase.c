@@ -217,9 +217,40 @@ static bool is_timing(const json_t *v)
 	return json_is_object(v) && json_is_object(json_object_get(v, "hist"));
 }
 
+/* streams_max (the most) and streams_mean (weighted by weight_key) of
+ * dst from the objects at key of every segment's phase (row r of an array
+ * at key when r != SIZE_MAX, else the object at key). */
+static int merge_streams(struct mctx *m, json_t *dst, const json_t *const *ph, const char *key,
+			 size_t r, const char *weight_key)
+{
+	uint64_t most = 0;
+	double sum = 0, weight = 0;
+	for (size_t s = 0; s < m->n; s++) {
+		const json_t *o = jget(ph[s], key);
+		const json_t *w = ph[s];
+		if (r != SIZE_MAX) {
+			o = json_array_get(o, r);
+			w = o;
+		} else {
+			w = jget(ph[s], "requests");
+		}
+		if (!json_is_object(o))
+			continue;
+		uint64_t mx = u64_at(o, "streams_max");
+		most = mx > most ? mx : most;
+		double wt = (double)u64_at(w, weight_key);
+		sum += num_at(o, "streams_mean", 0) * wt;
+		weight += wt;
+	}
+	int rc = set_new(dst, "streams_max", json_integer((json_int_t)most));
+	if (!rc && json_object_get(dst, "streams_mean"))
+		rc = set_new(dst, "streams_mean", real_dp(weight > 0 ? sum / weight : 0, 3));
+	return rc;
+}
+
 /* Merge the array of objects at key (by_name: matched by name; hosts and
  * outcomes: by position) of every segment's phase into dst's. */
-static int merge_rows(struct mctx *m, json_t *dst, const json_t *const *ph, const char *key)
+int merge_rows(struct mctx *m, json_t *dst, const json_t *const *ph, const char *key)
 {
 	json_t *rows = json_object_get(dst, key);
 	if (!json_is_array(rows))
@@ -257,10 +288,21 @@ static int merge_rows(struct mctx *m, json_t *dst, const json_t *const *ph, cons
 		}
 		if (!rc && by_name) {
 			uint64_t sent = u64_at(acc, "sent"), errs = u64_at(acc, "errors");
-			if (json_object_get(row, "pooled_names"))
-				rc = set_new(acc, "pooled_names",
-					     json_deep_copy(json_object_get(row, "pooled_names")));
-			rc = set_new(acc, "error_pct", real_dp(pct_of(errs, sent), 4));
+			if (json_object_get(row, "pooled_names")) {
+				/* the table's names beyond the first 64, as each segment saw them */
+				uint64_t most = 0;
+				for (size_t s = 0; s < m->n; s++)
+					for (size_t i = 0; i < json_array_size(jget(ph[s], key)); i++) {
+						const json_t *c = json_array_get(jget(ph[s], key), i);
+						if (json_is_true(jget(c, "other")))
+							most = most > u64_at(c, "pooled_names")
+								       ? most
+								       : u64_at(c, "pooled_names");
+					}
+				rc = set_new(acc, "pooled_names", json_integer((json_int_t)most));
+			}
+			if (!rc)
+				rc = set_new(acc, "error_pct", real_dp(pct_of(errs, sent), 4));
 			if (!rc && lat[0]) {
 				json_t *l;
 				char what[160];
@@ -271,6 +313,10 @@ static int merge_rows(struct mctx *m, json_t *dst, const json_t *const *ph, cons
 			}
 		} else if (!rc && json_object_get(row, "port")) {
 			rc = set_new(acc, "port", json_deep_copy(json_object_get(row, "port")));
+			/* HTTP/2 streams of the host: the most, and the mean weighted by
+			 * each segment's completed requests */
+			if (!rc && json_object_get(row, "streams_max"))
+				rc = merge_streams(m, acc, ph, key, r, "completed");
 		} else if (!rc && json_object_get(acc, "rate_pct")) {
 			rc = set_new(acc, "rate_pct",
 				     real_dp(pct_of(u64_at(acc, "count"), u64_at(acc, "of")), 4));
@@ -335,10 +381,14 @@ int merge_phase(struct mctx *m, json_t *dst, const json_t *const *ph, const char
 						rc = -ENOMEM;
 				}
 			}
+		} else if (!strcmp(k, "target_resources") || !strcmp(k, "generator_resources")) {
+			continue; /* null here: merge_check_fields refuses one that is not */
 		} else if (json_is_object(v)) {
 			for (size_t s = 1; s < m->n && !rc; s++)
 				if (json_is_object(jget(ph[s], k)))
 					rc = merge_sum_ints(v, jget(ph[s], k));
+			if (!rc && !strcmp(k, "http2"))
+				rc = merge_streams(m, v, ph, k, SIZE_MAX, "sent");
 		} else if (json_is_integer(v)) {
 			for (size_t s = 1; s < m->n; s++)
 				json_integer_set(v, json_integer_value(v) + (json_int_t)u64_at(ph[s], k));
@@ -392,42 +442,6 @@ static uint64_t measure_wall_ns(const json_t *root)
 	return u64_at(jget(root, "clock"), "measure_start_realtime_ns");
 }
 
-/* What kept one second's requests from being sent, over the segments
- * (series_point connect_failures, dropped, unsent): counts summed, and the
- * backlogs (unsent) of the segments at that wall second added. */
-struct outage_acc {
-	json_t *connect_failures; /* NULL until a segment's point has them */
-	uint64_t dropped, unsent;
-	bool any;                 /* a segment's point carried them */
-};
-
-static int outage_add(struct outage_acc *o, const json_t *pt)
-{
-	const json_t *cf = jget(pt, "connect_failures");
-	if (!json_is_object(cf))
-		return 0;
-	o->any = true;
-	o->dropped += u64_at(pt, "dropped");
-	o->unsent += u64_at(pt, "unsent");
-	if (!o->connect_failures && !(o->connect_failures = json_object()))
-		return -ENOMEM;
-	return merge_sum_ints(o->connect_failures, cf);
-}
-
-/* Into the merged point pt, taking o's object. */
-static int outage_set(struct outage_acc *o, json_t *pt)
-{
-	if (!o->any)
-		return 0;
-	int rc = set_new(pt, "connect_failures", o->connect_failures);
-	o->connect_failures = NULL;
-	if (!rc)
-		rc = set_new(pt, "dropped", json_integer((json_int_t)o->dropped));
-	if (!rc)
-		rc = set_new(pt, "unsent", json_integer((json_int_t)o->unsent));
-	return rc;
-}
-
 /* Merge the series arrays ser[0..n) point by point, segment s's point i
  * landing at second i + shift[s]. */
 int merge_series(struct mctx *m, const json_t *const *ser, const long *shift, json_t **out)
@@ -442,31 +456,38 @@ int merge_series(struct mctx *m, const json_t *const *ser, const long *shift, js
 	int rc = 0;
 	for (long t = 0; t < len && !rc; t++) {
 		struct hist h = {0};
-		uint64_t completed = 0, errors = 0;
 		uint64_t sub_bits = 7;
-		struct outage_acc og = {0};
+		/* the second's counters (completed, errors, by_class, dropped, the
+		 * backlogs unsent, ...) added over the segments, its histograms
+		 * merged */
+		json_t *pt = json_pack("{s:I}", "t_s", (json_int_t)t);
+		if (!pt)
+			rc = -ENOMEM;
 		for (size_t s = 0; s < m->n && !rc; s++) {
 			long i = t - shift[s];
 			if (!json_is_array(ser[s]) || i < 0 || i >= (long)json_array_size(ser[s]))
 				continue;
-			const json_t *pt = json_array_get(ser[s], (size_t)i);
-			completed += u64_at(pt, "completed");
-			errors += u64_at(pt, "errors");
-			rc = outage_add(&og, pt);
-			const json_t *ho = jget(pt, "hist");
-			if (ho) {
+			const json_t *src = json_array_get(ser[s], (size_t)i);
+			json_t *tmp = json_deep_copy(src);
+			if (!tmp) {
+				rc = -ENOMEM;
+				break;
+			}
+			static const char *const made[] = {"t_s", "hist", "p50_us", "p99_us"};
+			for (size_t k = 0; k < sizeof made / sizeof made[0]; k++)
+				json_object_del(tmp, made[k]);
+			rc = merge_sum_ints(pt, tmp);
+			json_decref(tmp);
+			const json_t *ho = jget(src, "hist");
+			if (!rc && ho) {
 				rc = hist_add_obj(m, &h, ho, "series", s);
 				as_u64(jget(ho, "sub_bits"), &sub_bits);
 			}
 		}
-		json_t *pt = rc ? NULL
-				: json_pack("{s:I, s:I, s:I}", "t_s", (json_int_t)t, "completed",
-					    (json_int_t)completed, "errors", (json_int_t)errors);
-		if (!rc && !pt)
-			rc = -ENOMEM;
-		if (!rc)
-			rc = outage_set(&og, pt);
-		json_decref(og.connect_failures); /* not taken: an error */
+		if (!rc && !json_object_get(pt, "completed"))
+			rc = set_new(pt, "completed", json_integer(0));
+		if (!rc && !json_object_get(pt, "errors"))
+			rc = set_new(pt, "errors", json_integer(0));
 		if (!rc)
 			rc = set_new(pt, "p50_us",
 				     real_dp(h.counts ? (double)hist_percentile(&h, 50) / 1e3 : 0, 3));

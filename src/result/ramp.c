@@ -19,6 +19,11 @@ int ramp_result_add(struct ramp_result *r, const struct ramp_step *s)
 	return 0;
 }
 
+bool ramp_cpu_limited(double busy, double avail)
+{
+	return busy > 0 && avail > 0 && busy >= RAMP_CPU_LIMIT_SHARE * avail;
+}
+
 const char *ramp_bound_name(enum ramp_bound b)
 {
 	switch (b) {

@@ -36,6 +36,15 @@ enum ramp_bound {
 /* Static JSON name of a bound: "exact", "lower", "top"; NULL for NONE. */
 const char *ramp_bound_name(enum ramp_bound b);
 
+/* A ramp's capacity is CPU-bound, and so may be given per core, when the
+ * target kept at least this share of the cores it could use busy at the
+ * deciding step (docs/ramp.md "Per core"). */
+#define RAMP_CPU_LIMIT_SHARE 0.9
+/* Whether busy cores of avail is the target's CPU at its limit:
+ * busy >= RAMP_CPU_LIMIT_SHARE * avail; false when either is not a
+ * positive number. */
+bool ramp_cpu_limited(double busy, double avail);
+
 struct ramp_result {
 	struct ramp_step *steps;   /* in the order they ran (owned) */
 	size_t n_steps, cap;

@@ -153,16 +153,16 @@ static void test_histograms_never_summed(void **state)
 	assert_int_equal(json_integer_value(json_object_get(lag, "count")), 200);
 	assert_true(fabs(json_real_value(json_object_get(lag, "p50_us")) - 50.0) < 0.1);
 	json_decref(out);
-	/* an object of counters with a "hist" is taken for a timing: its
-	 * histogram is checked and refused */
+	/* an object of counters with a "hist": a field with no merge rule,
+	 * refused before anything is merged */
 	for (int s = 0; s < 2; s++)
 		json_object_set_new(json_object_get(json_object_get((json_t *)in[s].root, "measure"),
 						    "errors"),
 				    "hist", json_pack("{s:i}", "sub_bits", 11));
 	out = NULL;
-	assert_int_equal(result_merge(in, 2, &out, err, sizeof err), PACER_EPARSE);
+	assert_int_equal(result_merge(in, 2, &out, err, sizeof err), PACER_EUNSUPPORTED);
 	assert_null(out);
-	if (!strstr(err, "a.json: measure.errors: no usable histogram"))
+	if (!strstr(err, "a.json: measure.errors.hist: a field pacer merge has no rule for"))
 		fail_msg("err: %s", err);
 	/* deeper among the counters: not added up either */
 	for (int s = 0; s < 2; s++) {
@@ -183,9 +183,9 @@ static void test_histograms_never_summed(void **state)
 		json_object_set_new(ms, "hist", json_pack("{s:i, s:[]}", "sub_bits", 11, "counts"));
 	}
 	out = NULL;
-	assert_int_equal(result_merge(in, 2, &out, err, sizeof err), PACER_EPARSE);
+	assert_int_equal(result_merge(in, 2, &out, err, sizeof err), PACER_EUNSUPPORTED);
 	assert_null(out);
-	if (!strstr(err, "a histogram among the counters"))
+	if (!strstr(err, "measure.hist: a field pacer merge has no rule for"))
 		fail_msg("err: %s", err);
 	for (int s = 0; s < 2; s++)
 		json_decref((json_t *)in[s].root);
@@ -324,6 +324,139 @@ static void test_series_outage(void **state)
 	hist_free(&h);
 }
 
+
+/* Every counter of a second is summed at its wall-clock second, those a
+ * reader added later too (by_class, transport_errors: the status chart). */
+static void test_series_every_counter(void **state)
+{
+	(void)state;
+	struct hist h;
+	assert_int_equal(hist_init(&h, HIST_SUB_BITS, HIST_MAX_NS), 0);
+	hist_record(&h, 12345);
+	json_t *seg[2];
+	for (int s = 0; s < 2; s++) {
+		seg[s] = segment_result((uint32_t)s, 2, &h, 900);
+		json_t *ser = json_array();
+		for (int t = 0; t < 3; t++) {
+			json_t *pt = point(t, 10 * (s + 1), 0, 0, 0, 0);
+			json_object_set_new(pt, "transport_errors", json_integer(s + t));
+			json_object_set_new(pt, "by_class",
+					    json_pack("{s:i, s:i, s:i, s:i, s:i}", "1xx", 0, "2xx",
+						      9 * (s + 1), "3xx", 0, "4xx", 0, "5xx", s + 1));
+			json_array_append_new(ser, pt);
+		}
+		json_object_set_new(seg[s], "series", ser);
+	}
+	struct merge_input in[2] = {{"a.json", seg[0]}, {"b.json", seg[1]}};
+	json_t *out = NULL;
+	char err[512];
+	assert_int_equal(result_merge(in, 2, &out, err, sizeof err), 0);
+	const json_t *ser = json_object_get(out, "series");
+	assert_int_equal(json_array_size(ser), 3);
+	for (int t = 0; t < 3; t++) {
+		const json_t *pt = json_array_get(ser, (size_t)t);
+		assert_int_equal(json_integer_value(json_object_get(pt, "t_s")), t);
+		assert_int_equal(json_integer_value(json_object_get(pt, "completed")), 30);
+		assert_int_equal(json_integer_value(json_object_get(pt, "transport_errors")), 2 * t + 1);
+		const json_t *bc = json_object_get(pt, "by_class");
+		assert_true(json_is_object(bc));
+		assert_int_equal(json_integer_value(json_object_get(bc, "2xx")), 27);
+		assert_int_equal(json_integer_value(json_object_get(bc, "5xx")), 3);
+	}
+	json_decref(out);
+	json_decref(seg[0]);
+	json_decref(seg[1]);
+	hist_free(&h);
+}
+
+/* A field no rule covers is refused, naming it, rather than dropped or
+ * taken from one segment; a field that must be the same in every segment
+ * is compared; the rules' own table finds every path it lists. */
+static void test_rules(void **state)
+{
+	(void)state;
+	size_t n;
+	const struct merge_rule *rules = merge_rules(&n);
+	assert_true(n > 100);
+	for (size_t i = 0; i < n; i++) {
+		char path[256];
+		/* the table's notation, made a path: an alias and "*" stand for keys */
+		snprintf(path, sizeof path, "%s", rules[i].path);
+		char *star = strchr(path, '*');
+		if (star)
+			*star = 'x';
+		if (!strncmp(path, "@phase", 6)) {
+			memmove(path + 8, path + 6, strlen(path + 6) + 1);
+			memcpy(path, ".measure", 8);
+		} else if (!strncmp(path, "@series", 7)) {
+			path[0] = '.'; /* ".series" */
+		} else if (!strncmp(path, "@outcomes", 9)) {
+			memmove(path + 17, path + 9, strlen(path + 9) + 1);
+			memcpy(path, ".measure.outcomes", 17);
+		}
+		bool below;
+		const struct merge_rule *r = merge_rule_for(path, &below);
+		if (r != &rules[i])
+			fail_msg("%s: found %s", path, r ? r->path : "nothing");
+		assert_string_not_equal(merge_rule_name(rules[i].kind), "?");
+	}
+	bool below;
+	assert_null(merge_rule_for(".measure", &below));
+	assert_true(below);
+	assert_null(merge_rule_for(".measure.nothing", &below));
+	assert_false(below);
+	assert_int_equal(merge_rule_for(".steps[].series[].by_class.2xx", &below)->kind, MERGE_SUM);
+	assert_int_equal(merge_rule_for(".warmup.latency.hist.counts", &below)->kind, MERGE_HIST);
+
+	struct hist h;
+	assert_int_equal(hist_init(&h, HIST_SUB_BITS, HIST_MAX_NS), 0);
+	hist_record(&h, 12345);
+	json_t *a = segment_result(0, 2, &h, 900), *b = segment_result(1, 2, &h, 900);
+	struct merge_input in[2] = {{"a.json", a}, {"b.json", b}};
+	json_t *out = NULL;
+	char err[512];
+	json_object_set_new(json_object_get(b, "measure"), "novel", json_integer(1));
+	assert_int_equal(result_merge(in, 2, &out, err, sizeof err), PACER_EUNSUPPORTED);
+	if (!strstr(err, "b.json: measure.novel: a field pacer merge has no rule for"))
+		fail_msg("err: %s", err);
+	json_object_del(json_object_get(b, "measure"), "novel");
+	json_object_set_new(b, "mode", json_string("self_contained"));
+	assert_int_equal(result_merge(in, 2, &out, err, sizeof err), PACER_EUNSUPPORTED);
+	if (!strstr(err, "a.json and b.json differ in mode"))
+		fail_msg("err: %s", err);
+	json_object_set_new(b, "mode", json_string("live"));
+	/* a merged result is not merged again */
+	json_object_set_new(b, "merged", json_pack("{s:i}", "segments", 2));
+	assert_int_equal(result_merge(in, 2, &out, err, sizeof err), PACER_EUNSUPPORTED);
+	if (!strstr(err, "merged: not merged: a merged result"))
+		fail_msg("err: %s", err);
+	json_object_del(b, "merged");
+	/* HTTP/2's streams: the most and a weighted mean, not sums; a late
+	 * segment counted and named */
+	for (int s = 0; s < 2; s++) {
+		json_t *r = s ? b : a;
+		json_object_set_new(json_object_get(r, "measure"), "http2",
+				    json_pack("{s:i, s:i, s:f}", "connections_h2", 2, "streams_max",
+					      s ? 9 : 4, "streams_mean", s ? 3.0 : 1.0));
+		json_object_set_new(r, "clock", json_pack("{s:f}", "late_ms", s ? 1500.0 : 2.0));
+	}
+	assert_int_equal(result_merge(in, 2, &out, err, sizeof err), 0);
+	const json_t *h2 = json_object_get(json_object_get(out, "measure"), "http2");
+	assert_int_equal(json_integer_value(json_object_get(h2, "connections_h2")), 4);
+	assert_int_equal(json_integer_value(json_object_get(h2, "streams_max")), 9);
+	assert_true(fabs(json_real_value(json_object_get(h2, "streams_mean")) - 2.0) < 1e-9);
+	const json_t *late = json_object_get(json_object_get(out, "merged"), "late");
+	assert_int_equal(json_array_size(late), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(late, 0), "index")), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(late, 0), "file")),
+			    "b.json");
+	assert_null(json_object_get(out, "clock"));
+	json_decref(out);
+	json_decref(a);
+	json_decref(b);
+	hist_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +464,8 @@ int main(void)
 		cmocka_unit_test(test_histograms_never_summed),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_series_outage),
+		cmocka_unit_test(test_series_every_counter),
+		cmocka_unit_test(test_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
