@@ -381,6 +381,24 @@ static int repetition(struct exec *x, size_t vi, size_t rep)
 	return 0;
 }
 
+/* How long to measure the floor (runner_plan.floor_ns): with a start time
+ * (--start-at, a barrier's), only what ends before it -- the wake-ups, then
+ * the loopback round trips for half as long, RUNNER_FLOOR_MARGIN_NS to
+ * spare -- and none when less than RUNNER_FLOOR_MIN_NS is left: the load
+ * starts on time, the floor is measured shorter. */
+static uint64_t floor_before(const struct runner_plan *p)
+{
+	if (!p->floor_ns || !p->start_ns)
+		return p->floor_ns;
+	uint64_t now = clock_now_ns();
+	if (p->start_ns <= now + RUNNER_FLOOR_MARGIN_NS)
+		return 0;
+	uint64_t room = (p->start_ns - now - RUNNER_FLOOR_MARGIN_NS) / 3 * 2;
+	if (room >= p->floor_ns)
+		return p->floor_ns;
+	return room >= RUNNER_FLOOR_MIN_NS ? room : 0;
+}
+
 int runner_execute(const struct runner_plan *p, const struct runner_hooks *h,
 		   struct runner_result *out, size_t *failed_variant)
 {
@@ -405,9 +423,11 @@ int runner_execute(const struct runner_plan *p, const struct runner_hooks *h,
 		if (rt < 0 ? out->realtime >= 0 : out->realtime == 1)
 			out->realtime = rt;
 	}
-	/* what this machine lets pacer promise, before any load */
-	if (!rc && p->floor_ns)
-		(void)engine_floor(x.e[0], p->floor_ns, p->target_local, &out->floor);
+	/* what this machine lets pacer promise, before any load (and before
+	 * --start-at's start) */
+	uint64_t floor_ns = floor_before(p);
+	if (!rc && floor_ns)
+		(void)engine_floor(x.e[0], floor_ns, p->target_local, &out->floor);
 	if (!rc && h->ready)
 		h->ready(h->arg, out);
 	size_t reps = p->repetitions ? p->repetitions : 1;

@@ -25,6 +25,8 @@
 
 #define RUNNER_MAX_VARIANTS 8
 #define RUNNER_MAX_REPEAT VARIANT_MAX_REPEAT
+#define RUNNER_FLOOR_MARGIN_NS (100 * 1000 * 1000ull)
+#define RUNNER_FLOOR_MIN_NS (50 * 1000 * 1000ull)
 
 /* One variant: a name and the engine session that drives it. */
 struct runner_variant {
@@ -59,7 +61,9 @@ struct runner_plan {
 	uint64_t retry_pause_ns;
 	/* The machine's floor (engine_floor) measured for floor_ns on the first
 	 * variant's workers before the first load (0: not measured), with a
-	 * loopback round trip when target_local. */
+	 * loopback round trip when target_local; with start_ns, shortened to
+	 * end RUNNER_FLOOR_MARGIN_NS before it, and skipped when that leaves
+	 * less than RUNNER_FLOOR_MIN_NS. */
 	uint64_t floor_ns;
 	bool target_local;
 	uint64_t start_ns;          /* CLOCK_MONOTONIC: the first measurement's load starts
