@@ -154,7 +154,7 @@ static void run_name(struct content_ctx *c, char *out, size_t cap)
 		snprintf(out + l, cap - l, ")");
 }
 
-int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, struct doc *d)
+int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, struct page *d)
 {
 	struct content_ctx c;
 	memset(&c, 0, sizeof c);
@@ -176,13 +176,13 @@ int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, 
 			snprintf(names + l, sizeof names - l, "%s%s", i ? " vs " : "",
 				 rr_str(v, "name") ? rr_str(v, "name") : "?");
 		}
-		doc_heading(d, 1, "title", "pacer compare report: %s", names);
+		page_heading(d, 1, "title", "pacer compare report: %s", names);
 	} else {
 		char name[700];
 		run_name(&c, name, sizeof name);
-		doc_heading(d, 1, "title", "pacer %s report: %s", kind, name);
+		page_heading(d, 1, "title", "pacer %s report: %s", kind, name);
 	}
-	doc_heading(d, 2, "summary", "Summary");
+	page_heading(d, 2, "summary", "Summary");
 	switch (r->kind) {
 	case RESULT_KIND_RUN: content_summary_run(&c); break;
 	case RESULT_KIND_RAMP: content_summary_ramp(&c); break;
@@ -194,25 +194,25 @@ int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, 
 	/* a ramp's terminal summary fits a screen: straight to its steps
 	 * table; the cost per step is the report's */
 	bool ramp = r->kind == RESULT_KIND_RAMP;
-	doc_audience(d, ramp ? DOC_REPORT : DOC_ALL);
-	doc_heading(d, 2, "results", "Results");
-	doc_audience(d, DOC_ALL);
+	page_audience(d, ramp ? PAGE_REPORT : PAGE_ALL);
+	page_heading(d, 2, "results", "Results");
+	page_audience(d, PAGE_ALL);
 	switch (r->kind) {
 	case RESULT_KIND_RUN: content_results_run(&c); break;
 	case RESULT_KIND_RAMP: content_results_ramp(&c); break;
 	case RESULT_KIND_COMPARE: content_results_compare(&c); break;
 	}
-	doc_audience(d, ramp ? DOC_REPORT : DOC_ALL);
+	page_audience(d, ramp ? PAGE_REPORT : PAGE_ALL);
 	content_cost(&c);
-	doc_audience(d, DOC_ALL);
+	page_audience(d, PAGE_ALL);
 	const struct chart *trend = charts_find(cs, "trend");
 	if (trend) {
-		doc_heading(d, 2, "trend", "Trend");
-		doc_para(d, false,
+		page_heading(d, 2, "trend", "Trend");
+		page_para(d, false,
 			 "The same benchmark over the runs of its history (pacer report --history): "
 			 "runs with the same request table and hardware as this one in one series, "
 			 "the others apart, as they are not comparable with it.");
-		doc_chart(d, trend->name, trend->title);
+		page_chart(d, trend->name, trend->title);
 	}
 	content_meaning(&c);
 	return d->oom ? -ENOMEM : 0;

@@ -91,7 +91,7 @@ void content_summary_compare(struct content_ctx *c)
 		c->d->oom = true;
 		return;
 	}
-	doc_para(c->d, true, "%s", buf);
+	page_para(c->d, true, "%s", buf);
 	free(buf);
 }
 
@@ -187,10 +187,10 @@ static void cmp_errors_table(struct content_ctx *c, const json_t *variants)
 	struct cmp_counts k;
 	if (!cmp_counts_of(json_array_get(variants, 0), &k))
 		return;
-	doc_heading(c->d, 3, "variant-errors", "Errors and warm-ups: sums over repetitions");
+	page_heading(c->d, 3, "variant-errors", "Errors and warm-ups: sums over repetitions");
 	const char *hdr[6] = {"Variant",          "Did not succeed", "Failed responses",
 			      "Transport errors", "Warm-up responses", "Warm-up errors"};
-	doc_table(c->d, 6, 0x3e, hdr);
+	page_table(c->d, 6, 0x3e, hdr);
 	size_t i;
 	const json_t *v;
 	json_array_foreach(variants, i, v) {
@@ -203,9 +203,9 @@ static void cmp_errors_table(struct content_ctx *c, const json_t *variants)
 				      fmt_int(&c->f, k.transport),
 				      fmt_int(&c->f, k.warm_completed),
 				      fmt_int(&c->f, k.warm_errors)};
-		doc_row(c->d, row);
+		page_row(c->d, row);
 	}
-	doc_para(c->d, false,
+	page_para(c->d, false,
 		 "Failed responses are complete responses that failed the success rule (by "
 		 "default a status outside 200..399); transport errors are requests that failed "
 		 "on their connection (read, write, timeout, parse, closed). The warm-ups are not "
@@ -229,8 +229,8 @@ void content_results_compare(struct content_ctx *c)
 		snprintf(okey[k], sizeof okey[k], "outcome_%s_pct", onames[k]);
 		snprintf(ohdr[k], sizeof ohdr[k], "%s rate", onames[k]);
 	}
-	doc_heading(c->d, 3, "variants", "Variants: median (min–max) over repetitions");
-	const char *hdr[DOC_MAX_COLS];
+	page_heading(c->d, 3, "variants", "Variants: median (min–max) over repetitions");
+	const char *hdr[PAGE_MAX_COLS];
 	size_t nc = 0;
 	hdr[nc++] = "Variant";
 	hdr[nc++] = "Target";
@@ -238,14 +238,14 @@ void content_results_compare(struct content_ctx *c)
 		hdr[nc++] = cmp_cols[cols[k]].label;
 	if (errs)
 		hdr[nc++] = "Error rate";
-	for (size_t k = 0; k < no && nc < DOC_MAX_COLS; k++)
+	for (size_t k = 0; k < no && nc < PAGE_MAX_COLS; k++)
 		hdr[nc++] = ohdr[k];
-	doc_table(c->d, nc, ((1u << nc) - 1) & ~3u, hdr);
+	page_table(c->d, nc, ((1u << nc) - 1) & ~3u, hdr);
 	size_t i;
 	const json_t *v;
 	json_array_foreach(variants, i, v) {
-		const char *row[DOC_MAX_COLS];
-		char cell[DOC_MAX_COLS][128];
+		const char *row[PAGE_MAX_COLS];
+		char cell[PAGE_MAX_COLS][128];
 		char name[96];
 		size_t k = 0;
 		const json_t *sum = rr_obj(v, "summary");
@@ -264,14 +264,14 @@ void content_results_compare(struct content_ctx *c)
 		}
 		for (size_t j = 0; j < no && k < nc; j++, k++)
 			row[k] = med_range_pct(c, cell[k], sizeof cell[k], sum, okey[j]);
-		doc_row(c->d, row);
+		page_row(c->d, row);
 	}
 	cmp_errors_table(c, variants);
 	const json_t *ratios = rr_arr(c->root, "ratios");
 	if (ratios && json_array_size(ratios)) {
-		doc_heading(c->d, 3, "ratios", "Against the baseline");
+		page_heading(c->d, 3, "ratios", "Against the baseline");
 		const char *h[6] = {"Metric", "Variant", "Baseline", "Ratio", "95% CI", "Verdict"};
-		doc_table(c->d, 6, 0x18, h);
+		page_table(c->d, 6, 0x18, h);
 		const json_t *r;
 		bool few = false;
 		json_array_foreach(ratios, i, r) {
@@ -286,20 +286,20 @@ void content_results_compare(struct content_ctx *c)
 			const char *row[6] = {rr_str(r, "metric"), rr_str(r, "variant"),
 					      rr_str(r, "baseline"),
 					      fmt_ratio(&c->f, rr_num_or(r, "ratio", NAN)), ci, verdict};
-			doc_row(c->d, row);
+			page_row(c->d, row);
 		}
 		double noise = rr_num_or(c->plan, "noise_pct", NAN);
 		char noise_s[128] = "";
 		if (isfinite(noise))
 			snprintf(noise_s, sizeof noise_s, "; a ratio within %s of 1 counts as noise",
 				 fmt_pct(&c->f, noise));
-		doc_para(c->d, false,
+		page_para(c->d, false,
 			 "A ratio above 1 means the variant's figure is higher than the baseline's: "
 			 "more throughput, a higher capacity, a longer latency. The 95%% "
 			 "confidence intervals are bootstrapped over the repetitions%s.",
 			 noise_s);
 		if (few)
-			doc_para(c->d, false,
+			page_para(c->d, false,
 				 "Not enough repetitions for a verdict: %u per variant, and a verdict "
 				 "needs %d.",
 				 c->repeat, SUMMARY_MIN_N);
@@ -319,7 +319,7 @@ void content_results_compare(struct content_ctx *c)
 				fprintf(f, "%s%s", i ? " " : "", json_is_string(s) ? json_string_value(s) : "?");
 			}
 			if (fclose(f) == 0)
-				doc_para(c->d, false, "Order of the measurements: %s.", buf);
+				page_para(c->d, false, "Order of the measurements: %s.", buf);
 			free(buf);
 		}
 	}

@@ -26,14 +26,14 @@ static void cost_table(struct content_ctx *c, const json_t *cost)
 	if (!profiles || !json_array_size(profiles))
 		return;
 	const char *hdr[3] = {"Profile", "USD per core-hour", "USD per million requests"};
-	doc_table(c->d, 3, 0x6, hdr);
+	page_table(c->d, 3, 0x6, hdr);
 	size_t i;
 	const json_t *p;
 	json_array_foreach(profiles, i, p) {
 		char a[64], b[64];
 		const char *row[3] = {rr_str(p, "name"), usd(c, a, sizeof a, rr_num_or(p, "usd_per_core_hour", NAN)),
 				      usd(c, b, sizeof b, rr_num_or(p, "usd_per_million_requests", NAN))};
-		doc_row(c->d, row);
+		page_row(c->d, row);
 	}
 	const char *basis = rr_str(cost, "basis"), *caveat = rr_str(cost, "caveat");
 	double ms;
@@ -42,7 +42,7 @@ static void cost_table(struct content_ctx *c, const json_t *cost)
 		snprintf(per, sizeof per, " (%s ms of CPU per request)", fmt_num(&c->f, ms, 4));
 	size_t cl = caveat ? strlen(caveat) : 0;
 	if (basis || caveat)
-		doc_para(c->d, false, "Basis: %s%s.%s%s%s%s", basis ? basis : "not recorded", per,
+		page_para(c->d, false, "Basis: %s%s.%s%s%s%s", basis ? basis : "not recorded", per,
 			 caveat ? " " : "", caveat ? caveat : "",
 			 cl && caveat[cl - 1] != '.' ? "." : "",
 			 rr_true(cost, "default_prices")
@@ -106,7 +106,7 @@ static void compare_resources(struct content_ctx *c)
 	bool cpu = rr_num_or(s0, "target_cpu_ms_per_request.median", NAN) >= 0;
 	bool rss = rr_num_or(s0, "target_rss_peak_mib.median", NAN) >= 0;
 	if (!cpu && !rss) {
-		doc_para(c->d, false, "A comparison records no cost or resource figures; run each "
+		page_para(c->d, false, "A comparison records no cost or resource figures; run each "
 				      "variant with pacer run or ramp to measure them.");
 		return;
 	}
@@ -117,7 +117,7 @@ static void compare_resources(struct content_ctx *c)
 		hdr[nc++] = "Target CPU per request";
 	if (rss)
 		hdr[nc++] = "Target peak memory";
-	doc_table(c->d, nc, ((1u << nc) - 1) & ~1u, hdr);
+	page_table(c->d, nc, ((1u << nc) - 1) & ~1u, hdr);
 	size_t i;
 	const json_t *v;
 	json_array_foreach(variants, i, v) {
@@ -143,9 +143,9 @@ static void compare_resources(struct content_ctx *c)
 				 fmt_bytes(&c->f, rr_num_or(tm, "max", NAN) * mib));
 			row[k++] = tm && rr_num(tm, "median", &(double){0}) ? b : "–";
 		}
-		doc_row(c->d, row);
+		page_row(c->d, row);
 	}
-	doc_para(c->d, false,
+	page_para(c->d, false,
 		 "Median (min–max) over each variant's repetitions of the target's CPU time per "
 		 "request and its peak resident memory, as the probe measured them; their ratios "
 		 "are among the ratios above. A comparison records no cost figures.");
@@ -161,9 +161,9 @@ static void floor_rows(struct content_ctx *c)
 	bool asked = rr_true(rt, "requested");
 	if (!f && !asked)
 		return;
-	doc_heading(c->d, 3, "floor", "What this machine let pacer promise");
+	page_heading(c->d, 3, "floor", "What this machine let pacer promise");
 	const char *hdr[2] = {"Figure", "Value"};
-	doc_table(c->d, 2, 0, hdr); /* sentences: left-aligned, wrapped */
+	page_table(c->d, 2, 0, hdr); /* sentences: left-aligned, wrapped */
 	char b[256];
 	if (f) {
 		const char *m = rr_str(f, "method");
@@ -195,7 +195,7 @@ static void floor_rows(struct content_ctx *c)
 		kv(c, "--realtime", b);
 	}
 	if (f)
-		doc_para(c->d, false,
+		page_para(c->d, false,
 			 "A sleeping worker thread of pacer woke up to %s late at p99 on this machine "
 			 "before the load: a latency difference below that is not pacer's to promise. "
 			 "Responses read over TCP are timed by the kernel's receive stamps, so only the "
@@ -205,7 +205,7 @@ static void floor_rows(struct content_ctx *c)
 
 void content_cost(struct content_ctx *c)
 {
-	doc_heading(c->d, 2, "cost", "Cost and resources");
+	page_heading(c->d, 2, "cost", "Cost and resources");
 	char b[256];
 	if (c->r->kind == RESULT_KIND_RUN) {
 		const json_t *m = rr_get(c->root, "measure");
@@ -213,10 +213,10 @@ void content_cost(struct content_ctx *c)
 		if (cost)
 			cost_table(c, cost);
 		else
-			doc_para(c->d, false, "No cost profile was given (--cost-profile), so no cost per "
+			page_para(c->d, false, "No cost profile was given (--cost-profile), so no cost per "
 					      "million requests is reported.");
 		const char *hdr[2] = {"Figure", "Value"};
-		doc_table(c->d, 2, 0x2, hdr);
+		page_table(c->d, 2, 0x2, hdr);
 		const json_t *t = rr_obj(c->root, "target");
 		if (t) {
 			snprintf(b, sizeof b, "%s over the whole run, warm-up included",
@@ -268,7 +268,7 @@ void content_cost(struct content_ctx *c)
 		if (!target_known && !g)
 			kv(c, "Resources", "not recorded");
 		if (!target_known)
-			doc_para(c->d, false, "The target's own CPU and memory were not measured "
+			page_para(c->d, false, "The target's own CPU and memory were not measured "
 					      "(--target-pid or --target-cgroup measure them).");
 	} else if (c->r->kind == RESULT_KIND_RAMP) {
 		const json_t *steps = rr_arr(c->root, "steps");
@@ -292,7 +292,7 @@ void content_cost(struct content_ctx *c)
 					pnames[np++] = name;
 			}
 		}
-		const char *hdr[DOC_MAX_COLS];
+		const char *hdr[PAGE_MAX_COLS];
 		char ph[4][96];
 		size_t nc = 0;
 		hdr[nc++] = "Step";
@@ -305,10 +305,10 @@ void content_cost(struct content_ctx *c)
 			snprintf(ph[k], sizeof ph[k], "USD per million requests (%s)", pnames[k]);
 			hdr[nc++] = ph[k];
 		}
-		doc_table(c->d, nc, ((1u << nc) - 1) & ~1u, hdr);
+		page_table(c->d, nc, ((1u << nc) - 1) & ~1u, hdr);
 		json_array_foreach(steps, i, s) {
 			const json_t *tr = res_obj(rr_get(s, "measure"), s, "target_resources");
-			const char *row[DOC_MAX_COLS];
+			const char *row[PAGE_MAX_COLS];
 			char money[4][64];
 			size_t k = 0;
 			char label[32], tcpu[64];
@@ -334,24 +334,24 @@ void content_cost(struct content_ctx *c)
 				}
 				row[k++] = usd(c, money[p], sizeof money[p], v);
 			}
-			doc_row(c->d, row);
+			page_row(c->d, row);
 		}
 		long k = report_focus_step(c->root);
 		const json_t *fs = step_at(c, k);
 		char fl[32];
 		if (fs && rr_obj(fs, "cost")) {
-			doc_para(c->d, false, "Cost at step %s:", report_step_label(c->root, k, fl, sizeof fl));
+			page_para(c->d, false, "Cost at step %s:", report_step_label(c->root, k, fl, sizeof fl));
 			cost_table(c, rr_obj(fs, "cost"));
 		} else if (!np) {
-			doc_para(c->d, false, "No cost profile was given (--cost-profile), so no cost per "
+			page_para(c->d, false, "No cost profile was given (--cost-profile), so no cost per "
 					      "million requests is reported.");
 		}
 		if (fs && (res_obj(rr_get(fs, "measure"), fs, "target_resources") ||
 			   res_obj(rr_get(fs, "measure"), fs, "generator_resources"))) {
 			const char *h2[2] = {"Figure", "Value"};
-			doc_heading(c->d, 3, "focus-resources", "Resources at step %s",
+			page_heading(c->d, 3, "focus-resources", "Resources at step %s",
 				    report_step_label(c->root, k, fl, sizeof fl));
-			doc_table(c->d, 2, 0x2, h2);
+			page_table(c->d, 2, 0x2, h2);
 			resources_rows(c, rr_get(fs, "measure"), fs);
 		}
 	} else {

@@ -8,7 +8,7 @@
  * report_doc_build returns once at the end. Every sentence is built from
  * fields of the result; a field that is missing is left out (or shown as
  * "–"), never invented. The strings returned by the fmt_* helpers live in
- * c->f, a ring of buffers (doc.h): use them before formatting many more. */
+ * c->f, a ring of buffers (page.h): use them before formatting many more. */
 #ifndef PACER_REPORT_CONTENT_INT_H
 #define PACER_REPORT_CONTENT_INT_H
 
@@ -24,7 +24,7 @@
 struct content_ctx {
 	const struct loaded_result *r;
 	const json_t *root, *plan, *env;
-	struct doc *d;
+	struct page *d;
 	const struct chart_set *cs;
 	struct fring f;
 	bool self_contained;  /* mode self_contained (any variant, for compare) */
@@ -50,7 +50,7 @@ static inline const char *plural(double n, const char *one, const char *many)
 static inline void kv(struct content_ctx *c, const char *k, const char *v)
 {
 	const char *row[2] = {k, v && *v ? v : "not recorded"};
-	doc_row(c->d, row);
+	page_row(c->d, row);
 }
 
 /* Ramp step i of the result, or NULL (i < 0 or past the end). */
@@ -64,7 +64,7 @@ static inline void chart_ref(struct content_ctx *c, const char *name)
 {
 	const struct chart *ch = charts_find(c->cs, name);
 	if (ch)
-		doc_chart(c->d, ch->name, ch->title);
+		page_chart(c->d, ch->name, ch->title);
 }
 
 /* The most steal time on the generator's CPUs the result records (a run's,

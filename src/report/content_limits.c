@@ -119,7 +119,7 @@ static void note(struct content_ctx *c, struct cond_sink *k, const char *label,
 			 label, cut_at_paren(what, subj, sizeof subj), cut_at_paren(fig, val, sizeof val));
 		b = brief;
 	}
-	doc_item_brief(c->d, b, "%s%s", label, full);
+	page_item_brief(c->d, b, "%s%s", label, full);
 }
 
 static void phase_conditions(struct content_ctx *c, const json_t *ph, const char *label,
@@ -454,7 +454,7 @@ static void fold_notes(struct content_ctx *c, struct cond_sink *k)
 		term_brief(c, k, i, brief, sizeof brief);
 		if (n <= 1) {
 			char sl[32];
-			doc_item_brief(c->d, brief, "Step %s (%s requests/s): %s",
+			page_item_brief(c->d, brief, "Step %s (%s requests/s): %s",
 				       report_step_label(c->root, (long)a->step, sl, sizeof sl),
 				       fmt_rate(&c->f, rr_num_or(step_at(c, (long)a->step),
 								 "offered_per_s", NAN)),
@@ -470,7 +470,7 @@ static void fold_notes(struct content_ctx *c, struct cond_sink *k)
 				 report_step_label(c->root, (long)k->v[idx[j]].step, sl, sizeof sl),
 				 k->v[idx[j]].fig);
 		}
-		doc_item_brief(c->d, brief, "%s, in steps %s: %s.%s", a->what, list, figs, a->why);
+		page_item_brief(c->d, brief, "%s, in steps %s: %s.%s", a->what, list, figs, a->why);
 	}
 	free(done);
 	free(idx);
@@ -512,18 +512,18 @@ void content_conditions(struct content_ctx *c)
 {
 	char tgt[URL_HOST_CAP + 160];
 	content_target(c, tgt, sizeof tgt);
-	doc_heading(c->d, 2, "conditions", "Test conditions and limits");
-	doc_list(c->d);
+	page_heading(c->d, 2, "conditions", "Test conditions and limits");
+	page_list(c->d);
 	if (c->self_contained) {
 		if (c->r->kind == RESULT_KIND_COMPARE)
-			doc_item_brief(c->d,
+			page_item_brief(c->d,
 				 "Self-contained variants: driver and target shared one process and "
 				 "its cores.",
 				 "Self-contained variants: pacer drove its own embedded target in the same "
 				 "process, so driver and target shared the process and competed for the "
 				 "machine's cores: a variant's figures include that contention.");
 		else
-			doc_item_brief(c->d,
+			page_item_brief(c->d,
 				 "Self-contained: driver and target shared one process and its cores; "
 				 "not a real server's capacity or latency.",
 				 "Self-contained: the driver and the target (pacer's embedded plan %s) "
@@ -535,7 +535,7 @@ void content_conditions(struct content_ctx *c)
 				 rr_str(c->root, "target.plan") ? rr_str(c->root, "target.plan") : "?");
 	}
 	if (rr_str(c->plan, "unix_socket"))
-		doc_item(c->d, "Unix socket: requests went over the local socket %s, not TCP: no "
+		page_item(c->d, "Unix socket: requests went over the local socket %s, not TCP: no "
 			       "network stack and no network in these figures.",
 			 rr_str(c->plan, "unix_socket"));
 	char brief[URL_HOST_CAP + 400];
@@ -544,21 +544,21 @@ void content_conditions(struct content_ctx *c)
 	if (rr_str(c->plan, "unix_socket"))
 		; /* said above */
 	else if (c->loopback)
-		doc_item_brief(c->d, brief,
+		page_item_brief(c->d, brief,
 			       "Loopback: the target was on this machine (%s), so requests never "
 			       "crossed a network; network latency and bandwidth are not in these "
 			       "figures.",
 			       tgt[0] ? tgt : "loopback addresses");
 	else if (tgt[0])
-		doc_item(c->d, "Network: requests went to %s; the figures include the network path "
+		page_item(c->d, "Network: requests went to %s; the figures include the network path "
 			       "between the two machines.",
 			 tgt);
 	if (c->interrupted)
-		doc_item(c->d, "Interrupted: the %s was stopped before its planned end (Ctrl-C or "
+		page_item(c->d, "Interrupted: the %s was stopped before its planned end (Ctrl-C or "
 			       "SIGTERM); the figures cover only what was measured until then.",
 			 result_kind_name(c->r->kind));
 	if (!c->open_loop && c->r->kind != RESULT_KIND_RAMP && !rr_obj(c->plan, "ramp"))
-		doc_item_brief(c->d,
+		page_item_brief(c->d,
 			 "Closed loop: latency leaves out the queueing an open arrival would cause "
 			 "(--rate measures it).",
 			 "Closed loop: each connection waits for a response before sending again, so "
@@ -569,7 +569,7 @@ void content_conditions(struct content_ctx *c)
 		 "Bursts: requests were released in bursts of %.0f due at once; a burst's later "
 		 "requests wait, in their latency.", burst);
 	if (c->open_loop && burst > 1)
-		doc_item_brief(c->d, brief,
+		page_item_brief(c->d, brief,
 			 "Bursts: requests were released in bursts of %.0f due at the same time, the "
 			 "bursts at the rate divided by %.0f, so the load came in steps rather than one "
 			 "request at a time; a burst's later requests wait for its first ones to be "
@@ -579,7 +579,7 @@ void content_conditions(struct content_ctx *c)
 		phase_conditions(c, rr_get(c->root, "measure"), "", NULL);
 		gen_limited(c, rr_obj(c->root, "generator_limited"), NULL, "", NULL);
 		if (c->repeat <= 1)
-			doc_item_brief(c->d, "One run: no estimate of run-to-run variance.",
+			page_item_brief(c->d, "One run: no estimate of run-to-run variance.",
 				       "One run: there is no estimate of run-to-run variance (--repeat N "
 				       "measures it).");
 	} else if (c->r->kind == RESULT_KIND_RAMP) {
@@ -604,14 +604,14 @@ void content_conditions(struct content_ctx *c)
 		char sl[32];
 		if (k.oom) /* what was collected, unfolded; the rest went straight in */
 			for (size_t j = 0; j < k.n; j++)
-				doc_item(c->d, "Step %s: %s",
+				page_item(c->d, "Step %s: %s",
 					 report_step_label(c->root, (long)k.v[j].step, sl, sizeof sl),
 					 k.v[j].full);
 		else
 			fold_notes(c, &k);
 		free(k.v);
 		if (c->repeat <= 1)
-			doc_item_brief(c->d, "One measurement per step: no estimate of run-to-run "
+			page_item_brief(c->d, "One measurement per step: no estimate of run-to-run "
 					     "variance.",
 				       "One measurement per step: there is no estimate of run-to-run "
 				       "variance (--repeat N measures it).");
@@ -621,11 +621,11 @@ void content_conditions(struct content_ctx *c)
 			snprintf(few, sizeof few,
 				 "Only %u %s per variant: a verdict needs %d, so no difference is called.",
 				 c->repeat, plural(c->repeat, "repetition", "repetitions"), SUMMARY_MIN_N);
-			doc_item_brief(c->d, few,
+			page_item_brief(c->d, few,
 				       "Only %u %s per variant: the confidence intervals are coarse.",
 				       c->repeat, plural(c->repeat, "repetition", "repetitions"));
 		}
-		doc_item_brief(c->d, "", "A 95%% confidence interval misses the true ratio about one "
+		page_item_brief(c->d, "", "A 95%% confidence interval misses the true ratio about one "
 					 "time in twenty.");
 		size_t i;
 		const json_t *v;
@@ -642,14 +642,14 @@ void content_conditions(struct content_ctx *c)
 			}
 			const char *vn = rr_str(v, "name") ? rr_str(v, "name") : "?";
 			if (errs > 0 && split)
-				doc_item(c->d,
+				page_item(c->d,
 					 "Variant %s: %s %s not succeed over its repetitions: %s failed "
 					 "%s (the success rule), %s transport %s.",
 					 vn, fmt_int(&c->f, errs), plural(errs, "request did", "requests did"),
 					 fmt_int(&c->f, failed), plural(failed, "response", "responses"),
 					 fmt_int(&c->f, transport), plural(transport, "error", "errors"));
 			else if (errs > 0)
-				doc_item(c->d, "Variant %s: %s failed %s over its repetitions.", vn,
+				page_item(c->d, "Variant %s: %s failed %s over its repetitions.", vn,
 					 fmt_int(&c->f, errs), plural(errs, "request", "requests"));
 		}
 	}
@@ -664,7 +664,7 @@ void content_conditions(struct content_ctx *c)
 		/* beside the cost figures: not in a ramp's terminal summary, which
 		 * has none */
 		if (cost || step_cost)
-			doc_item_brief(c->d, c->r->kind == RESULT_KIND_RAMP ? "" : NULL,
+			page_item_brief(c->d, c->r->kind == RESULT_KIND_RAMP ? "" : NULL,
 				       "Cost figures are CPU-only extrapolations (not memory, network, "
 				       "storage or idle capacity), not a bill.");
 	}
@@ -672,7 +672,7 @@ void content_conditions(struct content_ctx *c)
 	if (content_steal_warned(c) && isfinite(steal)) {
 		snprintf(brief, sizeof brief, "Steal time: the hypervisor took up to %s of pacer's CPUs.",
 			 fmt_pct(&c->f, steal));
-		doc_item_brief(c->d, brief,
+		page_item_brief(c->d, brief,
 			       "Steal time: the hypervisor took up to %s of the generator's CPUs during "
 			       "the load; its pauses count in latency and send lag as pacer's "
 			       "lateness, so the tails may be the host's, not the target's (repeat on "
@@ -682,15 +682,15 @@ void content_conditions(struct content_ctx *c)
 	size_t nw = rr_len(c->root, "warnings");
 	if (nw) {
 		/* in the terminal, what the conditions did not say, in the same list */
-		doc_audience(c->d, DOC_REPORT);
-		doc_heading(c->d, 3, "warnings", "Warnings recorded by pacer");
-		doc_audience(c->d, DOC_ALL);
-		doc_list(c->d);
+		page_audience(c->d, PAGE_REPORT);
+		page_heading(c->d, 3, "warnings", "Warnings recorded by pacer");
+		page_audience(c->d, PAGE_ALL);
+		page_list(c->d);
 		size_t i;
 		const json_t *w;
 		json_array_foreach(rr_arr(c->root, "warnings"), i, w)
 			if (json_is_string(w))
-				doc_item_brief(c->d, warning_said(c, json_string_value(w)) ? "" : NULL,
+				page_item_brief(c->d, warning_said(c, json_string_value(w)) ? "" : NULL,
 					       "%s", json_string_value(w));
 	}
 }

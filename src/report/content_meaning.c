@@ -43,22 +43,22 @@ static void workload_phrase(struct content_ctx *c, char *out, size_t cap)
 
 void content_meaning(struct content_ctx *c)
 {
-	doc_heading(c->d, 2, "meaning", "What this number means / does not establish");
-	doc_heading(c->d, 3, "means", "What it means");
-	doc_list(c->d);
+	page_heading(c->d, 2, "meaning", "What this number means / does not establish");
+	page_heading(c->d, 3, "means", "What it means");
+	page_list(c->d);
 	char wl[2048];
 	workload_phrase(c, wl, sizeof wl);
 	if (c->r->kind == RESULT_KIND_RUN) {
 		struct phase_fig m;
 		report_phase_fig(rr_get(c->root, "measure"), &m);
 		if (c->open_loop)
-			doc_item(c->d,
+			page_item(c->d,
 				 "At %s requests/s offered, this target, as configured and on this "
 				 "machine, answered half of the requests within %s and 99%% within %s of "
 				 "their scheduled time, queueing included.",
 				 fmt_rate(&c->f, m.offered), fmt_us(&c->f, m.p50), fmt_us(&c->f, m.p99));
 		else
-			doc_item(c->d,
+			page_item(c->d,
 				 "With %s requests always outstanding, this target completed %s "
 				 "requests/s; half of them took at most %s and 99%% at most %s from "
 				 "their send.",
@@ -69,7 +69,7 @@ void content_meaning(struct content_ctx *c)
 		const char *slo = rr_str(c->plan, "slo");
 		const char *bound = hp ? rr_str(hp, "bound") : NULL;
 		if (hp && bound && !strcmp(bound, "lower")) {
-			doc_item(c->d,
+			page_item(c->d,
 				 "The target sustained %s requests/s offered %s%s for steps of %s: its "
 				 "capacity under these conditions is at least that. Above it pacer could "
 				 "not keep its own schedule on this machine, so where it lies is not "
@@ -89,7 +89,7 @@ void content_meaning(struct content_ctx *c)
 					next = fmin(next, o);
 			}
 			if (isfinite(next))
-				doc_item(c->d,
+				page_item(c->d,
 					 "The target sustained %s requests/s offered %s%s for steps of %s; "
 					 "under these conditions its capacity lies between %s and %s "
 					 "requests/s.",
@@ -97,17 +97,17 @@ void content_meaning(struct content_ctx *c)
 					 fmt_s(&c->f, rr_num_or(c->plan, "step_duration_s", NAN)),
 					 fmt_rate(&c->f, off), fmt_rate(&c->f, next));
 			else
-				doc_item(c->d,
+				page_item(c->d,
 					 "The target sustained %s requests/s offered %s%s for steps of %s, "
 					 "the highest step tried: its capacity under these conditions is "
 					 "at least that.",
 					 fmt_rate(&c->f, off), slo ? "within the SLO " : "", slo ? slo : "",
 					 fmt_s(&c->f, rr_num_or(c->plan, "step_duration_s", NAN)));
 		} else if (rr_num_or(c->root, "inconclusive_steps", 0) > 0) {
-			doc_item(c->d, "Nothing about the target's capacity: pacer could not keep its own "
+			page_item(c->d, "Nothing about the target's capacity: pacer could not keep its own "
 				       "schedule on this machine at the lowest step that decided.");
 		} else {
-			doc_item(c->d, "No step met the SLO: under these conditions the target's capacity "
+			page_item(c->d, "No step met the SLO: under these conditions the target's capacity "
 				       "is below the lowest step tried.");
 		}
 	} else {
@@ -118,7 +118,7 @@ void content_meaning(struct content_ctx *c)
 			if (!rr_true(r, "significant"))
 				continue;
 			any = true;
-			doc_item(c->d,
+			page_item(c->d,
 				 "On this machine under this load, %s's %s was %s times %s's (95%% CI "
 				 "%s–%s): %s.",
 				 rr_str(r, "variant") ? rr_str(r, "variant") : "?",
@@ -130,59 +130,59 @@ void content_meaning(struct content_ctx *c)
 				 rr_str(r, "verdict") ? rr_str(r, "verdict") : "?");
 		}
 		if (!any)
-			doc_item(c->d, "No difference between the variants was large and certain enough "
+			page_item(c->d, "No difference between the variants was large and certain enough "
 				       "to be called significant under this load.");
 	}
-	doc_item(c->d, "It holds for this workload: %s.", wl);
+	page_item(c->d, "It holds for this workload: %s.", wl);
 
-	doc_heading(c->d, 3, "does-not-establish", "What it does not establish");
-	doc_list(c->d);
-	doc_item(c->d, "How the target behaves on other hardware, with another configuration, or "
+	page_heading(c->d, 3, "does-not-establish", "What it does not establish");
+	page_list(c->d);
+	page_item(c->d, "How the target behaves on other hardware, with another configuration, or "
 		       "under another mix of requests.");
 	if (c->self_contained)
-		doc_item(c->d, "The capacity or latency of a real deployment: the load generator and "
+		page_item(c->d, "The capacity or latency of a real deployment: the load generator and "
 			       "the target shared one process and its cores.");
 	if (rr_str(c->plan, "unix_socket"))
-		doc_item(c->d, "Unix socket: requests went over the local socket %s, not TCP: no "
+		page_item(c->d, "Unix socket: requests went over the local socket %s, not TCP: no "
 			       "network stack and no network in these figures.",
 			 rr_str(c->plan, "unix_socket"));
 	else if (c->loopback)
-		doc_item(c->d, "Anything about the network: requests never left the machine.");
+		page_item(c->d, "Anything about the network: requests never left the machine.");
 	if (c->loopback || c->self_contained)
-		doc_item(c->d, "What pacer itself costs against a remote target: over loopback the "
+		page_item(c->d, "What pacer itself costs against a remote target: over loopback the "
 			       "kernel runs the target's receive path, and the wake-up of its thread, "
 			       "inside pacer's writes, and that counts in the generator's CPU.");
 	double steal = content_most_steal(c);
 	if (content_steal_warned(c) && isfinite(steal))
-		doc_item(c->d, "That the latency tails are the target's: the hypervisor took up to %s "
+		page_item(c->d, "That the latency tails are the target's: the hypervisor took up to %s "
 			       "of the generator's CPUs during the load (steal time).",
 			 fmt_pct(&c->f, steal));
 	if (!c->open_loop && !rr_obj(c->plan, "ramp") && c->r->kind != RESULT_KIND_RAMP)
-		doc_item(c->d, "Latency at a given arrival rate: a closed loop slows down with the "
+		page_item(c->d, "Latency at a given arrival rate: a closed loop slows down with the "
 			       "target and hides queueing.");
 	if (c->r->kind != RESULT_KIND_COMPARE && c->repeat <= 1)
-		doc_item(c->d, "That the figures repeat: one measurement gives no estimate of "
+		page_item(c->d, "That the figures repeat: one measurement gives no estimate of "
 			       "run-to-run variance.");
 	if (c->r->kind == RESULT_KIND_RAMP && !rr_true(c->plan, "refine"))
-		doc_item(c->d, "The exact capacity: it lies between steps (--refine narrows it).");
+		page_item(c->d, "The exact capacity: it lies between steps (--refine narrows it).");
 	if (c->r->kind == RESULT_KIND_COMPARE)
-		doc_item(c->d, "Why the variants differ, or that the difference holds on other "
+		page_item(c->d, "Why the variants differ, or that the difference holds on other "
 			       "machines or loads; a 95%% interval misses the truth about one time in "
 			       "twenty.");
 	double dur = c->r->kind == RESULT_KIND_RAMP ? rr_num_or(c->plan, "step_duration_s", NAN)
 						    : rr_num_or(c->root, "measure.duration_s",
 								rr_num_or(c->plan, "duration_s", NAN));
 	if (isfinite(dur))
-		doc_item(c->d, "Behaviour over longer periods than the %s measured: memory growth, "
+		page_item(c->d, "Behaviour over longer periods than the %s measured: memory growth, "
 			       "garbage collection, caches, thermal limits.",
 			 fmt_s(&c->f, dur));
 	if (rr_true(c->root, "generator_limited.flagged"))
-		doc_item(c->d, "The target's limit: the generator itself may have been the bottleneck.");
+		page_item(c->d, "The target's limit: the generator itself may have been the bottleneck.");
 	if (c->r->kind == RESULT_KIND_RAMP && rr_num_or(c->root, "inconclusive_steps", 0) > 0)
-		doc_item(c->d, "The target's capacity above the highest passing step: pacer's own "
+		page_item(c->d, "The target's capacity above the highest passing step: pacer's own "
 			       "lateness could have decided the step above it (inconclusive).");
 	if (c->interrupted)
-		doc_item(c->d, "The planned measurement: it was interrupted.");
+		page_item(c->d, "The planned measurement: it was interrupted.");
 	if (rr_obj(c->root, "cost"))
-		doc_item(c->d, "A bill: cost figures extrapolate CPU time only.");
+		page_item(c->d, "A bill: cost figures extrapolate CPU time only.");
 }

@@ -35,9 +35,9 @@ static char *command_line(const json_t *argv)
 
 void content_identity(struct content_ctx *c)
 {
-	doc_heading(c->d, 2, "identity", "Identity");
+	page_heading(c->d, 2, "identity", "Identity");
 	const char *hdr[2] = {"Field", "Value"};
-	doc_table(c->d, 2, 0, hdr);
+	page_table(c->d, 2, 0, hdr);
 	char b[1024];
 	kv(c, "Report id", c->r->id);
 	snprintf(b, sizeof b, "%s, schema version %d.%d", result_kind_name(c->r->kind),
@@ -220,7 +220,7 @@ void content_identity(struct content_ctx *c)
 
 void content_methodology(struct content_ctx *c)
 {
-	doc_heading(c->d, 2, "methodology", "Methodology");
+	page_heading(c->d, 2, "methodology", "Methodology");
 	const char *arrival = rr_str(c->plan, "arrival");
 	double threads = rr_num_or(c->plan, "threads", NAN);
 	double conns = rr_num_or(c->plan, "connections", NAN);
@@ -228,14 +228,14 @@ void content_methodology(struct content_ctx *c)
 	double warm = rr_num_or(c->plan, "warmup_s", NAN);
 	double timeout = rr_num_or(c->plan, "timeout_ms", NAN);
 	double drain = rr_num_or(c->plan, "drain_ms", NAN);
-	doc_list(c->d);
+	page_list(c->d);
 	if (c->r->kind == RESULT_KIND_COMPARE) {
-		doc_item(c->d,
+		page_item(c->d,
 			 "Variants measured interleaved: each repetition runs every variant once, the "
 			 "order rotating from one repetition to the next (%s), so slow drift of the "
 			 "machine affects all variants alike.",
 			 rr_str(c->plan, "order") ? rr_str(c->plan, "order") : "order not recorded");
-		doc_item(c->d,
+		page_item(c->d,
 			 "Each variant's figure is the median over its %u %s; ratios to the baseline "
 			 "(the first variant) come with a 95%% bootstrap confidence interval, and a "
 			 "difference is called significant only with %d repetitions or more, when the "
@@ -259,25 +259,25 @@ void content_methodology(struct content_ctx *c)
 				snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "",
 					 fmt_rate(&c->f, json_is_number(s) ? json_number_value(s) : NAN));
 			}
-			doc_item(c->d,
+			page_item(c->d,
 				 "Open loop, in steps of offered load (%s requests/s planned): each step "
 				 "sends requests on a fixed schedule (%s arrivals), whether or not earlier "
 				 "ones have returned.",
 				 list, arrival ? arrival : "?");
 		} else if (c->r->kind == RESULT_KIND_COMPARE && rr_obj(c->plan, "ramp")) {
-			doc_item(c->d, "Open loop, in steps of offered load per variant (ramp mode).");
+			page_item(c->d, "Open loop, in steps of offered load per variant (ramp mode).");
 		} else {
-			doc_item(c->d,
+			page_item(c->d,
 				 "Open loop: requests were due on a fixed schedule at %s requests/s (%s "
 				 "arrivals), whether or not earlier ones had returned.",
 				 fmt_rate(&c->f, rate), arrival ? arrival : "?");
 		}
-		doc_item(c->d,
+		page_item(c->d,
 			 "Latency is measured from each request's scheduled time to the last byte of "
 			 "its response, so time spent waiting inside pacer for a free connection counts "
 			 "against the target (no coordinated omission). Service time (write to last "
 			 "byte) is kept beside it.");
-		doc_item(c->d, "Up to %s %s over %s worker %s.", fmt_int(&c->f, conns),
+		page_item(c->d, "Up to %s %s over %s worker %s.", fmt_int(&c->f, conns),
 			 plural(conns, "connection", "connections"), fmt_int(&c->f, threads),
 			 plural(threads, "thread", "threads"));
 	} else {
@@ -285,15 +285,15 @@ void content_methodology(struct content_ctx *c)
 		char bound[96] = "";
 		if (rr_num(c->plan, "requests", &reqs))
 			snprintf(bound, sizeof bound, ", for %s requests", fmt_int(&c->f, reqs));
-		doc_item(c->d,
+		page_item(c->d,
 			 "Closed loop: %s %s, each with one request outstanding: a new request is "
 			 "sent when the previous one returns%s.",
 			 fmt_int(&c->f, conc), plural(conc, "connection", "connections"), bound);
-		doc_item(c->d,
+		page_item(c->d,
 			 "Latency is measured from each send to the last byte of the response. When the "
 			 "target slows down, fewer requests are sent: waiting that real users would see "
 			 "is not in these figures (coordinated omission).");
-		doc_item(c->d, "%s worker %s.", fmt_int(&c->f, threads),
+		page_item(c->d, "%s worker %s.", fmt_int(&c->f, threads),
 			 plural(threads, "thread", "threads"));
 	}
 	{ /* the protocol, and what spoke it */
@@ -315,7 +315,7 @@ void content_methodology(struct content_ctx *c)
 				 h1 > 0 ? ", " : "", h1 > 0 ? fmt_int(&c->f, h1) : "",
 				 h1 > 0 ? " HTTP/1.1" : "");
 		if (http)
-			doc_item(c->d, "Protocol: %s%s.", content_protocol(c, proto, sizeof proto), more);
+			page_item(c->d, "Protocol: %s%s.", content_protocol(c, proto, sizeof proto), more);
 	}
 	{
 		char wl[1200];
@@ -326,10 +326,10 @@ void content_methodology(struct content_ctx *c)
 			char methods[400];
 			content_wl_methods(c, w, methods, sizeof methods);
 			if (listed && rr_num_or(w, "requests", 0) > 1)
-				doc_item(c->d, "What was sent: %s. Methods: %s of the requests.", wl,
+				page_item(c->d, "What was sent: %s. Methods: %s of the requests.", wl,
 					 methods);
 			else
-				doc_item(c->d, "What was sent: %s.%s", wl,
+				page_item(c->d, "What was sent: %s.%s", wl,
 					 listed ? ""
 						: " The JSON result lists the first requests one by one "
 						  "(plan.workload.listed).");
@@ -339,63 +339,63 @@ void content_methodology(struct content_ctx *c)
 		double sd = rr_num_or(c->plan, "step_duration_s", NAN);
 		double sw = rr_num_or(c->plan, "step_warmup_s", NAN);
 		const char *slo = rr_str(c->plan, "slo");
-		doc_item(c->d,
+		page_item(c->d,
 			 "Each step: a %s warm-up (not counted), %s measured, then a drain of up to %s "
 			 "for responses still due; connections carry over from step to step.",
 			 fmt_s(&c->f, sw), fmt_s(&c->f, sd), fmt_us(&c->f, drain * 1e3));
 		if (slo)
-			doc_item(c->d,
+			page_item(c->d,
 				 "Each step is judged against the SLO %s; the ramp stops after the first "
 				 "failing step%s.",
 				 slo, rr_num_or(c->plan, "after_fail", 0) > 0 ? " (plus --after-fail steps)"
 									   : "");
 		else
-			doc_item(c->d, "No SLO was given: every step passes.");
+			page_item(c->d, "No SLO was given: every step passes.");
 		if (rr_true(c->plan, "refine"))
-			doc_item(c->d,
+			page_item(c->d,
 				 "Refined: pacer bisected between the last passing and first failing "
 				 "rates until they were within %s.",
 				 fmt_pct(&c->f, rr_num_or(c->plan, "precision", NAN) * 100));
 	} else if (c->r->kind == RESULT_KIND_RUN) {
 		double dur;
 		if (rr_num(c->plan, "duration_s", &dur))
-			doc_item(c->d, "Measured phase: %s planned (%s measured)%s.", fmt_s(&c->f, dur),
+			page_item(c->d, "Measured phase: %s planned (%s measured)%s.", fmt_s(&c->f, dur),
 				 fmt_s(&c->f, rr_num_or(c->root, "measure.duration_s", NAN)),
 				 warm > 0 ? "" : ", with no warm-up");
 		if (warm > 0)
-			doc_item(c->d, "Warm-up: %s of the same load before the measured phase, not "
+			page_item(c->d, "Warm-up: %s of the same load before the measured phase, not "
 				       "counted.",
 				 fmt_s(&c->f, warm));
-		doc_item(c->d, "Drain: after the measured phase, up to %s to collect responses to "
+		page_item(c->d, "Drain: after the measured phase, up to %s to collect responses to "
 			       "requests already due.",
 			 fmt_us(&c->f, drain * 1e3));
 	} else {
 		const json_t *ramp = rr_obj(c->plan, "ramp");
 		if (ramp)
-			doc_item(c->d, "Each repetition is a ramp per variant, %s per step, judged by the "
+			page_item(c->d, "Each repetition is a ramp per variant, %s per step, judged by the "
 				       "SLO %s; the figure compared is the capacity (highest passing "
 				       "offered rate).",
 				 fmt_s(&c->f, rr_num_or(ramp, "step_duration_s", NAN)),
 				 rr_str(ramp, "slo") ? rr_str(ramp, "slo") : "(none)");
 		else
-			doc_item(c->d, "Each repetition: %s warm-up (not counted), then %s measured.",
+			page_item(c->d, "Each repetition: %s warm-up (not counted), then %s measured.",
 				 fmt_s(&c->f, warm), fmt_s(&c->f, rr_num_or(c->plan, "duration_s", NAN)));
 	}
 	if (c->r->kind != RESULT_KIND_COMPARE) {
 		if (c->repeat > 1)
-			doc_item(c->d,
+			page_item(c->d,
 				 "Repetitions: %u on the same connections; the main figures pool every "
 				 "repetition, and each repetition's figures are kept with their median "
 				 "and range.",
 				 c->repeat);
 		else
-			doc_item(c->d, "Repetitions: one.");
+			page_item(c->d, "Repetitions: one.");
 	}
-	doc_item(c->d,
+	page_item(c->d,
 		 "Per-request timeout %s: a request without a full response by then is closed, "
 		 "counted as an error and its connection reopened.",
 		 fmt_us(&c->f, timeout * 1e3));
-	doc_item(c->d,
+	page_item(c->d,
 		 "Percentiles come from log-linear histograms with a relative error under 0.1%%; "
 		 "minimum, maximum and mean are exact.");
 }

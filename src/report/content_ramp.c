@@ -246,7 +246,7 @@ void content_summary_ramp(struct content_ctx *c)
 	if (c->interrupted)
 		snprintf(tail + strlen(tail), sizeof tail - strlen(tail),
 			 " The ramp was interrupted before its planned end.");
-	doc_para(c->d, true, "%s%s%s", lead, body, tail);
+	page_para(c->d, true, "%s%s%s", lead, body, tail);
 }
 
 /* What the steps table says of the target's CPU: its cores busy when a
@@ -285,11 +285,11 @@ static void ramp_warmups(struct content_ctx *c, const json_t *steps)
 		any = any || rr_obj(s, "warmup") || rr_num_or(s, "measure.connections.open_at_start", -1) >= 0;
 	if (!any)
 		return;
-	doc_heading(c->d, 3, "warmups", "Warm-up and connections of each step");
+	page_heading(c->d, 3, "warmups", "Warm-up and connections of each step");
 	const char *hdr[9] = {"Step",          "Warm-up",        "Warm-up responses",
 			      "Warm-up errors", "Warm-up p99",    "Open at warm-up start",
 			      "Opened in warm-up", "Open at measure start", "Opened in measure"};
-	doc_table(c->d, 9, 0x1fe, hdr);
+	page_table(c->d, 9, 0x1fe, hdr);
 	json_array_foreach(steps, i, s) {
 		const json_t *w = rr_obj(s, "warmup");
 		char label[32];
@@ -305,9 +305,9 @@ static void ramp_warmups(struct content_ctx *c, const json_t *steps)
 			fmt_int(&c->f, rr_num_or(s, "measure.connections.open_at_start", NAN)),
 			fmt_int(&c->f, rr_num_or(s, "measure.connections.opened", NAN)),
 		};
-		doc_row(c->d, row);
+		page_row(c->d, row);
 	}
-	doc_para(c->d, false,
+	page_para(c->d, false,
 		 "Connections carry over from step to step; connections opened before a step's "
 		 "first request count as opened in its first phase (the warm-up, when it has one).");
 }
@@ -320,10 +320,10 @@ void content_results_ramp(struct content_ctx *c)
 	const char *slo = rr_str(c->plan, "slo");
 	/* the terminal goes from the headline to the table: its header row
 	 * says what it is */
-	doc_audience(c->d, DOC_REPORT);
-	doc_heading(c->d, 3, "steps", "Steps");
-	doc_audience(c->d, DOC_ALL);
-	const char *hdr[DOC_MAX_COLS];
+	page_audience(c->d, PAGE_REPORT);
+	page_heading(c->d, 3, "steps", "Steps");
+	page_audience(c->d, PAGE_ALL);
+	const char *hdr[PAGE_MAX_COLS];
 	size_t nc = 0;
 	hdr[nc++] = "Step";
 	hdr[nc++] = "Offered/s";
@@ -345,14 +345,14 @@ void content_results_ramp(struct content_ctx *c)
 		hdr[nc++] = "Target CPU/request";
 	hdr[nc++] = "Within SLO";
 	uint32_t right = ((1u << (nc - 1)) - 1) & ~1u;
-	doc_table(c->d, nc, right, hdr);
+	page_table(c->d, nc, right, hdr);
 	size_t i;
 	const json_t *s;
 	bool reps = false;
 	json_array_foreach(steps, i, s) {
 		struct phase_fig m;
 		report_phase_fig(rr_get(s, "measure"), &m);
-		const char *row[DOC_MAX_COLS];
+		const char *row[PAGE_MAX_COLS];
 		size_t k = 0;
 		char label[32], p50[96], p99[96], verdict[400];
 		report_step_label(c->root, (long)i, label, sizeof label);
@@ -400,10 +400,10 @@ void content_results_ramp(struct content_ctx *c)
 			snprintf(verdict + strlen(verdict), sizeof verdict - strlen(verdict),
 				 " (interrupted)");
 		row[k++] = verdict;
-		doc_row(c->d, row);
+		page_row(c->d, row);
 	}
 	if (reps)
-		doc_para(c->d, false,
+		page_para(c->d, false,
 			 "p50 and p99 are the median (min–max) over each step's repetitions; the verdict "
 			 "judges the repetitions pooled.");
 	const json_t *hp = rr_obj(c->root, "highest_passing");
@@ -432,7 +432,7 @@ void content_results_ramp(struct content_ctx *c)
 				 dl);
 		char hl[32];
 		const char *bound = rr_str(hp, "bound");
-		doc_para(c->d, false, "Highest passing step: step %s, %s requests/s offered (%s achieved)%s%s.",
+		page_para(c->d, false, "Highest passing step: step %s, %s requests/s offered (%s achieved)%s%s.",
 			 report_step_label(c->root, (long)rr_num_or(hp, "step", 0) - 1, hl, sizeof hl),
 			 fmt_rate(&c->f, rr_num_or(hp, "offered_per_s", NAN)),
 			 fmt_rate(&c->f, rr_num_or(hp, "achieved_per_s", NAN)), per_core,
@@ -441,37 +441,37 @@ void content_results_ramp(struct content_ctx *c)
 				   "inconclusive"
 				 : "");
 		if (why[0]) {
-			doc_audience(c->d, DOC_REPORT);
-			doc_para(c->d, false, "%s", why + 1);
-			doc_audience(c->d, DOC_ALL);
+			page_audience(c->d, PAGE_REPORT);
+			page_para(c->d, false, "%s", why + 1);
+			page_audience(c->d, PAGE_ALL);
 		}
 	} else if (json_array_size(steps)) {
-		doc_para(c->d, false, "No step passed%s%s.", slo ? " the SLO " : "", slo ? slo : "");
+		page_para(c->d, false, "No step passed%s%s.", slo ? " the SLO " : "", slo ? slo : "");
 	}
 	/* the knee, the warm-ups and the focus step are the report's: the
 	 * terminal's summary fits a screen (its headline says the knee) */
-	doc_audience(c->d, DOC_REPORT);
+	page_audience(c->d, PAGE_REPORT);
 	double knee;
 	if (rr_num(c->root, "knee_per_s", &knee))
-		doc_para(c->d, false,
+		page_para(c->d, false,
 			 "Knee: median latency first exceeded twice its low-load value (the first "
 			 "step's) at %s requests/s.",
 			 fmt_rate(&c->f, knee));
 	else if (rr_get(c->root, "knee_per_s"))
-		doc_para(c->d, false, "Knee: the median latency stayed within twice its low-load "
+		page_para(c->d, false, "Knee: the median latency stayed within twice its low-load "
 				      "value at every step.");
-	doc_audience(c->d, DOC_ALL);
+	page_audience(c->d, PAGE_ALL);
 	double req;
 	if (rr_num(c->plan, "require_per_s", &req))
-		doc_para(c->d, false, "Required %s requests/s: %s.", fmt_rate(&c->f, req),
+		page_para(c->d, false, "Required %s requests/s: %s.", fmt_rate(&c->f, req),
 			 rr_true(c->root, "reached_require") ? "reached" : "NOT reached");
-	doc_audience(c->d, DOC_REPORT);
+	page_audience(c->d, PAGE_REPORT);
 	ramp_warmups(c, steps);
 	chart_ref(c, "latency-vs-load");
 	long k = report_focus_step(c->root);
 	if (k >= 0) {
 		char fl[32];
-		doc_heading(c->d, 3, "focus-step", "Latency at step %s (%s requests/s)",
+		page_heading(c->d, 3, "focus-step", "Latency at step %s (%s requests/s)",
 			    report_step_label(c->root, k, fl, sizeof fl),
 			    fmt_rate(&c->f, rr_num_or(step_at(c, k), "offered_per_s", NAN)));
 		content_latency_table(c, rr_get(step_at(c, k), "measure"));
@@ -482,5 +482,5 @@ void content_results_ramp(struct content_ctx *c)
 	chart_ref(c, "histogram");
 	chart_ref(c, "timeline");
 	chart_ref(c, "status");
-	doc_audience(c->d, DOC_ALL);
+	page_audience(c->d, PAGE_ALL);
 }

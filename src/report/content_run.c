@@ -57,13 +57,13 @@ void content_summary_run(struct content_ctx *c)
 	if (rr_true(c->root, "generator_limited.flagged"))
 		snprintf(tail + strlen(tail), sizeof tail - strlen(tail),
 			 " pacer flagged the load generator itself as a possible limit.");
-	doc_para(c->d, true, "%s%s%s", s ? s : "", extra, tail);
+	page_para(c->d, true, "%s%s%s", s ? s : "", extra, tail);
 	free(s);
 	/* --slo: the judgement of the measured phase, as `pacer run` printed it */
 	const json_t *slo = rr_obj(c->root, "slo");
 	if (slo) {
 		const char *reason = rr_str(slo, "reason");
-		doc_para(c->d, false, "SLO %s: %s.", rr_str(slo, "expr") ? rr_str(slo, "expr") : "?",
+		page_para(c->d, false, "SLO %s: %s.", rr_str(slo, "expr") ? rr_str(slo, "expr") : "?",
 			 reason ? reason : rr_true(slo, "pass") ? "Pass" : "Fail");
 	}
 }
@@ -97,14 +97,14 @@ static void connections_para(struct content_ctx *c, const json_t *warm, const js
 	if (warm && conns_phrase(c, rr_obj(warm, "connections"), w, sizeof w)) {
 		struct phase_fig f;
 		report_phase_fig(warm, &f);
-		doc_para(c->d, false,
+		page_para(c->d, false,
 			 "Connections of the measured phase: %s. The warm-up before it (%s, not "
 			 "counted) completed %s %s with %s %s and p99 %s; connections: %s.",
 			 m, fmt_s(&c->f, f.duration_s), fmt_int(&c->f, f.completed),
 			 plural(f.completed, "response", "responses"), fmt_int(&c->f, f.errors),
 			 plural(f.errors, "error", "errors"), fmt_us(&c->f, f.p99), w);
 	} else {
-		doc_para(c->d, false, "Connections of the measured phase: %s.", m);
+		page_para(c->d, false, "Connections of the measured phase: %s.", m);
 	}
 }
 
@@ -137,7 +137,7 @@ static void http2_hosts_para(struct content_ctx *c, const json_t *ph)
 		len += (size_t)k;
 	}
 	if (len)
-		doc_para(c->d, false, "By host: %s.", line);
+		page_para(c->d, false, "By host: %s.", line);
 }
 
 /* HTTP/2 of a phase (its `http2` object, written when HTTP/2 was spoken or
@@ -176,7 +176,7 @@ static void http2_para(struct content_ctx *c, const json_t *ph)
 	if (failed > 0)
 		snprintf(fails, sizeof fails, "; %s failed as HTTP/2 (errors.protocol: connection "
 			 "attempts, not requests)", fmt_int(&c->f, failed));
-	doc_para(c->d, false,
+	page_para(c->d, false,
 		 "HTTP/2: %s %s spoke h2%s%s%s; GOAWAY %s, requests retried %s (the server had not "
 		 "processed them), streams reset %s%s.",
 		 fmt_int(&c->f, h2), plural(h2, "connection", "connections"), warm, h1s, streams,
@@ -219,12 +219,12 @@ static void responses_table(struct content_ctx *c, const json_t *ph)
 	for (size_t i = 0; i < n; i++)
 		total += rr_num_or(bs, keys[i], 0);
 	const char *hdr[3] = {"Status", "Responses", "Share"};
-	doc_table(c->d, 3, 0x6, hdr);
+	page_table(c->d, 3, 0x6, hdr);
 	for (size_t i = 0; i < n; i++) {
 		double v = rr_num_or(bs, keys[i], 0);
 		const char *row[3] = {keys[i], fmt_int(&c->f, v),
 				      fmt_pct(&c->f, total > 0 ? v / total * 100 : NAN)};
-		doc_row(c->d, row);
+		page_row(c->d, row);
 	}
 }
 
@@ -233,10 +233,10 @@ void content_results_run(struct content_ctx *c)
 	const json_t *ph = rr_get(c->root, "measure");
 	struct phase_fig m;
 	report_phase_fig(ph, &m);
-	doc_heading(c->d, 3, "throughput", "Throughput and errors");
+	page_heading(c->d, 3, "throughput", "Throughput and errors");
 	const char *hdr[8] = {"Offered/s", "Achieved/s", "Sent", "Completed", "Errors",
 			      "Error rate", "Drop rate", "Measured"};
-	doc_table(c->d, 8, 0xff, hdr);
+	page_table(c->d, 8, 0xff, hdr);
 	const char *row[8] = {c->open_loop ? fmt_rate(&c->f, m.offered) : "– (closed loop)",
 			      fmt_rate(&c->f, m.achieved),
 			      fmt_int(&c->f, m.sent),
@@ -245,21 +245,21 @@ void content_results_run(struct content_ctx *c)
 			      fmt_pct(&c->f, m.error_pct),
 			      c->open_loop ? fmt_pct(&c->f, m.drop_pct) : "–",
 			      fmt_s(&c->f, m.duration_s)};
-	doc_row(c->d, row);
+	page_row(c->d, row);
 	connections_para(c, rr_get(c->root, "warmup"), ph);
 	http2_para(c, ph);
-	doc_heading(c->d, 3, "latency", "Latency");
+	page_heading(c->d, 3, "latency", "Latency");
 	content_latency_table(c, ph);
-	doc_heading(c->d, 3, "responses", "Responses by status");
+	page_heading(c->d, 3, "responses", "Responses by status");
 	responses_table(c, ph);
 	content_outcomes_table(c, ph);
 	content_by_name_table(c, ph, true);
 	content_outage_table(c, rr_arr(c->root, "series"));
 	const json_t *reps = rr_arr(c->root, "repetitions");
 	if (reps && json_array_size(reps) > 1) {
-		doc_heading(c->d, 3, "repetitions", "Repetitions");
+		page_heading(c->d, 3, "repetitions", "Repetitions");
 		const char *h[8] = {"Repetition", "Achieved/s", "p50", "p90", "p99", "p99.9", "max", "Errors"};
-		doc_table(c->d, 8, 0xfe, h);
+		page_table(c->d, 8, 0xfe, h);
 		size_t i;
 		const json_t *r;
 		json_array_foreach(reps, i, r) {
@@ -273,7 +273,7 @@ void content_results_run(struct content_ctx *c)
 					     fmt_us(&c->f, rr_num_or(r, "p99_9_us", NAN)),
 					     fmt_us(&c->f, rr_num_or(r, "max_us", NAN)),
 					     fmt_int(&c->f, rr_num_or(r, "errors", NAN))};
-			doc_row(c->d, rw);
+			page_row(c->d, rw);
 		}
 		const json_t *rs = rr_obj(c->root, "repeat_summary");
 		if (rs) {
@@ -286,7 +286,7 @@ void content_results_run(struct content_ctx *c)
 					     content_med_range(c, b[4], 96, rs, "p99_9_us", true),
 					     content_med_range(c, b[5], 96, rs, "max_us", true),
 					     content_med_range(c, b[6], 96, rs, "errors", false)};
-			doc_row(c->d, rw);
+			page_row(c->d, rw);
 		}
 	}
 	chart_ref(c, "spectrum");

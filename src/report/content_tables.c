@@ -25,7 +25,7 @@ void content_latency_table(struct content_ctx *c, const json_t *ph)
 		{"handshake", "TLS handshake (per connection)", "TLS handshake (per connection)", false},
 	};
 	const char *hdr[9] = {"Timing", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean", "count"};
-	doc_table(c->d, 9, 0x1fe, hdr);
+	page_table(c->d, 9, 0x1fe, hdr);
 	for (size_t i = 0; i < N(rows); i++) {
 		const json_t *t = rr_obj(ph, rows[i].key);
 		if (!t || (rows[i].open_only && !c->open_loop))
@@ -47,7 +47,7 @@ void content_latency_table(struct content_ctx *c, const json_t *ph)
 			fmt_us(&c->f, rr_num_or(t, "mean_us", NAN)),
 			fmt_int(&c->f, count),
 		};
-		doc_row(c->d, row);
+		page_row(c->d, row);
 	}
 }
 
@@ -58,13 +58,13 @@ void content_outcomes_table(struct content_ctx *c, const json_t *ph)
 	if (!oc && !succ)
 		return;
 	const char *hdr[5] = {"Outcome", "Rule", "Count", "Of", "Rate"};
-	doc_table(c->d, 5, 0x1c, hdr);
+	page_table(c->d, 5, 0x1c, hdr);
 	if (succ) {
 		const char *row[5] = {"success", rr_str(succ, "rule"),
 				      fmt_int(&c->f, rr_num_or(succ, "ok", NAN)),
 				      fmt_int(&c->f, rr_num_or(succ, "ok", 0) + rr_num_or(succ, "failed", 0)),
 				      fmt_pct(&c->f, rr_num_or(succ, "ok_pct", NAN))};
-		doc_row(c->d, row);
+		page_row(c->d, row);
 	}
 	size_t i;
 	const json_t *o;
@@ -73,7 +73,7 @@ void content_outcomes_table(struct content_ctx *c, const json_t *ph)
 				      fmt_int(&c->f, rr_num_or(o, "count", NAN)),
 				      fmt_int(&c->f, rr_num_or(o, "of", NAN)),
 				      fmt_pct(&c->f, rr_num_or(o, "rate_pct", NAN))};
-		doc_row(c->d, row);
+		page_row(c->d, row);
 	}
 }
 
@@ -84,10 +84,10 @@ void content_by_name_table(struct content_ctx *c, const json_t *ph, bool heading
 	if (!bn || json_array_size(bn) < 2)
 		return;
 	if (heading)
-		doc_heading(c->d, 3, "by-name", "By request name");
+		page_heading(c->d, 3, "by-name", "By request name");
 	const char *hdr[10] = {"Name", "Sent", "Completed", "Errors", "Error rate",
 			       "p50", "p90", "p99", "p99.9", "max"};
-	doc_table(c->d, 10, 0x3fe, hdr);
+	page_table(c->d, 10, 0x3fe, hdr);
 	size_t i;
 	const json_t *e;
 	double pooled = NAN, sub_bits = NAN;
@@ -119,13 +119,13 @@ void content_by_name_table(struct content_ctx *c, const json_t *ph, bool heading
 				       fmt_us(&c->f, rr_num_or(e, "latency.p99_us", NAN)),
 				       fmt_us(&c->f, rr_num_or(e, "latency.p99_9_us", NAN)),
 				       fmt_us(&c->f, rr_num_or(e, "latency.max_us", NAN))};
-		doc_row(c->d, row);
+		page_row(c->d, row);
 	}
 	char prec[96] = "";
 	if (sub_bits >= 2 && sub_bits <= RESULT_HIST_MAX_SUB_BITS)
 		snprintf(prec, sizeof prec, " Per-name latency is kept to within %s.",
 			 fmt_pct(&c->f, 100.0 / ldexp(1.0, (int)sub_bits - 1)));
-	doc_para(c->d, false,
+	page_para(c->d, false,
 		 "Errors per name are its responses that failed the success rule plus its "
 		 "requests that failed on the connection (read, write, timeout, parse, closed); "
 		 "the error rate is of the requests that ended.%s%s",
@@ -165,14 +165,14 @@ void content_outage_table(struct content_ctx *c, const json_t *series)
 		      rr_num_or(pt, "dropped", 0) > 0;
 	if (!any)
 		return;
-	doc_heading(c->d, 3, "outage", "Seconds with failed connects or unsent requests");
-	doc_para(c->d, false,
+	page_heading(c->d, 3, "outage", "Seconds with failed connects or unsent requests");
+	page_para(c->d, false,
 		 "Each second of the measured phase in which connects to the target failed, "
 		 "requests were dropped, or requests due had not been sent by its end (they waited "
 		 "for a connection), with the responses completed in it.");
 	const char *hdr[6] = {"Second", "Completed", "Connects failed", "By cause",
 			      "Unsent at its end", "Dropped"};
-	doc_table(c->d, 6, 0x37, hdr);
+	page_table(c->d, 6, 0x37, hdr);
 	json_array_foreach(series, i, pt) {
 		double f = connect_fails_of(pt, causes, sizeof causes);
 		double unsent = rr_num_or(pt, "unsent", 0), dropped = rr_num_or(pt, "dropped", 0);
@@ -189,9 +189,9 @@ void content_outage_table(struct content_ctx *c, const json_t *series)
 				      causes[0] ? causes : "–",
 				      fmt_int(&c->f, unsent),
 				      fmt_int(&c->f, dropped)};
-		doc_row(c->d, row);
+		page_row(c->d, row);
 	}
 	if (more)
-		doc_para(c->d, false,
+		page_para(c->d, false,
 			 "… and %zu more such seconds (the JSON series has them all).", more);
 }

@@ -36,11 +36,11 @@ static const char css[] =
 	"figcaption{font-size:0.85em;color:#555555}\n"
 	"footer{margin-top:2em;font-size:0.8em;color:#777777}\n";
 
-int html_write(FILE *f, const struct doc *d, const struct chart_set *cs)
+int html_write(FILE *f, const struct page *d, const struct chart_set *cs)
 {
 	const char *title = "pacer report";
 	for (size_t i = 0; i < d->n; i++)
-		if (d->b[i].kind == DOC_HEADING && d->b[i].level == 1) {
+		if (d->b[i].kind == PAGE_HEADING && d->b[i].level == 1) {
 			title = d->b[i].text;
 			break;
 		}
@@ -52,21 +52,21 @@ int html_write(FILE *f, const struct doc *d, const struct chart_set *cs)
 	esc_html(f, title);
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", css);
 	for (size_t i = 0; i < d->n; i++) {
-		const struct doc_block *b = &d->b[i];
+		const struct page_block *b = &d->b[i];
 		switch (b->kind) {
-		case DOC_HEADING:
+		case PAGE_HEADING:
 			fprintf(f, "<h%d id=\"", b->level);
 			esc_html(f, b->id);
 			fputs("\">", f);
 			esc_html(f, b->text);
 			fprintf(f, "</h%d>\n", b->level);
 			break;
-		case DOC_PARA:
+		case PAGE_PARA:
 			fputs(b->strong ? "<p class=\"headline\"><strong>" : "<p>", f);
 			esc_html(f, b->text);
 			fputs(b->strong ? "</strong></p>\n" : "</p>\n", f);
 			break;
-		case DOC_LIST:
+		case PAGE_LIST:
 			if (!b->n_items)
 				break;
 			fputs("<ul>\n", f);
@@ -77,8 +77,8 @@ int html_write(FILE *f, const struct doc *d, const struct chart_set *cs)
 			}
 			fputs("</ul>\n", f);
 			break;
-		case DOC_TABLE: {
-			size_t rows = doc_table_rows(b);
+		case PAGE_TABLE: {
+			size_t rows = page_table_rows(b);
 			fputs("<div class=\"table-wrap\"><table>\n<thead><tr>", f);
 			for (size_t c = 0; c < b->cols; c++) {
 				fputs(b->right & (1u << c) ? "<th class=\"num\">" : "<th>", f);
@@ -98,7 +98,7 @@ int html_write(FILE *f, const struct doc *d, const struct chart_set *cs)
 			fputs("</tbody>\n</table></div>\n", f);
 			break;
 		}
-		case DOC_CHART: {
+		case PAGE_CHART: {
 			const struct chart *ch = charts_find(cs, b->id);
 			if (!ch)
 				break;

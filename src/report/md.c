@@ -1,5 +1,5 @@
 /* pacer — the report as Markdown (GitHub-flavoured: pipe tables). Every
- * piece of text is escaped (report/doc.c esc_md), so strings from the
+ * piece of text is escaped (report/page.c esc_md), so strings from the
  * result — URLs, headers, plan names, warnings — cannot add markup, links,
  * raw HTML or break a table row. */
 #include <errno.h>
@@ -28,19 +28,19 @@ static void block_text(FILE *f, const char *s)
 	esc_md(f, s);
 }
 
-int md_write(FILE *f, const struct doc *d, const char *chart_prefix)
+int md_write(FILE *f, const struct page *d, const char *chart_prefix)
 {
 	for (size_t i = 0; i < d->n; i++) {
-		const struct doc_block *b = &d->b[i];
+		const struct page_block *b = &d->b[i];
 		switch (b->kind) {
-		case DOC_HEADING:
+		case PAGE_HEADING:
 			for (int l = 0; l < b->level; l++)
 				fputc('#', f);
 			fputc(' ', f);
 			esc_md(f, b->text);
 			fputs("\n\n", f);
 			break;
-		case DOC_PARA:
+		case PAGE_PARA:
 			if (b->strong)
 				fputs("**", f);
 			block_text(f, b->text);
@@ -48,7 +48,7 @@ int md_write(FILE *f, const struct doc *d, const char *chart_prefix)
 				fputs("**", f);
 			fputs("\n\n", f);
 			break;
-		case DOC_LIST:
+		case PAGE_LIST:
 			for (size_t k = 0; k < b->n_items; k++) {
 				fputs("- ", f);
 				block_text(f, b->items[k]);
@@ -57,8 +57,8 @@ int md_write(FILE *f, const struct doc *d, const char *chart_prefix)
 			if (b->n_items)
 				fputc('\n', f);
 			break;
-		case DOC_TABLE: {
-			size_t rows = doc_table_rows(b);
+		case PAGE_TABLE: {
+			size_t rows = page_table_rows(b);
 			for (size_t r = 0; r <= rows; r++) {
 				fputc('|', f);
 				for (size_t c = 0; c < b->cols; c++) {
@@ -77,7 +77,7 @@ int md_write(FILE *f, const struct doc *d, const char *chart_prefix)
 			fputc('\n', f);
 			break;
 		}
-		case DOC_CHART:
+		case PAGE_CHART:
 			if (!chart_prefix)
 				break;
 			fputs("![", f);

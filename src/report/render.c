@@ -35,12 +35,12 @@ void report_options_default(struct report_options *o)
 	o->timing = "latency";
 }
 
-static int doc_format(const struct loaded_result *r, enum report_format fmt,
+static int page_format(const struct loaded_result *r, enum report_format fmt,
 		      const struct report_options *o, FILE *out, char *err, size_t errlen)
 {
 	struct chart_set cs;
-	struct doc d;
-	doc_init(&d);
+	struct page d;
+	page_init(&d);
 	int rc = 0;
 	bool charts = fmt == REPORT_FMT_HTML || (fmt == REPORT_FMT_MD && o->chart_prefix);
 	if (charts)
@@ -63,7 +63,7 @@ static int doc_format(const struct loaded_result *r, enum report_format fmt,
 	if (rc)
 		snprintf(err, errlen, "cannot write: %s", err_name(rc));
 out:
-	doc_free(&d);
+	page_free(&d);
 	charts_free(&cs);
 	return rc;
 }
@@ -90,7 +90,7 @@ int report_render_opts(const struct loaded_result *r, enum report_format fmt,
 	switch (fmt) {
 	case REPORT_FMT_MD:
 	case REPORT_FMT_HTML:
-	case REPORT_FMT_TEXT: rc = doc_format(r, fmt, o, out, err, errlen); break;
+	case REPORT_FMT_TEXT: rc = page_format(r, fmt, o, out, err, errlen); break;
 	case REPORT_FMT_CSV:
 		rc = csv_write(out, r, o, err, errlen);
 		if (rc && !err[0])

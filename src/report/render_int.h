@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "report/doc.h"
+#include "report/page.h"
 #include "report/render.h"
 #include "report/result_read.h"
 
@@ -82,13 +82,13 @@ size_t report_outcome_names(const json_t *steps, const char **names, size_t cap)
 /* ---- writers ------------------------------------------------------------------- */
 
 /* The report's content (report/content.c). 0 or -ENOMEM. */
-int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, struct doc *d);
+int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, struct page *d);
 /* Markdown; chart_prefix NULL: no chart references, else `![..](PREFIXchart-NAME.svg)`. */
-int md_write(FILE *f, const struct doc *d, const char *chart_prefix);
+int md_write(FILE *f, const struct page *d, const char *chart_prefix);
 /* One self-contained HTML page with the charts inline. */
-int html_write(FILE *f, const struct doc *d, const struct chart_set *cs);
+int html_write(FILE *f, const struct page *d, const struct chart_set *cs);
 /* The compact terminal summary. */
-int txt_write(FILE *f, const struct doc *d);
+int txt_write(FILE *f, const struct page *d);
 /* o->csv_summary: the summary rows (a row per phase/step, per request
  * name, per repetition); else the rows of each kind (csv.c). o may be NULL. */
 int csv_write(FILE *f, const struct loaded_result *r, const struct report_options *o, char *err,

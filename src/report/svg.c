@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/doc.h"
+#include "report/page.h"
 #include "util/units.h"
 
 #define W 760.0

@@ -1,7 +1,7 @@
 /* pacer — the compact terminal summary: the headline, the result tables
  * (aligned columns) and the test conditions and limits, wrapped at 78
- * columns. Blocks meant for the report only (DOC_REPORT: the details) are
- * left out, and a list item with a short form (doc_item_brief) is said in
+ * columns. Blocks meant for the report only (PAGE_REPORT: the details) are
+ * left out, and a list item with a short form (page_item_brief) is said in
  * it, so that each caveat is said once and briefly. Control bytes (ESC
  * among them) and C1 controls from the result are replaced by '?', so a
  * hostile string cannot drive the terminal. */
@@ -85,10 +85,10 @@ static int wrap(FILE *f, const char *text, const char *first, const char *rest)
 	return 0;
 }
 
-static int table(FILE *f, const struct doc_block *b)
+static int table(FILE *f, const struct page_block *b)
 {
-	size_t rows = doc_table_rows(b);
-	size_t wcol[DOC_MAX_COLS] = {0};
+	size_t rows = page_table_rows(b);
+	size_t wcol[PAGE_MAX_COLS] = {0};
 	char **cells = calloc(b->n_items, sizeof *cells);
 	if (!cells)
 		return -ENOMEM;
@@ -147,55 +147,55 @@ out:
 
 /* Blocks of one section (by its level-2 heading id); the heading is printed
  * unless it is the summary's. */
-static int section(FILE *f, const struct doc *d, const char *want)
+static int section(FILE *f, const struct page *d, const char *want)
 {
 	const char *cur = "";
 	int rc = 0;
 	int prev = -1; /* the kind of the last block printed; -1: none yet */
 	for (size_t i = 0; i < d->n && !rc; i++) {
-		const struct doc_block *b = &d->b[i];
-		if (b->kind == DOC_HEADING && b->level <= 2)
+		const struct page_block *b = &d->b[i];
+		if (b->kind == PAGE_HEADING && b->level <= 2)
 			cur = b->id ? b->id : "";
-		if (strcmp(cur, want) != 0 || b->level == 1 || b->audience == DOC_REPORT)
+		if (strcmp(cur, want) != 0 || b->level == 1 || b->audience == PAGE_REPORT)
 			continue;
 		switch (b->kind) {
-		case DOC_HEADING:
+		case PAGE_HEADING:
 			if (b->level == 2 && !strcmp(want, "summary"))
 				break;
 			fputc('\n', f);
 			rc = wrap(f, b->text, b->level == 2 ? "" : "  ", "  ");
 			break;
-		case DOC_PARA:
+		case PAGE_PARA:
 			fputc('\n', f);
 			rc = wrap(f, b->text, "  ", "  ");
 			break;
-		case DOC_LIST:
+		case PAGE_LIST:
 			for (size_t k = 0; k < b->n_items && !rc; k++) {
 				const char *s = b->briefs && b->briefs[k] ? b->briefs[k] : b->items[k];
 				if (*s)
 					rc = wrap(f, s, "  - ", "    ");
 			}
 			break;
-		case DOC_TABLE:
+		case PAGE_TABLE:
 			/* a table without its heading (the report's) stands apart */
-			if (prev == -1 || prev == DOC_PARA)
+			if (prev == -1 || prev == PAGE_PARA)
 				fputc('\n', f);
 			rc = table(f, b);
 			break;
-		case DOC_CHART:
+		case PAGE_CHART:
 			break;
 		}
-		if (b->kind != DOC_CHART)
+		if (b->kind != PAGE_CHART)
 			prev = (int)b->kind;
 	}
 	return rc;
 }
 
-int txt_write(FILE *f, const struct doc *d)
+int txt_write(FILE *f, const struct page *d)
 {
 	int rc = 0;
 	for (size_t i = 0; i < d->n && !rc; i++)
-		if (d->b[i].kind == DOC_HEADING && d->b[i].level == 1)
+		if (d->b[i].kind == PAGE_HEADING && d->b[i].level == 1)
 			rc = wrap(f, d->b[i].text, "", "  ");
 	static const char *const order[] = {"summary", "results", "cost", "conditions"};
 	for (size_t k = 0; k < sizeof order / sizeof order[0] && !rc; k++)

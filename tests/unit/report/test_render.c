@@ -23,7 +23,7 @@
 
 #include "common/check.h"
 #include "fixtures.h"
-#include "report/doc.h"
+#include "report/page.h"
 #include "report/render.h"
 #include "report/render_int.h"
 #include "report/svg.h"
@@ -619,17 +619,17 @@ static void test_text(void **state)
 static void test_text_briefs(void **state)
 {
 	(void)state;
-	struct doc d;
-	doc_init(&d);
-	doc_heading(&d, 1, "title", "pacer run report: x");
-	doc_heading(&d, 2, "conditions", "Test conditions and limits");
-	doc_item_brief(&d, "Short form.", "The long form, with its figures and advice.");
-	doc_item_brief(&d, "", "Said elsewhere in the terminal.");
-	doc_item(&d, "Said as it is.");
-	doc_audience(&d, DOC_REPORT);
-	doc_para(&d, false, "Only in the report.");
-	doc_audience(&d, DOC_ALL);
-	doc_item(&d, "After the report's paragraph.");
+	struct page d;
+	page_init(&d);
+	page_heading(&d, 1, "title", "pacer run report: x");
+	page_heading(&d, 2, "conditions", "Test conditions and limits");
+	page_item_brief(&d, "Short form.", "The long form, with its figures and advice.");
+	page_item_brief(&d, "", "Said elsewhere in the terminal.");
+	page_item(&d, "Said as it is.");
+	page_audience(&d, PAGE_REPORT);
+	page_para(&d, false, "Only in the report.");
+	page_audience(&d, PAGE_ALL);
+	page_item(&d, "After the report's paragraph.");
 	CHECK(!d.oom, "oom");
 	char *t = NULL, *m = NULL;
 	size_t tn = 0, mn = 0;
@@ -648,7 +648,7 @@ static void test_text_briefs(void **state)
 	      "%s", m);
 	free(t);
 	free(m);
-	doc_free(&d);
+	page_free(&d);
 
 	/* a ramp: a note three steps share is one line naming them, the kinds the
 	 * steps table says are left out, and a warning a condition says is not

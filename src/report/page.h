@@ -1,4 +1,4 @@
-/* pacer — the report's content as a list of blocks (headings, paragraphs,
+/* pacer — a page of the report: its content as a list of blocks (headings, paragraphs,
  * lists, tables, charts), built once from a result (report/content.c) and
  * written out as Markdown (md.c), HTML (html.c) or terminal text (txt.c), so
  * every format says the same thing. Text in blocks is plain: each writer
@@ -7,36 +7,36 @@
  * Also the escapers, and the report writers' handles on the number formats
  * (fmt_*, over util/units.h).
  *
- * Building never fails loudly: an allocation failure sets doc->oom and later
+ * Building never fails loudly: an allocation failure sets page->oom and later
  * calls do nothing; check it once at the end. */
-#ifndef PACER_REPORT_DOC_H
-#define PACER_REPORT_DOC_H
+#ifndef PACER_REPORT_PAGE_H
+#define PACER_REPORT_PAGE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-enum doc_kind {
-	DOC_HEADING,
-	DOC_PARA,
-	DOC_LIST,
-	DOC_TABLE,
-	DOC_CHART,
+enum page_kind {
+	PAGE_HEADING,
+	PAGE_PARA,
+	PAGE_LIST,
+	PAGE_TABLE,
+	PAGE_CHART,
 };
 
-#define DOC_MAX_COLS 32
+#define PAGE_MAX_COLS 32
 
 /* Who a block is for: every format, or the report only (Markdown and
  * HTML: the details the terminal's summary leaves out to fit a screen). A
- * list item's short form for the terminal is its brief (doc_item_brief). */
-enum doc_audience {
-	DOC_ALL,
-	DOC_REPORT,
+ * list item's short form for the terminal is its brief (page_item_brief). */
+enum page_audience {
+	PAGE_ALL,
+	PAGE_REPORT,
 };
 
-struct doc_block {
-	enum doc_kind kind;
+struct page_block {
+	enum page_kind kind;
 	int level;        /* heading: 1..3 */
 	bool strong;      /* paragraph: the headline */
 	char *text;       /* heading, paragraph; chart: caption */
@@ -45,49 +45,49 @@ struct doc_block {
 	size_t n_items;
 	size_t cols;      /* table columns */
 	uint32_t right;   /* table: bit c set = column c right-aligned */
-	enum doc_audience audience;
+	enum page_audience audience;
 	char **briefs;    /* list: each item's short form for the terminal (NULL: the
 	                   * item itself; "": not in the terminal), n_items of them */
 };
 
-struct doc {
-	struct doc_block *b;
+struct page {
+	struct page_block *b;
 	size_t n, cap;
 	bool oom;
-	enum doc_audience audience; /* of the blocks added from now on */
+	enum page_audience audience; /* of the blocks added from now on */
 };
 
-void doc_init(struct doc *d);
-void doc_free(struct doc *d);
+void page_init(struct page *d);
+void page_free(struct page *d);
 
-/* The audience of the blocks added from now on (DOC_ALL again to end). A
+/* The audience of the blocks added from now on (PAGE_ALL again to end). A
  * list item goes into the last list only when that list has the same
  * audience. */
-void doc_audience(struct doc *d, enum doc_audience a);
+void page_audience(struct page *d, enum page_audience a);
 
 /* A heading; id names the section (e.g. "summary") and becomes the HTML id. */
-void doc_heading(struct doc *d, int level, const char *id, const char *fmt, ...)
+void page_heading(struct page *d, int level, const char *id, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* A paragraph (strong: the headline). */
-void doc_para(struct doc *d, bool strong, const char *fmt, ...)
+void page_para(struct page *d, bool strong, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Start a bulleted list; doc_item appends to it (and starts one if the last
+/* Start a bulleted list; page_item appends to it (and starts one if the last
  * block is not a list). */
-void doc_list(struct doc *d);
-void doc_item(struct doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void page_list(struct page *d);
+void page_item(struct page *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A list item with its short form for the terminal: brief NULL says it as
  * it is, "" leaves it out of the terminal (it is said there another way). */
-void doc_item_brief(struct doc *d, const char *brief, const char *fmt, ...)
+void page_item_brief(struct page *d, const char *brief, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Start a table with `cols` (<= DOC_MAX_COLS) header cells; right-aligned
- * columns as a bit mask. doc_row adds a row of `cols` cells (NULL = empty). */
-void doc_table(struct doc *d, size_t cols, uint32_t right, const char *const *header);
-void doc_row(struct doc *d, const char *const *cells);
+/* Start a table with `cols` (<= PAGE_MAX_COLS) header cells; right-aligned
+ * columns as a bit mask. page_row adds a row of `cols` cells (NULL = empty). */
+void page_table(struct page *d, size_t cols, uint32_t right, const char *const *header);
+void page_row(struct page *d, const char *const *cells);
 /* A chart by name (its SVG lives in a struct chart_set) with a caption. */
-void doc_chart(struct doc *d, const char *name, const char *caption);
+void page_chart(struct page *d, const char *name, const char *caption);
 
 /* Rows of a table block (header excluded). */
-static inline size_t doc_table_rows(const struct doc_block *b)
+static inline size_t page_table_rows(const struct page_block *b)
 {
 	return b->cols ? b->n_items / b->cols - 1 : 0;
 }

@@ -1,5 +1,5 @@
-/* pacer — report content blocks, escapers and number formats (see doc.h). */
-#include "report/doc.h"
+/* pacer — report content blocks, escapers and number formats (see page.h). */
+#include "report/page.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -8,12 +8,12 @@
 
 #include "util/units.h"
 
-void doc_init(struct doc *d)
+void page_init(struct page *d)
 {
 	memset(d, 0, sizeof *d);
 }
 
-static void block_free(struct doc_block *b)
+static void block_free(struct page_block *b)
 {
 	free(b->text);
 	free(b->id);
@@ -26,7 +26,7 @@ static void block_free(struct doc_block *b)
 	free(b->briefs);
 }
 
-void doc_free(struct doc *d)
+void page_free(struct page *d)
 {
 	for (size_t i = 0; i < d->n; i++)
 		block_free(&d->b[i]);
@@ -34,13 +34,13 @@ void doc_free(struct doc *d)
 	memset(d, 0, sizeof *d);
 }
 
-static struct doc_block *push(struct doc *d, enum doc_kind kind)
+static struct page_block *push(struct page *d, enum page_kind kind)
 {
 	if (d->oom)
 		return NULL;
 	if (d->n == d->cap) {
 		size_t nc = d->cap ? d->cap * 2 : 32;
-		struct doc_block *nb = realloc(d->b, nc * sizeof *nb);
+		struct page_block *nb = realloc(d->b, nc * sizeof *nb);
 		if (!nb) {
 			d->oom = true;
 			return NULL;
@@ -48,19 +48,19 @@ static struct doc_block *push(struct doc *d, enum doc_kind kind)
 		d->b = nb;
 		d->cap = nc;
 	}
-	struct doc_block *b = &d->b[d->n++];
+	struct page_block *b = &d->b[d->n++];
 	memset(b, 0, sizeof *b);
 	b->kind = kind;
 	b->audience = d->audience;
 	return b;
 }
 
-void doc_audience(struct doc *d, enum doc_audience a)
+void page_audience(struct page *d, enum page_audience a)
 {
 	d->audience = a;
 }
 
-static char *vfmt(struct doc *d, const char *fmt, va_list ap)
+static char *vfmt(struct page *d, const char *fmt, va_list ap)
 {
 	char *s = NULL;
 	if (vasprintf(&s, fmt, ap) < 0) {
@@ -70,7 +70,7 @@ static char *vfmt(struct doc *d, const char *fmt, va_list ap)
 	return s;
 }
 
-static char *dup(struct doc *d, const char *s)
+static char *dup(struct page *d, const char *s)
 {
 	char *c = strdup(s ? s : "");
 	if (!c)
@@ -80,7 +80,7 @@ static char *dup(struct doc *d, const char *s)
 
 /* Appends s (owned) to b's items and brief (owned, may be NULL) to its
  * short forms (lists only: with_brief). */
-static bool add_item_brief(struct doc *d, struct doc_block *b, char *s, char *brief,
+static bool add_item_brief(struct page *d, struct page_block *b, char *s, char *brief,
 			   bool with_brief)
 {
 	if (!s) {
@@ -112,14 +112,14 @@ static bool add_item_brief(struct doc *d, struct doc_block *b, char *s, char *br
 	return true;
 }
 
-static bool add_item(struct doc *d, struct doc_block *b, char *s)
+static bool add_item(struct page *d, struct page_block *b, char *s)
 {
 	return add_item_brief(d, b, s, NULL, false);
 }
 
-void doc_heading(struct doc *d, int level, const char *id, const char *fmt, ...)
+void page_heading(struct page *d, int level, const char *id, const char *fmt, ...)
 {
-	struct doc_block *b = push(d, DOC_HEADING);
+	struct page_block *b = push(d, PAGE_HEADING);
 	if (!b)
 		return;
 	b->level = level < 1 ? 1 : level > 3 ? 3 : level;
@@ -130,9 +130,9 @@ void doc_heading(struct doc *d, int level, const char *id, const char *fmt, ...)
 	va_end(ap);
 }
 
-void doc_para(struct doc *d, bool strong, const char *fmt, ...)
+void page_para(struct page *d, bool strong, const char *fmt, ...)
 {
-	struct doc_block *b = push(d, DOC_PARA);
+	struct page_block *b = push(d, PAGE_PARA);
 	if (!b)
 		return;
 	b->strong = strong;
@@ -142,17 +142,17 @@ void doc_para(struct doc *d, bool strong, const char *fmt, ...)
 	va_end(ap);
 }
 
-void doc_list(struct doc *d)
+void page_list(struct page *d)
 {
-	push(d, DOC_LIST);
+	push(d, PAGE_LIST);
 }
 
-static void vitem(struct doc *d, const char *brief, const char *fmt, va_list ap)
+static void vitem(struct page *d, const char *brief, const char *fmt, va_list ap)
 {
 	if (d->oom)
 		return;
-	if (!d->n || d->b[d->n - 1].kind != DOC_LIST || d->b[d->n - 1].audience != d->audience)
-		doc_list(d);
+	if (!d->n || d->b[d->n - 1].kind != PAGE_LIST || d->b[d->n - 1].audience != d->audience)
+		page_list(d);
 	if (d->oom)
 		return;
 	char *s = vfmt(d, fmt, ap);
@@ -164,7 +164,7 @@ static void vitem(struct doc *d, const char *brief, const char *fmt, va_list ap)
 	add_item_brief(d, &d->b[d->n - 1], s, b, true);
 }
 
-void doc_item(struct doc *d, const char *fmt, ...)
+void page_item(struct page *d, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -172,7 +172,7 @@ void doc_item(struct doc *d, const char *fmt, ...)
 	va_end(ap);
 }
 
-void doc_item_brief(struct doc *d, const char *brief, const char *fmt, ...)
+void page_item_brief(struct page *d, const char *brief, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -180,11 +180,11 @@ void doc_item_brief(struct doc *d, const char *brief, const char *fmt, ...)
 	va_end(ap);
 }
 
-void doc_table(struct doc *d, size_t cols, uint32_t right, const char *const *header)
+void page_table(struct page *d, size_t cols, uint32_t right, const char *const *header)
 {
-	if (cols == 0 || cols > DOC_MAX_COLS)
+	if (cols == 0 || cols > PAGE_MAX_COLS)
 		return;
-	struct doc_block *b = push(d, DOC_TABLE);
+	struct page_block *b = push(d, PAGE_TABLE);
 	if (!b)
 		return;
 	b->cols = cols;
@@ -194,19 +194,19 @@ void doc_table(struct doc *d, size_t cols, uint32_t right, const char *const *he
 			return;
 }
 
-void doc_row(struct doc *d, const char *const *cells)
+void page_row(struct page *d, const char *const *cells)
 {
-	if (d->oom || !d->n || d->b[d->n - 1].kind != DOC_TABLE)
+	if (d->oom || !d->n || d->b[d->n - 1].kind != PAGE_TABLE)
 		return;
-	struct doc_block *b = &d->b[d->n - 1];
+	struct page_block *b = &d->b[d->n - 1];
 	for (size_t c = 0; c < b->cols; c++)
 		if (!add_item(d, b, dup(d, cells[c])))
 			return;
 }
 
-void doc_chart(struct doc *d, const char *name, const char *caption)
+void page_chart(struct page *d, const char *name, const char *caption)
 {
-	struct doc_block *b = push(d, DOC_CHART);
+	struct page_block *b = push(d, PAGE_CHART);
 	if (!b)
 		return;
 	b->id = dup(d, name);
