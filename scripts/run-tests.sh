@@ -90,7 +90,7 @@ cpu_stages() {
 	# (VALGRIND_UTIL). The rest (engine, runner, target, net, metrics, probe,
 	# history, cli and util's other files) run under ASan+UBSan and TSan.
 	# (The slowest first: stats/test_summary takes a third of the stage.)
-	local VALGRIND_MODULES="stats http plan table report result"
+	local VALGRIND_MODULES="stats http plan table doc report result"
 	local VALGRIND_UTIL="yaml_get units b64 text timestamp sysinfo"
 	if command -v valgrind >/dev/null; then
 		step "$log" "unit tests under valgrind (parsers and statistics)"

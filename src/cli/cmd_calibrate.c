@@ -10,7 +10,7 @@
 #include "cli/help.h"
 #include "cli/opts.h"
 #include "engine/engine.h"
-#include "report/json_parts.h"
+#include "doc/json_parts.h"
 #include "util/err.h"
 #include "util/jsonw.h"
 #include "util/sysinfo.h"

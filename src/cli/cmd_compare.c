@@ -22,7 +22,7 @@
 #include "cli/report_io.h"
 #include "cli/run_hooks.h"
 #include "measure/measure.h"
-#include "report/compare_report.h"
+#include "doc/compare.h"
 #include "target/plan.h"
 #include "util/afile.h"
 #include "util/clock.h"

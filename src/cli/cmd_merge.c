@@ -1,6 +1,6 @@
 /* pacer merge A.json B.json ... -o merged.json — the results of the
  * segments of one plan (--segment K/N) merged into the result one generator
- * would have written (docs/distributed.md). The merging is result/merge.c;
+ * would have written (docs/distributed.md). The merging is doc/merge.c;
  * reading and writing the files is here. A file may also be a log holding
  * framed results (dist/frame.h: kubectl logs of the pods, prefixed or not,
  * stderr mixed in): each segment frame in it is an input, and the merged
@@ -16,7 +16,7 @@
 #include "cli/opts.h"
 #include "cli/report_io.h"
 #include "dist/frame.h"
-#include "result/merge.h"
+#include "doc/merge.h"
 #include "util/afile.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -173,7 +173,7 @@ static bool complete(const struct loaded_result *r, size_t n)
 	return true;
 }
 
-/* --rules: the rule of every field (result/merge.h), as JSON. */
+/* --rules: the rule of every field (doc/merge.h), as JSON. */
 static int print_rules(void)
 {
 	size_t n;

@@ -9,7 +9,7 @@
 
 #include "measure/measure.h"
 #include "history/history.h"
-#include "report/result_read.h"
+#include "doc/read.h"
 
 /* --history FILE.db, else a non-empty PACER_HISTORY: open it into
  * s->history_db (created and migrated; released by measure_release), so a

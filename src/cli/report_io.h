@@ -1,5 +1,5 @@
 /* pacer — the file and folder I/O of reports: report/ reads a result from a
- * buffer and writes to a stream it is handed (report/result_read.h,
+ * buffer and writes to a stream it is handed (doc/read.h,
  * report/render.h); reading the result file and creating the report folder
  * and its files happen here. */
 #ifndef PACER_CLI_REPORT_IO_H
@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "report/result_read.h"
+#include "doc/read.h"
 
 /* Read the result file at path (a regular file of at most RESULT_READ_CAP
  * bytes, refused by its size before any of it is read) and check it with

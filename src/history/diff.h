@@ -28,7 +28,7 @@
 #include <stddef.h>
 
 #include "history/headline.h"
-#include "report/result_read.h"
+#include "doc/read.h"
 
 enum diff_method {
 	DIFF_NONE,      /* a side lacks the figure */

@@ -7,7 +7,7 @@
 #ifndef PACER_HISTORY_HEADLINE_H
 #define PACER_HISTORY_HEADLINE_H
 
-#include "report/result_read.h"
+#include "doc/read.h"
 
 enum headline_metric {
 	HM_ACHIEVED,  /* achieved requests/s */

@@ -16,7 +16,7 @@
 #include "http/req.h"
 #include "net/sock.h"
 #include "net/tls.h"
-#include "report/report.h"
+#include "doc/doc.h"
 #include "table/table.h"
 #include "target/plan.h"
 #include "target/target.h"

@@ -7,7 +7,7 @@
 
 #include "measure/measure_int.h"
 #include "plan/ramp.h"
-#include "report/report.h"
+#include "doc/doc.h"
 #include "runner/runner.h"
 #include "util/err.h"
 

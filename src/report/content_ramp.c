@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "report/content_int.h"
-#include "report/report.h"
+#include "doc/doc.h"
 #include "result/ramp.h"
 
 /* The target's resources a ramp step measured (the step's, or in older

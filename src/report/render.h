@@ -2,7 +2,7 @@
  * summary, CSV, HdrHistogram .hgrm and .hlog (docs/report.md).
  *
  * The one public entry of the report writers. They are pure functions of a
- * loaded result (report/result_read.h): the same result gives the same
+ * loaded result (doc/read.h): the same result gives the same
  * bytes (no clock, no locale, no environment), so a report can be
  * re-rendered at any time from the JSON file alone. */
 #ifndef PACER_REPORT_RENDER_H
@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "report/result_read.h"
+#include "doc/read.h"
 
 enum report_format {
 	REPORT_FMT_MD,

@@ -7,7 +7,7 @@
 
 #include "report/page.h"
 #include "report/render.h"
-#include "report/result_read.h"
+#include "doc/read.h"
 
 /* Nested loops over a comparison's variants and ratios stop here, so a
  * hostile file cannot make them quadratic (pacer compare writes at most 8

@@ -24,7 +24,7 @@
 
 #include "history/diff.h"
 #include "history/headline.h"
-#include "report/result_read.h"
+#include "doc/read.h"
 #include "util/err.h"
 
 #define FUZZ_NAME "fuzz_history"

@@ -1,5 +1,5 @@
 /* libFuzzer harness for the merge input reader and result_merge
- * (src/result/merge.c, behind src/report/result_read.c).
+ * (src/doc/merge.c, behind src/doc/read.c).
  *
  * Input: up to MAX_PARTS result files separated by NUL bytes, each read
  * with result_read_mem as pacer merge reads its files. The ones that load
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/result_read.h"
-#include "result/merge.h"
+#include "doc/read.h"
+#include "doc/merge.h"
 #include "util/err.h"
 
 #define MAX_PARTS 5

@@ -1,4 +1,4 @@
-/* libFuzzer harness for saved results (src/report/result_read.c) and every
+/* libFuzzer harness for saved results (src/doc/read.c) and every
  * report writer behind them (src/report/).
  *
  * Input: the bytes of a result file. On failure: a negative PACER_E* code,
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "report/render.h"
-#include "report/result_read.h"
+#include "doc/read.h"
 #include "util/err.h"
 
 #define FUZZ_NAME "fuzz_result_read"

@@ -21,7 +21,7 @@
 
 #include "common/check.h"
 #include "common/tmpdir.h"
-#include "../report/fixtures.h"
+#include "common/doc_fixtures.h"
 #include "cli/report_io.h"
 #include "report/render.h"
 #include "util/err.h"

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../report/fixtures.h"
+#include "common/doc_fixtures.h"
 #include "history/diff.h"
 #include "history/headline.h"
 #include "util/err.h"

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "../report/fixtures.h"
+#include "common/doc_fixtures.h"
 #include "common/tmpdir.h"
 #include "history/history.h"
 #include "util/err.h"

@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "common/check.h"
-#include "fixtures.h"
+#include "common/doc_fixtures.h"
 #include "report/page.h"
 #include "report/render.h"
 #include "report/render_int.h"

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "fixtures.h"
+#include "common/doc_fixtures.h"
 #include "report/render.h"
 
 static char *render(const struct report_trend *t, enum report_format fmt, const char *prefix)

@@ -1,0 +1,477 @@
+/* pacer — the JSON result of `pacer run`: its phases, series and
+ * repetitions (what was run and where is plan.c; the histograms are
+ * hist.c; the terminal summary and the warnings are warnings.c). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "doc/json_parts.h"
+#include "doc/names.h"
+#include "doc/doc.h"
+#include "doc/rules.h"
+#include "doc/usage.h"
+#include "doc/workload.h"
+#include "result/verdict.h"
+#include "util/time_units.h"
+#include "util/jsonw.h"
+#include "stats/summary.h"
+#include "table/table.h"
+#include "util/units.h"
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+/* HTTP/2 figures of a phase (only when HTTP/2 was spoken or offered). */
+static void write_h2(struct jsonw *j, const struct h2_stats *h)
+{
+	static const char *const codes[H2_RST_CODES] = {
+		"NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR",
+		"SETTINGS_TIMEOUT", "STREAM_CLOSED", "FRAME_SIZE_ERROR", "REFUSED_STREAM",
+		"CANCEL", "COMPRESSION_ERROR", "CONNECT_ERROR", "ENHANCE_YOUR_CALM",
+		"INADEQUATE_SECURITY", "OTHER"};
+	jw_key(j, "http2");
+	jw_obj(j);
+	jw_key(j, "connections_h2");
+	jw_u64(j, h->conns_h2);
+	jw_key(j, "connections_h1");
+	jw_u64(j, h->conns_h1);
+	jw_key(j, "goaway");
+	jw_u64(j, h->goaway);
+	jw_key(j, "retried");
+	jw_u64(j, h->retried);
+	jw_key(j, "refused");
+	jw_u64(j, h->refused);
+	jw_key(j, "resets");
+	jw_obj(j);
+	for (int i = 0; i < H2_RST_CODES; i++) {
+		if (!h->rst[i])
+			continue;
+		jw_key(j, codes[i]);
+		jw_u64(j, h->rst[i]);
+	}
+	jw_obj_end(j);
+	jw_key(j, "streams_max");
+	jw_u64(j, h->streams_max);
+	jw_key(j, "streams_mean");
+	jw_dbl(j, h->streams_n ? (double)h->streams_sum / (double)h->streams_n : 0, 2);
+	jw_obj_end(j);
+}
+
+/* "connect_failures": {"refused": n, "reset": n, "timeout": n, "other": n}
+ * (a phase's errors.connect, or one second's, by cause). */
+static void rj_connect_failures(struct jsonw *j, const uint64_t *by_cause)
+{
+	jw_key(j, "connect_failures");
+	jw_obj(j);
+	for (int k = 0; k < CONNF_COUNT; k++) {
+		jw_key(j, connect_cause_name((enum connect_cause)k));
+		jw_u64(j, by_cause[k]);
+	}
+	jw_obj_end(j);
+}
+
+/* The protocol a host spoke in a phase: by its requests sent, else by its
+ * connections (none sent: a refusing server), else null (none connected). */
+static const char *host_protocol(const struct host_stats *h)
+{
+	bool h2 = h->sent_h2 || (!h->sent_h1 && h->conns_h2);
+	bool h1 = h->sent_h1 || (!h->sent_h2 && h->conns_h1);
+	return h2 && h1 ? "h2+http/1.1" : h2 ? "h2" : h1 ? "http/1.1" : NULL;
+}
+
+/* A hosts entry's protocol, its connections by protocol and, when the
+ * phase tried HTTP/2, the streams in flight on its connections. */
+static void write_host_protocol(struct jsonw *j, const struct host_stats *h, bool h2)
+{
+	jw_key(j, "protocol");
+	jw_str(j, host_protocol(h));
+	jw_key(j, "connections_h2");
+	jw_u64(j, h->conns_h2);
+	jw_key(j, "connections_h1");
+	jw_u64(j, h->conns_h1);
+	if (!h2)
+		return;
+	jw_key(j, "streams_max");
+	jw_u64(j, h->streams_max);
+	jw_key(j, "streams_mean");
+	jw_dbl(j, h->sent_h2 ? (double)h->streams_sum / (double)h->sent_h2 : 0, 2);
+}
+
+void rj_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns,
+		       double offered, bool open_loop, double achieved, const struct inspect *in,
+		       const struct req_names *names)
+{
+	rj_phase_hosts(j, p, duration_ns, offered, open_loop, achieved, in, NULL, 0, names);
+}
+
+void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duration_ns,
+		    double offered, bool open_loop, double achieved, const struct inspect *in,
+		    const struct table_host *hosts, size_t n_hosts, const struct req_names *names)
+{
+	jw_obj(j);
+	jw_key(j, "duration_s");
+	jw_dbl(j, duration_ns / 1e9, 6);
+	jw_key(j, "requests");
+	jw_obj(j);
+	jw_key(j, "scheduled");
+	jw_u64(j, p->scheduled);
+	jw_key(j, "sent");
+	jw_u64(j, p->sent);
+	jw_key(j, "completed");
+	jw_u64(j, p->completed);
+	jw_key(j, "queued_at_end");
+	jw_u64(j, p->queued_at_end);
+	jw_key(j, "in_flight_at_end");
+	jw_u64(j, p->in_flight_at_end);
+	jw_key(j, "dropped");
+	jw_u64(j, p->dropped);
+	jw_key(j, "late");
+	jw_u64(j, p->late);
+	jw_key(j, "lagged");
+	jw_u64(j, p->lagged_sent);
+	jw_key(j, "lagged_failed");
+	jw_u64(j, p->lagged_failed);
+	jw_obj_end(j);
+
+	jw_key(j, "responses");
+	jw_obj(j);
+	jw_key(j, "by_class");
+	jw_obj(j);
+	for (int cls = 1; cls <= 5; cls++) {
+		char k[16];
+		snprintf(k, sizeof k, "%dxx", cls);
+		jw_key(j, k);
+		jw_u64(j, phase_stats_class(p, cls));
+	}
+	jw_obj_end(j);
+	jw_key(j, "by_status");
+	jw_obj(j);
+	for (int s = STATUS_MIN; s <= STATUS_MAX; s++) {
+		if (!p->status[s])
+			continue;
+		char k[16];
+		snprintf(k, sizeof k, "%d", s);
+		jw_key(j, k);
+		jw_u64(j, p->status[s]);
+	}
+	jw_obj_end(j);
+	jw_obj_end(j);
+
+	/* errors: requests sent that did not succeed (one definition);
+	 * transport_errors: failures of connections and requests by kind. */
+	jw_key(j, "errors");
+	jw_obj(j);
+	jw_key(j, "total");
+	jw_u64(j, phase_stats_errors(p));
+	jw_key(j, "pct");
+	jw_dbl(j, phase_stats_error_pct(p), 4);
+	jw_key(j, "failed_responses");
+	jw_u64(j, phase_stats_failed_responses(p));
+	jw_key(j, "transport");
+	jw_u64(j, phase_stats_request_errors(p));
+	jw_key(j, "by_status");
+	jw_obj(j);
+	for (int s = STATUS_MIN; s <= STATUS_MAX; s++) {
+		if (!p->status_failed[s])
+			continue;
+		char k[16];
+		snprintf(k, sizeof k, "%d", s);
+		jw_key(j, k);
+		jw_u64(j, p->status_failed[s]);
+	}
+	jw_obj_end(j);
+	jw_obj_end(j);
+	jw_key(j, "error_pct");
+	jw_dbl(j, phase_stats_error_pct(p), 4);
+
+	jw_key(j, "transport_errors");
+	jw_obj(j);
+	for (int k = 0; k < ERRK_COUNT; k++) {
+		jw_key(j, err_kind_name((enum err_kind)k));
+		jw_u64(j, p->errors[k]);
+	}
+	jw_key(j, "total");
+	jw_u64(j, phase_stats_transport_errors(p));
+	jw_key(j, "requests");
+	jw_u64(j, phase_stats_request_errors(p));
+	jw_obj_end(j);
+	rj_connect_failures(j, p->connect_fail);
+
+	jw_key(j, "connections");
+	jw_obj(j);
+	jw_key(j, "opened");
+	jw_u64(j, p->conns_opened);
+	jw_key(j, "open_at_start");
+	jw_u64(j, p->conns_open_at_start);
+	jw_key(j, "connecting_at_start");
+	jw_u64(j, p->conns_connecting_at_start);
+	jw_key(j, "closed_by_server");
+	jw_u64(j, p->closed_by_server);
+	jw_key(j, "closed_stray");
+	jw_u64(j, p->closed_stray);
+	jw_obj_end(j);
+
+	jw_key(j, "tls");
+	jw_obj(j);
+	jw_key(j, "handshakes");
+	jw_u64(j, p->tls_handshakes);
+	jw_key(j, "resumed");
+	jw_u64(j, p->tls_resumed);
+	jw_key(j, "failed");
+	jw_u64(j, p->errors[ERRK_TLS]);
+	jw_key(j, "version");
+	jw_str(j, p->tls_version[0] ? p->tls_version : NULL);
+	jw_key(j, "cipher");
+	jw_str(j, p->tls_cipher[0] ? p->tls_cipher : NULL);
+	jw_key(j, "failure_reasons");
+	jw_arr(j);
+	for (uint32_t i = 0; i < p->n_tls_reasons; i++)
+		jw_str(j, p->tls_reasons[i]);
+	jw_arr_end(j);
+	jw_obj_end(j);
+
+	bool h2 = p->h2.conns_h2 || p->h2.conns_h1 || p->h2.streams_n || p->h2.goaway ||
+		  p->errors[ERRK_PROTOCOL];
+	if (h2)
+		write_h2(j, &p->h2);
+
+	jw_key(j, "bytes");
+	jw_obj(j);
+	jw_key(j, "in");
+	jw_u64(j, p->bytes_in);
+	jw_key(j, "out");
+	jw_u64(j, p->bytes_out);
+	jw_obj_end(j);
+
+	jw_key(j, "rate");
+	jw_obj(j);
+	jw_key(j, "offered_per_s");
+	if (open_loop)
+		jw_dbl(j, offered, 3);
+	else
+		jw_null(j);
+	jw_key(j, "achieved_per_s");
+	jw_dbl(j, achieved, 3);
+	jw_obj_end(j);
+
+	rj_phase_rules(j, p, in);
+
+	for (int t = 0; t < TIM_COUNT; t++) {
+		if (t == TIM_SERVER && !(in && in->srvtime.src != SRVTIME_NONE))
+			continue;
+		jw_key(j, timing_name((enum timing)t));
+		rj_hist(j, &p->timing[t]);
+	}
+	if (n_hosts > 1) {
+		jw_key(j, "hosts");
+		jw_arr(j);
+		for (size_t i = 0; i < n_hosts && i < RESULT_MAX_HOSTS; i++) {
+			jw_obj(j);
+			jw_key(j, "host");
+			jw_str(j, hosts[i].name);
+			jw_key(j, "port");
+			jw_u64(j, hosts[i].port);
+			if (hosts[i].unix_path) {
+				jw_key(j, "unix_socket");
+				jw_str(j, hosts[i].unix_path);
+			}
+			jw_key(j, "completed");
+			jw_u64(j, p->host[i].completed);
+			jw_key(j, "errors");
+			jw_u64(j, p->host[i].errors);
+			jw_key(j, "connection_errors");
+			jw_u64(j, p->host[i].conn_errors);
+			jw_key(j, "connections_opened");
+			jw_u64(j, p->host[i].conns_opened);
+			write_host_protocol(j, &p->host[i], h2);
+			jw_obj_end(j);
+		}
+		jw_arr_end(j);
+	}
+	rj_by_name(j, p, names);
+	jw_obj_end(j);
+}
+
+void rj_series(struct jsonw *j, const struct series_point *pts, size_t n)
+{
+	jw_key(j, "series");
+	jw_arr(j);
+	for (size_t i = 0; i < n; i++) {
+		int saved = j->indent;
+		jw_obj(j);
+		j->indent = 0;
+		jw_key(j, "t_s");
+		jw_u64(j, i);
+		jw_key(j, "completed");
+		jw_u64(j, pts[i].completed);
+		jw_key(j, "errors");
+		jw_u64(j, pts[i].errors);
+		jw_key(j, "transport_errors");
+		jw_u64(j, pts[i].transport_errors);
+		rj_connect_failures(j, pts[i].connect_fail);
+		jw_key(j, "dropped");
+		jw_u64(j, pts[i].dropped);
+		jw_key(j, "unsent");
+		jw_u64(j, pts[i].unsent);
+		jw_key(j, "by_class");
+		jw_obj(j);
+		for (int k = 0; k < 5; k++) {
+			char cls[4] = {(char)('1' + k), 'x', 'x', '\0'};
+			jw_key(j, cls);
+			jw_u64(j, pts[i].by_class[k]);
+		}
+		jw_obj_end(j);
+		jw_key(j, "p50_us");
+		jw_dbl(j, (double)pts[i].p50_ns / 1e3, 3);
+		jw_key(j, "p99_us");
+		jw_dbl(j, (double)pts[i].p99_ns / 1e3, 3);
+		jw_key(j, "hist");
+		jw_obj(j);
+		jw_key(j, "unit");
+		jw_str(j, "ns");
+		jw_key(j, "sub_bits");
+		jw_u64(j, SERIES_SUB_BITS);
+		jw_key(j, "counts");
+		jw_arr(j);
+		for (size_t k = 0; k < pts[i].n_pairs; k++) {
+			jw_arr(j);
+			jw_u64(j, pts[i].pairs[k][0]);
+			jw_u64(j, pts[i].pairs[k][1]);
+			jw_arr_end(j);
+		}
+		jw_arr_end(j);
+		jw_obj_end(j);
+		jw_obj_end(j);
+		j->indent = saved;
+	}
+	jw_arr_end(j);
+}
+
+/* Figure k of a repetition, in the unit its JSON key says. */
+static double rep_value(const struct rep_figure *f, int k)
+{
+	switch (k) {
+	case 0: return f->achieved_per_s;
+	case 1: return (double)f->p50_ns / 1e3;
+	case 2: return (double)f->p90_ns / 1e3;
+	case 3: return (double)f->p99_ns / 1e3;
+	case 4: return (double)f->p99_9_ns / 1e3;
+	case 5: return (double)f->max_ns / 1e3;
+	case 6: return (double)f->errors;
+	default: return 0;
+	}
+}
+
+static const char *const rep_keys[] = {"achieved_per_s", "p50_us", "p90_us", "p99_us",
+				       "p99_9_us", "max_us", "errors"};
+#define REP_KEYS (sizeof rep_keys / sizeof rep_keys[0])
+
+void report_rep_summary(const struct rep_figure *reps, size_t n, int k, struct summary *out)
+{
+	double v[SUMMARY_MAX_N];
+	size_t m = n < SUMMARY_MAX_N ? n : SUMMARY_MAX_N;
+	for (size_t i = 0; i < m; i++)
+		v[i] = rep_value(&reps[i], k);
+	summary_of(v, m, out);
+}
+
+void rj_repetitions(struct jsonw *j, const struct rep_figure *reps, size_t n)
+{
+	jw_key(j, "repetitions");
+	jw_arr(j);
+	for (size_t i = 0; i < n; i++) {
+		int saved = j->indent;
+		jw_obj(j);
+		j->indent = 0;
+		for (size_t k = 0; k < REP_KEYS; k++) {
+			jw_key(j, rep_keys[k]);
+			jw_dbl(j, rep_value(&reps[i], (int)k), 3);
+		}
+		jw_key(j, "completed");
+		jw_u64(j, reps[i].completed);
+		jw_obj_end(j);
+		j->indent = saved;
+	}
+	jw_arr_end(j);
+	jw_key(j, "repeat_summary");
+	jw_obj(j);
+	for (size_t k = 0; k < REP_KEYS; k++) {
+		struct summary s;
+		report_rep_summary(reps, n, (int)k, &s);
+		jw_key(j, rep_keys[k]);
+		int saved = j->indent;
+		jw_obj(j);
+		j->indent = 0;
+		jw_key(j, "median");
+		jw_dbl(j, s.median, 3);
+		jw_key(j, "min");
+		jw_dbl(j, s.min, 3);
+		jw_key(j, "max");
+		jw_dbl(j, s.max, 3);
+		jw_obj_end(j);
+		j->indent = saved;
+	}
+	jw_obj_end(j);
+}
+
+void rj_warnings(struct jsonw *j, const struct report_warnings *w)
+{
+	jw_key(j, "warnings");
+	jw_arr(j);
+	for (size_t i = 0; i < w->n; i++)
+		jw_str(j, w->msg[i]);
+	jw_arr_end(j);
+}
+
+int report_json(FILE *f, const struct report_ctx *c)
+{
+	const struct run_result *r = c->res;
+	struct jsonw jj, *j = &jj;
+	jw_init(j, f, 1);
+	rj_head(j, c, "run", r->started_wall_ns, r->interrupted);
+	jw_key(j, "plan");
+	jw_obj(j);
+	rj_plan_fields(j, c->plan);
+	jw_obj_end(j);
+	rj_env(j, c->env);
+	rj_connected(j, c->conns, c->n_conns);
+	rj_clock(j, c->plan, r);
+	uint64_t responses = r->measure.completed + r->warmup.completed;
+	if (c->target)
+		rj_target(j, c->target, responses);
+	rj_generator(j, r, responses, c);
+	rj_target_cores(j, c);
+	if (r->warmup_ns) {
+		jw_key(j, "warmup");
+		double wrate = (double)r->warmup.completed * 1e9 / (double)r->warmup_ns;
+		rj_phase_hosts(j, &r->warmup, (double)r->warmup_ns, r->offered_rate_per_s,
+			       r->open_loop, wrate, c->plan->inspect, c->plan->table_hosts,
+			       c->plan->table_n_hosts, c->plan->names);
+	}
+	jw_key(j, "measure");
+	rj_phase_hosts(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, r->open_loop,
+		       report_achieved_rate(r), c->plan->inspect, c->plan->table_hosts,
+		       c->plan->table_n_hosts, c->plan->names);
+	rj_series(j, r->series, r->series_len);
+	if (r->n_reps > 1)
+		rj_repetitions(j, r->reps, r->n_reps);
+	if (c->verdict) {
+		static char expr[SLO_FORMAT_MAX]; /* the SLO as pacer reads it (canonical) */
+		if (!c->slo || slo_format(c->slo, expr, sizeof expr) < 0)
+			snprintf(expr, sizeof expr, "%s", c->slo_expr ? c->slo_expr : "");
+		jw_key(j, "slo");
+		jw_obj(j);
+		jw_key(j, "expr");
+		jw_str(j, expr);
+		rj_verdict_fields(j, c->verdict, c->slo);
+		jw_obj_end(j);
+	}
+	rj_usage(j, r, c);
+	struct report_warnings w;
+	report_warnings(c, &w);
+	rj_warnings(j, &w);
+	jw_obj_end(j);
+	return ferror(f) ? -EIO : 0;
+}
+
