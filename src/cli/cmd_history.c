@@ -12,6 +12,7 @@
 #include "cli/help.h"
 #include "cli/history_io.h"
 #include "cli/opts.h"
+#include "doc/keys.h"
 #include "history/diff.h"
 #include "history/history.h"
 #include "util/afile.h"
@@ -474,7 +475,7 @@ static void diff_json(const char *old_src, const char *new_src, const struct dif
 	jw_str(&w, old_src);
 	jw_key(&w, "new");
 	jw_str(&w, new_src);
-	jw_key(&w, "noise_pct");
+	jw_key(&w, KEY_NOISE_PCT);
 	jw_dbl(&w, noise * 100, 3);
 	jw_key(&w, "comparable");
 	jw_bool(&w, d->comparable);
@@ -496,39 +497,39 @@ static void diff_json(const char *old_src, const char *new_src, const struct dif
 	for (size_t i = 0; i < d->n_rows; i++) {
 		const struct diff_row *r = &d->rows[i];
 		jw_obj(&w);
-		jw_key(&w, "metric");
+		jw_key(&w, KEY_METRIC);
 		jw_str(&w, headline_metric_name(r->m));
 		jw_key(&w, "old");
 		jw_dbl(&w, r->old_v, 6);
 		jw_key(&w, "new");
 		jw_dbl(&w, r->new_v, 6);
-		jw_key(&w, "ratio");
+		jw_key(&w, KEY_RATIO);
 		if (isfinite(r->ratio))
 			jw_dbl(&w, r->ratio, 6);
 		else
 			jw_null(&w);
 		jw_key(&w, "delta");
 		jw_dbl(&w, r->delta, 6);
-		jw_key(&w, "ci95_low");
+		jw_key(&w, KEY_CI95_LOW);
 		if (isfinite(r->lo))
 			jw_dbl(&w, r->lo, 6);
 		else
 			jw_null(&w);
-		jw_key(&w, "ci95_high");
+		jw_key(&w, KEY_CI95_HIGH);
 		if (isfinite(r->hi))
 			jw_dbl(&w, r->hi, 6);
 		else
 			jw_null(&w);
-		jw_key(&w, "method");
+		jw_key(&w, KEY_METHOD);
 		jw_str(&w, diff_method_name(r->method));
-		jw_key(&w, "significant");
+		jw_key(&w, KEY_SIGNIFICANT);
 		jw_bool(&w, r->significant);
-		jw_key(&w, "verdict");
+		jw_key(&w, KEY_VERDICT);
 		jw_str(&w, verdict_of(r));
 		jw_obj_end(&w);
 	}
 	jw_arr_end(&w);
-	jw_key(&w, "rules");
+	jw_key(&w, KEY_RULES);
 	jw_arr(&w);
 	for (size_t i = 0; i < nrules; i++) {
 		char txt[64];
@@ -536,9 +537,9 @@ static void diff_json(const char *old_src, const char *new_src, const struct dif
 			 rules[i].pp ? rules[i].threshold : rules[i].threshold * 100,
 			 rules[i].pp ? "pp" : "%");
 		jw_obj(&w);
-		jw_key(&w, "rule");
+		jw_key(&w, KEY_RULE);
 		jw_str(&w, txt);
-		jw_key(&w, "fired");
+		jw_key(&w, KEY_FIRED);
 		jw_bool(&w, diff_rule_fires(&rules[i], d));
 		jw_obj_end(&w);
 	}

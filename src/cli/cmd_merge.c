@@ -16,6 +16,7 @@
 #include "cli/opts.h"
 #include "cli/report_io.h"
 #include "dist/frame.h"
+#include "doc/keys.h"
 #include "doc/merge.h"
 #include "util/afile.h"
 #include "util/err.h"
@@ -156,14 +157,15 @@ static bool complete(const struct loaded_result *r, size_t n)
 {
 	if (!n)
 		return false;
-	json_int_t count = json_integer_value(
-		json_object_get(json_object_get(json_object_get(r[0].root, "plan"), "segment"), "count"));
+	json_int_t count = json_integer_value(json_object_get(
+		json_object_get(json_object_get(r[0].root, KEY_PLAN), KEY_SEGMENT), KEY_COUNT));
 	if (count < 1 || count > MERGE_MAX_INPUTS)
 		return true; /* let the merge say what is wrong */
 	bool seen[MERGE_MAX_INPUTS] = {false};
 	for (size_t i = 0; i < n; i++) {
 		json_int_t k = json_integer_value(json_object_get(
-			json_object_get(json_object_get(r[i].root, "plan"), "segment"), "index"));
+			json_object_get(json_object_get(r[i].root, KEY_PLAN), KEY_SEGMENT),
+			KEY_INDEX));
 		if (k >= 0 && k < count)
 			seen[k] = true;
 	}

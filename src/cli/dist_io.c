@@ -12,6 +12,7 @@
 #include "cli/report_io.h"
 #include "dist/dist.h"
 #include "dist/frame.h"
+#include "doc/keys.h"
 #include "doc/read.h"
 #include "doc/merge.h"
 #include "util/afile.h"
@@ -289,8 +290,8 @@ int cli_merged_write(const char *cmd, const json_t *merged, const char *out, boo
 	int rc = 0;
 	if (framed) {
 		char label[24];
-		json_int_t n = json_integer_value(json_object_get(json_object_get(merged, "merged"),
-								  "segments"));
+		json_int_t n = json_integer_value(
+			json_object_get(json_object_get(merged, KEY_MERGED), KEY_SEGMENTS));
 		snprintf(label, sizeof label, "%lld", (long long)(n > 0 ? n : 0));
 		rc = write_framed(cmd, "-o", out, buf, len, "merged", label);
 	} else {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "doc/keys.h"
 #include "plan/inspect.h"
 #include "doc/json_parts.h"
 #include "doc/workload.h"
@@ -17,7 +18,8 @@
 #define BOOTSTRAP_RESAMPLES 2000
 
 static const char *const lat_names[5] = {"p50", "p90", "p99", "p99.9", "max"};
-static const char *const lat_keys[5] = {"p50_us", "p90_us", "p99_us", "p99_9_us", "max_us"};
+static const char *const lat_keys[5] = {KEY_P50_US, KEY_P90_US, KEY_P99_US, KEY_P99_9_US,
+					KEY_MAX_US};
 
 static bool every_rep(const struct compare_report *c, bool rss)
 {
@@ -39,7 +41,8 @@ size_t compare_metrics(const struct compare_report *c, struct compare_metric *ou
 	size_t n = 0;
 	out[n] = (struct compare_metric){.kind = CMK_RATE};
 	snprintf(out[n].name, sizeof out[n].name, "%s", c->ramp ? "capacity" : "throughput");
-	snprintf(out[n].key, sizeof out[n].key, "%s", c->ramp ? "capacity_per_s" : "achieved_per_s");
+	snprintf(out[n].key, sizeof out[n].key, "%s",
+		 c->ramp ? KEY_CAPACITY_PER_S : KEY_ACHIEVED_PER_S);
 	n++;
 	for (int k = 0; k < 5; k++, n++) {
 		out[n] = (struct compare_metric){.kind = CMK_LATENCY, .index = k};
@@ -48,18 +51,18 @@ size_t compare_metrics(const struct compare_report *c, struct compare_metric *ou
 	}
 	out[n] = (struct compare_metric){.kind = CMK_ERRORS};
 	snprintf(out[n].name, sizeof out[n].name, "errors");
-	snprintf(out[n].key, sizeof out[n].key, "error_pct");
+	snprintf(out[n].key, sizeof out[n].key, KEY_ERROR_PCT);
 	n++;
 	if (every_rep(c, false)) {
 		out[n] = (struct compare_metric){.kind = CMK_CPU};
 		snprintf(out[n].name, sizeof out[n].name, "target_cpu");
-		snprintf(out[n].key, sizeof out[n].key, "target_cpu_ms_per_request");
+		snprintf(out[n].key, sizeof out[n].key, KEY_TARGET_CPU_MS_PER_REQUEST);
 		n++;
 	}
 	if (every_rep(c, true)) {
 		out[n] = (struct compare_metric){.kind = CMK_RSS};
 		snprintf(out[n].name, sizeof out[n].name, "target_rss");
-		snprintf(out[n].key, sizeof out[n].key, "target_rss_peak_mib");
+		snprintf(out[n].key, sizeof out[n].key, KEY_TARGET_RSS_PEAK_MIB);
 		n++;
 	}
 	const struct inspect *in = c->ctx.plan ? c->ctx.plan->inspect : NULL;
@@ -231,35 +234,35 @@ static void json_summary(struct jsonw *j, const double *v, size_t n)
 
 static void json_plan(struct jsonw *j, const struct compare_report *c)
 {
-	jw_key(j, "plan");
+	jw_key(j, KEY_PLAN);
 	jw_obj(j);
 	rj_plan_fields(j, c->ctx.plan);
-	jw_key(j, "repeat");
+	jw_key(j, KEY_REPEAT);
 	jw_u64(j, c->reps);
-	jw_key(j, "order");
+	jw_key(j, KEY_ORDER);
 	jw_str(j, "rotating");
-	jw_key(j, "noise_pct");
+	jw_key(j, KEY_NOISE_PCT);
 	jw_dbl(j, c->noise * 100, 3);
-	jw_key(j, "ramp");
+	jw_key(j, KEY_RAMP);
 	if (c->ramp) {
 		const struct ramp_plan *rp = c->ramp;
 		jw_obj(j);
-		jw_key(j, "steps_per_s");
+		jw_key(j, KEY_STEPS_PER_S);
 		jw_arr(j);
 		for (size_t i = 0; i < rp->n_rates; i++)
 			jw_dbl(j, rp->rates[i], 3);
 		jw_arr_end(j);
-		jw_key(j, "slo");
+		jw_key(j, KEY_SLO);
 		jw_str(j, rp->slo_expr);
-		jw_key(j, "refine");
+		jw_key(j, KEY_REFINE);
 		jw_bool(j, rp->refine);
-		jw_key(j, "precision");
+		jw_key(j, KEY_PRECISION);
 		jw_dbl(j, rp->precision, 4);
-		jw_key(j, "after_fail");
+		jw_key(j, KEY_AFTER_FAIL);
 		jw_u64(j, rp->after_fail);
-		jw_key(j, "step_duration_s");
+		jw_key(j, KEY_STEP_DURATION_S);
 		jw_dbl(j, (double)rp->step_ns / 1e9, 6);
-		jw_key(j, "step_warmup_s");
+		jw_key(j, KEY_STEP_WARMUP_S);
 		jw_dbl(j, (double)rp->step_warmup_ns / 1e9, 6);
 		jw_obj_end(j);
 	} else {
@@ -271,27 +274,27 @@ static void json_plan(struct jsonw *j, const struct compare_report *c)
 /* Ramp mode: the steps one repetition's ramp ran. */
 static void json_steps(struct jsonw *j, const struct ramp_result *r)
 {
-	jw_key(j, "steps");
+	jw_key(j, KEY_STEPS);
 	jw_arr(j);
 	for (size_t s = 0; s < r->n_steps; s++) {
 		const struct ramp_step *st = &r->steps[s];
 		jw_obj(j);
-		jw_key(j, "offered_per_s");
+		jw_key(j, KEY_OFFERED_PER_S);
 		jw_dbl(j, st->offered_per_s, 3);
-		jw_key(j, "refine");
+		jw_key(j, KEY_REFINE);
 		jw_bool(j, st->refine);
-		jw_key(j, "attempt");
+		jw_key(j, KEY_ATTEMPT);
 		jw_u64(j, st->attempt ? st->attempt : 1);
-		jw_key(j, "retried");
+		jw_key(j, KEY_RETRIED);
 		jw_bool(j, st->retried);
-		jw_key(j, "pass");
+		jw_key(j, KEY_PASS);
 		jw_bool(j, st->verdict.pass);
-		jw_key(j, "inconclusive");
+		jw_key(j, KEY_INCONCLUSIVE);
 		jw_bool(j, st->verdict.inconclusive);
-		jw_key(j, "reason");
+		jw_key(j, KEY_REASON);
 		jw_str(j, st->verdict.reason);
 		if (st->verdict.inconclusive) {
-			jw_key(j, "why");
+			jw_key(j, KEY_WHY);
 			jw_str(j, st->verdict.why);
 		}
 		jw_obj_end(j);
@@ -305,13 +308,13 @@ static void json_variant(struct jsonw *j, const struct compare_report *c, size_t
 	const struct compare_view *v = &c->v[i];
 	const struct variant_result *r = v->res;
 	jw_obj(j);
-	jw_key(j, "name");
+	jw_key(j, KEY_NAME);
 	jw_str(j, v->name);
-	jw_key(j, "target");
+	jw_key(j, KEY_TARGET);
 	jw_str(j, v->spec);
-	jw_key(j, "url");
+	jw_key(j, KEY_URL);
 	jw_str(j, v->plan->url_str);
-	jw_key(j, "mode");
+	jw_key(j, KEY_MODE);
 	jw_str(j, v->self_contained ? "self_contained" : "live");
 	rj_connected(j, v->conns, v->n_conns);
 	rj_table(j, v->plan); /* its own: the shared plan loads none */
@@ -320,9 +323,9 @@ static void json_variant(struct jsonw *j, const struct compare_report *c, size_t
 	jw_u64(j, r->limited_reps);
 	jw_key(j, "steal_repetitions");
 	jw_u64(j, r->steal_reps);
-	jw_key(j, "steal_max_pct");
+	jw_key(j, KEY_STEAL_MAX_PCT);
 	jw_dbl(j, r->steal_known ? r->steal_max_pct : NAN, 2); /* null: not known */
-	jw_key(j, "repetitions");
+	jw_key(j, KEY_REPETITIONS);
 	jw_arr(j);
 	/* the complete rounds, then what this variant measured of an interrupted one */
 	for (size_t k = 0; k < r->n_reps; k++) {
@@ -334,17 +337,17 @@ static void json_variant(struct jsonw *j, const struct compare_report *c, size_t
 			jw_key(j, ms[m].key);
 			jw_dbl(j, compare_metric_value(&ms[m], f), 4);
 		}
-		jw_key(j, "completed");
+		jw_key(j, KEY_COMPLETED);
 		jw_u64(j, f->completed);
-		jw_key(j, "errors");
+		jw_key(j, KEY_ERRORS);
 		jw_u64(j, f->errors);
-		jw_key(j, "failed_responses");
+		jw_key(j, KEY_FAILED_RESPONSES);
 		jw_u64(j, f->failed_responses);
-		jw_key(j, "transport_errors");
+		jw_key(j, KEY_TRANSPORT_ERRORS);
 		jw_u64(j, f->transport_errors);
-		jw_key(j, "warmup_completed");
+		jw_key(j, KEY_WARMUP_COMPLETED);
 		jw_u64(j, f->warmup_completed);
-		jw_key(j, "warmup_errors");
+		jw_key(j, KEY_WARMUP_ERRORS);
 		jw_u64(j, f->warmup_errors);
 		jw_key(j, "partial");
 		jw_bool(j, k >= c->reps);
@@ -357,7 +360,7 @@ static void json_variant(struct jsonw *j, const struct compare_report *c, size_t
 		j->indent = saved;
 	}
 	jw_arr_end(j);
-	jw_key(j, "summary");
+	jw_key(j, KEY_SUMMARY);
 	jw_obj(j);
 	for (size_t m = 0; m < nm; m++) {
 		double vals[VARIANT_MAX_REPEAT];
@@ -375,7 +378,7 @@ int compare_json(FILE *f, const struct compare_report *c)
 	rj_head(j, &c->ctx, "compare", c->started_wall_ns, c->interrupted);
 	json_plan(j, c);
 	/* the order the measurements ran in: A B, B A, ... */
-	jw_key(j, "sequence");
+	jw_key(j, KEY_SEQUENCE);
 	int indent = j->indent;
 	jw_arr(j);
 	j->indent = 0;
@@ -385,48 +388,48 @@ int compare_json(FILE *f, const struct compare_report *c)
 	j->indent = indent;
 	jw_arr_end(j);
 	rj_env(j, c->ctx.env);
-	jw_key(j, "generator");
+	jw_key(j, KEY_GENERATOR);
 	jw_obj(j);
 	rj_gen_session(j, &c->ctx);
 	jw_obj_end(j);
 	struct compare_metric ms[COMPARE_MAX_METRICS];
 	size_t nm = compare_metrics(c, ms);
-	jw_key(j, "variants");
+	jw_key(j, KEY_VARIANTS);
 	jw_arr(j);
 	for (size_t i = 0; i < c->n_variants; i++)
 		json_variant(j, c, i, ms, nm);
 	jw_arr_end(j);
-	jw_key(j, "ratios");
+	jw_key(j, KEY_RATIOS);
 	jw_arr(j);
 	for (size_t i = 1; i < c->n_variants; i++) {
 		for (size_t m = 0; m < nm; m++) {
 			struct ratio_ci ci;
 			ratio(c, i, &ms[m], m, &ci);
 			jw_obj(j);
-			jw_key(j, "metric");
+			jw_key(j, KEY_METRIC);
 			jw_str(j, ms[m].name);
-			jw_key(j, "variant");
+			jw_key(j, KEY_VARIANT);
 			jw_str(j, c->v[i].name);
-			jw_key(j, "baseline");
+			jw_key(j, KEY_BASELINE);
 			jw_str(j, c->v[0].name);
-			jw_key(j, "ratio");
+			jw_key(j, KEY_RATIO);
 			if (ci.defined)
 				jw_dbl(j, ci.ratio, 4);
 			else
 				jw_null(j);
-			jw_key(j, "ci95_low");
+			jw_key(j, KEY_CI95_LOW);
 			if (ci.defined)
 				jw_dbl(j, ci.lo, 4);
 			else
 				jw_null(j);
-			jw_key(j, "ci95_high");
+			jw_key(j, KEY_CI95_HIGH);
 			if (ci.defined)
 				jw_dbl(j, ci.hi, 4);
 			else
 				jw_null(j);
-			jw_key(j, "significant");
+			jw_key(j, KEY_SIGNIFICANT);
 			jw_bool(j, ci.defined && ci.significant);
-			jw_key(j, "verdict");
+			jw_key(j, KEY_VERDICT);
 			jw_str(j, verdict(&ms[m], &ci));
 			jw_obj_end(j);
 		}

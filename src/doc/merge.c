@@ -1,5 +1,6 @@
 /* pacer — merging segment results (see merge.h). */
 #include "doc/merge.h"
+#include "doc/keys.h"
 #include "doc/merge_int.h"
 
 #include <errno.h>
@@ -32,15 +33,16 @@ static int merge_worst_steal(json_t *dst, const json_t *const *src, size_t n, co
 	const json_t *worst = NULL;
 	bool any = false;
 	for (size_t s = 0; s < n; s++) {
-		const json_t *v = jget(src[s], "steal_pct");
+		const json_t *v = jget(src[s], KEY_STEAL_PCT);
 		any = any || v;
 		if (json_is_number(v) &&
-		    (!worst || json_number_value(v) > json_number_value(jget(worst, "steal_pct"))))
+		    (!worst ||
+		     json_number_value(v) > json_number_value(jget(worst, KEY_STEAL_PCT))))
 			worst = src[s];
 	}
 	if (!any)
 		return 0;
-	const char *keys[2] = {"steal_pct", paired};
+	const char *keys[2] = {KEY_STEAL_PCT, paired};
 	int rc = 0;
 	for (int k = 0; k < 2 && keys[k] && !rc; k++) {
 		const json_t *v = jget(worst, keys[k]);
@@ -52,7 +54,7 @@ static int merge_worst_steal(json_t *dst, const json_t *const *src, size_t n, co
 
 static int merge_generator(struct mctx *m, json_t *out, uint64_t responses)
 {
-	json_t *g = json_object_get(out, "generator");
+	json_t *g = json_object_get(out, KEY_GENERATOR);
 	if (!json_is_object(g))
 		return 0;
 	uint64_t threads = 0;
@@ -61,33 +63,33 @@ static int merge_generator(struct mctx *m, json_t *out, uint64_t responses)
 	if (!tc)
 		return -ENOMEM;
 	for (size_t s = 0; s < m->n; s++) {
-		const json_t *gs = jget(m->in[s].root, "generator");
-		threads += u64_at(gs, "threads");
-		cpu += num_at(gs, "cpu_s", 0);
-		busiest = fmax(busiest, num_at(gs, "busiest_thread_cpu_pct", 0));
-		const json_t *a = jget(gs, "thread_cpu_s");
+		const json_t *gs = jget(m->in[s].root, KEY_GENERATOR);
+		threads += u64_at(gs, KEY_THREADS);
+		cpu += num_at(gs, KEY_CPU_S, 0);
+		busiest = fmax(busiest, num_at(gs, KEY_BUSIEST_THREAD_CPU_PCT, 0));
+		const json_t *a = jget(gs, KEY_THREAD_CPU_S);
 		for (size_t i = 0; i < json_array_size(a); i++)
 			json_array_append(tc, json_array_get(a, i));
 	}
-	int rc = set_new(g, "threads", json_integer((json_int_t)threads));
+	int rc = set_new(g, KEY_THREADS, json_integer((json_int_t)threads));
 	if (!rc)
-		rc = set_new(g, "cpu_s", real_dp(cpu, 6));
-	if (!rc && json_object_get(g, "cpu_us_per_response"))
-		rc = set_new(g, "cpu_us_per_response",
+		rc = set_new(g, KEY_CPU_S, real_dp(cpu, 6));
+	if (!rc && json_object_get(g, KEY_CPU_US_PER_RESPONSE))
+		rc = set_new(g, KEY_CPU_US_PER_RESPONSE,
 			     real_dp(responses ? cpu * 1e6 / (double)responses : 0, 3));
 	if (!rc)
-		rc = set_new(g, "busiest_thread_cpu_pct", real_dp(busiest, 2));
+		rc = set_new(g, KEY_BUSIEST_THREAD_CPU_PCT, real_dp(busiest, 2));
 	if (!rc)
-		rc = set_new(g, "thread_cpu_s", tc);
+		rc = set_new(g, KEY_THREAD_CPU_S, tc);
 	else
 		json_decref(tc);
 	const json_t **gs = rc ? NULL : calloc(m->n, sizeof *gs);
 	if (!rc && !gs)
 		rc = -ENOMEM;
 	for (size_t s = 0; gs && s < m->n; s++)
-		gs[s] = jget(m->in[s].root, "generator");
+		gs[s] = jget(m->in[s].root, KEY_GENERATOR);
 	if (!rc)
-		rc = merge_worst_steal(g, gs, m->n, "machine_steal_pct");
+		rc = merge_worst_steal(g, gs, m->n, KEY_MACHINE_STEAL_PCT);
 	free(gs);
 	return rc;
 }
@@ -98,28 +100,28 @@ static int merge_generator(struct mctx *m, json_t *out, uint64_t responses)
  * segment had it; a segment that recorded neither leaves them as they are. */
 static int merge_gen_session(struct mctx *m, json_t *out)
 {
-	json_t *g = json_object_get(out, "generator");
-	if (!json_is_object(g) || !json_object_get(g, "floor"))
+	json_t *g = json_object_get(out, KEY_GENERATOR);
+	if (!json_is_object(g) || !json_object_get(g, KEY_FLOOR))
 		return 0;
 	const json_t *worst = NULL, *refused = NULL;
 	bool all_granted = true;
 	for (size_t s = 0; s < m->n; s++) {
-		const json_t *gs = jget(m->in[s].root, "generator");
-		const json_t *f = jget(gs, "floor");
+		const json_t *gs = jget(m->in[s].root, KEY_GENERATOR);
+		const json_t *f = jget(gs, KEY_FLOOR);
 		if (json_is_object(f) &&
-		    (!worst || num_at(f, "wake_p99_us", 0) > num_at(worst, "wake_p99_us", 0)))
+		    (!worst || num_at(f, KEY_WAKE_P99_US, 0) > num_at(worst, KEY_WAKE_P99_US, 0)))
 			worst = f;
-		const json_t *rt = jget(gs, "realtime");
-		all_granted = all_granted && json_is_true(jget(rt, "granted"));
-		if (!refused && json_is_string(jget(rt, "refused")))
+		const json_t *rt = jget(gs, KEY_REALTIME);
+		all_granted = all_granted && json_is_true(jget(rt, KEY_GRANTED));
+		if (!refused && json_is_string(jget(rt, KEY_REFUSED)))
 			refused = rt;
 	}
-	int rc = set_new(g, "floor", worst ? json_deep_copy(worst) : json_null());
-	json_t *rt = json_object_get(g, "realtime");
+	int rc = set_new(g, KEY_FLOOR, worst ? json_deep_copy(worst) : json_null());
+	json_t *rt = json_object_get(g, KEY_REALTIME);
 	if (!rc && json_is_object(rt)) {
-		rc = set_new(rt, "granted", json_boolean(all_granted));
+		rc = set_new(rt, KEY_GRANTED, json_boolean(all_granted));
 		if (!rc && refused)
-			rc = set_new(rt, "refused", json_deep_copy(jget(refused, "refused")));
+			rc = set_new(rt, KEY_REFUSED, json_deep_copy(jget(refused, KEY_REFUSED)));
 	}
 	return rc;
 }
@@ -132,18 +134,18 @@ static int merge_limited(struct mctx *m, json_t *dst, const json_t *const *gl)
 	size_t pick = 0;
 	bool any = false;
 	for (size_t s = 0; s < m->n; s++)
-		if (json_is_true(jget(gl[s], "flagged")) && !any) {
+		if (json_is_true(jget(gl[s], KEY_FLAGGED)) && !any) {
 			any = true;
 			pick = s;
 		}
 	if (!gl[pick])
 		return 0;
 	json_t *c = json_deep_copy(gl[pick]);
-	int rc = c ? set_new(c, "flagged", json_boolean(any)) : -ENOMEM;
+	int rc = c ? set_new(c, KEY_FLAGGED, json_boolean(any)) : -ENOMEM;
 	if (!rc)
-		rc = set_new(c, "segment", json_integer((json_int_t)pick));
+		rc = set_new(c, KEY_SEGMENT, json_integer((json_int_t)pick));
 	if (!rc)
-		rc = set_new(dst, "generator_limited", c);
+		rc = set_new(dst, KEY_GENERATOR_LIMITED, c);
 	else
 		json_decref(c);
 	return rc;
@@ -157,14 +159,14 @@ static int merge_warnings(struct mctx *m, json_t *out, long skew_ms)
 	if (!w)
 		return -ENOMEM;
 	for (size_t s = 0; s < m->n; s++) {
-		const json_t *ws = jget(m->in[s].root, "warnings");
+		const json_t *ws = jget(m->in[s].root, KEY_WARNINGS);
 		for (size_t i = 0; i < json_array_size(ws); i++) {
 			const json_t *x = json_array_get(ws, i);
 			if (!json_is_string(x))
 				continue;
 			bool everywhere = true;
 			for (size_t o = 0; o < m->n && everywhere; o++) {
-				const json_t *wo = jget(m->in[o].root, "warnings");
+				const json_t *wo = jget(m->in[o].root, KEY_WARNINGS);
 				bool has = false;
 				for (size_t j = 0; j < json_array_size(wo) && !has; j++)
 					has = json_equal(json_array_get(wo, j), (json_t *)x);
@@ -181,7 +183,7 @@ static int merge_warnings(struct mctx *m, json_t *out, long skew_ms)
 				return -ENOMEM;
 			}
 		}
-		double late = num_at(jget(m->in[s].root, "clock"), "late_ms", 0);
+		double late = num_at(jget(m->in[s].root, KEY_CLOCK), KEY_LATE_MS, 0);
 		if (late > MERGE_LATE_MS) {
 			json_t *msg = json_sprintf("segment %zu (%s) started %.0f ms after --start-at: "
 						   "its load began late and its seconds are shifted",
@@ -202,7 +204,7 @@ static int merge_warnings(struct mctx *m, json_t *out, long skew_ms)
 			return -ENOMEM;
 		}
 	}
-	return set_new(out, "warnings", w);
+	return set_new(out, KEY_WARNINGS, w);
 }
 
 /* segments[]: each generator's identity and self-checks; merge{}: what
@@ -212,15 +214,26 @@ static int segments_list(struct mctx *m, json_t *out, long skew_ms)
 	json_t *a = json_array();
 	if (!a)
 		return -ENOMEM;
-	static const char *const keep[] = {"started_at",   "clock",          "pacer",
-					   "connected",    "environment",    "generator",
-					   "generator_limited", "warnings",   "target_resources",
-					   "target",       "cost",           "repetitions",
-					   "repeat_summary"};
+	static const char *const keep[] = {KEY_STARTED_AT,
+					   "clock",
+					   "pacer",
+					   "connected",
+					   "environment",
+					   "generator",
+					   KEY_GENERATOR_LIMITED,
+					   "warnings",
+					   KEY_TARGET_RESOURCES,
+					   "target",
+					   "cost",
+					   "repetitions",
+					   KEY_REPEAT_SUMMARY};
 	/* a ramp step's figures that are not pooled, each segment's own */
-	static const char *const step_keep[] = {"target_cpu_ms_per_request", "target_resources",
-						"cost", "repetitions", "repeat_summary",
-						"generator_limited"};
+	static const char *const step_keep[] = {KEY_TARGET_CPU_MS_PER_REQUEST,
+						KEY_TARGET_RESOURCES,
+						"cost",
+						"repetitions",
+						KEY_REPEAT_SUMMARY,
+						KEY_GENERATOR_LIMITED};
 	int rc = 0;
 	for (size_t s = 0; s < m->n && !rc; s++) {
 		const json_t *r = m->in[s].root;
@@ -229,10 +242,10 @@ static int segments_list(struct mctx *m, json_t *out, long skew_ms)
 		for (size_t k = 0; k < sizeof keep / sizeof keep[0] && !rc; k++)
 			if (jget(r, keep[k]))
 				rc = set_new(o, keep[k], json_deep_copy(jget(r, keep[k])));
-		const json_t *meas = jget(r, "measure");
+		const json_t *meas = jget(r, KEY_MEASURE);
 		if (!rc && meas)
-			rc = set_new(o, "requests", json_deep_copy(jget(meas, "requests")));
-		const json_t *steps = jget(r, "steps");
+			rc = set_new(o, KEY_REQUESTS, json_deep_copy(jget(meas, KEY_REQUESTS)));
+		const json_t *steps = jget(r, KEY_STEPS);
 		json_t *sa = !rc && json_is_array(steps) ? json_array() : NULL;
 		if (!rc && json_is_array(steps) && !sa)
 			rc = -ENOMEM;
@@ -249,7 +262,7 @@ static int segments_list(struct mctx *m, json_t *out, long skew_ms)
 				json_decref(so);
 		}
 		if (sa && !rc)
-			rc = set_new(o, "steps", sa);
+			rc = set_new(o, KEY_STEPS, sa);
 		else
 			json_decref(sa);
 		if (!rc && json_array_append_new(a, o))
@@ -258,7 +271,7 @@ static int segments_list(struct mctx *m, json_t *out, long skew_ms)
 			json_decref(o);
 	}
 	if (!rc)
-		rc = set_new(out, "segments", a);
+		rc = set_new(out, KEY_SEGMENTS, a);
 	else
 		json_decref(a);
 	json_t *mg = rc ? NULL : json_pack("{s:I}", "segments", (json_int_t)m->n);
@@ -270,22 +283,22 @@ static int segments_list(struct mctx *m, json_t *out, long skew_ms)
 	if (!rc && !late)
 		rc = -ENOMEM;
 	for (size_t s = 0; s < m->n && !rc; s++) {
-		double ms = num_at(jget(m->in[s].root, "clock"), "late_ms", 0);
+		double ms = num_at(jget(m->in[s].root, KEY_CLOCK), KEY_LATE_MS, 0);
 		if (ms <= MERGE_LATE_MS)
 			continue;
 		json_t *x = json_pack("{s:I, s:s}", "index", (json_int_t)s, "file", m->in[s].name);
-		rc = x ? set_new(x, "late_ms", real_dp(ms, 3)) : -ENOMEM;
+		rc = x ? set_new(x, KEY_LATE_MS, real_dp(ms, 3)) : -ENOMEM;
 		if (!rc && json_array_append_new(late, x))
 			rc = -ENOMEM;
 		else if (rc)
 			json_decref(x);
 	}
 	if (!rc)
-		rc = set_new(mg, "late", late);
+		rc = set_new(mg, KEY_LATE, late);
 	else
 		json_decref(late);
 	if (!rc)
-		rc = set_new(out, "merged", mg);
+		rc = set_new(out, KEY_MERGED, mg);
 	else
 		json_decref(mg);
 	return rc;
@@ -320,18 +333,18 @@ static int merge_phase_at(struct mctx *m, json_t *dst, const json_t *const *src,
 
 static int merge_series_at(struct mctx *m, json_t *dst, const json_t *const *src, const long *shift)
 {
-	if (!json_object_get(dst, "series"))
+	if (!json_object_get(dst, KEY_SERIES))
 		return 0;
 	const json_t **ser = calloc(m->n, sizeof *ser);
 	if (!ser)
 		return -ENOMEM;
 	for (size_t s = 0; s < m->n; s++)
-		ser[s] = jget(src[s], "series");
+		ser[s] = jget(src[s], KEY_SERIES);
 	json_t *merged;
 	int rc = merge_series(m, ser, shift, &merged);
 	free((void *)ser);
 	if (!rc)
-		rc = set_new(dst, "series", merged);
+		rc = set_new(dst, KEY_SERIES, merged);
 	return rc;
 }
 
@@ -341,7 +354,7 @@ static int merge_limited_at(struct mctx *m, json_t *dst, const json_t *const *sr
 	if (!gl)
 		return -ENOMEM;
 	for (size_t s = 0; s < m->n; s++)
-		gl[s] = jget(src[s], "generator_limited");
+		gl[s] = jget(src[s], KEY_GENERATOR_LIMITED);
 	int rc = merge_limited(m, dst, gl);
 	free((void *)gl);
 	return rc;
@@ -351,11 +364,11 @@ static int merge_limited_at(struct mctx *m, json_t *dst, const json_t *const *sr
  * target, cost and repetitions) stay with the segment. */
 static void drop_per_segment(json_t *o)
 {
-	json_object_del(o, "target_resources");
-	json_object_del(o, "cost");
-	json_object_del(o, "repetitions");
-	json_object_del(o, "repeat_summary");
-	json_object_del(o, "clock");
+	json_object_del(o, KEY_TARGET_RESOURCES);
+	json_object_del(o, KEY_COST);
+	json_object_del(o, KEY_REPETITIONS);
+	json_object_del(o, KEY_REPEAT_SUMMARY);
+	json_object_del(o, KEY_CLOCK);
 }
 
 /* "connected": every address the segments' requests went to (each once);
@@ -367,10 +380,10 @@ static int merge_connected(const struct mctx *m, json_t *out)
 	if (!all)
 		return -ENOMEM;
 	for (size_t s = 0; s < m->n; s++) {
-		const json_t *c = jget(m->in[s].root, "connected");
+		const json_t *c = jget(m->in[s].root, KEY_CONNECTED);
 		if (!json_is_array(c)) {
 			json_decref(all);
-			json_object_del(out, "connected");
+			json_object_del(out, KEY_CONNECTED);
 			return 0;
 		}
 		size_t i, k;
@@ -385,7 +398,7 @@ static int merge_connected(const struct mctx *m, json_t *out)
 			}
 		}
 	}
-	return set_new(out, "connected", all);
+	return set_new(out, KEY_CONNECTED, all);
 }
 
 /* Self-contained: each segment drove its own embedded target (threads and
@@ -393,20 +406,20 @@ static int merge_connected(const struct mctx *m, json_t *out)
 static int merge_target(struct mctx *m, json_t *out, const json_t *const *roots,
 			uint64_t responses)
 {
-	json_t *tg = json_object_get(out, "target");
+	json_t *tg = json_object_get(out, KEY_TARGET);
 	if (!json_is_object(tg))
 		return 0;
 	uint64_t threads = 0;
 	double cpu = 0;
 	for (size_t s = 0; s < m->n; s++) {
-		threads += u64_at(jget(roots[s], "target"), "threads");
-		cpu += num_at(jget(roots[s], "target"), "cpu_s", 0);
+		threads += u64_at(jget(roots[s], KEY_TARGET), KEY_THREADS);
+		cpu += num_at(jget(roots[s], KEY_TARGET), KEY_CPU_S, 0);
 	}
-	int rc = set_new(tg, "threads", json_integer((json_int_t)threads));
-	if (!rc && json_object_get(tg, "cpu_s"))
-		rc = set_new(tg, "cpu_s", real_dp(cpu, 6));
-	if (!rc && json_object_get(tg, "cpu_ms_per_request"))
-		rc = set_new(tg, "cpu_ms_per_request",
+	int rc = set_new(tg, KEY_THREADS, json_integer((json_int_t)threads));
+	if (!rc && json_object_get(tg, KEY_CPU_S))
+		rc = set_new(tg, KEY_CPU_S, real_dp(cpu, 6));
+	if (!rc && json_object_get(tg, KEY_CPU_MS_PER_REQUEST))
+		rc = set_new(tg, KEY_CPU_MS_PER_REQUEST,
 			     real_dp(responses ? cpu * 1e3 / (double)responses : 0, 6));
 	return rc;
 }
@@ -421,8 +434,8 @@ static int merge_run(struct mctx *m, json_t *out, const json_t *const *roots, co
 	if (!rc)
 		rc = merge_limited_at(m, out, roots);
 	/* every response, warm-up included, as a run counts them per CPU */
-	uint64_t responses = u64_at(jget(jget(out, "measure"), "requests"), "completed") +
-			     u64_at(jget(jget(out, "warmup"), "requests"), "completed");
+	uint64_t responses = u64_at(jget(jget(out, KEY_MEASURE), KEY_REQUESTS), KEY_COMPLETED) +
+			     u64_at(jget(jget(out, KEY_WARMUP), KEY_REQUESTS), KEY_COMPLETED);
 	if (!rc)
 		rc = merge_generator(m, out, responses);
 	if (!rc)
@@ -436,46 +449,46 @@ static void step_measure(const json_t *ph, double offered, bool open_loop, size_
 			 double *pct, struct slo_measure *mm)
 {
 	memset(mm, 0, sizeof *mm);
-	const json_t *lat = jget(ph, "latency");
-	mm->p50_ns = (uint64_t)llround(num_at(lat, "p50_us", 0) * 1e3);
-	mm->p90_ns = (uint64_t)llround(num_at(lat, "p90_us", 0) * 1e3);
-	mm->p99_ns = (uint64_t)llround(num_at(lat, "p99_us", 0) * 1e3);
-	mm->p99_9_ns = (uint64_t)llround(num_at(lat, "p99_9_us", 0) * 1e3);
-	mm->p99_99_ns = (uint64_t)llround(num_at(lat, "p99_99_us", 0) * 1e3);
-	mm->max_ns = (uint64_t)llround(num_at(lat, "max_us", 0) * 1e3);
-	mm->mean_ns = num_at(lat, "mean_us", 0) * 1e3;
+	const json_t *lat = jget(ph, KEY_LATENCY);
+	mm->p50_ns = (uint64_t)llround(num_at(lat, KEY_P50_US, 0) * 1e3);
+	mm->p90_ns = (uint64_t)llround(num_at(lat, KEY_P90_US, 0) * 1e3);
+	mm->p99_ns = (uint64_t)llround(num_at(lat, KEY_P99_US, 0) * 1e3);
+	mm->p99_9_ns = (uint64_t)llround(num_at(lat, KEY_P99_9_US, 0) * 1e3);
+	mm->p99_99_ns = (uint64_t)llround(num_at(lat, KEY_P99_99_US, 0) * 1e3);
+	mm->max_ns = (uint64_t)llround(num_at(lat, KEY_MAX_US, 0) * 1e3);
+	mm->mean_ns = num_at(lat, KEY_MEAN_US, 0) * 1e3;
 	mm->latency_known = true;
-	mm->latency_count = u64_at(lat, "count");
+	mm->latency_count = u64_at(lat, KEY_COUNT);
 	const struct {
 		const char *key;
 		struct slo_latency *l;
-	} sets[] = {{"latency_ok", &mm->ok}, {"latency_failed", &mm->failed}};
+	} sets[] = {{KEY_LATENCY_OK, &mm->ok}, {KEY_LATENCY_FAILED, &mm->failed}};
 	for (size_t i = 0; i < 2; i++) {
 		const json_t *t = jget(ph, sets[i].key);
 		struct slo_latency *l = sets[i].l;
-		l->p50_ns = (uint64_t)llround(num_at(t, "p50_us", 0) * 1e3);
-		l->p90_ns = (uint64_t)llround(num_at(t, "p90_us", 0) * 1e3);
-		l->p99_ns = (uint64_t)llround(num_at(t, "p99_us", 0) * 1e3);
-		l->p99_9_ns = (uint64_t)llround(num_at(t, "p99_9_us", 0) * 1e3);
-		l->p99_99_ns = (uint64_t)llround(num_at(t, "p99_99_us", 0) * 1e3);
-		l->max_ns = (uint64_t)llround(num_at(t, "max_us", 0) * 1e3);
-		l->mean_ns = num_at(t, "mean_us", 0) * 1e3;
+		l->p50_ns = (uint64_t)llround(num_at(t, KEY_P50_US, 0) * 1e3);
+		l->p90_ns = (uint64_t)llround(num_at(t, KEY_P90_US, 0) * 1e3);
+		l->p99_ns = (uint64_t)llround(num_at(t, KEY_P99_US, 0) * 1e3);
+		l->p99_9_ns = (uint64_t)llround(num_at(t, KEY_P99_9_US, 0) * 1e3);
+		l->p99_99_ns = (uint64_t)llround(num_at(t, KEY_P99_99_US, 0) * 1e3);
+		l->max_ns = (uint64_t)llround(num_at(t, KEY_MAX_US, 0) * 1e3);
+		l->mean_ns = num_at(t, KEY_MEAN_US, 0) * 1e3;
 		l->known = t != NULL;
-		l->count = u64_at(t, "count");
+		l->count = u64_at(t, KEY_COUNT);
 	}
-	const json_t *req = jget(ph, "requests");
-	uint64_t sent = u64_at(req, "sent"), sched = u64_at(req, "scheduled");
-	uint64_t completed = u64_at(req, "completed");
-	mm->error_pct = pct_of(u64_at(jget(ph, "errors"), "total"), sent);
-	mm->success_pct = pct_of(u64_at(jget(ph, "success"), "ok"), sent);
-	mm->drop_pct = pct_of(u64_at(req, "dropped") + u64_at(req, "queued_at_end"), sched);
+	const json_t *req = jget(ph, KEY_REQUESTS);
+	uint64_t sent = u64_at(req, KEY_SENT), sched = u64_at(req, KEY_SCHEDULED);
+	uint64_t completed = u64_at(req, KEY_COMPLETED);
+	mm->error_pct = pct_of(u64_at(jget(ph, KEY_ERRORS), KEY_TOTAL), sent);
+	mm->success_pct = pct_of(u64_at(jget(ph, KEY_SUCCESS), KEY_OK), sent);
+	mm->drop_pct = pct_of(u64_at(req, KEY_DROPPED) + u64_at(req, KEY_QUEUED_AT_END), sched);
 	mm->offered_known = open_loop && offered > 0;
-	double dur = num_at(ph, "duration_s", 0);
+	double dur = num_at(ph, KEY_DURATION_S, 0);
 	double achieved = dur > 0 ? (double)completed / dur : 0;
 	mm->achieved_fraction = mm->offered_known ? achieved / offered : 0;
-	const json_t *oc = jget(ph, "outcomes");
+	const json_t *oc = jget(ph, KEY_OUTCOMES);
 	for (size_t k = 0; k < n_outcomes; k++)
-		pct[k] = pct_of(u64_at(json_array_get(oc, k), "count"), completed);
+		pct[k] = pct_of(u64_at(json_array_get(oc, k), KEY_COUNT), completed);
 	mm->outcome_pct = n_outcomes ? pct : NULL;
 	mm->n_outcomes = n_outcomes;
 }
@@ -483,15 +496,15 @@ static void step_measure(const json_t *ph, double offered, bool open_loop, size_
 /* A latency object's figures (p50_us ... mean_us, count) in ns. */
 static void latency_of_obj(const json_t *t, struct slo_latency *l)
 {
-	l->p50_ns = (uint64_t)llround(num_at(t, "p50_us", 0) * 1e3);
-	l->p90_ns = (uint64_t)llround(num_at(t, "p90_us", 0) * 1e3);
-	l->p99_ns = (uint64_t)llround(num_at(t, "p99_us", 0) * 1e3);
-	l->p99_9_ns = (uint64_t)llround(num_at(t, "p99_9_us", 0) * 1e3);
-	l->p99_99_ns = (uint64_t)llround(num_at(t, "p99_99_us", 0) * 1e3);
-	l->max_ns = (uint64_t)llround(num_at(t, "max_us", 0) * 1e3);
-	l->mean_ns = num_at(t, "mean_us", 0) * 1e3;
+	l->p50_ns = (uint64_t)llround(num_at(t, KEY_P50_US, 0) * 1e3);
+	l->p90_ns = (uint64_t)llround(num_at(t, KEY_P90_US, 0) * 1e3);
+	l->p99_ns = (uint64_t)llround(num_at(t, KEY_P99_US, 0) * 1e3);
+	l->p99_9_ns = (uint64_t)llround(num_at(t, KEY_P99_9_US, 0) * 1e3);
+	l->p99_99_ns = (uint64_t)llround(num_at(t, KEY_P99_99_US, 0) * 1e3);
+	l->max_ns = (uint64_t)llround(num_at(t, KEY_MAX_US, 0) * 1e3);
+	l->mean_ns = num_at(t, KEY_MEAN_US, 0) * 1e3;
 	l->known = t != NULL;
-	l->count = u64_at(t, "count");
+	l->count = u64_at(t, KEY_COUNT);
 }
 
 /* Whether a segment's step fell short of its rate by the generator's
@@ -500,8 +513,8 @@ static bool short_by_generator(const json_t *step)
 {
 	size_t i;
 	const json_t *k;
-	json_array_foreach(jget(jget(step, "generator_limited"), "checks"), i, k) {
-		const json_t *b = jget(k, "blame");
+	json_array_foreach(jget(jget(step, KEY_GENERATOR_LIMITED), KEY_CHECKS), i, k) {
+		const json_t *b = jget(k, KEY_BLAME);
 		if (json_is_string(b) && !strcmp(json_string_value(b), "generator"))
 			return true;
 	}
@@ -517,17 +530,17 @@ static int step_share(struct mctx *m, const json_t *ph, const json_t *const *st,
 		      const char *what, struct slo_share *sh)
 {
 	memset(sh, 0, sizeof *sh);
-	const json_t *lag = jget(ph, "loop_lag");
-	if (!open_loop || !u64_at(lag, "count"))
+	const json_t *lag = jget(ph, KEY_LOOP_LAG);
+	if (!open_loop || !u64_at(lag, KEY_COUNT))
 		return 0;
 	sh->known = true;
 	latency_of_obj(lag, &sh->lag);
 	struct hist all, late;
-	int rc = merge_timing_hist(m, jget(ph, "latency"), what, &all);
+	int rc = merge_timing_hist(m, jget(ph, KEY_LATENCY), what, &all);
 	if (rc)
 		return rc;
 	const json_t *lt = jget(ph, "latency_lagged");
-	if (lt && u64_at(lt, "count")) {
+	if (lt && u64_at(lt, KEY_COUNT)) {
 		rc = merge_timing_hist(m, lt, what, &late);
 		if (!rc) {
 			if (hist_subtract(&all, &late)) {
@@ -541,9 +554,9 @@ static int step_share(struct mctx *m, const json_t *ph, const json_t *const *st,
 	if (!rc)
 		ramp_latency_of(&all, &sh->ontime);
 	hist_free(&all);
-	const json_t *req = jget(ph, "requests");
-	sh->lagged_failed_pct = pct_of(u64_at(req, "lagged_failed"), u64_at(req, "sent"));
-	sh->lagged_pct = pct_of(u64_at(req, "lagged"), u64_at(req, "completed"));
+	const json_t *req = jget(ph, KEY_REQUESTS);
+	sh->lagged_failed_pct = pct_of(u64_at(req, KEY_LAGGED_FAILED), u64_at(req, KEY_SENT));
+	sh->lagged_pct = pct_of(u64_at(req, KEY_LAGGED), u64_at(req, KEY_COMPLETED));
 	for (size_t s = 0; s < m->n; s++)
 		sh->gen_short = sh->gen_short || short_by_generator(st[s]);
 	return rc;
@@ -573,11 +586,11 @@ struct merged_rows {
 static void merged_row(const void *ctx, size_t i, struct ramp_row *out)
 {
 	const json_t *s = json_array_get(((const struct merged_rows *)ctx)->steps, i);
-	*out = (struct ramp_row){.offered_per_s = num_at(s, "offered_per_s", 0),
-				 .decides = !json_is_true(jget(s, "interrupted")),
-				 .pass = json_is_true(jget(jget(s, "verdict"), "pass")),
-				 .inconclusive =
-					 json_is_true(jget(jget(s, "verdict"), "inconclusive"))};
+	*out = (struct ramp_row){
+		.offered_per_s = num_at(s, KEY_OFFERED_PER_S, 0),
+		.decides = !json_is_true(jget(s, KEY_INTERRUPTED)),
+		.pass = json_is_true(jget(jget(s, KEY_VERDICT), KEY_PASS)),
+		.inconclusive = json_is_true(jget(jget(s, KEY_VERDICT), KEY_INCONCLUSIVE))};
 }
 
 /* highest_passing.cpu_limited of the merged ramp at step i: true when
@@ -587,9 +600,10 @@ static json_t *cpu_limited_at(const struct mctx *m, const json_t *const *roots, 
 {
 	bool any = false, all_known = true;
 	for (size_t s = 0; s < m->n; s++) {
-		const json_t *tr = jget(json_array_get(jget(roots[s], "steps"), i), "target_resources");
-		double busy = num_at(tr, "cores_busy", NAN);
-		double avail = num_at(jget(roots[s], "target_cores"), "cores", NAN);
+		const json_t *tr =
+			jget(json_array_get(jget(roots[s], KEY_STEPS), i), KEY_TARGET_RESOURCES);
+		double busy = num_at(tr, KEY_CORES_BUSY, NAN);
+		double avail = num_at(jget(roots[s], KEY_TARGET_CORES), KEY_CORES, NAN);
 		if (!isfinite(busy) || !isfinite(avail)) {
 			all_known = false;
 			continue;
@@ -601,32 +615,34 @@ static json_t *cpu_limited_at(const struct mctx *m, const json_t *const *roots, 
 
 static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 {
-	const json_t *plan = jget(out, "plan");
-	json_t *steps = json_object_get(out, "steps");
+	const json_t *plan = jget(out, KEY_PLAN);
+	json_t *steps = json_object_get(out, KEY_STEPS);
 	size_t n_steps = json_array_size(steps);
 	for (size_t s = 1; s < m->n; s++)
-		if (json_array_size(jget(roots[s], "steps")) != n_steps) {
-			text_errf(m->err, m->errlen, "%s ran %zu steps, %s %zu: a segmented ramp runs every "
-						   "planned step (was one interrupted?)",
-				m->in[0].name, n_steps, m->in[s].name, json_array_size(jget(roots[s], "steps")));
+		if (json_array_size(jget(roots[s], KEY_STEPS)) != n_steps) {
+			text_errf(m->err, m->errlen,
+				  "%s ran %zu steps, %s %zu: a segmented ramp runs every "
+				  "planned step (was one interrupted?)",
+				  m->in[0].name, n_steps, m->in[s].name,
+				  json_array_size(jget(roots[s], KEY_STEPS)));
 			return PACER_EUNSUPPORTED;
 		}
 	/* the SLO, with the outcome names it may use */
-	const json_t *oc = jget(jget(plan, "rules"), "outcomes");
+	const json_t *oc = jget(jget(plan, KEY_RULES), KEY_OUTCOMES);
 	size_t n_out = json_array_size(oc);
 	if (n_out > 16)
 		n_out = 16;
 	const char *names[16];
 	for (size_t k = 0; k < n_out; k++)
-		names[k] = json_string_value(jget(json_array_get(oc, k), "name"));
+		names[k] = json_string_value(jget(json_array_get(oc, k), KEY_NAME));
 	struct slo slo = {0};
-	const char *expr = json_string_value(jget(plan, "slo"));
+	const char *expr = json_string_value(jget(plan, KEY_SLO));
 	char serr[256];
 	if (expr && slo_parse(&slo, expr, names, n_out, serr, sizeof serr) != 0) {
 		text_errf(m->err, m->errlen, "%s: plan.slo '%s': %s", m->in[0].name, expr, serr);
 		return PACER_EPARSE;
 	}
-	const char *loop = json_string_value(jget(plan, "loop"));
+	const char *loop = json_string_value(jget(plan, KEY_LOOP));
 	bool open_loop = !loop || !strcmp(loop, "open");
 	const json_t **st = calloc(m->n, sizeof *st);
 	long *zero = calloc(m->n, sizeof *zero);
@@ -641,10 +657,10 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 	bool all_pass = n_steps > 0;
 	for (size_t i = 0; i < n_steps && !rc; i++) {
 		json_t *d = json_array_get(steps, i);
-		double offered = num_at(d, "offered_per_s", 0);
+		double offered = num_at(d, KEY_OFFERED_PER_S, 0);
 		for (size_t s = 0; s < m->n && !rc; s++) {
-			st[s] = json_array_get(jget(roots[s], "steps"), i);
-			if (num_at(st[s], "offered_per_s", -1) != offered) {
+			st[s] = json_array_get(jget(roots[s], KEY_STEPS), i);
+			if (num_at(st[s], KEY_OFFERED_PER_S, -1) != offered) {
 				text_errf(m->err, m->errlen, "%s and %s: step %zu offered different rates: "
 							   "not segments of one ramp",
 					m->in[0].name, m->in[s].name, i + 1);
@@ -664,46 +680,51 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 			break;
 		/* the warm-up summary: counters summed; its percentiles are not
 		 * kept with histograms, so the segments' highest stand in */
-		json_t *w = json_object_get(d, "warmup");
+		json_t *w = json_object_get(d, KEY_WARMUP);
 		uint64_t wc = 0;
 		double gcpu = 0;
 		bool interrupted = false;
 		for (size_t s = 0; s < m->n && !rc; s++) {
-			wc += u64_at(st[s], "warmup_completed");
-			gcpu += num_at(st[s], "generator_cpu_s", 0);
-			interrupted = interrupted || json_is_true(jget(st[s], "interrupted"));
+			wc += u64_at(st[s], KEY_WARMUP_COMPLETED);
+			gcpu += num_at(st[s], KEY_GENERATOR_CPU_S, 0);
+			interrupted = interrupted || json_is_true(jget(st[s], KEY_INTERRUPTED));
 			if (s && json_is_object(w)) {
-				json_t *tmp = json_deep_copy(jget(st[s], "warmup"));
+				json_t *tmp = json_deep_copy(jget(st[s], KEY_WARMUP));
 				rc = tmp ? merge_sum_ints(w, tmp) : -ENOMEM;
 				json_decref(tmp);
-				const char *ks[] = {"p50_us", "p99_us", "max_us"};
+				const char *ks[] = {KEY_P50_US, KEY_P99_US, KEY_MAX_US};
 				for (size_t k = 0; k < 3 && !rc; k++)
-					if (num_at(jget(st[s], "warmup"), ks[k], 0) > num_at(w, ks[k], 0))
-						rc = set_new(w, ks[k],
-							     json_deep_copy(jget(jget(st[s], "warmup"), ks[k])));
+					if (num_at(jget(st[s], KEY_WARMUP), ks[k], 0) >
+					    num_at(w, ks[k], 0))
+						rc = set_new(
+							w, ks[k],
+							json_deep_copy(jget(jget(st[s], KEY_WARMUP),
+									    ks[k])));
 			}
 		}
 		if (!rc && json_is_object(w)) {
 			double wd = 0;
 			for (size_t s = 0; s < m->n; s++)
-				wd = fmax(wd, num_at(jget(st[s], "warmup"), "duration_s", 0));
-			if (json_object_get(w, "duration_s"))
-				rc = set_new(w, "duration_s", real_dp(wd, 6));
+				wd = fmax(wd, num_at(jget(st[s], KEY_WARMUP), KEY_DURATION_S, 0));
+			if (json_object_get(w, KEY_DURATION_S))
+				rc = set_new(w, KEY_DURATION_S, real_dp(wd, 6));
 		}
-		if (!rc && json_is_array(json_object_get(d, "outcomes")))
+		if (!rc && json_is_array(json_object_get(d, KEY_OUTCOMES)))
 			rc = merge_rows(m, d, st, "outcomes");
 		if (!rc && json_is_object(w)) {
-			double wd = num_at(w, "duration_s", 0);
-			rc = set_new(w, "achieved_per_s",
-				     real_dp(wd > 0 ? (double)u64_at(jget(w, "requests"), "completed") / wd
+			double wd = num_at(w, KEY_DURATION_S, 0);
+			rc = set_new(w, KEY_ACHIEVED_PER_S,
+				     real_dp(wd > 0 ? (double)u64_at(jget(w, KEY_REQUESTS),
+								     KEY_COMPLETED) /
+							      wd
 						    : 0,
 					     3));
 		}
-		const json_t *ph = jget(d, "measure");
-		const json_t *req = jget(ph, "requests");
-		uint64_t sent = u64_at(req, "sent"), sched = u64_at(req, "scheduled");
-		double dur = num_at(ph, "duration_s", 0);
-		double achieved = dur > 0 ? (double)u64_at(req, "completed") / dur : 0;
+		const json_t *ph = jget(d, KEY_MEASURE);
+		const json_t *req = jget(ph, KEY_REQUESTS);
+		uint64_t sent = u64_at(req, KEY_SENT), sched = u64_at(req, KEY_SCHEDULED);
+		double dur = num_at(ph, KEY_DURATION_S, 0);
+		double achieved = dur > 0 ? (double)u64_at(req, KEY_COMPLETED) / dur : 0;
 		double pct[16];
 		struct slo_measure mm;
 		step_measure(ph, offered, open_loop, n_out, pct, &mm);
@@ -713,35 +734,37 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 		struct slo_verdict v;
 		slo_eval_share(&slo, &mm, &sh, &v);
 		if (!rc)
-			rc = set_new(d, "achieved_per_s", real_dp(achieved, 3));
+			rc = set_new(d, KEY_ACHIEVED_PER_S, real_dp(achieved, 3));
 		if (!rc)
-			rc = set_new(d, "interrupted", json_boolean(interrupted));
+			rc = set_new(d, KEY_INTERRUPTED, json_boolean(interrupted));
 		if (!rc)
-			rc = set_new(d, "error_pct", real_dp(mm.error_pct, 4));
+			rc = set_new(d, KEY_ERROR_PCT, real_dp(mm.error_pct, 4));
 		if (!rc)
-			rc = set_new(d, "success_pct", real_dp(mm.success_pct, 4));
+			rc = set_new(d, KEY_SUCCESS_PCT, real_dp(mm.success_pct, 4));
 		if (!rc)
-			rc = set_new(d, "drop_pct", real_dp(pct_of(u64_at(req, "dropped") +
-									  u64_at(req, "queued_at_end"),
-								  sched),
-							   4));
+			rc = set_new(d, KEY_DROP_PCT,
+				     real_dp(pct_of(u64_at(req, KEY_DROPPED) +
+							    u64_at(req, KEY_QUEUED_AT_END),
+						    sched),
+					     4));
 		(void)sent;
 		if (!rc)
-			rc = set_new(d, "verdict", verdict_json(&v, &slo));
-		if (!rc && json_object_get(d, "attempt"))
-			rc = set_new(d, "attempt", json_integer(1)); /* segments are not retried */
+			rc = set_new(d, KEY_VERDICT, verdict_json(&v, &slo));
+		if (!rc && json_object_get(d, KEY_ATTEMPT))
+			rc = set_new(d, KEY_ATTEMPT,
+				     json_integer(1)); /* segments are not retried */
 		if (!rc)
-			rc = set_new(d, "generator_cpu_s", real_dp(gcpu, 6));
+			rc = set_new(d, KEY_GENERATOR_CPU_S, real_dp(gcpu, 6));
 		if (!rc)
 			rc = merge_worst_steal(d, st, m->n, NULL);
-		if (!rc && json_object_get(d, "warmup_completed"))
-			rc = set_new(d, "warmup_completed", json_integer((json_int_t)wc));
+		if (!rc && json_object_get(d, KEY_WARMUP_COMPLETED))
+			rc = set_new(d, KEY_WARMUP_COMPLETED, json_integer((json_int_t)wc));
 		drop_per_segment(d);
-		json_object_del(d, "target_cpu_ms_per_request");
+		json_object_del(d, KEY_TARGET_CPU_MS_PER_REQUEST);
 		/* the knee as ramp_result_summarize decides it */
 		if (!v.pass)
 			all_pass = false;
-		double p50 = num_at(jget(ph, "latency"), "p50_us", 0);
+		double p50 = num_at(jget(ph, KEY_LATENCY), KEY_P50_US, 0);
 		if (i == 0)
 			base_p50 = p50;
 		else if (!v.inconclusive && base_p50 > 0 && p50 > 2 * base_p50 &&
@@ -760,56 +783,61 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 	ramp_bounds_of(n_steps, merged_row, &mr, &b);
 	long highest = b.highest;
 	double highest_rate =
-		highest >= 0 ? num_at(json_array_get(steps, (size_t)highest), "offered_per_s", 0) : 0;
+		highest >= 0 ? num_at(json_array_get(steps, (size_t)highest), KEY_OFFERED_PER_S, 0)
+			     : 0;
 	if (highest >= 0) {
 		const json_t *hs = json_array_get(steps, (size_t)highest);
-		json_t *hp = json_deep_copy(jget(out, "highest_passing"));
+		json_t *hp = json_deep_copy(jget(out, KEY_HIGHEST_PASSING));
 		if (!json_is_object(hp)) {
 			json_decref(hp);
-			hp = json_pack("{s:n, s:n, s:n}", "per_core_per_s", "cores", "cores_basis");
+			hp = json_pack("{s:n, s:n, s:n}", KEY_PER_CORE_PER_S, "cores",
+				       KEY_CORES_BASIS);
 		}
 		/* per core: the cores of one segment's target stand for the target */
-		double cores = num_at(hp, "cores", 0);
-		rc = hp ? set_new(hp, "step", json_integer(highest + 1)) : -ENOMEM;
+		double cores = num_at(hp, KEY_CORES, 0);
+		rc = hp ? set_new(hp, KEY_STEP, json_integer(highest + 1)) : -ENOMEM;
 		if (!rc)
-			rc = set_new(hp, "offered_per_s", real_dp(highest_rate, 3));
+			rc = set_new(hp, KEY_OFFERED_PER_S, real_dp(highest_rate, 3));
 		if (!rc)
-			rc = set_new(hp, "achieved_per_s", json_deep_copy(jget(hs, "achieved_per_s")));
+			rc = set_new(hp, KEY_ACHIEVED_PER_S,
+				     json_deep_copy(jget(hs, KEY_ACHIEVED_PER_S)));
 		if (!rc && cores > 0)
-			rc = set_new(hp, "per_core_per_s", real_dp(highest_rate / cores, 3));
+			rc = set_new(hp, KEY_PER_CORE_PER_S, real_dp(highest_rate / cores, 3));
 		/* each segment saw the target at that step on its own: CPU-limited
 		 * when any saw it at its limit (self-contained, each its own
 		 * embedded target), not known when none measured it */
-		if (!rc && json_object_get(hp, "cpu_limited"))
-			rc = set_new(hp, "cpu_limited", cpu_limited_at(m, roots, (size_t)highest));
+		if (!rc && json_object_get(hp, KEY_CPU_LIMITED))
+			rc = set_new(hp, KEY_CPU_LIMITED,
+				     cpu_limited_at(m, roots, (size_t)highest));
 		if (!rc)
-			rc = set_new(hp, "bound", json_string(ramp_bound_name(b.bound)));
+			rc = set_new(hp, KEY_BOUND, json_string(ramp_bound_name(b.bound)));
 		if (!rc)
-			rc = set_new(hp, "below_per_s",
-				     b.below >= 0 ? real_dp(num_at(json_array_get(steps, (size_t)b.below),
-								   "offered_per_s", 0),
+			rc = set_new(hp, KEY_BELOW_PER_S,
+				     b.below >= 0 ? real_dp(num_at(json_array_get(steps,
+										  (size_t)b.below),
+								   KEY_OFFERED_PER_S, 0),
 							    3)
 						  : json_null());
 		if (!rc)
-			rc = set_new(out, "highest_passing", hp);
+			rc = set_new(out, KEY_HIGHEST_PASSING, hp);
 		else
 			json_decref(hp);
 	} else {
-		rc = set_new(out, "highest_passing", json_null());
+		rc = set_new(out, KEY_HIGHEST_PASSING, json_null());
 	}
 	if (!rc)
-		rc = set_new(out, "knee_per_s", knee >= 0 ? real_dp(knee_rate, 3) : json_null());
+		rc = set_new(out, KEY_KNEE_PER_S, knee >= 0 ? real_dp(knee_rate, 3) : json_null());
 	if (!rc)
-		rc = set_new(out, "inconclusive_steps", json_integer((json_int_t)b.inconclusive));
-	double require = num_at(plan, "require_per_s", 0);
+		rc = set_new(out, KEY_INCONCLUSIVE_STEPS, json_integer((json_int_t)b.inconclusive));
+	double require = num_at(plan, KEY_REQUIRE_PER_S, 0);
 	bool reached = require > 0 ? highest >= 0 && highest_rate >= require : all_pass;
 	if (!rc)
-		rc = set_new(out, "reached_require", json_boolean(reached));
+		rc = set_new(out, KEY_REACHED_REQUIRE, json_boolean(reached));
 	uint64_t responses = 0;
 	for (size_t i = 0; i < n_steps; i++)
-		responses += u64_at(jget(jget(json_array_get(steps, i), "measure"), "requests"),
-				    "completed") +
-			     u64_at(json_array_get(steps, i), "warmup_completed");
+		responses += u64_at(jget(jget(json_array_get(steps, i), KEY_MEASURE), KEY_REQUESTS),
+				    KEY_COMPLETED) +
+			     u64_at(json_array_get(steps, i), KEY_WARMUP_COMPLETED);
 	if (!rc)
 		rc = merge_target(m, out, roots, responses);
 	return rc;
@@ -819,30 +847,31 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
  * run judges its own (slo.pass, slo.reason). */
 static int judge_run_slo(struct mctx *m, json_t *out, const json_t *const *roots)
 {
-	json_t *so = json_object_get(out, "slo");
-	const char *expr = json_string_value(json_object_get(so, "expr"));
+	json_t *so = json_object_get(out, KEY_SLO);
+	const char *expr = json_string_value(json_object_get(so, KEY_EXPR));
 	if (!json_is_object(so) || !expr)
 		return 0;
-	const json_t *plan = jget(out, "plan");
-	const json_t *oc = jget(jget(plan, "rules"), "outcomes");
+	const json_t *plan = jget(out, KEY_PLAN);
+	const json_t *oc = jget(jget(plan, KEY_RULES), KEY_OUTCOMES);
 	size_t n_out = json_array_size(oc);
 	if (n_out > 16)
 		n_out = 16;
 	const char *names[16];
 	for (size_t k = 0; k < n_out; k++)
-		names[k] = json_string_value(jget(json_array_get(oc, k), "name"));
+		names[k] = json_string_value(jget(json_array_get(oc, k), KEY_NAME));
 	struct slo slo = {0};
 	char serr[256];
 	if (slo_parse(&slo, expr, names, n_out, serr, sizeof serr) != 0) {
 		text_errf(m->err, m->errlen, "%s: slo.expr '%s': %s", m->in[0].name, expr, serr);
 		return PACER_EPARSE;
 	}
-	const char *loop = json_string_value(jget(plan, "loop"));
+	const char *loop = json_string_value(jget(plan, KEY_LOOP));
 	bool open_loop = !loop || !strcmp(loop, "open");
-	const json_t *ph = jget(out, "measure");
+	const json_t *ph = jget(out, KEY_MEASURE);
 	double pct[16];
 	struct slo_measure mm;
-	step_measure(ph, num_at(jget(ph, "rate"), "offered_per_s", 0), open_loop, n_out, pct, &mm);
+	step_measure(ph, num_at(jget(ph, KEY_RATE), KEY_OFFERED_PER_S, 0), open_loop, n_out, pct,
+		     &mm);
 	/* judged as each segment judged its own: pacer's share taken out */
 	struct slo_share sh;
 	int rc = step_share(m, ph, roots, open_loop, m->in[0].name, &sh);
@@ -895,7 +924,7 @@ int result_merge(const struct merge_input *in, size_t n, json_t **out, char *err
 			o = json_deep_copy(ord[0].root);
 			rc = o ? 0 : -ENOMEM;
 		}
-		bool ramp = !rc && !strcmp(json_string_value(json_object_get(o, "kind")), "ramp");
+		bool ramp = !rc && !strcmp(json_string_value(json_object_get(o, KEY_KIND)), "ramp");
 		if (!rc)
 			rc = ramp ? merge_ramp(&m, o, roots) : merge_run(&m, o, roots, shift);
 		if (!rc)
@@ -905,21 +934,22 @@ int result_merge(const struct merge_input *in, size_t n, json_t **out, char *err
 		/* interrupted when any segment was */
 		bool intr = false;
 		for (size_t i = 0; i < n; i++)
-			intr = intr || json_is_true(json_object_get(roots[i], "interrupted"));
+			intr = intr || json_is_true(json_object_get(roots[i], KEY_INTERRUPTED));
 		if (!rc)
-			rc = set_new(o, "interrupted", json_boolean(intr));
+			rc = set_new(o, KEY_INTERRUPTED, json_boolean(intr));
 		/* the earliest start */
 		const char *first = NULL;
 		for (size_t i = 0; i < n; i++) {
-			const char *s = json_string_value(json_object_get(roots[i], "started_at"));
+			const char *s =
+				json_string_value(json_object_get(roots[i], KEY_STARTED_AT));
 			if (s && (!first || strcmp(s, first) < 0))
 				first = s;
 		}
 		if (!rc && first)
-			rc = set_new(o, "started_at", json_string(first));
-		json_t *seg = json_object_get(json_object_get(o, "plan"), "segment");
+			rc = set_new(o, KEY_STARTED_AT, json_string(first));
+		json_t *seg = json_object_get(json_object_get(o, KEY_PLAN), KEY_SEGMENT);
 		if (!rc && seg)
-			rc = set_new(seg, "index", json_null());
+			rc = set_new(seg, KEY_INDEX, json_null());
 		if (!rc) {
 			drop_per_segment(o);
 			rc = merge_connected(&m, o);

@@ -1,5 +1,6 @@
 /* pacer — merge: checking the inputs are the segments of one plan (see
  * merge_int.h). */
+#include "doc/keys.h"
 #include "doc/merge_int.h"
 
 #include <stdio.h>
@@ -14,9 +15,9 @@
 /* plan.segment {index, count} of a segment result. */
 static bool seg_of(const json_t *root, uint64_t *index, uint64_t *count)
 {
-	const json_t *s = jget(jget(root, "plan"), "segment");
-	return as_u64(jget(s, "index"), index) && as_u64(jget(s, "count"), count) && *count >= 1 &&
-	       *index < *count;
+	const json_t *s = jget(jget(root, KEY_PLAN), KEY_SEGMENT);
+	return as_u64(jget(s, KEY_INDEX), index) && as_u64(jget(s, KEY_COUNT), count) &&
+	       *count >= 1 && *index < *count;
 }
 
 /* Fields of a plan that differ between the segments of one plan: the
@@ -120,7 +121,7 @@ static int check_one(const struct merge_input *in, size_t i, uint64_t count,
 {
 	const struct merge_input **sorted = seen;
 	{
-		const char *kind = json_string_value(jget(in[i].root, "kind"));
+		const char *kind = json_string_value(jget(in[i].root, KEY_KIND));
 		if (!kind || (strcmp(kind, "run") && strcmp(kind, "ramp"))) {
 			text_errf(err, errlen, "%s: a %s result: merge takes the segments of a run, ramp or "
 					     "bench",
@@ -134,7 +135,7 @@ static int check_one(const struct merge_input *in, size_t i, uint64_t count,
 				in[i].name);
 			return PACER_EPARSE;
 		}
-		const char *kind0 = json_string_value(jget(in[0].root, "kind"));
+		const char *kind0 = json_string_value(jget(in[0].root, KEY_KIND));
 		if (strcmp(kind, kind0)) {
 			text_errf(err, errlen, "%s is a %s result, %s a %s result: not segments of one plan",
 				in[i].name, kind, in[0].name, kind0);
@@ -160,17 +161,17 @@ static int check_one(const struct merge_input *in, size_t i, uint64_t count,
 /* The plans of the sorted segments are one plan. */
 static int check_plans(const struct merge_input **sorted, size_t n, char *err, size_t errlen)
 {
-	const json_t *p0 = jget(sorted[0]->root, "plan");
-	const char *mode = json_string_value(jget(sorted[0]->root, "mode"));
+	const json_t *p0 = jget(sorted[0]->root, KEY_PLAN);
+	const char *mode = json_string_value(jget(sorted[0]->root, KEY_MODE));
 	bool sc = mode && !strcmp(mode, "self_contained");
 	for (size_t i = 1; i < n; i++) {
-		const json_t *p = jget(sorted[i]->root, "plan");
+		const json_t *p = jget(sorted[i]->root, KEY_PLAN);
 		for (int t = 0; t < 2; t++) {
 			const char *sect = t ? "workload" : "table";
 			if (t && sc)
 				break;
-			const char *h0 = json_string_value(jget(jget(p0, sect), "sha256"));
-			const char *h = json_string_value(jget(jget(p, sect), "sha256"));
+			const char *h0 = json_string_value(jget(jget(p0, sect), KEY_SHA256));
+			const char *h = json_string_value(jget(jget(p, sect), KEY_SHA256));
 			if ((h0 || h) && (!h0 || !h || strcmp(h0, h))) {
 				text_errf(err, errlen, "%s and %s sent different requests (%s sha256 %.12s vs "
 						     "%.12s): not segments of one plan",

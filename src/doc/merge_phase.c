@@ -1,5 +1,6 @@
 /* pacer — merge: histograms, timings, counters, rows, phases and series
  * of the segments (see merge_int.h). */
+#include "doc/keys.h"
 #include "doc/merge_int.h"
 
 #include <stdio.h>
@@ -18,13 +19,13 @@ static int hist_add_obj(struct mctx *m, struct hist *h, const json_t *ho, const 
 			size_t seg)
 {
 	uint64_t sub_bits = HIST_SUB_BITS, max_value = HIST_MAX_NS;
-	const json_t *v = jget(ho, "sub_bits");
+	const json_t *v = jget(ho, KEY_SUB_BITS);
 	if (v && !as_u64(v, &sub_bits))
 		sub_bits = 0;
-	v = jget(ho, "max_value");
+	v = jget(ho, KEY_MAX_VALUE);
 	if (v && !as_u64(v, &max_value))
 		max_value = 0;
-	const json_t *counts = jget(ho, "counts");
+	const json_t *counts = jget(ho, KEY_COUNTS);
 	if (!json_is_object(ho) || !json_is_array(counts) || sub_bits < 2 || sub_bits > 16 ||
 	    max_value < 1 || max_value > (1ull << 50)) {
 		text_errf(m->err, m->errlen, "%s: %s: no usable histogram", m->in[seg].name, what);
@@ -58,7 +59,7 @@ static int hist_add_obj(struct mctx *m, struct hist *h, const json_t *ho, const 
 int merge_timing_hist(struct mctx *m, const json_t *timing, const char *what, struct hist *h)
 {
 	*h = (struct hist){0};
-	int rc = hist_add_obj(m, h, jget(timing, "hist"), what, 0);
+	int rc = hist_add_obj(m, h, jget(timing, KEY_HIST), what, 0);
 	if (rc)
 		hist_free(h);
 	return rc;
@@ -92,7 +93,7 @@ static int timing_merge(struct mctx *m, const json_t *const *objs, bool names, c
 	for (size_t s = 0; s < m->n && !rc; s++) {
 		if (!objs[s])
 			continue;
-		const json_t *ho = jget(objs[s], "hist");
+		const json_t *ho = jget(objs[s], KEY_HIST);
 		if (!ho) {
 			text_errf(m->err, m->errlen, "%s: %s: no histogram (written by an older pacer?)",
 				m->in[s].name, what);
@@ -104,8 +105,9 @@ static int timing_merge(struct mctx *m, const json_t *const *objs, bool names, c
 		uint64_t cnt = h.total - before;
 		if (rc || !cnt)
 			continue;
-		double mn_us = num_at(objs[s], "min_us", -1), mx_us = num_at(objs[s], "max_us", -1);
-		double mean_us = num_at(objs[s], "mean_us", -1);
+		double mn_us = num_at(objs[s], KEY_MIN_US, -1),
+		       mx_us = num_at(objs[s], KEY_MAX_US, -1);
+		double mean_us = num_at(objs[s], KEY_MEAN_US, -1);
 		if (mn_us >= 0 && llround(mn_us * 1e3) < (long long)mn)
 			mn = (uint64_t)llround(mn_us * 1e3);
 		if (mx_us >= 0 && (uint64_t)llround(mx_us * 1e3) > mx)
@@ -135,33 +137,37 @@ static int timing_merge(struct mctx *m, const json_t *const *objs, bool names, c
 	static const struct {
 		const char *key;
 		double p;
-	} pcts[] = {{"p50_us", 50}, {"p90_us", 90}, {"p99_us", 99}, {"p99_9_us", 99.9},
-		    {"p99_99_us", 99.99}};
-	rc = o ? set_new(o, "count", json_integer((json_int_t)h.total)) : -ENOMEM;
+	} pcts[] = {{KEY_P50_US, 50},
+		    {KEY_P90_US, 90},
+		    {KEY_P99_US, 99},
+		    {KEY_P99_9_US, 99.9},
+		    {KEY_P99_99_US, 99.99}};
+	rc = o ? set_new(o, KEY_COUNT, json_integer((json_int_t)h.total)) : -ENOMEM;
 	if (!names) {
 		if (!rc)
-			rc = set_new(o, "min_us", real_dp(h.total ? (double)h.min / 1e3 : 0, 3));
+			rc = set_new(o, KEY_MIN_US, real_dp(h.total ? (double)h.min / 1e3 : 0, 3));
 		if (!rc)
-			rc = set_new(o, "mean_us", real_dp(hist_mean(&h) / 1e3, 3));
+			rc = set_new(o, KEY_MEAN_US, real_dp(hist_mean(&h) / 1e3, 3));
 		if (!rc)
-			rc = set_new(o, "stddev_us", real_dp(hist_stddev(&h) / 1e3, 3));
+			rc = set_new(o, KEY_STDDEV_US, real_dp(hist_stddev(&h) / 1e3, 3));
 	}
 	for (size_t i = 0; i < (names ? 4u : 5u) && !rc; i++)
 		rc = set_new(o, pcts[i].key, real_dp((double)hist_percentile(&h, pcts[i].p) / 1e3, 3));
 	if (!rc)
-		rc = set_new(o, "max_us", real_dp(h.total ? (double)h.max / 1e3 : 0, 3));
+		rc = set_new(o, KEY_MAX_US, real_dp(h.total ? (double)h.max / 1e3 : 0, 3));
 	if (names) {
 		if (!rc)
-			rc = set_new(o, "mean_us", real_dp(hist_mean(&h) / 1e3, 3));
+			rc = set_new(o, KEY_MEAN_US, real_dp(hist_mean(&h) / 1e3, 3));
 		if (!rc)
-			rc = set_new(o, "sub_bits", json_integer(h.sub_bits));
+			rc = set_new(o, KEY_SUB_BITS, json_integer(h.sub_bits));
 	}
 	if (!rc) {
-		json_t *ho = json_pack("{s:s, s:I, s:I}", "unit", "ns", "sub_bits",
-				       (json_int_t)h.sub_bits, "max_value", (json_int_t)h.max_value);
-		rc = ho ? set_new(ho, "counts", hist_counts(&h)) : -ENOMEM;
+		json_t *ho = json_pack("{s:s, s:I, s:I}", "unit", "ns", KEY_SUB_BITS,
+				       (json_int_t)h.sub_bits, KEY_MAX_VALUE,
+				       (json_int_t)h.max_value);
+		rc = ho ? set_new(ho, KEY_COUNTS, hist_counts(&h)) : -ENOMEM;
 		if (!rc)
-			rc = set_new(o, "hist", ho);
+			rc = set_new(o, KEY_HIST, ho);
 		else
 			json_decref(ho);
 	}
@@ -185,8 +191,8 @@ int merge_sum_ints(json_t *dst, const json_t *src)
 	const char *k;
 	json_t *v;
 	/* a histogram itself ({sub_bits, max_value, counts}) */
-	if (json_object_get(src, "sub_bits") || json_object_get(src, "counts") ||
-	    json_object_get(dst, "sub_bits") || json_object_get(dst, "counts"))
+	if (json_object_get(src, KEY_SUB_BITS) || json_object_get(src, KEY_COUNTS) ||
+	    json_object_get(dst, KEY_SUB_BITS) || json_object_get(dst, KEY_COUNTS))
 		return PACER_EPARSE;
 	json_object_foreach((json_t *)src, k, v) {
 		json_t *d = json_object_get(dst, k);
@@ -214,7 +220,7 @@ int merge_sum_ints(json_t *dst, const json_t *src)
  * the merged one, whether or not the segments gave them). */
 static bool is_timing(const json_t *v)
 {
-	return json_is_object(v) && json_is_object(json_object_get(v, "hist"));
+	return json_is_object(v) && json_is_object(json_object_get(v, KEY_HIST));
 }
 
 /* streams_max (the most) and streams_mean (weighted by weight_key) of
@@ -232,19 +238,19 @@ static int merge_streams(struct mctx *m, json_t *dst, const json_t *const *ph, c
 			o = json_array_get(o, r);
 			w = o;
 		} else {
-			w = jget(ph[s], "requests");
+			w = jget(ph[s], KEY_REQUESTS);
 		}
 		if (!json_is_object(o))
 			continue;
-		uint64_t mx = u64_at(o, "streams_max");
+		uint64_t mx = u64_at(o, KEY_STREAMS_MAX);
 		most = mx > most ? mx : most;
 		double wt = (double)u64_at(w, weight_key);
-		sum += num_at(o, "streams_mean", 0) * wt;
+		sum += num_at(o, KEY_STREAMS_MEAN, 0) * wt;
 		weight += wt;
 	}
-	int rc = set_new(dst, "streams_max", json_integer((json_int_t)most));
-	if (!rc && json_object_get(dst, "streams_mean"))
-		rc = set_new(dst, "streams_mean", real_dp(weight > 0 ? sum / weight : 0, 3));
+	int rc = set_new(dst, KEY_STREAMS_MAX, json_integer((json_int_t)most));
+	if (!rc && json_object_get(dst, KEY_STREAMS_MEAN))
+		rc = set_new(dst, KEY_STREAMS_MEAN, real_dp(weight > 0 ? sum / weight : 0, 3));
 	return rc;
 }
 
@@ -255,71 +261,73 @@ int merge_rows(struct mctx *m, json_t *dst, const json_t *const *ph, const char 
 	json_t *rows = json_object_get(dst, key);
 	if (!json_is_array(rows))
 		return 0;
-	bool by_name = !strcmp(key, "by_name");
+	bool by_name = !strcmp(key, KEY_BY_NAME);
 	size_t nrows = json_array_size(rows);
 	for (size_t r = 0; r < nrows; r++) {
 		json_t *row = json_array_get(rows, r);
-		const char *name = json_string_value(json_object_get(row, "name"));
+		const char *name = json_string_value(json_object_get(row, KEY_NAME));
 		const json_t **lat = calloc(m->n, sizeof *lat);
 		if (!lat)
 			return -ENOMEM;
 		json_t *acc = json_deep_copy(row);
 		int rc = acc ? 0 : -ENOMEM;
-		json_object_del(acc, "latency");
+		json_object_del(acc, KEY_LATENCY);
 		for (size_t s = 0; s < m->n && !rc; s++) {
 			const json_t *srows = jget(ph[s], key);
 			const json_t *sr = NULL;
 			for (size_t i = 0; i < json_array_size(srows) && !sr; i++) {
 				const json_t *c = json_array_get(srows, i);
-				if (by_name ? (name && json_is_string(jget(c, "name")) &&
-					       !strcmp(name, json_string_value(jget(c, "name"))))
+				if (by_name ? (name && json_is_string(jget(c, KEY_NAME)) &&
+					       !strcmp(name, json_string_value(jget(c, KEY_NAME))))
 					    : i == r)
 					sr = c;
 			}
 			if (!sr)
 				continue;
-			lat[s] = jget(sr, "latency");
+			lat[s] = jget(sr, KEY_LATENCY);
 			if (s > 0) {
 				json_t *tmp = json_deep_copy(sr);
-				json_object_del(tmp, "latency");
+				json_object_del(tmp, KEY_LATENCY);
 				rc = tmp ? merge_sum_ints(acc, tmp) : -ENOMEM;
 				json_decref(tmp);
 			}
 		}
 		if (!rc && by_name) {
-			uint64_t sent = u64_at(acc, "sent"), errs = u64_at(acc, "errors");
-			if (json_object_get(row, "pooled_names")) {
+			uint64_t sent = u64_at(acc, KEY_SENT), errs = u64_at(acc, KEY_ERRORS);
+			if (json_object_get(row, KEY_POOLED_NAMES)) {
 				/* the table's names beyond the first 64, as each segment saw them */
 				uint64_t most = 0;
 				for (size_t s = 0; s < m->n; s++)
 					for (size_t i = 0; i < json_array_size(jget(ph[s], key)); i++) {
 						const json_t *c = json_array_get(jget(ph[s], key), i);
-						if (json_is_true(jget(c, "other")))
-							most = most > u64_at(c, "pooled_names")
+						if (json_is_true(jget(c, KEY_OTHER)))
+							most = most > u64_at(c, KEY_POOLED_NAMES)
 								       ? most
-								       : u64_at(c, "pooled_names");
+								       : u64_at(c,
+										KEY_POOLED_NAMES);
 					}
-				rc = set_new(acc, "pooled_names", json_integer((json_int_t)most));
+				rc = set_new(acc, KEY_POOLED_NAMES, json_integer((json_int_t)most));
 			}
 			if (!rc)
-				rc = set_new(acc, "error_pct", real_dp(pct_of(errs, sent), 4));
+				rc = set_new(acc, KEY_ERROR_PCT, real_dp(pct_of(errs, sent), 4));
 			if (!rc && lat[0]) {
 				json_t *l;
 				char what[160];
 				snprintf(what, sizeof what, "%s '%s' latency", key, name ? name : "?");
 				rc = timing_merge(m, lat, true, what, &l);
 				if (!rc)
-					rc = set_new(acc, "latency", l);
+					rc = set_new(acc, KEY_LATENCY, l);
 			}
-		} else if (!rc && json_object_get(row, "port")) {
-			rc = set_new(acc, "port", json_deep_copy(json_object_get(row, "port")));
+		} else if (!rc && json_object_get(row, KEY_PORT)) {
+			rc = set_new(acc, KEY_PORT, json_deep_copy(json_object_get(row, KEY_PORT)));
 			/* HTTP/2 streams of the host: the most, and the mean weighted by
 			 * each segment's completed requests */
-			if (!rc && json_object_get(row, "streams_max"))
+			if (!rc && json_object_get(row, KEY_STREAMS_MAX))
 				rc = merge_streams(m, acc, ph, key, r, "completed");
-		} else if (!rc && json_object_get(acc, "rate_pct")) {
-			rc = set_new(acc, "rate_pct",
-				     real_dp(pct_of(u64_at(acc, "count"), u64_at(acc, "of")), 4));
+		} else if (!rc && json_object_get(acc, KEY_RATE_PCT)) {
+			rc = set_new(
+				acc, KEY_RATE_PCT,
+				real_dp(pct_of(u64_at(acc, KEY_COUNT), u64_at(acc, KEY_OF)), 4));
 		}
 		free(lat);
 		if (rc || json_array_set_new(rows, r, acc)) {
@@ -350,15 +358,15 @@ int merge_phase(struct mctx *m, json_t *dst, const json_t *const *ph, const char
 			rc = timing_merge(m, t, false, w, &merged);
 			if (!rc && json_object_set_new(dst, k, merged))
 				rc = -ENOMEM;
-		} else if (!strcmp(k, "by_name") || !strcmp(k, "hosts")) {
+		} else if (!strcmp(k, KEY_BY_NAME) || !strcmp(k, "hosts")) {
 			rc = merge_rows(m, dst, ph, k);
-		} else if (!strcmp(k, "duration_s") || !strcmp(k, "rate")) {
+		} else if (!strcmp(k, KEY_DURATION_S) || !strcmp(k, "rate")) {
 			continue;
 		} else if (!strcmp(k, "success")) {
 			for (size_t s = 1; s < m->n && !rc; s++) {
 				json_t *tmp = json_deep_copy(jget(ph[s], k));
 				if (tmp)
-					json_object_del(tmp, "outcomes");
+					json_object_del(tmp, KEY_OUTCOMES);
 				rc = tmp ? merge_sum_ints(v, tmp) : 0;
 				json_decref(tmp);
 			}
@@ -369,9 +377,9 @@ int merge_phase(struct mctx *m, json_t *dst, const json_t *const *ph, const char
 				if (json_is_object(jget(ph[s], k)))
 					rc = merge_sum_ints(v, jget(ph[s], k));
 			/* the distinct failure reasons, at most 4 as a run keeps */
-			json_t *fr = json_object_get(v, "failure_reasons");
+			json_t *fr = json_object_get(v, KEY_FAILURE_REASONS);
 			for (size_t s = 1; s < m->n && !rc && json_is_array(fr); s++) {
-				const json_t *o = jget(jget(ph[s], k), "failure_reasons");
+				const json_t *o = jget(jget(ph[s], k), KEY_FAILURE_REASONS);
 				for (size_t i = 0; i < json_array_size(o) && json_array_size(fr) < 4; i++) {
 					bool seen = false;
 					for (size_t j = 0; j < json_array_size(fr); j++)
@@ -381,13 +389,14 @@ int merge_phase(struct mctx *m, json_t *dst, const json_t *const *ph, const char
 						rc = -ENOMEM;
 				}
 			}
-		} else if (!strcmp(k, "target_resources") || !strcmp(k, "generator_resources")) {
+		} else if (!strcmp(k, KEY_TARGET_RESOURCES) ||
+			   !strcmp(k, KEY_GENERATOR_RESOURCES)) {
 			continue; /* null here: merge_check_fields refuses one that is not */
 		} else if (json_is_object(v)) {
 			for (size_t s = 1; s < m->n && !rc; s++)
 				if (json_is_object(jget(ph[s], k)))
 					rc = merge_sum_ints(v, jget(ph[s], k));
-			if (!rc && !strcmp(k, "http2"))
+			if (!rc && !strcmp(k, KEY_HTTP2))
 				rc = merge_streams(m, v, ph, k, SIZE_MAX, "sent");
 		} else if (json_is_integer(v)) {
 			for (size_t s = 1; s < m->n; s++)
@@ -400,34 +409,35 @@ int merge_phase(struct mctx *m, json_t *dst, const json_t *const *ph, const char
 	if (rc)
 		return rc;
 	/* the figures made of counters */
-	json_t *req = json_object_get(dst, "requests");
-	uint64_t sent = u64_at(req, "sent"), completed = u64_at(req, "completed");
-	json_t *e = json_object_get(dst, "errors");
+	json_t *req = json_object_get(dst, KEY_REQUESTS);
+	uint64_t sent = u64_at(req, KEY_SENT), completed = u64_at(req, KEY_COMPLETED);
+	json_t *e = json_object_get(dst, KEY_ERRORS);
 	if (json_is_object(e)) {
-		double pct = pct_of(u64_at(e, "total"), sent);
-		rc = set_new(e, "pct", real_dp(pct, 4));
-		if (!rc && json_object_get(dst, "error_pct"))
-			rc = set_new(dst, "error_pct", real_dp(pct, 4));
+		double pct = pct_of(u64_at(e, KEY_TOTAL), sent);
+		rc = set_new(e, KEY_PCT, real_dp(pct, 4));
+		if (!rc && json_object_get(dst, KEY_ERROR_PCT))
+			rc = set_new(dst, KEY_ERROR_PCT, real_dp(pct, 4));
 	}
-	json_t *su = json_object_get(dst, "success");
+	json_t *su = json_object_get(dst, KEY_SUCCESS);
 	if (!rc && json_is_object(su))
-		rc = set_new(su, "ok_pct", real_dp(pct_of(u64_at(su, "ok"), u64_at(su, "of")), 4));
+		rc = set_new(su, KEY_OK_PCT,
+			     real_dp(pct_of(u64_at(su, KEY_OK), u64_at(su, KEY_OF)), 4));
 	/* duration: the longest segment's (they all ran the same plan) */
 	double dur = 0;
 	for (size_t s = 0; s < m->n; s++)
-		dur = fmax(dur, num_at(ph[s], "duration_s", 0));
-	if (!rc && json_object_get(dst, "duration_s"))
-		rc = set_new(dst, "duration_s", real_dp(dur, 6));
-	json_t *rate = json_object_get(dst, "rate");
+		dur = fmax(dur, num_at(ph[s], KEY_DURATION_S, 0));
+	if (!rc && json_object_get(dst, KEY_DURATION_S))
+		rc = set_new(dst, KEY_DURATION_S, real_dp(dur, 6));
+	json_t *rate = json_object_get(dst, KEY_RATE);
 	if (!rc && json_is_object(rate)) {
 		double off = 0;
-		bool open = json_is_number(json_object_get(rate, "offered_per_s"));
+		bool open = json_is_number(json_object_get(rate, KEY_OFFERED_PER_S));
 		for (size_t s = 0; s < m->n; s++)
-			off += num_at(jget(ph[s], "rate"), "offered_per_s", 0);
+			off += num_at(jget(ph[s], KEY_RATE), KEY_OFFERED_PER_S, 0);
 		if (open)
-			rc = set_new(rate, "offered_per_s", real_dp(off, 3));
+			rc = set_new(rate, KEY_OFFERED_PER_S, real_dp(off, 3));
 		if (!rc)
-			rc = set_new(rate, "achieved_per_s",
+			rc = set_new(rate, KEY_ACHIEVED_PER_S,
 				     real_dp(dur > 0 ? (double)completed / dur : 0, 3));
 	}
 	return rc;
@@ -439,7 +449,7 @@ int merge_phase(struct mctx *m, json_t *dst, const json_t *const *ph, const char
  * "clock" object), or 0 when it does not say. */
 static uint64_t measure_wall_ns(const json_t *root)
 {
-	return u64_at(jget(root, "clock"), "measure_start_realtime_ns");
+	return u64_at(jget(root, KEY_CLOCK), KEY_MEASURE_START_REALTIME_NS);
 }
 
 /* Merge the series arrays ser[0..n) point by point, segment s's point i
@@ -460,7 +470,7 @@ int merge_series(struct mctx *m, const json_t *const *ser, const long *shift, js
 		/* the second's counters (completed, errors, by_class, dropped, the
 		 * backlogs unsent, ...) added over the segments, its histograms
 		 * merged */
-		json_t *pt = json_pack("{s:I}", "t_s", (json_int_t)t);
+		json_t *pt = json_pack("{s:I}", KEY_T_S, (json_int_t)t);
 		if (!pt)
 			rc = -ENOMEM;
 		for (size_t s = 0; s < m->n && !rc; s++) {
@@ -473,33 +483,36 @@ int merge_series(struct mctx *m, const json_t *const *ser, const long *shift, js
 				rc = -ENOMEM;
 				break;
 			}
-			static const char *const made[] = {"t_s", "hist", "p50_us", "p99_us"};
+			static const char *const made[] = {KEY_T_S, "hist", KEY_P50_US, KEY_P99_US};
 			for (size_t k = 0; k < sizeof made / sizeof made[0]; k++)
 				json_object_del(tmp, made[k]);
 			rc = merge_sum_ints(pt, tmp);
 			json_decref(tmp);
-			const json_t *ho = jget(src, "hist");
+			const json_t *ho = jget(src, KEY_HIST);
 			if (!rc && ho) {
 				rc = hist_add_obj(m, &h, ho, "series", s);
-				as_u64(jget(ho, "sub_bits"), &sub_bits);
+				as_u64(jget(ho, KEY_SUB_BITS), &sub_bits);
 			}
 		}
-		if (!rc && !json_object_get(pt, "completed"))
-			rc = set_new(pt, "completed", json_integer(0));
-		if (!rc && !json_object_get(pt, "errors"))
-			rc = set_new(pt, "errors", json_integer(0));
+		if (!rc && !json_object_get(pt, KEY_COMPLETED))
+			rc = set_new(pt, KEY_COMPLETED, json_integer(0));
+		if (!rc && !json_object_get(pt, KEY_ERRORS))
+			rc = set_new(pt, KEY_ERRORS, json_integer(0));
 		if (!rc)
-			rc = set_new(pt, "p50_us",
-				     real_dp(h.counts ? (double)hist_percentile(&h, 50) / 1e3 : 0, 3));
+			rc = set_new(
+				pt, KEY_P50_US,
+				real_dp(h.counts ? (double)hist_percentile(&h, 50) / 1e3 : 0, 3));
 		if (!rc)
-			rc = set_new(pt, "p99_us",
-				     real_dp(h.counts ? (double)hist_percentile(&h, 99) / 1e3 : 0, 3));
+			rc = set_new(
+				pt, KEY_P99_US,
+				real_dp(h.counts ? (double)hist_percentile(&h, 99) / 1e3 : 0, 3));
 		if (!rc) {
-			json_t *ho = json_pack("{s:s, s:I}", "unit", "ns", "sub_bits", (json_int_t)sub_bits);
-			rc = ho ? set_new(ho, "counts", h.counts ? hist_counts(&h) : json_array())
+			json_t *ho = json_pack("{s:s, s:I}", "unit", "ns", KEY_SUB_BITS,
+					       (json_int_t)sub_bits);
+			rc = ho ? set_new(ho, KEY_COUNTS, h.counts ? hist_counts(&h) : json_array())
 				: -ENOMEM;
 			if (!rc)
-				rc = set_new(pt, "hist", ho);
+				rc = set_new(pt, KEY_HIST, ho);
 			else
 				json_decref(ho);
 		}

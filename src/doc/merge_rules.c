@@ -4,6 +4,7 @@
  * from one segment unnoticed: it needs a rule here, and the merge code the
  * rule names. tests/integration/test_distributed.py walks the JSON schema
  * and real merged results against this table. */
+#include "doc/keys.h"
 #include "doc/merge.h"
 #include "doc/merge_int.h"
 
@@ -333,9 +334,10 @@ static const json_t *ref_row(const json_t *ref, const json_t *v, size_t i, const
 	if (!json_is_array(ref))
 		return NULL;
 	if (at >= 8 && !strcmp(path + at - 8, ".by_name")) {
-		const char *name = json_string_value(json_object_get(v, "name"));
+		const char *name = json_string_value(json_object_get(v, KEY_NAME));
 		for (size_t k = 0; name && k < json_array_size(ref); k++) {
-			const char *rn = json_string_value(json_object_get(json_array_get(ref, k), "name"));
+			const char *rn = json_string_value(
+				json_object_get(json_array_get(ref, k), KEY_NAME));
 			if (rn && !strcmp(rn, name))
 				return json_array_get(ref, k);
 		}

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "doc/json_parts.h"
+#include "doc/keys.h"
 #include "doc/rules.h"
 #include "util/text.h"
 #include "util/units.h"
@@ -52,19 +53,19 @@ static void rj_name_latency(struct jsonw *j, const struct hist *h)
 	static const struct {
 		const char *key;
 		double p;
-	} pcts[] = {{"p50_us", 50}, {"p90_us", 90}, {"p99_us", 99}, {"p99_9_us", 99.9}};
+	} pcts[] = {{KEY_P50_US, 50}, {KEY_P90_US, 90}, {KEY_P99_US, 99}, {KEY_P99_9_US, 99.9}};
 	jw_obj(j);
-	jw_key(j, "count");
+	jw_key(j, KEY_COUNT);
 	jw_u64(j, h->total);
 	for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++) {
 		jw_key(j, pcts[i].key);
 		jw_dbl(j, (double)hist_percentile(h, pcts[i].p) / 1e3, 3);
 	}
-	jw_key(j, "max_us");
+	jw_key(j, KEY_MAX_US);
 	jw_dbl(j, h->total ? (double)h->max / 1e3 : 0, 3);
-	jw_key(j, "mean_us");
+	jw_key(j, KEY_MEAN_US);
 	jw_dbl(j, hist_mean(h) / 1e3, 3);
-	jw_key(j, "sub_bits"); /* precision: relative error below 2^-(sub_bits - 1) */
+	jw_key(j, KEY_SUB_BITS); /* precision: relative error below 2^-(sub_bits - 1) */
 	jw_u64(j, h->sub_bits);
 	rj_hist_buckets(j, h); /* the buckets, so that segments merge exactly (pacer merge) */
 	jw_obj_end(j);
@@ -75,7 +76,7 @@ void rj_by_name(struct jsonw *j, const struct phase_stats *p, const struct req_n
 	uint32_t n = report_name_count(p, names);
 	if (!n)
 		return;
-	jw_key(j, "by_name");
+	jw_key(j, KEY_BY_NAME);
 	jw_arr(j);
 	for (uint32_t i = 0; i < n; i++) {
 		struct name_figures f;
@@ -83,29 +84,29 @@ void rj_by_name(struct jsonw *j, const struct phase_stats *p, const struct req_n
 		int saved = j->indent;
 		jw_obj(j);
 		j->indent = 0; /* one line per name */
-		jw_key(j, "name");
+		jw_key(j, KEY_NAME);
 		jw_str(j, f.name);
 		if (f.other) {
-			jw_key(j, "other");
+			jw_key(j, KEY_OTHER);
 			jw_bool(j, true);
-			jw_key(j, "pooled_names");
+			jw_key(j, KEY_POOLED_NAMES);
 			jw_u64(j, f.pooled);
 		}
-		jw_key(j, "sent");
+		jw_key(j, KEY_SENT);
 		jw_u64(j, f.sent);
-		jw_key(j, "completed");
+		jw_key(j, KEY_COMPLETED);
 		jw_u64(j, f.completed);
-		jw_key(j, "ok");
+		jw_key(j, KEY_OK);
 		jw_u64(j, f.ok);
-		jw_key(j, "failed");
+		jw_key(j, KEY_FAILED);
 		jw_u64(j, f.failed);
-		jw_key(j, "transport_errors");
+		jw_key(j, KEY_TRANSPORT_ERRORS);
 		jw_u64(j, f.transport_errors);
-		jw_key(j, "errors");
+		jw_key(j, KEY_ERRORS);
 		jw_u64(j, f.errors);
-		jw_key(j, "error_pct");
+		jw_key(j, KEY_ERROR_PCT);
 		jw_dbl(j, f.error_pct, 4);
-		jw_key(j, "latency");
+		jw_key(j, KEY_LATENCY);
 		rj_name_latency(j, f.latency);
 		jw_obj_end(j);
 		j->indent = saved;

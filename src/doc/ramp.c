@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "doc/keys.h"
 #include "plan/inspect.h"
 #include "doc/json_parts.h"
 #include "doc/ramp.h"
@@ -147,52 +148,52 @@ static void json_warmup(struct jsonw *j, const struct ramp_step *s)
 {
 	const struct run_result *r = &s->run;
 	const struct phase_stats *w = &r->warmup;
-	jw_key(j, "warmup");
+	jw_key(j, KEY_WARMUP);
 	if (!r->warmup_ns) {
 		jw_null(j);
 		return;
 	}
 	jw_obj(j);
-	jw_key(j, "duration_s");
+	jw_key(j, KEY_DURATION_S);
 	jw_dbl(j, (double)r->warmup_ns / 1e9, 6);
 	int saved = j->indent;
-	jw_key(j, "requests");
+	jw_key(j, KEY_REQUESTS);
 	jw_obj(j);
 	j->indent = 0;
-	jw_key(j, "scheduled");
+	jw_key(j, KEY_SCHEDULED);
 	jw_u64(j, w->scheduled);
-	jw_key(j, "sent");
+	jw_key(j, KEY_SENT);
 	jw_u64(j, w->sent);
-	jw_key(j, "completed");
+	jw_key(j, KEY_COMPLETED);
 	jw_u64(j, w->completed);
-	jw_key(j, "dropped");
+	jw_key(j, KEY_DROPPED);
 	jw_u64(j, w->dropped);
 	jw_obj_end(j);
 	j->indent = saved;
-	jw_key(j, "errors");
+	jw_key(j, KEY_ERRORS);
 	jw_u64(j, phase_stats_errors(w));
-	jw_key(j, "connections");
+	jw_key(j, KEY_CONNECTIONS);
 	jw_obj(j);
 	j->indent = 0;
-	jw_key(j, "open_at_start");
+	jw_key(j, KEY_OPEN_AT_START);
 	jw_u64(j, w->conns_open_at_start);
-	jw_key(j, "connecting_at_start");
+	jw_key(j, KEY_CONNECTING_AT_START);
 	jw_u64(j, w->conns_connecting_at_start);
-	jw_key(j, "opened");
+	jw_key(j, KEY_OPENED);
 	jw_u64(j, w->conns_opened);
-	jw_key(j, "closed_by_server");
+	jw_key(j, KEY_CLOSED_BY_SERVER);
 	jw_u64(j, w->closed_by_server);
-	jw_key(j, "closed_stray");
+	jw_key(j, KEY_CLOSED_STRAY);
 	jw_u64(j, w->closed_stray);
 	jw_obj_end(j);
 	j->indent = saved;
-	jw_key(j, "achieved_per_s");
+	jw_key(j, KEY_ACHIEVED_PER_S);
 	jw_dbl(j, s->warmup_fig.achieved_per_s, 3);
-	jw_key(j, "p50_us");
+	jw_key(j, KEY_P50_US);
 	jw_dbl(j, (double)s->warmup_fig.p50_ns / 1e3, 3);
-	jw_key(j, "p99_us");
+	jw_key(j, KEY_P99_US);
 	jw_dbl(j, (double)s->warmup_fig.p99_ns / 1e3, 3);
-	jw_key(j, "max_us");
+	jw_key(j, KEY_MAX_US);
 	jw_dbl(j, (double)s->warmup_fig.max_ns / 1e3, 3);
 	jw_obj_end(j);
 }
@@ -205,41 +206,41 @@ static void json_step(struct jsonw *j, const struct ramp_step *s, const struct i
 	double pct[RESULT_MAX_OUTCOMES];
 	ramp_step_measure(r, in ? in->n_outcomes : 0, pct, &m);
 	jw_obj(j);
-	jw_key(j, "offered_per_s");
+	jw_key(j, KEY_OFFERED_PER_S);
 	jw_dbl(j, s->offered_per_s, 3);
-	jw_key(j, "achieved_per_s");
+	jw_key(j, KEY_ACHIEVED_PER_S);
 	jw_dbl(j, achieved(r), 3);
-	jw_key(j, "refine");
+	jw_key(j, KEY_REFINE);
 	jw_bool(j, s->refine);
-	jw_key(j, "attempt");
+	jw_key(j, KEY_ATTEMPT);
 	jw_u64(j, s->attempt ? s->attempt : 1);
-	jw_key(j, "retried");
+	jw_key(j, KEY_RETRIED);
 	jw_bool(j, s->retried);
-	jw_key(j, "interrupted");
+	jw_key(j, KEY_INTERRUPTED);
 	jw_bool(j, r->interrupted);
-	jw_key(j, "error_pct");
+	jw_key(j, KEY_ERROR_PCT);
 	jw_dbl(j, m.error_pct, 4);
-	jw_key(j, "success_pct");
+	jw_key(j, KEY_SUCCESS_PCT);
 	jw_dbl(j, m.success_pct, 4);
-	jw_key(j, "drop_pct");
+	jw_key(j, KEY_DROP_PCT);
 	jw_dbl(j, m.drop_pct, 4);
-	jw_key(j, "verdict");
+	jw_key(j, KEY_VERDICT);
 	jw_obj(j);
 	rj_verdict_fields(j, &s->verdict, ctx->slo);
 	jw_obj_end(j);
-	jw_key(j, "generator_cpu_s");
+	jw_key(j, KEY_GENERATOR_CPU_S);
 	jw_dbl(j, (double)r->gen_cpu_ns / 1e9, 6);
-	jw_key(j, "steal_pct");
+	jw_key(j, KEY_STEAL_PCT);
 	jw_dbl(j, run_result_steal_pct(r, false), 2); /* NAN, not known: null */
 	if (s->target_cpu_ns) {
 		uint64_t served = r->measure.completed + r->warmup.completed;
-		jw_key(j, "target_cpu_ms_per_request");
+		jw_key(j, KEY_TARGET_CPU_MS_PER_REQUEST);
 		jw_dbl(j, served ? (double)s->target_cpu_ns / 1e6 / (double)served : 0, 6);
 	}
-	jw_key(j, "warmup_completed");
+	jw_key(j, KEY_WARMUP_COMPLETED);
 	jw_u64(j, r->warmup.completed);
 	json_warmup(j, s);
-	jw_key(j, "measure");
+	jw_key(j, KEY_MEASURE);
 	rj_phase(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, true, achieved(r),
 		 in, names);
 	rj_series(j, r->series, r->series_len);
@@ -256,19 +257,19 @@ int ramp_json(FILE *f, const struct ramp_report *rr)
 	struct jsonw jj, *j = &jj;
 	jw_init(j, f, 1);
 	rj_head(j, &rr->ctx, "ramp", r->started_wall_ns, r->interrupted);
-	jw_key(j, "plan");
+	jw_key(j, KEY_PLAN);
 	jw_obj(j);
 	rj_plan_fields(j, &rp->run);
-	jw_key(j, "steps_per_s");
+	jw_key(j, KEY_STEPS_PER_S);
 	jw_arr(j);
 	for (size_t i = 0; i < rp->n_rates; i++)
 		jw_dbl(j, rp->rates[i], 3);
 	jw_arr_end(j);
-	jw_key(j, "step_duration_s");
+	jw_key(j, KEY_STEP_DURATION_S);
 	jw_dbl(j, (double)rp->step_ns / 1e9, 6);
-	jw_key(j, "step_warmup_s");
+	jw_key(j, KEY_STEP_WARMUP_S);
 	jw_dbl(j, (double)rp->step_warmup_ns / 1e9, 6);
-	jw_key(j, "slo");
+	jw_key(j, KEY_SLO);
 	if (rp->slo_expr) {
 		char canon[SLO_FORMAT_MAX];
 		slo_format(&rp->slo, canon, sizeof canon);
@@ -276,13 +277,13 @@ int ramp_json(FILE *f, const struct ramp_report *rr)
 	} else {
 		jw_null(j);
 	}
-	jw_key(j, "after_fail");
+	jw_key(j, KEY_AFTER_FAIL);
 	jw_u64(j, rp->after_fail);
-	jw_key(j, "refine");
+	jw_key(j, KEY_REFINE);
 	jw_bool(j, rp->refine);
-	jw_key(j, "precision");
+	jw_key(j, KEY_PRECISION);
 	jw_dbl(j, rp->precision, 4);
-	jw_key(j, "require_per_s");
+	jw_key(j, KEY_REQUIRE_PER_S);
 	if (rp->require_per_s > 0)
 		jw_dbl(j, rp->require_per_s, 3);
 	else
@@ -291,58 +292,58 @@ int ramp_json(FILE *f, const struct ramp_report *rr)
 	jw_u64(j, rp->retries);
 	jw_obj_end(j);
 	rj_env(j, rr->ctx.env);
-	jw_key(j, "generator");
+	jw_key(j, KEY_GENERATOR);
 	jw_obj(j);
 	rj_gen_session(j, &rr->ctx);
 	jw_obj_end(j);
 	rj_connected(j, rr->ctx.conns, rr->ctx.n_conns);
 	rj_clock(j, rr->ctx.plan, r->n_steps ? &r->steps[0].run : NULL);
 	if (rr->ctx.target) {
-		jw_key(j, "target");
+		jw_key(j, KEY_TARGET);
 		jw_obj(j);
-		jw_key(j, "plan");
+		jw_key(j, KEY_PLAN);
 		jw_str(j, rr->ctx.target->plan_name);
-		jw_key(j, "threads");
+		jw_key(j, KEY_THREADS);
 		jw_u64(j, rr->ctx.target->threads);
-		jw_key(j, "shares_process_with_driver");
+		jw_key(j, KEY_SHARES_PROCESS_WITH_DRIVER);
 		jw_bool(j, true);
 		jw_obj_end(j);
 	}
 	rj_target_cores(j, &rr->ctx);
-	jw_key(j, "steps");
+	jw_key(j, KEY_STEPS);
 	jw_arr(j);
 	for (size_t i = 0; i < r->n_steps; i++)
 		json_step(j, &r->steps[i], rp->run.inspect, rp->run.names, &rr->ctx);
 	jw_arr_end(j);
 
-	jw_key(j, "highest_passing");
+	jw_key(j, KEY_HIGHEST_PASSING);
 	if (r->highest_pass >= 0) {
 		const struct ramp_step *s = &r->steps[r->highest_pass];
 		jw_obj(j);
-		jw_key(j, "step");
+		jw_key(j, KEY_STEP);
 		jw_u64(j, (uint64_t)r->highest_pass + 1);
-		jw_key(j, "offered_per_s");
+		jw_key(j, KEY_OFFERED_PER_S);
 		jw_dbl(j, s->offered_per_s, 3);
-		jw_key(j, "achieved_per_s");
+		jw_key(j, KEY_ACHIEVED_PER_S);
 		jw_dbl(j, achieved(&s->run), 3);
 		double cores;
 		const char *basis;
 		bool pc = ramp_per_core_cores(rr, s, &cores, &basis);
-		jw_key(j, "per_core_per_s");
+		jw_key(j, KEY_PER_CORE_PER_S);
 		if (pc)
 			jw_dbl(j, s->offered_per_s / cores, 3);
 		else
 			jw_null(j);
-		jw_key(j, "cores");
+		jw_key(j, KEY_CORES);
 		if (pc)
 			jw_dbl(j, cores, cores == (double)(uint64_t)cores ? 0 : 4);
 		else
 			jw_null(j);
-		jw_key(j, "cores_basis");
+		jw_key(j, KEY_CORES_BASIS);
 		jw_str(j, pc ? basis : NULL);
-		jw_key(j, "bound");
+		jw_key(j, KEY_BOUND);
 		jw_str(j, ramp_bound_name(r->bound));
-		jw_key(j, "below_per_s");
+		jw_key(j, KEY_BELOW_PER_S);
 		if (r->below >= 0)
 			jw_dbl(j, r->steps[r->below].offered_per_s, 3);
 		else
@@ -350,7 +351,7 @@ int ramp_json(FILE *f, const struct ramp_report *rr)
 		/* the per-core figure is a capacity per core only when the
 		 * target's CPU was the limit: said beside it, not instead of it */
 		const struct ramp_step *d = &r->steps[ramp_deciding_step(r)];
-		jw_key(j, "cpu_limited");
+		jw_key(j, KEY_CPU_LIMITED);
 		if (d->run.target.known && rr->ctx.target_cores > 0)
 			jw_bool(j, ramp_cpu_limited(d->run.target.cores_busy, rr->ctx.target_cores));
 		else
@@ -359,14 +360,14 @@ int ramp_json(FILE *f, const struct ramp_report *rr)
 	} else {
 		jw_null(j);
 	}
-	jw_key(j, "inconclusive_steps");
+	jw_key(j, KEY_INCONCLUSIVE_STEPS);
 	jw_u64(j, r->inconclusive);
-	jw_key(j, "knee_per_s");
+	jw_key(j, KEY_KNEE_PER_S);
 	if (r->knee >= 0)
 		jw_dbl(j, r->steps[r->knee].offered_per_s, 3);
 	else
 		jw_null(j);
-	jw_key(j, "reached_require");
+	jw_key(j, KEY_REACHED_REQUIRE);
 	jw_bool(j, r->reached_require);
 	struct report_warnings w;
 	ramp_warnings(rr, &w);

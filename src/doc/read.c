@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc/keys.h"
 #include "stats/hist_io.h"
 #include "util/err.h"
 #include "util/text.h"
@@ -104,9 +105,9 @@ static int check_fields(const json_t *root, const struct need *need, size_t n, c
 /* A 1.x phase: an "errors" object with the transport kinds in it. */
 static bool v1_phase(const json_t *o)
 {
-	const json_t *e = json_object_get(o, "errors");
+	const json_t *e = json_object_get(o, KEY_ERRORS);
 	return json_is_object(e) && json_is_number(json_object_get(e, "connect")) &&
-	       !json_object_get(o, "transport_errors");
+	       !json_object_get(o, KEY_TRANSPORT_ERRORS);
 }
 
 static double num_at(const json_t *o, const char *k)
@@ -117,40 +118,42 @@ static double num_at(const json_t *o, const char *k)
 
 static int upgrade_phase(json_t *ph)
 {
-	json_t *te = json_object_get(ph, "errors");
+	json_t *te = json_object_get(ph, KEY_ERRORS);
 	json_incref(te);
-	if (json_object_del(ph, "errors") || json_object_set_new(ph, "transport_errors", te)) {
+	if (json_object_del(ph, KEY_ERRORS) || json_object_set_new(ph, KEY_TRANSPORT_ERRORS, te)) {
 		json_decref(te);
 		return -ENOMEM;
 	}
-	double req = num_at(te, "total") - num_at(te, "connect") - num_at(te, "tls");
+	double req = num_at(te, KEY_TOTAL) - num_at(te, "connect") - num_at(te, KEY_TLS);
 	if (req < 0)
 		req = 0;
-	if (json_object_set_new(te, "requests", json_real(req)))
+	if (json_object_set_new(te, KEY_REQUESTS, json_real(req)))
 		return -ENOMEM;
-	const json_t *succ = json_object_get(ph, "success");
+	const json_t *succ = json_object_get(ph, KEY_SUCCESS);
 	double total;
-	if (json_is_object(succ) && json_is_number(json_object_get(succ, "failed"))) {
-		total = num_at(succ, "failed");
+	if (json_is_object(succ) && json_is_number(json_object_get(succ, KEY_FAILED))) {
+		total = num_at(succ, KEY_FAILED);
 	} else {
 		/* before rules: success was a status in 200..399 */
-		const json_t *cls = json_object_get(json_object_get(ph, "responses"), "by_class");
+		const json_t *cls =
+			json_object_get(json_object_get(ph, KEY_RESPONSES), KEY_BY_CLASS);
 		double ok = num_at(cls, "2xx") + num_at(cls, "3xx");
-		double done = num_at(json_object_get(ph, "requests"), "completed");
+		double done = num_at(json_object_get(ph, KEY_REQUESTS), KEY_COMPLETED);
 		total = req + (done > ok ? done - ok : 0);
 	}
-	double sent = num_at(json_object_get(ph, "requests"), "sent");
+	double sent = num_at(json_object_get(ph, KEY_REQUESTS), KEY_SENT);
 	double pct = sent > 0 ? 100.0 * total / sent : 0;
 	json_t *e = json_pack("{s:f, s:f, s:f, s:f, s:{}}", "total", total, "pct", pct,
-			      "failed_responses", total > req ? total - req : 0, "transport", req,
-			      "by_status");
+			      KEY_FAILED_RESPONSES, total > req ? total - req : 0, "transport", req,
+			      KEY_BY_STATUS);
 	/* with the default rule, the failed statuses are those outside 200..399 */
-	const char *rule = json_string_value(json_object_get(succ, "rule"));
+	const char *rule = json_string_value(json_object_get(succ, KEY_RULE));
 	if (e && (!succ || (rule && strstr(rule, "(default)")))) {
 		const char *st;
 		json_t *n;
-		json_t *by = json_object_get(e, "by_status");
-		json_object_foreach(json_object_get(json_object_get(ph, "responses"), "by_status"), st, n) {
+		json_t *by = json_object_get(e, KEY_BY_STATUS);
+		json_object_foreach(
+			json_object_get(json_object_get(ph, KEY_RESPONSES), KEY_BY_STATUS), st, n) {
 			long code = strtol(st, NULL, 10);
 			if (json_is_number(n) && (code < 200 || code > 399) &&
 			    json_object_set(by, st, n)) {
@@ -159,8 +162,8 @@ static int upgrade_phase(json_t *ph)
 			}
 		}
 	}
-	if (!e || json_object_set_new(ph, "errors", e) ||
-	    json_object_set_new(ph, "error_pct", json_real(pct)))
+	if (!e || json_object_set_new(ph, KEY_ERRORS, e) ||
+	    json_object_set_new(ph, KEY_ERROR_PCT, json_real(pct)))
 		return -ENOMEM;
 	return 0;
 }
@@ -249,7 +252,7 @@ static int check_result(struct loaded_result *r, const char *name, char *err, si
 		text_errf(err, errlen, "%s: not a pacer result (the JSON is not an object)", name);
 		return PACER_EPARSE;
 	}
-	const json_t *ver = json_object_get(root, "schema_version");
+	const json_t *ver = json_object_get(root, KEY_SCHEMA_VERSION);
 	if (!ver) {
 		text_errf(err, errlen, "%s: not a pacer result (no schema_version)", name);
 		return PACER_EPARSE;
@@ -274,7 +277,7 @@ static int check_result(struct loaded_result *r, const char *name, char *err, si
 		text_errf(err, errlen, "%s: out of memory upgrading a %s result", name, shown);
 		return -ENOMEM;
 	}
-	const char *kind = rr_str(root, "kind");
+	const char *kind = rr_str(root, KEY_KIND);
 	if (!kind) {
 		text_errf(err, errlen, "%s: not a pacer result (no kind)", name);
 		return PACER_EPARSE;
@@ -489,7 +492,7 @@ int rr_hist(const json_t *hobj, struct hist *h, char *err, size_t errlen)
 		text_errf(err, errlen, "histogram is not an object");
 		return PACER_EPARSE;
 	}
-	const char *unit = rr_str(hobj, "unit");
+	const char *unit = rr_str(hobj, KEY_UNIT);
 	if (unit && strcmp(unit, "ns") != 0) {
 		char shown[64];
 		clip(shown, sizeof shown, unit);
@@ -497,18 +500,18 @@ int rr_hist(const json_t *hobj, struct hist *h, char *err, size_t errlen)
 		return PACER_EPARSE;
 	}
 	uint64_t sub_bits = HIST_SUB_BITS, max_value = HIST_MAX_NS;
-	const json_t *v = json_object_get(hobj, "sub_bits");
+	const json_t *v = json_object_get(hobj, KEY_SUB_BITS);
 	if (v && (!rr_as_u64(v, &sub_bits) || sub_bits < 2 || sub_bits > RESULT_HIST_MAX_SUB_BITS)) {
 		text_errf(err, errlen, "histogram sub_bits is not a whole number from 2 to %d",
 			RESULT_HIST_MAX_SUB_BITS);
 		return PACER_EPARSE;
 	}
-	v = json_object_get(hobj, "max_value");
+	v = json_object_get(hobj, KEY_MAX_VALUE);
 	if (v && (!rr_as_u64(v, &max_value) || max_value < 1 || max_value > RESULT_HIST_MAX_VALUE)) {
 		text_errf(err, errlen, "histogram max_value is not a whole number from 1 to 2^50");
 		return PACER_EPARSE;
 	}
-	const json_t *counts = json_object_get(hobj, "counts");
+	const json_t *counts = json_object_get(hobj, KEY_COUNTS);
 	if (!json_is_array(counts)) {
 		text_errf(err, errlen, "histogram counts is not an array");
 		return PACER_EPARSE;
@@ -549,7 +552,7 @@ int rr_hist(const json_t *hobj, struct hist *h, char *err, size_t errlen)
 int rr_timing_hist(const json_t *timing, struct hist *h, char *err, size_t errlen)
 {
 	memset(h, 0, sizeof *h);
-	const json_t *ho = rr_obj(timing, "hist");
+	const json_t *ho = rr_obj(timing, KEY_HIST);
 	if (!ho) {
 		text_errf(err, errlen, "no histogram");
 		return PACER_EPARSE;
@@ -558,17 +561,19 @@ int rr_timing_hist(const json_t *timing, struct hist *h, char *err, size_t errle
 	if (rc || !h->total)
 		return rc;
 	double min_us, max_us, mean_us;
-	if (rr_num(timing, "min_us", &min_us) && min_us >= 0 && min_us * 1e3 <= (double)h->max_value) {
+	if (rr_num(timing, KEY_MIN_US, &min_us) && min_us >= 0 &&
+	    min_us * 1e3 <= (double)h->max_value) {
 		uint64_t v = (uint64_t)llround(min_us * 1e3);
 		if (hist_index(h, v) == hist_index(h, h->min))
 			h->min = v;
 	}
-	if (rr_num(timing, "max_us", &max_us) && max_us >= 0 && max_us * 1e3 <= (double)h->max_value) {
+	if (rr_num(timing, KEY_MAX_US, &max_us) && max_us >= 0 &&
+	    max_us * 1e3 <= (double)h->max_value) {
 		uint64_t v = (uint64_t)llround(max_us * 1e3);
 		if (hist_index(h, v) == hist_index(h, h->max) && v >= h->min)
 			h->max = v;
 	}
-	if (rr_num(timing, "mean_us", &mean_us) && mean_us * 1e3 >= (double)h->min &&
+	if (rr_num(timing, KEY_MEAN_US, &mean_us) && mean_us * 1e3 >= (double)h->min &&
 	    mean_us * 1e3 <= (double)h->max)
 		h->sum = (long double)mean_us * 1e3L * (long double)h->total;
 	return 0;

@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 
+#include "doc/keys.h"
 #include "util/units.h"
 
 void report_success(const struct phase_stats *p, struct success_figures *out)
@@ -23,38 +24,38 @@ void rj_phase_rules(struct jsonw *j, const struct phase_stats *p, const struct i
 {
 	struct success_figures s;
 	report_success(p, &s);
-	jw_key(j, "success");
+	jw_key(j, KEY_SUCCESS);
 	int saved = j->indent;
 	jw_obj(j);
 	j->indent = 0;
-	jw_key(j, "rule");
+	jw_key(j, KEY_RULE);
 	jw_str(j, in && in->success ? in->success_text : "status in 200..399 (default)");
-	jw_key(j, "ok");
+	jw_key(j, KEY_OK);
 	jw_u64(j, s.ok);
-	jw_key(j, "failed");
+	jw_key(j, KEY_FAILED);
 	jw_u64(j, s.failed);
-	jw_key(j, "of");
+	jw_key(j, KEY_OF);
 	jw_u64(j, s.of);
-	jw_key(j, "ok_pct");
+	jw_key(j, KEY_OK_PCT);
 	jw_dbl(j, s.ok_pct, 4);
 	jw_obj_end(j);
 	j->indent = saved;
 	if (in && in->n_outcomes) {
-		jw_key(j, "outcomes");
+		jw_key(j, KEY_OUTCOMES);
 		jw_arr(j);
 		for (size_t k = 0; k < in->n_outcomes; k++) {
 			saved = j->indent;
 			jw_obj(j);
 			j->indent = 0;
-			jw_key(j, "name");
+			jw_key(j, KEY_NAME);
 			jw_str(j, in->outcome_name[k]);
-			jw_key(j, "rule");
+			jw_key(j, KEY_RULE);
 			jw_str(j, in->outcome_text[k]);
-			jw_key(j, "count");
+			jw_key(j, KEY_COUNT);
 			jw_u64(j, p->outcome[k]);
-			jw_key(j, "of");
+			jw_key(j, KEY_OF);
 			jw_u64(j, p->completed);
-			jw_key(j, "rate_pct");
+			jw_key(j, KEY_RATE_PCT);
 			jw_dbl(j, report_outcome_pct(p, k), 4);
 			jw_obj_end(j);
 			j->indent = saved;
@@ -62,7 +63,7 @@ void rj_phase_rules(struct jsonw *j, const struct phase_stats *p, const struct i
 		jw_arr_end(j);
 	}
 	if (in && in->srvtime.src != SRVTIME_NONE) {
-		jw_key(j, "server_time_missing");
+		jw_key(j, KEY_SERVER_TIME_MISSING);
 		jw_u64(j, p->server_time_missing);
 	}
 }
@@ -79,41 +80,41 @@ static const char *srvtime_src_name(enum srvtime_src s)
 
 void rj_plan_rules(struct jsonw *j, const struct inspect *in)
 {
-	jw_key(j, "rules");
+	jw_key(j, KEY_RULES);
 	if (!in || !in->active) {
 		jw_null(j);
 		return;
 	}
 	jw_obj(j);
-	jw_key(j, "success");
+	jw_key(j, KEY_SUCCESS);
 	if (in->success)
 		jw_str(j, in->success_text);
 	else
 		jw_null(j);
-	jw_key(j, "outcomes");
+	jw_key(j, KEY_OUTCOMES);
 	jw_arr(j);
 	for (size_t k = 0; k < in->n_outcomes; k++) {
 		int saved = j->indent;
 		jw_obj(j);
 		j->indent = 0;
-		jw_key(j, "name");
+		jw_key(j, KEY_NAME);
 		jw_str(j, in->outcome_name[k]);
-		jw_key(j, "rule");
+		jw_key(j, KEY_RULE);
 		jw_str(j, in->outcome_text[k]);
 		jw_obj_end(j);
 		j->indent = saved;
 	}
 	jw_arr_end(j);
-	jw_key(j, "server_time");
+	jw_key(j, KEY_SERVER_TIME);
 	if (in->srvtime.src == SRVTIME_NONE) {
 		jw_null(j);
 	} else {
 		int saved = j->indent;
 		jw_obj(j);
 		j->indent = 0;
-		jw_key(j, "source");
+		jw_key(j, KEY_SOURCE);
 		jw_str(j, srvtime_src_name(in->srvtime.src));
-		jw_key(j, "name");
+		jw_key(j, KEY_NAME);
 		jw_str(j, in->srvtime.name);
 		jw_key(j, "ns_per_unit");
 		jw_dbl(j, in->srvtime.ns_per_unit, 0);

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "doc/json_parts.h"
+#include "doc/keys.h"
 #include "doc/names.h"
 #include "doc/doc.h"
 #include "doc/rules.h"
@@ -30,19 +31,19 @@ static void write_h2(struct jsonw *j, const struct h2_stats *h)
 		"SETTINGS_TIMEOUT", "STREAM_CLOSED", "FRAME_SIZE_ERROR", "REFUSED_STREAM",
 		"CANCEL", "COMPRESSION_ERROR", "CONNECT_ERROR", "ENHANCE_YOUR_CALM",
 		"INADEQUATE_SECURITY", "OTHER"};
-	jw_key(j, "http2");
+	jw_key(j, KEY_HTTP2);
 	jw_obj(j);
-	jw_key(j, "connections_h2");
+	jw_key(j, KEY_CONNECTIONS_H2);
 	jw_u64(j, h->conns_h2);
-	jw_key(j, "connections_h1");
+	jw_key(j, KEY_CONNECTIONS_H1);
 	jw_u64(j, h->conns_h1);
-	jw_key(j, "goaway");
+	jw_key(j, KEY_GOAWAY);
 	jw_u64(j, h->goaway);
-	jw_key(j, "retried");
+	jw_key(j, KEY_RETRIED);
 	jw_u64(j, h->retried);
-	jw_key(j, "refused");
+	jw_key(j, KEY_REFUSED);
 	jw_u64(j, h->refused);
-	jw_key(j, "resets");
+	jw_key(j, KEY_RESETS);
 	jw_obj(j);
 	for (int i = 0; i < H2_RST_CODES; i++) {
 		if (!h->rst[i])
@@ -51,9 +52,9 @@ static void write_h2(struct jsonw *j, const struct h2_stats *h)
 		jw_u64(j, h->rst[i]);
 	}
 	jw_obj_end(j);
-	jw_key(j, "streams_max");
+	jw_key(j, KEY_STREAMS_MAX);
 	jw_u64(j, h->streams_max);
-	jw_key(j, "streams_mean");
+	jw_key(j, KEY_STREAMS_MEAN);
 	jw_dbl(j, h->streams_n ? (double)h->streams_sum / (double)h->streams_n : 0, 2);
 	jw_obj_end(j);
 }
@@ -62,7 +63,7 @@ static void write_h2(struct jsonw *j, const struct h2_stats *h)
  * (a phase's errors.connect, or one second's, by cause). */
 static void rj_connect_failures(struct jsonw *j, const uint64_t *by_cause)
 {
-	jw_key(j, "connect_failures");
+	jw_key(j, KEY_CONNECT_FAILURES);
 	jw_obj(j);
 	for (int k = 0; k < CONNF_COUNT; k++) {
 		jw_key(j, connect_cause_name((enum connect_cause)k));
@@ -84,17 +85,17 @@ static const char *host_protocol(const struct host_stats *h)
  * phase tried HTTP/2, the streams in flight on its connections. */
 static void write_host_protocol(struct jsonw *j, const struct host_stats *h, bool h2)
 {
-	jw_key(j, "protocol");
+	jw_key(j, KEY_PROTOCOL);
 	jw_str(j, host_protocol(h));
-	jw_key(j, "connections_h2");
+	jw_key(j, KEY_CONNECTIONS_H2);
 	jw_u64(j, h->conns_h2);
-	jw_key(j, "connections_h1");
+	jw_key(j, KEY_CONNECTIONS_H1);
 	jw_u64(j, h->conns_h1);
 	if (!h2)
 		return;
-	jw_key(j, "streams_max");
+	jw_key(j, KEY_STREAMS_MAX);
 	jw_u64(j, h->streams_max);
-	jw_key(j, "streams_mean");
+	jw_key(j, KEY_STREAMS_MEAN);
 	jw_dbl(j, h->sent_h2 ? (double)h->streams_sum / (double)h->sent_h2 : 0, 2);
 }
 
@@ -110,33 +111,33 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 		    const struct table_host *hosts, size_t n_hosts, const struct req_names *names)
 {
 	jw_obj(j);
-	jw_key(j, "duration_s");
+	jw_key(j, KEY_DURATION_S);
 	jw_dbl(j, duration_ns / 1e9, 6);
-	jw_key(j, "requests");
+	jw_key(j, KEY_REQUESTS);
 	jw_obj(j);
-	jw_key(j, "scheduled");
+	jw_key(j, KEY_SCHEDULED);
 	jw_u64(j, p->scheduled);
-	jw_key(j, "sent");
+	jw_key(j, KEY_SENT);
 	jw_u64(j, p->sent);
-	jw_key(j, "completed");
+	jw_key(j, KEY_COMPLETED);
 	jw_u64(j, p->completed);
-	jw_key(j, "queued_at_end");
+	jw_key(j, KEY_QUEUED_AT_END);
 	jw_u64(j, p->queued_at_end);
 	jw_key(j, "in_flight_at_end");
 	jw_u64(j, p->in_flight_at_end);
-	jw_key(j, "dropped");
+	jw_key(j, KEY_DROPPED);
 	jw_u64(j, p->dropped);
-	jw_key(j, "late");
+	jw_key(j, KEY_LATE);
 	jw_u64(j, p->late);
-	jw_key(j, "lagged");
+	jw_key(j, KEY_LAGGED);
 	jw_u64(j, p->lagged_sent);
-	jw_key(j, "lagged_failed");
+	jw_key(j, KEY_LAGGED_FAILED);
 	jw_u64(j, p->lagged_failed);
 	jw_obj_end(j);
 
-	jw_key(j, "responses");
+	jw_key(j, KEY_RESPONSES);
 	jw_obj(j);
-	jw_key(j, "by_class");
+	jw_key(j, KEY_BY_CLASS);
 	jw_obj(j);
 	for (int cls = 1; cls <= 5; cls++) {
 		char k[16];
@@ -145,7 +146,7 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 		jw_u64(j, phase_stats_class(p, cls));
 	}
 	jw_obj_end(j);
-	jw_key(j, "by_status");
+	jw_key(j, KEY_BY_STATUS);
 	jw_obj(j);
 	for (int s = STATUS_MIN; s <= STATUS_MAX; s++) {
 		if (!p->status[s])
@@ -160,17 +161,17 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 
 	/* errors: requests sent that did not succeed (one definition);
 	 * transport_errors: failures of connections and requests by kind. */
-	jw_key(j, "errors");
+	jw_key(j, KEY_ERRORS);
 	jw_obj(j);
-	jw_key(j, "total");
+	jw_key(j, KEY_TOTAL);
 	jw_u64(j, phase_stats_errors(p));
-	jw_key(j, "pct");
+	jw_key(j, KEY_PCT);
 	jw_dbl(j, phase_stats_error_pct(p), 4);
-	jw_key(j, "failed_responses");
+	jw_key(j, KEY_FAILED_RESPONSES);
 	jw_u64(j, phase_stats_failed_responses(p));
 	jw_key(j, "transport");
 	jw_u64(j, phase_stats_request_errors(p));
-	jw_key(j, "by_status");
+	jw_key(j, KEY_BY_STATUS);
 	jw_obj(j);
 	for (int s = STATUS_MIN; s <= STATUS_MAX; s++) {
 		if (!p->status_failed[s])
@@ -182,49 +183,49 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 	}
 	jw_obj_end(j);
 	jw_obj_end(j);
-	jw_key(j, "error_pct");
+	jw_key(j, KEY_ERROR_PCT);
 	jw_dbl(j, phase_stats_error_pct(p), 4);
 
-	jw_key(j, "transport_errors");
+	jw_key(j, KEY_TRANSPORT_ERRORS);
 	jw_obj(j);
 	for (int k = 0; k < ERRK_COUNT; k++) {
 		jw_key(j, err_kind_name((enum err_kind)k));
 		jw_u64(j, p->errors[k]);
 	}
-	jw_key(j, "total");
+	jw_key(j, KEY_TOTAL);
 	jw_u64(j, phase_stats_transport_errors(p));
-	jw_key(j, "requests");
+	jw_key(j, KEY_REQUESTS);
 	jw_u64(j, phase_stats_request_errors(p));
 	jw_obj_end(j);
 	rj_connect_failures(j, p->connect_fail);
 
-	jw_key(j, "connections");
+	jw_key(j, KEY_CONNECTIONS);
 	jw_obj(j);
-	jw_key(j, "opened");
+	jw_key(j, KEY_OPENED);
 	jw_u64(j, p->conns_opened);
-	jw_key(j, "open_at_start");
+	jw_key(j, KEY_OPEN_AT_START);
 	jw_u64(j, p->conns_open_at_start);
-	jw_key(j, "connecting_at_start");
+	jw_key(j, KEY_CONNECTING_AT_START);
 	jw_u64(j, p->conns_connecting_at_start);
-	jw_key(j, "closed_by_server");
+	jw_key(j, KEY_CLOSED_BY_SERVER);
 	jw_u64(j, p->closed_by_server);
-	jw_key(j, "closed_stray");
+	jw_key(j, KEY_CLOSED_STRAY);
 	jw_u64(j, p->closed_stray);
 	jw_obj_end(j);
 
-	jw_key(j, "tls");
+	jw_key(j, KEY_TLS);
 	jw_obj(j);
 	jw_key(j, "handshakes");
 	jw_u64(j, p->tls_handshakes);
 	jw_key(j, "resumed");
 	jw_u64(j, p->tls_resumed);
-	jw_key(j, "failed");
+	jw_key(j, KEY_FAILED);
 	jw_u64(j, p->errors[ERRK_TLS]);
-	jw_key(j, "version");
+	jw_key(j, KEY_VERSION);
 	jw_str(j, p->tls_version[0] ? p->tls_version : NULL);
 	jw_key(j, "cipher");
 	jw_str(j, p->tls_cipher[0] ? p->tls_cipher : NULL);
-	jw_key(j, "failure_reasons");
+	jw_key(j, KEY_FAILURE_REASONS);
 	jw_arr(j);
 	for (uint32_t i = 0; i < p->n_tls_reasons; i++)
 		jw_str(j, p->tls_reasons[i]);
@@ -244,14 +245,14 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 	jw_u64(j, p->bytes_out);
 	jw_obj_end(j);
 
-	jw_key(j, "rate");
+	jw_key(j, KEY_RATE);
 	jw_obj(j);
-	jw_key(j, "offered_per_s");
+	jw_key(j, KEY_OFFERED_PER_S);
 	if (open_loop)
 		jw_dbl(j, offered, 3);
 	else
 		jw_null(j);
-	jw_key(j, "achieved_per_s");
+	jw_key(j, KEY_ACHIEVED_PER_S);
 	jw_dbl(j, achieved, 3);
 	jw_obj_end(j);
 
@@ -264,21 +265,21 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 		rj_hist(j, &p->timing[t]);
 	}
 	if (n_hosts > 1) {
-		jw_key(j, "hosts");
+		jw_key(j, KEY_HOSTS);
 		jw_arr(j);
 		for (size_t i = 0; i < n_hosts && i < RESULT_MAX_HOSTS; i++) {
 			jw_obj(j);
-			jw_key(j, "host");
+			jw_key(j, KEY_HOST);
 			jw_str(j, hosts[i].name);
-			jw_key(j, "port");
+			jw_key(j, KEY_PORT);
 			jw_u64(j, hosts[i].port);
 			if (hosts[i].unix_path) {
-				jw_key(j, "unix_socket");
+				jw_key(j, KEY_UNIX_SOCKET);
 				jw_str(j, hosts[i].unix_path);
 			}
-			jw_key(j, "completed");
+			jw_key(j, KEY_COMPLETED);
 			jw_u64(j, p->host[i].completed);
-			jw_key(j, "errors");
+			jw_key(j, KEY_ERRORS);
 			jw_u64(j, p->host[i].errors);
 			jw_key(j, "connection_errors");
 			jw_u64(j, p->host[i].conn_errors);
@@ -295,26 +296,26 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 
 void rj_series(struct jsonw *j, const struct series_point *pts, size_t n)
 {
-	jw_key(j, "series");
+	jw_key(j, KEY_SERIES);
 	jw_arr(j);
 	for (size_t i = 0; i < n; i++) {
 		int saved = j->indent;
 		jw_obj(j);
 		j->indent = 0;
-		jw_key(j, "t_s");
+		jw_key(j, KEY_T_S);
 		jw_u64(j, i);
-		jw_key(j, "completed");
+		jw_key(j, KEY_COMPLETED);
 		jw_u64(j, pts[i].completed);
-		jw_key(j, "errors");
+		jw_key(j, KEY_ERRORS);
 		jw_u64(j, pts[i].errors);
-		jw_key(j, "transport_errors");
+		jw_key(j, KEY_TRANSPORT_ERRORS);
 		jw_u64(j, pts[i].transport_errors);
 		rj_connect_failures(j, pts[i].connect_fail);
-		jw_key(j, "dropped");
+		jw_key(j, KEY_DROPPED);
 		jw_u64(j, pts[i].dropped);
-		jw_key(j, "unsent");
+		jw_key(j, KEY_UNSENT);
 		jw_u64(j, pts[i].unsent);
-		jw_key(j, "by_class");
+		jw_key(j, KEY_BY_CLASS);
 		jw_obj(j);
 		for (int k = 0; k < 5; k++) {
 			char cls[4] = {(char)('1' + k), 'x', 'x', '\0'};
@@ -322,17 +323,17 @@ void rj_series(struct jsonw *j, const struct series_point *pts, size_t n)
 			jw_u64(j, pts[i].by_class[k]);
 		}
 		jw_obj_end(j);
-		jw_key(j, "p50_us");
+		jw_key(j, KEY_P50_US);
 		jw_dbl(j, (double)pts[i].p50_ns / 1e3, 3);
-		jw_key(j, "p99_us");
+		jw_key(j, KEY_P99_US);
 		jw_dbl(j, (double)pts[i].p99_ns / 1e3, 3);
-		jw_key(j, "hist");
+		jw_key(j, KEY_HIST);
 		jw_obj(j);
-		jw_key(j, "unit");
+		jw_key(j, KEY_UNIT);
 		jw_str(j, "ns");
-		jw_key(j, "sub_bits");
+		jw_key(j, KEY_SUB_BITS);
 		jw_u64(j, SERIES_SUB_BITS);
-		jw_key(j, "counts");
+		jw_key(j, KEY_COUNTS);
 		jw_arr(j);
 		for (size_t k = 0; k < pts[i].n_pairs; k++) {
 			jw_arr(j);
@@ -363,8 +364,8 @@ static double rep_value(const struct rep_figure *f, int k)
 	}
 }
 
-static const char *const rep_keys[] = {"achieved_per_s", "p50_us", "p90_us", "p99_us",
-				       "p99_9_us", "max_us", "errors"};
+static const char *const rep_keys[] = {KEY_ACHIEVED_PER_S, KEY_P50_US, KEY_P90_US, KEY_P99_US,
+				       KEY_P99_9_US,       KEY_MAX_US, "errors"};
 #define REP_KEYS (sizeof rep_keys / sizeof rep_keys[0])
 
 void report_rep_summary(const struct rep_figure *reps, size_t n, int k, struct summary *out)
@@ -378,7 +379,7 @@ void report_rep_summary(const struct rep_figure *reps, size_t n, int k, struct s
 
 void rj_repetitions(struct jsonw *j, const struct rep_figure *reps, size_t n)
 {
-	jw_key(j, "repetitions");
+	jw_key(j, KEY_REPETITIONS);
 	jw_arr(j);
 	for (size_t i = 0; i < n; i++) {
 		int saved = j->indent;
@@ -388,13 +389,13 @@ void rj_repetitions(struct jsonw *j, const struct rep_figure *reps, size_t n)
 			jw_key(j, rep_keys[k]);
 			jw_dbl(j, rep_value(&reps[i], (int)k), 3);
 		}
-		jw_key(j, "completed");
+		jw_key(j, KEY_COMPLETED);
 		jw_u64(j, reps[i].completed);
 		jw_obj_end(j);
 		j->indent = saved;
 	}
 	jw_arr_end(j);
-	jw_key(j, "repeat_summary");
+	jw_key(j, KEY_REPEAT_SUMMARY);
 	jw_obj(j);
 	for (size_t k = 0; k < REP_KEYS; k++) {
 		struct summary s;
@@ -403,11 +404,11 @@ void rj_repetitions(struct jsonw *j, const struct rep_figure *reps, size_t n)
 		int saved = j->indent;
 		jw_obj(j);
 		j->indent = 0;
-		jw_key(j, "median");
+		jw_key(j, KEY_MEDIAN);
 		jw_dbl(j, s.median, 3);
-		jw_key(j, "min");
+		jw_key(j, KEY_MIN);
 		jw_dbl(j, s.min, 3);
-		jw_key(j, "max");
+		jw_key(j, KEY_MAX);
 		jw_dbl(j, s.max, 3);
 		jw_obj_end(j);
 		j->indent = saved;
@@ -417,7 +418,7 @@ void rj_repetitions(struct jsonw *j, const struct rep_figure *reps, size_t n)
 
 void rj_warnings(struct jsonw *j, const struct report_warnings *w)
 {
-	jw_key(j, "warnings");
+	jw_key(j, KEY_WARNINGS);
 	jw_arr(j);
 	for (size_t i = 0; i < w->n; i++)
 		jw_str(j, w->msg[i]);
@@ -430,7 +431,7 @@ int report_json(FILE *f, const struct report_ctx *c)
 	struct jsonw jj, *j = &jj;
 	jw_init(j, f, 1);
 	rj_head(j, c, "run", r->started_wall_ns, r->interrupted);
-	jw_key(j, "plan");
+	jw_key(j, KEY_PLAN);
 	jw_obj(j);
 	rj_plan_fields(j, c->plan);
 	jw_obj_end(j);
@@ -443,13 +444,13 @@ int report_json(FILE *f, const struct report_ctx *c)
 	rj_generator(j, r, responses, c);
 	rj_target_cores(j, c);
 	if (r->warmup_ns) {
-		jw_key(j, "warmup");
+		jw_key(j, KEY_WARMUP);
 		double wrate = (double)r->warmup.completed * 1e9 / (double)r->warmup_ns;
 		rj_phase_hosts(j, &r->warmup, (double)r->warmup_ns, r->offered_rate_per_s,
 			       r->open_loop, wrate, c->plan->inspect, c->plan->table_hosts,
 			       c->plan->table_n_hosts, c->plan->names);
 	}
-	jw_key(j, "measure");
+	jw_key(j, KEY_MEASURE);
 	rj_phase_hosts(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, r->open_loop,
 		       report_achieved_rate(r), c->plan->inspect, c->plan->table_hosts,
 		       c->plan->table_n_hosts, c->plan->names);
@@ -460,9 +461,9 @@ int report_json(FILE *f, const struct report_ctx *c)
 		static char expr[SLO_FORMAT_MAX]; /* the SLO as pacer reads it (canonical) */
 		if (!c->slo || slo_format(c->slo, expr, sizeof expr) < 0)
 			snprintf(expr, sizeof expr, "%s", c->slo_expr ? c->slo_expr : "");
-		jw_key(j, "slo");
+		jw_key(j, KEY_SLO);
 		jw_obj(j);
-		jw_key(j, "expr");
+		jw_key(j, KEY_EXPR);
 		jw_str(j, expr);
 		rj_verdict_fields(j, c->verdict, c->slo);
 		jw_obj_end(j);

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <math.h>
 
+#include "doc/keys.h"
 #include "result/cost.h"
 #include "util/units.h"
 
@@ -30,40 +31,40 @@ static void dbl_or_null(struct jsonw *j, bool known, double v, int digits)
 static void rj_target_resources(struct jsonw *j, const struct run_result *r)
 {
 	const struct target_usage *t = &r->target;
-	jw_key(j, "target_resources");
+	jw_key(j, KEY_TARGET_RESOURCES);
 	if (!t->known && !t->n_notes) {
 		jw_null(j);
 		return;
 	}
 	jw_obj(j);
-	jw_key(j, "source");
+	jw_key(j, KEY_SOURCE);
 	jw_str(j, t->source);
-	jw_key(j, "cpu_user_s");
+	jw_key(j, KEY_CPU_USER_S);
 	dbl_or_null(j, t->known && t->split_known, t->cpu_user_s, 6);
-	jw_key(j, "cpu_sys_s");
+	jw_key(j, KEY_CPU_SYS_S);
 	dbl_or_null(j, t->known && t->split_known, t->cpu_sys_s, 6);
-	jw_key(j, "cpu_s");
+	jw_key(j, KEY_CPU_S);
 	dbl_or_null(j, t->known, t->cpu_s, 6);
-	jw_key(j, "cores_busy");
+	jw_key(j, KEY_CORES_BUSY);
 	dbl_or_null(j, t->known, t->cores_busy, 4);
-	jw_key(j, "cpu_ms_per_request");
+	jw_key(j, KEY_CPU_MS_PER_REQUEST);
 	dbl_or_null(j, t->known, report_target_cpu_ms_per_request(r), 6);
-	jw_key(j, "rss_start_bytes");
+	jw_key(j, KEY_RSS_START_BYTES);
 	if (t->rss_known)
 		jw_u64(j, t->rss_start_bytes);
 	else
 		jw_null(j);
-	jw_key(j, "rss_peak_bytes");
+	jw_key(j, KEY_RSS_PEAK_BYTES);
 	if (t->rss_known)
 		jw_u64(j, t->rss_peak_bytes);
 	else
 		jw_null(j);
-	jw_key(j, "rss_end_bytes");
+	jw_key(j, KEY_RSS_END_BYTES);
 	if (t->rss_known)
 		jw_u64(j, t->rss_end_bytes);
 	else
 		jw_null(j);
-	jw_key(j, "notes");
+	jw_key(j, KEY_NOTES);
 	jw_arr(j);
 	for (size_t i = 0; i < t->n_notes; i++)
 		jw_str(j, t->notes[i]);
@@ -83,32 +84,32 @@ static int cost_decimals(double v)
 
 static void rj_cost(struct jsonw *j, const struct run_result *r, const struct report_ctx *c)
 {
-	jw_key(j, "cost");
+	jw_key(j, KEY_COST);
 	double ms = report_target_cpu_ms_per_request(r);
 	if (ms < 0 || !c->cost || !c->cost->n) {
 		jw_null(j);
 		return;
 	}
 	jw_obj(j);
-	jw_key(j, "basis");
+	jw_key(j, KEY_BASIS);
 	jw_str(j, COST_BASIS);
-	jw_key(j, "caveat");
+	jw_key(j, KEY_CAVEAT);
 	jw_str(j, COST_CAVEAT);
-	jw_key(j, "cpu_ms_per_request");
+	jw_key(j, KEY_CPU_MS_PER_REQUEST);
 	jw_dbl(j, ms, 6);
-	jw_key(j, "default_prices");
+	jw_key(j, KEY_DEFAULT_PRICES);
 	jw_bool(j, c->cost->defaults != 0);
-	jw_key(j, "profiles");
+	jw_key(j, KEY_PROFILES);
 	jw_arr(j);
 	for (size_t i = 0; i < c->cost->n; i++) {
 		int saved = j->indent;
 		jw_obj(j);
 		j->indent = 0;
-		jw_key(j, "name");
+		jw_key(j, KEY_NAME);
 		jw_str(j, c->cost->p[i].name);
-		jw_key(j, "usd_per_core_hour");
+		jw_key(j, KEY_USD_PER_CORE_HOUR);
 		jw_dbl(j, c->cost->p[i].usd_per_core_hour, 6);
-		jw_key(j, "usd_per_million_requests");
+		jw_key(j, KEY_USD_PER_MILLION_REQUESTS);
 		double usd = cost_usd_per_million(ms, c->cost->p[i].usd_per_core_hour);
 		jw_dbl(j, usd, cost_decimals(usd));
 		jw_obj_end(j);
@@ -122,39 +123,39 @@ static void rj_gencheck(struct jsonw *j, const struct run_result *r, const struc
 {
 	struct gen_verdict v;
 	report_gencheck(r, c, &v);
-	jw_key(j, "generator_limited");
+	jw_key(j, KEY_GENERATOR_LIMITED);
 	jw_obj(j);
-	jw_key(j, "flagged");
+	jw_key(j, KEY_FLAGGED);
 	jw_bool(j, v.flagged);
-	jw_key(j, "checks");
+	jw_key(j, KEY_CHECKS);
 	jw_arr(j);
 	for (int i = 0; i < GENCHECK_N; i++) {
 		const struct gencheck *k = &v.c[i];
 		int saved = j->indent;
 		jw_obj(j);
 		j->indent = 0;
-		jw_key(j, "name");
+		jw_key(j, KEY_NAME);
 		jw_str(j, k->name);
-		jw_key(j, "evaluated");
+		jw_key(j, KEY_EVALUATED);
 		jw_bool(j, k->evaluated);
-		jw_key(j, "fired");
+		jw_key(j, KEY_FIRED);
 		jw_bool(j, k->fired);
-		jw_key(j, "value");
+		jw_key(j, KEY_VALUE);
 		dbl_or_null(j, k->evaluated, k->value, 3);
-		jw_key(j, "threshold");
+		jw_key(j, KEY_THRESHOLD);
 		jw_dbl(j, k->threshold, 3);
-		jw_key(j, "unit");
+		jw_key(j, KEY_UNIT);
 		jw_str(j, k->unit);
 		jw_key(j, "impact_pct");
 		dbl_or_null(j, k->evaluated && !isnan(k->impact_pct), k->impact_pct, 4);
 		jw_key(j, "material_pct");
 		jw_dbl(j, k->material_pct, 3);
-		jw_key(j, "finding");
+		jw_key(j, KEY_FINDING);
 		jw_str(j, k->finding);
 		if (i == 0) {
 			jw_key(j, "latency_us");
 			dbl_or_null(j, k->evaluated, v.latency_p99_us, 3);
-			jw_key(j, "slo");
+			jw_key(j, KEY_SLO);
 			jw_arr(j);
 			for (size_t s = 0; s < v.n_slo; s++) {
 				const struct gencheck_slo *g = &v.slo[s];
@@ -169,7 +170,7 @@ static void rj_gencheck(struct jsonw *j, const struct run_result *r, const struc
 				jw_dbl(j, g->threshold_us, 3);
 				jw_key(j, "impact_pct");
 				jw_dbl(j, g->impact_pct, 4);
-				jw_key(j, "failed");
+				jw_key(j, KEY_FAILED);
 				jw_bool(j, g->failed);
 				jw_key(j, "flips");
 				jw_bool(j, g->flips);
@@ -178,7 +179,7 @@ static void rj_gencheck(struct jsonw *j, const struct run_result *r, const struc
 			jw_arr_end(j);
 		} else if (i == 2) {
 			const char *b = gencheck_blame_name(v.blame);
-			jw_key(j, "blame");
+			jw_key(j, KEY_BLAME);
 			if (b)
 				jw_str(j, b);
 			else
@@ -190,7 +191,7 @@ static void rj_gencheck(struct jsonw *j, const struct run_result *r, const struc
 			jw_key(j, "cpu_wait_s");
 			dbl_or_null(j, k->evaluated && !isnan(v.cpu_wait_s), v.cpu_wait_s, 6);
 		}
-		jw_key(j, "advice");
+		jw_key(j, KEY_ADVICE);
 		jw_str(j, k->advice);
 		jw_obj_end(j);
 		j->indent = saved;
@@ -208,7 +209,7 @@ void rj_usage(struct jsonw *j, const struct run_result *r, const struct report_c
 
 void rj_target_cores(struct jsonw *j, const struct report_ctx *c)
 {
-	jw_key(j, "target_cores");
+	jw_key(j, KEY_TARGET_CORES);
 	if (!(c->target_cores > 0) || !c->target_cores_basis) {
 		jw_null(j);
 		return;
@@ -216,9 +217,9 @@ void rj_target_cores(struct jsonw *j, const struct report_ctx *c)
 	int saved = j->indent;
 	jw_obj(j);
 	j->indent = 0;
-	jw_key(j, "cores");
+	jw_key(j, KEY_CORES);
 	jw_dbl(j, c->target_cores, c->target_cores == (double)(uint64_t)c->target_cores ? 0 : 4);
-	jw_key(j, "basis");
+	jw_key(j, KEY_BASIS);
 	jw_str(j, c->target_cores_basis);
 	jw_obj_end(j);
 	j->indent = saved;

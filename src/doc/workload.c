@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "doc/keys.h"
 #include "table/table.h"
 #include "util/units.h"
 
@@ -16,9 +17,9 @@ static void share_entry(struct jsonw *j, const char *key, const char *label, uin
 	j->indent = 0;
 	jw_key(j, key);
 	jw_str(j, label);
-	jw_key(j, "requests");
+	jw_key(j, KEY_REQUESTS);
 	jw_u64(j, requests);
-	jw_key(j, "share_pct");
+	jw_key(j, KEY_SHARE_PCT);
 	jw_dbl(j, total ? 100.0 * (double)requests / (double)total : 0, 3);
 	jw_obj_end(j);
 	j->indent = saved;
@@ -26,39 +27,39 @@ static void share_entry(struct jsonw *j, const char *key, const char *label, uin
 
 void rj_workload(struct jsonw *j, const struct plan_workload *w, bool order_random)
 {
-	jw_key(j, "workload");
+	jw_key(j, KEY_WORKLOAD);
 	if (!w) {
 		jw_null(j);
 		return;
 	}
 	jw_obj(j);
-	jw_key(j, "source");
+	jw_key(j, KEY_SOURCE);
 	jw_str(j, w->source);
-	jw_key(j, "requests");
+	jw_key(j, KEY_REQUESTS);
 	jw_u64(j, w->requests);
-	jw_key(j, "order");
+	jw_key(j, KEY_ORDER);
 	jw_str(j, order_random ? "random" : "sequential");
-	jw_key(j, "sha256");
+	jw_key(j, KEY_SHA256);
 	jw_str(j, w->sha256[0] ? w->sha256 : NULL);
-	jw_key(j, "methods");
+	jw_key(j, KEY_METHODS);
 	jw_arr(j);
 	for (size_t i = 0; i < w->n_methods; i++)
 		share_entry(j, "method", w->methods[i].method, w->methods[i].requests, w->requests);
 	jw_arr_end(j);
-	jw_key(j, "other_methods_requests");
+	jw_key(j, KEY_OTHER_METHODS_REQUESTS);
 	jw_u64(j, w->other_method_requests);
-	jw_key(j, "names");
+	jw_key(j, KEY_NAMES);
 	jw_arr(j);
 	for (size_t i = 0; i < w->n_names; i++)
 		share_entry(j, "name", w->names[i].name, w->names[i].requests, w->requests);
 	jw_arr_end(j);
-	jw_key(j, "other_names_requests");
+	jw_key(j, KEY_OTHER_NAMES_REQUESTS);
 	jw_u64(j, w->other_name_requests);
-	jw_key(j, "unnamed_requests");
+	jw_key(j, KEY_UNNAMED_REQUESTS);
 	jw_u64(j, w->unnamed);
 	jw_key(j, "bodies");
 	jw_obj(j);
-	jw_key(j, "requests");
+	jw_key(j, KEY_REQUESTS);
 	jw_u64(j, w->with_body);
 	jw_key(j, "bytes_total");
 	jw_u64(j, w->body_bytes_total);
@@ -67,28 +68,28 @@ void rj_workload(struct jsonw *j, const struct plan_workload *w, bool order_rand
 	jw_key(j, "bytes_max");
 	jw_u64(j, w->body_bytes_max);
 	jw_obj_end(j);
-	jw_key(j, "listed");
+	jw_key(j, KEY_LISTED);
 	jw_arr(j);
 	for (size_t i = 0; i < w->n_listed; i++) {
 		const struct plan_wl_request *r = &w->listed[i];
 		int saved = j->indent;
 		jw_obj(j);
 		j->indent = 0;
-		jw_key(j, "method");
+		jw_key(j, KEY_METHOD);
 		jw_str(j, r->method);
-		jw_key(j, "target");
+		jw_key(j, KEY_TARGET);
 		jw_str(j, r->target);
-		jw_key(j, "target_cut");
+		jw_key(j, KEY_TARGET_CUT);
 		jw_bool(j, r->target_cut);
-		jw_key(j, "body_bytes");
+		jw_key(j, KEY_BODY_BYTES);
 		jw_u64(j, r->body_bytes);
-		jw_key(j, "name");
+		jw_key(j, KEY_NAME);
 		jw_str(j, r->name[0] ? r->name : NULL);
 		jw_obj_end(j);
 		j->indent = saved;
 	}
 	jw_arr_end(j);
-	jw_key(j, "listed_all");
+	jw_key(j, KEY_LISTED_ALL);
 	jw_bool(j, w->n_listed == w->requests);
 	jw_obj_end(j);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc/keys.h"
 #include "stats/hist.h"
 #include "stats/summary.h"
 #include "util/err.h"
@@ -81,7 +82,7 @@ static void comparability(const struct loaded_result *a, const struct loaded_res
 	char x[160], y[160];
 	if (differs(d, "kind", ha->kind, hb->kind))
 		return;
-	const json_t *pa = rr_obj(a->root, "plan"), *pb = rr_obj(b->root, "plan");
+	const json_t *pa = rr_obj(a->root, KEY_PLAN), *pb = rr_obj(b->root, KEY_PLAN);
 	bool sc = !strcmp(ha->mode, "self_contained") && !strcmp(hb->mode, "self_contained");
 	if (sc && !rr_str(pa, "table.sha256") && !rr_str(pb, "table.sha256")) {
 		/* the embedded target's loopback port is in the Host header, so in
@@ -98,18 +99,18 @@ static void comparability(const struct loaded_result *a, const struct loaded_res
 	}
 	/* a ramp's steps, SLO and step length too: another SLO is another capacity */
 	static const char *const workload[] = {
-		"loop",       "rate_per_s", "arrival",    "burst_size",     "connections",
-		"concurrency", "method",    "body_bytes", "threads",        "steps_per_s",
-		"slo",        "step_duration_s"};
+		"loop",        KEY_RATE_PER_S,  "arrival", KEY_BURST_SIZE,
+		"connections", "concurrency",   "method",  KEY_BODY_BYTES,
+		"threads",     KEY_STEPS_PER_S, "slo",     KEY_STEP_DURATION_S};
 	for (size_t i = 0; i < sizeof workload / sizeof workload[0]; i++) {
 		/* a closed loop has no rate; an open loop's concurrency is unused */
-		if (!strcmp(workload[i], "concurrency") && rr_str(pa, "loop") &&
-		    !strcmp(rr_str(pa, "loop"), "open"))
+		if (!strcmp(workload[i], "concurrency") && rr_str(pa, KEY_LOOP) &&
+		    !strcmp(rr_str(pa, KEY_LOOP), "open"))
 			continue;
 		value_text(pa, workload[i], x, sizeof x);
 		value_text(pb, workload[i], y, sizeof y);
 		/* results from before --burst-size released one request at a time */
-		if (!strcmp(workload[i], "burst_size")) {
+		if (!strcmp(workload[i], KEY_BURST_SIZE)) {
 			if (!strcmp(x, "null"))
 				snprintf(x, sizeof x, "1");
 			if (!strcmp(y, "null"))
@@ -141,28 +142,23 @@ static void comparability(const struct loaded_result *a, const struct loaded_res
 static const json_t *reps_of(const struct loaded_result *r)
 {
 	if (r->kind == RESULT_KIND_COMPARE) {
-		const json_t *vars = rr_arr(r->root, "variants");
-		return vars && json_array_size(vars) ? rr_arr(json_array_get(vars, 0), "repetitions")
-						      : NULL;
+		const json_t *vars = rr_arr(r->root, KEY_VARIANTS);
+		return vars && json_array_size(vars)
+			       ? rr_arr(json_array_get(vars, 0), KEY_REPETITIONS)
+			       : NULL;
 	}
-	return rr_arr(r->root, "repetitions");
+	return rr_arr(r->root, KEY_REPETITIONS);
 }
 
 static const char *rep_field(enum headline_metric m)
 {
 	switch (m) {
-	case HM_ACHIEVED:
-		return "achieved_per_s";
-	case HM_P50:
-		return "p50_us";
-	case HM_P90:
-		return "p90_us";
-	case HM_P99:
-		return "p99_us";
-	case HM_P999:
-		return "p99_9_us";
-	case HM_CAPACITY:
-		return "capacity_per_s";
+	case HM_ACHIEVED: return KEY_ACHIEVED_PER_S;
+	case HM_P50: return KEY_P50_US;
+	case HM_P90: return KEY_P90_US;
+	case HM_P99: return KEY_P99_US;
+	case HM_P999: return KEY_P99_9_US;
+	case HM_CAPACITY: return KEY_CAPACITY_PER_S;
 	default:
 		return NULL;
 	}
@@ -185,13 +181,13 @@ static size_t rep_values(const json_t *reps, const char *field, double *v)
 static const json_t *phase_of(const struct loaded_result *r)
 {
 	if (r->kind == RESULT_KIND_RUN)
-		return rr_obj(r->root, "measure");
+		return rr_obj(r->root, KEY_MEASURE);
 	if (r->kind == RESULT_KIND_RAMP) {
 		double step;
-		const json_t *steps = rr_arr(r->root, "steps");
+		const json_t *steps = rr_arr(r->root, KEY_STEPS);
 		if (rr_num(r->root, "highest_passing.step", &step) && step >= 1 && steps &&
 		    step <= (double)json_array_size(steps))
-			return rr_obj(json_array_get(steps, (size_t)step - 1), "measure");
+			return rr_obj(json_array_get(steps, (size_t)step - 1), KEY_MEASURE);
 	}
 	return NULL;
 }
@@ -250,7 +246,7 @@ static void side_open(struct side *s, const struct loaded_result *r)
 	s->reps = reps_of(r);
 	s->phase = phase_of(r);
 	char e[128];
-	if (s->phase && rr_timing_hist(rr_obj(s->phase, "latency"), &s->lat, e, sizeof e) == 0)
+	if (s->phase && rr_timing_hist(rr_obj(s->phase, KEY_LATENCY), &s->lat, e, sizeof e) == 0)
 		s->have_lat = true;
 }
 

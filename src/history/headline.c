@@ -1,5 +1,6 @@
 /* pacer — the headline figures of a saved result (history/headline.h). */
 #include "history/headline.h"
+#include "doc/keys.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -49,7 +50,7 @@ static void phase_figures(const json_t *ph, double *v)
 	v[HM_P99] = rr_num_or(ph, "latency.p99_us", NAN);
 	v[HM_P999] = rr_num_or(ph, "latency.p99_9_us", NAN);
 	double e;
-	if (rr_num(ph, "errors.pct", &e) || rr_num(ph, "error_pct", &e))
+	if (rr_num(ph, "errors.pct", &e) || rr_num(ph, KEY_ERROR_PCT, &e))
 		v[HM_ERRORS] = e;
 }
 
@@ -69,17 +70,17 @@ static void target_of(const struct loaded_result *r, const json_t *plan, char *o
 	if (r->kind == RESULT_KIND_COMPARE) {
 		/* "compare:A=URL,B=@PLAN": the variants as given */
 		size_t l = (size_t)snprintf(out, cap, "compare:");
-		const json_t *vars = rr_arr(r->root, "variants");
+		const json_t *vars = rr_arr(r->root, KEY_VARIANTS);
 		for (size_t i = 0; vars && i < json_array_size(vars) && l < cap; i++) {
 			const json_t *v = json_array_get(vars, i);
-			const char *name = rr_str(v, "name"), *t = rr_str(v, "target");
+			const char *name = rr_str(v, KEY_NAME), *t = rr_str(v, KEY_TARGET);
 			l += (size_t)snprintf(out + l, cap - l, "%s%s=%s", i ? "," : "",
 					      name ? name : "?", t ? t : "?");
 		}
 		return;
 	}
-	const char *mode = rr_str(r->root, "mode");
-	const char *url = rr_str(plan, "url");
+	const char *mode = rr_str(r->root, KEY_MODE);
+	const char *url = rr_str(plan, KEY_URL);
 	if (mode && !strcmp(mode, "self_contained")) {
 		/* the loopback port changes from run to run: name the plan and path */
 		const char *tp = rr_str(r->root, "target.plan");
@@ -88,7 +89,7 @@ static void target_of(const struct loaded_result *r, const json_t *plan, char *o
 			 path && strcmp(path, "/") ? path : "");
 		return;
 	}
-	const char *cto = rr_str(plan, "connect_to");
+	const char *cto = rr_str(plan, KEY_CONNECT_TO);
 	if (url && cto)
 		snprintf(out, cap, "%s@%s", url, cto);
 	else
@@ -101,15 +102,15 @@ void history_headline_of(const struct loaded_result *r, struct history_headline 
 	for (int i = 0; i < HM_COUNT; i++)
 		h->v[i] = NAN;
 	const json_t *root = r->root;
-	const json_t *plan = rr_obj(root, "plan");
+	const json_t *plan = rr_obj(root, KEY_PLAN);
 	h->kind = result_kind_name(r->kind);
-	h->started_at = str_or(root, "started_at");
+	h->started_at = str_or(root, KEY_STARTED_AT);
 	h->mode = str_or(root, "mode");
 	h->pacer_version = str_or(root, "pacer.version");
 	h->pacer_commit = str_or(root, "pacer.commit");
-	h->scenario = rr_str(root, "scenario");
+	h->scenario = rr_str(root, KEY_SCENARIO);
 	if (!h->scenario)
-		h->scenario = rr_str(plan, "scenario");
+		h->scenario = rr_str(plan, KEY_SCENARIO);
 	h->table_hash = rr_str(plan, "table.sha256");
 	if (!h->table_hash)
 		h->table_hash = rr_str(plan, "workload.sha256");
@@ -118,13 +119,13 @@ void history_headline_of(const struct loaded_result *r, struct history_headline 
 	h->kernel = str_or(root, "environment.kernel");
 	h->arch = str_or(root, "environment.arch");
 	h->cores = rr_num_or(root, "environment.cores", NAN);
-	h->interrupted = rr_true(root, "interrupted");
+	h->interrupted = rr_true(root, KEY_INTERRUPTED);
 	h->report_id = r->id;
 	target_of(r, plan, h->target, sizeof h->target);
 
 	switch (r->kind) {
 	case RESULT_KIND_RUN:
-		phase_figures(rr_obj(root, "measure"), h->v);
+		phase_figures(rr_obj(root, KEY_MEASURE), h->v);
 		h->v[HM_CPU] = rr_num_or(root, "target_resources.cpu_ms_per_request", NAN);
 		break;
 	case RESULT_KIND_RAMP: {
@@ -132,21 +133,21 @@ void history_headline_of(const struct loaded_result *r, struct history_headline 
 		 * unless it is only a lower bound (a step above stayed
 		 * inconclusive): that is no figure to compare or gate on */
 		double step;
-		const json_t *steps = rr_arr(root, "steps");
+		const json_t *steps = rr_arr(root, KEY_STEPS);
 		if (rr_num(root, "highest_passing.step", &step) && step >= 1 && steps &&
 		    step <= (double)json_array_size(steps)) {
 			const json_t *s = json_array_get(steps, (size_t)step - 1);
-			phase_figures(rr_obj(s, "measure"), h->v);
+			phase_figures(rr_obj(s, KEY_MEASURE), h->v);
 			const char *bound = rr_str(root, "highest_passing.bound");
 			if (!bound || strcmp(bound, "lower") != 0)
 				h->v[HM_CAPACITY] =
 					rr_num_or(root, "highest_passing.offered_per_s", NAN);
-			h->v[HM_CPU] = rr_num_or(s, "target_cpu_ms_per_request", NAN);
+			h->v[HM_CPU] = rr_num_or(s, KEY_TARGET_CPU_MS_PER_REQUEST, NAN);
 		}
 		break;
 	}
 	case RESULT_KIND_COMPARE: {
-		const json_t *vars = rr_arr(root, "variants");
+		const json_t *vars = rr_arr(root, KEY_VARIANTS);
 		if (vars && json_array_size(vars) > 0) {
 			const json_t *v0 = json_array_get(vars, 0);
 			variant_figures(v0, h->v);
@@ -161,5 +162,5 @@ void history_headline_of(const struct loaded_result *r, struct history_headline 
 	const json_t *profiles = rr_arr(root, "cost.profiles");
 	if (profiles && json_array_size(profiles) > 0)
 		h->v[HM_COST] =
-			rr_num_or(json_array_get(profiles, 0), "usd_per_million_requests", NAN);
+			rr_num_or(json_array_get(profiles, 0), KEY_USD_PER_MILLION_REQUESTS, NAN);
 }

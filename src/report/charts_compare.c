@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc/keys.h"
 #include "report/charts_int.h"
 #include "report/render_int.h"
 #include "report/svg.h"
@@ -16,13 +17,13 @@ static const struct {
 	const char *summary; /* variants[].summary key */
 	const char *label;
 } cmp_metrics[] = {
-	{"throughput", "achieved_per_s", "throughput"},
-	{"capacity", "capacity_per_s", "capacity"},
-	{"p50", "p50_us", "p50"},
-	{"p90", "p90_us", "p90"},
-	{"p99", "p99_us", "p99"},
-	{"p99.9", "p99_9_us", "p99.9"},
-	{"max", "max_us", "max"},
+	{"throughput", KEY_ACHIEVED_PER_S, "throughput"},
+	{"capacity", KEY_CAPACITY_PER_S, "capacity"},
+	{"p50", KEY_P50_US, "p50"},
+	{"p90", KEY_P90_US, "p90"},
+	{"p99", KEY_P99_US, "p99"},
+	{"p99.9", KEY_P99_9_US, "p99.9"},
+	{"max", KEY_MAX_US, "max"},
 };
 #define N_CMP (sizeof cmp_metrics / sizeof cmp_metrics[0])
 
@@ -41,7 +42,7 @@ static bool variant_bar(const json_t *v, size_t m, const char *group, double sca
 	double l = rr_num_or(v, path, NAN);
 	snprintf(path, sizeof path, "summary.%s.max", cmp_metrics[m].summary);
 	double h = rr_num_or(v, path, NAN);
-	const char *vn = rr_str(v, "name");
+	const char *vn = rr_str(v, KEY_NAME);
 	snprintf(name, 48, "%s", vn ? vn : "?");
 	*out = (struct svg_bar){group, name, med * scale, l * scale, h * scale,
 				isfinite(l) && isfinite(h)};
@@ -50,8 +51,8 @@ static bool variant_bar(const json_t *v, size_t m, const char *group, double sca
 
 int compare_charts(const json_t *root, struct chart_set *cs)
 {
-	const json_t *ratios = rr_arr(root, "ratios");
-	const json_t *variants = rr_arr(root, "variants");
+	const json_t *ratios = rr_arr(root, KEY_RATIOS);
+	const json_t *variants = rr_arr(root, KEY_VARIANTS);
 	size_t nr = ratios ? json_array_size(ratios) : 0;
 	size_t nv = variants ? json_array_size(variants) : 0;
 	size_t cap = nr + nv * N_CMP + 1;
@@ -69,15 +70,16 @@ int compare_charts(const json_t *root, struct chart_set *cs)
 		size_t i;
 		const json_t *r;
 		json_array_foreach(ratios, i, r) {
-			const char *metric = rr_str(r, "metric");
+			const char *metric = rr_str(r, KEY_METRIC);
 			double v;
 			if (!metric || strcmp(metric, cmp_metrics[m].metric) != 0 ||
-			    !rr_num(r, "ratio", &v) || n >= cap)
+			    !rr_num(r, KEY_RATIO, &v) || n >= cap)
 				continue;
 			if (!baseline)
-				baseline = rr_str(r, "baseline");
-			double l = rr_num_or(r, "ci95_low", NAN), h = rr_num_or(r, "ci95_high", NAN);
-			const char *vn = rr_str(r, "variant");
+				baseline = rr_str(r, KEY_BASELINE);
+			double l = rr_num_or(r, KEY_CI95_LOW, NAN),
+			       h = rr_num_or(r, KEY_CI95_HIGH, NAN);
+			const char *vn = rr_str(r, KEY_VARIANT);
 			snprintf(names[n], sizeof names[n], "%s", vn ? vn : "?");
 			bars[n] = (struct svg_bar){cmp_metrics[m].label, names[n], v, l, h,
 						   isfinite(l) && isfinite(h)};

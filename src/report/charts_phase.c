@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc/keys.h"
 #include "report/charts_int.h"
 #include "report/render_int.h"
 #include "report/svg.h"
@@ -36,8 +37,8 @@ static void spectrum_of(const json_t *timing, struct xy *a)
 int spectrum_chart(struct chart_set *cs, const json_t *phase, const char *what)
 {
 	struct xy lat = {0}, svc = {0};
-	spectrum_of(rr_get(phase, "latency"), &lat);
-	spectrum_of(rr_get(phase, "service_time"), &svc);
+	spectrum_of(rr_get(phase, KEY_LATENCY), &lat);
+	spectrum_of(rr_get(phase, KEY_SERVICE_TIME), &svc);
 	int rc = lat.oom || svc.oom ? -ENOMEM : 0;
 	if (!rc && (lat.n || svc.n)) {
 		double lo = INFINITY, hi = 0;
@@ -87,7 +88,7 @@ int histogram_chart(struct chart_set *cs, const json_t *phase, const char *what)
 {
 	struct hist h;
 	char err[128];
-	if (rr_timing_hist(rr_get(phase, "latency"), &h, err, sizeof err) != 0)
+	if (rr_timing_hist(rr_get(phase, KEY_LATENCY), &h, err, sizeof err) != 0)
 		return 0;
 	double bins[HISTO_MAX_BINS] = {0};
 	long first = HISTO_MAX_BINS, last = -1;
@@ -182,7 +183,7 @@ void timeline_break(struct timeline *t)
  * seconds too, after a break in the lines). */
 static void status_point(struct timeline *t, const json_t *pt, double ts, bool drain)
 {
-	const json_t *bc = rr_obj(pt, "by_class");
+	const json_t *bc = rr_obj(pt, KEY_BY_CLASS);
 	if (!bc)
 		return;
 	t->has_cls = true;
@@ -196,12 +197,12 @@ static void status_point(struct timeline *t, const json_t *pt, double ts, bool d
 		if (v > 0)
 			t->any_cls[k] = true;
 	}
-	double tr = rr_num_or(pt, "transport_errors", 0);
+	double tr = rr_num_or(pt, KEY_TRANSPORT_ERRORS, 0);
 	xy_push(&t->transport, ts, tr);
 	if (tr > 0)
 		t->any_transport = true;
 	double cf = 0;
-	const json_t *cfo = rr_obj(pt, "connect_failures");
+	const json_t *cfo = rr_obj(pt, KEY_CONNECT_FAILURES);
 	const char *k;
 	const json_t *v;
 	json_object_foreach((json_t *)cfo, k, v)
@@ -233,34 +234,34 @@ void timeline_points(struct timeline *t, const json_t *series, double t0, double
 	size_t i;
 	const json_t *pt;
 	json_array_foreach(series, i, pt) {
-		double rel = rr_num_or(pt, "t_s", (double)i);
+		double rel = rr_num_or(pt, KEY_T_S, (double)i);
 		double ts = rel + t0 + 0.5;
 		double c, e, p50, p99;
 		bool drain = isfinite(meas_s) && meas_s > 0 && rel + 0.5 >= meas_s;
 		status_point(t, pt, ts, drain);
 		if (drain) {
-			if (rr_num(pt, "completed", &c))
+			if (rr_num(pt, KEY_COMPLETED, &c))
 				xy_push(&t->drain_rate, ts, c);
-			if (rr_num(pt, "p99_us", &p99) && !(rr_num_or(pt, "completed", 1) == 0))
+			if (rr_num(pt, KEY_P99_US, &p99) && !(rr_num_or(pt, KEY_COMPLETED, 1) == 0))
 				xy_push(&t->drain_p99, ts, p99 / 1e3);
 			continue;
 		}
-		if (rr_num(pt, "completed", &c))
+		if (rr_num(pt, KEY_COMPLETED, &c))
 			xy_push(&t->rate, ts, c);
-		if (rr_num(pt, "errors", &e)) {
+		if (rr_num(pt, KEY_ERRORS, &e)) {
 			xy_push(&t->err, ts, e);
 			if (e > 0)
 				t->any_err = true;
 		}
 		double u;
-		if (rr_num(pt, "unsent", &u)) {
+		if (rr_num(pt, KEY_UNSENT, &u)) {
 			xy_push(&t->unsent, ts, u);
 			if (u > 0)
 				t->any_unsent = true;
 		}
-		if (rr_num(pt, "p50_us", &p50) && !(rr_num_or(pt, "completed", 1) == 0))
+		if (rr_num(pt, KEY_P50_US, &p50) && !(rr_num_or(pt, KEY_COMPLETED, 1) == 0))
 			xy_push(&t->p50, ts, p50 / 1e3);
-		if (rr_num(pt, "p99_us", &p99) && !(rr_num_or(pt, "completed", 1) == 0))
+		if (rr_num(pt, KEY_P99_US, &p99) && !(rr_num_or(pt, KEY_COMPLETED, 1) == 0))
 			xy_push(&t->p99, ts, p99 / 1e3);
 	}
 }
@@ -373,14 +374,14 @@ int status_chart(struct chart_set *cs, const struct timeline *t, const char *xla
 
 int run_charts(const json_t *root, struct chart_set *cs)
 {
-	int rc = spectrum_chart(cs, rr_get(root, "measure"), "measured phase");
+	int rc = spectrum_chart(cs, rr_get(root, KEY_MEASURE), "measured phase");
 	if (!rc)
-		rc = histogram_chart(cs, rr_get(root, "measure"), "measured phase");
+		rc = histogram_chart(cs, rr_get(root, KEY_MEASURE), "measured phase");
 	if (rc)
 		return rc;
 	struct timeline t;
 	memset(&t, 0, sizeof t);
-	const json_t *series = rr_arr(root, "series");
+	const json_t *series = rr_arr(root, KEY_SERIES);
 	if (series)
 		timeline_points(&t, series, 0, rr_num_or(root, "measure.duration_s", NAN));
 	double planned;

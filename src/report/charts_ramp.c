@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc/keys.h"
 #include "report/charts_int.h"
 #include "report/render_int.h"
 #include "report/svg.h"
@@ -27,7 +28,7 @@ static int by_rate_cmp(const void *a, const void *b)
 
 static int ramp_load_chart(const json_t *root, struct chart_set *cs)
 {
-	const json_t *steps = rr_arr(root, "steps");
+	const json_t *steps = rr_arr(root, KEY_STEPS);
 	struct xy p50 = {0}, p99 = {0}, pslo = {0}, ach = {0}, ideal = {0};
 	struct slo_pct slo;
 	bool has_slo = report_slo_pct(rr_str(root, "plan.slo"), &slo);
@@ -37,7 +38,7 @@ static int ramp_load_chart(const json_t *root, struct chart_set *cs)
 		static const struct {
 			double pct;
 			const char *key;
-		} keys[] = {{90, "p90_us"}, {99.9, "p99_9_us"}, {99.99, "p99_99_us"}};
+		} keys[] = {{90, KEY_P90_US}, {99.9, KEY_P99_9_US}, {99.99, KEY_P99_99_US}};
 		for (size_t k = 0; k < 3; k++)
 			if (fabs(slo.pct - keys[k].pct) < 1e-9)
 				slo_key = keys[k].key;
@@ -50,7 +51,7 @@ static int ramp_load_chart(const json_t *root, struct chart_set *cs)
 	if (!order)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		order[i].rate = rr_num_or(json_array_get(steps, i), "offered_per_s", 0);
+		order[i].rate = rr_num_or(json_array_get(steps, i), KEY_OFFERED_PER_S, 0);
 		order[i].index = i;
 	}
 	qsort(order, n, sizeof *order, by_rate_cmp);
@@ -58,7 +59,7 @@ static int ramp_load_chart(const json_t *root, struct chart_set *cs)
 	for (size_t k = 0; k < n; k++) {
 		const json_t *s = json_array_get(steps, order[k].index);
 		double off, v;
-		if (!rr_num(s, "offered_per_s", &off))
+		if (!rr_num(s, KEY_OFFERED_PER_S, &off))
 			continue;
 		xlo = fmin(xlo, off);
 		xhi = fmax(xhi, off);
@@ -81,7 +82,8 @@ static int ramp_load_chart(const json_t *root, struct chart_set *cs)
 				hi = fmax(hi, v / 1e3);
 			}
 		}
-		if (rr_num(s, "achieved_per_s", &v) || rr_num(s, "measure.rate.achieved_per_s", &v)) {
+		if (rr_num(s, KEY_ACHIEVED_PER_S, &v) ||
+		    rr_num(s, "measure.rate.achieved_per_s", &v)) {
 			xy_push(&ach, off, v);
 			xy_push(&ideal, off, off);
 		}
@@ -132,19 +134,19 @@ static int ramp_load_chart(const json_t *root, struct chart_set *cs)
 
 static int ramp_timeline(const json_t *root, struct chart_set *cs)
 {
-	const json_t *steps = rr_arr(root, "steps");
+	const json_t *steps = rr_arr(root, KEY_STEPS);
 	struct timeline t;
 	memset(&t, 0, sizeof t);
 	bool per_second = false;
 	size_t i;
 	const json_t *s;
 	json_array_foreach(steps, i, s) {
-		if (rr_len(s, "series"))
+		if (rr_len(s, KEY_SERIES))
 			per_second = true;
 	}
 	double t0 = 0;
 	json_array_foreach(steps, i, s) {
-		double off = rr_num_or(s, "offered_per_s", NAN);
+		double off = rr_num_or(s, KEY_OFFERED_PER_S, NAN);
 		if (per_second) {
 			timeline_break(&t);
 			if (t.n_marks < 64) {
@@ -155,7 +157,7 @@ static int ramp_timeline(const json_t *root, struct chart_set *cs)
 				t.marks[t.n_marks] = (struct svg_mark){t0, t.mark_text[t.n_marks]};
 				t.n_marks++;
 			}
-			const json_t *series = rr_arr(s, "series");
+			const json_t *series = rr_arr(s, KEY_SERIES);
 			size_t n = series ? json_array_size(series) : 0;
 			double d = rr_num_or(s, "measure.duration_s", (double)n);
 			if (series)
@@ -163,7 +165,7 @@ static int ramp_timeline(const json_t *root, struct chart_set *cs)
 			t0 += fmax(ceil(d), (double)n);
 		} else {
 			struct phase_fig f;
-			report_phase_fig(rr_get(s, "measure"), &f);
+			report_phase_fig(rr_get(s, KEY_MEASURE), &f);
 			double x = (double)i + 1;
 			if (isfinite(f.achieved))
 				xy_push(&t.rate, x, f.achieved);
@@ -193,14 +195,14 @@ int ramp_charts(const json_t *root, struct chart_set *cs)
 		return rc;
 	long k = report_focus_step(root);
 	if (k >= 0) {
-		const json_t *s = json_array_get(rr_arr(root, "steps"), (size_t)k);
+		const json_t *s = json_array_get(rr_arr(root, KEY_STEPS), (size_t)k);
 		char what[96], sl[32];
 		snprintf(what, sizeof what, "step %s (%.0f requests/s offered)",
 			 report_step_label(root, k, sl, sizeof sl),
-			 rr_num_or(s, "offered_per_s", 0));
-		rc = spectrum_chart(cs, rr_get(s, "measure"), what);
+			 rr_num_or(s, KEY_OFFERED_PER_S, 0));
+		rc = spectrum_chart(cs, rr_get(s, KEY_MEASURE), what);
 		if (!rc)
-			rc = histogram_chart(cs, rr_get(s, "measure"), what);
+			rc = histogram_chart(cs, rr_get(s, KEY_MEASURE), what);
 		if (rc)
 			return rc;
 	}

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "doc/keys.h"
 #include "report/content_int.h"
 #include "table/table.h"
 
@@ -49,8 +50,8 @@ static bool gather_connected(struct content_ctx *c, const json_t *arr, bool *fir
 	size_t i;
 	const json_t *e;
 	json_array_foreach(arr, i, e) {
-		const char *a = rr_str(e, "address");
-		if (!rr_true(e, "loopback"))
+		const char *a = rr_str(e, KEY_ADDRESS);
+		if (!rr_true(e, KEY_LOOPBACK))
 			c->loopback = false;
 		if (*first)
 			snprintf(c->address, sizeof c->address, "%s", a ? a : "");
@@ -64,14 +65,14 @@ static bool gather_connected(struct content_ctx *c, const json_t *arr, bool *fir
 static void gather(struct content_ctx *c)
 {
 	c->root = c->r->root;
-	c->plan = rr_obj(c->root, "plan");
-	c->env = rr_obj(c->root, "environment");
-	const char *mode = rr_str(c->root, "mode");
+	c->plan = rr_obj(c->root, KEY_PLAN);
+	c->env = rr_obj(c->root, KEY_ENVIRONMENT);
+	const char *mode = rr_str(c->root, KEY_MODE);
 	c->self_contained = mode && strcmp(mode, "self_contained") == 0;
-	const char *loop = rr_str(c->plan, "loop");
+	const char *loop = rr_str(c->plan, KEY_LOOP);
 	c->open_loop = loop && strcmp(loop, "open") == 0;
-	c->interrupted = rr_true(c->root, "interrupted");
-	double rep = rr_num_or(c->plan, "repeat", 1);
+	c->interrupted = rr_true(c->root, KEY_INTERRUPTED);
+	double rep = rr_num_or(c->plan, KEY_REPEAT, 1);
 	c->repeat = rep >= 1 && rep < 1e6 ? (unsigned)rep : 1;
 	if (c->r->kind == RESULT_KIND_COMPARE && rep == 0)
 		c->repeat = 0; /* interrupted before a round completed: say so, not "1" */
@@ -80,12 +81,12 @@ static void gather(struct content_ctx *c)
 		size_t i;
 		const json_t *v;
 		bool first = true;
-		json_array_foreach(rr_arr(c->root, "variants"), i, v) {
+		json_array_foreach(rr_arr(c->root, KEY_VARIANTS), i, v) {
 			char h[URL_HOST_CAP];
-			url_host(rr_str(v, "url"), h, sizeof h);
+			url_host(rr_str(v, KEY_URL), h, sizeof h);
 			if (!host_is_loopback(h))
 				c->loopback = false;
-			const char *vm = rr_str(v, "mode");
+			const char *vm = rr_str(v, KEY_MODE);
 			if (vm && strcmp(vm, "self_contained") == 0)
 				c->self_contained = true;
 			if (first)
@@ -95,7 +96,7 @@ static void gather(struct content_ctx *c)
 			first = false;
 		}
 	} else {
-		url_host(rr_str(c->plan, "url"), c->host, sizeof c->host);
+		url_host(rr_str(c->plan, KEY_URL), c->host, sizeof c->host);
 		c->loopback = host_is_loopback(c->host);
 	}
 	/* where pacer connected, when the result says (--connect-to, DNS and
@@ -107,11 +108,11 @@ static void gather(struct content_ctx *c)
 	if (c->r->kind == RESULT_KIND_COMPARE) {
 		size_t i;
 		const json_t *v;
-		json_array_foreach(rr_arr(c->root, "variants"), i, v)
-			known = gather_connected(c, rr_arr(v, "connected"), &first) && known;
+		json_array_foreach(rr_arr(c->root, KEY_VARIANTS), i, v)
+			known = gather_connected(c, rr_arr(v, KEY_CONNECTED), &first) && known;
 		known = known && !first;
 	} else {
-		known = gather_connected(c, rr_arr(c->root, "connected"), &first) && !first;
+		known = gather_connected(c, rr_arr(c->root, KEY_CONNECTED), &first) && !first;
 	}
 	if (!known) {
 		c->loopback = lo;
@@ -123,32 +124,32 @@ static void gather(struct content_ctx *c)
  * its URL. */
 static void run_name(struct content_ctx *c, char *out, size_t cap)
 {
-	const json_t *t = rr_obj(c->plan, "table");
-	const char *url = rr_str(c->plan, "url");
+	const json_t *t = rr_obj(c->plan, KEY_TABLE);
+	const char *url = rr_str(c->plan, KEY_URL);
 	if (!t) {
 		snprintf(out, cap, "%s", url ? url : "(no URL)");
 		return;
 	}
-	double n = rr_num_or(t, "requests", NAN), nh = (double)rr_len(t, "hosts");
+	double n = rr_num_or(t, KEY_REQUESTS, NAN), nh = (double)rr_len(t, KEY_HOSTS);
 	size_t l = (size_t)snprintf(out, cap, "table %s (SHA-256 %.12s, %s %s, %s %s",
-				    rr_str(t, "source") ? rr_str(t, "source") : "?",
-				    rr_str(t, "sha256") ? rr_str(t, "sha256") : "?", fmt_int(&c->f, n),
-				    plural(n, "request", "requests"), fmt_int(&c->f, nh),
-				    plural(nh, "host", "hosts"));
+				    rr_str(t, KEY_SOURCE) ? rr_str(t, KEY_SOURCE) : "?",
+				    rr_str(t, KEY_SHA256) ? rr_str(t, KEY_SHA256) : "?",
+				    fmt_int(&c->f, n), plural(n, "request", "requests"),
+				    fmt_int(&c->f, nh), plural(nh, "host", "hosts"));
 	size_t i;
 	const json_t *h;
-	json_array_foreach(rr_arr(t, "hosts"), i, h) {
+	json_array_foreach(rr_arr(t, KEY_HOSTS), i, h) {
 		if (l + 8 >= cap)
 			break;
 		if (i == 3) {
 			l += (size_t)snprintf(out + l, cap - l, ", ...");
 			break;
 		}
-		const char *sock = rr_str(h, "unix_socket");
-		l += (size_t)snprintf(out + l, cap - l, "%s%s%s%s%s%s:%.0f", i ? ", " : ": ",
-				      sock ? "unix:" : "", sock ? sock : "", sock ? ":" : "",
-				      rr_true(h, "tls") ? "https://" : "",
-				      rr_str(h, "host") ? rr_str(h, "host") : "?", rr_num_or(h, "port", 0));
+		const char *sock = rr_str(h, KEY_UNIX_SOCKET);
+		l += (size_t)snprintf(
+			out + l, cap - l, "%s%s%s%s%s%s:%.0f", i ? ", " : ": ", sock ? "unix:" : "",
+			sock ? sock : "", sock ? ":" : "", rr_true(h, KEY_TLS) ? "https://" : "",
+			rr_str(h, KEY_HOST) ? rr_str(h, KEY_HOST) : "?", rr_num_or(h, KEY_PORT, 0));
 	}
 	if (l < cap)
 		snprintf(out + l, cap - l, ")");
@@ -167,14 +168,14 @@ int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, 
 		char names[256] = "";
 		size_t i;
 		const json_t *v;
-		json_array_foreach(rr_arr(c.root, "variants"), i, v) {
+		json_array_foreach(rr_arr(c.root, KEY_VARIANTS), i, v) {
 			size_t l = strlen(names);
 			if (l > 200) {
 				snprintf(names + l, sizeof names - l, " ...");
 				break;
 			}
 			snprintf(names + l, sizeof names - l, "%s%s", i ? " vs " : "",
-				 rr_str(v, "name") ? rr_str(v, "name") : "?");
+				 rr_str(v, KEY_NAME) ? rr_str(v, KEY_NAME) : "?");
 		}
 		page_heading(d, 1, "title", "pacer compare report: %s", names);
 	} else {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc/keys.h"
 #include "report/content_int.h"
 #include "stats/summary.h"
 
@@ -18,17 +19,18 @@ void content_summary_compare(struct content_ctx *c)
 {
 	char mach[256], wh[200], load[256];
 	double rate;
-	const json_t *ramp = rr_obj(c->plan, "ramp");
+	const json_t *ramp = rr_obj(c->plan, KEY_RAMP);
 	if (ramp)
 		snprintf(load, sizeof load,
 			 "a ramp-mode comparison (capacity under the SLO %s, open loop)",
-			 rr_str(ramp, "slo") ? rr_str(ramp, "slo") : "(none)");
-	else if (c->open_loop && rr_num(c->plan, "rate_per_s", &rate))
+			 rr_str(ramp, KEY_SLO) ? rr_str(ramp, KEY_SLO) : "(none)");
+	else if (c->open_loop && rr_num(c->plan, KEY_RATE_PER_S, &rate))
 		snprintf(load, sizeof load, "an open-loop comparison at %s requests/s per variant",
 			 fmt_rate(&c->f, rate));
 	else
-		snprintf(load, sizeof load, "a closed-loop comparison with %s connections per variant",
-			 fmt_int(&c->f, rr_num_or(c->plan, "concurrency", NAN)));
+		snprintf(load, sizeof load,
+			 "a closed-loop comparison with %s connections per variant",
+			 fmt_int(&c->f, rr_num_or(c->plan, KEY_CONCURRENCY, NAN)));
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -39,14 +41,14 @@ void content_summary_compare(struct content_ctx *c)
 	fprintf(f, "In %s %s on %s, with %u interleaved %s per variant: ", load,
 		content_where(c, wh, sizeof wh), content_machine(c, mach, sizeof mach), c->repeat,
 		plural(c->repeat, "repetition", "repetitions"));
-	const json_t *ratios = rr_arr(c->root, "ratios");
+	const json_t *ratios = rr_arr(c->root, KEY_RATIOS);
 	/* per variant: its ratios in the order given */
-	const json_t *variants = rr_arr(c->root, "variants");
+	const json_t *variants = rr_arr(c->root, KEY_VARIANTS);
 	size_t vi;
 	const json_t *v;
 	bool any = false;
 	json_array_foreach(variants, vi, v) {
-		const char *name = rr_str(v, "name");
+		const char *name = rr_str(v, KEY_NAME);
 		if (vi >= REPORT_MAX_VARIANTS)
 			break;
 		if (!name || vi == 0)
@@ -57,8 +59,8 @@ void content_summary_compare(struct content_ctx *c)
 		json_array_foreach(ratios, i, r) {
 			if (i >= REPORT_MAX_RATIOS)
 				break;
-			const char *vn = rr_str(r, "variant");
-			const char *metric = rr_str(r, "metric");
+			const char *vn = rr_str(r, KEY_VARIANT);
+			const char *metric = rr_str(r, KEY_METRIC);
 			if (!vn || strcmp(vn, name) != 0 || !metric)
 				continue;
 			/* the headline keeps throughput/capacity, p50 and p99 */
@@ -66,16 +68,16 @@ void content_summary_compare(struct content_ctx *c)
 			    strcmp(metric, "p50") && strcmp(metric, "p99"))
 				continue;
 			if (first) {
-				const char *base = rr_str(r, "baseline");
+				const char *base = rr_str(r, KEY_BASELINE);
 				fprintf(f, "%s%s against baseline %s: ", any ? " " : "", name,
 					base ? base : "?");
 			}
-			const char *verdict = rr_str(r, "verdict");
+			const char *verdict = rr_str(r, KEY_VERDICT);
 			fprintf(f, "%s%s %s (ratio %s, 95%% CI %s–%s)", first ? "" : "; ",
 				cmp_metric_label(metric), verdict ? verdict : "?",
-				fmt_ratio(&c->f, rr_num_or(r, "ratio", NAN)),
-				fmt_ratio(&c->f, rr_num_or(r, "ci95_low", NAN)),
-				fmt_ratio(&c->f, rr_num_or(r, "ci95_high", NAN)));
+				fmt_ratio(&c->f, rr_num_or(r, KEY_RATIO, NAN)),
+				fmt_ratio(&c->f, rr_num_or(r, KEY_CI95_LOW, NAN)),
+				fmt_ratio(&c->f, rr_num_or(r, KEY_CI95_HIGH, NAN)));
 			first = false;
 			any = true;
 		}
@@ -99,10 +101,13 @@ static const struct {
 	const char *summary, *label;
 	bool us;
 } cmp_cols[] = {
-	{"achieved_per_s", "Throughput/s", false}, {"capacity_per_s", "Capacity/s", false},
-	{"p50_us", "p50", true},                   {"p90_us", "p90", true},
-	{"p99_us", "p99", true},                   {"p99_9_us", "p99.9", true},
-	{"max_us", "max", true},
+	{KEY_ACHIEVED_PER_S, "Throughput/s", false},
+	{KEY_CAPACITY_PER_S, "Capacity/s", false},
+	{KEY_P50_US, "p50", true},
+	{KEY_P90_US, "p90", true},
+	{KEY_P99_US, "p99", true},
+	{KEY_P99_9_US, "p99.9", true},
+	{KEY_MAX_US, "max", true},
 };
 
 /* The metrics of a comparison that are not an outcome's rate (the names
@@ -125,8 +130,8 @@ static size_t cmp_outcomes(struct content_ctx *c, const char **out, size_t cap)
 	size_t n = 0, i;
 	const json_t *r;
 	const char *first = NULL;
-	json_array_foreach(rr_arr(c->root, "ratios"), i, r) {
-		const char *m = rr_str(r, "metric"), *vn = rr_str(r, "variant");
+	json_array_foreach(rr_arr(c->root, KEY_RATIOS), i, r) {
+		const char *m = rr_str(r, KEY_METRIC), *vn = rr_str(r, KEY_VARIANT);
 		if (!m || !vn || cmp_fixed_metric(m))
 			continue;
 		if (!first)
@@ -143,9 +148,9 @@ static const char *med_range_pct(struct content_ctx *c, char *out, size_t cap,
 {
 	const json_t *s = rr_obj(summary, key);
 	double med, lo, hi;
-	if (!s || !rr_num(s, "median", &med))
+	if (!s || !rr_num(s, KEY_MEDIAN, &med))
 		snprintf(out, cap, "–");
-	else if (rr_num(s, "min", &lo) && rr_num(s, "max", &hi))
+	else if (rr_num(s, KEY_MIN, &lo) && rr_num(s, KEY_MAX, &hi))
 		snprintf(out, cap, "%s (%s–%s)", fmt_pct(&c->f, med), fmt_pct(&c->f, lo),
 			 fmt_pct(&c->f, hi));
 	else
@@ -168,13 +173,13 @@ static bool cmp_counts_of(const json_t *v, struct cmp_counts *k)
 	bool split = false;
 	size_t i;
 	const json_t *rep;
-	json_array_foreach(rr_arr(v, "repetitions"), i, rep) {
-		split = split || rr_get(rep, "failed_responses");
-		k->errors += rr_num_or(rep, "errors", 0);
-		k->failed += rr_num_or(rep, "failed_responses", 0);
-		k->transport += rr_num_or(rep, "transport_errors", 0);
-		k->warm_completed += rr_num_or(rep, "warmup_completed", 0);
-		k->warm_errors += rr_num_or(rep, "warmup_errors", 0);
+	json_array_foreach(rr_arr(v, KEY_REPETITIONS), i, rep) {
+		split = split || rr_get(rep, KEY_FAILED_RESPONSES);
+		k->errors += rr_num_or(rep, KEY_ERRORS, 0);
+		k->failed += rr_num_or(rep, KEY_FAILED_RESPONSES, 0);
+		k->transport += rr_num_or(rep, KEY_TRANSPORT_ERRORS, 0);
+		k->warm_completed += rr_num_or(rep, KEY_WARMUP_COMPLETED, 0);
+		k->warm_errors += rr_num_or(rep, KEY_WARMUP_ERRORS, 0);
 	}
 	return split;
 }
@@ -197,7 +202,7 @@ static void cmp_errors_table(struct content_ctx *c, const json_t *variants)
 		if (i >= REPORT_MAX_VARIANTS)
 			break;
 		cmp_counts_of(v, &k);
-		const char *row[6] = {rr_str(v, "name") ? rr_str(v, "name") : "?",
+		const char *row[6] = {rr_str(v, KEY_NAME) ? rr_str(v, KEY_NAME) : "?",
 				      fmt_int(&c->f, k.errors),
 				      fmt_int(&c->f, k.failed),
 				      fmt_int(&c->f, k.transport),
@@ -214,14 +219,14 @@ static void cmp_errors_table(struct content_ctx *c, const json_t *variants)
 
 void content_results_compare(struct content_ctx *c)
 {
-	const json_t *variants = rr_arr(c->root, "variants");
+	const json_t *variants = rr_arr(c->root, KEY_VARIANTS);
 	/* columns present in the first variant's summary */
-	const json_t *s0 = rr_obj(json_array_get(variants, 0), "summary");
+	const json_t *s0 = rr_obj(json_array_get(variants, 0), KEY_SUMMARY);
 	size_t cols[N(cmp_cols)], ncols = 0;
 	for (size_t k = 0; k < N(cmp_cols); k++)
 		if (rr_obj(s0, cmp_cols[k].summary))
 			cols[ncols++] = k;
-	bool errs = rr_obj(s0, "error_pct") != NULL;
+	bool errs = rr_obj(s0, KEY_ERROR_PCT) != NULL;
 	const char *onames[CMP_MAX_OUTCOMES];
 	size_t no = cmp_outcomes(c, onames, N(onames));
 	char okey[CMP_MAX_OUTCOMES][96], ohdr[CMP_MAX_OUTCOMES][96];
@@ -248,18 +253,18 @@ void content_results_compare(struct content_ctx *c)
 		char cell[PAGE_MAX_COLS][128];
 		char name[96];
 		size_t k = 0;
-		const json_t *sum = rr_obj(v, "summary");
-		snprintf(name, sizeof name, "%s%s", rr_str(v, "name") ? rr_str(v, "name") : "?",
+		const json_t *sum = rr_obj(v, KEY_SUMMARY);
+		snprintf(name, sizeof name, "%s%s", rr_str(v, KEY_NAME) ? rr_str(v, KEY_NAME) : "?",
 			 i == 0 ? " (baseline)" : "");
 		row[k++] = name;
 		/* a variant of the shared table has no target of its own: its URL */
-		const char *tg = rr_str(v, "target");
-		row[k++] = tg && *tg ? tg : rr_str(v, "url");
+		const char *tg = rr_str(v, KEY_TARGET);
+		row[k++] = tg && *tg ? tg : rr_str(v, KEY_URL);
 		for (size_t j = 0; j < ncols; j++, k++)
 			row[k] = content_med_range(c, cell[k], sizeof cell[k], sum,
 						   cmp_cols[cols[j]].summary, cmp_cols[cols[j]].us);
 		if (errs) {
-			row[k] = med_range_pct(c, cell[k], sizeof cell[k], sum, "error_pct");
+			row[k] = med_range_pct(c, cell[k], sizeof cell[k], sum, KEY_ERROR_PCT);
 			k++;
 		}
 		for (size_t j = 0; j < no && k < nc; j++, k++)
@@ -267,7 +272,7 @@ void content_results_compare(struct content_ctx *c)
 		page_row(c->d, row);
 	}
 	cmp_errors_table(c, variants);
-	const json_t *ratios = rr_arr(c->root, "ratios");
+	const json_t *ratios = rr_arr(c->root, KEY_RATIOS);
 	if (ratios && json_array_size(ratios)) {
 		page_heading(c->d, 3, "ratios", "Against the baseline");
 		const char *h[6] = {"Metric", "Variant", "Baseline", "Ratio", "95% CI", "Verdict"};
@@ -276,19 +281,23 @@ void content_results_compare(struct content_ctx *c)
 		bool few = false;
 		json_array_foreach(ratios, i, r) {
 			char ci[96];
-			double lo = rr_num_or(r, "ci95_low", NAN), hi = rr_num_or(r, "ci95_high", NAN);
+			double lo = rr_num_or(r, KEY_CI95_LOW, NAN),
+			       hi = rr_num_or(r, KEY_CI95_HIGH, NAN);
 			if (isfinite(lo) || isfinite(hi))
 				snprintf(ci, sizeof ci, "%s–%s", fmt_ratio(&c->f, lo), fmt_ratio(&c->f, hi));
 			else
 				snprintf(ci, sizeof ci, "–");
-			const char *verdict = rr_str(r, "verdict");
+			const char *verdict = rr_str(r, KEY_VERDICT);
 			few = few || (verdict && !strcmp(verdict, "not enough repetitions"));
-			const char *row[6] = {rr_str(r, "metric"), rr_str(r, "variant"),
-					      rr_str(r, "baseline"),
-					      fmt_ratio(&c->f, rr_num_or(r, "ratio", NAN)), ci, verdict};
+			const char *row[6] = {rr_str(r, KEY_METRIC),
+					      rr_str(r, KEY_VARIANT),
+					      rr_str(r, KEY_BASELINE),
+					      fmt_ratio(&c->f, rr_num_or(r, KEY_RATIO, NAN)),
+					      ci,
+					      verdict};
 			page_row(c->d, row);
 		}
-		double noise = rr_num_or(c->plan, "noise_pct", NAN);
+		double noise = rr_num_or(c->plan, KEY_NOISE_PCT, NAN);
 		char noise_s[128] = "";
 		if (isfinite(noise))
 			snprintf(noise_s, sizeof noise_s, "; a ratio within %s of 1 counts as noise",
@@ -304,7 +313,7 @@ void content_results_compare(struct content_ctx *c)
 				 "needs %d.",
 				 c->repeat, SUMMARY_MIN_N);
 	}
-	const json_t *seq = rr_arr(c->root, "sequence");
+	const json_t *seq = rr_arr(c->root, KEY_SEQUENCE);
 	if (seq && json_array_size(seq)) {
 		char *buf = NULL;
 		size_t len = 0;

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "doc/keys.h"
 #include "http/url.h"
 #include "report/render_int.h"
 
@@ -56,7 +57,7 @@ static inline void kv(struct content_ctx *c, const char *k, const char *v)
 /* Ramp step i of the result, or NULL (i < 0 or past the end). */
 static inline const json_t *step_at(struct content_ctx *c, long i)
 {
-	return i >= 0 ? json_array_get(rr_arr(c->root, "steps"), (size_t)i) : NULL;
+	return i >= 0 ? json_array_get(rr_arr(c->root, KEY_STEPS), (size_t)i) : NULL;
 }
 
 /* A reference to the chart of that name, when the result has one. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc/keys.h"
 #include "report/content_int.h"
 #include "stats/summary.h"
 
@@ -23,7 +24,7 @@ static void errors_detail(struct content_ctx *c, const json_t *ph, char *out, si
 			snprintf(out + l, cap - l, "%sstatus %s: %s", l ? ", " : "", st,
 				 fmt_int(&c->f, json_number_value(n)));
 	}
-	const json_t *errs = rr_obj(ph, "transport_errors");
+	const json_t *errs = rr_obj(ph, KEY_TRANSPORT_ERRORS);
 	for (size_t k = 0; k < N(kinds); k++) {
 		double v = rr_num_or(errs, kinds[k], 0);
 		size_t l = strlen(out);
@@ -229,17 +230,17 @@ static void phase_conditions(struct content_ctx *c, const json_t *ph, const char
 		note(c, k, label, CK_NON2XX, NULL, full, fig, "Responses with a status other than 2xx",
 		     why);
 	}
-	const json_t *succ = rr_obj(ph, "success");
-	if (succ && rr_num_or(succ, "failed", 0) > 0) {
-		double failed_s = rr_num_or(succ, "failed", 0);
-		const char *rule = rr_str(succ, "rule");
+	const json_t *succ = rr_obj(ph, KEY_SUCCESS);
+	if (succ && rr_num_or(succ, KEY_FAILED, 0) > 0) {
+		double failed_s = rr_num_or(succ, KEY_FAILED, 0);
+		const char *rule = rr_str(succ, KEY_RULE);
 		char what[400];
 		snprintf(full, sizeof full, "Success rule %s: %s %s (%s ok).", rule ? rule : "?",
 			 fmt_int(&c->f, failed_s),
 			 plural(failed_s, "response failed it", "responses failed it"),
-			 fmt_pct(&c->f, rr_num_or(succ, "ok_pct", NAN)));
+			 fmt_pct(&c->f, rr_num_or(succ, KEY_OK_PCT, NAN)));
 		snprintf(fig, sizeof fig, "%s (%s ok)", fmt_int(&c->f, failed_s),
-			 fmt_pct(&c->f, rr_num_or(succ, "ok_pct", NAN)));
+			 fmt_pct(&c->f, rr_num_or(succ, KEY_OK_PCT, NAN)));
 		snprintf(what, sizeof what, "Responses that failed the success rule %s",
 			 rule ? rule : "?");
 		note(c, k, label, CK_SUCCESS, rule, full, fig, what, NULL);
@@ -293,15 +294,16 @@ static void gen_limited(struct content_ctx *c, const json_t *gl, const json_t *s
 	if (!gl)
 		return;
 	char full[1200], fig[400], what[400], why[700];
-	if (!rr_true(gl, "flagged")) {
+	if (!rr_true(gl, KEY_FLAGGED)) {
 		size_t n = 0, i;
 		const json_t *ch;
-		json_array_foreach(rr_arr(gl, "checks"), i, ch)
-			if (!rr_get(ch, "evaluated") || rr_true(ch, "evaluated"))
+		json_array_foreach(rr_arr(gl, KEY_CHECKS), i, ch)
+			if (!rr_get(ch, KEY_EVALUATED) || rr_true(ch, KEY_EVALUATED))
 				n++;
 		/* how much its lateness could have moved the figures, when known */
-		const json_t *lag = json_array_get(rr_arr(gl, "checks"), 0);
-		const char *finding = lag && rr_true(lag, "evaluated") ? rr_str(lag, "finding") : NULL;
+		const json_t *lag = json_array_get(rr_arr(gl, KEY_CHECKS), 0);
+		const char *finding = lag && rr_true(lag, KEY_EVALUATED) ? rr_str(lag, KEY_FINDING)
+									 : NULL;
 		bool fd = finding && *finding;
 		snprintf(full, sizeof full,
 			 "pacer's generator self-checks did not fire (%zu %s evaluated): the "
@@ -318,15 +320,15 @@ static void gen_limited(struct content_ctx *c, const json_t *gl, const json_t *s
 	size_t i;
 	const json_t *ch;
 	bool any = false;
-	json_array_foreach(rr_arr(gl, "checks"), i, ch) {
-		if (!rr_true(ch, "fired"))
+	json_array_foreach(rr_arr(gl, KEY_CHECKS), i, ch) {
+		if (!rr_true(ch, KEY_FIRED))
 			continue;
 		any = true;
-		const char *name = rr_str(ch, "name"), *unit = rr_str(ch, "unit"),
-			   *advice = rr_str(ch, "advice"), *finding = rr_str(ch, "finding");
-		double v, th = rr_num_or(ch, "threshold", NAN);
+		const char *name = rr_str(ch, KEY_NAME), *unit = rr_str(ch, KEY_UNIT),
+			   *advice = rr_str(ch, KEY_ADVICE), *finding = rr_str(ch, KEY_FINDING);
+		double v, th = rr_num_or(ch, KEY_THRESHOLD, NAN);
 		char val[160] = "";
-		if (rr_num(ch, "value", &v)) {
+		if (rr_num(ch, KEY_VALUE, &v)) {
 			if (unit && strcmp(unit, "us") == 0)
 				snprintf(val, sizeof val, ": %s against a limit of %s", fmt_us(&c->f, v),
 					 fmt_us(&c->f, th));
@@ -380,7 +382,8 @@ static void step_list(struct content_ctx *c, const size_t *idx, size_t n, char *
 		snprintf(nums + l, sizeof nums - l, "%s%s", sep,
 			 report_step_label(c->root, (long)idx[i], sl, sizeof sl));
 		snprintf(rates + lr, sizeof rates - lr, "%s%s", sep,
-			 fmt_rate(&c->f, rr_num_or(step_at(c, (long)idx[i]), "offered_per_s", NAN)));
+			 fmt_rate(&c->f,
+				  rr_num_or(step_at(c, (long)idx[i]), KEY_OFFERED_PER_S, NAN)));
 	}
 	snprintf(out, cap, "%s (%s requests/s)", nums, rates);
 }
@@ -455,10 +458,10 @@ static void fold_notes(struct content_ctx *c, struct cond_sink *k)
 		if (n <= 1) {
 			char sl[32];
 			page_item_brief(c->d, brief, "Step %s (%s requests/s): %s",
-				       report_step_label(c->root, (long)a->step, sl, sizeof sl),
-				       fmt_rate(&c->f, rr_num_or(step_at(c, (long)a->step),
-								 "offered_per_s", NAN)),
-				       a->full);
+					report_step_label(c->root, (long)a->step, sl, sizeof sl),
+					fmt_rate(&c->f, rr_num_or(step_at(c, (long)a->step),
+								  KEY_OFFERED_PER_S, NAN)),
+					a->full);
 			continue;
 		}
 		char list[1600], figs[4000] = "";
@@ -534,14 +537,15 @@ void content_conditions(struct content_ctx *c)
 				 "real server.",
 				 rr_str(c->root, "target.plan") ? rr_str(c->root, "target.plan") : "?");
 	}
-	if (rr_str(c->plan, "unix_socket"))
-		page_item(c->d, "Unix socket: requests went over the local socket %s, not TCP: no "
-			       "network stack and no network in these figures.",
-			 rr_str(c->plan, "unix_socket"));
+	if (rr_str(c->plan, KEY_UNIX_SOCKET))
+		page_item(c->d,
+			  "Unix socket: requests went over the local socket %s, not TCP: no "
+			  "network stack and no network in these figures.",
+			  rr_str(c->plan, KEY_UNIX_SOCKET));
 	char brief[URL_HOST_CAP + 400];
 	snprintf(brief, sizeof brief, "Loopback (%s): no network in these figures.",
 		 tgt[0] ? tgt : "loopback addresses");
-	if (rr_str(c->plan, "unix_socket"))
+	if (rr_str(c->plan, KEY_UNIX_SOCKET))
 		; /* said above */
 	else if (c->loopback)
 		page_item_brief(c->d, brief,
@@ -557,14 +561,14 @@ void content_conditions(struct content_ctx *c)
 		page_item(c->d, "Interrupted: the %s was stopped before its planned end (Ctrl-C or "
 			       "SIGTERM); the figures cover only what was measured until then.",
 			 result_kind_name(c->r->kind));
-	if (!c->open_loop && c->r->kind != RESULT_KIND_RAMP && !rr_obj(c->plan, "ramp"))
+	if (!c->open_loop && c->r->kind != RESULT_KIND_RAMP && !rr_obj(c->plan, KEY_RAMP))
 		page_item_brief(c->d,
 			 "Closed loop: latency leaves out the queueing an open arrival would cause "
 			 "(--rate measures it).",
 			 "Closed loop: each connection waits for a response before sending again, so "
 			 "latency excludes queueing that an open arrival of requests would cause "
 			 "(coordinated omission); use an open-loop --rate to measure it.");
-	double burst = rr_num_or(c->plan, "burst_size", 1);
+	double burst = rr_num_or(c->plan, KEY_BURST_SIZE, 1);
 	snprintf(brief, sizeof brief,
 		 "Bursts: requests were released in bursts of %.0f due at once; a burst's later "
 		 "requests wait, in their latency.", burst);
@@ -576,8 +580,8 @@ void content_conditions(struct content_ctx *c)
 			 "written or for a free connection, and that wait counts in their latency.",
 			 burst, burst);
 	if (c->r->kind == RESULT_KIND_RUN) {
-		phase_conditions(c, rr_get(c->root, "measure"), "", NULL);
-		gen_limited(c, rr_obj(c->root, "generator_limited"), NULL, "", NULL);
+		phase_conditions(c, rr_get(c->root, KEY_MEASURE), "", NULL);
+		gen_limited(c, rr_obj(c->root, KEY_GENERATOR_LIMITED), NULL, "", NULL);
 		if (c->repeat <= 1)
 			page_item_brief(c->d, "One run: no estimate of run-to-run variance.",
 				       "One run: there is no estimate of run-to-run variance (--repeat N "
@@ -588,18 +592,18 @@ void content_conditions(struct content_ctx *c)
 		struct cond_sink k = {.collect = true};
 		size_t i;
 		const json_t *s;
-		json_array_foreach(rr_arr(c->root, "steps"), i, s) {
+		json_array_foreach(rr_arr(c->root, KEY_STEPS), i, s) {
 			char label[96], sl[32];
 			snprintf(label, sizeof label, "Step %s (%s requests/s): ",
 				 report_step_label(c->root, (long)i, sl, sizeof sl),
-				 fmt_rate(&c->f, rr_num_or(s, "offered_per_s", NAN)));
+				 fmt_rate(&c->f, rr_num_or(s, KEY_OFFERED_PER_S, NAN)));
 			k.step = i;
-			if (rr_true(s, "interrupted"))
+			if (rr_true(s, KEY_INTERRUPTED))
 				note(c, &k, label, CK_INTERRUPTED, NULL,
 				     "interrupted: it never counts as passing.", "interrupted",
 				     "Interrupted (never counts as passing)", NULL);
-			phase_conditions(c, rr_get(s, "measure"), label, &k);
-			gen_limited(c, rr_obj(s, "generator_limited"), s, label, &k);
+			phase_conditions(c, rr_get(s, KEY_MEASURE), label, &k);
+			gen_limited(c, rr_obj(s, KEY_GENERATOR_LIMITED), s, label, &k);
 		}
 		char sl[32];
 		if (k.oom) /* what was collected, unfolded; the rest went straight in */
@@ -629,18 +633,18 @@ void content_conditions(struct content_ctx *c)
 					 "time in twenty.");
 		size_t i;
 		const json_t *v;
-		json_array_foreach(rr_arr(c->root, "variants"), i, v) {
+		json_array_foreach(rr_arr(c->root, KEY_VARIANTS), i, v) {
 			double errs = 0, failed = 0, transport = 0;
 			bool split = false;
 			size_t k;
 			const json_t *rep;
-			json_array_foreach(rr_arr(v, "repetitions"), k, rep) {
-				errs += rr_num_or(rep, "errors", 0);
-				failed += rr_num_or(rep, "failed_responses", 0);
-				transport += rr_num_or(rep, "transport_errors", 0);
-				split = split || rr_get(rep, "failed_responses");
+			json_array_foreach(rr_arr(v, KEY_REPETITIONS), k, rep) {
+				errs += rr_num_or(rep, KEY_ERRORS, 0);
+				failed += rr_num_or(rep, KEY_FAILED_RESPONSES, 0);
+				transport += rr_num_or(rep, KEY_TRANSPORT_ERRORS, 0);
+				split = split || rr_get(rep, KEY_FAILED_RESPONSES);
 			}
-			const char *vn = rr_str(v, "name") ? rr_str(v, "name") : "?";
+			const char *vn = rr_str(v, KEY_NAME) ? rr_str(v, KEY_NAME) : "?";
 			if (errs > 0 && split)
 				page_item(c->d,
 					 "Variant %s: %s %s not succeed over its repetitions: %s failed "
@@ -654,12 +658,12 @@ void content_conditions(struct content_ctx *c)
 		}
 	}
 	if (c->r->kind != RESULT_KIND_COMPARE) {
-		const json_t *cost = rr_obj(c->root, "cost");
+		const json_t *cost = rr_obj(c->root, KEY_COST);
 		bool step_cost = false;
 		size_t i;
 		const json_t *s;
-		json_array_foreach(rr_arr(c->root, "steps"), i, s)
-			if (rr_obj(s, "cost"))
+		json_array_foreach(rr_arr(c->root, KEY_STEPS), i, s)
+			if (rr_obj(s, KEY_COST))
 				step_cost = true;
 		/* beside the cost figures: not in a ramp's terminal summary, which
 		 * has none */
@@ -679,7 +683,7 @@ void content_conditions(struct content_ctx *c)
 			       "a quieter machine or on dedicated cores).",
 			       fmt_pct(&c->f, steal));
 	}
-	size_t nw = rr_len(c->root, "warnings");
+	size_t nw = rr_len(c->root, KEY_WARNINGS);
 	if (nw) {
 		/* in the terminal, what the conditions did not say, in the same list */
 		page_audience(c->d, PAGE_REPORT);
@@ -688,7 +692,7 @@ void content_conditions(struct content_ctx *c)
 		page_list(c->d);
 		size_t i;
 		const json_t *w;
-		json_array_foreach(rr_arr(c->root, "warnings"), i, w)
+		json_array_foreach(rr_arr(c->root, KEY_WARNINGS), i, w)
 			if (json_is_string(w))
 				page_item_brief(c->d, warning_said(c, json_string_value(w)) ? "" : NULL,
 					       "%s", json_string_value(w));

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc/keys.h"
 #include "report/content_int.h"
 #include "stats/summary.h"
 #include "util/text.h"
@@ -43,16 +44,16 @@ void content_identity(struct content_ctx *c)
 	snprintf(b, sizeof b, "%s, schema version %d.%d", result_kind_name(c->r->kind),
 		 c->r->schema_major, c->r->schema_minor);
 	kv(c, "Result", b);
-	kv(c, "Result started at", rr_str(c->root, "started_at"));
-	const char *scen = rr_str(c->root, "scenario");
+	kv(c, "Result started at", rr_str(c->root, KEY_STARTED_AT));
+	const char *scen = rr_str(c->root, KEY_SCENARIO);
 	if (!scen)
-		scen = rr_str(c->plan, "scenario");
+		scen = rr_str(c->plan, KEY_SCENARIO);
 	if (scen)
 		kv(c, "Scenario", scen);
-	char *cmd = rr_arr(c->plan, "argv") ? command_line(rr_arr(c->plan, "argv")) : NULL;
+	char *cmd = rr_arr(c->plan, KEY_ARGV) ? command_line(rr_arr(c->plan, KEY_ARGV)) : NULL;
 	kv(c, "Command", cmd);
 	free(cmd);
-	const char *mode = rr_str(c->root, "mode");
+	const char *mode = rr_str(c->root, KEY_MODE);
 	if (mode && strcmp(mode, "self_contained") == 0)
 		kv(c, "Mode", "self_contained: pacer drove its own embedded target, in the same process");
 	else if (mode && strcmp(mode, "live") == 0)
@@ -61,34 +62,35 @@ void content_identity(struct content_ctx *c)
 		kv(c, "Mode", mode);
 	if (c->r->kind != RESULT_KIND_COMPARE) {
 		/* a table's URLs are its own: plan.url is only its first */
-		kv(c, rr_obj(c->plan, "table") ? "First request's URL" : "Target URL",
-		   rr_str(c->plan, "url"));
-		if (rr_str(c->plan, "unix_socket"))
-			kv(c, "Unix socket", rr_str(c->plan, "unix_socket"));
-		const json_t *t = rr_obj(c->root, "target");
+		kv(c, rr_obj(c->plan, KEY_TABLE) ? "First request's URL" : "Target URL",
+		   rr_str(c->plan, KEY_URL));
+		if (rr_str(c->plan, KEY_UNIX_SOCKET))
+			kv(c, "Unix socket", rr_str(c->plan, KEY_UNIX_SOCKET));
+		const json_t *t = rr_obj(c->root, KEY_TARGET);
 		if (t) {
-			double th = rr_num_or(t, "threads", NAN);
+			double th = rr_num_or(t, KEY_THREADS, NAN);
 			snprintf(b, sizeof b, "embedded plan %s, %s %s",
-				 rr_str(t, "plan") ? rr_str(t, "plan") : "?", fmt_int(&c->f, th),
-				 plural(th, "thread", "threads"));
+				 rr_str(t, KEY_PLAN) ? rr_str(t, KEY_PLAN) : "?",
+				 fmt_int(&c->f, th), plural(th, "thread", "threads"));
 			kv(c, "Embedded target", b);
 		}
 	} else {
 		size_t i;
 		const json_t *v;
-		json_array_foreach(rr_arr(c->root, "variants"), i, v) {
+		json_array_foreach(rr_arr(c->root, KEY_VARIANTS), i, v) {
 			char k[96];
-			const char *name = rr_str(v, "name");
+			const char *name = rr_str(v, KEY_NAME);
 			snprintf(k, sizeof k, "Variant %s%s", name ? name : "?", i == 0 ? " (baseline)" : "");
-			const char *tg = rr_str(v, "target"), *url = rr_str(v, "url"),
-				   *vm = rr_str(v, "mode");
+			const char *tg = rr_str(v, KEY_TARGET), *url = rr_str(v, KEY_URL),
+				   *vm = rr_str(v, KEY_MODE);
 			if (tg && !*tg)
 				tg = NULL; /* the shared table's: its URL says it */
 			snprintf(b, sizeof b, "%s%s%s%s%s%s", tg ? tg : "", tg && url ? " at " : "",
 				 url ? url : "", vm ? " (" : "", vm ? vm : "", vm ? ")" : "");
 			kv(c, k, b);
 			/* its own table (v.table), not the shared plan's */
-			if (content_wl_phrase(c, rr_obj(v, "workload"), v, "its URL", b, sizeof b)) {
+			if (content_wl_phrase(c, rr_obj(v, KEY_WORKLOAD), v, "its URL", b,
+					      sizeof b)) {
 				snprintf(k, sizeof k, "Variant %s requests", name ? name : "?");
 				kv(c, k, b);
 			}
@@ -97,18 +99,18 @@ void content_identity(struct content_ctx *c)
 	const char *ver = rr_str(c->root, "pacer.version"), *commit = rr_str(c->root, "pacer.commit");
 	snprintf(b, sizeof b, "%s (commit %s)", ver ? ver : "?", commit ? commit : "?");
 	kv(c, "pacer", b);
-	const char *os = rr_str(c->env, "os"), *kern = rr_str(c->env, "kernel"),
-		   *arch = rr_str(c->env, "arch");
+	const char *os = rr_str(c->env, KEY_OS), *kern = rr_str(c->env, KEY_KERNEL),
+		   *arch = rr_str(c->env, KEY_ARCH);
 	snprintf(b, sizeof b, "%s %s, %s", os ? os : "?", kern ? kern : "", arch ? arch : "?");
 	kv(c, "OS / arch", c->env ? b : NULL);
-	double cores = rr_num_or(c->env, "cores", NAN);
-	const char *model = rr_str(c->env, "cpu_model");
+	double cores = rr_num_or(c->env, KEY_CORES, NAN);
+	const char *model = rr_str(c->env, KEY_CPU_MODEL);
 	snprintf(b, sizeof b, "%s, %s online %s", model ? model : "?", fmt_int(&c->f, cores),
 		 plural(cores, "core", "cores"));
 	kv(c, "CPU", c->env ? b : NULL);
-	kv(c, "Host name", rr_str(c->env, "hostname"));
+	kv(c, "Host name", rr_str(c->env, KEY_HOSTNAME));
 	{ /* a merged result (pacer merge): every generator, by segment */
-		const json_t *segs = rr_arr(c->root, "segments");
+		const json_t *segs = rr_arr(c->root, KEY_SEGMENTS);
 		size_t i;
 		const json_t *sg;
 		if (segs) {
@@ -137,26 +139,27 @@ void content_identity(struct content_ctx *c)
 			kv(c, k, b);
 		}
 	}
-	const json_t *table = rr_obj(c->plan, "table");
+	const json_t *table = rr_obj(c->plan, KEY_TABLE);
 	if (table) {
-		const char *src = rr_str(table, "source"), *fmtn = rr_str(table, "format"),
-			   *sha = rr_str(table, "sha256"), *order = rr_str(table, "order");
+		const char *src = rr_str(table, KEY_SOURCE), *fmtn = rr_str(table, KEY_FORMAT),
+			   *sha = rr_str(table, KEY_SHA256), *order = rr_str(table, KEY_ORDER);
 		snprintf(b, sizeof b, "%s (%s), %s requests, %s order, SHA-256 %s", src ? src : "?",
-			 fmtn ? fmtn : "?", fmt_int(&c->f, rr_num_or(table, "requests", NAN)),
+			 fmtn ? fmtn : "?", fmt_int(&c->f, rr_num_or(table, KEY_REQUESTS, NAN)),
 			 order ? order : "?", sha ? sha : "?");
 		kv(c, "Request table", b);
 	}
-	const json_t *wl = rr_obj(c->plan, "workload");
+	const json_t *wl = rr_obj(c->plan, KEY_WORKLOAD);
 	if (wl) {
 		content_wl_rows(c, wl);
 	} else if (!table) {
 		/* an older result, or a comparison (each variant's requests are
 		 * listed with it) */
-		const char *method = rr_str(c->plan, "method");
-		size_t nh = rr_len(c->plan, "headers");
-		double body = rr_num_or(c->plan, "body_bytes", 0);
-		bool variants_wl = c->r->kind == RESULT_KIND_COMPARE &&
-				   rr_obj(json_array_get(rr_arr(c->root, "variants"), 0), "workload");
+		const char *method = rr_str(c->plan, KEY_METHOD);
+		size_t nh = rr_len(c->plan, KEY_HEADERS);
+		double body = rr_num_or(c->plan, KEY_BODY_BYTES, 0);
+		bool variants_wl =
+			c->r->kind == RESULT_KIND_COMPARE &&
+			rr_obj(json_array_get(rr_arr(c->root, KEY_VARIANTS), 0), KEY_WORKLOAD);
 		if (!variants_wl) {
 			snprintf(b, sizeof b, "one request: %s to %s, %zu extra %s, %s body %s",
 				 method ? method : "?",
@@ -169,7 +172,7 @@ void content_identity(struct content_ctx *c)
 	{ /* -H headers go on every request, a table's too */
 		size_t i;
 		const json_t *h;
-		json_array_foreach(rr_arr(c->plan, "headers"), i, h) {
+		json_array_foreach(rr_arr(c->plan, KEY_HEADERS), i, h) {
 			if (json_is_string(h)) {
 				char k[32];
 				snprintf(k, sizeof k, "Header %zu", i + 1);
@@ -177,39 +180,42 @@ void content_identity(struct content_ctx *c)
 			}
 		}
 	}
-	const json_t *tls = rr_obj(c->plan, "tls");
+	const json_t *tls = rr_obj(c->plan, KEY_TLS);
 	if (tls) {
-		const char *trust = rr_str(tls, "trust");
+		const char *trust = rr_str(tls, KEY_TRUST);
 		const char *tver = rr_str(c->root, "measure.tls.version");
 		const char *cipher = rr_str(c->root, "measure.tls.cipher");
 		snprintf(b, sizeof b, "HTTPS, certificate %s (trust: %s)%s%s%s%s%s",
-			 rr_true(tls, "verify") ? "verified" : "NOT verified", trust ? trust : "?",
-			 tver ? ", " : "", tver ? tver : "", cipher ? " " : "", cipher ? cipher : "",
-			 rr_true(tls, "resume") ? ", session resumption on" : "");
+			 rr_true(tls, KEY_VERIFY) ? "verified" : "NOT verified",
+			 trust ? trust : "?", tver ? ", " : "", tver ? tver : "", cipher ? " " : "",
+			 cipher ? cipher : "",
+			 rr_true(tls, KEY_RESUME) ? ", session resumption on" : "");
 		kv(c, "TLS", b);
 	}
-	const json_t *rules = rr_obj(c->plan, "rules");
+	const json_t *rules = rr_obj(c->plan, KEY_RULES);
 	if (rules) {
-		if (rr_str(rules, "success"))
-			kv(c, "Success rule", rr_str(rules, "success"));
+		if (rr_str(rules, KEY_SUCCESS))
+			kv(c, "Success rule", rr_str(rules, KEY_SUCCESS));
 		size_t i;
 		const json_t *o;
-		json_array_foreach(rr_arr(rules, "outcomes"), i, o) {
+		json_array_foreach(rr_arr(rules, KEY_OUTCOMES), i, o) {
 			char k[96];
-			snprintf(k, sizeof k, "Outcome %s", rr_str(o, "name") ? rr_str(o, "name") : "?");
-			kv(c, k, rr_str(o, "rule"));
+			snprintf(k, sizeof k, "Outcome %s",
+				 rr_str(o, KEY_NAME) ? rr_str(o, KEY_NAME) : "?");
+			kv(c, k, rr_str(o, KEY_RULE));
 		}
-		const json_t *st = rr_obj(rules, "server_time");
+		const json_t *st = rr_obj(rules, KEY_SERVER_TIME);
 		if (st) {
-			snprintf(b, sizeof b, "%s%s%s", rr_str(st, "source") ? rr_str(st, "source") : "?",
-				 rr_str(st, "name") && *rr_str(st, "name") ? " " : "",
-				 rr_str(st, "name") ? rr_str(st, "name") : "");
+			snprintf(b, sizeof b, "%s%s%s",
+				 rr_str(st, KEY_SOURCE) ? rr_str(st, KEY_SOURCE) : "?",
+				 rr_str(st, KEY_NAME) && *rr_str(st, KEY_NAME) ? " " : "",
+				 rr_str(st, KEY_NAME) ? rr_str(st, KEY_NAME) : "");
 			kv(c, "Server-reported time from", b);
 		}
 	}
 	double seed;
-	if (rr_num(c->plan, "seed", &seed)) {
-		const json_t *sv = rr_get(c->plan, "seed");
+	if (rr_num(c->plan, KEY_SEED, &seed)) {
+		const json_t *sv = rr_get(c->plan, KEY_SEED);
 		if (json_is_integer(sv))
 			snprintf(b, sizeof b, "%lld", (long long)json_integer_value(sv));
 		else
@@ -221,36 +227,38 @@ void content_identity(struct content_ctx *c)
 void content_methodology(struct content_ctx *c)
 {
 	page_heading(c->d, 2, "methodology", "Methodology");
-	const char *arrival = rr_str(c->plan, "arrival");
-	double threads = rr_num_or(c->plan, "threads", NAN);
-	double conns = rr_num_or(c->plan, "connections", NAN);
-	double conc = rr_num_or(c->plan, "concurrency", NAN);
-	double warm = rr_num_or(c->plan, "warmup_s", NAN);
-	double timeout = rr_num_or(c->plan, "timeout_ms", NAN);
-	double drain = rr_num_or(c->plan, "drain_ms", NAN);
+	const char *arrival = rr_str(c->plan, KEY_ARRIVAL);
+	double threads = rr_num_or(c->plan, KEY_THREADS, NAN);
+	double conns = rr_num_or(c->plan, KEY_CONNECTIONS, NAN);
+	double conc = rr_num_or(c->plan, KEY_CONCURRENCY, NAN);
+	double warm = rr_num_or(c->plan, KEY_WARMUP_S, NAN);
+	double timeout = rr_num_or(c->plan, KEY_TIMEOUT_MS, NAN);
+	double drain = rr_num_or(c->plan, KEY_DRAIN_MS, NAN);
 	page_list(c->d);
 	if (c->r->kind == RESULT_KIND_COMPARE) {
-		page_item(c->d,
-			 "Variants measured interleaved: each repetition runs every variant once, the "
-			 "order rotating from one repetition to the next (%s), so slow drift of the "
-			 "machine affects all variants alike.",
-			 rr_str(c->plan, "order") ? rr_str(c->plan, "order") : "order not recorded");
-		page_item(c->d,
-			 "Each variant's figure is the median over its %u %s; ratios to the baseline "
-			 "(the first variant) come with a 95%% bootstrap confidence interval, and a "
-			 "difference is called significant only with %d repetitions or more, when the "
-			 "interval excludes 1 and the ratio is more than %s away from 1.",
-			 c->repeat, plural(c->repeat, "complete repetition", "complete repetitions"),
-			 SUMMARY_MIN_N,
-			 fmt_pct(&c->f, rr_num_or(c->plan, "noise_pct", NAN)));
+		page_item(
+			c->d,
+			"Variants measured interleaved: each repetition runs every variant once, the "
+			"order rotating from one repetition to the next (%s), so slow drift of the "
+			"machine affects all variants alike.",
+			rr_str(c->plan, KEY_ORDER) ? rr_str(c->plan, KEY_ORDER)
+						   : "order not recorded");
+		page_item(
+			c->d,
+			"Each variant's figure is the median over its %u %s; ratios to the baseline "
+			"(the first variant) come with a 95%% bootstrap confidence interval, and a "
+			"difference is called significant only with %d repetitions or more, when the "
+			"interval excludes 1 and the ratio is more than %s away from 1.",
+			c->repeat, plural(c->repeat, "complete repetition", "complete repetitions"),
+			SUMMARY_MIN_N, fmt_pct(&c->f, rr_num_or(c->plan, KEY_NOISE_PCT, NAN)));
 	}
 	if (c->open_loop) {
-		double rate = rr_num_or(c->plan, "rate_per_s", NAN);
+		double rate = rr_num_or(c->plan, KEY_RATE_PER_S, NAN);
 		if (c->r->kind == RESULT_KIND_RAMP) {
 			char list[512] = "";
 			size_t i;
 			const json_t *s;
-			json_array_foreach(rr_arr(c->plan, "steps_per_s"), i, s) {
+			json_array_foreach(rr_arr(c->plan, KEY_STEPS_PER_S), i, s) {
 				size_t l = strlen(list);
 				if (l > sizeof list - 40) {
 					snprintf(list + l, sizeof list - l, ", ...");
@@ -264,7 +272,7 @@ void content_methodology(struct content_ctx *c)
 				 "sends requests on a fixed schedule (%s arrivals), whether or not earlier "
 				 "ones have returned.",
 				 list, arrival ? arrival : "?");
-		} else if (c->r->kind == RESULT_KIND_COMPARE && rr_obj(c->plan, "ramp")) {
+		} else if (c->r->kind == RESULT_KIND_COMPARE && rr_obj(c->plan, KEY_RAMP)) {
 			page_item(c->d, "Open loop, in steps of offered load per variant (ramp mode).");
 		} else {
 			page_item(c->d,
@@ -283,7 +291,7 @@ void content_methodology(struct content_ctx *c)
 	} else {
 		double reqs;
 		char bound[96] = "";
-		if (rr_num(c->plan, "requests", &reqs))
+		if (rr_num(c->plan, KEY_REQUESTS, &reqs))
 			snprintf(bound, sizeof bound, ", for %s requests", fmt_int(&c->f, reqs));
 		page_item(c->d,
 			 "Closed loop: %s %s, each with one request outstanding: a new request is "
@@ -298,13 +306,13 @@ void content_methodology(struct content_ctx *c)
 	}
 	{ /* the protocol, and what spoke it */
 		char proto[96], more[256] = "";
-		const char *http = rr_str(c->plan, "http");
+		const char *http = rr_str(c->plan, KEY_HTTP);
 		double h2, h1, streams;
 		bool counted = content_h2_conns(c, &h2, &h1);
-		if (http && strcmp(http, "1.1") != 0 && rr_num(c->plan, "max_streams", &streams))
+		if (http && strcmp(http, "1.1") != 0 && rr_num(c->plan, KEY_MAX_STREAMS, &streams))
 			snprintf(more, sizeof more, ", at most %s concurrent %s per connection",
 				 fmt_int(&c->f, streams), plural(streams, "stream", "streams"));
-		else if (http && !rr_true(c->plan, "keepalive") && rr_get(c->plan, "keepalive"))
+		else if (http && !rr_true(c->plan, KEY_KEEPALIVE) && rr_get(c->plan, KEY_KEEPALIVE))
 			snprintf(more, sizeof more, ", a new connection for each request (--no-keepalive)");
 		else if (http)
 			snprintf(more, sizeof more, ", connections kept alive from request to request");
@@ -319,13 +327,13 @@ void content_methodology(struct content_ctx *c)
 	}
 	{
 		char wl[1200];
-		const json_t *w = rr_obj(c->plan, "workload");
+		const json_t *w = rr_obj(c->plan, KEY_WORKLOAD);
 		if (content_wl_phrase(c, w, c->plan, "the target URL", wl, sizeof wl)) {
 			/* a short list names each request; the shares then follow */
-			bool listed = rr_true(w, "listed_all") && rr_len(w, "listed") <= 4;
+			bool listed = rr_true(w, KEY_LISTED_ALL) && rr_len(w, KEY_LISTED) <= 4;
 			char methods[400];
 			content_wl_methods(c, w, methods, sizeof methods);
-			if (listed && rr_num_or(w, "requests", 0) > 1)
+			if (listed && rr_num_or(w, KEY_REQUESTS, 0) > 1)
 				page_item(c->d, "What was sent: %s. Methods: %s of the requests.", wl,
 					 methods);
 			else
@@ -336,29 +344,33 @@ void content_methodology(struct content_ctx *c)
 		}
 	}
 	if (c->r->kind == RESULT_KIND_RAMP) {
-		double sd = rr_num_or(c->plan, "step_duration_s", NAN);
-		double sw = rr_num_or(c->plan, "step_warmup_s", NAN);
-		const char *slo = rr_str(c->plan, "slo");
+		double sd = rr_num_or(c->plan, KEY_STEP_DURATION_S, NAN);
+		double sw = rr_num_or(c->plan, KEY_STEP_WARMUP_S, NAN);
+		const char *slo = rr_str(c->plan, KEY_SLO);
 		page_item(c->d,
 			 "Each step: a %s warm-up (not counted), %s measured, then a drain of up to %s "
 			 "for responses still due; connections carry over from step to step.",
 			 fmt_s(&c->f, sw), fmt_s(&c->f, sd), fmt_us(&c->f, drain * 1e3));
 		if (slo)
-			page_item(c->d,
-				 "Each step is judged against the SLO %s; the ramp stops after the first "
-				 "failing step%s.",
-				 slo, rr_num_or(c->plan, "after_fail", 0) > 0 ? " (plus --after-fail steps)"
-									   : "");
+			page_item(
+				c->d,
+				"Each step is judged against the SLO %s; the ramp stops after the first "
+				"failing step%s.",
+				slo,
+				rr_num_or(c->plan, KEY_AFTER_FAIL, 0) > 0
+					? " (plus --after-fail steps)"
+					: "");
 		else
 			page_item(c->d, "No SLO was given: every step passes.");
-		if (rr_true(c->plan, "refine"))
-			page_item(c->d,
-				 "Refined: pacer bisected between the last passing and first failing "
-				 "rates until they were within %s.",
-				 fmt_pct(&c->f, rr_num_or(c->plan, "precision", NAN) * 100));
+		if (rr_true(c->plan, KEY_REFINE))
+			page_item(
+				c->d,
+				"Refined: pacer bisected between the last passing and first failing "
+				"rates until they were within %s.",
+				fmt_pct(&c->f, rr_num_or(c->plan, KEY_PRECISION, NAN) * 100));
 	} else if (c->r->kind == RESULT_KIND_RUN) {
 		double dur;
-		if (rr_num(c->plan, "duration_s", &dur))
+		if (rr_num(c->plan, KEY_DURATION_S, &dur))
 			page_item(c->d, "Measured phase: %s planned (%s measured)%s.", fmt_s(&c->f, dur),
 				 fmt_s(&c->f, rr_num_or(c->root, "measure.duration_s", NAN)),
 				 warm > 0 ? "" : ", with no warm-up");
@@ -370,16 +382,20 @@ void content_methodology(struct content_ctx *c)
 			       "requests already due.",
 			 fmt_us(&c->f, drain * 1e3));
 	} else {
-		const json_t *ramp = rr_obj(c->plan, "ramp");
+		const json_t *ramp = rr_obj(c->plan, KEY_RAMP);
 		if (ramp)
-			page_item(c->d, "Each repetition is a ramp per variant, %s per step, judged by the "
-				       "SLO %s; the figure compared is the capacity (highest passing "
-				       "offered rate).",
-				 fmt_s(&c->f, rr_num_or(ramp, "step_duration_s", NAN)),
-				 rr_str(ramp, "slo") ? rr_str(ramp, "slo") : "(none)");
+			page_item(
+				c->d,
+				"Each repetition is a ramp per variant, %s per step, judged by the "
+				"SLO %s; the figure compared is the capacity (highest passing "
+				"offered rate).",
+				fmt_s(&c->f, rr_num_or(ramp, KEY_STEP_DURATION_S, NAN)),
+				rr_str(ramp, KEY_SLO) ? rr_str(ramp, KEY_SLO) : "(none)");
 		else
-			page_item(c->d, "Each repetition: %s warm-up (not counted), then %s measured.",
-				 fmt_s(&c->f, warm), fmt_s(&c->f, rr_num_or(c->plan, "duration_s", NAN)));
+			page_item(c->d,
+				  "Each repetition: %s warm-up (not counted), then %s measured.",
+				  fmt_s(&c->f, warm),
+				  fmt_s(&c->f, rr_num_or(c->plan, KEY_DURATION_S, NAN)));
 	}
 	if (c->r->kind != RESULT_KIND_COMPARE) {
 		if (c->repeat > 1)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "doc/keys.h"
 #include "report/content_int.h"
 
 /* The most steal time on the generator's CPUs the result records: a run's,
@@ -12,11 +13,11 @@
 double content_most_steal(const struct content_ctx *c)
 {
 	double most = NAN, v;
-	if (rr_num(rr_obj(c->root, "generator"), "steal_pct", &v))
+	if (rr_num(rr_obj(c->root, KEY_GENERATOR), KEY_STEAL_PCT, &v))
 		most = v;
 	const char *arr = c->r->kind == RESULT_KIND_RAMP ? "steps"
 			  : c->r->kind == RESULT_KIND_COMPARE ? "variants" : NULL;
-	const char *key = c->r->kind == RESULT_KIND_RAMP ? "steal_pct" : "steal_max_pct";
+	const char *key = c->r->kind == RESULT_KIND_RAMP ? KEY_STEAL_PCT : KEY_STEAL_MAX_PCT;
 	size_t i;
 	const json_t *e;
 	if (arr)
@@ -32,7 +33,7 @@ bool content_steal_warned(const struct content_ctx *c)
 {
 	size_t i;
 	const json_t *w;
-	json_array_foreach(rr_arr(c->root, "warnings"), i, w)
+	json_array_foreach(rr_arr(c->root, KEY_WARNINGS), i, w)
 		if (json_is_string(w) && strstr(json_string_value(w), "the hypervisor took"))
 			return true;
 	return false;
@@ -41,8 +42,8 @@ bool content_steal_warned(const struct content_ctx *c)
 const char *content_machine(struct content_ctx *c, char *out, size_t cap)
 {
 	double cores;
-	const char *model = rr_str(c->env, "cpu_model");
-	if (rr_num(c->env, "cores", &cores) && cores >= 1) {
+	const char *model = rr_str(c->env, KEY_CPU_MODEL);
+	if (rr_num(c->env, KEY_CORES, &cores) && cores >= 1) {
 		if (model && *model)
 			snprintf(out, cap, "a %s-core %s machine", fmt_int(&c->f, cores), model);
 		else
@@ -73,11 +74,11 @@ const char *content_target(struct content_ctx *c, char *out, size_t cap)
 /* Adds phase ph's http2 connections to *h2, *h1; true when it has them. */
 static bool add_h2(const json_t *ph, double *h2, double *h1)
 {
-	const json_t *h = rr_obj(ph, "http2");
+	const json_t *h = rr_obj(ph, KEY_HTTP2);
 	if (!h)
 		return false;
-	*h2 += rr_num_or(h, "connections_h2", 0);
-	*h1 += rr_num_or(h, "connections_h1", 0);
+	*h2 += rr_num_or(h, KEY_CONNECTIONS_H2, 0);
+	*h1 += rr_num_or(h, KEY_CONNECTIONS_H1, 0);
 	return true;
 }
 
@@ -86,14 +87,14 @@ bool content_h2_conns(struct content_ctx *c, double *h2, double *h1)
 	*h2 = *h1 = 0;
 	bool any = false;
 	if (c->r->kind == RESULT_KIND_RUN) {
-		any = add_h2(rr_obj(c->root, "warmup"), h2, h1);
-		any = add_h2(rr_obj(c->root, "measure"), h2, h1) || any;
+		any = add_h2(rr_obj(c->root, KEY_WARMUP), h2, h1);
+		any = add_h2(rr_obj(c->root, KEY_MEASURE), h2, h1) || any;
 	} else if (c->r->kind == RESULT_KIND_RAMP) {
 		size_t i;
 		const json_t *s;
-		json_array_foreach(rr_arr(c->root, "steps"), i, s) {
-			any = add_h2(rr_obj(s, "warmup"), h2, h1) || any;
-			any = add_h2(rr_obj(s, "measure"), h2, h1) || any;
+		json_array_foreach(rr_arr(c->root, KEY_STEPS), i, s) {
+			any = add_h2(rr_obj(s, KEY_WARMUP), h2, h1) || any;
+			any = add_h2(rr_obj(s, KEY_MEASURE), h2, h1) || any;
 		}
 	}
 	return any;
@@ -101,14 +102,14 @@ bool content_h2_conns(struct content_ctx *c, double *h2, double *h1)
 
 const char *content_protocol(struct content_ctx *c, char *out, size_t cap)
 {
-	const char *http = rr_str(c->plan, "http");
-	bool tls = rr_obj(c->plan, "tls") != NULL, plain = !tls;
+	const char *http = rr_str(c->plan, KEY_HTTP);
+	bool tls = rr_obj(c->plan, KEY_TLS) != NULL, plain = !tls;
 	size_t i;
 	const json_t *h;
 	json_array_foreach(rr_arr(c->plan, "table.hosts"), i, h) {
 		if (i == 0) /* a table's hosts say it, not its first URL */
 			tls = plain = false;
-		if (rr_true(h, "tls"))
+		if (rr_true(h, KEY_TLS))
 			tls = true;
 		else
 			plain = true;
@@ -154,11 +155,11 @@ const char *content_med_range(struct content_ctx *c, char *out, size_t cap,
 {
 	const json_t *s = rr_obj(summary, key);
 	double med, lo, hi;
-	if (!s || !rr_num(s, "median", &med)) {
+	if (!s || !rr_num(s, KEY_MEDIAN, &med)) {
 		snprintf(out, cap, "–");
 		return out;
 	}
-	bool range = rr_num(s, "min", &lo) && rr_num(s, "max", &hi);
+	bool range = rr_num(s, KEY_MIN, &lo) && rr_num(s, KEY_MAX, &hi);
 	if (us) {
 		if (range)
 			snprintf(out, cap, "%s (%s–%s)", fmt_us(&c->f, med), fmt_us(&c->f, lo),

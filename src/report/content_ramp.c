@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "doc/keys.h"
 #include "report/content_int.h"
 #include "doc/doc.h"
 #include "result/ramp.h"
@@ -14,8 +15,8 @@
  * results its measured phase's), or NULL. */
 static const json_t *step_target_res(const json_t *s)
 {
-	const json_t *tr = rr_obj(s, "target_resources");
-	return tr ? tr : rr_obj(rr_obj(s, "measure"), "target_resources");
+	const json_t *tr = rr_obj(s, KEY_TARGET_RESOURCES);
+	return tr ? tr : rr_obj(rr_obj(s, KEY_MEASURE), KEY_TARGET_RESOURCES);
 }
 
 /* The cores the target could use: target_cores (its basis may be only the
@@ -25,12 +26,15 @@ static double target_cores_avail(struct content_ctx *c)
 	double n;
 	if (rr_num(c->root, "target_cores.cores", &n) && n > 0)
 		return n;
-	return rr_num(c->env, "cores", &n) && n > 0 ? n : NAN;
+	return rr_num(c->env, KEY_CORES, &n) && n > 0 ? n : NAN;
 }
 
 /* The steps that decide: measured once more are not (their retry is), and
  * an inconclusive one neither passes nor fails. */
-static bool step_retried(const json_t *s) { return rr_true(s, "retried"); }
+static bool step_retried(const json_t *s)
+{
+	return rr_true(s, KEY_RETRIED);
+}
 static bool step_fails(const json_t *s)
 {
 	return !step_retried(s) && rr_get(s, "verdict.pass") && !rr_true(s, "verdict.pass") &&
@@ -50,7 +54,7 @@ static const json_t *next_above(const json_t *steps, double off, bool open, doub
 	*rate = INFINITY;
 	json_array_foreach(steps, i, s) {
 		double o;
-		if ((open ? step_open(s) : step_fails(s)) && rr_num(s, "offered_per_s", &o) &&
+		if ((open ? step_open(s) : step_fails(s)) && rr_num(s, KEY_OFFERED_PER_S, &o) &&
 		    o > off && o < *rate) {
 			best = s;
 			*rate = o;
@@ -67,18 +71,18 @@ static long deciding_step(struct content_ctx *c, const json_t *hp)
 {
 	long k = report_focus_step(c->root);
 	double top;
-	if (!hp || !rr_num(hp, "offered_per_s", &top))
+	if (!hp || !rr_num(hp, KEY_OFFERED_PER_S, &top))
 		return -1;
-	const char *bound = rr_str(hp, "bound");
+	const char *bound = rr_str(hp, KEY_BOUND);
 	if (bound && !strcmp(bound, "lower"))
 		return k; /* the step above stayed inconclusive: nothing of the target */
 	double best = INFINITY;
 	size_t i;
 	const json_t *s;
-	json_array_foreach(rr_arr(c->root, "steps"), i, s) {
+	json_array_foreach(rr_arr(c->root, KEY_STEPS), i, s) {
 		double o;
-		if (step_fails(s) && !rr_true(s, "interrupted") &&
-		    rr_num(s, "offered_per_s", &o) && o > top && o < best) {
+		if (step_fails(s) && !rr_true(s, KEY_INTERRUPTED) &&
+		    rr_num(s, KEY_OFFERED_PER_S, &o) && o > top && o < best) {
 			best = o;
 			k = (long)i;
 		}
@@ -93,8 +97,8 @@ static long deciding_step(struct content_ctx *c, const json_t *hp)
 static int cpu_limited(struct content_ctx *c, const json_t *hp, double *busy, double *avail)
 {
 	*avail = target_cores_avail(c);
-	*busy = rr_num_or(step_target_res(step_at(c, deciding_step(c, hp))), "cores_busy", NAN);
-	const json_t *flag = rr_get(hp, "cpu_limited");
+	*busy = rr_num_or(step_target_res(step_at(c, deciding_step(c, hp))), KEY_CORES_BUSY, NAN);
+	const json_t *flag = rr_get(hp, KEY_CPU_LIMITED);
 	if (flag)
 		return json_is_boolean(flag) ? json_is_true(flag) : -1;
 	if (!isfinite(*busy) || !isfinite(*avail))
@@ -112,10 +116,10 @@ static void per_core_phrase(struct content_ctx *c, const json_t *hp, char *out, 
 {
 	double pc, cores, busy, avail;
 	out[0] = '\0';
-	if (!rr_num(hp, "per_core_per_s", &pc) || !rr_num(hp, "cores", &cores) ||
+	if (!rr_num(hp, KEY_PER_CORE_PER_S, &pc) || !rr_num(hp, KEY_CORES, &cores) ||
 	    cpu_limited(c, hp, &busy, &avail) != 1)
 		return;
-	const char *b = rr_str(hp, "cores_basis");
+	const char *b = rr_str(hp, KEY_CORES_BASIS);
 	if (b && !strcmp(b, "measured_busy")) {
 		/* what the target used, not what it had: CPU efficiency at that load */
 		snprintf(out, cap, ", about %s per busy core (the target kept %s cores busy, as "
@@ -136,16 +140,16 @@ static void per_core_phrase(struct content_ctx *c, const json_t *hp, char *out, 
 
 void content_summary_ramp(struct content_ctx *c)
 {
-	const json_t *steps = rr_arr(c->root, "steps");
+	const json_t *steps = rr_arr(c->root, KEY_STEPS);
 	size_t n = json_array_size(steps);
-	const char *slo = rr_str(c->plan, "slo");
+	const char *slo = rr_str(c->plan, KEY_SLO);
 	char mach[256], wh[200];
 	double lo = INFINITY, hi = 0;
 	size_t i;
 	const json_t *s;
 	json_array_foreach(steps, i, s) {
 		double off;
-		if (rr_num(s, "offered_per_s", &off)) {
+		if (rr_num(s, KEY_OFFERED_PER_S, &off)) {
 			lo = fmin(lo, off);
 			hi = fmax(hi, off);
 		}
@@ -159,22 +163,24 @@ void content_summary_ramp(struct content_ctx *c)
 	else
 		snprintf(range, sizeof range, "%zu steps from %s to %s requests/s", n,
 			 fmt_rate(&c->f, lo), fmt_rate(&c->f, hi));
-	double dur = rr_num_or(c->plan, "step_duration_s", NAN);
+	double dur = rr_num_or(c->plan, KEY_STEP_DURATION_S, NAN);
 	char lead[700];
 	snprintf(lead, sizeof lead, "In an open-loop ramp of %s (%s measured each) %s on %s, ", range,
 		 fmt_s(&c->f, dur), content_where(c, wh, sizeof wh),
 		 content_machine(c, mach, sizeof mach));
 
-	const json_t *hp = rr_obj(c->root, "highest_passing");
+	const json_t *hp = rr_obj(c->root, KEY_HIGHEST_PASSING);
 	long k = hp ? report_focus_step(c->root) : -1;
 	char body[1200] = "";
 	if (k >= 0) {
 		const json_t *st = step_at(c, k);
 		struct phase_fig m;
-		report_phase_fig(rr_get(st, "measure"), &m);
-		double off = rr_num_or(hp, "offered_per_s", rr_num_or(st, "offered_per_s", NAN));
-		double ach = rr_num_or(hp, "achieved_per_s", rr_num_or(st, "achieved_per_s", NAN));
-		double errp = rr_num_or(st, "error_pct", m.error_pct);
+		report_phase_fig(rr_get(st, KEY_MEASURE), &m);
+		double off =
+			rr_num_or(hp, KEY_OFFERED_PER_S, rr_num_or(st, KEY_OFFERED_PER_S, NAN));
+		double ach =
+			rr_num_or(hp, KEY_ACHIEVED_PER_S, rr_num_or(st, KEY_ACHIEVED_PER_S, NAN));
+		double errp = rr_num_or(st, KEY_ERROR_PCT, m.error_pct);
 		char per_core[240];
 		per_core_phrase(c, hp, per_core, sizeof per_core);
 		if (slo)
@@ -193,7 +199,7 @@ void content_summary_ramp(struct content_ctx *c)
 		double next_off, open_off;
 		const json_t *next = next_above(steps, off, false, &next_off);
 		const json_t *open = next_above(steps, off, true, &open_off);
-		const char *bound = rr_str(hp, "bound");
+		const char *bound = rr_str(hp, KEY_BOUND);
 		size_t bl = strlen(body);
 		if (open && (!next || open_off < next_off) && bound && !strcmp(bound, "lower")) {
 			snprintf(body + bl, sizeof body - bl,
@@ -203,9 +209,11 @@ void content_summary_ramp(struct content_ctx *c)
 				 rr_str(open, "verdict.why") ? rr_str(open, "verdict.why") : "?");
 		} else if (next) {
 			const char *reason = rr_str(next, "verdict.reason");
-			snprintf(body + bl, sizeof body - bl, " The next step tried, %s requests/s, %s%s%s.",
+			snprintf(body + bl, sizeof body - bl,
+				 " The next step tried, %s requests/s, %s%s%s.",
 				 fmt_rate(&c->f, next_off), reason ? "did not: " : "failed",
-				 reason ? reason : "", rr_true(next, "interrupted") ? " (interrupted)" : "");
+				 reason ? reason : "",
+				 rr_true(next, KEY_INTERRUPTED) ? " (interrupted)" : "");
 		} else if (slo) {
 			snprintf(body + bl, sizeof body - bl,
 				 " No higher step failed: the capacity under this SLO may be higher.");
@@ -216,7 +224,7 @@ void content_summary_ramp(struct content_ctx *c)
 		double fo = INFINITY;
 		json_array_foreach(steps, i, s) {
 			double o;
-			if (!step_retried(s) && rr_num(s, "offered_per_s", &o) && o < fo) {
+			if (!step_retried(s) && rr_num(s, KEY_OFFERED_PER_S, &o) && o < fo) {
 				first = s;
 				fo = o;
 			}
@@ -239,7 +247,7 @@ void content_summary_ramp(struct content_ctx *c)
 	}
 	char tail[400] = "";
 	double knee;
-	if (rr_num(c->root, "knee_per_s", &knee))
+	if (rr_num(c->root, KEY_KNEE_PER_S, &knee))
 		snprintf(tail, sizeof tail,
 			 " Median latency first exceeded twice its low-load value at %s requests/s.",
 			 fmt_rate(&c->f, knee));
@@ -261,9 +269,9 @@ static enum ramp_cpu_col ramp_cpu_col(const json_t *steps)
 	const json_t *s;
 	json_array_foreach(steps, i, s) {
 		double v;
-		if (rr_num(step_target_res(s), "cores_busy", &v))
+		if (rr_num(step_target_res(s), KEY_CORES_BUSY, &v))
 			return RCPU_BUSY;
-		if (rr_num(s, "target_cpu_ms_per_request", &v))
+		if (rr_num(s, KEY_TARGET_CPU_MS_PER_REQUEST, &v))
 			col = RCPU_PER_REQ;
 	}
 	return col;
@@ -272,7 +280,7 @@ static enum ramp_cpu_col ramp_cpu_col(const json_t *steps)
 static double step_outcome(const json_t *s, const char *name)
 {
 	const json_t *o = report_step_outcome(s, name);
-	return o ? rr_num_or(o, "rate_pct", NAN) : NAN;
+	return o ? rr_num_or(o, KEY_RATE_PCT, NAN) : NAN;
 }
 
 /* A ramp's warm-up of each step and the connections of each phase. */
@@ -282,7 +290,8 @@ static void ramp_warmups(struct content_ctx *c, const json_t *steps)
 	size_t i;
 	const json_t *s;
 	json_array_foreach(steps, i, s)
-		any = any || rr_obj(s, "warmup") || rr_num_or(s, "measure.connections.open_at_start", -1) >= 0;
+		any = any || rr_obj(s, KEY_WARMUP) ||
+		      rr_num_or(s, "measure.connections.open_at_start", -1) >= 0;
 	if (!any)
 		return;
 	page_heading(c->d, 3, "warmups", "Warm-up and connections of each step");
@@ -291,15 +300,15 @@ static void ramp_warmups(struct content_ctx *c, const json_t *steps)
 			      "Opened in warm-up", "Open at measure start", "Opened in measure"};
 	page_table(c->d, 9, 0x1fe, hdr);
 	json_array_foreach(steps, i, s) {
-		const json_t *w = rr_obj(s, "warmup");
+		const json_t *w = rr_obj(s, KEY_WARMUP);
 		char label[32];
 		report_step_label(c->root, (long)i, label, sizeof label);
 		const char *row[9] = {
 			label,
-			w ? fmt_s(&c->f, rr_num_or(w, "duration_s", NAN)) : "none",
+			w ? fmt_s(&c->f, rr_num_or(w, KEY_DURATION_S, NAN)) : "none",
 			w ? fmt_int(&c->f, rr_num_or(w, "requests.completed", NAN)) : "–",
-			w ? fmt_int(&c->f, rr_num_or(w, "errors", NAN)) : "–",
-			w ? fmt_us(&c->f, rr_num_or(w, "p99_us", NAN)) : "–",
+			w ? fmt_int(&c->f, rr_num_or(w, KEY_ERRORS, NAN)) : "–",
+			w ? fmt_us(&c->f, rr_num_or(w, KEY_P99_US, NAN)) : "–",
 			w ? fmt_int(&c->f, rr_num_or(w, "connections.open_at_start", NAN)) : "–",
 			w ? fmt_int(&c->f, rr_num_or(w, "connections.opened", NAN)) : "–",
 			fmt_int(&c->f, rr_num_or(s, "measure.connections.open_at_start", NAN)),
@@ -314,10 +323,10 @@ static void ramp_warmups(struct content_ctx *c, const json_t *steps)
 
 void content_results_ramp(struct content_ctx *c)
 {
-	const json_t *steps = rr_arr(c->root, "steps");
+	const json_t *steps = rr_arr(c->root, KEY_STEPS);
 	const char *onames[8];
 	size_t no = report_outcome_names(steps, onames, N(onames));
-	const char *slo = rr_str(c->plan, "slo");
+	const char *slo = rr_str(c->plan, KEY_SLO);
 	/* the terminal goes from the headline to the table: its header row
 	 * says what it is */
 	page_audience(c->d, PAGE_REPORT);
@@ -351,34 +360,34 @@ void content_results_ramp(struct content_ctx *c)
 	bool reps = false;
 	json_array_foreach(steps, i, s) {
 		struct phase_fig m;
-		report_phase_fig(rr_get(s, "measure"), &m);
+		report_phase_fig(rr_get(s, KEY_MEASURE), &m);
 		const char *row[PAGE_MAX_COLS];
 		size_t k = 0;
 		char label[32], p50[96], p99[96], verdict[400];
 		report_step_label(c->root, (long)i, label, sizeof label);
 		row[k++] = label;
-		row[k++] = fmt_rate(&c->f, rr_num_or(s, "offered_per_s", m.offered));
-		row[k++] = fmt_rate(&c->f, rr_num_or(s, "achieved_per_s", m.achieved));
-		const json_t *rs = rr_obj(s, "repeat_summary");
-		if (rs && rr_len(s, "repetitions") > 1) {
+		row[k++] = fmt_rate(&c->f, rr_num_or(s, KEY_OFFERED_PER_S, m.offered));
+		row[k++] = fmt_rate(&c->f, rr_num_or(s, KEY_ACHIEVED_PER_S, m.achieved));
+		const json_t *rs = rr_obj(s, KEY_REPEAT_SUMMARY);
+		if (rs && rr_len(s, KEY_REPETITIONS) > 1) {
 			reps = true;
-			row[k++] = content_med_range(c, p50, sizeof p50, rs, "p50_us", true);
-			row[k++] = content_med_range(c, p99, sizeof p99, rs, "p99_us", true);
+			row[k++] = content_med_range(c, p50, sizeof p50, rs, KEY_P50_US, true);
+			row[k++] = content_med_range(c, p99, sizeof p99, rs, KEY_P99_US, true);
 		} else {
 			row[k++] = fmt_us(&c->f, m.p50);
 			row[k++] = fmt_us(&c->f, m.p99);
 		}
 		for (size_t o = 0; o < no; o++)
 			row[k++] = fmt_pct(&c->f, step_outcome(s, onames[o]));
-		row[k++] = fmt_pct(&c->f, rr_num_or(s, "error_pct", m.error_pct));
-		row[k++] = fmt_pct(&c->f, rr_num_or(s, "drop_pct", m.drop_pct));
+		row[k++] = fmt_pct(&c->f, rr_num_or(s, KEY_ERROR_PCT, m.error_pct));
+		row[k++] = fmt_pct(&c->f, rr_num_or(s, KEY_DROP_PCT, m.drop_pct));
 		char busy[64] = "–";
 		double v;
-		if (cpu == RCPU_BUSY && rr_num(step_target_res(s), "cores_busy", &v))
+		if (cpu == RCPU_BUSY && rr_num(step_target_res(s), KEY_CORES_BUSY, &v))
 			snprintf(busy, sizeof busy, "%s%s%s", fmt_num(&c->f, v, 2),
 				 isfinite(avail) ? " of " : "",
 				 isfinite(avail) ? fmt_num(&c->f, avail, avail == floor(avail) ? 0 : 2) : "");
-		else if (cpu == RCPU_PER_REQ && rr_num(s, "target_cpu_ms_per_request", &v))
+		else if (cpu == RCPU_PER_REQ && rr_num(s, KEY_TARGET_CPU_MS_PER_REQUEST, &v))
 			snprintf(busy, sizeof busy, "%s ms", fmt_num(&c->f, v, 3));
 		if (cpu != RCPU_NONE)
 			row[k++] = busy;
@@ -396,7 +405,7 @@ void content_results_ramp(struct content_ctx *c)
 			snprintf(verdict, sizeof verdict, "yes%s", slo ? "" : " (no SLO)");
 		else
 			snprintf(verdict, sizeof verdict, "no: %s", reason ? reason : "failed");
-		if (rr_true(s, "interrupted"))
+		if (rr_true(s, KEY_INTERRUPTED))
 			snprintf(verdict + strlen(verdict), sizeof verdict - strlen(verdict),
 				 " (interrupted)");
 		row[k++] = verdict;
@@ -406,13 +415,13 @@ void content_results_ramp(struct content_ctx *c)
 		page_para(c->d, false,
 			 "p50 and p99 are the median (min–max) over each step's repetitions; the verdict "
 			 "judges the repetitions pooled.");
-	const json_t *hp = rr_obj(c->root, "highest_passing");
+	const json_t *hp = rr_obj(c->root, KEY_HIGHEST_PASSING);
 	if (hp) {
 		char per_core[240], why[400] = "";
 		per_core_phrase(c, hp, per_core, sizeof per_core);
 		double busy, can;
 		int lim = cpu_limited(c, hp, &busy, &can);
-		bool has_pc = rr_num(hp, "per_core_per_s", &(double){0});
+		bool has_pc = rr_num(hp, KEY_PER_CORE_PER_S, &(double){0});
 		char dl[32];
 		report_step_label(c->root, deciding_step(c, hp), dl, sizeof dl);
 		if (has_pc && lim == 0 && isfinite(busy) && isfinite(can))
@@ -431,15 +440,17 @@ void content_results_ramp(struct content_ctx *c)
 				 "limit is not known.",
 				 dl);
 		char hl[32];
-		const char *bound = rr_str(hp, "bound");
-		page_para(c->d, false, "Highest passing step: step %s, %s requests/s offered (%s achieved)%s%s.",
-			 report_step_label(c->root, (long)rr_num_or(hp, "step", 0) - 1, hl, sizeof hl),
-			 fmt_rate(&c->f, rr_num_or(hp, "offered_per_s", NAN)),
-			 fmt_rate(&c->f, rr_num_or(hp, "achieved_per_s", NAN)), per_core,
-			 bound && !strcmp(bound, "lower")
-				 ? ": a lower bound of the capacity, since a step above it stayed "
-				   "inconclusive"
-				 : "");
+		const char *bound = rr_str(hp, KEY_BOUND);
+		page_para(c->d, false,
+			  "Highest passing step: step %s, %s requests/s offered (%s achieved)%s%s.",
+			  report_step_label(c->root, (long)rr_num_or(hp, KEY_STEP, 0) - 1, hl,
+					    sizeof hl),
+			  fmt_rate(&c->f, rr_num_or(hp, KEY_OFFERED_PER_S, NAN)),
+			  fmt_rate(&c->f, rr_num_or(hp, KEY_ACHIEVED_PER_S, NAN)), per_core,
+			  bound && !strcmp(bound, "lower")
+				  ? ": a lower bound of the capacity, since a step above it stayed "
+				    "inconclusive"
+				  : "");
 		if (why[0]) {
 			page_audience(c->d, PAGE_REPORT);
 			page_para(c->d, false, "%s", why + 1);
@@ -452,19 +463,19 @@ void content_results_ramp(struct content_ctx *c)
 	 * terminal's summary fits a screen (its headline says the knee) */
 	page_audience(c->d, PAGE_REPORT);
 	double knee;
-	if (rr_num(c->root, "knee_per_s", &knee))
+	if (rr_num(c->root, KEY_KNEE_PER_S, &knee))
 		page_para(c->d, false,
 			 "Knee: median latency first exceeded twice its low-load value (the first "
 			 "step's) at %s requests/s.",
 			 fmt_rate(&c->f, knee));
-	else if (rr_get(c->root, "knee_per_s"))
+	else if (rr_get(c->root, KEY_KNEE_PER_S))
 		page_para(c->d, false, "Knee: the median latency stayed within twice its low-load "
 				      "value at every step.");
 	page_audience(c->d, PAGE_ALL);
 	double req;
-	if (rr_num(c->plan, "require_per_s", &req))
+	if (rr_num(c->plan, KEY_REQUIRE_PER_S, &req))
 		page_para(c->d, false, "Required %s requests/s: %s.", fmt_rate(&c->f, req),
-			 rr_true(c->root, "reached_require") ? "reached" : "NOT reached");
+			  rr_true(c->root, KEY_REACHED_REQUIRE) ? "reached" : "NOT reached");
 	page_audience(c->d, PAGE_REPORT);
 	ramp_warmups(c, steps);
 	chart_ref(c, "latency-vs-load");
@@ -472,11 +483,11 @@ void content_results_ramp(struct content_ctx *c)
 	if (k >= 0) {
 		char fl[32];
 		page_heading(c->d, 3, "focus-step", "Latency at step %s (%s requests/s)",
-			    report_step_label(c->root, k, fl, sizeof fl),
-			    fmt_rate(&c->f, rr_num_or(step_at(c, k), "offered_per_s", NAN)));
-		content_latency_table(c, rr_get(step_at(c, k), "measure"));
-		content_outcomes_table(c, rr_get(step_at(c, k), "measure"));
-		content_by_name_table(c, rr_get(step_at(c, k), "measure"), false);
+			     report_step_label(c->root, k, fl, sizeof fl),
+			     fmt_rate(&c->f, rr_num_or(step_at(c, k), KEY_OFFERED_PER_S, NAN)));
+		content_latency_table(c, rr_get(step_at(c, k), KEY_MEASURE));
+		content_outcomes_table(c, rr_get(step_at(c, k), KEY_MEASURE));
+		content_by_name_table(c, rr_get(step_at(c, k), KEY_MEASURE), false);
 	}
 	chart_ref(c, "spectrum");
 	chart_ref(c, "histogram");

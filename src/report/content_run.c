@@ -6,12 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc/keys.h"
 #include "report/content_int.h"
 
 void content_summary_run(struct content_ctx *c)
 {
 	struct phase_fig m;
-	report_phase_fig(rr_get(c->root, "measure"), &m);
+	report_phase_fig(rr_get(c->root, KEY_MEASURE), &m);
 	char mach[256], wh[200], subject[256];
 	const char *plan_name = rr_str(c->root, "target.plan");
 	if (c->self_contained)
@@ -30,7 +31,7 @@ void content_summary_run(struct content_ctx *c)
 			     fmt_rate(&c->f, m.achieved), fmt_pct(&c->f, m.error_pct)) < 0)
 			s = NULL;
 	} else {
-		double conc = rr_num_or(c->plan, "concurrency", NAN);
+		double conc = rr_num_or(c->plan, KEY_CONCURRENCY, NAN);
 		if (asprintf(&s,
 			     "In a closed-loop test with %s %s %s on %s, %s completed %s requests/s "
 			     "with p50 %s and p99 %s (measured from each send) and a %s error rate.",
@@ -40,8 +41,8 @@ void content_summary_run(struct content_ctx *c)
 			     fmt_pct(&c->f, m.error_pct)) < 0)
 			s = NULL;
 	}
-	const json_t *rs = rr_obj(c->root, "repeat_summary");
-	size_t nrep = rr_len(c->root, "repetitions");
+	const json_t *rs = rr_obj(c->root, KEY_REPEAT_SUMMARY);
+	size_t nrep = rr_len(c->root, KEY_REPETITIONS);
 	char extra[512] = "";
 	if (rs && nrep > 1) {
 		double med, lo, hi;
@@ -60,11 +61,14 @@ void content_summary_run(struct content_ctx *c)
 	page_para(c->d, true, "%s%s%s", s ? s : "", extra, tail);
 	free(s);
 	/* --slo: the judgement of the measured phase, as `pacer run` printed it */
-	const json_t *slo = rr_obj(c->root, "slo");
+	const json_t *slo = rr_obj(c->root, KEY_SLO);
 	if (slo) {
-		const char *reason = rr_str(slo, "reason");
-		page_para(c->d, false, "SLO %s: %s.", rr_str(slo, "expr") ? rr_str(slo, "expr") : "?",
-			 reason ? reason : rr_true(slo, "pass") ? "Pass" : "Fail");
+		const char *reason = rr_str(slo, KEY_REASON);
+		page_para(c->d, false, "SLO %s: %s.",
+			  rr_str(slo, KEY_EXPR) ? rr_str(slo, KEY_EXPR) : "?",
+			  reason                   ? reason
+			  : rr_true(slo, KEY_PASS) ? "Pass"
+						   : "Fail");
 	}
 }
 
@@ -73,9 +77,10 @@ void content_summary_run(struct content_ctx *c)
  * older result). */
 static bool conns_phrase(struct content_ctx *c, const json_t *conns, char *out, size_t cap)
 {
-	double at = 0, opened = rr_num_or(conns, "opened", NAN), cbs = rr_num_or(conns, "closed_by_server", 0);
-	double stray = rr_num_or(conns, "closed_stray", 0);
-	if (!rr_num(conns, "open_at_start", &at))
+	double at = 0, opened = rr_num_or(conns, KEY_OPENED, NAN),
+	       cbs = rr_num_or(conns, KEY_CLOSED_BY_SERVER, 0);
+	double stray = rr_num_or(conns, KEY_CLOSED_STRAY, 0);
+	if (!rr_num(conns, KEY_OPEN_AT_START, &at))
 		return false;
 	int n = snprintf(out, cap, "%s open when it began, %s opened during it%s%s%s",
 			 fmt_int(&c->f, at), fmt_int(&c->f, opened), cbs > 0 ? " (" : "",
@@ -92,9 +97,9 @@ static bool conns_phrase(struct content_ctx *c, const json_t *conns, char *out, 
 static void connections_para(struct content_ctx *c, const json_t *warm, const json_t *ph)
 {
 	char m[384], w[384];
-	if (!conns_phrase(c, rr_obj(ph, "connections"), m, sizeof m))
+	if (!conns_phrase(c, rr_obj(ph, KEY_CONNECTIONS), m, sizeof m))
 		return;
-	if (warm && conns_phrase(c, rr_obj(warm, "connections"), w, sizeof w)) {
+	if (warm && conns_phrase(c, rr_obj(warm, KEY_CONNECTIONS), w, sizeof w)) {
 		struct phase_fig f;
 		report_phase_fig(warm, &f);
 		page_para(c->d, false,
@@ -113,7 +118,7 @@ static void connections_para(struct content_ctx *c, const json_t *warm, const js
  * average); b:443 http/1.1 (3 connections)." Nothing with one host. */
 static void http2_hosts_para(struct content_ctx *c, const json_t *ph)
 {
-	const json_t *hosts = rr_arr(ph, "hosts");
+	const json_t *hosts = rr_arr(ph, KEY_HOSTS);
 	if (!hosts || !json_array_size(hosts))
 		return;
 	char line[1024];
@@ -121,15 +126,16 @@ static void http2_hosts_para(struct content_ctx *c, const json_t *ph)
 	size_t i;
 	const json_t *e;
 	json_array_foreach(hosts, i, e) {
-		const char *name = rr_str(e, "host"), *proto = rr_str(e, "protocol");
-		double n2 = rr_num_or(e, "connections_h2", 0), n1 = rr_num_or(e, "connections_h1", 0);
+		const char *name = rr_str(e, KEY_HOST), *proto = rr_str(e, KEY_PROTOCOL);
+		double n2 = rr_num_or(e, KEY_CONNECTIONS_H2, 0),
+		       n1 = rr_num_or(e, KEY_CONNECTIONS_H1, 0);
 		char streams[96] = "";
-		if (rr_num_or(e, "streams_max", 0) > 0)
+		if (rr_num_or(e, KEY_STREAMS_MAX, 0) > 0)
 			snprintf(streams, sizeof streams, ", streams at most %s, %.1f on average",
-				 fmt_int(&c->f, rr_num_or(e, "streams_max", 0)),
-				 rr_num_or(e, "streams_mean", 0));
+				 fmt_int(&c->f, rr_num_or(e, KEY_STREAMS_MAX, 0)),
+				 rr_num_or(e, KEY_STREAMS_MEAN, 0));
 		int k = snprintf(line + len, sizeof line - len, "%s%s:%.0f %s (%s %s%s)",
-				 i ? "; " : "", name ? name : "?", rr_num_or(e, "port", 0),
+				 i ? "; " : "", name ? name : "?", rr_num_or(e, KEY_PORT, 0),
 				 proto ? proto : "not connected", fmt_int(&c->f, n2 + n1),
 				 plural(n2 + n1, "connection", "connections"), streams);
 		if (k < 0 || (size_t)k >= sizeof line - len)
@@ -145,21 +151,22 @@ static void http2_hosts_para(struct content_ctx *c, const json_t *ph)
  * resets, and connections that failed as HTTP/2. Nothing without it. */
 static void http2_para(struct content_ctx *c, const json_t *ph)
 {
-	const json_t *h = rr_obj(ph, "http2");
+	const json_t *h = rr_obj(ph, KEY_HTTP2);
 	if (!h)
 		return;
 	/* connections opened in the warm-up carry into the measured phase:
 	 * they spoke h2 there too */
-	const json_t *wh = rr_obj(rr_obj(c->root, "warmup"), "http2");
-	double wh2 = rr_num_or(wh, "connections_h2", 0), wh1 = rr_num_or(wh, "connections_h1", 0);
-	double h2 = rr_num_or(h, "connections_h2", 0) + wh2,
-	       h1 = rr_num_or(h, "connections_h1", 0) + wh1;
+	const json_t *wh = rr_obj(rr_obj(c->root, KEY_WARMUP), KEY_HTTP2);
+	double wh2 = rr_num_or(wh, KEY_CONNECTIONS_H2, 0),
+	       wh1 = rr_num_or(wh, KEY_CONNECTIONS_H1, 0);
+	double h2 = rr_num_or(h, KEY_CONNECTIONS_H2, 0) + wh2,
+	       h1 = rr_num_or(h, KEY_CONNECTIONS_H1, 0) + wh1;
 	char warm[96] = "";
 	if (wh2 > 0)
 		snprintf(warm, sizeof warm, " (%s of them opened in the warm-up)",
 			 fmt_int(&c->f, wh2));
 	double resets = 0;
-	const json_t *rs = rr_obj(h, "resets");
+	const json_t *rs = rr_obj(h, KEY_RESETS);
 	const char *k;
 	const json_t *v;
 	if (rs)
@@ -168,20 +175,23 @@ static void http2_para(struct content_ctx *c, const json_t *ph)
 	double failed = rr_num_or(ph, "transport_errors.protocol", 0);
 	char streams[160] = "", h1s[96] = "", fails[160] = "";
 	if (h2 > 0)
-		snprintf(streams, sizeof streams, "; streams in flight on one connection at most %s, "
-			 "%.1f on average", fmt_int(&c->f, rr_num_or(h, "streams_max", 0)),
-			 rr_num_or(h, "streams_mean", 0));
+		snprintf(streams, sizeof streams,
+			 "; streams in flight on one connection at most %s, "
+			 "%.1f on average",
+			 fmt_int(&c->f, rr_num_or(h, KEY_STREAMS_MAX, 0)),
+			 rr_num_or(h, KEY_STREAMS_MEAN, 0));
 	if (h1 > 0)
 		snprintf(h1s, sizeof h1s, " (%s kept on HTTP/1.1)", fmt_int(&c->f, h1));
 	if (failed > 0)
 		snprintf(fails, sizeof fails, "; %s failed as HTTP/2 (errors.protocol: connection "
 			 "attempts, not requests)", fmt_int(&c->f, failed));
-	page_para(c->d, false,
-		 "HTTP/2: %s %s spoke h2%s%s%s; GOAWAY %s, requests retried %s (the server had not "
-		 "processed them), streams reset %s%s.",
-		 fmt_int(&c->f, h2), plural(h2, "connection", "connections"), warm, h1s, streams,
-		 fmt_int(&c->f, rr_num_or(h, "goaway", 0)), fmt_int(&c->f, rr_num_or(h, "retried", 0)),
-		 fmt_int(&c->f, resets), fails);
+	page_para(
+		c->d, false,
+		"HTTP/2: %s %s spoke h2%s%s%s; GOAWAY %s, requests retried %s (the server had not "
+		"processed them), streams reset %s%s.",
+		fmt_int(&c->f, h2), plural(h2, "connection", "connections"), warm, h1s, streams,
+		fmt_int(&c->f, rr_num_or(h, KEY_GOAWAY, 0)),
+		fmt_int(&c->f, rr_num_or(h, KEY_RETRIED, 0)), fmt_int(&c->f, resets), fails);
 	http2_hosts_para(c, ph);
 }
 
@@ -230,7 +240,7 @@ static void responses_table(struct content_ctx *c, const json_t *ph)
 
 void content_results_run(struct content_ctx *c)
 {
-	const json_t *ph = rr_get(c->root, "measure");
+	const json_t *ph = rr_get(c->root, KEY_MEASURE);
 	struct phase_fig m;
 	report_phase_fig(ph, &m);
 	page_heading(c->d, 3, "throughput", "Throughput and errors");
@@ -246,7 +256,7 @@ void content_results_run(struct content_ctx *c)
 			      c->open_loop ? fmt_pct(&c->f, m.drop_pct) : "–",
 			      fmt_s(&c->f, m.duration_s)};
 	page_row(c->d, row);
-	connections_para(c, rr_get(c->root, "warmup"), ph);
+	connections_para(c, rr_get(c->root, KEY_WARMUP), ph);
 	http2_para(c, ph);
 	page_heading(c->d, 3, "latency", "Latency");
 	content_latency_table(c, ph);
@@ -254,8 +264,8 @@ void content_results_run(struct content_ctx *c)
 	responses_table(c, ph);
 	content_outcomes_table(c, ph);
 	content_by_name_table(c, ph, true);
-	content_outage_table(c, rr_arr(c->root, "series"));
-	const json_t *reps = rr_arr(c->root, "repetitions");
+	content_outage_table(c, rr_arr(c->root, KEY_SERIES));
+	const json_t *reps = rr_arr(c->root, KEY_REPETITIONS);
 	if (reps && json_array_size(reps) > 1) {
 		page_heading(c->d, 3, "repetitions", "Repetitions");
 		const char *h[8] = {"Repetition", "Achieved/s", "p50", "p90", "p99", "p99.9", "max", "Errors"};
@@ -266,26 +276,27 @@ void content_results_run(struct content_ctx *c)
 			char idx[24];
 			snprintf(idx, sizeof idx, "%zu", i + 1);
 			const char *rw[8] = {idx,
-					     fmt_rate(&c->f, rr_num_or(r, "achieved_per_s", NAN)),
-					     fmt_us(&c->f, rr_num_or(r, "p50_us", NAN)),
-					     fmt_us(&c->f, rr_num_or(r, "p90_us", NAN)),
-					     fmt_us(&c->f, rr_num_or(r, "p99_us", NAN)),
-					     fmt_us(&c->f, rr_num_or(r, "p99_9_us", NAN)),
-					     fmt_us(&c->f, rr_num_or(r, "max_us", NAN)),
-					     fmt_int(&c->f, rr_num_or(r, "errors", NAN))};
+					     fmt_rate(&c->f, rr_num_or(r, KEY_ACHIEVED_PER_S, NAN)),
+					     fmt_us(&c->f, rr_num_or(r, KEY_P50_US, NAN)),
+					     fmt_us(&c->f, rr_num_or(r, KEY_P90_US, NAN)),
+					     fmt_us(&c->f, rr_num_or(r, KEY_P99_US, NAN)),
+					     fmt_us(&c->f, rr_num_or(r, KEY_P99_9_US, NAN)),
+					     fmt_us(&c->f, rr_num_or(r, KEY_MAX_US, NAN)),
+					     fmt_int(&c->f, rr_num_or(r, KEY_ERRORS, NAN))};
 			page_row(c->d, rw);
 		}
-		const json_t *rs = rr_obj(c->root, "repeat_summary");
+		const json_t *rs = rr_obj(c->root, KEY_REPEAT_SUMMARY);
 		if (rs) {
 			char b[7][96];
-			const char *rw[8] = {"median (min–max)",
-					     content_med_range(c, b[0], 96, rs, "achieved_per_s", false),
-					     content_med_range(c, b[1], 96, rs, "p50_us", true),
-					     content_med_range(c, b[2], 96, rs, "p90_us", true),
-					     content_med_range(c, b[3], 96, rs, "p99_us", true),
-					     content_med_range(c, b[4], 96, rs, "p99_9_us", true),
-					     content_med_range(c, b[5], 96, rs, "max_us", true),
-					     content_med_range(c, b[6], 96, rs, "errors", false)};
+			const char *rw[8] = {
+				"median (min–max)",
+				content_med_range(c, b[0], 96, rs, KEY_ACHIEVED_PER_S, false),
+				content_med_range(c, b[1], 96, rs, KEY_P50_US, true),
+				content_med_range(c, b[2], 96, rs, KEY_P90_US, true),
+				content_med_range(c, b[3], 96, rs, KEY_P99_US, true),
+				content_med_range(c, b[4], 96, rs, KEY_P99_9_US, true),
+				content_med_range(c, b[5], 96, rs, KEY_MAX_US, true),
+				content_med_range(c, b[6], 96, rs, "errors", false)};
 			page_row(c->d, rw);
 		}
 	}

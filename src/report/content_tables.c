@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "doc/keys.h"
 #include "report/content_int.h"
 
 void content_latency_table(struct content_ctx *c, const json_t *ph)
@@ -14,15 +15,20 @@ void content_latency_table(struct content_ctx *c, const json_t *ph)
 		bool open_only;
 	} rows[] = {
 		{"latency", "latency (from scheduled time)", "latency (from send)", false},
-		{"latency_ok", "… of the requests that succeeded", "… of the requests that succeeded", false},
-		{"latency_failed", "… of the requests that failed", "… of the requests that failed", false},
-		{"service_time", "service time (write to last byte)", "service time (write to last byte)", false},
+		{KEY_LATENCY_OK, "… of the requests that succeeded",
+		 "… of the requests that succeeded", false},
+		{KEY_LATENCY_FAILED, "… of the requests that failed",
+		 "… of the requests that failed", false},
+		{KEY_SERVICE_TIME, "service time (write to last byte)",
+		 "service time (write to last byte)", false},
 		{"ttfb", "time to first byte", "time to first byte", false},
-		{"server_time", "server-reported time", "server-reported time", false},
-		{"send_lag", "send lag (due to write)", "", true},
-		{"loop_lag", "loop lag (generator lateness)", "", true},
-		{"connect_time", "connect time (per connection)", "connect time (per connection)", false},
-		{"handshake", "TLS handshake (per connection)", "TLS handshake (per connection)", false},
+		{KEY_SERVER_TIME, "server-reported time", "server-reported time", false},
+		{KEY_SEND_LAG, "send lag (due to write)", "", true},
+		{KEY_LOOP_LAG, "loop lag (generator lateness)", "", true},
+		{KEY_CONNECT_TIME, "connect time (per connection)", "connect time (per connection)",
+		 false},
+		{"handshake", "TLS handshake (per connection)", "TLS handshake (per connection)",
+		 false},
 	};
 	const char *hdr[9] = {"Timing", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean", "count"};
 	page_table(c->d, 9, 0x1fe, hdr);
@@ -30,7 +36,7 @@ void content_latency_table(struct content_ctx *c, const json_t *ph)
 		const json_t *t = rr_obj(ph, rows[i].key);
 		if (!t || (rows[i].open_only && !c->open_loop))
 			continue;
-		double count = rr_num_or(t, "count", NAN);
+		double count = rr_num_or(t, KEY_COUNT, NAN);
 		if (i > 0 && !(count > 0))
 			continue;
 		/* successes and failures apart only when there were failures */
@@ -38,13 +44,13 @@ void content_latency_table(struct content_ctx *c, const json_t *ph)
 			continue;
 		const char *row[9] = {
 			c->open_loop ? rows[i].open_label : rows[i].closed_label,
-			fmt_us(&c->f, rr_num_or(t, "p50_us", NAN)),
-			fmt_us(&c->f, rr_num_or(t, "p90_us", NAN)),
-			fmt_us(&c->f, rr_num_or(t, "p99_us", NAN)),
-			fmt_us(&c->f, rr_num_or(t, "p99_9_us", NAN)),
-			fmt_us(&c->f, rr_num_or(t, "p99_99_us", NAN)),
-			fmt_us(&c->f, rr_num_or(t, "max_us", NAN)),
-			fmt_us(&c->f, rr_num_or(t, "mean_us", NAN)),
+			fmt_us(&c->f, rr_num_or(t, KEY_P50_US, NAN)),
+			fmt_us(&c->f, rr_num_or(t, KEY_P90_US, NAN)),
+			fmt_us(&c->f, rr_num_or(t, KEY_P99_US, NAN)),
+			fmt_us(&c->f, rr_num_or(t, KEY_P99_9_US, NAN)),
+			fmt_us(&c->f, rr_num_or(t, KEY_P99_99_US, NAN)),
+			fmt_us(&c->f, rr_num_or(t, KEY_MAX_US, NAN)),
+			fmt_us(&c->f, rr_num_or(t, KEY_MEAN_US, NAN)),
 			fmt_int(&c->f, count),
 		};
 		page_row(c->d, row);
@@ -53,26 +59,27 @@ void content_latency_table(struct content_ctx *c, const json_t *ph)
 
 void content_outcomes_table(struct content_ctx *c, const json_t *ph)
 {
-	const json_t *oc = rr_arr(ph, "outcomes");
-	const json_t *succ = rr_obj(ph, "success");
+	const json_t *oc = rr_arr(ph, KEY_OUTCOMES);
+	const json_t *succ = rr_obj(ph, KEY_SUCCESS);
 	if (!oc && !succ)
 		return;
 	const char *hdr[5] = {"Outcome", "Rule", "Count", "Of", "Rate"};
 	page_table(c->d, 5, 0x1c, hdr);
 	if (succ) {
-		const char *row[5] = {"success", rr_str(succ, "rule"),
-				      fmt_int(&c->f, rr_num_or(succ, "ok", NAN)),
-				      fmt_int(&c->f, rr_num_or(succ, "ok", 0) + rr_num_or(succ, "failed", 0)),
-				      fmt_pct(&c->f, rr_num_or(succ, "ok_pct", NAN))};
+		const char *row[5] = {
+			"success", rr_str(succ, KEY_RULE),
+			fmt_int(&c->f, rr_num_or(succ, KEY_OK, NAN)),
+			fmt_int(&c->f, rr_num_or(succ, KEY_OK, 0) + rr_num_or(succ, KEY_FAILED, 0)),
+			fmt_pct(&c->f, rr_num_or(succ, KEY_OK_PCT, NAN))};
 		page_row(c->d, row);
 	}
 	size_t i;
 	const json_t *o;
 	json_array_foreach(oc, i, o) {
-		const char *row[5] = {rr_str(o, "name"), rr_str(o, "rule"),
-				      fmt_int(&c->f, rr_num_or(o, "count", NAN)),
-				      fmt_int(&c->f, rr_num_or(o, "of", NAN)),
-				      fmt_pct(&c->f, rr_num_or(o, "rate_pct", NAN))};
+		const char *row[5] = {rr_str(o, KEY_NAME), rr_str(o, KEY_RULE),
+				      fmt_int(&c->f, rr_num_or(o, KEY_COUNT, NAN)),
+				      fmt_int(&c->f, rr_num_or(o, KEY_OF, NAN)),
+				      fmt_pct(&c->f, rr_num_or(o, KEY_RATE_PCT, NAN))};
 		page_row(c->d, row);
 	}
 }
@@ -80,7 +87,7 @@ void content_outcomes_table(struct content_ctx *c, const json_t *ph)
 /* Per request name (a phase's "by_name"), when there is more than one. */
 void content_by_name_table(struct content_ctx *c, const json_t *ph, bool heading)
 {
-	const json_t *bn = rr_arr(ph, "by_name");
+	const json_t *bn = rr_arr(ph, KEY_BY_NAME);
 	if (!bn || json_array_size(bn) < 2)
 		return;
 	if (heading)
@@ -97,9 +104,9 @@ void content_by_name_table(struct content_ctx *c, const json_t *ph, bool heading
 		if (!json_is_object(e))
 			continue;
 		char label[300];
-		const char *name = rr_str(e, "name");
-		if (rr_true(e, "other")) {
-			pooled = rr_num_or(e, "pooled_names", NAN);
+		const char *name = rr_str(e, KEY_NAME);
+		if (rr_true(e, KEY_OTHER)) {
+			pooled = rr_num_or(e, KEY_POOLED_NAMES, NAN);
 			if (pooled >= 0)
 				snprintf(label, sizeof label, "other (%s pooled %s)", fmt_int(&c->f, pooled),
 					 plural(pooled, "name", "names"));
@@ -110,10 +117,10 @@ void content_by_name_table(struct content_ctx *c, const json_t *ph, bool heading
 		if (!isfinite(sub_bits))
 			sub_bits = rr_num_or(e, "latency.sub_bits", NAN);
 		const char *row[10] = {name ? name : "–",
-				       fmt_int(&c->f, rr_num_or(e, "sent", NAN)),
-				       fmt_int(&c->f, rr_num_or(e, "completed", NAN)),
-				       fmt_int(&c->f, rr_num_or(e, "errors", NAN)),
-				       fmt_pct(&c->f, rr_num_or(e, "error_pct", NAN)),
+				       fmt_int(&c->f, rr_num_or(e, KEY_SENT, NAN)),
+				       fmt_int(&c->f, rr_num_or(e, KEY_COMPLETED, NAN)),
+				       fmt_int(&c->f, rr_num_or(e, KEY_ERRORS, NAN)),
+				       fmt_pct(&c->f, rr_num_or(e, KEY_ERROR_PCT, NAN)),
 				       fmt_us(&c->f, rr_num_or(e, "latency.p50_us", NAN)),
 				       fmt_us(&c->f, rr_num_or(e, "latency.p90_us", NAN)),
 				       fmt_us(&c->f, rr_num_or(e, "latency.p99_us", NAN)),
@@ -140,7 +147,7 @@ static double connect_fails_of(const json_t *o, char *causes, size_t cap)
 	size_t len = 0;
 	causes[0] = '\0';
 	for (size_t k = 0; k < N(keys); k++) {
-		double v = rr_num_or(rr_obj(o, "connect_failures"), keys[k], 0);
+		double v = rr_num_or(rr_obj(o, KEY_CONNECT_FAILURES), keys[k], 0);
 		if (!(v > 0))
 			continue;
 		sum += v;
@@ -162,7 +169,7 @@ void content_outage_table(struct content_ctx *c, const json_t *series)
 	char causes[128];
 	json_array_foreach(series, i, pt)
 		any = any || connect_fails_of(pt, causes, sizeof causes) > 0 ||
-		      rr_num_or(pt, "dropped", 0) > 0;
+		      rr_num_or(pt, KEY_DROPPED, 0) > 0;
 	if (!any)
 		return;
 	page_heading(c->d, 3, "outage", "Seconds with failed connects or unsent requests");
@@ -175,7 +182,8 @@ void content_outage_table(struct content_ctx *c, const json_t *series)
 	page_table(c->d, 6, 0x37, hdr);
 	json_array_foreach(series, i, pt) {
 		double f = connect_fails_of(pt, causes, sizeof causes);
-		double unsent = rr_num_or(pt, "unsent", 0), dropped = rr_num_or(pt, "dropped", 0);
+		double unsent = rr_num_or(pt, KEY_UNSENT, 0),
+		       dropped = rr_num_or(pt, KEY_DROPPED, 0);
 		if (!(f > 0 || unsent > 0 || dropped > 0))
 			continue;
 		if (shown == OUTAGE_ROWS_MAX) {
@@ -183,8 +191,8 @@ void content_outage_table(struct content_ctx *c, const json_t *series)
 			continue;
 		}
 		shown++;
-		const char *row[6] = {fmt_int(&c->f, rr_num_or(pt, "t_s", (double)i)),
-				      fmt_int(&c->f, rr_num_or(pt, "completed", NAN)),
+		const char *row[6] = {fmt_int(&c->f, rr_num_or(pt, KEY_T_S, (double)i)),
+				      fmt_int(&c->f, rr_num_or(pt, KEY_COMPLETED, NAN)),
 				      fmt_int(&c->f, f),
 				      causes[0] ? causes : "–",
 				      fmt_int(&c->f, unsent),

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "doc/keys.h"
 #include "report/content_int.h"
 
 /* "127-byte body", "bodies of 10 B to 4.0 KiB, 1.2 MiB in all": the bodies
@@ -28,15 +29,15 @@ void content_wl_methods(struct content_ctx *c, const json_t *wl, char *out, size
 	out[0] = '\0';
 	size_t i, l = 0;
 	const json_t *m;
-	json_array_foreach(rr_arr(wl, "methods"), i, m) {
+	json_array_foreach(rr_arr(wl, KEY_METHODS), i, m) {
 		if (l + 80 > cap)
 			break;
 		l += (size_t)snprintf(out + l, cap - l, "%s%s %s (%s)", l ? ", " : "",
-				      rr_str(m, "method") ? rr_str(m, "method") : "?",
-				      fmt_int(&c->f, rr_num_or(m, "requests", NAN)),
-				      fmt_pct(&c->f, rr_num_or(m, "share_pct", NAN)));
+				      rr_str(m, KEY_METHOD) ? rr_str(m, KEY_METHOD) : "?",
+				      fmt_int(&c->f, rr_num_or(m, KEY_REQUESTS, NAN)),
+				      fmt_pct(&c->f, rr_num_or(m, KEY_SHARE_PCT, NAN)));
 	}
-	double other = rr_num_or(wl, "other_methods_requests", 0);
+	double other = rr_num_or(wl, KEY_OTHER_METHODS_REQUESTS, 0);
 	if (other > 0 && l + 60 < cap)
 		snprintf(out + l, cap - l, ", other methods %s", fmt_int(&c->f, other));
 }
@@ -48,18 +49,18 @@ static void wl_names(struct content_ctx *c, const json_t *wl, char *out, size_t 
 	out[0] = '\0';
 	size_t i, l = 0;
 	const json_t *m;
-	json_array_foreach(rr_arr(wl, "names"), i, m) {
+	json_array_foreach(rr_arr(wl, KEY_NAMES), i, m) {
 		if (l + 120 > cap)
 			break;
 		l += (size_t)snprintf(out + l, cap - l, "%s%s %s (%s)", l ? ", " : "",
-				      rr_str(m, "name") ? rr_str(m, "name") : "?",
-				      fmt_int(&c->f, rr_num_or(m, "requests", NAN)),
-				      fmt_pct(&c->f, rr_num_or(m, "share_pct", NAN)));
+				      rr_str(m, KEY_NAME) ? rr_str(m, KEY_NAME) : "?",
+				      fmt_int(&c->f, rr_num_or(m, KEY_REQUESTS, NAN)),
+				      fmt_pct(&c->f, rr_num_or(m, KEY_SHARE_PCT, NAN)));
 	}
 	if (!l)
 		return;
-	double other = rr_num_or(wl, "other_names_requests", 0),
-	       unnamed = rr_num_or(wl, "unnamed_requests", 0);
+	double other = rr_num_or(wl, KEY_OTHER_NAMES_REQUESTS, 0),
+	       unnamed = rr_num_or(wl, KEY_UNNAMED_REQUESTS, 0);
 	if (other > 0 && l + 60 < cap)
 		l += (size_t)snprintf(out + l, cap - l, ", other names %s", fmt_int(&c->f, other));
 	if (unnamed > 0 && l + 60 < cap)
@@ -69,11 +70,11 @@ static void wl_names(struct content_ctx *c, const json_t *wl, char *out, size_t 
 /* "GET /vast", "POST /openrtb2/auction (127-byte body)" for listed request k. */
 static void wl_request(struct content_ctx *c, const json_t *r, char *out, size_t cap)
 {
-	double body = rr_num_or(r, "body_bytes", 0);
-	const char *name = rr_str(r, "name");
+	double body = rr_num_or(r, KEY_BODY_BYTES, 0);
+	const char *name = rr_str(r, KEY_NAME);
 	/* a name that only repeats "METHOD path" (a table's derived name,
 	 * tables.md#request-names) says nothing the request does not */
-	const char *m = rr_str(r, "method"), *t = rr_str(r, "target");
+	const char *m = rr_str(r, KEY_METHOD), *t = rr_str(r, KEY_TARGET);
 	if (name && m && t) {
 		size_t ml = strlen(m), tl = strcspn(t, "?");
 		if (!strncmp(name, m, ml) && name[ml] == ' ' && !strncmp(name + ml + 1, t, tl) &&
@@ -83,9 +84,9 @@ static void wl_request(struct content_ctx *c, const json_t *r, char *out, size_t
 	char b[64] = "";
 	if (body > 0)
 		snprintf(b, sizeof b, "%s-byte body", fmt_int(&c->f, body));
-	snprintf(out, cap, "%s %s%s%s%s%s%s%s", rr_str(r, "method") ? rr_str(r, "method") : "?",
-		 rr_str(r, "target") ? rr_str(r, "target") : "?",
-		 rr_true(r, "target_cut") ? "..." : "", name || b[0] ? " (" : "",
+	snprintf(out, cap, "%s %s%s%s%s%s%s%s", rr_str(r, KEY_METHOD) ? rr_str(r, KEY_METHOD) : "?",
+		 rr_str(r, KEY_TARGET) ? rr_str(r, KEY_TARGET) : "?",
+		 rr_true(r, KEY_TARGET_CUT) ? "..." : "", name || b[0] ? " (" : "",
 		 name ? name : "", name && b[0] ? ", " : "", b, name || b[0] ? ")" : "");
 }
 
@@ -100,18 +101,19 @@ bool content_wl_phrase(struct content_ctx *c, const json_t *wl, const json_t *pl
 {
 	if (!wl)
 		return false;
-	const char *src = rr_str(wl, "source");
-	double n = rr_num_or(wl, "requests", NAN);
-	bool random = rr_str(wl, "order") && !strcmp(rr_str(wl, "order"), "random");
-	const json_t *listed = rr_arr(wl, "listed");
+	const char *src = rr_str(wl, KEY_SOURCE);
+	double n = rr_num_or(wl, KEY_REQUESTS, NAN);
+	bool random = rr_str(wl, KEY_ORDER) && !strcmp(rr_str(wl, KEY_ORDER), "random");
+	const json_t *listed = rr_arr(wl, KEY_LISTED);
 	char bodies[160], methods[400];
 	wl_bodies(c, wl, bodies, sizeof bodies);
 	content_wl_methods(c, wl, methods, sizeof methods);
 	const json_t *r0 = json_array_get(listed, 0);
 	if (n == 1 && r0) {
-		double body = rr_num_or(r0, "body_bytes", 0);
-		snprintf(out, cap, "one %s request to %s%s%s%s", rr_str(r0, "method") ? rr_str(r0, "method") : "?",
-			 url, body > 0 ? " with a " : "", body > 0 ? fmt_int(&c->f, body) : "",
+		double body = rr_num_or(r0, KEY_BODY_BYTES, 0);
+		const char *method = rr_str(r0, KEY_METHOD);
+		snprintf(out, cap, "one %s request to %s%s%s%s", method ? method : "?", url,
+			 body > 0 ? " with a " : "", body > 0 ? fmt_int(&c->f, body) : "",
 			 body > 0 ? "-byte body" : "");
 		return true;
 	}
@@ -130,7 +132,7 @@ bool content_wl_phrase(struct content_ctx *c, const json_t *wl, const json_t *pl
 		 * result) the workload's, which is the same: of the wire bytes */
 		const char *tsrc = rr_str(plan, "table.source");
 		const char *sha = rr_str(plan, "table.sha256") ? rr_str(plan, "table.sha256")
-							       : rr_str(wl, "sha256");
+							       : rr_str(wl, KEY_SHA256);
 		char hash[64] = "";
 		if (sha)
 			snprintf(hash, sizeof hash, " (SHA-256 %.16s...)", sha);
@@ -142,7 +144,7 @@ bool content_wl_phrase(struct content_ctx *c, const json_t *wl, const json_t *pl
 		l = (size_t)snprintf(out, cap, "%s requests %s", fmt_int(&c->f, n), order);
 	if (l >= cap)
 		return true;
-	if (rr_true(wl, "listed_all") && json_array_size(listed) <= 4) {
+	if (rr_true(wl, KEY_LISTED_ALL) && json_array_size(listed) <= 4) {
 		size_t i;
 		const json_t *r;
 		json_array_foreach(listed, i, r) {
@@ -177,16 +179,17 @@ void content_wl_rows(struct content_ctx *c, const json_t *wl)
 		kv(c, "Request names", b);
 	size_t i;
 	const json_t *r;
-	json_array_foreach(rr_arr(wl, "listed"), i, r) {
+	json_array_foreach(rr_arr(wl, KEY_LISTED), i, r) {
 		char k[32];
 		snprintf(k, sizeof k, "Request %zu", i + 1);
 		wl_request(c, r, b, sizeof b);
 		kv(c, k, b);
 	}
-	double n = rr_num_or(wl, "requests", NAN);
-	if (!rr_true(wl, "listed_all") && rr_len(wl, "listed")) {
+	double n = rr_num_or(wl, KEY_REQUESTS, NAN);
+	if (!rr_true(wl, KEY_LISTED_ALL) && rr_len(wl, KEY_LISTED)) {
 		snprintf(b, sizeof b, "%s more (only the first %zu listed)",
-			 fmt_int(&c->f, n - (double)rr_len(wl, "listed")), rr_len(wl, "listed"));
+			 fmt_int(&c->f, n - (double)rr_len(wl, KEY_LISTED)),
+			 rr_len(wl, KEY_LISTED));
 		kv(c, "Other requests", b);
 	}
 	if (n > 1) { /* one request: its body is in the Requests row */
@@ -196,6 +199,6 @@ void content_wl_rows(struct content_ctx *c, const json_t *wl)
 			 fmt_int(&c->f, rr_num_or(wl, "bodies.requests", 0)), fmt_int(&c->f, n), bodies);
 		kv(c, "Bodies", b);
 	}
-	if (rr_str(wl, "sha256"))
-		kv(c, "Requests SHA-256", rr_str(wl, "sha256"));
+	if (rr_str(wl, KEY_SHA256))
+		kv(c, "Requests SHA-256", rr_str(wl, KEY_SHA256));
 }

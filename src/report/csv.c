@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc/keys.h"
 #include "report/render_int.h"
 #include "util/units.h"
 
@@ -88,16 +89,16 @@ static void run_csv(FILE *f, const json_t *root)
 	      f);
 	size_t i;
 	const json_t *p;
-	json_array_foreach(rr_arr(root, "series"), i, p) {
-		num(f, p, "t_s");
+	json_array_foreach(rr_arr(root, KEY_SERIES), i, p) {
+		num(f, p, KEY_T_S);
 		fputc(',', f);
 		num(f, p, "completed");
 		fputc(',', f);
 		num(f, p, "errors");
 		fputc(',', f);
-		num(f, p, "p50_us");
+		num(f, p, KEY_P50_US);
 		fputc(',', f);
-		num(f, p, "p99_us");
+		num(f, p, KEY_P99_US);
 		/* what kept requests from being sent (empty in older results) */
 		static const char *const more[] = {"connect_failures.refused",
 						   "connect_failures.reset",
@@ -127,7 +128,7 @@ static const json_t *step_profile(const json_t *step, const char *name)
 	size_t k;
 	const json_t *p;
 	json_array_foreach(rr_arr(step, "cost.profiles"), k, p) {
-		const char *n = rr_str(p, "name");
+		const char *n = rr_str(p, KEY_NAME);
 		if (n && !strcmp(n, name))
 			return p;
 	}
@@ -136,7 +137,7 @@ static const json_t *step_profile(const json_t *step, const char *name)
 
 static void ramp_csv(FILE *f, const json_t *root)
 {
-	const json_t *steps = rr_arr(root, "steps");
+	const json_t *steps = rr_arr(root, KEY_STEPS);
 	const char *names[16];
 	size_t nn = report_outcome_names(steps, names, 16);
 	const char *profiles[16];
@@ -147,7 +148,7 @@ static void ramp_csv(FILE *f, const json_t *root)
 		size_t k;
 		const json_t *p;
 		json_array_foreach(rr_arr(s, "cost.profiles"), k, p) {
-			const char *n = rr_str(p, "name");
+			const char *n = rr_str(p, KEY_NAME);
 			bool seen = !n;
 			for (size_t j = 0; j < np && !seen; j++)
 				seen = !strcmp(profiles[j], n);
@@ -177,10 +178,11 @@ static void ramp_csv(FILE *f, const json_t *root)
 		fputc(',', f);
 		boolean(f, s, "interrupted");
 		fputc(',', f);
-		num(f, s, "offered_per_s");
+		num(f, s, KEY_OFFERED_PER_S);
 		fputc(',', f);
-		num(f, s, "achieved_per_s");
-		static const char *const lat[] = {"p50_us", "p90_us", "p99_us", "p99_9_us", "max_us"};
+		num(f, s, KEY_ACHIEVED_PER_S);
+		static const char *const lat[] = {KEY_P50_US, KEY_P90_US, KEY_P99_US, KEY_P99_9_US,
+						  KEY_MAX_US};
 		for (size_t k = 0; k < 5; k++) {
 			char path[64];
 			snprintf(path, sizeof path, "measure.latency.%s", lat[k]);
@@ -188,20 +190,20 @@ static void ramp_csv(FILE *f, const json_t *root)
 			num(f, s, path);
 		}
 		fputc(',', f);
-		num(f, s, "error_pct");
+		num(f, s, KEY_ERROR_PCT);
 		fputc(',', f);
-		num(f, s, "drop_pct");
+		num(f, s, KEY_DROP_PCT);
 		fputc(',', f);
 		boolean(f, s, "verdict.pass");
 		fputc(',', f);
 		text(f, rr_str(s, "verdict.reason"));
 		for (size_t j = 0; j < nn; j++) {
 			fputc(',', f);
-			num(f, report_step_outcome(s, names[j]), "rate_pct");
+			num(f, report_step_outcome(s, names[j]), KEY_RATE_PCT);
 		}
 		for (size_t j = 0; j < np; j++) {
 			fputc(',', f);
-			cost(f, step_profile(s, profiles[j]), "usd_per_million_requests");
+			cost(f, step_profile(s, profiles[j]), KEY_USD_PER_MILLION_REQUESTS);
 		}
 		fputc('\n', f);
 	}
@@ -210,25 +212,29 @@ static void ramp_csv(FILE *f, const json_t *root)
 static const struct {
 	const char *summary, *ratio;
 } metric_map[] = {
-	{"achieved_per_s", "throughput"}, {"capacity_per_s", "capacity"}, {"p50_us", "p50"},
-	{"p90_us", "p90"},                {"p99_us", "p99"},              {"p99_9_us", "p99.9"},
-	{"max_us", "max"},
+	{KEY_ACHIEVED_PER_S, "throughput"},
+	{KEY_CAPACITY_PER_S, "capacity"},
+	{KEY_P50_US, "p50"},
+	{KEY_P90_US, "p90"},
+	{KEY_P99_US, "p99"},
+	{KEY_P99_9_US, "p99.9"},
+	{KEY_MAX_US, "max"},
 };
 
 static void compare_csv(FILE *f, const json_t *root)
 {
 	fputs("variant,baseline,metric,median,min,max,ratio,ci95_low,ci95_high,significant,verdict\n",
 	      f);
-	const json_t *variants = rr_arr(root, "variants");
-	const json_t *ratios = rr_arr(root, "ratios");
-	const char *base = rr_str(json_array_get(variants, 0), "name");
+	const json_t *variants = rr_arr(root, KEY_VARIANTS);
+	const json_t *ratios = rr_arr(root, KEY_RATIOS);
+	const char *base = rr_str(json_array_get(variants, 0), KEY_NAME);
 	size_t i;
 	const json_t *v;
 	json_array_foreach(variants, i, v) {
 		if (i >= REPORT_MAX_VARIANTS)
 			break;
-		const char *name = rr_str(v, "name");
-		const json_t *summary = rr_obj(v, "summary");
+		const char *name = rr_str(v, KEY_NAME);
+		const json_t *summary = rr_obj(v, KEY_SUMMARY);
 		const char *key;
 		const json_t *fig;
 		size_t nfig = 0;
@@ -258,20 +264,20 @@ static void compare_csv(FILE *f, const json_t *root)
 			json_array_foreach(ratios, k, r) {
 				if (k >= REPORT_MAX_RATIOS)
 					break;
-				const char *m = rr_str(r, "metric"), *vn = rr_str(r, "variant");
+				const char *m = rr_str(r, KEY_METRIC), *vn = rr_str(r, KEY_VARIANT);
 				if (rm && m && vn && name && !strcmp(m, rm) && !strcmp(vn, name))
 					ratio = r;
 			}
 			fputc(',', f);
 			num(f, ratio, "ratio");
 			fputc(',', f);
-			num(f, ratio, "ci95_low");
+			num(f, ratio, KEY_CI95_LOW);
 			fputc(',', f);
-			num(f, ratio, "ci95_high");
+			num(f, ratio, KEY_CI95_HIGH);
 			fputc(',', f);
 			boolean(f, ratio, "significant");
 			fputc(',', f);
-			text(f, rr_str(ratio, "verdict"));
+			text(f, rr_str(ratio, KEY_VERDICT));
 			fputc('\n', f);
 		}
 	}
@@ -286,9 +292,17 @@ enum sum_col {
 };
 
 static const char *const sum_header[SC_N] = {
-	"variant", "repetition", "step", "offered_per_s", "phase", "name", "duration_s",
-	"scheduled", "sent", "completed", "errors", "error_pct", "dropped", "achieved_per_s",
-	"p50_us", "p90_us", "p99_us", "p99_9_us", "max_us", "mean_us", "pass",
+	"variant",      "repetition",
+	"step",         KEY_OFFERED_PER_S,
+	"phase",        "name",
+	KEY_DURATION_S, "scheduled",
+	"sent",         "completed",
+	"errors",       KEY_ERROR_PCT,
+	"dropped",      KEY_ACHIEVED_PER_S,
+	KEY_P50_US,     KEY_P90_US,
+	KEY_P99_US,     KEY_P99_9_US,
+	KEY_MAX_US,     KEY_MEAN_US,
+	"pass",
 };
 
 /* One row: for each column, the JSON object and path its number is read
@@ -326,26 +340,26 @@ static void sum_emit(FILE *f, const struct sum_row *r)
 /* The latency columns from a latency object (p50_us ... mean_us). */
 static void sum_latency(struct sum_row *r, const json_t *lat)
 {
-	sum_set(r, SC_P50, lat, "p50_us");
-	sum_set(r, SC_P90, lat, "p90_us");
-	sum_set(r, SC_P99, lat, "p99_us");
-	sum_set(r, SC_P99_9, lat, "p99_9_us");
-	sum_set(r, SC_MAX, lat, "max_us");
-	sum_set(r, SC_MEAN, lat, "mean_us");
+	sum_set(r, SC_P50, lat, KEY_P50_US);
+	sum_set(r, SC_P90, lat, KEY_P90_US);
+	sum_set(r, SC_P99, lat, KEY_P99_US);
+	sum_set(r, SC_P99_9, lat, KEY_P99_9_US);
+	sum_set(r, SC_MAX, lat, KEY_MAX_US);
+	sum_set(r, SC_MEAN, lat, KEY_MEAN_US);
 }
 
 /* A full phase object (a run's warmup/measure, a ramp step's measure). */
 static void sum_phase(struct sum_row *r, const json_t *ph)
 {
-	sum_set(r, SC_DURATION, ph, "duration_s");
+	sum_set(r, SC_DURATION, ph, KEY_DURATION_S);
 	sum_set(r, SC_SCHEDULED, ph, "requests.scheduled");
 	sum_set(r, SC_SENT, ph, "requests.sent");
 	sum_set(r, SC_COMPLETED, ph, "requests.completed");
 	sum_set(r, SC_ERRORS, ph, "errors.total");
-	sum_set(r, SC_ERROR_PCT, ph, "error_pct");
+	sum_set(r, SC_ERROR_PCT, ph, KEY_ERROR_PCT);
 	sum_set(r, SC_DROPPED, ph, "requests.dropped");
 	sum_set(r, SC_ACHIEVED, ph, "rate.achieved_per_s");
-	sum_latency(r, rr_obj(ph, "latency"));
+	sum_latency(r, rr_obj(ph, KEY_LATENCY));
 }
 
 /* The per-name rows of a phase, after its own row (base: the columns they
@@ -354,7 +368,7 @@ static void sum_names(FILE *f, const struct sum_row *base, const json_t *ph)
 {
 	size_t i;
 	const json_t *n;
-	json_array_foreach(rr_arr(ph, "by_name"), i, n) {
+	json_array_foreach(rr_arr(ph, KEY_BY_NAME), i, n) {
 		struct sum_row r = {0};
 		for (int c = SC_VARIANT; c <= SC_PHASE; c++) {
 			r.o[c] = base->o[c];
@@ -362,12 +376,12 @@ static void sum_names(FILE *f, const struct sum_row *base, const json_t *ph)
 			r.txt[c] = base->txt[c];
 			r.idx[c] = base->idx[c];
 		}
-		r.txt[SC_NAME] = rr_str(n, "name");
+		r.txt[SC_NAME] = rr_str(n, KEY_NAME);
 		sum_set(&r, SC_SENT, n, "sent");
 		sum_set(&r, SC_COMPLETED, n, "completed");
 		sum_set(&r, SC_ERRORS, n, "errors");
-		sum_set(&r, SC_ERROR_PCT, n, "error_pct");
-		sum_latency(&r, rr_obj(n, "latency"));
+		sum_set(&r, SC_ERROR_PCT, n, KEY_ERROR_PCT);
+		sum_latency(&r, rr_obj(n, KEY_LATENCY));
 		sum_emit(f, &r);
 	}
 }
@@ -378,13 +392,13 @@ static void sum_rep(struct sum_row *r, const json_t *rep)
 	r->txt[SC_PHASE] = "measure";
 	sum_set(r, SC_COMPLETED, rep, "completed");
 	sum_set(r, SC_ERRORS, rep, "errors");
-	sum_set(r, SC_ERROR_PCT, rep, "error_pct");
-	sum_set(r, SC_ACHIEVED, rep, "achieved_per_s");
-	sum_set(r, SC_P50, rep, "p50_us");
-	sum_set(r, SC_P90, rep, "p90_us");
-	sum_set(r, SC_P99, rep, "p99_us");
-	sum_set(r, SC_P99_9, rep, "p99_9_us");
-	sum_set(r, SC_MAX, rep, "max_us");
+	sum_set(r, SC_ERROR_PCT, rep, KEY_ERROR_PCT);
+	sum_set(r, SC_ACHIEVED, rep, KEY_ACHIEVED_PER_S);
+	sum_set(r, SC_P50, rep, KEY_P50_US);
+	sum_set(r, SC_P90, rep, KEY_P90_US);
+	sum_set(r, SC_P99, rep, KEY_P99_US);
+	sum_set(r, SC_P99_9, rep, KEY_P99_9_US);
+	sum_set(r, SC_MAX, rep, KEY_MAX_US);
 }
 
 static void summary_csv(FILE *f, const struct loaded_result *lr)
@@ -405,7 +419,7 @@ static void summary_csv(FILE *f, const struct loaded_result *lr)
 			const json_t *ph = rr_obj(root, phases[p]);
 			double d;
 			/* no warm-up: no row */
-			if (!ph || (p == 0 && (!rr_num(ph, "duration_s", &d) || d <= 0)))
+			if (!ph || (p == 0 && (!rr_num(ph, KEY_DURATION_S, &d) || d <= 0)))
 				continue;
 			struct sum_row r = {0};
 			r.txt[SC_PHASE] = phases[p];
@@ -414,46 +428,46 @@ static void summary_csv(FILE *f, const struct loaded_result *lr)
 			sum_emit(f, &r);
 			sum_names(f, &r, ph);
 		}
-		json_array_foreach(rr_arr(root, "repetitions"), i, x) {
+		json_array_foreach(rr_arr(root, KEY_REPETITIONS), i, x) {
 			struct sum_row r = {0};
 			r.idx[SC_REPETITION] = i + 1;
-			sum_set(&r, SC_OFFERED, rr_obj(root, "measure"), "rate.offered_per_s");
+			sum_set(&r, SC_OFFERED, rr_obj(root, KEY_MEASURE), "rate.offered_per_s");
 			sum_rep(&r, x);
 			sum_emit(f, &r);
 		}
 		break;
 	}
 	case RESULT_KIND_RAMP:
-		json_array_foreach(rr_arr(root, "steps"), i, x) {
-			const json_t *w = rr_obj(x, "warmup");
+		json_array_foreach(rr_arr(root, KEY_STEPS), i, x) {
+			const json_t *w = rr_obj(x, KEY_WARMUP);
 			double d;
-			if (w && rr_num(w, "duration_s", &d) && d > 0) {
+			if (w && rr_num(w, KEY_DURATION_S, &d) && d > 0) {
 				struct sum_row r = {0};
 				r.idx[SC_STEP] = i + 1;
-				sum_set(&r, SC_OFFERED, x, "offered_per_s");
+				sum_set(&r, SC_OFFERED, x, KEY_OFFERED_PER_S);
 				r.txt[SC_PHASE] = "warmup";
-				sum_set(&r, SC_DURATION, w, "duration_s");
+				sum_set(&r, SC_DURATION, w, KEY_DURATION_S);
 				sum_set(&r, SC_SCHEDULED, w, "requests.scheduled");
 				sum_set(&r, SC_SENT, w, "requests.sent");
 				sum_set(&r, SC_COMPLETED, w, "requests.completed");
 				sum_set(&r, SC_ERRORS, w, "errors");
 				sum_set(&r, SC_DROPPED, w, "requests.dropped");
-				sum_set(&r, SC_ACHIEVED, w, "achieved_per_s");
-				sum_set(&r, SC_P50, w, "p50_us");
-				sum_set(&r, SC_P99, w, "p99_us");
-				sum_set(&r, SC_MAX, w, "max_us");
+				sum_set(&r, SC_ACHIEVED, w, KEY_ACHIEVED_PER_S);
+				sum_set(&r, SC_P50, w, KEY_P50_US);
+				sum_set(&r, SC_P99, w, KEY_P99_US);
+				sum_set(&r, SC_MAX, w, KEY_MAX_US);
 				sum_emit(f, &r);
 			}
-			const json_t *m = rr_obj(x, "measure");
+			const json_t *m = rr_obj(x, KEY_MEASURE);
 			struct sum_row r = {0};
 			r.idx[SC_STEP] = i + 1;
-			sum_set(&r, SC_OFFERED, x, "offered_per_s");
+			sum_set(&r, SC_OFFERED, x, KEY_OFFERED_PER_S);
 			r.txt[SC_PHASE] = "measure";
 			if (m)
 				sum_phase(&r, m);
 			/* the step's own figures where its phase has none (compact steps) */
-			sum_set(&r, SC_ACHIEVED, x, "achieved_per_s");
-			sum_set(&r, SC_ERROR_PCT, x, "error_pct");
+			sum_set(&r, SC_ACHIEVED, x, KEY_ACHIEVED_PER_S);
+			sum_set(&r, SC_ERROR_PCT, x, KEY_ERROR_PCT);
 			sum_set(&r, SC_PASS, x, "verdict.pass");
 			sum_emit(f, &r);
 			if (m)
@@ -461,12 +475,12 @@ static void summary_csv(FILE *f, const struct loaded_result *lr)
 		}
 		break;
 	case RESULT_KIND_COMPARE:
-		json_array_foreach(rr_arr(root, "variants"), i, x) {
+		json_array_foreach(rr_arr(root, KEY_VARIANTS), i, x) {
 			if (i >= REPORT_MAX_VARIANTS)
 				break;
-			json_array_foreach(rr_arr(x, "repetitions"), k, y) {
+			json_array_foreach(rr_arr(x, KEY_REPETITIONS), k, y) {
 				struct sum_row r = {0};
-				r.txt[SC_VARIANT] = rr_str(x, "name");
+				r.txt[SC_VARIANT] = rr_str(x, KEY_NAME);
 				r.idx[SC_REPETITION] = k + 1;
 				sum_rep(&r, y);
 				sum_emit(f, &r);

@@ -5,12 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc/keys.h"
 #include "report/render_int.h"
 #include "util/units.h"
 
 long report_focus_step(const json_t *root)
 {
-	size_t n = rr_len(root, "steps");
+	size_t n = rr_len(root, KEY_STEPS);
 	if (!n)
 		return -1;
 	double hp;
@@ -22,8 +23,8 @@ long report_focus_step(const json_t *root)
 
 const char *report_step_label(const json_t *root, long i, char *out, size_t cap)
 {
-	const json_t *s = i >= 0 ? json_array_get(rr_arr(root, "steps"), (size_t)i) : NULL;
-	snprintf(out, cap, "%s%ld", rr_true(s, "refine") ? "r" : "", i + 1);
+	const json_t *s = i >= 0 ? json_array_get(rr_arr(root, KEY_STEPS), (size_t)i) : NULL;
+	snprintf(out, cap, "%s%ld", rr_true(s, KEY_REFINE) ? "r" : "", i + 1);
 	return out;
 }
 
@@ -79,7 +80,7 @@ void report_phase_fig(const json_t *ph, struct phase_fig *f)
 {
 	f->offered = rr_num_or(ph, "rate.offered_per_s", NAN);
 	f->achieved = rr_num_or(ph, "rate.achieved_per_s", NAN);
-	f->duration_s = rr_num_or(ph, "duration_s", NAN);
+	f->duration_s = rr_num_or(ph, KEY_DURATION_S, NAN);
 	f->p50 = rr_num_or(ph, "latency.p50_us", NAN);
 	f->p90 = rr_num_or(ph, "latency.p90_us", NAN);
 	f->p99 = rr_num_or(ph, "latency.p99_us", NAN);
@@ -107,13 +108,13 @@ void report_phase_fig(const json_t *ph, struct phase_fig *f)
 
 const json_t *report_step_outcome(const json_t *step, const char *name)
 {
-	const json_t *oc = rr_arr(step, "outcomes");
+	const json_t *oc = rr_arr(step, KEY_OUTCOMES);
 	if (!oc)
 		oc = rr_arr(step, "measure.outcomes");
 	size_t k;
 	const json_t *o;
 	json_array_foreach(oc, k, o) {
-		const char *n = rr_str(o, "name");
+		const char *n = rr_str(o, KEY_NAME);
 		if (n && strcmp(n, name) == 0)
 			return o;
 	}
@@ -126,13 +127,13 @@ size_t report_outcome_names(const json_t *steps, const char **names, size_t cap)
 	size_t i;
 	const json_t *s;
 	json_array_foreach(steps, i, s) {
-		const json_t *oc = rr_arr(s, "outcomes");
+		const json_t *oc = rr_arr(s, KEY_OUTCOMES);
 		if (!oc)
 			oc = rr_arr(s, "measure.outcomes");
 		size_t k;
 		const json_t *o;
 		json_array_foreach(oc, k, o) {
-			const char *name = rr_str(o, "name");
+			const char *name = rr_str(o, KEY_NAME);
 			if (!name)
 				continue;
 			bool seen = false;

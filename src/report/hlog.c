@@ -37,6 +37,7 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "doc/keys.h"
 #include "report/render_int.h"
 #include "stats/hist.h"
 #include "stats/hist_io.h"
@@ -48,8 +49,9 @@
 #define HDR_SUB_BITS 11 /* 3 significant digits: subBucketCount 2048 */
 #define HDR_HIGHEST ((uint64_t)1 << 42)
 
-static const char *const timings[] = {"latency",  "service_time", "ttfb",       "connect_time",
-				      "send_lag", "loop_lag",     "server_time"};
+static const char *const timings[] = {"latency",        KEY_SERVICE_TIME, "ttfb",
+				      KEY_CONNECT_TIME, KEY_SEND_LAG,     KEY_LOOP_LAG,
+				      KEY_SERVER_TIME};
 
 static bool timing_known(const char *t)
 {
@@ -75,10 +77,10 @@ const json_t *report_hist_phase(const struct loaded_result *r, const struct repo
 			snprintf(err, errlen, "--step is for ramp results; this is a run");
 			return NULL;
 		}
-		*series = rr_arr(r->root, "series");
-		return rr_obj(r->root, "measure");
+		*series = rr_arr(r->root, KEY_SERIES);
+		return rr_obj(r->root, KEY_MEASURE);
 	}
-	const json_t *steps = rr_arr(r->root, "steps");
+	const json_t *steps = rr_arr(r->root, KEY_STEPS);
 	size_t n = json_array_size(steps);
 	long k = o->step ? (long)o->step - 1 : report_focus_step(r->root);
 	if (k < 0 || (size_t)k >= n) {
@@ -90,8 +92,8 @@ const json_t *report_hist_phase(const struct loaded_result *r, const struct repo
 		return NULL;
 	}
 	const json_t *s = json_array_get(steps, (size_t)k);
-	*series = rr_arr(s, "series");
-	const json_t *m = rr_obj(s, "measure");
+	*series = rr_arr(s, KEY_SERIES);
+	const json_t *m = rr_obj(s, KEY_MEASURE);
 	if (!m)
 		snprintf(err, errlen, "step %ld has no measure", k + 1);
 	return m;
@@ -240,12 +242,12 @@ static int acc_record(struct hdr_acc *a, const json_t *hobj, char *err, size_t e
 		snprintf(err, errlen, "histogram is not an object");
 		return PACER_EPARSE;
 	}
-	const char *unit = rr_str(hobj, "unit");
+	const char *unit = rr_str(hobj, KEY_UNIT);
 	if (unit && strcmp(unit, "ns") != 0) {
 		snprintf(err, errlen, "histogram unit is not ns");
 		return PACER_EPARSE;
 	}
-	const json_t *counts = json_object_get(hobj, "counts");
+	const json_t *counts = json_object_get(hobj, KEY_COUNTS);
 	if (!json_is_array(counts)) {
 		snprintf(err, errlen, "histogram counts is not an array");
 		return PACER_EPARSE;
@@ -413,20 +415,20 @@ static int phase_intervals(FILE *f, struct hdr_acc *a, const json_t *phase, cons
 	const json_t *pt;
 	if (per_second)
 		json_array_foreach(series, i, pt)
-			if (!rr_obj(pt, "hist"))
+			if (!rr_obj(pt, KEY_HIST))
 				per_second = false;
 	int rc = 0;
 	char e2[200];
 	if (per_second) {
 		double last = 0;
 		json_array_foreach(series, i, pt) {
-			rc = acc_record(a, rr_obj(pt, "hist"), e2, sizeof e2);
+			rc = acc_record(a, rr_obj(pt, KEY_HIST), e2, sizeof e2);
 			if (rc) {
 				snprintf(err, errlen, "series[%zu].hist: %s", i,
 					 rc == -ENOMEM ? "out of memory" : e2);
 				return rc;
 			}
-			double ts = rr_num_or(pt, "t_s", (double)i);
+			double ts = rr_num_or(pt, KEY_T_S, (double)i);
 			rc = interval_line(f, a, *t0 + ts, 1.0);
 			if (rc) {
 				snprintf(err, errlen, "cannot encode series[%zu]: %s", i, err_name(rc));
@@ -440,12 +442,12 @@ static int phase_intervals(FILE *f, struct hdr_acc *a, const json_t *phase, cons
 	const json_t *tm = timing_of(phase, o, err, errlen);
 	if (!tm)
 		return PACER_EPARSE;
-	rc = acc_record(a, rr_obj(tm, "hist"), e2, sizeof e2);
+	rc = acc_record(a, rr_obj(tm, KEY_HIST), e2, sizeof e2);
 	if (rc) {
 		snprintf(err, errlen, "%s.hist: %s", timing, rc == -ENOMEM ? "out of memory" : e2);
 		return rc;
 	}
-	double len = rr_num_or(phase, "duration_s", 1.0);
+	double len = rr_num_or(phase, KEY_DURATION_S, 1.0);
 	if (!(len > 0))
 		len = 1.0;
 	rc = interval_line(f, a, *t0, len);
@@ -466,7 +468,7 @@ int hlog_write(FILE *f, const struct loaded_result *r, const struct report_optio
 	if (!timing_of(ph, o, err, errlen))
 		return PACER_EPARSE;
 	double start = 0;
-	bool have_start = parse_started(rr_str(r->root, "started_at"), &start);
+	bool have_start = parse_started(rr_str(r->root, KEY_STARTED_AT), &start);
 	if (have_start && r->kind == RESULT_KIND_RUN) {
 		double w = rr_num_or(r->root, "warmup.duration_s", rr_num_or(r->root, "plan.warmup_s", 0));
 		if (w > 0)
@@ -496,14 +498,16 @@ int hlog_write(FILE *f, const struct loaded_result *r, const struct report_optio
 	if (r->kind == RESULT_KIND_RAMP && !o->step) {
 		size_t i;
 		const json_t *s;
-		json_array_foreach(rr_arr(r->root, "steps"), i, s) {
-			const json_t *m = rr_obj(s, "measure");
+		json_array_foreach(rr_arr(r->root, KEY_STEPS), i, s) {
+			const json_t *m = rr_obj(s, KEY_MEASURE);
 			if (!m)
 				continue;
-			fprintf(f, "#[pacer ramp step %s%zu: %.3f requests/s offered, from %.3f s]\n",
-				rr_true(s, "refine") ? "r" : "", i + 1,
-				rr_num_or(s, "offered_per_s", 0), t0);
-			rc = phase_intervals(f, &acc, m, rr_arr(s, "series"), o, &t0, err, errlen);
+			fprintf(f,
+				"#[pacer ramp step %s%zu: %.3f requests/s offered, from %.3f s]\n",
+				rr_true(s, KEY_REFINE) ? "r" : "", i + 1,
+				rr_num_or(s, KEY_OFFERED_PER_S, 0), t0);
+			rc = phase_intervals(f, &acc, m, rr_arr(s, KEY_SERIES), o, &t0, err,
+					     errlen);
 			if (rc)
 				break;
 		}
