@@ -3,7 +3,7 @@ the image built as `make image` builds it (its base from Debian's archive by
 debootstrap, cached), a target container (pacer serve) and three segment
 containers on an internal podman network, each addressed by name as a pod
 of the Indexed Job is (JOB-INDEX.SUBDOMAIN), started by segment 0's barrier;
-segment 2 held back 3 s, so it misses the start and is counted and named.
+segment 2 held back 6 s, so it misses the start and is counted and named.
 The results are collected twice, from `podman logs` (stdout and stderr
 mixed, as kubectl logs gives them) and from segment 0, which merged the
 handed-in results; both equal one unsegmented run of the same plan in every
@@ -155,6 +155,10 @@ class ContainersE2ETest(PacerTestCase):
             argv += ["--network-alias", alias]
         if hostname:
             argv += ["--hostname", hostname]
+            # a name looked up before its container exists may go to the
+            # host's resolvers; a slow answer there must not hold a
+            # segment's retries (glibc: 5 s a try, twice, per family)
+            argv += ["--dns-option", "timeout:1", "--dns-option", "attempts:2"]
         if volume:
             argv += ["-v", volume]
         for e in env:
@@ -185,7 +189,9 @@ class ContainersE2ETest(PacerTestCase):
         cls.single = json.loads(r.stdout)
 
         # three segments, addressed as pods are; segment 0 gives up on the
-        # others after 1.5 s (the others would wait a minute for it)
+        # others after 3 s (the others would wait a minute for it): segment 1,
+        # started first, checks in within it, however slowly its name
+        # appears on a busy machine; segment 2 comes after it
         env = ["PACER_BARRIER_TOKEN=" + TOKEN]
         seg_args = lambda k, timeout: (["run"] + PLAN + [
             "--segment", "%d/3" % k, "--barrier", "%s-0.%s:7450" % (JOB, JOB),
@@ -197,11 +203,11 @@ class ContainersE2ETest(PacerTestCase):
                           hostname="%s-1" % JOB, env=env)
         assert r.returncode == 0, r.stderr.decode()
         assert wait_log(seg(1), "checking in", 30), logs(seg(1))
-        r = cls.container(seg(0), seg_args(0, "1500ms"), alias="%s-0.%s" % (JOB, JOB),
+        r = cls.container(seg(0), seg_args(0, "3s"), alias="%s-0.%s" % (JOB, JOB),
                           hostname="%s-0" % JOB, env=env)
         assert r.returncode == 0, r.stderr.decode()
         assert wait_log(seg(0), "waiting on port", 30), logs(seg(0))
-        time.sleep(3)  # segment 2 held back: it misses the start
+        time.sleep(6)  # segment 2 held back: it misses the start (3 s + 1 s margin)
         r = cls.container(seg(2), seg_args(2, "60s"), alias="%s-2.%s" % (JOB, JOB),
                           hostname="%s-2" % JOB, env=env)
         assert r.returncode == 0, r.stderr.decode()
