@@ -114,6 +114,32 @@ void rj_by_name(struct jsonw *j, const struct phase_stats *p, const struct req_n
 	jw_arr_end(j);
 }
 
+void rj_sessions(struct jsonw *j, const struct phase_stats *p)
+{
+	const struct session_stats *s = &p->sessions;
+	if (!s->on)
+		return;
+	jw_key(j, KEY_SESSIONS);
+	jw_obj(j);
+	jw_key(j, "started");
+	jw_u64(j, s->started);
+	jw_key(j, KEY_COMPLETED);
+	jw_u64(j, s->completed);
+	jw_key(j, KEY_FAILED);
+	jw_u64(j, s->failed);
+	jw_key(j, "abandoned");
+	jw_u64(j, s->abandoned);
+	jw_key(j, KEY_DROPPED);
+	jw_u64(j, s->dropped);
+	jw_key(j, "steps");
+	jw_u64(j, s->steps);
+	jw_key(j, "completed_pct"); /* of those started */
+	jw_dbl(j, s->started ? 100.0 * (double)s->completed / (double)s->started : 0, 4);
+	jw_key(j, "duration");
+	rj_name_latency(j, &s->duration);
+	jw_obj_end(j);
+}
+
 /* Display columns of a UTF-8 string: one per code point. */
 static size_t u8_width(const char *s)
 {
