@@ -38,7 +38,9 @@ WARN := -Wall -Wextra -Wshadow -Wpedantic -Werror -Wno-error=unused-function
 CPPFLAGS += -Isrc -D_GNU_SOURCE -DPACER_VERSION=\"$(VERSION)\" -DPACER_COMMIT=\"$(COMMIT)\"
 CFLAGS += -std=c17 $(OPT) -g $(WARN) -pthread $(SANFLAGS) -MMD -MP
 LDFLAGS += -pthread $(SANFLAGS)
-LDLIBS += $(shell pkg-config --libs yaml-0.1 jansson libssl libcrypto zlib sqlite3 libnghttp2 2>/dev/null || echo -lyaml -ljansson -lssl -lcrypto -lz -lsqlite3 -lnghttp2) -lm
+LDLIBS += $(shell pkg-config --libs yaml-0.1 jansson libssl libcrypto zlib sqlite3 libnghttp2 luajit 2>/dev/null || echo -lyaml -ljansson -lssl -lcrypto -lz -lsqlite3 -lnghttp2 -lluajit-5.1) -lm
+# LuaJIT (pacer run -s: scripts; src/script): its headers' folder
+CPPFLAGS += $(shell pkg-config --cflags luajit 2>/dev/null || echo -I/usr/include/luajit-2.1)
 
 CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)

@@ -35,6 +35,8 @@ have_hdr zlib.h || need+=(zlib1g-dev)
 # the run history (pacer --history, pacer history, pacer diff)
 have_hdr sqlite3.h || need+=(libsqlite3-dev)
 have_hdr nghttp2/nghttp2.h || need+=(libnghttp2-dev)
+# pacer run -s FILE.lua: wrk's scripting interface and sessions (src/script)
+have_hdr luajit-2.1/lua.h || need+=(libluajit-5.1-dev)
 have_cmd openssl || need+=(openssl)
 # pacer k8s: the manifests are checked against Kubernetes' own Python models.
 /usr/bin/python3 -c 'import kubernetes' 2>/dev/null || need+=(python3-kubernetes)
