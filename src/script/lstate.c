@@ -343,7 +343,7 @@ int sstate_copy(lua_State *src, int idx, lua_State *dst, char *err, size_t cap)
 /* ---- which parameters a function reads ---------------------------------------- */
 
 /* LuaJIT's bytecode operand modes (lj_bc.h's BCMode) that read a slot. */
-enum { BCM_DST = 1, BCM_BASE = 2, BCM_VAR = 3, BCM_RBASE = 4 };
+enum { BCM_DST = 1, BCM_BASE = 2, BCM_VAR = 3, BCM_RBASE = 4, BCM_LIT = 6 };
 
 bool sstate_uses_param(lua_State *L, int idx, int k)
 {
@@ -400,8 +400,12 @@ bool sstate_uses_param(lua_State *L, int idx, int k)
 		uint32_t ma = m & 7, mb = (m >> 3) & 15, mc = (m >> 7) & 15;
 		int a = (int)((ins >> 8) & 0xff), d = (int)(ins >> 16);
 		int b = (int)(ins >> 24), c = d & 0xff;
-		bool reads_a = ma == BCM_VAR || ma == BCM_BASE || ma == BCM_RBASE;
-		if (reads_a && (ma == BCM_VAR ? a == k : a <= k))
+		if (ma == BCM_VAR && a == k)
+			used = true;
+		if (ma == BCM_BASE && a <= k) /* a call's or RETM's slots from a on */
+			used = true;
+		/* RET, RET0, RET1: d - 1 values from a (UCLO's rbase reads nothing) */
+		if (ma == BCM_RBASE && mc == BCM_LIT && a <= k && k <= a + d - 2)
 			used = true;
 		if (mb == BCM_VAR || mb == BCM_BASE || mb == BCM_RBASE) {
 			if (b == k || (mb == BCM_RBASE && b <= k && k <= c))
@@ -422,7 +426,7 @@ bool sstate_uses_param(lua_State *L, int idx, int k)
 			lua_pop(L, 1);
 			break;
 		}
-		if (lua_isfunction(L, -1)) {
+		if (!lua_isstring(L, -1) && !lua_istable(L, -1)) { /* a child prototype */
 			for (int u = 0; u < 256 && !used; u++) {
 				lua_getfield(L, ju, "funcuvname");
 				lua_pushvalue(L, -2);
@@ -512,6 +516,51 @@ static const char *cb_field(struct cbuf *b, const char *n, size_t nl, const char
 	return NULL;
 }
 
+/* One header field of a request being formatted (its strings are the
+ * table's; v NULL: the value is num). */
+struct sfield {
+	const char *n, *v;
+	size_t nl, vl;
+	char num[32];
+};
+
+static int field_cmp(const void *a, const void *b)
+{
+	const struct sfield *x = a, *y = b;
+	size_t n = x->nl < y->nl ? x->nl : y->nl;
+	int c = strncasecmp(x->n, y->n, n);
+	if (c)
+		return c;
+	if (x->nl != y->nl)
+		return x->nl < y->nl ? -1 : 1;
+	return memcmp(x->n, y->n, n);
+}
+
+/* Push field name=value at the end of f (grown); NULL or why not. */
+static const char *field_add(struct sfield **f, size_t *n, size_t *cap, lua_State *L, int ni,
+			     int vi)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 16;
+		struct sfield *g = c <= 4096 ? realloc(*f, c * sizeof *g) : NULL;
+		if (!g)
+			return "too many header fields";
+		*f = g;
+		*cap = c;
+	}
+	struct sfield *x = &(*f)[(*n)++];
+	x->n = lua_tolstring(L, ni, &x->nl); /* a string key: not converted */
+	if (lua_type(L, vi) == LUA_TNUMBER) {
+		/* formatted here: lua_tolstring would make a string the table
+		 * does not hold */
+		x->vl = (size_t)snprintf(x->num, sizeof x->num, "%.14g", lua_tonumber(L, vi));
+		x->v = NULL; /* num: the array moves (realloc, qsort) */
+	} else {
+		x->v = lua_tolstring(L, vi, &x->vl);
+	}
+	return NULL;
+}
+
 void sreq_format(lua_State *L, const char *method, const char *path, int hidx, const char *body,
 		 size_t body_len)
 {
@@ -530,23 +579,26 @@ void sreq_format(lua_State *L, const char *method, const char *path, int hidx, c
 	cb_add(&b, " ", 1);
 	cb_add(&b, path, strlen(path));
 	cb_add(&b, " HTTP/1.1\r\n", 11);
+	/* the fields, sorted by name: the same bytes in every thread's state
+	 * (the order of a Lua table's keys is not) */
+	struct sfield *f = NULL;
+	size_t nf = 0, fcap = 0;
 	bool host = false;
+	int top = lua_gettop(L);
 	if (hidx) {
 		lua_pushnil(L);
 		while (!why && lua_next(L, hidx)) {
 			int vt = lua_type(L, -1);
-			if (lua_type(L, -2) != LUA_TSTRING) {
+			size_t nl = 0;
+			const char *n = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &nl)
+								       : NULL;
+			if (!n) {
 				why = "a header's name is not a string";
 			} else if (vt == LUA_TSTRING || vt == LUA_TNUMBER) {
-				size_t nl, vl;
-				const char *n = lua_tolstring(L, -2, &nl);
-				const char *v =
-					lua_tolstring(L, -1, &vl); /* the value: safe to convert */
-				if (nl == 14 && !strncasecmp(n, "Content-Length", 14)) {
-					/* made from the body below */
-				} else {
+				/* Content-Length: made from the body below */
+				if (!(nl == 14 && !strncasecmp(n, "Content-Length", 14))) {
 					host = host || (nl == 4 && !strncasecmp(n, "Host", 4));
-					why = cb_field(&b, n, nl, v, vl);
+					why = field_add(&f, &nf, &fcap, L, -2, -1);
 				}
 			} else if (!(vt == LUA_TBOOLEAN && !lua_toboolean(L, -1)) &&
 				   vt != LUA_TNIL) {
@@ -554,26 +606,28 @@ void sreq_format(lua_State *L, const char *method, const char *path, int hidx, c
 			}
 			lua_pop(L, 1);
 		}
-		if (why)
-			lua_pop(L, 1); /* the key lua_next left */
 	}
+	lua_settop(L, top);
 	if (!why && !host) {
 		lua_getglobal(L, "wrk");
 		if (lua_istable(L, -1)) {
 			lua_getfield(L, -1, "headers");
 			if (lua_istable(L, -1)) {
 				lua_getfield(L, -1, "Host");
-				size_t vl;
-				const char *v = lua_isstring(L, -1) ? lua_tolstring(L, -1, &vl)
-								    : NULL;
-				if (v)
-					why = cb_field(&b, "Host", 4, v, vl);
-				lua_pop(L, 1);
+				if (lua_type(L, -1) == LUA_TSTRING) {
+					/* stays on the stack while the fields are written */
+					lua_pushliteral(L, "Host");
+					why = field_add(&f, &nf, &fcap, L, -1, -2);
+				}
 			}
-			lua_pop(L, 1);
 		}
-		lua_pop(L, 1);
 	}
+	if (!why && nf)
+		qsort(f, nf, sizeof *f, field_cmp);
+	for (size_t i = 0; !why && i < nf; i++)
+		why = cb_field(&b, f[i].n, f[i].nl, f[i].v ? f[i].v : f[i].num, f[i].vl);
+	free(f);
+	lua_settop(L, top);
 	if (body) {
 		char cl[48];
 		int n = snprintf(cl, sizeof cl, "Content-Length: %zu\r\n", body_len);

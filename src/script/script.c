@@ -158,8 +158,14 @@ int script_load(struct script **out, const struct script_cfg *cfg, char *err, si
 		return -EINVAL;
 	}
 	sha256_hex(sc->file, sc->file_len, sc->info.sha256);
-	if (open_state(sc, &sc->main, err, cap) || find_hooks(sc, sc->main.L, err, cap) ||
-	    static_request(sc, sc->main.L, &sc->main, &sc->static_buf, &sc->info.req_len, err,
+	if (open_state(sc, &sc->main, err, cap) || find_hooks(sc, sc->main.L, err, cap)) {
+		script_free(sc);
+		return -EINVAL;
+	}
+	/* wrk.headers.Host before the request is made, as in a worker's state
+	 * (where init() runs after it): what a static script sends */
+	wrk_default_host(sc->main.L, &sc->cfg);
+	if (static_request(sc, sc->main.L, &sc->main, &sc->static_buf, &sc->info.req_len, err,
 			   cap)) {
 		script_free(sc);
 		return -EINVAL;
