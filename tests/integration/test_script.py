@@ -1,0 +1,355 @@
+"""Scripts in wrk's style (pacer run -s FILE.lua; docs/scripting.md) against
+real nginx, whose access log must show exactly the requests the script
+made:
+
+- a counter in the path, each thread with the id setup() gave it
+  (thread:set): every thread's paths are 1..n once each, the counts add up
+  to the run's requests, closed loop (-n) and open loop (-r);
+- POST with a JSON body and headers set on the wrk table, sent as the one
+  request wrk.format() makes (no request()), and a request() that makes a
+  new JSON body each call: methods, bodies and Content-Type as logged;
+- response() counting statuses and done() reading them from each thread
+  (thread:get) and printing latency percentiles and wrk's summary;
+- arguments after -- reach init(args);
+- bad scripts: a compile error and an error in init stop before the load
+  (exit 2, nothing sent); an error in request() or response(), an endless
+  loop and unbounded allocation stop the load (exit 2, the result kept and
+  marked interrupted), each in one line naming the file, the line and the
+  hook;
+- request()'s own time is pacer's lateness: a request() that spins 3 ms
+  at 200/s shows in the send lag (p50 at least 3 ms).
+"""
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+import urllib.request
+
+import harness
+from harness import describe
+
+_ports = {}
+
+
+def script_server():
+    """A server block of its own logging method, path, Content-Type and the
+    body (JSON-escaped; a proxied location reads the body, so nginx has
+    it), one line per request."""
+    _ports["api"] = harness.free_port()
+    return """
+    log_format pacer_script escape=json
+        '$request_method|$request_uri|$http_content_type|$request_body';
+    server {
+        listen 127.0.0.1:%d backlog=4096;
+        access_log @PREFIX@/script.log pacer_script;
+        location = /ready { access_log off; return 200 "ready\\n"; }
+        location /missing/ { return 404; }
+        location /api/ { rewrite ^ /hello break; proxy_pass http://127.0.0.1:@PORT@; }
+        location / { default_type text/plain; return 200 "ok\\n"; }
+    }
+""" % _ports["api"]
+
+
+def url(path="/"):
+    return "http://127.0.0.1:%d%s" % (_ports["api"], path)
+
+
+COUNTER = """
+local n = 0
+function setup(thread)
+  n = n + 1
+  thread:set("id", n)
+end
+counter = 0
+function request()
+  counter = counter + 1
+  return wrk.format(nil, "/t" .. id .. "/" .. counter)
+end
+"""
+
+POST_STATIC = """
+wrk.method = "POST"
+wrk.body   = '{"user":"ada","n":1}'
+wrk.headers["Content-Type"] = "application/json"
+"""
+
+POST_REQUEST = """
+wrk.headers["Content-Type"] = "application/json"
+n = 0
+request = function()
+  n = n + 1
+  return wrk.format("POST", "/api/item", nil, string.format('{"id":%d,"tag":"%s"}', n, tag))
+end
+init = function(args)
+  tag = args[1] .. "-" .. args[2]
+end
+"""
+
+STATUSES = """
+local threads = {}
+function setup(thread)
+  table.insert(threads, thread)
+end
+statuses = {}
+i = 0
+function request()
+  i = i + 1
+  if i % 2 == 0 then
+    return wrk.format(nil, "/missing/" .. i)
+  end
+  return wrk.format(nil, "/ok/" .. i)
+end
+function response(status, headers, body)
+  statuses[status] = (statuses[status] or 0) + 1
+end
+function done(summary, latency, requests)
+  local ok, missing = 0, 0
+  for _, t in ipairs(threads) do
+    local s = t:get("statuses")
+    ok = ok + (s[200] or 0)
+    missing = missing + (s[404] or 0)
+  end
+  io.write(string.format("statuses 200=%d 404=%d\\n", ok, missing))
+  io.write(string.format("summary requests=%d status_errors=%d\\n",
+                         summary.requests, summary.errors.status))
+  io.write(string.format("latency p50=%.1f p99=%.1f max=%.1f ok=%s\\n",
+                         latency:percentile(50), latency:percentile(99), latency.max,
+                         tostring(latency.min > 0 and latency.min <= latency.max)))
+end
+"""
+
+SLOW_REQUEST = """
+request = function()
+  local t0 = os.clock()
+  while os.clock() - t0 < 0.003 do end
+  return wrk.format()
+end
+"""
+
+
+class ScriptTest(harness.PacerTestCase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.ngx = harness.Nginx(extra_http=script_server).start()
+        cls.log = os.path.join(cls.ngx.dir, "script.log")
+        cls.dir = tempfile.mkdtemp(prefix="pacer-script-")
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # the second server is up with the first
+            try:
+                urllib.request.urlopen(url("/ready"), timeout=1).read()
+                break
+            except OSError:
+                time.sleep(0.05)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.ngx.stop()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def script(self, name, text):
+        p = os.path.join(self.dir, name)
+        with open(p, "w") as f:
+            f.write(text)
+        return p
+
+    def mark(self):
+        try:
+            return os.path.getsize(self.log)
+        except OSError:
+            return 0
+
+    def logged(self, since, want=None):
+        """(method, uri, content_type, body) of each line logged after
+        `since`; waits up to 2 s for `want` lines (nginx logs after it
+        answers)."""
+        deadline = time.monotonic() + 2
+        while True:
+            with open(self.log, "rb") as f:
+                f.seek(since)
+                lines = [l for l in f.read().decode().split("\n") if l]
+            if want is None or len(lines) >= want or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        out = []
+        for l in lines:
+            method, uri, ctype, body = l.split("|", 3)
+            out.append((method, uri, ctype, json.loads('"%s"' % body) if body else ""))
+        return out
+
+    def completed(self, run):
+        return self.phase(run)["requests"]["completed"]
+
+    def check_counter(self, lines, threads):
+        """Each thread's paths are /tID/1..k, each once, all GETs."""
+        per = {}
+        for method, uri, _, body in lines:
+            self.assertEqual(method, "GET")
+            self.assertEqual(body, "")
+            m = re.fullmatch(r"/t(\d+)/(\d+)", uri)
+            self.assertIsNotNone(m, uri)
+            per.setdefault(int(m.group(1)), []).append(int(m.group(2)))
+        self.assertEqual(sorted(per), list(range(1, threads + 1)), per.keys())
+        for tid, ns in per.items():
+            self.assertEqual(sorted(ns), list(range(1, len(ns) + 1)),
+                             "thread %d: paths not 1..n once each" % tid)
+        return per
+
+    def test_counter_closed_loop(self):
+        s = self.script("counter.lua", COUNTER)
+        since = self.mark()
+        run = self.run_ok([url("/"), "-s", s, "-n", 300, "--concurrency", 4, "-t", 2])
+        self.assertEqual(self.completed(run), 300, describe(run))
+        lines = self.logged(since, 300)
+        self.assertEqual(len(lines), 300, lines[:5])
+        per = self.check_counter(lines, 2)
+        self.assertEqual(sorted(len(v) for v in per.values()), [150, 150])
+        sc = run.json["plan"]["script"]
+        self.assertEqual(sc["mode"], "wrk")
+        self.assertEqual(sc["hooks"], ["setup", "request"])
+        self.assertEqual(len(sc["sha256"]), 64)
+
+    def test_counter_open_loop(self):
+        s = self.script("counter.lua", COUNTER)
+        since = self.mark()
+        run = self.run_ok([url("/"), "-s", s, "-r", 400, "-d", "1s", "-t", 2])
+        done = self.completed(run)
+        self.assertGreater(done, 300, describe(run))
+        lines = self.logged(since, done)
+        self.assertEqual(len(lines), done)
+        self.check_counter(lines, 2)
+        self.assert_no_errors(self.phase(run), run)
+
+    def test_post_json_static(self):
+        s = self.script("post.lua", POST_STATIC)
+        since = self.mark()
+        run = self.run_ok([url("/api/users"), "-s", s, "-n", 20, "--concurrency", 2])
+        self.assertEqual(run.json["plan"]["script"]["mode"], "static")
+        lines = self.logged(since, 20)
+        self.assertEqual(lines, [("POST", "/api/users", "application/json",
+                                  '{"user":"ada","n":1}')] * 20)
+        self.assert_no_errors(self.phase(run), run)
+
+    def test_post_json_request_and_init_args(self):
+        s = self.script("post2.lua", POST_REQUEST)
+        since = self.mark()
+        # what follows -- is the script's: pacer's own options go before it
+        out = os.path.join(self.dir, "post2.json")
+        run = self.run_ok([url("/"), "-s", s, "-n", 50, "--concurrency", 3, "-o", out,
+                           "--limited-ok", "--", "red", "7"])
+        self.assertEqual(run.json["plan"]["script"]["args"], ["red", "7"])
+        lines = self.logged(since, 50)
+        self.assertEqual(len(lines), 50)
+        bodies = []
+        for method, uri, ctype, body in lines:
+            self.assertEqual((method, uri, ctype), ("POST", "/api/item", "application/json"))
+            bodies.append(json.loads(body))
+        self.assertEqual(sorted(b["id"] for b in bodies), list(range(1, 51)))
+        self.assertEqual({b["tag"] for b in bodies}, {"red-7"})
+
+    def test_response_and_done(self):
+        s = self.script("statuses.lua", STATUSES)
+        since = self.mark()
+        run = self.run_ok([url("/"), "-s", s, "-n", 200, "--concurrency", 4, "-t", 2])
+        lines = self.logged(since, 200)
+        self.assertEqual(len(lines), 200)
+        ok = sum(1 for l in lines if l[1].startswith("/ok/"))
+        missing = sum(1 for l in lines if l[1].startswith("/missing/"))
+        self.assertEqual((ok, missing), (100, 100))
+        self.assertIn("statuses 200=100 404=100\n", run.stdout, describe(run))
+        self.assertIn("summary requests=200 status_errors=100\n", run.stdout, describe(run))
+        m = re.search(r"latency p50=([\d.]+) p99=([\d.]+) max=([\d.]+) ok=true", run.stdout)
+        self.assertIsNotNone(m, describe(run))
+        # done()'s latency is in microseconds, as wrk's, and is the result's
+        p50_us = self.phase(run)["latency"]["p50_us"]
+        self.assertAlmostEqual(float(m.group(1)), p50_us, delta=0.02 * p50_us + 0.1)
+        sc = run.json["plan"]["script"]
+        self.assertFalse(sc["response_headers"])
+        self.assertFalse(sc["response_body"])
+
+    # -- bad scripts
+
+    def bad(self, text, args=("-r", 200, "-d", "2s"), name="bad.lua"):
+        s = self.script(name, text)
+        since = self.mark()
+        run = harness.run_pacer([url("/"), "-s", s] + list(args), timeout=30)
+        self.assertFalse(run.timed_out, describe(run))
+        self.assertEqual(run.code, 2, describe(run))
+        err = [l for l in run.stderr.split("\n") if l.startswith("pacer run: ")]
+        self.assertEqual(len(err), 1, describe(run))
+        return run, err[0], self.logged(since)
+
+    def test_compile_error_before_load(self):
+        run, err, lines = self.bad("request = function()\n  return wrk.format('GET', '/x'\nend\n")
+        self.assertRegex(err, r"bad\.lua:3: '\)' expected")
+        self.assertEqual(lines, [])
+        self.assertIsNone(run.json)
+
+    def test_init_error_before_load(self):
+        run, err, lines = self.bad("function init(args)\n  error('no ' .. args[0])\nend\n")
+        self.assertIn("bad.lua:2: in init(): no " + url("/"), err)
+        self.assertEqual(lines, [])
+
+    def check_stopped(self, run, err, lines, where):
+        self.assertIn(where, err)
+        self.assertIn("the load stopped there", err)
+        self.assertTrue(run.json["interrupted"], describe(run))
+        # what was measured is kept: the requests before the failure
+        self.assertGreaterEqual(self.completed(run), 10, describe(run))
+        self.assertLess(run.elapsed_s, 10)
+        return err
+
+    def test_error_in_request_stops_load(self):
+        run, err, lines = self.bad(
+            "n = 0\nfunction request()\n  n = n + 1\n  if n > 40 then error('boom ' .. n) end\n"
+            "  return wrk.format()\nend\n")
+        self.check_stopped(run, err, lines, "bad.lua:4: in request(): boom 41")
+        self.assertEqual(len(lines), 40)
+
+    def test_error_in_response_stops_load(self):
+        run, err, lines = self.bad(
+            "n = 0\nfunction response(status)\n  n = n + 1\n"
+            "  if n == 20 then local x = nil; return x.y end\nend\n")
+        self.check_stopped(run, err, lines, "bad.lua:4: in response(): attempt to index local 'x'")
+
+    def test_non_string_request(self):
+        run, err, lines = self.bad(
+            "n = 0\nfunction request()\n  n = n + 1\n  if n > 30 then return {} end\n"
+            "  return wrk.format()\nend\n")
+        self.check_stopped(run, err, lines,
+                           "bad.lua:2: in request(): it returned table, not a request")
+
+    def test_endless_loop(self):
+        run, err, lines = self.bad(
+            "n = 0\nfunction request()\n  n = n + 1\n  while n > 30 do end\n"
+            "  return wrk.format()\nend\n",
+            args=("-r", 200, "-d", "2s", "--script-timeout", "50ms"))
+        self.check_stopped(run, err, lines,
+                           "bad.lua:4: in request(): still running after 50 ms")
+
+    def test_memory_cap(self):
+        run, err, lines = self.bad(
+            "n = 0\nt = {}\nfunction request()\n  n = n + 1\n"
+            "  while n > 30 do t[#t + 1] = string.rep('x', 65536) .. #t end\n"
+            "  return wrk.format()\nend\n",
+            args=("-r", 200, "-d", "2s", "--script-memory", "16MiB"))
+        # the line that allocated (5), or, when the allocator refused a
+        # large block at once (no handler runs then), where request() begins
+        self.check_stopped(run, err, lines,
+                           "in request(): the script's Lua state ran out of memory")
+        self.assertRegex(err, r"bad\.lua:[35]: in request\(\)")
+
+    # -- honest latency
+
+    def test_request_time_is_pacer_lag(self):
+        s = self.script("slow.lua", SLOW_REQUEST)
+        run = self.run_ok([url("/"), "-s", s, "-r", 200, "-d", "1s"])
+        lag = run.json["measure"]["send_lag"]
+        self.assertGreaterEqual(lag["p50_us"], 3000, lag)
+
+
+if __name__ == "__main__":
+    harness.run_suite()
