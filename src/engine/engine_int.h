@@ -218,6 +218,7 @@ struct conn {
 	int32_t h2_id;            /* a stream: its id */
 	uint32_t h2_slot;         /* a stream: its index in its connection's active set */
 	bool h2_rst;              /* a stream: the peer sent RST_STREAM */
+	bool h2_end;              /* a stream: the peer ended its response (END_STREAM) */
 };
 
 /* HTTP/2: a host that refuses this many requests in a row (REFUSED_STREAM,

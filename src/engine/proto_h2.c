@@ -274,6 +274,13 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 			h->failed = true;
 			eng_conn_error(w, h->c->host, ERRK_PROTOCOL, now);
 		}
+	} else if ((f->hd.type == NGHTTP2_HEADERS || f->hd.type == NGHTTP2_DATA) &&
+		   (f->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
+		/* the response ended whole (nghttp2 checked its DATA against its
+		 * content-length: a mismatch resets the stream, PROTOCOL_ERROR) */
+		struct conn *s = stream_of(ng, f->hd.stream_id);
+		if (s)
+			s->h2_end = true;
 	} else if (f->hd.type == NGHTTP2_RST_STREAM) {
 		uint32_t code = f->rst_stream.error_code;
 		struct phase_stats *ph = phase_of(w, now);
@@ -294,7 +301,7 @@ static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t code, void 
 	if (!s)
 		return 0;
 	uint64_t now = clock_now_ns();
-	if (code == NGHTTP2_NO_ERROR && s->resp.status) {
+	if (code == NGHTTP2_NO_ERROR && s->resp.status && s->h2_end) {
 		now = eng_arrival_ns(w, h->rx_rt, s->got_byte ? s->first_byte_ns : s->write_ns, now);
 		s->resp.keep_alive = true;
 		w->hp[s->host].h2_refusals = 0;
@@ -303,6 +310,11 @@ static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t code, void 
 	} else if (code == NGHTTP2_REFUSED_STREAM) {
 		stream_retry(w, s, now); /* not processed: a GOAWAY's or the server's refusal */
 	} else {
+		/* reset by the server before its response ended (whatever the
+		 * code, NO_ERROR too: the body is cut short), or by nghttp2 for a
+		 * malformed response (a DATA total that is not its content-length,
+		 * a bad header: PROTOCOL_ERROR) or by pacer (a header block over
+		 * the cap) */
 		eng_count_error(w, s, s->h2_rst ? ERRK_RESET : ERRK_PARSE, now);
 		stream_release(w, s);
 	}
@@ -594,6 +606,7 @@ static void h2_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 	s->got_byte = false;
 	s->wr_off = 0;
 	s->h2_rst = false;
+	s->h2_end = false;
 	s->h2_parent = c;
 	s->state = CS_READING;
 	h1_resp_init(&s->resp, rq->head);

@@ -35,6 +35,11 @@ Modes (HostileH2(mode)):
   silent         read everything, send nothing (no SETTINGS)
   garbage        send bytes that are not HTTP/2 instead of SETTINGS
   http1          answer the preface with an HTTP/1.1 response and close
+  truncated_rst  answer every request with HEADERS (content-length: 100),
+                 10 bytes of DATA and RST_STREAM(NO_ERROR): a body cut short
+  truncated_end  the same, the DATA with END_STREAM instead of a reset: a
+                 body shorter than its content-length
+  long_end       content-length: 10 and 100 bytes of DATA with END_STREAM
 
 Counters (under .lock): conns, headers (request HEADERS frames seen),
 rst_sent[code], goaway_sent, answered (responses completed), data_sent
@@ -99,6 +104,8 @@ def hpack_literal(name, value, indexing=False):
 
 STATUS_200 = b"\x88"  # static table index 8
 OK_BLOCK = STATUS_200 + hpack_literal(b"x-hostile", b"1")
+LENGTH_100_BLOCK = STATUS_200 + hpack_literal(b"content-length", b"100")
+LENGTH_10_BLOCK = STATUS_200 + hpack_literal(b"content-length", b"10")
 
 
 def bomb_block():
@@ -110,7 +117,8 @@ def bomb_block():
 class HostileH2:
     MODES = ("goaway_each", "goaway_shrink", "goaway_first", "goaway_at_once",
              "close_at_once", "rst", "hpack_bomb",
-             "continuation", "endless_data", "zero_window", "no_streams", "silent", "garbage", "http1")
+             "continuation", "endless_data", "zero_window", "no_streams", "silent", "garbage", "http1",
+             "truncated_rst", "truncated_end", "long_end")
 
     def __init__(self, mode):
         assert mode in self.MODES, mode
@@ -340,3 +348,28 @@ class HostileH2:
         recv_exact(c, 24)
         c.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
         self._linger(c)
+
+    def _mode_truncated_rst(self, c):
+        self._settings(c)
+        for sid in self._requests(c):
+            c.sendall(frame(T_HEADERS, F_END_HEADERS, sid, LENGTH_100_BLOCK) +
+                      frame(T_DATA, 0, sid, b"t" * 10) +
+                      frame(T_RST, 0, sid, struct.pack(">I", 0)))
+            with self.lock:
+                self.answered += 1
+
+    def _mode_truncated_end(self, c):
+        self._settings(c)
+        for sid in self._requests(c):
+            c.sendall(frame(T_HEADERS, F_END_HEADERS, sid, LENGTH_100_BLOCK) +
+                      frame(T_DATA, F_END_STREAM, sid, b"t" * 10))
+            with self.lock:
+                self.answered += 1
+
+    def _mode_long_end(self, c):
+        self._settings(c)
+        for sid in self._requests(c):
+            c.sendall(frame(T_HEADERS, F_END_HEADERS, sid, LENGTH_10_BLOCK) +
+                      frame(T_DATA, F_END_STREAM, sid, b"t" * 100))
+            with self.lock:
+                self.answered += 1

@@ -137,6 +137,30 @@ class HostileHttp2Test(PacerTestCase):
         # resets end streams, not connections
         self.assertEqual(m["connections"]["opened"], 2, m["connections"])
 
+    # ---- a body that is not its content-length
+
+    def test_body_not_its_content_length_is_an_error(self):
+        # content-length: 100 and 10 bytes of DATA, then RST_STREAM(NO_ERROR)
+        # (before: 20 of 20 completed, 0 errors) or END_STREAM; or 100 bytes
+        # for a content-length of 10. A reset before END_STREAM is `reset`
+        # whatever its code, a DATA total that is not the content-length
+        # `parse` (RFC 9113 8.1.1); the connection stays for the next streams
+        for mode, kind in (("truncated_rst", "reset"), ("truncated_end", "parse"),
+                           ("long_end", "parse")):
+            with self.subTest(mode=mode):
+                srv, run, m = self.hostile(mode, ["--requests", 20, "--concurrency", 2,
+                                                  "--max-streams", 4])
+                r, e = m["requests"], m["transport_errors"]
+                self.assertEqual((r["sent"], r["completed"]), (20, 0), r)
+                self.assertEqual(e[kind], 20, e)
+                self.assertEqual(e["requests"], 20, e)
+                self.assertEqual(m["errors"]["total"], 20, m["errors"])
+                self.assertEqual(m["responses"]["by_status"], {}, m["responses"])
+                self.assertEqual(srv.answered, 20)
+                self.assertEqual(m["connections"]["opened"], 2, m["connections"])
+                self.assertEqual(m["http2"]["resets"],
+                                 {"NO_ERROR": 20} if mode == "truncated_rst" else {}, m["http2"])
+
     # ---- huge header blocks
 
     def test_hpack_bomb_is_a_parse_error_per_stream(self):
