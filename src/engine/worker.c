@@ -301,7 +301,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 			wake = min_u64(wake, w->timed.head->deadline_ns);
 		if (!cfg->open_loop && now < e->t0_ns)
 			wake = min_u64(wake, e->t0_ns);
-		if (e->meas_end_ns != UINT64_MAX)
+		if (e->meas_end_ns > now) /* past it (the drain): no reason to wake */
 			wake = min_u64(wake, e->meas_end_ns);
 		if (drain_end != UINT64_MAX)
 			wake = min_u64(wake, drain_end);
