@@ -23,6 +23,7 @@
  * scheduled time (latency keeps counting) and counted in h2.retried, and
  * taken out of sent, so each request is counted as sent once. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,6 +32,7 @@
 
 #include "engine/engine_int.h"
 #include "http/h2req.h"
+#include "util/err.h"
 
 #define H2_HEADER_CAP H1_HEADERS_CAP /* bytes of one response's header fields */
 
@@ -53,6 +55,9 @@ struct h2_conn {
 	uint64_t rx_rt;      /* the kernel's stamp of the bytes being fed (0: none), so that
 	                      * streams read late are timed when their bytes came */
 	struct h2_conn *dirty_next;
+	char lib_msg[96];    /* nghttp2's words for the last error it found (error_callback2) */
+	char why[RESULT_TLS_REASON_CAP]; /* pacer's GOAWAY with an error code: what it said, the
+	                                  * reason of the protocol failure that follows */
 };
 
 /* ---- requests as header fields ------------------------------------------- */
@@ -192,6 +197,30 @@ static void stream_retry(struct worker *w, struct conn *s, uint64_t now)
 	stream_release(w, s);
 }
 
+/* The connection failed as HTTP/2: errors.protocol, once per connection,
+ * with its reason among the phase's failure reasons (tls.failure_reasons):
+ * what pacer's GOAWAY said when nghttp2 ended the session on an error of
+ * the server's, else why. */
+static void h2_count_failure(struct worker *w, struct h2_conn *h, const char *why, uint64_t now)
+{
+	if (h->failed)
+		return;
+	h->failed = true;
+	struct phase_stats *ph = eng_conn_error(w, h->c->host, ERRK_PROTOCOL, now);
+	phase_stats_tls_reason(ph, h->why[0] ? h->why : why);
+}
+
+/* Up to cap - 1 bytes of p[0..n) as printable ASCII (others as '?'): words a
+ * peer chose, fit for a report. */
+static void printable(char *out, size_t cap, const uint8_t *p, size_t n)
+{
+	size_t k = 0;
+	for (; k < n && k + 1 < cap; k++)
+		out[k] = p[k] >= 0x20 && p[k] < 0x7f ? (char)p[k] : '?';
+	if (cap)
+		out[k] = '\0';
+}
+
 /* ---- nghttp2 callbacks ------------------------------------------------------- */
 
 static struct conn *stream_of(nghttp2_session *ng, int32_t id)
@@ -271,8 +300,11 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 		ph->h2.goaway++;
 		h->going = true;
 		if (f->goaway.error_code != NGHTTP2_NO_ERROR && !h->failed) {
-			h->failed = true;
-			eng_conn_error(w, h->c->host, ERRK_PROTOCOL, now);
+			char dbg[80], why[RESULT_TLS_REASON_CAP];
+			printable(dbg, sizeof dbg, f->goaway.opaque_data, f->goaway.opaque_data_len);
+			snprintf(why, sizeof why, "the server ended an HTTP/2 connection with GOAWAY %s%s%s",
+				 nghttp2_http2_strerror(f->goaway.error_code), dbg[0] ? ": " : "", dbg);
+			h2_count_failure(w, h, why, now);
 		}
 	} else if ((f->hd.type == NGHTTP2_HEADERS || f->hd.type == NGHTTP2_DATA) &&
 		   (f->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
@@ -333,6 +365,38 @@ static int on_frame_not_send(nghttp2_session *ng, const nghttp2_frame *f, int li
 	return 0;
 }
 
+/* nghttp2's words for an error it found, kept for the reason of a failure
+ * that follows (e.g. "SETTINGS: invalid SETTINGS_ENBLE_PUSH"). */
+static int on_error(nghttp2_session *ng, int lib_error_code, const char *msg, size_t len,
+		    void *ud)
+{
+	(void)ng;
+	(void)lib_error_code;
+	struct h2_conn *h = ud;
+	printable(h->lib_msg, sizeof h->lib_msg, (const uint8_t *)msg, len);
+	return 0;
+}
+
+/* pacer ends the session with a GOAWAY with an error code: nghttp2 found
+ * the server breaking HTTP/2 (a bad SETTINGS value, a frame where it may
+ * not be, a flood, a compression error), and its words (in the GOAWAY's
+ * debug data, or said to on_error) are the reason of the protocol failure
+ * counted when the session is over. */
+static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
+{
+	(void)ng;
+	struct h2_conn *h = ud;
+	if (f->hd.type != NGHTTP2_GOAWAY || f->goaway.error_code == NGHTTP2_NO_ERROR || h->why[0])
+		return 0;
+	char dbg[96];
+	printable(dbg, sizeof dbg, f->goaway.opaque_data, f->goaway.opaque_data_len);
+	snprintf(h->why, sizeof h->why,
+		 "the server broke HTTP/2 (pacer ended the connection with GOAWAY %s): %s",
+		 nghttp2_http2_strerror(f->goaway.error_code),
+		 dbg[0] ? dbg : h->lib_msg[0] ? h->lib_msg : "no detail from nghttp2");
+	return 0;
+}
+
 /* A request body, from the encoded request (no copy). */
 static ssize_t read_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len,
 			 uint32_t *flags, nghttp2_data_source *src, void *ud)
@@ -364,6 +428,8 @@ static void cbs_init(void)
 	nghttp2_session_callbacks_set_on_frame_recv_callback(cbs, on_frame_recv);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cbs, on_stream_close);
 	nghttp2_session_callbacks_set_on_frame_not_send_callback(cbs, on_frame_not_send);
+	nghttp2_session_callbacks_set_on_frame_send_callback(cbs, on_frame_send);
+	nghttp2_session_callbacks_set_error_callback2(cbs, on_error);
 }
 
 /* ---- connections ----------------------------------------------------------------- */
@@ -387,32 +453,41 @@ static bool h2_wasted(struct worker *w, struct conn *c, uint64_t now)
 	struct h2_conn *h = c->h2;
 	if (!h2_needed_unused(w, c))
 		return false;
-	if (!h->failed) {
-		h->failed = true;
-		struct phase_stats *ph = eng_conn_error(w, c->host, ERRK_PROTOCOL, now);
-		phase_stats_tls_reason(ph, "the server ended an HTTP/2 connection (GOAWAY or close) "
-					   "before it took a request");
-	}
+	h2_count_failure(w, h, "the server ended an HTTP/2 connection (GOAWAY or close) before it "
+			       "took a request", now);
 	eng_connect_failed(w, c->host, now);
 	return true;
 }
 
 /* The connection ended with an HTTP/2 (or transport) failure: counted once
- * as errors.protocol when `protocol`; before the server's SETTINGS, or
- * before it took a request that waited (h2_wasted), it is a failed connect
- * (backoff). Its streams in flight are counted by the close. */
-static void h2_fail(struct worker *w, struct conn *c, bool protocol, uint64_t now)
+ * as errors.protocol when `why` (its reason) is not NULL; before the
+ * server's SETTINGS, or before it took a request that waited (h2_wasted),
+ * it is a failed connect (backoff). Its streams in flight are counted by
+ * the close. */
+static void h2_fail(struct worker *w, struct conn *c, const char *why, uint64_t now)
 {
 	struct h2_conn *h = c->h2;
 	if (!h2_wasted(w, c, now)) {
-		if (protocol && !h->failed) {
-			h->failed = true;
-			eng_conn_error(w, c->host, ERRK_PROTOCOL, now);
-		}
+		if (why)
+			h2_count_failure(w, h, why, now);
 		if (!h->ready)
 			eng_connect_failed(w, c->host, now);
 	}
 	eng_conn_close(w, c);
+}
+
+/* The reason of a failure before the server's SETTINGS. */
+#define WHY_NO_SETTINGS "the connection ended before the server's HTTP/2 SETTINGS"
+
+/* The reason of a session that nghttp2 failed with its error code rc, in
+ * buf[cap]. */
+static const char *why_lib(char *buf, size_t cap, int rc)
+{
+	if (rc == NGHTTP2_ERR_NOMEM)
+		return "out of memory for an HTTP/2 session";
+	snprintf(buf, cap, "the server broke HTTP/2 (nghttp2 ended the session): %s",
+		 nghttp2_strerror(rc));
+	return buf;
 }
 
 /* Write what the session has to send. False: the connection is gone. */
@@ -425,7 +500,8 @@ static bool h2_flush(struct worker *w, struct conn *c, uint64_t now)
 			const uint8_t *p;
 			ssize_t n = nghttp2_session_mem_send(h->ng, &p);
 			if (n < 0) {
-				h2_fail(w, c, true, now);
+				char why[RESULT_TLS_REASON_CAP];
+				h2_fail(w, c, why_lib(why, sizeof why, (int)n), now);
 				return false;
 			}
 			if (n == 0)
@@ -444,13 +520,16 @@ static bool h2_flush(struct worker *w, struct conn *c, uint64_t now)
 			blocked = true;
 			break;
 		}
-		h2_fail(w, c, !h->ready, now); /* before SETTINGS: a failed connection, as on reads */
+		/* before SETTINGS: a failed connection, as on reads */
+		h2_fail(w, c, h->ready ? NULL : WHY_NO_SETTINGS, now);
 		return false;
 	}
 	if (!blocked && !nghttp2_session_want_read(h->ng) && !nghttp2_session_want_write(h->ng)) {
 		/* the session is over: after the peer's GOAWAY, or nghttp2 ended it
 		 * on a connection error (a GOAWAY of ours: a protocol failure) */
-		h2_fail(w, c, !h->ready || !h->going, now);
+		h2_fail(w, c, h->ready && h->going ? NULL
+			: h->ready ? "nghttp2 ended the HTTP/2 session"
+				   : WHY_NO_SETTINGS, now);
 		return false;
 	}
 	eng_conn_want(w, c, EPOLLIN | (blocked ? EPOLLOUT : 0));
@@ -471,23 +550,21 @@ static void h2_start(struct worker *w, struct conn *c, uint64_t now)
 	pthread_once(&cbs_once, cbs_init);
 	struct h2_conn *h = calloc(1, sizeof *h + cap * sizeof *h->act);
 	nghttp2_option *opt = NULL;
-	if (!h || !cbs || nghttp2_option_new(&opt)) {
-		free(h);
-		eng_conn_error(w, c->host, ERRK_PROTOCOL, now);
-		eng_connect_failed(w, c->host, now);
-		eng_conn_close(w, c);
-		return;
+	int rc = h && cbs ? nghttp2_option_new(&opt) : NGHTTP2_ERR_NOMEM;
+	if (!rc) {
+		h->act = (struct conn **)(h + 1);
+		h->cap = h->limit = cap;
+		h->w = w;
+		h->c = c;
+		/* a peer may reset many streams (a flood): nghttp2 ends such a session */
+		rc = nghttp2_session_client_new2(&h->ng, cbs, h, opt);
+		nghttp2_option_del(opt);
 	}
-	h->act = (struct conn **)(h + 1);
-	h->cap = h->limit = cap;
-	h->w = w;
-	h->c = c;
-	/* a peer may reset many streams (a flood): nghttp2 ends such a session */
-	int rc = nghttp2_session_client_new2(&h->ng, cbs, h, opt);
-	nghttp2_option_del(opt);
 	if (rc) {
+		char why[RESULT_TLS_REASON_CAP];
 		free(h);
-		eng_conn_error(w, c->host, ERRK_PROTOCOL, now);
+		phase_stats_tls_reason(eng_conn_error(w, c->host, ERRK_PROTOCOL, now),
+				       why_lib(why, sizeof why, rc));
 		eng_connect_failed(w, c->host, now);
 		eng_conn_close(w, c);
 		return;
@@ -504,7 +581,7 @@ static void h2_start(struct worker *w, struct conn *c, uint64_t now)
 	};
 	if (nghttp2_submit_settings(h->ng, NGHTTP2_FLAG_NONE, iv, sizeof iv / sizeof iv[0]) ||
 	    nghttp2_session_set_local_window_size(h->ng, NGHTTP2_FLAG_NONE, 0, (int32_t)win)) {
-		h2_fail(w, c, true, now);
+		h2_fail(w, c, "out of memory for an HTTP/2 session", now);
 		return;
 	}
 	h2_flush(w, c, now);
@@ -530,7 +607,8 @@ bool eng_h2_input(struct worker *w, struct conn *c, const char *buf, size_t n, u
 	phase_of(w, now)->bytes_in += (uint64_t)n;
 	ssize_t rv = nghttp2_session_mem_recv(h->ng, (const uint8_t *)buf, n);
 	if (rv < 0) {
-		h2_fail(w, c, true, now);
+		char why[RESULT_TLS_REASON_CAP];
+		h2_fail(w, c, why_lib(why, sizeof why, (int)rv), now);
 		return false;
 	}
 	if (h->ready && c->state == CS_HANDSHAKE)
@@ -563,7 +641,10 @@ static void h2_event(struct worker *w, struct conn *c, uint32_t events)
 			 * errors; before SETTINGS the server does not speak HTTP/2 */
 			if (n == 0 && h->ready && !h->n_act && !h2_needed_unused(w, c))
 				phase_of(w, now)->closed_by_server++;
-			h2_fail(w, c, !h->ready || n < 0, now);
+			char why[RESULT_TLS_REASON_CAP];
+			snprintf(why, sizeof why, "a read from an HTTP/2 connection failed: %s",
+				 err_name((int)n));
+			h2_fail(w, c, !h->ready ? WHY_NO_SETTINGS : n < 0 ? why : NULL, now);
 			return;
 		}
 		if (!eng_h2_input(w, c, w->rbuf, (size_t)n, now))

@@ -40,6 +40,8 @@ Modes (HostileH2(mode)):
   truncated_end  the same, the DATA with END_STREAM instead of a reset: a
                  body shorter than its content-length
   long_end       content-length: 10 and 100 bytes of DATA with END_STREAM
+  bad_settings   a SETTINGS frame with an invalid value (ENABLE_PUSH 2),
+                 then every frame the client sends is read
 
 Counters (under .lock): conns, headers (request HEADERS frames seen),
 rst_sent[code], goaway_sent, answered (responses completed), data_sent
@@ -66,7 +68,7 @@ def recv_exact(c, n):
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 T_DATA, T_HEADERS, T_RST, T_SETTINGS, T_PING, T_GOAWAY, T_WINDOW, T_CONT = 0, 1, 3, 4, 6, 7, 8, 9
 F_END_STREAM, F_ACK, F_END_HEADERS = 1, 1, 4
-S_MAX_CONCURRENT_STREAMS, S_INITIAL_WINDOW_SIZE = 3, 4
+S_ENABLE_PUSH, S_MAX_CONCURRENT_STREAMS, S_INITIAL_WINDOW_SIZE = 2, 3, 4
 
 # NO_ERROR is no reset; 0x1234 is a code HTTP/2 does not define
 RST_CODES = (7, 8, 2, 1, 0xB, 7, 0x1234)
@@ -118,7 +120,7 @@ class HostileH2:
     MODES = ("goaway_each", "goaway_shrink", "goaway_first", "goaway_at_once",
              "close_at_once", "rst", "hpack_bomb",
              "continuation", "endless_data", "zero_window", "no_streams", "silent", "garbage", "http1",
-             "truncated_rst", "truncated_end", "long_end")
+             "truncated_rst", "truncated_end", "long_end", "bad_settings")
 
     def __init__(self, mode):
         assert mode in self.MODES, mode
@@ -373,3 +375,8 @@ class HostileH2:
                       frame(T_DATA, F_END_STREAM, sid, b"t" * 100))
             with self.lock:
                 self.answered += 1
+
+    def _mode_bad_settings(self, c):
+        self._settings(c, ((S_ENABLE_PUSH, 2),))
+        for _ in self._frames(c):
+            pass
