@@ -37,7 +37,7 @@ static void errors_detail(struct content_ctx *c, const json_t *ph, char *out, si
 /* A note's kind: notes of the same kind (and key) in several ramp steps are
  * folded into one statement listing the steps. */
 enum cond_kind {
-	CK_INTERRUPTED, CK_ERRORS, CK_CONNECT, CK_TLS, CK_DUE, CK_IN_FLIGHT, CK_LATE, CK_NON2XX,
+	CK_INTERRUPTED, CK_ERRORS, CK_CONNECT, CK_TLS, CK_H2, CK_DUE, CK_IN_FLIGHT, CK_LATE, CK_NON2XX,
 	CK_SUCCESS, CK_TAIL_NONE, CK_TAIL_FEW, CK_TAIL_999, CK_GEN_OK, CK_GEN_FIRED, CK_GEN_FLAGGED,
 };
 
@@ -150,16 +150,9 @@ static void phase_conditions(struct content_ctx *c, const json_t *ph, const char
 		note(c, k, label, CK_CONNECT, NULL, full, fig,
 		     "Failed connection attempts (not counted as requests)", NULL);
 	}
+	char reasons[400];
 	if (m.tls_errors > 0) {
-		char reasons[400] = "";
-		size_t i;
-		const json_t *rs;
-		json_array_foreach(rr_arr(ph, "tls.failure_reasons"), i, rs) {
-			size_t l = strlen(reasons);
-			if (json_is_string(rs) && l < sizeof reasons - 8)
-				snprintf(reasons + l, sizeof reasons - l, "%s%s", l ? "; " : ": ",
-					 json_string_value(rs));
-		}
+		content_fail_reasons(ph, false, reasons, sizeof reasons);
 		snprintf(full, sizeof full, "%s TLS %s failed (not counted as requests)%s.",
 			 fmt_int(&c->f, m.tls_errors), plural(m.tls_errors, "handshake", "handshakes"),
 			 reasons);
@@ -167,19 +160,36 @@ static void phase_conditions(struct content_ctx *c, const json_t *ph, const char
 		note(c, k, label, CK_TLS, NULL, full, fig,
 		     "Failed TLS handshakes (not counted as requests)", NULL);
 	}
+	double h2_failed = rr_num_or(ph, "transport_errors.protocol", 0);
+	if (h2_failed > 0) {
+		content_fail_reasons(ph, true, reasons, sizeof reasons);
+		snprintf(full, sizeof full, "%s %s failed as HTTP/2 (not counted as requests)%s.",
+			 fmt_int(&c->f, h2_failed), plural(h2_failed, "connection", "connections"),
+			 reasons);
+		snprintf(fig, sizeof fig, "%s%s", fmt_int(&c->f, h2_failed), reasons);
+		note(c, k, label, CK_H2, NULL, full, fig,
+		     "Connections that failed as HTTP/2 (not counted as requests)", NULL);
+	}
 	if (m.dropped + m.queued > 0) {
+		/* a closed loop drops a request whose host has no connection while
+		 * its connections fail (it would hold a slot of the concurrency) */
+		bool down = !c->open_loop && m.connect_errors + m.tls_errors + h2_failed > 0;
 		snprintf(full, sizeof full,
-			 "%s %s due but never sent (%s dropped from a full backlog, %s still queued "
-			 "when the drain ended): %s of those due.",
+			 "%s %s due but never sent (%s dropped %s, %s still queued when the drain "
+			 "ended): %s of those due.",
 			 fmt_int(&c->f, m.dropped + m.queued),
 			 plural(m.dropped + m.queued, "request was", "requests were"),
-			 fmt_int(&c->f, m.dropped), fmt_int(&c->f, m.queued), fmt_pct(&c->f, m.drop_pct));
+			 fmt_int(&c->f, m.dropped),
+			 down ? "while the target's connections failed" : "from a full backlog",
+			 fmt_int(&c->f, m.queued), fmt_pct(&c->f, m.drop_pct));
 		snprintf(fig, sizeof fig, "%s (%s dropped, %s still queued), %s of those due",
 			 fmt_int(&c->f, m.dropped + m.queued), fmt_int(&c->f, m.dropped),
 			 fmt_int(&c->f, m.queued), fmt_pct(&c->f, m.drop_pct));
 		note(c, k, label, CK_DUE, NULL, full, fig,
-		     "Requests due but never sent (dropped from a full backlog, or still queued when "
-		     "the drain ended)",
+		     down ? "Requests due but never sent (dropped while the target's connections "
+			    "failed, or still queued when the drain ended)"
+			  : "Requests due but never sent (dropped from a full backlog, or still queued "
+			    "when the drain ended)",
 		     NULL);
 	}
 	if (m.in_flight > 0) {
@@ -481,7 +491,8 @@ static void fold_notes(struct content_ctx *c, struct cond_sink *k)
  * says (the terminal says each caveat once): the self-contained target, an
  * interruption, steal time, too few repetitions for a verdict; in a run or
  * a ramp also a generator check that fired, requests that did not succeed,
- * requests left unsent or unanswered, failed TLS handshakes. Others (why
+ * requests left unsent or unanswered, failed TLS handshakes or HTTP/2
+ * connections. Others (why
  * connections were missing, a rate under the offered one, a comparison's
  * generator-limited repetitions, ...) are said as recorded. */
 static bool warning_said(const struct content_ctx *c, const char *w)
@@ -489,7 +500,7 @@ static bool warning_said(const struct content_ctx *c, const char *w)
 	static const char *const said[] = {
 		"generator limited", "requests were due but",
 		"requests were still waiting for a response", "requests timed out",
-		"TLS handshake failed",
+		"TLS handshake failed", "failed as HTTP/2",
 	};
 	bool cmp = c->r->kind == RESULT_KIND_COMPARE;
 	if ((c->self_contained && (!strncmp(w, "self-contained:", 15) ||

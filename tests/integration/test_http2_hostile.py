@@ -263,6 +263,20 @@ class HostileHttp2Test(PacerTestCase):
                 if loop == "open":
                     rate = {c["name"]: c for c in g["checks"]}["achieved_rate"]
                     self.assertEqual(rate["blame"], "target", rate)
+                # the headline says that connections failed, and why; no error
+                # rate of nothing sent (before: "a 0.00% error rate")
+                head = harness.words(run.stdout.split("\n\n")[1])
+                self.assertIn("connections failed as HTTP/2", head)
+                self.assertIn("GOAWAY PROTOCOL_ERROR): SETTINGS", head)
+                self.assertIn("no request was sent", head)
+                self.assertNotIn("error rate", head)
+                warns = run.json["warnings"]
+                self.assertTrue(any("failed as HTTP/2" in x and "SETTINGS" in x for x in warns),
+                                warns)
+                # closed loop: dropped because no connection could be made,
+                # not "backlog full"
+                self.assertFalse(any("backlog full" in x for x in warns), warns)
+                self.assertIn("failed as HTTP/2 (not counted as requests)", harness.words(run.stdout))
 
     # ---- servers that do not speak HTTP/2
 
