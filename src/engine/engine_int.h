@@ -167,7 +167,8 @@ struct eng_proto {
 	 * they write at once). */
 	void (*flush_host)(struct worker *w, uint32_t h, uint64_t now);
 	/* The step ended: requests in flight that are not records of w->conns
-	 * count in_flight_at_end, and their connections close (NULL: none). */
+	 * count as left (eng_count_left), and their connections close (NULL:
+	 * none). */
 	void (*step_end)(struct worker *w);
 	void (*worker_free)(struct worker *w); /* its per-worker state (NULL: none) */
 	/* Why a connection still connecting at its deadline (the protocol's
@@ -631,6 +632,18 @@ struct phase_stats *eng_conn_error(struct worker *w, uint32_t h, enum err_kind k
 void eng_connect_error(struct worker *w, uint32_t h, int err, uint64_t now);
 /* An error of c's request (counted in the phase it was scheduled in). */
 void eng_count_error(struct worker *w, const struct conn *c, enum err_kind k, uint64_t now);
+/* A request of phase ph (request rq, scheduled at sched_ns) with no answer
+ * at `now` (it timed out, or the run was interrupted): its wait, a lower
+ * bound of its latency, in the latency figures (latency, latency_failed,
+ * latency_lagged when lagged, its name's latency). */
+void eng_record_wait(struct worker *w, struct phase_stats *ph, uint64_t sched_ns,
+		     const struct engine_req *rq, bool lagged, uint64_t now);
+/* A request left at the end of a step: sent and unanswered
+ * (in_flight_at_end) or due and never sent (queued_at_end). When the step
+ * was interrupted its wait until the interrupt is recorded too
+ * (eng_record_wait): an outcome, not an omission. */
+void eng_count_left(struct worker *w, uint64_t sched_ns, const struct engine_req *rq, bool lagged,
+		    bool sent);
 
 /* A full response to record r arrived at `now`: count it (phase, host,
  * name, rules, series, live figures) and let its protocol reuse or release

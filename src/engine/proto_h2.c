@@ -802,8 +802,8 @@ static uint32_t h2_in_flight(const struct conn *c)
 	return c->h2 ? c->h2->n_act : 0;
 }
 
-/* The end of a step: streams in flight are counted in in_flight_at_end and
- * their connections closed. */
+/* The end of a step: streams in flight are counted in in_flight_at_end
+ * (eng_count_left) and their connections closed. */
 static void h2_step_end(struct worker *w)
 {
 	for (uint32_t i = 0; i < w->max_conns; i++) {
@@ -813,10 +813,7 @@ static void h2_step_end(struct worker *w)
 			continue;
 		while (h->n_act) {
 			struct conn *s = h->act[h->n_act - 1];
-			struct phase_stats *ph = phase_of(w, s->sched_ns);
-			ph->in_flight_at_end++;
-			if (w->by_name)
-				ph->name[s->req->name].in_flight_at_end++;
+			eng_count_left(w, s->sched_ns, s->req, s->lagged, true);
 			stream_release(w, s);
 		}
 		eng_conn_close(w, c);

@@ -89,13 +89,8 @@ static void check_timeouts(struct worker *w, uint64_t now)
 			eng_connect_failed(w, c->host, now);
 		} else {
 			/* Not dropped: the time waited is a lower bound of its latency. */
-			struct phase_stats *ph = phase_of(w, c->sched_ns);
-			hist_record(&ph->timing[TIM_LATENCY], now - c->sched_ns);
-			hist_record(&ph->timing[TIM_LATENCY_FAILED], now - c->sched_ns);
-			if (c->lagged)
-				hist_record(&ph->timing[TIM_LATENCY_LAGGED], now - c->sched_ns);
-			if (w->by_name)
-				hist_record(&ph->name[c->req->name].latency, now - c->sched_ns);
+			eng_record_wait(w, phase_of(w, c->sched_ns), c->sched_ns, c->req, c->lagged,
+					now);
 			eng_count_error(w, c, ERRK_TIMEOUT, now);
 		}
 		eng_conn_close(w, c);
@@ -384,25 +379,25 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		}
 	}
 
-	/* What is left: never sent, or sent without a response. Idle
+	/* What is left: never sent, or sent without a response (interrupted:
+	 * their waits until the interrupt are in the latency). Idle
 	 * connections carry over to the next step; busy ones are closed. The
 	 * last second is closed first: its unsent are what is left queued. */
 	if (w->secs_len)
 		eng_series_close_sec(w);
 	for (uint32_t h = 0; h < w->n_hosts; h++)
-		while (w->hp[h].q_len)
-			phase_of(w, q_pop(w, &w->hp[h]).due_ns)->queued_at_end++;
+		while (w->hp[h].q_len) {
+			struct qent q = q_pop(w, &w->hp[h]);
+			eng_count_left(w, q.due_ns, &cfg->reqs[q.req & ~QE_LAGGED],
+				       (q.req & QE_LAGGED) != 0, false);
+		}
 	for (size_t k = 0; k < e->n_protos; k++) /* HTTP/2 streams are not in w->conns */
 		if (e->protos[k]->step_end)
 			e->protos[k]->step_end(w);
 	for (uint32_t i = 0; i < w->max_conns; i++) {
 		struct conn *c = &w->conns[i];
-		if (c->state == CS_READING || c->state == CS_WRITING) {
-			struct phase_stats *ph = phase_of(w, c->sched_ns);
-			ph->in_flight_at_end++;
-			if (w->by_name)
-				ph->name[c->req->name].in_flight_at_end++;
-		}
+		if (c->state == CS_READING || c->state == CS_WRITING)
+			eng_count_left(w, c->sched_ns, c->req, c->lagged, true);
 		if (c->state != CS_FREE && c->state != CS_IDLE)
 			eng_conn_close(w, c);
 	}

@@ -122,8 +122,10 @@ static void note(struct content_ctx *c, struct cond_sink *k, const char *label,
 	doc_item_brief(c->d, b, "%s%s", label, full);
 }
 
-static void phase_conditions(struct content_ctx *c, const json_t *ph, const char *label,
-			     struct cond_sink *k)
+/* The notes of a measured phase; interrupted: its step was cut short by an
+ * interrupt (not ended by its drain). */
+static void phase_conditions(struct content_ctx *c, const json_t *ph, bool interrupted,
+			     const char *label, struct cond_sink *k)
 {
 	struct phase_fig m;
 	report_phase_fig(ph, &m);
@@ -170,18 +172,20 @@ static void phase_conditions(struct content_ctx *c, const json_t *ph, const char
 		note(c, k, label, CK_H2, NULL, full, fig,
 		     "Connections that failed as HTTP/2 (not counted as requests)", NULL);
 	}
+	/* the end of the phase's step: the drain's, or an interrupt's */
+	const char *ended = interrupted ? "at the interrupt" : "when the drain ended";
 	if (m.dropped + m.queued > 0) {
 		/* a closed loop drops a request whose host has no connection while
 		 * its connections fail (it would hold a slot of the concurrency) */
 		bool down = !c->open_loop && m.connect_errors + m.tls_errors + h2_failed > 0;
 		snprintf(full, sizeof full,
-			 "%s %s due but never sent (%s dropped %s, %s still queued when the drain "
-			 "ended): %s of those due.",
+			 "%s %s due but never sent (%s dropped %s, %s still queued %s): %s of those "
+			 "due.",
 			 fmt_int(&c->f, m.dropped + m.queued),
 			 plural(m.dropped + m.queued, "request was", "requests were"),
 			 fmt_int(&c->f, m.dropped),
 			 down ? "while the target's connections failed" : "from a full backlog",
-			 fmt_int(&c->f, m.queued), fmt_pct(&c->f, m.drop_pct));
+			 fmt_int(&c->f, m.queued), ended, fmt_pct(&c->f, m.drop_pct));
 		snprintf(fig, sizeof fig, "%s (%s dropped, %s still queued), %s of those due",
 			 fmt_int(&c->f, m.dropped + m.queued), fmt_int(&c->f, m.dropped),
 			 fmt_int(&c->f, m.queued), fmt_pct(&c->f, m.drop_pct));
@@ -193,8 +197,8 @@ static void phase_conditions(struct content_ctx *c, const json_t *ph, const char
 		     NULL);
 	}
 	if (m.in_flight > 0) {
-		snprintf(full, sizeof full, "%s %s had no complete response when the drain ended.",
-			 fmt_int(&c->f, m.in_flight), plural(m.in_flight, "request", "requests"));
+		snprintf(full, sizeof full, "%s %s had no complete response %s.",
+			 fmt_int(&c->f, m.in_flight), plural(m.in_flight, "request", "requests"), ended);
 		snprintf(fig, sizeof fig, "%s", fmt_int(&c->f, m.in_flight));
 		note(c, k, label, CK_IN_FLIGHT, NULL, full, fig,
 		     "Requests without a complete response when the drain ended", NULL);
@@ -566,7 +570,9 @@ void content_conditions(struct content_ctx *c)
 			 tgt);
 	if (c->interrupted)
 		doc_item(c->d, "Interrupted: the %s was stopped before its planned end (Ctrl-C or "
-			       "SIGTERM); the figures cover only what was measured until then.",
+			       "SIGTERM); the figures cover only what was measured until then, and a "
+			       "request then unanswered (in flight, or due and never sent) is in the "
+			       "latency at its wait until then, a lower bound.",
 			 result_kind_name(c->r->kind));
 	if (!c->open_loop && c->r->kind != RESULT_KIND_RAMP && !rr_obj(c->plan, "ramp"))
 		doc_item_brief(c->d,
@@ -587,7 +593,7 @@ void content_conditions(struct content_ctx *c)
 			 "written or for a free connection, and that wait counts in their latency.",
 			 burst, burst);
 	if (c->r->kind == RESULT_KIND_RUN) {
-		phase_conditions(c, rr_get(c->root, "measure"), "", NULL);
+		phase_conditions(c, rr_get(c->root, "measure"), c->interrupted, "", NULL);
 		gen_limited(c, rr_obj(c->root, "generator_limited"), NULL, "", NULL);
 		if (c->repeat <= 1)
 			doc_item_brief(c->d, "One run: no estimate of run-to-run variance.",
@@ -609,7 +615,7 @@ void content_conditions(struct content_ctx *c)
 				note(c, &k, label, CK_INTERRUPTED, NULL,
 				     "interrupted: it never counts as passing.", "interrupted",
 				     "Interrupted (never counts as passing)", NULL);
-			phase_conditions(c, rr_get(s, "measure"), label, &k);
+			phase_conditions(c, rr_get(s, "measure"), rr_true(s, "interrupted"), label, &k);
 			gen_limited(c, rr_obj(s, "generator_limited"), s, label, &k);
 		}
 		char sl[32];

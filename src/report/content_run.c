@@ -13,7 +13,7 @@ void content_summary_run(struct content_ctx *c)
 	const json_t *ph = rr_get(c->root, "measure");
 	struct phase_fig m;
 	report_phase_fig(ph, &m);
-	char mach[256], wh[200], subject[256], fails[900], after[1000];
+	char mach[256], wh[200], subject[256], fails[900], after[1400];
 	const char *plan_name = rr_str(c->root, "target.plan");
 	if (c->self_contained)
 		snprintf(subject, sizeof subject,
@@ -30,6 +30,19 @@ void content_summary_run(struct content_ctx *c)
 		snprintf(after, sizeof after, sent ? "; %s" : ": %s, and no request was sent", fails);
 	else
 		snprintf(after, sizeof after, "%s", sent ? "" : ": no request was sent");
+	/* interrupted: the requests then unanswered are outcomes, beside the
+	 * error rate (their waits are in the latency) */
+	double left = m.queued + m.in_flight;
+	bool cut = c->interrupted && left > 0;
+	if (cut) {
+		size_t l = strlen(after);
+		snprintf(after + l, sizeof after - l,
+			 "; when the run was interrupted before its planned end, %s of the %s "
+			 "requests due (%s) had no answer (in flight, or never sent): each is in the "
+			 "latency at its wait until then, a lower bound",
+			 fmt_int(&c->f, left), fmt_int(&c->f, m.scheduled),
+			 fmt_pct(&c->f, m.scheduled > 0 ? left / m.scheduled * 100 : NAN));
+	}
 	char *s = NULL;
 	if (c->open_loop) {
 		char lat[160];
@@ -74,7 +87,7 @@ void content_summary_run(struct content_ctx *c)
 				 fmt_us(&c->f, lo), fmt_us(&c->f, hi), fmt_us(&c->f, med));
 	}
 	char tail[256] = "";
-	if (c->interrupted)
+	if (c->interrupted && !cut)
 		snprintf(tail, sizeof tail, " The run was interrupted before its planned end.");
 	if (rr_true(c->root, "generator_limited.flagged"))
 		snprintf(tail + strlen(tail), sizeof tail - strlen(tail),

@@ -101,7 +101,16 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 		     "over loopback: the target's capacity and latency here are not those of a real "
 		     "server, and the two compete for the same cores",
 		     c->target->plan_name);
-	if (r->interrupted)
+	uint64_t left = m->queued_at_end + m->in_flight_at_end;
+	if (r->interrupted && left)
+		warn(w,
+		     "interrupted: the run was stopped early; figures cover %.2fs of the planned "
+		     "%.2fs, and %" PRIu64 " of the %" PRIu64 " requests due (%.1f %%) had no answer "
+		     "then (in flight, or never sent): each is in the latency at its wait until the "
+		     "interrupt, a lower bound",
+		     (double)r->measure_ns / 1e9, (double)c->plan->duration_ns / 1e9, left,
+		     m->scheduled, m->scheduled ? 100.0 * (double)left / (double)m->scheduled : 0.0);
+	else if (r->interrupted)
 		warn(w, "interrupted: the run was stopped early; figures cover %.2fs of the planned %.2fs",
 		     (double)r->measure_ns / 1e9, (double)c->plan->duration_ns / 1e9);
 	struct gen_verdict gv;
