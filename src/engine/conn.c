@@ -158,6 +158,7 @@ void eng_conn_open(struct worker *w, uint32_t h, uint64_t now)
 	c->xport = w->e->xport[h];
 	c->proto = NULL;
 	c->rx_ts = net_rx_timestamps(fd, &w->e->hosts[h].addr);
+	c->answered = false;
 	c->host = h;
 	c->state = CS_CONNECTING;
 	c->connect_start_ns = now;
@@ -236,7 +237,8 @@ void eng_conn_complete(struct worker *w, struct conn *c, uint64_t now)
 	publish_completed(w);
 	if (!ok)
 		publish_error(w);
-	list_remove(&w->timed, c);
+	if (c->in) /* on w->timed, or (HTTP/1.1 settling) on w->h1_settling */
+		list_remove(c->in, c);
 	c->proto->done(w, c, now);
 }
 

@@ -105,6 +105,7 @@ enum conn_state {
 	CS_IDLE,
 	CS_WRITING, /* request partly written */
 	CS_READING, /* request written, waiting for the response */
+	CS_SETTLE,  /* HTTP/1.1: its first response is in, not yet credited (proto_h1.c) */
 };
 
 struct worker;
@@ -166,6 +167,11 @@ struct eng_proto {
 	/* After a turn's sends: write what host h's connections queued (NULL:
 	 * they write at once). */
 	void (*flush_host)(struct worker *w, uint32_t h, uint64_t now);
+	/* The protocol's own timers: act on those due by now (only after the
+	 * loop has read what came by then; UINT64_MAX: every one, the load is
+	 * over); the time the next is due, for the loop's wake-up (UINT64_MAX:
+	 * none). NULL: none. */
+	uint64_t (*timers)(struct worker *w, uint64_t now);
 	/* The step ended: requests in flight that are not records of w->conns
 	 * count as left (eng_count_left), and their connections close (NULL:
 	 * none). */
@@ -203,7 +209,8 @@ struct conn {
 	size_t wr_off;
 	bool got_byte;
 	bool rx_ts;               /* the socket stamps what it receives (net_rx_timestamps) */
-	bool stray;               /* bytes came after the response: close, count closed_stray */
+	bool answered;            /* a response of the connection was credited (HTTP/1.1) */
+	uint64_t done_ns;         /* CS_SETTLE: when its response arrived */
 	bool peer_closed;         /* the last event said the server closed its side (EPOLLRDHUP) */
 	bool lagged;              /* its request was picked up late (engine_cfg.lag_limit_ns) */
 	struct h1_resp resp;
@@ -368,6 +375,8 @@ struct worker {
 		_Atomic uint64_t lag_sum_ns;
 		_Atomic uint64_t backlog, conns_open, conns_connecting;
 	} live;
+	/* HTTP/1.1 connections in CS_SETTLE, oldest response first (proto_h1.c) */
+	struct list h1_settling;
 	/* HTTP/2 stream records (proto_h2.c): made on demand, kept for reuse */
 	struct conn *h2_free;     /* free stream records, linked through ->next */
 	struct conn **h2_all;     /* every record made, to free them */

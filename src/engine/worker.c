@@ -63,6 +63,17 @@ static void closed_issue(struct worker *w)
 	}
 }
 
+/* Run the protocols' own timers due by now (UINT64_MAX: all of them); the
+ * time the next is due (UINT64_MAX: none). */
+static uint64_t proto_timers(struct worker *w, uint64_t now)
+{
+	uint64_t next = UINT64_MAX;
+	for (size_t k = 0; k < w->e->n_protos; k++)
+		if (w->e->protos[k]->timers)
+			next = min_u64(next, w->e->protos[k]->timers(w, now));
+	return next;
+}
+
 /* Issue what the loop model allows, then serve every host's backlog. */
 static void dispatch(struct worker *w, uint64_t now)
 {
@@ -276,8 +287,11 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 			if (w->sched_active && now >= e->meas_end_ns)
 				w->sched_active = false;
 		}
-		if (!woke_from_nap)
-			check_timeouts(w, now); /* not before reading what came by now */
+		uint64_t proto_wake = UINT64_MAX;
+		if (!woke_from_nap) { /* not before reading what came by now */
+			check_timeouts(w, now);
+			proto_wake = proto_timers(w, now);
+		}
 		dispatch(w, now);
 		live_gauges(w);
 
@@ -286,7 +300,8 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		if (!issuing) {
 			if (drain_end == UINT64_MAX)
 				drain_end = now + e->step.drain_ns;
-			bool busy = w->q_len || (w->timed.len > w->n_connecting);
+			bool busy = w->q_len || (w->timed.len > w->n_connecting) ||
+				    proto_wake != UINT64_MAX; /* a protocol's timer to wait for */
 			if (!busy || now >= drain_end)
 				break;
 		}
@@ -301,6 +316,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		if (drain_end != UINT64_MAX)
 			wake = min_u64(wake, drain_end);
 		wake = min_u64(wake, eng_backoff_wake(w, now));
+		wake = min_u64(wake, proto_wake);
 		bool sched_wake = false; /* the schedule, not a deadline, set the wake-up */
 		if (w->sched_active) {
 			uint64_t due = w->next_due_ns > e->t0_ns ? w->next_due_ns : e->t0_ns, at;
@@ -382,7 +398,9 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	/* What is left: never sent, or sent without a response (interrupted:
 	 * their waits until the interrupt are in the latency). Idle
 	 * connections carry over to the next step; busy ones are closed. The
-	 * last second is closed first: its unsent are what is left queued. */
+	 * last second is closed first: its unsent are what is left queued (the
+	 * protocols' timers before, so that what they credit is in it). */
+	proto_timers(w, UINT64_MAX);
 	if (w->secs_len)
 		eng_series_close_sec(w);
 	for (uint32_t h = 0; h < w->n_hosts; h++)
