@@ -21,7 +21,8 @@ import time
 import unittest
 
 import harness
-from h2hostile import recv_exact
+from h2hostile import (F_END_HEADERS, PREFACE, T_HEADERS, T_PING, T_RST, T_SETTINGS, frame,
+                       hpack_int, recv_exact)
 from harness import Nginx, PacerServe, PacerTestCase
 from test_tls import make_pki
 
@@ -672,6 +673,103 @@ class ServeHttp2Test(PacerTestCase):
                 self.assert_multiplexed(run, 200)
         finally:
             shutil.rmtree(d, ignore_errors=True)
+
+    @staticmethod
+    def held_streams(port, n, path_len):
+        """A connection to port with n request streams begun and never ended:
+        HEADERS (END_HEADERS, no END_STREAM) each with a :path of path_len
+        bytes, as a client that sends no body would."""
+        c = socket.create_connection(("127.0.0.1", port), timeout=5)
+        blocks = []
+        for i in range(n):
+            p = b"/%05d" % i + b"a" * (path_len - 6)
+            blocks.append(frame(T_HEADERS, F_END_HEADERS, 2 * i + 1,
+                                b"\x82\x86\x04" + hpack_int(len(p), 7) + p + b"\x01\x09127.0.0.1"))
+        c.sendall(PREFACE + frame(T_SETTINGS, 0, 0) + b"".join(blocks))
+        return c
+
+    def test_held_streams_bounded_and_memory_returned(self):
+        # 200 connections, each with 100 streams whose 15 KB :path is held
+        # while their request never ends (issue 32: 339 MB, 1.67 MB a
+        # connection, 154 MB still held after they closed): the :path bytes
+        # of a connection's incomplete requests are bounded (64 KiB; further
+        # streams are refused), and what was freed is given back
+        with PacerServe("hello", extra=["--h2c"]) as srv:
+            rss0 = srv.rss_kib()
+            socks = []
+            try:
+                for _ in range(200):
+                    socks.append(self.held_streams(srv.port, 100, 15000))
+                time.sleep(0.5)  # let the server read them
+                rss_held = srv.rss_kib()
+                # the streams past the budget were refused (REFUSED_STREAM),
+                # the first four kept
+                c = socks[0]
+                c.settimeout(2.0)
+                refused = set()
+                while len(refused) < 96:
+                    hd = recv_exact(c, 9)
+                    payload = recv_exact(c, int.from_bytes(hd[:3], "big"))
+                    if hd[3] == T_RST and struct.unpack(">I", payload)[0] == 7:
+                        refused.add(int.from_bytes(hd[5:9], "big") & 0x7FFFFFFF)
+                self.assertNotIn(1, refused)
+                # answered beside them
+                run = self.run_ok([srv.url("/"), "--h2c", "-n", 200, "--concurrency", 2,
+                                   "--max-streams", 10])
+            finally:
+                for c in socks:
+                    c.close()
+            time.sleep(1.5)  # closed, and given back within a second
+            rss_after = srv.rss_kib()
+        self.assert_multiplexed(run, 200)
+        self.assertLess(rss_held, harness.rss_limit_kib(64),
+                        "RSS %d KiB with 200 connections of held streams" % rss_held)
+        if not harness.is_sanitized_binary(harness.pacer_bin()):
+            self.assertLess(rss_held - rss0, 200 * 160, "%d KiB a connection" %
+                            ((rss_held - rss0) // 200))
+            self.assertLess(rss_after - rss0, 16 * 1024, "RSS %d KiB after they closed, %d "
+                            "before" % (rss_after, rss0))
+
+    def test_pings_do_not_keep_a_connection_open(self):
+        # a connection that only pings, and one whose stream never ends:
+        # closed by the idle timeout (timeouts.request then timeouts.idle),
+        # a PING being no activity (before: a PING every 3 s kept a
+        # connection open for ever)
+        d = tempfile.mkdtemp(prefix="pacer-h2-idle-")
+        try:
+            plan = os.path.join(d, "idle.yaml")
+            with open(plan, "w") as f:
+                f.write("name: idle\ntimeouts: {request: 300ms, idle: 700ms}\nroutes:\n"
+                        "  - path: /\n    prefix: true\n    body: \"ok\\n\"\n")
+            with PacerServe(plan, extra=["--h2c"]) as srv:
+                quiet = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+                quiet.sendall(PREFACE + frame(T_SETTINGS, 0, 0))
+                held = self.held_streams(srv.port, 1, 100)
+                t0 = time.monotonic()
+                closed = {}
+                while len(closed) < 2 and time.monotonic() - t0 < 6.0:
+                    for name, c in (("quiet", quiet), ("held", held)):
+                        if name in closed:
+                            continue
+                        try:
+                            c.sendall(frame(T_PING, 0, 0, b"12345678"))
+                            c.settimeout(0.2)
+                            while c.recv(65536):
+                                pass
+                            closed[name] = time.monotonic() - t0  # EOF
+                        except socket.timeout:
+                            pass
+                        except OSError:
+                            closed[name] = time.monotonic() - t0
+                quiet.close()
+                held.close()
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+        self.assertEqual(set(closed), {"quiet", "held"}, closed)
+        self.assertLess(closed["quiet"], 0.7 + 1.5, closed)
+        # the stream's 408 at 300 ms is the last activity: idle 700 ms later
+        self.assertGreater(closed["held"], 0.3 + 0.7 - 0.1, closed)
+        self.assertLess(closed["held"], 0.3 + 0.7 + 1.5, closed)
 
     def test_serve_bad_options(self):
         cases = (
