@@ -55,7 +55,6 @@ struct h2_conn {
 	uint64_t rx_rt;      /* the kernel's stamp of the bytes being fed (0: none), so that
 	                      * streams read late are timed when their bytes came */
 	struct h2_conn *dirty_next;
-	char lib_msg[96];    /* nghttp2's words for the last error it found (error_callback2) */
 	char why[RESULT_TLS_REASON_CAP]; /* pacer's GOAWAY with an error code: what it said, the
 	                                  * reason of the protocol failure that follows */
 };
@@ -365,23 +364,11 @@ static int on_frame_not_send(nghttp2_session *ng, const nghttp2_frame *f, int li
 	return 0;
 }
 
-/* nghttp2's words for an error it found, kept for the reason of a failure
- * that follows (e.g. "SETTINGS: invalid SETTINGS_ENBLE_PUSH"). */
-static int on_error(nghttp2_session *ng, int lib_error_code, const char *msg, size_t len,
-		    void *ud)
-{
-	(void)ng;
-	(void)lib_error_code;
-	struct h2_conn *h = ud;
-	printable(h->lib_msg, sizeof h->lib_msg, (const uint8_t *)msg, len);
-	return 0;
-}
-
 /* pacer ends the session with a GOAWAY with an error code: nghttp2 found
  * the server breaking HTTP/2 (a bad SETTINGS value, a frame where it may
- * not be, a flood, a compression error), and its words (in the GOAWAY's
- * debug data, or said to on_error) are the reason of the protocol failure
- * counted when the session is over. */
+ * not be, a flood, a compression error), and its words in the GOAWAY's
+ * debug data ("SETTINGS: invalid SETTINGS_ENBLE_PUSH") are the reason of
+ * the protocol failure counted when the session is over. */
 static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 {
 	(void)ng;
@@ -393,7 +380,7 @@ static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 	snprintf(h->why, sizeof h->why,
 		 "the server broke HTTP/2 (pacer ended the connection with GOAWAY %s): %s",
 		 nghttp2_http2_strerror(f->goaway.error_code),
-		 dbg[0] ? dbg : h->lib_msg[0] ? h->lib_msg : "no detail from nghttp2");
+		 dbg[0] ? dbg : "no detail from nghttp2");
 	return 0;
 }
 
@@ -429,7 +416,6 @@ static void cbs_init(void)
 	nghttp2_session_callbacks_set_on_stream_close_callback(cbs, on_stream_close);
 	nghttp2_session_callbacks_set_on_frame_not_send_callback(cbs, on_frame_not_send);
 	nghttp2_session_callbacks_set_on_frame_send_callback(cbs, on_frame_send);
-	nghttp2_session_callbacks_set_error_callback2(cbs, on_error);
 }
 
 /* ---- connections ----------------------------------------------------------------- */
@@ -476,15 +462,17 @@ static void h2_fail(struct worker *w, struct conn *c, const char *why, uint64_t 
 	eng_conn_close(w, c);
 }
 
-/* The reason of a failure before the server's SETTINGS. */
+/* The reasons of a failure before the server's SETTINGS, and of one for
+ * want of memory. */
 #define WHY_NO_SETTINGS "the connection ended before the server's HTTP/2 SETTINGS"
+#define WHY_NOMEM "out of memory for an HTTP/2 session"
 
 /* The reason of a session that nghttp2 failed with its error code rc, in
  * buf[cap]. */
 static const char *why_lib(char *buf, size_t cap, int rc)
 {
 	if (rc == NGHTTP2_ERR_NOMEM)
-		return "out of memory for an HTTP/2 session";
+		return WHY_NOMEM;
 	snprintf(buf, cap, "the server broke HTTP/2 (nghttp2 ended the session): %s",
 		 nghttp2_strerror(rc));
 	return buf;
@@ -581,7 +569,7 @@ static void h2_start(struct worker *w, struct conn *c, uint64_t now)
 	};
 	if (nghttp2_submit_settings(h->ng, NGHTTP2_FLAG_NONE, iv, sizeof iv / sizeof iv[0]) ||
 	    nghttp2_session_set_local_window_size(h->ng, NGHTTP2_FLAG_NONE, 0, (int32_t)win)) {
-		h2_fail(w, c, "out of memory for an HTTP/2 session", now);
+		h2_fail(w, c, WHY_NOMEM, now);
 		return;
 	}
 	h2_flush(w, c, now);
