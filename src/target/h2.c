@@ -16,7 +16,9 @@
  * :path bytes held by streams whose request is still coming at most
  * H2_CONN_HELD_MAX a connection and H2_THREAD_HELD_MAX a thread (a stream
  * begun past them is refused, REFUSED_STREAM; a :path that would pass them
- * gets 431), a large :path freed as soon as its request is whole, and the
+ * gets 431), a large :path freed as soon as its request is whole, the
+ * rendered answers (templates, kv) its streams hold at most conn_dyn_max()
+ * a connection and H2_THREAD_DYN_MAX a thread (past them: 503), and the
  * input is taken in only while the output is below OUT_HIGH and nghttp2
  * holds few frames to send: a client that never reads stops being read,
  * and its connection is closed by the idle timeout of a blocked write. A
@@ -45,6 +47,9 @@
 #define H2_CONN_HELD_MAX (4 * H2_HEADERS_CAP) /* :path bytes a connection's incomplete
                                                * requests may hold */
 #define H2_THREAD_HELD_MAX (16u << 20)        /* ... and a thread's, over its connections */
+#define H2_CONN_DYN_MAX (4 * TARGET_DYN_CAP)  /* rendered answers a connection's streams hold, */
+#define H2_STREAM_DYN (2 * TARGET_DYN_INIT)   /* or this much a stream if that is more */
+#define H2_THREAD_DYN_MAX (64u << 20)         /* ... and a thread's */
 #define H2_SESSION_BYTES 16384 /* about what an nghttp2 session holds (HPACK tables,
                                 * buffers): counted as freed when one ends */
 
@@ -66,8 +71,8 @@ struct h2_canned {
 	size_t body_len;
 };
 
-#define H2_N_CANNED 4
-static const int h2_canned_status[H2_N_CANNED] = {400, 408, 431, 501};
+#define H2_N_CANNED 5
+static const int h2_canned_status[H2_N_CANNED] = {400, 408, 431, 501, 503};
 
 struct h2_plan {
 	nghttp2_session_callbacks *cbs;
@@ -93,6 +98,7 @@ struct h2_stream {
 	bool head_req, too_big, long_method, garbage;
 	bool slow, deferred;
 	bool held;         /* its :path counts in the budgets (its request is still coming) */
+	uint32_t dyn_held; /* its rendered answer's capacity, counted in the budgets */
 	uint8_t method_len;
 	char method[H2_METHOD_CAP];
 	char *path;
@@ -305,6 +311,9 @@ static void stream_put(struct h2_stream *st)
 	struct h2_sess *s = c->h2;
 	theap_cancel(&w->sheap, &st->tn);
 	path_release(st);
+	c->h2_dyn -= st->dyn_held;
+	w->h2_dyn -= st->dyn_held;
+	st->dyn_held = 0;
 	if (st->state == ST_WAIT || st->deferred)
 		c->h2_timed--;
 	if (st->prev)
@@ -458,6 +467,14 @@ static void answer(struct h2_stream *st)
 	}
 }
 
+/* The bytes of rendered answers a connection's streams may hold: a few of
+ * the largest, or a small one on each stream it may have. */
+static size_t conn_dyn_max(const struct target *t)
+{
+	size_t per_stream = (size_t)t->max_streams * H2_STREAM_DYN;
+	return per_stream > H2_CONN_DYN_MAX ? per_stream : H2_CONN_DYN_MAX;
+}
+
 /* The whole request of st has arrived. */
 static void request_done(struct h2_stream *st)
 {
@@ -484,6 +501,21 @@ static void request_done(struct h2_stream *st)
 	st->rt = rt;
 	st->resp = target_choose(w, rt, &st->garbage, &st->dyn, query, qlen);
 	path_release(st);
+	if (st->dyn.len) {
+		/* a rendered answer, held until it is sent: within the budgets,
+		 * else the server is too busy for it (503) */
+		if (c->h2_dyn + st->dyn.cap > conn_dyn_max(w->t) ||
+		    w->h2_dyn + st->dyn.cap > H2_THREAD_DYN_MAX) {
+			w->freed += st->dyn.cap;
+			free(st->dyn.buf);
+			st->dyn = (struct target_dyn){0};
+			answer_canned(st, 503);
+			return;
+		}
+		st->dyn_held = st->dyn.cap;
+		c->h2_dyn += st->dyn_held;
+		w->h2_dyn += st->dyn_held;
+	}
 	if (!rt || rt->simple) {
 		answer(st);
 		return;

@@ -730,6 +730,28 @@ class ServeHttp2Test(PacerTestCase):
             self.assertLess(rss_after - rss0, 16 * 1024, "RSS %d KiB after they closed, %d "
                             "before" % (rss_after, rss0))
 
+    def test_rendered_answers_held_are_bounded(self):
+        # kv answers of 64 KB (64 keys of 1 KB: 128 KiB buffers) held 2 s by
+        # the route's latency, 20 streams on one connection: the first 8 fill
+        # the connection's 1 MiB of rendered answers, the rest get 503 at
+        # once instead of 128 KiB more each (100 streams could hold 12.5 MiB)
+        d = tempfile.mkdtemp(prefix="pacer-h2-kv-")
+        try:
+            plan = os.path.join(d, "bigkv.yaml")
+            with open(plan, "w") as f:
+                f.write("name: bigkv\nroutes:\n  - path: /kv\n    latency: {dist: fixed, "
+                        "value: 2s}\n    kv: {param: keys, prefix: key, generate: 1000, "
+                        "value_size: 1024}\n")
+            keys = ",".join("key%d" % i for i in range(64))
+            with PacerServe(plan, extra=["--h2c"]) as srv:
+                run = self.run_ok([srv.url("/kv?keys=" + keys), "--h2c", "-n", 20,
+                                   "--concurrency", 1, "--max-streams", 20, "--timeout", "5s"])
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+        m = self.phase(run)
+        self.assert_accounted(m, run)
+        self.assertEqual(m["responses"]["by_status"], {"200": 8, "503": 12}, m["responses"])
+
     def test_pings_do_not_keep_a_connection_open(self):
         # a connection that only pings, and one whose stream never ends:
         # closed by the idle timeout (timeouts.request then timeouts.idle),
