@@ -13,10 +13,11 @@
  * Memory is bounded: at most max_streams streams per connection
  * (SETTINGS_MAX_CONCURRENT_STREAMS; nghttp2 refuses the ones above), a
  * request's header fields at most H2_HEADERS_CAP bytes (431 above), the
- * :path bytes held by streams whose request is still coming at most
- * H2_CONN_HELD_MAX a connection and H2_THREAD_HELD_MAX a thread (a stream
- * begun past them is refused, REFUSED_STREAM; a :path that would pass them
- * gets 431), a large :path freed as soon as its request is whole, the
+ * long :path buffers (over H2_KEEP_PATH) held by streams whose request is
+ * still coming at most H2_CONN_HELD_MAX a connection and H2_THREAD_HELD_MAX
+ * a thread (a stream begun past them is refused, REFUSED_STREAM; a :path
+ * that would pass them gets 431), a long :path freed as soon as its request
+ * is whole, the
  * rendered answers (templates, kv) its streams hold at most conn_dyn_max()
  * a connection and H2_THREAD_DYN_MAX a thread (past them: 503), and the
  * input is taken in only while the output is below OUT_HIGH and nghttp2
@@ -44,8 +45,8 @@
 #define H2_KEEP_DYN (4 * TARGET_DYN_INIT) /* and a rendered-body buffer up to this */
 #define H2_NV_MAX (2 * TARGET_MAX_HEADERS + 8) /* header fields of one answer */
 #define H2_TIMERS_PER_ROUND 4096
-#define H2_CONN_HELD_MAX (4 * H2_HEADERS_CAP) /* :path bytes a connection's incomplete
-                                               * requests may hold */
+#define H2_CONN_HELD_MAX (4 * H2_HEADERS_CAP) /* long :path bytes a connection's
+                                               * incomplete requests may hold */
 #define H2_THREAD_HELD_MAX (16u << 20)        /* ... and a thread's, over its connections */
 #define H2_CONN_DYN_MAX (4 * TARGET_DYN_CAP)  /* rendered answers a connection's streams hold, */
 #define H2_STREAM_DYN (2 * TARGET_DYN_INIT)   /* or this much a stream if that is more */
@@ -97,7 +98,7 @@ struct h2_stream {
 	enum h2_st state;
 	bool head_req, too_big, long_method, garbage;
 	bool slow, deferred;
-	bool held;         /* its :path counts in the budgets (its request is still coming) */
+	bool held;         /* its :path is held (its request is still coming): path_weight */
 	uint32_t dyn_held; /* its rendered answer's capacity, counted in the budgets */
 	uint8_t method_len;
 	char method[H2_METHOD_CAP];
@@ -265,9 +266,7 @@ static struct h2_stream *stream_get(struct conn *c, int32_t id)
 	st->id = id;
 	st->state = ST_HEAD;
 	st->begin_ns = w->now;
-	st->held = true;
-	c->h2_held += path_cap;
-	w->h2_held += path_cap;
+	st->held = true; /* a kept buffer is short: it weighs nothing */
 	struct h2_sess *s = c->h2;
 	st->next = s->streams;
 	if (s->streams)
@@ -285,17 +284,22 @@ static void stream_free(struct worker *w, struct h2_stream *st)
 	free(st);
 }
 
-/* st's request is whole (or given up on): its :path no longer counts in the
- * budgets, and a large one is freed now rather than while the answer waits
- * (the route and the query were taken from it). */
+/* What a :path buffer of cap bytes weighs in the budgets: a short one (as
+ * kept for reuse) nothing, so that streams with ordinary paths are never
+ * refused; a long one its size. */
+static uint32_t path_weight(uint32_t cap) { return cap > H2_KEEP_PATH ? cap : 0; }
+
+/* st's request is whole (or given up on): its :path is no longer held, and a
+ * long one is freed now rather than while the answer waits (the route and
+ * the query were taken from it). */
 static void path_release(struct h2_stream *st)
 {
 	struct conn *c = st->c;
 	if (!st->held)
 		return;
 	st->held = false;
-	c->h2_held -= st->path_cap;
-	c->w->h2_held -= st->path_cap;
+	c->h2_held -= path_weight(st->path_cap);
+	c->w->h2_held -= path_weight(st->path_cap);
 	if (st->path_cap > H2_KEEP_PATH) {
 		c->w->freed += st->path_cap;
 		free(st->path);
@@ -604,7 +608,7 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t 
 			uint32_t cap = st->path_cap ? st->path_cap : H2_PATH_INIT;
 			while (cap < vl)
 				cap *= 2;
-			uint32_t more = cap - st->path_cap;
+			uint32_t more = path_weight(cap) - path_weight(st->path_cap);
 			if (c->h2_held + more > H2_CONN_HELD_MAX ||
 			    c->w->h2_held + more > H2_THREAD_HELD_MAX) {
 				st->too_big = true; /* 431, as for a header list over the cap */
