@@ -134,7 +134,7 @@ static void h1_stray(struct worker *w, struct conn *c, uint64_t now)
  * connection takes requests. */
 static void h1_settled(struct worker *w, struct conn *c)
 {
-	c->state = CS_READING; /* as when it arrived */
+	c->state = CS_READING;               /* as when it arrived */
 	eng_conn_complete(w, c, c->done_ns); /* off w->h1_settling, then h1_done */
 }
 

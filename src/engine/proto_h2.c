@@ -300,9 +300,12 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 		h->going = true;
 		if (f->goaway.error_code != NGHTTP2_NO_ERROR && !h->failed) {
 			char dbg[80], why[RESULT_TLS_REASON_CAP];
-			printable(dbg, sizeof dbg, f->goaway.opaque_data, f->goaway.opaque_data_len);
-			snprintf(why, sizeof why, "the server ended an HTTP/2 connection with GOAWAY %s%s%s",
-				 nghttp2_http2_strerror(f->goaway.error_code), dbg[0] ? ": " : "", dbg);
+			printable(dbg, sizeof dbg, f->goaway.opaque_data,
+				  f->goaway.opaque_data_len);
+			snprintf(why, sizeof why,
+				 "the server ended an HTTP/2 connection with GOAWAY %s%s%s",
+				 nghttp2_http2_strerror(f->goaway.error_code), dbg[0] ? ": " : "",
+				 dbg);
 			h2_count_failure(w, h, why, now);
 		}
 	} else if ((f->hd.type == NGHTTP2_HEADERS || f->hd.type == NGHTTP2_DATA) &&
@@ -439,8 +442,10 @@ static bool h2_wasted(struct worker *w, struct conn *c, uint64_t now)
 	struct h2_conn *h = c->h2;
 	if (!h2_needed_unused(w, c))
 		return false;
-	h2_count_failure(w, h, "the server ended an HTTP/2 connection (GOAWAY or close) before it "
-			       "took a request", now);
+	h2_count_failure(w, h,
+			 "the server ended an HTTP/2 connection (GOAWAY or close) before it "
+			 "took a request",
+			 now);
 	eng_connect_failed(w, c->host, now);
 	return true;
 }
@@ -515,9 +520,10 @@ static bool h2_flush(struct worker *w, struct conn *c, uint64_t now)
 	if (!blocked && !nghttp2_session_want_read(h->ng) && !nghttp2_session_want_write(h->ng)) {
 		/* the session is over: after the peer's GOAWAY, or nghttp2 ended it
 		 * on a connection error (a GOAWAY of ours: a protocol failure) */
-		h2_fail(w, c, h->ready && h->going ? NULL
-			: h->ready ? "nghttp2 ended the HTTP/2 session"
-				   : WHY_NO_SETTINGS, now);
+		const char *why = !h->ready   ? WHY_NO_SETTINGS
+				  : !h->going ? "nghttp2 ended the HTTP/2 session"
+					      : NULL;
+		h2_fail(w, c, why, now);
 		return false;
 	}
 	eng_conn_want(w, c, EPOLLIN | (blocked ? EPOLLOUT : 0));

@@ -37,8 +37,22 @@ static void errors_detail(struct content_ctx *c, const json_t *ph, char *out, si
 /* A note's kind: notes of the same kind (and key) in several ramp steps are
  * folded into one statement listing the steps. */
 enum cond_kind {
-	CK_INTERRUPTED, CK_ERRORS, CK_CONNECT, CK_TLS, CK_H2, CK_DUE, CK_IN_FLIGHT, CK_LATE, CK_NON2XX,
-	CK_SUCCESS, CK_TAIL_NONE, CK_TAIL_FEW, CK_TAIL_999, CK_GEN_OK, CK_GEN_FIRED, CK_GEN_FLAGGED,
+	CK_INTERRUPTED,
+	CK_ERRORS,
+	CK_CONNECT,
+	CK_TLS,
+	CK_H2,
+	CK_DUE,
+	CK_IN_FLIGHT,
+	CK_LATE,
+	CK_NON2XX,
+	CK_SUCCESS,
+	CK_TAIL_NONE,
+	CK_TAIL_FEW,
+	CK_TAIL_999,
+	CK_GEN_OK,
+	CK_GEN_FIRED,
+	CK_GEN_FLAGGED,
 };
 
 struct cond_note {
@@ -178,27 +192,30 @@ static void phase_conditions(struct content_ctx *c, const json_t *ph, bool inter
 		/* a closed loop drops a request whose host has no connection while
 		 * its connections fail (it would hold a slot of the concurrency) */
 		bool down = !c->open_loop && m.connect_errors + m.tls_errors + h2_failed > 0;
-		snprintf(full, sizeof full,
-			 "%s %s due but never sent (%s dropped %s, %s still queued %s): %s of those "
-			 "due.",
-			 fmt_int(&c->f, m.dropped + m.queued),
-			 plural(m.dropped + m.queued, "request was", "requests were"),
-			 fmt_int(&c->f, m.dropped),
-			 down ? "while the target's connections failed" : "from a full backlog",
-			 fmt_int(&c->f, m.queued), ended, fmt_pct(&c->f, m.drop_pct));
+		const char *how = down ? "while the target's connections failed"
+				       : "from a full backlog";
+		snprintf(
+			full, sizeof full,
+			"%s %s due but never sent (%s dropped %s, %s still queued %s): %s of those "
+			"due.",
+			fmt_int(&c->f, m.dropped + m.queued),
+			plural(m.dropped + m.queued, "request was", "requests were"),
+			fmt_int(&c->f, m.dropped), how, fmt_int(&c->f, m.queued), ended,
+			fmt_pct(&c->f, m.drop_pct));
 		snprintf(fig, sizeof fig, "%s (%s dropped, %s still queued), %s of those due",
 			 fmt_int(&c->f, m.dropped + m.queued), fmt_int(&c->f, m.dropped),
 			 fmt_int(&c->f, m.queued), fmt_pct(&c->f, m.drop_pct));
 		note(c, k, label, CK_DUE, NULL, full, fig,
 		     down ? "Requests due but never sent (dropped while the target's connections "
 			    "failed, or still queued when the drain ended)"
-			  : "Requests due but never sent (dropped from a full backlog, or still queued "
-			    "when the drain ended)",
+			  : "Requests due but never sent (dropped from a full backlog, or still "
+			    "queued when the drain ended)",
 		     NULL);
 	}
 	if (m.in_flight > 0) {
 		snprintf(full, sizeof full, "%s %s had no complete response %s.",
-			 fmt_int(&c->f, m.in_flight), plural(m.in_flight, "request", "requests"), ended);
+			 fmt_int(&c->f, m.in_flight), plural(m.in_flight, "request", "requests"),
+			 ended);
 		snprintf(fig, sizeof fig, "%s", fmt_int(&c->f, m.in_flight));
 		note(c, k, label, CK_IN_FLIGHT, NULL, full, fig,
 		     "Requests without a complete response when the drain ended", NULL);
@@ -502,9 +519,12 @@ static void fold_notes(struct content_ctx *c, struct cond_sink *k)
 static bool warning_said(const struct content_ctx *c, const char *w)
 {
 	static const char *const said[] = {
-		"generator limited", "requests were due but",
-		"requests were still waiting for a response", "requests timed out",
-		"TLS handshake failed", "failed as HTTP/2",
+		"generator limited",
+		"requests were due but",
+		"requests were still waiting for a response",
+		"requests timed out",
+		"TLS handshake failed",
+		"failed as HTTP/2",
 	};
 	bool cmp = c->r->kind == RESULT_KIND_COMPARE;
 	if ((c->self_contained && (!strncmp(w, "self-contained:", 15) ||
@@ -569,10 +589,11 @@ void content_conditions(struct content_ctx *c)
 			       "between the two machines.",
 			 tgt);
 	if (c->interrupted)
-		doc_item(c->d, "Interrupted: the %s was stopped before its planned end (Ctrl-C or "
-			       "SIGTERM); the figures cover only what was measured until then, and a "
-			       "request then unanswered (in flight, or due and never sent) is in the "
-			       "latency at its wait until then, a lower bound.",
+		doc_item(c->d,
+			 "Interrupted: the %s was stopped before its planned end (Ctrl-C or "
+			 "SIGTERM); the figures cover only what was measured until then, and a "
+			 "request then unanswered (in flight, or due and never sent) is in the "
+			 "latency at its wait until then, a lower bound.",
 			 result_kind_name(c->r->kind));
 	if (!c->open_loop && c->r->kind != RESULT_KIND_RAMP && !rr_obj(c->plan, "ramp"))
 		doc_item_brief(c->d,
@@ -615,7 +636,8 @@ void content_conditions(struct content_ctx *c)
 				note(c, &k, label, CK_INTERRUPTED, NULL,
 				     "interrupted: it never counts as passing.", "interrupted",
 				     "Interrupted (never counts as passing)", NULL);
-			phase_conditions(c, rr_get(s, "measure"), rr_true(s, "interrupted"), label, &k);
+			bool cut = rr_true(s, "interrupted");
+			phase_conditions(c, rr_get(s, "measure"), cut, label, &k);
 			gen_limited(c, rr_obj(s, "generator_limited"), s, label, &k);
 		}
 		char sl[32];

@@ -224,21 +224,21 @@ const char *content_conn_failures(struct content_ctx *c, const json_t *ph, char 
 				top = causes[k];
 			}
 		}
+		const char *open = !top ? "" : most < conn ? " (mostly " : " (";
 		o = addf(out, cap, o, "%s %s failed%s%s%s", fmt_int(&c->f, conn),
-			 plural(conn, "connect", "connects"),
-			 !top ? "" : most < conn ? " (mostly " : " (", top ? top : "", top ? ")" : "");
+			 plural(conn, "connect", "connects"), open, top ? top : "", top ? ")" : "");
 	}
 	if (tls > 0) {
 		content_fail_reasons(ph, false, why, sizeof why);
-		o = addf(out, cap, o, "%s%s TLS %s failed%s%s%s", o ? ", " : "", fmt_int(&c->f, tls),
-			 plural(tls, "handshake", "handshakes"), why[0] ? " (" : "",
-			 why[0] ? why + 2 : "", why[0] ? ")" : "");
+		o = addf(out, cap, o, "%s%s TLS %s failed%s%s%s", o ? ", " : "",
+			 fmt_int(&c->f, tls), plural(tls, "handshake", "handshakes"),
+			 why[0] ? " (" : "", why[0] ? why + 2 : "", why[0] ? ")" : "");
 	}
 	if (h2 > 0) {
 		content_fail_reasons(ph, true, why, sizeof why);
-		addf(out, cap, o, "%s%s %s failed as HTTP/2%s%s%s", o ? ", " : "", fmt_int(&c->f, h2),
-		     plural(h2, "connection", "connections"), why[0] ? " (" : "", why[0] ? why + 2 : "",
-		     why[0] ? ")" : "");
+		addf(out, cap, o, "%s%s %s failed as HTTP/2%s%s%s", o ? ", " : "",
+		     fmt_int(&c->f, h2), plural(h2, "connection", "connections"),
+		     why[0] ? " (" : "", why[0] ? why + 2 : "", why[0] ? ")" : "");
 	}
 	return out;
 }

@@ -27,7 +27,8 @@ void content_summary_run(struct content_ctx *c)
 	bool answered = m.completed > 0, sent = m.sent > 0;
 	content_conn_failures(c, ph, fails, sizeof fails);
 	if (fails[0])
-		snprintf(after, sizeof after, sent ? "; %s" : ": %s, and no request was sent", fails);
+		snprintf(after, sizeof after, sent ? "; %s" : ": %s, and no request was sent",
+			 fails);
 	else
 		snprintf(after, sizeof after, "%s", sent ? "" : ": no request was sent");
 	/* interrupted: the requests then unanswered are outcomes, beside the
@@ -38,8 +39,8 @@ void content_summary_run(struct content_ctx *c)
 		size_t l = strlen(after);
 		snprintf(after + l, sizeof after - l,
 			 "; when the run was interrupted before its planned end, %s of the %s "
-			 "requests due (%s) had no answer (in flight, or never sent): each is in the "
-			 "latency at its wait until then, a lower bound",
+			 "requests due (%s) had no answer (in flight, or never sent): each is "
+			 "in the latency at its wait until then, a lower bound",
 			 fmt_int(&c->f, left), fmt_int(&c->f, m.scheduled),
 			 fmt_pct(&c->f, m.scheduled > 0 ? left / m.scheduled * 100 : NAN));
 	}
@@ -47,8 +48,8 @@ void content_summary_run(struct content_ctx *c)
 	if (c->open_loop) {
 		char lat[160];
 		if (answered)
-			snprintf(lat, sizeof lat, "measured p50 %s and p99 %s", fmt_us(&c->f, m.p50),
-				 fmt_us(&c->f, m.p99));
+			snprintf(lat, sizeof lat, "measured p50 %s and p99 %s",
+				 fmt_us(&c->f, m.p50), fmt_us(&c->f, m.p99));
 		else
 			snprintf(lat, sizeof lat, "completed no request");
 		if (asprintf(&s,
@@ -65,14 +66,17 @@ void content_summary_run(struct content_ctx *c)
 		if (answered)
 			snprintf(lat, sizeof lat,
 				 "%s requests/s with p50 %s and p99 %s (measured from each send)",
-				 fmt_rate(&c->f, m.achieved), fmt_us(&c->f, m.p50), fmt_us(&c->f, m.p99));
+				 fmt_rate(&c->f, m.achieved), fmt_us(&c->f, m.p50),
+				 fmt_us(&c->f, m.p99));
 		else
 			snprintf(lat, sizeof lat, "no request");
-		if (asprintf(&s, "In a closed-loop test with %s %s %s on %s, %s completed %s%s%s%s%s.",
+		if (asprintf(&s,
+			     "In a closed-loop test with %s %s %s on %s, %s completed %s%s%s%s%s.",
 			     fmt_int(&c->f, conc), plural(conc, "connection", "connections"),
 			     content_where(c, wh, sizeof wh), content_machine(c, mach, sizeof mach),
-			     subject, lat, sent ? " and a " : "", sent ? fmt_pct(&c->f, m.error_pct) : "",
-			     sent ? " error rate" : "", after) < 0)
+			     subject, lat, sent ? " and a " : "",
+			     sent ? fmt_pct(&c->f, m.error_pct) : "", sent ? " error rate" : "",
+			     after) < 0)
 			s = NULL;
 	}
 	const json_t *rs = rr_obj(c->root, "repeat_summary");

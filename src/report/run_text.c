@@ -69,8 +69,9 @@ static void conn_fail_warning(struct report_warnings *w, const struct phase_stat
 		warn(w, "TLS handshake failed (%" PRIu64 " time%s): %s", n, n == 1 ? "" : "s",
 		     reasons[0] ? reasons : "no reason recorded");
 	else
-		warn(w, "%" PRIu64 " connection%s failed as HTTP/2 (transport_errors.protocol, not "
-			"counted as requests): %s",
+		warn(w,
+		     "%" PRIu64 " connection%s failed as HTTP/2 (transport_errors.protocol, not "
+		     "counted as requests): %s",
 		     n, n == 1 ? "" : "s", reasons[0] ? reasons : "no reason recorded");
 }
 
@@ -105,11 +106,12 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 	if (r->interrupted && left)
 		warn(w,
 		     "interrupted: the run was stopped early; figures cover %.2fs of the planned "
-		     "%.2fs, and %" PRIu64 " of the %" PRIu64 " requests due (%.1f %%) had no answer "
-		     "then (in flight, or never sent): each is in the latency at its wait until the "
-		     "interrupt, a lower bound",
+		     "%.2fs, and %" PRIu64 " of the %" PRIu64 " requests due (%.1f %%) had no "
+		     "answer then (in flight, or never sent): each is in the latency at its wait "
+		     "until the interrupt, a lower bound",
 		     (double)r->measure_ns / 1e9, (double)c->plan->duration_ns / 1e9, left,
-		     m->scheduled, m->scheduled ? 100.0 * (double)left / (double)m->scheduled : 0.0);
+		     m->scheduled,
+		     m->scheduled ? 100.0 * (double)left / (double)m->scheduled : 0.0);
 	else if (r->interrupted)
 		warn(w, "interrupted: the run was stopped early; figures cover %.2fs of the planned %.2fs",
 		     (double)r->measure_ns / 1e9, (double)c->plan->duration_ns / 1e9);
@@ -175,7 +177,8 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 			conn_failed += r->warmup.errors[k] + m->errors[k];
 	if (m->dropped)
 		warn(w, "%" PRIu64 " requests were due but dropped (%s): never sent", m->dropped,
-		     !r->open_loop && conn_failed ? "the target's connections failed" : "backlog full");
+		     !r->open_loop && conn_failed ? "the target's connections failed"
+						  : "backlog full");
 	if (m->queued_at_end)
 		warn(w, "%" PRIu64 " requests were due but still queued when the run ended",
 		     m->queued_at_end);

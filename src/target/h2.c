@@ -569,8 +569,10 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *u
 		 * the client may retry it later (its header block is decoded, not
 		 * kept) */
 		stat_inc(&c->w->st.bad_requests);
-		return nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, f->hd.stream_id,
-		                                 NGHTTP2_REFUSED_STREAM) ? NGHTTP2_ERR_CALLBACK_FAILURE : 0;
+		if (nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, f->hd.stream_id,
+		                              NGHTTP2_REFUSED_STREAM))
+			return NGHTTP2_ERR_CALLBACK_FAILURE;
+		return 0;
 	}
 	struct h2_stream *st = stream_get(c, f->hd.stream_id);
 	if (!st)

@@ -251,20 +251,23 @@ static void test_headline_failures_and_unanswered(void **state)
 	(void)state;
 	json_t *j = fx_run();
 	json_t *m = json_object_get(j, "measure");
-	json_object_set_new(m, "requests",
-			    fx_parse("{\"scheduled\":200,\"sent\":0,\"completed\":0,"
-				     "\"queued_at_end\":200,\"in_flight_at_end\":0,\"dropped\":0}"));
+	json_object_set_new(
+		m, "requests",
+		fx_parse("{\"scheduled\":200,\"sent\":0,\"completed\":0,"
+			 "\"queued_at_end\":200,\"in_flight_at_end\":0,\"dropped\":0}"));
 	json_object_set_new(m, "responses", fx_parse("{\"by_class\":{},\"by_status\":{}}"));
 	json_object_set_new(json_object_get(m, "errors"), "protocol", json_integer(9));
-	json_object_set_new(m, "tls",
-			    fx_parse("{\"failure_reasons\":[\"bad certificate\",\"the server broke "
-				     "HTTP/2 (pacer ended the connection with GOAWAY PROTOCOL_ERROR): "
-				     "SETTINGS: invalid\"]}"));
+	json_object_set_new(
+		m, "tls",
+		fx_parse("{\"failure_reasons\":[\"bad certificate\",\"the server broke "
+			 "HTTP/2 (pacer ended the connection with GOAWAY PROTOCOL_ERROR): "
+			 "SETTINGS: invalid\"]}"));
 	char *md = render(j, REPORT_FMT_MD, NULL);
-	CHECK(has(md, "completed no request at 500 requests/s offered (500 achieved): 9 "
-		      "connections failed as HTTP/2 (the server broke HTTP/2 (pacer ended the "
-		      "connection with GOAWAY PROTOCOL\\_ERROR): SETTINGS: invalid), and no request "
-		      "was sent."),
+	CHECK(has(md,
+		  "completed no request at 500 requests/s offered (500 achieved): 9 "
+		  "connections failed as HTTP/2 (the server broke HTTP/2 (pacer ended the "
+		  "connection with GOAWAY PROTOCOL\\_ERROR): SETTINGS: invalid), and no request "
+		  "was sent."),
 	      "headline:\n%s", md);
 	CHECK(!has(md, "error rate."), "an error rate of nothing sent:\n%s", md);
 	CHECK(has(md, "9 connections failed as HTTP/2 (not counted as requests): the server broke"),
@@ -281,9 +284,10 @@ static void test_headline_failures_and_unanswered(void **state)
 	json_object_set_new(r, "scheduled", json_integer(1150));
 	json_object_set_new(r, "sent", json_integer(1050));
 	md = render(j, REPORT_FMT_MD, NULL);
-	CHECK(has(md, "error rate; when the run was interrupted before its planned end, 200 of the "
-		      "1,150 requests due (17.39%) had no answer (in flight, or never sent): each is "
-		      "in the latency at its wait until then, a lower bound."),
+	CHECK(has(md,
+		  "error rate; when the run was interrupted before its planned end, 200 of the "
+		  "1,150 requests due (17.39%) had no answer (in flight, or never sent): each is "
+		  "in the latency at its wait until then, a lower bound."),
 	      "headline:\n%s", md);
 	CHECK(has(md, "50 requests had no complete response at the interrupt."), "%s", md);
 	CHECK(!has(md, "The run was interrupted before its planned end."), "said twice:\n%s", md);
