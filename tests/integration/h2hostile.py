@@ -351,30 +351,27 @@ class HostileH2:
         c.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
         self._linger(c)
 
-    def _mode_truncated_rst(self, c):
+    def _answer_each(self, c, block, body, end):
+        """Answer every request with HEADERS (block) and one DATA frame of
+        body, ended with END_STREAM when end, else cut by RST_STREAM(NO_ERROR)."""
         self._settings(c)
         for sid in self._requests(c):
-            c.sendall(frame(T_HEADERS, F_END_HEADERS, sid, LENGTH_100_BLOCK) +
-                      frame(T_DATA, 0, sid, b"t" * 10) +
-                      frame(T_RST, 0, sid, struct.pack(">I", 0)))
+            out = frame(T_HEADERS, F_END_HEADERS, sid, block)
+            out += frame(T_DATA, F_END_STREAM if end else 0, sid, body)
+            if not end:
+                out += frame(T_RST, 0, sid, struct.pack(">I", 0))
+            c.sendall(out)
             with self.lock:
                 self.answered += 1
+
+    def _mode_truncated_rst(self, c):
+        self._answer_each(c, LENGTH_100_BLOCK, b"t" * 10, False)
 
     def _mode_truncated_end(self, c):
-        self._settings(c)
-        for sid in self._requests(c):
-            c.sendall(frame(T_HEADERS, F_END_HEADERS, sid, LENGTH_100_BLOCK) +
-                      frame(T_DATA, F_END_STREAM, sid, b"t" * 10))
-            with self.lock:
-                self.answered += 1
+        self._answer_each(c, LENGTH_100_BLOCK, b"t" * 10, True)
 
     def _mode_long_end(self, c):
-        self._settings(c)
-        for sid in self._requests(c):
-            c.sendall(frame(T_HEADERS, F_END_HEADERS, sid, LENGTH_10_BLOCK) +
-                      frame(T_DATA, F_END_STREAM, sid, b"t" * 100))
-            with self.lock:
-                self.answered += 1
+        self._answer_each(c, LENGTH_10_BLOCK, b"t" * 100, True)
 
     def _mode_bad_settings(self, c):
         self._settings(c, ((S_ENABLE_PUSH, 2),))

@@ -8,6 +8,7 @@ errors and no hang. ServeHttp2Test: pacer's own embedded target over HTTP/2
 (`pacer serve --h2c` / `--http2`, `--self-contained`), answered by pacer and
 by h2load, its plans' latency and misbehaviours per stream."""
 
+import contextlib
 import os
 import re
 import shutil
@@ -499,6 +500,20 @@ class ServeHttp2Test(PacerTestCase):
         return dict(zip(("total", "started", "done", "succeeded", "failed", "errored"),
                         map(int, m.groups()))), p.stdout
 
+    @contextlib.contextmanager
+    def serve_plan(self, text):
+        """`pacer serve --h2c` with a plan of that YAML text, in a file of its
+        own (removed after)."""
+        d = tempfile.mkdtemp(prefix="pacer-h2-plan-")
+        try:
+            plan = os.path.join(d, "plan.yaml")
+            with open(plan, "w") as f:
+                f.write(text)
+            with PacerServe(plan, extra=["--h2c"]) as srv:
+                yield srv
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
     def assert_multiplexed(self, run, n, conns=2, streams=10):
         m = self.phase(run)
         self.assert_no_errors(m, run)
@@ -633,46 +648,36 @@ class ServeHttp2Test(PacerTestCase):
         # 1 MiB answers asked for on stream after stream, with the client's
         # windows opened wide, and nothing read: the server stops reading
         # the connection once its output is full, so its memory stays flat
-        d = tempfile.mkdtemp(prefix="pacer-h2-big-")
-        try:
-            plan = os.path.join(d, "big.yaml")
-            with open(plan, "w") as f:
-                f.write("name: big\nroutes:\n  - path: /big\n    body_size: 1048576\n"
-                        "  - path: /\n    prefix: true\n    body: \"ok\\n\"\n")
-            with PacerServe(plan, extra=["--h2c"]) as srv:
-                rss0 = srv.rss_kib()
-                c = socket.socket()
-                c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-                c.connect(("127.0.0.1", srv.port))
-                frame = lambda typ, flags, sid, payload: (  # noqa: E731
-                    len(payload).to_bytes(3, "big") + bytes([typ, flags]) +
-                    struct.pack(">I", sid) + payload)
-                c.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" +
-                          frame(4, 0, 0, struct.pack(">HI", 4, 2 ** 31 - 1)) +
-                          frame(8, 0, 0, struct.pack(">I", 2 ** 31 - 1 - 65535)))
-                block = (b"\x82\x86\x04\x04/big\x01" + bytes([len("127.0.0.1")]) +
-                         b"127.0.0.1")
-                c.settimeout(1.0)
-                sid, sent = 1, 0
-                try:
-                    while sid < 2 * 200000:
-                        batch = b"".join(frame(1, 5, sid + 2 * i, block) for i in range(500))
-                        c.sendall(batch)
-                        sid += 1000
-                        sent += 500
-                except socket.timeout:
-                    pass  # the server stopped reading: what we meant to see
-                time.sleep(0.5)
-                grown = srv.rss_kib() - rss0
-                # served beside it, on another connection
-                run = self.run_ok([srv.url("/"), "--h2c", "-n", 200, "--concurrency", 2,
-                                   "--max-streams", 10])
-                c.close()
-                self.assertLess(sent, 200000, "the server read every request")
-                self.assertLess(grown, 16 * 1024, "server RSS grew %d KiB" % grown)
-                self.assert_multiplexed(run, 200)
-        finally:
-            shutil.rmtree(d, ignore_errors=True)
+        with self.serve_plan("name: big\nroutes:\n  - path: /big\n    body_size: 1048576\n"
+                             "  - path: /\n    prefix: true\n    body: \"ok\\n\"\n") as srv:
+            rss0 = srv.rss_kib()
+            c = socket.socket()
+            c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            c.connect(("127.0.0.1", srv.port))
+            c.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" +
+                      frame(4, 0, 0, struct.pack(">HI", 4, 2 ** 31 - 1)) +
+                      frame(8, 0, 0, struct.pack(">I", 2 ** 31 - 1 - 65535)))
+            block = (b"\x82\x86\x04\x04/big\x01" + bytes([len("127.0.0.1")]) +
+                     b"127.0.0.1")
+            c.settimeout(1.0)
+            sid, sent = 1, 0
+            try:
+                while sid < 2 * 200000:
+                    batch = b"".join(frame(1, 5, sid + 2 * i, block) for i in range(500))
+                    c.sendall(batch)
+                    sid += 1000
+                    sent += 500
+            except socket.timeout:
+                pass  # the server stopped reading: what we meant to see
+            time.sleep(0.5)
+            grown = srv.rss_kib() - rss0
+            # served beside it, on another connection
+            run = self.run_ok([srv.url("/"), "--h2c", "-n", 200, "--concurrency", 2,
+                               "--max-streams", 10])
+            c.close()
+            self.assertLess(sent, 200000, "the server read every request")
+            self.assertLess(grown, 16 * 1024, "server RSS grew %d KiB" % grown)
+            self.assert_multiplexed(run, 200)
 
     @staticmethod
     def held_streams(port, n, path_len):
@@ -735,19 +740,12 @@ class ServeHttp2Test(PacerTestCase):
         # the route's latency, 20 streams on one connection: the first 8 fill
         # the connection's 1 MiB of rendered answers, the rest get 503 at
         # once instead of 128 KiB more each (100 streams could hold 12.5 MiB)
-        d = tempfile.mkdtemp(prefix="pacer-h2-kv-")
-        try:
-            plan = os.path.join(d, "bigkv.yaml")
-            with open(plan, "w") as f:
-                f.write("name: bigkv\nroutes:\n  - path: /kv\n    latency: {dist: fixed, "
-                        "value: 2s}\n    kv: {param: keys, prefix: key, generate: 1000, "
-                        "value_size: 1024}\n")
-            keys = ",".join("key%d" % i for i in range(64))
-            with PacerServe(plan, extra=["--h2c"]) as srv:
-                run = self.run_ok([srv.url("/kv?keys=" + keys), "--h2c", "-n", 20,
-                                   "--concurrency", 1, "--max-streams", 20, "--timeout", "5s"])
-        finally:
-            shutil.rmtree(d, ignore_errors=True)
+        keys = ",".join("key%d" % i for i in range(64))
+        with self.serve_plan("name: bigkv\nroutes:\n  - path: /kv\n    latency: {dist: fixed, "
+                             "value: 2s}\n    kv: {param: keys, prefix: key, generate: 1000, "
+                             "value_size: 1024}\n") as srv:
+            run = self.run_ok([srv.url("/kv?keys=" + keys), "--h2c", "-n", 20,
+                               "--concurrency", 1, "--max-streams", 20, "--timeout", "5s"])
         m = self.phase(run)
         self.assert_accounted(m, run)
         self.assertEqual(m["responses"]["by_status"], {"200": 8, "503": 12}, m["responses"])
@@ -757,36 +755,29 @@ class ServeHttp2Test(PacerTestCase):
         # closed by the idle timeout (timeouts.request then timeouts.idle),
         # a PING being no activity (before: a PING every 3 s kept a
         # connection open for ever)
-        d = tempfile.mkdtemp(prefix="pacer-h2-idle-")
-        try:
-            plan = os.path.join(d, "idle.yaml")
-            with open(plan, "w") as f:
-                f.write("name: idle\ntimeouts: {request: 300ms, idle: 700ms}\nroutes:\n"
-                        "  - path: /\n    prefix: true\n    body: \"ok\\n\"\n")
-            with PacerServe(plan, extra=["--h2c"]) as srv:
-                quiet = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
-                quiet.sendall(PREFACE + frame(T_SETTINGS, 0, 0))
-                held = self.held_streams(srv.port, 1, 100)
-                t0 = time.monotonic()
-                closed = {}
-                while len(closed) < 2 and time.monotonic() - t0 < 6.0:
-                    for name, c in (("quiet", quiet), ("held", held)):
-                        if name in closed:
-                            continue
-                        try:
-                            c.sendall(frame(T_PING, 0, 0, b"12345678"))
-                            c.settimeout(0.2)
-                            while c.recv(65536):
-                                pass
-                            closed[name] = time.monotonic() - t0  # EOF
-                        except socket.timeout:
+        with self.serve_plan("name: idle\ntimeouts: {request: 300ms, idle: 700ms}\nroutes:\n"
+                             "  - path: /\n    prefix: true\n    body: \"ok\\n\"\n") as srv:
+            quiet = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+            quiet.sendall(PREFACE + frame(T_SETTINGS, 0, 0))
+            held = self.held_streams(srv.port, 1, 100)
+            t0 = time.monotonic()
+            closed = {}
+            while len(closed) < 2 and time.monotonic() - t0 < 6.0:
+                for name, c in (("quiet", quiet), ("held", held)):
+                    if name in closed:
+                        continue
+                    try:
+                        c.sendall(frame(T_PING, 0, 0, b"12345678"))
+                        c.settimeout(0.2)
+                        while c.recv(65536):
                             pass
-                        except OSError:
-                            closed[name] = time.monotonic() - t0
-                quiet.close()
-                held.close()
-        finally:
-            shutil.rmtree(d, ignore_errors=True)
+                        closed[name] = time.monotonic() - t0  # EOF
+                    except socket.timeout:
+                        pass
+                    except OSError:
+                        closed[name] = time.monotonic() - t0
+            quiet.close()
+            held.close()
         self.assertEqual(set(closed), {"quiet", "held"}, closed)
         self.assertLess(closed["quiet"], 0.7 + 1.5, closed)
         # the stream's 408 at 300 ms is the last activity: idle 700 ms later
