@@ -6,10 +6,12 @@ A read-only, page-damaged or trigger-laden history fails `run --history`
 before the load (exit 2, one line naming the file and the problem; before:
 exit 3 after the whole load, "not a pacer history", or a run reported
 stored that a trigger deleted); a FIFO fails history, show, diff, report
-and run at once (before: they hung)."""
+and run at once (before: they hung); escape sequences stored in a run are
+not printed raw by history and diff."""
 
 import json
 import os
+import pty
 import shutil
 import sqlite3
 import subprocess
@@ -266,6 +268,10 @@ class RunSloTest(unittest.TestCase):
 
 
 NOBODY = 65534
+# what must never reach a terminal from a stored value: ESC, BEL, and C1
+# CSI/OSC (U+009B, U+009D) in UTF-8
+RAW_CONTROLS = (b"\x1b", b"\x07", b"\xc2\x9b", b"\xc2\x9d")
+HOSTILE = "\x1b[2J\x1b]0;owned\x07\u009b31m"
 
 
 class HostileHistoryTest(unittest.TestCase):
@@ -364,6 +370,67 @@ class HostileHistoryTest(unittest.TestCase):
             self.assertEqual(r.returncode, 2, (args, r.stderr))
             self.assertIn("%s: a FIFO, not a history database" % fifo, r.stderr)
             self.assertEqual(r.stderr.count("\n"), 1, (args, r.stderr))
+
+    def hostile_copy(self):
+        """A copy whose runs hold escape sequences in their stored fields
+        (the columns history lists, and the JSON diff reads)."""
+        db = self.copy("escapes.db")
+        con = sqlite3.connect(db)
+        for i, field in ((1, "$.environment.cpu_model"), (2, "$.environment.cpu_model")):
+            con.execute("UPDATE runs SET target = ?1, kind = 'run' || ?1, git_commit = ?1, "
+                        "result_json = json_set(result_json, '$.pacer.version', ?1, "
+                        "'$.started_at', ?1, ?3, ?1 || ?2) WHERE id = ?2",
+                        ("http://x/" + HOSTILE, i, field))
+        con.commit()
+        con.close()
+        return db
+
+    def assert_no_raw_controls(self, data, what):
+        for c in RAW_CONTROLS:
+            self.assertNotIn(c, data, "%s printed %r raw: %r" % (what, c, data[:300]))
+
+    def test_escape_sequences_not_printed_raw(self):
+        db = self.hostile_copy()
+        runs = [
+            ("history", ["history", db]),
+            ("diff --force", ["diff", db + ":1", db + ":2", "--force"]),
+            ("diff, not comparable", ["diff", db + ":1", db + ":2"]),
+        ]
+        for what, args in runs:
+            r = subprocess.run([harness.pacer_bin()] + args, capture_output=True, timeout=30)
+            self.assertIn(r.returncode, (0, 2), (what, r.stderr))
+            self.assert_no_raw_controls(r.stdout + r.stderr, what)
+        r = subprocess.run([harness.pacer_bin(), "history", db], capture_output=True, timeout=30)
+        self.assertIn(b"http://x/?[2J?]0;owned??31m", r.stdout)  # shown, made harmless
+        r = subprocess.run([harness.pacer_bin(), "diff", db + ":1", db + ":2", "--force"],
+                           capture_output=True, timeout=30)
+        self.assertIn(b"NOT COMPARABLE: environment.cpu_model differs (old http://x/?[2J", r.stdout)
+        # show on a terminal: the same JSON, its control characters escaped
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execv(harness.pacer_bin(), [harness.pacer_bin(), "history", db, "show", "1"])
+        out = b""
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        os.close(fd)
+        _, status = os.waitpid(pid, 0)
+        self.assertEqual(os.waitstatus_to_exitcode(status), 0, out[-300:])
+        self.assert_no_raw_controls(out, "history show on a terminal")
+        shown = json.loads(out.decode().replace("\r\n", "\n"))
+        self.assertEqual(shown["pacer"]["version"], "http://x/" + HOSTILE)
+        # piped, byte for byte as stored
+        r = subprocess.run([harness.pacer_bin(), "history", db, "show", "1"],
+                           capture_output=True, timeout=30)
+        con = sqlite3.connect(db)
+        stored = con.execute("SELECT result_json FROM runs WHERE id = 1").fetchone()[0]
+        con.close()
+        self.assertEqual(r.stdout, stored.encode())
 
 
 if __name__ == "__main__":
