@@ -104,6 +104,8 @@ static const struct merge_rule rules[] = {
 	{"@phase.latency_lagged", MERGE_HIST, true, NULL},
 	{"@phase.server_time", MERGE_HIST, true, NULL},
 	{"@phase.target_resources", MERGE_SEGMENT, true, "the segments may have probed one target"},
+	{"@phase.sessions", MERGE_REFUSE, true,
+	 "a script's sessions (pacer.session): their merge is not written yet"},
 	{"@phase.by_name[].name", MERGE_KEY, false, NULL},
 	{"@phase.by_name[].sent", MERGE_SUM, false, NULL},
 	{"@phase.by_name[].completed", MERGE_SUM, false, NULL},

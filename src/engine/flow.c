@@ -207,8 +207,10 @@ void eng_flow_arrival(struct worker *w, uint64_t due_ns, uint64_t now)
 {
 	const struct engine_cfg *cfg = &w->e->cfg;
 	struct phase_stats *ph = phase_of(w, due_ns);
-	if (cfg->flow_sessions)
+	if (cfg->flow_sessions) {
+		ph->sessions.on = true;
 		ph->sessions.started++;
+	}
 	uint32_t f = flow_new(w, due_ns);
 	if (f == ENG_FLOW_NONE) {
 		/* its first request was due: dropped, as one the backlog

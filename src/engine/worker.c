@@ -385,7 +385,10 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		 * timed when it came. Not while due requests wait for a connection
 		 * (a response frees one), nor while a full batch of events may
 		 * hold more. */
-		bool nap = e->stamps && w->sched_active && !held && !more_events && now >= e->t0_ns;
+		/* Nor with sessions: a session's next step is due from its
+		 * response, which must be read when it comes. */
+		bool nap = e->stamps && w->sched_active && !held && !more_events &&
+			   now >= e->t0_ns && !cfg->flow_sessions;
 		uint64_t t_wait = held ? clock_now_ns() : 0;
 		int n;
 		if (woke_from_nap) {

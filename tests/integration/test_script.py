@@ -37,7 +37,8 @@ _ports = {}
 def script_server():
     """A server block of its own logging method, path, Content-Type and the
     body (JSON-escaped; a proxied location reads the body, so nginx has
-    it), one line per request."""
+    it), one line per request; a login that answers a token, and an
+    account that needs it."""
     _ports["api"] = harness.free_port()
     return """
     log_format pacer_script escape=json
@@ -47,10 +48,21 @@ def script_server():
         access_log @PREFIX@/script.log pacer_script;
         location = /ready { access_log off; return 200 "ready\\n"; }
         location /missing/ { return 404; }
+        location = /login { rewrite ^ /token break; proxy_pass http://127.0.0.1:%d; }
+        location = /token {
+            access_log off;
+            default_type application/json;
+            return 200 '{"token":"t0k3n-42"}';
+        }
+        location = /account {
+            if ($http_authorization != "Bearer t0k3n-42") { return 401; }
+            default_type text/plain;
+            return 200 "account\n";
+        }
         location /api/ { rewrite ^ /hello break; proxy_pass http://127.0.0.1:@PORT@; }
         location / { default_type text/plain; return 200 "ok\\n"; }
     }
-""" % _ports["api"]
+""" % (_ports["api"], _ports["api"])
 
 
 def url(path="/"):
@@ -127,6 +139,20 @@ request = function()
   while os.clock() - t0 < 0.003 do end
   return wrk.format()
 end
+"""
+
+
+SESSION = """
+pacer.session(function(s)
+  local status, headers, body = s:post("/login", '{"user":"ada"}', {name = "login"})
+  local token = body:match('"token":"([^"]+)"')
+  if not token then s:fail() end
+  s:sleep("60ms")
+  status = s:get("/account", {name = "account",
+                              headers = {Authorization = "Bearer " .. token}})
+  s:sleep(0.02)
+  s:get("/account", {name = "again", headers = {Authorization = "Bearer " .. token}})
+end)
 """
 
 
@@ -269,6 +295,63 @@ class ScriptTest(harness.PacerTestCase):
         sc = run.json["plan"]["script"]
         self.assertFalse(sc["response_headers"])
         self.assertFalse(sc["response_body"])
+
+    def test_session_login_token(self):
+        """Each arrival runs the session: login, a token from its body, a
+        think time, two requests that need the token. Every step succeeds,
+        each step's latency counts from when it was due (the response
+        before it plus the sleep), not from the session's start."""
+        s = self.script("session.lua", SESSION)
+        since = self.mark()
+        run = self.run_ok([url("/"), "-s", s, "-r", 20, "-d", "1s", "--drain", "2s"])
+        ph = self.phase(run)
+        ss = ph["sessions"]
+        self.assertEqual(ss["started"], 20, ss)
+        self.assertEqual(ss["completed"], 20, ss)
+        self.assertEqual((ss["failed"], ss["abandoned"], ss["dropped"]), (0, 0, 0), ss)
+        self.assertEqual(ss["steps"], 60, ss)
+        # a session lasts its two sleeps and three round trips
+        self.assertGreaterEqual(ss["duration"]["p50_us"], 80000, ss)
+        by = {e["name"]: e for e in ph["by_name"]}
+        self.assertEqual(sorted(by), ["account", "again", "login"], list(by))
+        for name in by:
+            self.assertEqual(by[name]["completed"], 20, by[name])
+            self.assertEqual(by[name]["errors"], 0, by[name])
+        # the steps after a sleep are due when the sleep ends: their latency
+        # is a round trip on loopback, not the 60 ms before them
+        self.assertLess(by["account"]["latency"]["p50_us"], 10000, by["account"])
+        self.assertLess(by["again"]["latency"]["p50_us"], 10000, by["again"])
+        lines = self.logged(since, 60)
+        self.assertEqual(len(lines), 60)
+        logins = [l for l in lines if l[1] == "/login"]
+        self.assertEqual(len(logins), 20)
+        self.assertTrue(all(l[0] == "POST" and l[3] == '{"user":"ada"}' for l in logins), logins)
+        self.assertEqual(sum(1 for l in lines if l[:2] == ("GET", "/account")), 40)
+        self.assertEqual(run.json["plan"]["script"]["mode"], "session")
+
+    def test_session_http2(self):
+        """The same session machinery over HTTP/2 (h2c to pacer serve): each
+        step's response body reaches the next step, every session completes."""
+        s = self.script("session_h2.lua", """
+pacer.session(function(s)
+  local status, headers, body = s:get("/", {name = "first"})
+  if status ~= 200 or #body == 0 then s:fail() end
+  s:sleep("10ms")
+  s:get("/?len=" .. #body, {name = "second"})
+end)
+""")
+        with harness.PacerServe("hello", extra=("--h2c",)) as srv:
+            run = self.run_ok([srv.url("/"), "-s", s, "--h2c", "-r", 40, "-d", "1s",
+                               "--drain", "2s"])
+        ph = self.phase(run)
+        ss = ph["sessions"]
+        self.assertEqual((ss["started"], ss["completed"], ss["steps"]), (40, 40, 80), ss)
+        by = {e["name"]: e for e in ph["by_name"]}
+        self.assertEqual((by["first"]["completed"], by["second"]["completed"]), (40, 40), by)
+        self.assertLess(by["second"]["latency"]["p50_us"], 5000, by["second"])
+        h2 = ph["http2"]
+        self.assertGreater(h2["connections_h2"], 0, h2)
+        self.assertEqual(h2["connections_h1"], 0, h2)
 
     # -- bad scripts
 
