@@ -382,7 +382,7 @@ static void test_run_errors(void **state)
 		{"n = 0\nt = {}\nfunction request()\n  n = n + 1\n"
 		 "  while n > 2 do t[#t + 1] = string.rep('x', 100) .. #t end\n"
 		 "  return wrk.format()\nend\n",
-		 0, 4u << 20,
+		 10000000000ull, 4u << 20, /* the cap first, even under valgrind */
 		 ":5: in request(): the script's Lua state ran out of memory: it would "
 		 "hold more than 4 MiB (--script-memory)"},
 	};
@@ -483,6 +483,75 @@ static void test_delay(void **state)
 	unlink(path);
 }
 
+/* A session: each step yields a request (named), a sleep moves its clock,
+ * a response's body reaches the script, a failed step ends it failed; an
+ * error in it names its line. */
+static void test_session(void **state)
+{
+	(void)state;
+	struct script *s = start("pacer.session(function(s)\n"
+				 "  local st, h, body = s:post('/login', '{}', {name = 'login'})\n"
+				 "  s:sleep(0.5)\n"
+				 "  st = s:get('/x?q=' .. body, {headers = {A = 'b'}})\n"
+				 "  if body == 'boom' then error('no ' .. st) end\n"
+				 "end)\n",
+				 1);
+	assert_int_equal(script_info(s)->mode, SCRIPT_SESSION);
+	assert_true(script_info(s)->want_body);
+	const struct engine_flow_ops *ops = script_flow_ops(s);
+	void *ws = script_flow_states(s)[0];
+	struct req_names *names = s->cfg.names;
+	struct engine_flow_next nx = {0};
+	for (uint32_t f = 0; f < 3; f++) {
+		assert_int_equal(ops->start(ws, f, 1000 + f, &nx), 0);
+		assert_int_equal(nx.op, ENGINE_FLOW_SEND);
+		assert_int_equal(nx.at_ns, 1000 + f);
+		char req[256];
+		snprintf(req, sizeof req, "%.*s", (int)nx.req->len, nx.req->buf);
+		assert_string_equal(req, "POST /login HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n"
+					 "Content-Length: 2\r\n\r\n{}");
+		assert_string_equal(names->name[nx.req->name], "login");
+		/* the response: its body to the script, then the sleep from it */
+		static const char *const bodies[] = {"tok", "tok", "boom"};
+		struct engine_flow_result r = {.status = 200,
+					       .ok = true,
+					       .body = bodies[f],
+					       .body_len = strlen(bodies[f])};
+		assert_int_equal(ops->result(ws, f, &r, 5000, &nx), 0);
+		assert_int_equal(nx.op, ENGINE_FLOW_WAIT);
+		assert_int_equal(nx.at_ns, 5000 + 500000000ull);
+		assert_int_equal(ops->wake(ws, f, nx.at_ns, &nx), 0);
+		assert_int_equal(nx.op, ENGINE_FLOW_SEND);
+		assert_int_equal(nx.at_ns, 5000 + 500000000ull); /* due when the sleep ended */
+		snprintf(req, sizeof req, "%.*s", (int)nx.req->len, nx.req->buf);
+		char want[256];
+		snprintf(want, sizeof want,
+			 "GET /x?q=%s HTTP/1.1\r\nA: b\r\nHost: 127.0.0.1:8080\r\n\r\n", bodies[f]);
+		assert_string_equal(req, want);
+		assert_string_equal(names->name[nx.req->name], "GET /x"); /* the query left out */
+	}
+	/* flow 0: its step fails (404 against the success rule): ended, failed */
+	struct engine_flow_result bad = {.status = 404, .ok = false};
+	assert_int_equal(ops->result(ws, 0, &bad, 600000000ull, &nx), 0);
+	assert_int_equal(nx.op, ENGINE_FLOW_END);
+	assert_true(nx.failed);
+	/* flow 1: it succeeds: ended at the response, not failed */
+	struct engine_flow_result ok = {.status = 200, .ok = true, .body = "", .body_len = 0};
+	assert_int_equal(ops->result(ws, 1, &ok, 700000000ull, &nx), 0);
+	assert_int_equal(nx.op, ENGINE_FLOW_END);
+	assert_false(nx.failed);
+	assert_int_equal(nx.at_ns, 700000000ull);
+	/* flow 2: the script raises after its step: the hook failed, its line */
+	assert_int_not_equal(ops->result(ws, 2, &ok, 800000000ull, &nx), 0);
+	char msg[SCRIPT_ERR_CAP];
+	assert_true(script_failed(s, msg, sizeof msg));
+	CHECK(strstr(msg, ":5: in session(): no 200"), "%s", msg);
+	assert_int_equal(names->n, 2);
+	script_free(s);
+	req_names_free(names);
+	memset(names, 0, sizeof *names);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_run_errors),
 		cmocka_unit_test(test_sreq_check),
 		cmocka_unit_test(test_delay),
+		cmocka_unit_test(test_session),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
