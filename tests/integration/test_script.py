@@ -353,6 +353,30 @@ end)
         self.assertGreater(h2["connections_h2"], 0, h2)
         self.assertEqual(h2["connections_h1"], 0, h2)
 
+    def test_thread_stop(self):
+        """thread:stop() ends that thread's requests: 10 a thread, however
+        long the run."""
+        s = self.script("stop.lua", "n = 0\nfunction request()\n  n = n + 1\n"
+                        "  if n == 10 then wrk.thread:stop() end\n  return wrk.format()\nend\n")
+        since = self.mark()
+        run = self.run_ok([url("/"), "-s", s, "-r", 200, "-d", "1s", "-t", 2])
+        self.assertEqual(self.completed(run), 20, describe(run))
+        self.assertEqual(len(self.logged(since, 20)), 20)
+
+    def test_delay(self):
+        """delay() is think time in closed loop (10 requests one after the
+        other, 50 ms before each), and not called in open loop, which says
+        so once."""
+        s = self.script("delay.lua", "function delay() return 50 end\n")
+        run = self.run_ok([url("/"), "-s", s, "-n", 10, "--concurrency", 1])
+        self.assertEqual(self.completed(run), 10, describe(run))
+        self.assertGreaterEqual(self.phase(run)["duration_s"], 0.45, describe(run))
+        self.assertFalse(run.json["plan"]["script"]["delay_ignored"])
+        run = self.run_ok([url("/"), "-s", s, "-r", 100, "-d", "0.5s"])
+        self.assertTrue(run.json["plan"]["script"]["delay_ignored"])
+        self.assertIn("delay.lua defines delay(): in open loop the schedule decides", run.stderr)
+        self.assertLess(self.phase(run)["latency"]["p50_us"], 40000, describe(run))
+
     # -- bad scripts
 
     def bad(self, text, args=("-r", 200, "-d", "2s"), name="bad.lua"):
