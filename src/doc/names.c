@@ -125,7 +125,7 @@ void rj_sessions(struct jsonw *j, const struct phase_stats *p)
 		return;
 	jw_key(j, KEY_SESSIONS);
 	jw_obj(j);
-	jw_key(j, "started");
+	jw_key(j, KEY_STARTED);
 	jw_u64(j, s->started);
 	jw_key(j, KEY_COMPLETED);
 	jw_u64(j, s->completed);
@@ -137,9 +137,9 @@ void rj_sessions(struct jsonw *j, const struct phase_stats *p)
 	jw_u64(j, s->dropped);
 	jw_key(j, "steps");
 	jw_u64(j, s->steps);
-	jw_key(j, "completed_pct"); /* of those started */
+	jw_key(j, KEY_COMPLETED_PCT); /* of those started */
 	jw_dbl(j, s->started ? 100.0 * (double)s->completed / (double)s->started : 0, 4);
-	jw_key(j, "duration");
+	jw_key(j, KEY_DURATION);
 	rj_name_latency(j, &s->duration);
 	jw_obj_end(j);
 }

@@ -329,6 +329,33 @@ class ScriptTest(harness.PacerTestCase):
         self.assertEqual(sum(1 for l in lines if l[:2] == ("GET", "/account")), 40)
         self.assertEqual(run.json["plan"]["script"]["mode"], "session")
 
+    def test_session_segments_merge(self):
+        """Two segments of a session run (--segment K/2, half the rate
+        each) merge exactly: the sessions' counts add, their durations'
+        histograms add, and the steps by name add."""
+        s = self.script("session.lua", SESSION)
+        segs = []
+        for k in range(2):
+            run = self.run_ok([url("/"), "-s", s, "-r", 20, "-d", "1s", "--drain", "2s",
+                               "--segment", "%d/2" % k])
+            segs.append(run)
+        out = os.path.join(self.dir, "merged.json")
+        merged = harness.run_pacer([segs[0].out_path, segs[1].out_path, "-o", out],
+                                   subcommand="merge")
+        self.assertEqual(merged.code, 0, describe(merged))
+        m = merged.json["measure"]
+        parts = [r.json["measure"] for r in segs]
+        for key in ("started", "completed", "failed", "abandoned", "dropped", "steps"):
+            self.assertEqual(m["sessions"][key], sum(p["sessions"][key] for p in parts), key)
+        self.assertEqual(m["sessions"]["started"], 20)
+        self.assertEqual(m["sessions"]["completed_pct"], 100.0)
+        self.assertEqual(m["sessions"]["duration"]["count"],
+                         sum(p["sessions"]["duration"]["count"] for p in parts))
+        by = {e["name"]: e for e in m["by_name"]}
+        for name in ("login", "account", "again"):
+            self.assertEqual(by[name]["completed"], 20, by[name])
+            self.assertEqual(by[name]["latency"]["count"], 20, by[name])
+
     def test_session_http2(self):
         """The same session machinery over HTTP/2 (h2c to pacer serve): each
         step's response body reaches the next step, every session completes."""
