@@ -369,13 +369,16 @@ static int session_run(struct sworker *w, struct sflow *fl, lua_State *co, int n
 		stop_check(w, nx);
 		return 0;
 	}
-	int kind = (int)lua_tointeger(co, 1);
-	if (kind == SY_SLEEP) {
+	/* what the session's methods yield starts with their marker */
+	const void *kind = lua_touserdata(co, 1);
+	char where[300];
+	sstate_place(co, where, sizeof where);
+	if (kind == &session_yield_sleep) {
 		double s = lua_tonumber(co, 2);
 		lua_settop(co, 0);
 		fl->t_ns += (uint64_t)(s * 1e9);
 		*nx = (struct engine_flow_next){.op = ENGINE_FLOW_WAIT, .at_ns = fl->t_ns};
-	} else if (kind == SY_REQUEST) {
+	} else if (kind == &session_yield_request) {
 		size_t len, name_len;
 		const char *buf = lua_tolstring(co, 2, &len);
 		const char *name = lua_tolstring(co, 3, &name_len);
@@ -384,7 +387,8 @@ static int session_run(struct sworker *w, struct sflow *fl, lua_State *co, int n
 		const char *why = buf ? sreq_check(buf, len, &head) : "no request";
 		if (why) {
 			lua_settop(co, 0);
-			return fail(w, "in session: a step's request is not one: %s%s", why, "");
+			return fail(w, "%s: in session(): a step's request is not one: %s", where,
+				    why);
 		}
 		uint16_t idx = flow_name_index(w, name ? name : "step", name ? name_len : 4);
 		int krc = flow_keep(fl, buf, len, head, idx);
@@ -395,10 +399,10 @@ static int session_run(struct sworker *w, struct sflow *fl, lua_State *co, int n
 			.op = ENGINE_FLOW_SEND, .req = &fl->req, .at_ns = fl->t_ns};
 	} else {
 		lua_settop(co, 0);
-		return fail(w, "%s%s",
-			    "in session: a coroutine.yield() of the script's own "
-			    "reached pacer (yield inside coroutines the session makes)",
-			    "");
+		return fail(w,
+			    "%s: in session(): a coroutine.yield() of the script's own reached "
+			    "pacer%s (yield only inside coroutines the session makes)",
+			    where, "");
 	}
 	stop_check(w, nx);
 	return 0;

@@ -48,6 +48,8 @@ static void *sstate_alloc(void *ud, void *p, size_t osize, size_t nsize)
 	return q;
 }
 
+static void innermost_line(lua_State *L, char *buf, size_t cap);
+
 static void sstate_hook(lua_State *L, lua_Debug *ar)
 {
 	(void)ar;
@@ -56,13 +58,23 @@ static void sstate_hook(lua_State *L, lua_Debug *ar)
 		return;
 	/* near the cap: an error raised here names the script's line (one the
 	 * allocator refuses cannot: Lua calls no handler for it) */
+	const char *what = NULL;
 	if (!st->mem_slack && st->mem_used > st->mem_cap - st->mem_cap / 16) {
 		st->mem_hit = true;
-		luaL_error(L, "over the memory limit");
-	}
-	if (clock_now_ns() - st->call_t0_ns > st->call_limit_ns) {
+		what = "over the memory limit";
+	} else if (clock_now_ns() - st->call_t0_ns > st->call_limit_ns) {
 		st->over_time = true;
-		luaL_error(L, "over the time limit");
+		what = "over the time limit";
+	}
+	if (what) {
+		/* the place now: a coroutine's stack is gone once the error
+		 * unwinds it */
+		char where[300];
+		st->mem_slack = true;
+		innermost_line(L, where, sizeof where);
+		if (where[0])
+			luaL_error(L, "%s: %s", where, what);
+		luaL_error(L, "%s", what);
 	}
 }
 
@@ -136,6 +148,11 @@ static void innermost_line(lua_State *L, char *buf, size_t cap)
 			return;
 		}
 	}
+}
+
+void sstate_place(lua_State *L, char *buf, size_t cap)
+{
+	innermost_line(L, buf, cap);
 }
 
 /* The message handler of protected calls: the error's place when its

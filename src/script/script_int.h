@@ -131,6 +131,9 @@ void sstate_error(struct sstate *st, lua_State *L, const char *hook, int status,
 /* Copy the value at index idx of src onto dst's stack (nil, booleans,
  * numbers, strings and tables of them). 0, or -1 with why in err. */
 int sstate_copy(lua_State *src, int idx, lua_State *dst, char *err, size_t cap);
+/* Where L (a coroutine, suspended or failed) is: "FILE:LINE" of its
+ * innermost Lua function ("" when none). */
+void sstate_place(lua_State *L, char *buf, size_t cap);
 /* Where function at index idx was defined: "FILE:LINE" into buf. */
 void sstate_where(lua_State *L, int idx, char *buf, size_t cap);
 /* For response(): whether the function at idx reads parameter k (0-based),
@@ -173,8 +176,11 @@ void session_install(lua_State *L);
 void session_push_fn(lua_State *L);
 /* A new session object (its methods) pushed on co. */
 void session_push_obj(lua_State *co);
-/* What a session's coroutine yielded (session.c's methods yield these). */
-enum session_yield { SY_REQUEST = 1, SY_SLEEP, SY_FAIL };
+/* What a session's coroutine yields starts with one of these markers
+ * (light userdata): a request (its bytes, name and check follow) or a
+ * sleep (its seconds follow); any other yield is the script's own. */
+extern const char session_yield_request;
+extern const char session_yield_sleep;
 /* The marker a failing session's s:fail raises (a light userdata). */
 extern const char session_fail_key;
 

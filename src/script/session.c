@@ -14,6 +14,8 @@
 #include "script/script_int.h"
 #include "util/units.h"
 
+const char session_yield_request;
+const char session_yield_sleep;
 static const char session_fn_key; /* the registered session function */
 static const char session_mt_key; /* the session objects' metatable */
 
@@ -39,7 +41,7 @@ static int step(lua_State *L, const char *method, const char *path, int body_i, 
 {
 	size_t blen = 0;
 	const char *body = NULL;
-	if (body_i && !lua_isnil(L, body_i)) {
+	if (body_i && !lua_isnoneornil(L, body_i)) {
 		if (!lua_isstring(L, body_i))
 			return luaL_error(L, "a step's body must be a string, not a %s",
 					  luaL_typename(L, body_i));
@@ -49,7 +51,7 @@ static int step(lua_State *L, const char *method, const char *path, int body_i, 
 	size_t name_len = 0;
 	bool check = true;
 	int hdrs = 0;
-	if (opts_i && !lua_isnil(L, opts_i)) {
+	if (opts_i && !lua_isnoneornil(L, opts_i)) {
 		if (!lua_istable(L, opts_i))
 			return luaL_error(L, "a step's options must be a table, not a %s",
 					  luaL_typename(L, opts_i));
@@ -96,7 +98,7 @@ static int step(lua_State *L, const char *method, const char *path, int body_i, 
 		}
 	}
 	sreq_format(L, method, path, merged, body, blen);
-	lua_pushinteger(L, SY_REQUEST);
+	lua_pushlightuserdata(L, (void *)&session_yield_request);
 	lua_insert(L, -2);
 	if (name) {
 		lua_pushlstring(L, name, name_len);
@@ -187,7 +189,7 @@ static int s_sleep(lua_State *L)
 				L, "s:sleep('%s'): expected seconds or a duration like 500ms", d);
 		s = (double)ns / 1e9;
 	}
-	lua_pushinteger(L, SY_SLEEP);
+	lua_pushlightuserdata(L, (void *)&session_yield_sleep);
 	lua_pushnumber(L, s);
 	return lua_yield(L, 2);
 }

@@ -552,6 +552,54 @@ static void test_session(void **state)
 	memset(names, 0, sizeof *names);
 }
 
+/* A session's bad turns: a step with no options (fine), a yield of the
+ * script's own, an endless loop: each after its first step, with its line. */
+static void test_session_errors(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text;
+		const char *want;
+	} cases[] = {
+		{"pacer.session(function(s)\n  s:get('/')\n  coroutine.yield(1)\nend)\n",
+		 ":3: in session(): a coroutine.yield() of the script's own reached pacer (yield "
+		 "only inside coroutines the session makes)"},
+		{"pacer.session(function(s)\n  s:get('/')\n  while true do end\nend)\n",
+		 ":3: in session(): still running after 20 ms, the limit of one call "
+		 "(--script-timeout; an endless loop?)"},
+		{"pacer.session(function(s)\n  s:get('/')\n  s:get('/', 5)\nend)\n",
+		 ":3: in session(): a step's options must be a table, not a number"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *path = script_file(cases[i].text);
+		struct script_cfg cfg = cfg_of(path, 1);
+		cfg.call_limit_ns = 20000000;
+		struct script *s = NULL;
+		char err[SCRIPT_ERR_CAP];
+		assert_int_equal(script_load(&s, &cfg, err, sizeof err), 0);
+		struct net_addr a = loopback();
+		CHECK(script_start(s, &a, err, sizeof err) == 0, "%s", err);
+		const struct engine_flow_ops *ops = script_flow_ops(s);
+		void *ws = script_flow_states(s)[0];
+		struct engine_flow_next nx = {0};
+		assert_int_equal(ops->start(ws, 0, 1, &nx), 0);
+		assert_int_equal(nx.op, ENGINE_FLOW_SEND);
+		assert_string_equal(s->cfg.names->name[nx.req->name], "GET /");
+		struct engine_flow_result ok = {
+			.status = 200, .ok = true, .body = "", .body_len = 0};
+		assert_int_not_equal(ops->result(ws, 0, &ok, 2, &nx), 0);
+		char msg[SCRIPT_ERR_CAP], want[SCRIPT_ERR_CAP];
+		assert_true(script_failed(s, msg, sizeof msg));
+		snprintf(want, sizeof want, "%s%s", path, cases[i].want);
+		assert_string_equal(msg, want);
+		struct req_names *names = s->cfg.names;
+		script_free(s);
+		req_names_free(names);
+		memset(names, 0, sizeof *names);
+		unlink(path);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -565,6 +613,7 @@ int main(void)
 		cmocka_unit_test(test_sreq_check),
 		cmocka_unit_test(test_delay),
 		cmocka_unit_test(test_session),
+		cmocka_unit_test(test_session_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
