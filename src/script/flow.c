@@ -36,28 +36,39 @@ static int fail_lua(struct sworker *w)
 	return -1;
 }
 
-/* Flow f's record (the table grows with the engine's handles). */
+/* Flow f's record (the table grows with the engine's handles). Each record
+ * is allocated on its own and kept: the engine holds &fl->req while the
+ * request is queued or in flight, so a record never moves. */
 static struct sflow *flow_at(struct sworker *w, uint32_t f)
 {
 	if (f >= w->flows_cap) {
 		uint32_t cap = w->flows_cap ? w->flows_cap : 64;
 		while (cap <= f)
 			cap *= 2;
-		struct sflow *n = realloc(w->flows, (size_t)cap * sizeof *n);
+		struct sflow **n = realloc(w->flows, (size_t)cap * sizeof *n);
 		if (!n)
 			return NULL;
 		for (uint32_t i = w->flows_cap; i < cap; i++)
-			n[i] = (struct sflow){.ref = LUA_NOREF};
+			n[i] = NULL;
 		w->flows = n;
 		w->flows_cap = cap;
 	}
-	return &w->flows[f];
+	if (!w->flows[f]) {
+		w->flows[f] = calloc(1, sizeof *w->flows[f]);
+		if (!w->flows[f])
+			return NULL;
+		w->flows[f]->ref = LUA_NOREF;
+	}
+	return w->flows[f];
 }
 
 void flow_free_all(struct sworker *w)
 {
 	for (uint32_t i = 0; i < w->flows_cap; i++)
-		free(w->flows[i].buf);
+		if (w->flows[i]) {
+			free(w->flows[i]->buf);
+			free(w->flows[i]);
+		}
 	free(w->flows);
 	w->flows = NULL;
 	w->flows_cap = 0;
@@ -469,7 +480,7 @@ static int cb_result(void *ws, uint32_t f, const struct engine_flow_result *r, u
 		     struct engine_flow_next *nx)
 {
 	struct sworker *w = ws;
-	struct sflow *fl = &w->flows[f];
+	struct sflow *fl = w->flows[f];
 	if (w->ref_session != LUA_NOREF)
 		return session_result(w, fl, r, now, nx);
 	return wrk_result(w, fl, r, now, nx);
@@ -478,7 +489,7 @@ static int cb_result(void *ws, uint32_t f, const struct engine_flow_result *r, u
 static int cb_wake(void *ws, uint32_t f, uint64_t due_ns, struct engine_flow_next *nx)
 {
 	struct sworker *w = ws;
-	struct sflow *fl = &w->flows[f];
+	struct sflow *fl = w->flows[f];
 	if (w->ref_session != LUA_NOREF) {
 		fl->t_ns = due_ns;
 		return session_run(w, fl, coroutine_of(w, fl), 0, nx);
@@ -489,8 +500,8 @@ static int cb_wake(void *ws, uint32_t f, uint64_t due_ns, struct engine_flow_nex
 static void cb_abandon(void *ws, uint32_t f)
 {
 	struct sworker *w = ws;
-	if (f < w->flows_cap)
-		unref(w, &w->flows[f]);
+	if (f < w->flows_cap && w->flows[f])
+		unref(w, w->flows[f]);
 }
 
 const struct engine_flow_ops script_flow_ops_tab = {

@@ -63,7 +63,8 @@ struct sworker {
 	char *first_buf;
 	size_t first_len;
 	int first_ctx;
-	struct sflow *flows; /* by the engine's flow handle */
+	struct sflow **flows; /* by the engine's flow handle (each allocated once: the
+	                       * engine holds its req) */
 	uint32_t flows_cap;
 	bool stop_asked;      /* thread:stop() was called in this state */
 	bool stopped;         /* ... and handed to the engine */

@@ -356,6 +356,34 @@ class ScriptTest(harness.PacerTestCase):
             self.assertEqual(by[name]["completed"], 20, by[name])
             self.assertEqual(by[name]["latency"]["count"], 20, by[name])
 
+    def test_request_and_response_http2(self):
+        """wrk's hooks over HTTP/2 (h2c to pacer serve): request()'s
+        HTTP/1.1 bytes become a stream's fields, response() gets the
+        header fields (lower case, found by any case) and the body."""
+        s = self.script("h2.lua", """
+n = 0
+seen = 0
+function request()
+  n = n + 1
+  return wrk.format("GET", "/?n=" .. n)
+end
+function response(status, headers, body)
+  if status == 200 and headers["Content-Type"] and #body > 0 then seen = seen + 1 end
+end
+local threads = {}
+function setup(t) table.insert(threads, t) end
+function done(summary)
+  io.write(string.format("seen %d of %d\\n", threads[1]:get("seen"), summary.requests))
+end
+""")
+        with harness.PacerServe("hello", extra=("--h2c",)) as srv:
+            run = self.run_ok([srv.url("/"), "-s", s, "--h2c", "-n", 200, "--concurrency", 4])
+        self.assertIn("seen 200 of 200\n", run.stdout, describe(run))
+        h2 = self.phase(run)["http2"]
+        self.assertGreater(h2["connections_h2"], 0, h2)
+        sc = run.json["plan"]["script"]
+        self.assertTrue(sc["response_headers"] and sc["response_body"], sc)
+
     def test_session_http2(self):
         """The same session machinery over HTTP/2 (h2c to pacer serve): each
         step's response body reaches the next step, every session completes."""

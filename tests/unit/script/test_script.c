@@ -250,6 +250,30 @@ static void test_counter_per_thread(void **state)
 	script_free(s);
 }
 
+/* The request a flow hands the engine stays where it is while more flows
+ * start (the engine sends it later): 300 flows under way at once. */
+static void test_flows_stay(void **state)
+{
+	(void)state;
+	struct script *s = start("n = 0\nfunction request()\n  n = n + 1\n"
+				 "  return wrk.format(nil, '/' .. n)\nend\n",
+				 1);
+	const struct engine_flow_ops *ops = script_flow_ops(s);
+	void *ws = script_flow_states(s)[0];
+	const struct engine_req *first = NULL;
+	for (uint32_t f = 0; f < 300; f++) {
+		struct engine_flow_next nx = {0};
+		assert_int_equal(ops->start(ws, f, f, &nx), 0);
+		if (f == 0)
+			first = nx.req;
+	}
+	assert_ptr_equal(first, &worker(s, 0)->flows[0]->req);
+	char req[64];
+	snprintf(req, sizeof req, "%.*s", (int)first->len, first->buf);
+	assert_string_equal(req, "GET /1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n");
+	script_free(s);
+}
+
 /* response() gets headers and body only when it reads them. */
 static void test_uses_params(void **state)
 {
@@ -613,6 +637,7 @@ int main(void)
 		cmocka_unit_test(test_sreq_check),
 		cmocka_unit_test(test_delay),
 		cmocka_unit_test(test_session),
+		cmocka_unit_test(test_flows_stay),
 		cmocka_unit_test(test_session_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
