@@ -8,6 +8,7 @@
 #ifndef PACER_DOC_KEYS_H
 #define PACER_DOC_KEYS_H
 
+#define KEY_ABANDONED                  "abandoned"
 #define KEY_ACHIEVED_PER_S             "achieved_per_s"
 #define KEY_ADDRESS                    "address"
 #define KEY_ADVICE                     "advice"

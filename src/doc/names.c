@@ -131,11 +131,11 @@ void rj_sessions(struct jsonw *j, const struct phase_stats *p)
 	jw_u64(j, s->completed);
 	jw_key(j, KEY_FAILED);
 	jw_u64(j, s->failed);
-	jw_key(j, "abandoned");
+	jw_key(j, KEY_ABANDONED);
 	jw_u64(j, s->abandoned);
 	jw_key(j, KEY_DROPPED);
 	jw_u64(j, s->dropped);
-	jw_key(j, "steps");
+	jw_key(j, KEY_STEPS);
 	jw_u64(j, s->steps);
 	jw_key(j, KEY_COMPLETED_PCT); /* of those started */
 	jw_dbl(j, s->started ? 100.0 * (double)s->completed / (double)s->started : 0, 4);

@@ -328,6 +328,8 @@ class ScriptTest(harness.PacerTestCase):
         self.assertTrue(all(l[0] == "POST" and l[3] == '{"user":"ada"}' for l in logins), logins)
         self.assertEqual(sum(1 for l in lines if l[:2] == ("GET", "/account")), 40)
         self.assertEqual(run.json["plan"]["script"]["mode"], "session")
+        # the summary has the sessions' table: 20 started, 20 completed, 60 steps
+        self.assertRegex(run.stdout, r"\n  Sessions\n  Started .*\n +20 +20 +0 +0 +0 +60 +100\.00%")
 
     def test_session_segments_merge(self):
         """Two segments of a session run (--segment K/2, half the rate
