@@ -196,7 +196,7 @@ image: deps
 # `make test` runs each for a few seconds (FUZZ_CI_SECONDS).
 FUZZ_BUILD := build/fuzz
 FUZZ_SECONDS ?= 600
-FUZZ_SAN := -g -O1 -fsanitize=address,undefined
+FUZZ_SAN := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS := $(LIB_SRCS:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
 
