@@ -185,9 +185,36 @@ int afile_open(struct afile *a, const char *path)
 		return -ENOMEM;
 	}
 	snprintf(a->tmp_path, n, "%s.tmp.%ld", p, (long)getpid());
-	a->f = fopen(a->tmp_path, "w");
+	/* the file replaced keeps its permissions (a result kept 0600 stays
+	 * 0600); a new one gets 0666 less the umask. The temporary is made
+	 * with them, so it is never more readable than the file it becomes,
+	 * and never through a link left at its name. */
+	struct stat st;
+	bool keep = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	mode_t mode = keep ? st.st_mode & 07777 : 0666;
+	int tfd = -1;
+	for (int tries = 0; tfd < 0 && tries < 2; tries++) {
+		tfd = open(a->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+			  keep ? (mode & 0600) : mode);
+		if (tfd < 0 && errno == EEXIST && tries == 0)
+			unlink(a->tmp_path); /* left by a process of the same id */
+		else if (tfd < 0)
+			break;
+	}
+	if (tfd >= 0 && keep && fchmod(tfd, mode) != 0) {
+		int e = errno;
+		close(tfd);
+		unlink(a->tmp_path);
+		tfd = -1;
+		errno = e;
+	}
+	a->f = tfd >= 0 ? fdopen(tfd, "w") : NULL;
 	if (!a->f) {
 		int e = errno;
+		if (tfd >= 0) {
+			close(tfd);
+			unlink(a->tmp_path);
+		}
 		free(a->path);
 		free(a->tmp_path);
 		memset(a, 0, sizeof *a);

@@ -46,7 +46,10 @@ bool afile_is_stdout(const char *path);
 
 /* Open path for writing as afile_how says: "-" is stdout (not closed), fd
  * N a duplicate of it, in place a fopen of the node, atomic a temporary
- * file beside the final path. 0 or -errno. */
+ * file beside the final path, created afresh (a link left at its name is
+ * replaced, not followed) with the permissions of the file it replaces (a
+ * result kept 0600 stays 0600; owner-only until they are set) or, for a
+ * new name, 0666 less the umask. 0 or -errno. */
 int afile_open(struct afile *a, const char *path);
 /* Flush and close; atomic: fsync and rename into place. 0 or -errno (the
  * temporary is removed on failure). Frees a's memory either way. */

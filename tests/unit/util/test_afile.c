@@ -93,6 +93,47 @@ static void test_regular_atomic(void **state)
 	assert_string_equal(slurp(p), "two");
 }
 
+/* A file replaced keeps its permissions: a result kept 0600 (it may hold
+ * what --no-redact shows) is not made readable by others by a new run; a
+ * new file gets 0666 less the umask; a link left at the temporary's name
+ * is not followed. */
+static void test_mode_kept(void **state)
+{
+	(void)state;
+	char p[PATH_MAX], q[PATH_MAX], tmp[PATH_MAX + 40];
+	at(p, sizeof p, "secret.json");
+	int fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(chmod(p, 0600), 0);
+	write_all(p, "one");
+	struct stat st;
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(chmod(p, 0640), 0);
+	write_all(p, "two");
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	mode_t um = umask(022);
+	at(q, sizeof q, "new.json");
+	write_all(q, "x");
+	assert_int_equal(stat(q, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	umask(um);
+	/* a link at the temporary's name (another user's trap in a shared
+	 * folder) is replaced, never written through */
+	char victim[PATH_MAX];
+	at(victim, sizeof victim, "victim");
+	write_all(victim, "keep");
+	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", p, (long)getpid());
+	assert_int_equal(symlink(victim, tmp), 0);
+	write_all(p, "three");
+	assert_string_equal(slurp(victim), "keep");
+	assert_string_equal(slurp(p), "three");
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+}
+
 /* A FIFO is written in place: its reader gets the bytes and the FIFO is
  * still a FIFO afterwards (not replaced by a regular file). */
 static void test_fifo_in_place(void **state)
@@ -249,7 +290,7 @@ int main(void)
 		cmocka_unit_test(test_regular_atomic),  cmocka_unit_test(test_fifo_in_place),
 		cmocka_unit_test(test_link_to_dev_null), cmocka_unit_test(test_link_to_regular),
 		cmocka_unit_test(test_dev_fd_pipe),     cmocka_unit_test(test_stdout_names),
-		cmocka_unit_test(test_check_refuses),
+		cmocka_unit_test(test_check_refuses),   cmocka_unit_test(test_mode_kept),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
