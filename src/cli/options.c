@@ -126,6 +126,17 @@ int cli_options_apply(struct measure *s, struct run_plan *p, const struct opt *t
 	}
 	p->headers = s->headers.v;
 	p->n_headers = s->headers.n;
+	for (size_t i = 0; i < s->redact_headers.n; i++)
+		if (!redact_name_ok(s->redact_headers.v[i]) || i >= REDACT_MAX_NAMES) {
+			fprintf(stderr, "pacer %s: --redact-header '%s': %s\n", s->cmd,
+				s->redact_headers.v[i],
+				i >= REDACT_MAX_NAMES ? "at most 32 names"
+						      : "expected a header name (letters, digits, "
+							"'-', ...)");
+			return EXIT_USAGE;
+		}
+	p->redact.names = s->redact_headers.v;
+	p->redact.n_names = s->redact_headers.n;
 	if (s->metrics_listen) {
 		char err[256];
 		if (metrics_listen_parse(s->metrics_listen, s->metrics_listen_any, &s->metrics_addr,
