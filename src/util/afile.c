@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +11,52 @@
 #include <unistd.h>
 
 #define PROC_FS_MAGIC 0x9fa0 /* statfs f_type of /proc (linux/magic.h) */
+#define AFILE_PENDING 32     /* temporaries known at once (afile_pending_add) */
+
+/* The temporaries being written, for afile_unlink_pending (a signal
+ * handler's): a slot is taken before the file is created and given back
+ * once it is renamed or removed, before its path is freed. Atomic, so
+ * that any thread may take one and a handler always reads a whole one. */
+static _Atomic(const char *) pending[AFILE_PENDING];
+
+int afile_pending_add(const char *path)
+{
+	for (size_t i = 0; i < AFILE_PENDING; i++) {
+		const char *none = NULL;
+		if (atomic_compare_exchange_strong(&pending[i], &none, path))
+			return 0;
+	}
+	return -ENOSPC;
+}
+
+void afile_pending_forget(const char *path)
+{
+	for (size_t i = 0; i < AFILE_PENDING; i++) {
+		const char *p = path;
+		if (atomic_compare_exchange_strong(&pending[i], &p, NULL))
+			return;
+	}
+}
+
+int afile_unlink_pending(void)
+{
+	int n = 0;
+	for (size_t i = 0; i < AFILE_PENDING; i++) {
+		const char *p = atomic_load(&pending[i]);
+		if (p) {
+			unlink(p);
+			n++;
+		}
+	}
+	/* then the folders, emptied of their files by the pass above */
+	for (size_t i = 0; i < AFILE_PENDING; i++) {
+		const char *p = atomic_load(&pending[i]);
+		if (p)
+			rmdir(p);
+	}
+	return n;
+}
+
 #define MAX_LINKS 40
 
 /* The folder part of p into d[cap] ("." when p has no slash). */
@@ -192,6 +239,9 @@ int afile_open(struct afile *a, const char *path)
 	struct stat st;
 	bool keep = stat(p, &st) == 0 && S_ISREG(st.st_mode);
 	mode_t mode = keep ? st.st_mode & 07777 : 0666;
+	/* known before it exists: a signal that ends pacer from here on
+	 * removes it (none known, when too many are open: it is still written) */
+	bool known = afile_pending_add(a->tmp_path) == 0;
 	int tfd = -1;
 	for (int tries = 0; tfd < 0 && tries < 2; tries++) {
 		tfd = open(a->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
@@ -215,6 +265,8 @@ int afile_open(struct afile *a, const char *path)
 			close(tfd);
 			unlink(a->tmp_path);
 		}
+		if (known)
+			afile_pending_forget(a->tmp_path);
 		free(a->path);
 		free(a->tmp_path);
 		memset(a, 0, sizeof *a);
@@ -243,6 +295,7 @@ int afile_commit(struct afile *a)
 			rc = -errno;
 		if (rc)
 			unlink(a->tmp_path);
+		afile_pending_forget(a->tmp_path);
 	}
 	free(a->path);
 	free(a->tmp_path);
@@ -254,8 +307,10 @@ void afile_abort(struct afile *a)
 {
 	if (a->f && a->f != stdout) {
 		fclose(a->f);
-		if (a->tmp_path)
+		if (a->tmp_path) {
 			unlink(a->tmp_path);
+			afile_pending_forget(a->tmp_path);
+		}
 	}
 	free(a->path);
 	free(a->tmp_path);

@@ -58,4 +58,18 @@ int afile_commit(struct afile *a);
  * in place, what was written stays). */
 void afile_abort(struct afile *a);
 
+/* The temporaries a signal ending pacer removes: afile_open names each
+ * it creates here until it is renamed into place or removed; a caller
+ * names others (a folder written before it is renamed into place, the
+ * files in it) with afile_pending_add, keeping path's memory until
+ * afile_pending_forget. 0, or -ENOSPC when 32 are named already (the
+ * write goes on; a signal would leave that one). Any thread. */
+int afile_pending_add(const char *path);
+void afile_pending_forget(const char *path);
+/* Remove the temporaries named (files first, then folders emptied so),
+ * leaving their targets as they were: for a signal handler about to end
+ * the process (async-signal-safe: unlink and rmdir only). How many were
+ * named. */
+int afile_unlink_pending(void);
+
 #endif

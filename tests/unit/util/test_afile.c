@@ -284,13 +284,64 @@ static void test_check_refuses(void **state)
 	}
 }
 
+/* What a signal ending pacer removes (afile_unlink_pending): the
+ * temporary of an atomic write under way and what a caller named (a
+ * folder with a file in it), never the target; nothing once committed,
+ * aborted or forgotten; past 32 names the write still goes on. */
+static void test_pending_removed(void **state)
+{
+	(void)state;
+	char p[PATH_MAX], tmp[PATH_MAX + 40], d[PATH_MAX], f[PATH_MAX + 8];
+	at(p, sizeof p, "pending.json");
+	write_all(p, "old");
+	assert_int_equal(afile_unlink_pending(), 0);
+	struct afile af;
+	assert_int_equal(afile_open(&af, p), 0);
+	fputs("new", af.f);
+	fflush(af.f);
+	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", p, (long)getpid());
+	assert_int_equal(access(tmp, F_OK), 0);
+	at(d, sizeof d, "pending.d");
+	assert_int_equal(mkdir(d, 0700), 0);
+	snprintf(f, sizeof f, "%s/a", d);
+	write_all(f, "a");
+	assert_int_equal(afile_pending_add(d), 0);
+	assert_int_equal(afile_pending_add(f), 0);
+	assert_int_equal(afile_unlink_pending(), 3);
+	assert_int_equal(access(tmp, F_OK), -1);
+	assert_int_equal(access(f, F_OK), -1);
+	assert_int_equal(access(d, F_OK), -1);
+	assert_string_equal(slurp(p), "old");
+	afile_abort(&af);
+	afile_pending_forget(f);
+	afile_pending_forget(d);
+	assert_int_equal(afile_unlink_pending(), 0);
+	/* committed: forgotten */
+	assert_int_equal(afile_open(&af, p), 0);
+	assert_int_equal(afile_commit(&af), 0);
+	assert_int_equal(afile_unlink_pending(), 0);
+	/* full: -ENOSPC, and an afile is still written */
+	static char names[32][16];
+	for (int i = 0; i < 32; i++) {
+		snprintf(names[i], sizeof names[i], "/nonexistent%d", i);
+		assert_int_equal(afile_pending_add(names[i]), 0);
+	}
+	assert_int_equal(afile_pending_add("/nonexistent"), -ENOSPC);
+	write_all(p, "full");
+	assert_string_equal(slurp(p), "full");
+	for (int i = 0; i < 32; i++)
+		afile_pending_forget(names[i]);
+	assert_int_equal(afile_unlink_pending(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_regular_atomic),  cmocka_unit_test(test_fifo_in_place),
+		cmocka_unit_test(test_regular_atomic),   cmocka_unit_test(test_fifo_in_place),
 		cmocka_unit_test(test_link_to_dev_null), cmocka_unit_test(test_link_to_regular),
-		cmocka_unit_test(test_dev_fd_pipe),     cmocka_unit_test(test_stdout_names),
-		cmocka_unit_test(test_check_refuses),   cmocka_unit_test(test_mode_kept),
+		cmocka_unit_test(test_dev_fd_pipe),      cmocka_unit_test(test_stdout_names),
+		cmocka_unit_test(test_check_refuses),    cmocka_unit_test(test_mode_kept),
+		cmocka_unit_test(test_pending_removed),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
