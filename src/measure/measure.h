@@ -189,6 +189,8 @@ bool measure_target_local(const struct measure *s);
 
 /* CPU time the embedded target's threads used so far, in ns (0 if none). */
 uint64_t measure_target_cpu_ns(const struct measure *s);
+/* The embedded target's thread IDs, up to cap (0 if none): the count. */
+size_t measure_target_tids(const struct measure *s, pid_t *tids, size_t cap);
 
 /* ---- run.c: the measurement itself ------------------------------------- */
 

@@ -76,6 +76,32 @@ double content_most_steal(const struct content_ctx *c);
  * counters' resolution: a short load's single tick is no warning). */
 bool content_steal_warned(const struct content_ctx *c);
 
+/* The cores the target could use: target_cores (its basis may be only the
+ * machine's cores), else the machine's; NAN when neither is recorded
+ * (content_phrases.c). */
+double content_target_cores(struct content_ctx *c);
+
+/* What the target's waits for a CPU over a phase say (docs/cost.md "The
+ * target's waits for a CPU"), from its target_resources tr and the
+ * phase's seconds (content_phrases.c): nothing when they were not
+ * measured or are not material (result.h: target_cpu_wait_material,
+ * target_cpu_pressure_material); else whether other work on its machine
+ * had the CPUs it could use (it kept under RAMP_CPU_LIMIT_SHARE of them
+ * busy, or that is not known) or it filled them itself (its threads
+ * queued for its own cores), with the figures in words. */
+enum content_wait_kind { CW_NONE, CW_OTHERS, CW_OWN };
+struct content_wait {
+	enum content_wait_kind kind;
+	double pct;      /* cpu_wait_pct, or cpu_pressure_some_pct for a cgroup */
+	char fig[300];   /* "the target's threads waited for a CPU for 31.00% of the
+	                  * time they were ready to run (1.20 s waiting, 2.70 s on a CPU)" */
+	char brief[160]; /* "the target waited for a CPU 31.00% of the time it was ready
+	                  * to run" */
+	char busy[160];  /* "it kept 0.90 of the 2 cores it could use busy", or "" */
+};
+void content_cpu_wait(struct content_ctx *c, const json_t *tr, double phase_s,
+		      struct content_wait *w);
+
 /* The helpers below write into out[cap] and return out (content_phrases.c). */
 /* "a 4-core Intel ... machine", or what of it the result records. */
 const char *content_machine(struct content_ctx *c, char *out, size_t cap);
@@ -99,6 +125,14 @@ const char *content_where(struct content_ctx *c, char *out, size_t cap);
  * when absent. */
 const char *content_med_range(struct content_ctx *c, char *out, size_t cap,
 			      const json_t *summary, const char *key, bool us);
+/* The reasons of a phase's failed connections (tls.failure_reasons): those
+ * of HTTP/2 (which name it) when h2, else those of TLS, as ": r1; r2" ("" when
+ * none). */
+const char *content_fail_reasons(const json_t *ph, bool h2, char *out, size_t cap);
+/* A phase's failed connections in words, with their cause: "5 connections
+ * failed as HTTP/2 (the server broke HTTP/2 ...)", "12 connects failed
+ * (refused), 3 TLS handshakes failed (...)"; "" when none failed. */
+const char *content_conn_failures(struct content_ctx *c, const json_t *ph, char *out, size_t cap);
 
 /* ---- the tables of a measured phase (content_tables.c) --------------------- */
 

@@ -1,12 +1,15 @@
 /* pacer — phrases several sections of the report's content share: the
- * machine, the way to the target, a median with its range (see
- * content_int.h). */
+ * machine, the way to the target, a median with its range, the target's
+ * waits for a CPU (see content_int.h). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "doc/keys.h"
 #include "report/content_int.h"
+#include "result/ramp.h"
+#include "result/result.h"
 
 /* The most steal time on the generator's CPUs the result records: a run's,
  * a ramp's steps', a comparison's variants' (NAN: none recorded). */
@@ -37,6 +40,54 @@ bool content_steal_warned(const struct content_ctx *c)
 		if (json_is_string(w) && strstr(json_string_value(w), "the hypervisor took"))
 			return true;
 	return false;
+}
+
+double content_target_cores(struct content_ctx *c)
+{
+	double n;
+	if (rr_num(c->root, "target_cores.cores", &n) && n > 0)
+		return n;
+	return rr_num(c->env, KEY_CORES, &n) && n > 0 ? n : NAN;
+}
+
+void content_cpu_wait(struct content_ctx *c, const json_t *tr, double phase_s,
+		      struct content_wait *w)
+{
+	*w = (struct content_wait){.kind = CW_NONE, .pct = NAN};
+	double wait, pct, cpu = rr_num_or(tr, KEY_CPU_S, NAN);
+	if (rr_num(tr, KEY_CPU_WAIT_S, &wait) && rr_num(tr, KEY_CPU_WAIT_PCT, &pct)) {
+		if (!target_cpu_wait_material(pct, wait, phase_s))
+			return;
+		snprintf(w->fig, sizeof w->fig,
+			 "the target's threads waited for a CPU for %s of the time they were ready "
+			 "to run (%s waiting, %s on a CPU)",
+			 fmt_pct(&c->f, pct), fmt_s(&c->f, wait), fmt_s(&c->f, cpu));
+		snprintf(w->brief, sizeof w->brief,
+			 "the target waited for a CPU %s of the time it was ready to run",
+			 fmt_pct(&c->f, pct));
+	} else if (rr_num(tr, KEY_CPU_PRESSURE_SOME_S, &wait) &&
+		   rr_num(tr, KEY_CPU_PRESSURE_SOME_PCT, &pct)) {
+		if (!target_cpu_pressure_material(pct))
+			return;
+		snprintf(w->fig, sizeof w->fig,
+			 "for %s of the measured phase at least one of the target cgroup's tasks "
+			 "waited for a CPU (cpu.pressure \"some\": %s)",
+			 fmt_pct(&c->f, pct), fmt_s(&c->f, wait));
+		snprintf(w->brief, sizeof w->brief,
+			 "a task of the target waited for a CPU %s of the time",
+			 fmt_pct(&c->f, pct));
+	} else {
+		return;
+	}
+	w->pct = pct;
+	double busy = rr_num_or(tr, KEY_CORES_BUSY, NAN), avail = content_target_cores(c);
+	if (isfinite(busy) && isfinite(avail))
+		snprintf(w->busy, sizeof w->busy, "it kept %s of the %s %s it could use busy",
+			 fmt_num(&c->f, busy, 2),
+			 fmt_num(&c->f, avail, avail == floor(avail) ? 0 : 2),
+			 avail == 1 ? "core" : "cores");
+	w->kind = isfinite(busy) && isfinite(avail) && ramp_cpu_limited(busy, avail) ? CW_OWN
+										     : CW_OTHERS;
 }
 
 const char *content_machine(struct content_ctx *c, char *out, size_t cap)
@@ -172,6 +223,73 @@ const char *content_med_range(struct content_ctx *c, char *out, size_t cap,
 				 fmt_rate(&c->f, hi));
 		else
 			snprintf(out, cap, "%s", fmt_rate(&c->f, med));
+	}
+	return out;
+}
+
+/* Append to out[cap] at o, cut at the cap; the new o. */
+static size_t addf(char *out, size_t cap, size_t o, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static size_t addf(char *out, size_t cap, size_t o, const char *fmt, ...)
+{
+	if (o + 1 >= cap)
+		return o;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(out + o, cap - o, fmt, ap);
+	va_end(ap);
+	return n < 0 ? o : o + (size_t)n < cap ? o + (size_t)n : cap - 1;
+}
+
+const char *content_fail_reasons(const json_t *ph, bool h2, char *out, size_t cap)
+{
+	size_t i, o = 0;
+	const json_t *r;
+	out[0] = '\0';
+	json_array_foreach(rr_arr(ph, "tls.failure_reasons"), i, r) {
+		const char *s = json_string_value(r);
+		if (s && (strstr(s, "HTTP/2") != NULL) == h2)
+			o = addf(out, cap, o, "%s%s", o ? "; " : ": ", s);
+	}
+	return out;
+}
+
+const char *content_conn_failures(struct content_ctx *c, const json_t *ph, char *out, size_t cap)
+{
+	static const char *const causes[] = {"refused", "reset", "timeout", "other"};
+	double conn = rr_num_or(ph, "transport_errors.connect", 0);
+	double tls = rr_num_or(ph, "transport_errors.tls", 0);
+	double h2 = rr_num_or(ph, "transport_errors.protocol", 0);
+	char why[600];
+	size_t o = 0;
+	out[0] = '\0';
+	if (conn > 0) {
+		const char *top = NULL;
+		double most = 0;
+		for (size_t k = 0; k < N(causes); k++) {
+			char key[48];
+			snprintf(key, sizeof key, "connect_failures.%s", causes[k]);
+			double v = rr_num_or(ph, key, 0);
+			if (v > most) {
+				most = v;
+				top = causes[k];
+			}
+		}
+		const char *open = !top ? "" : most < conn ? " (mostly " : " (";
+		o = addf(out, cap, o, "%s %s failed%s%s%s", fmt_int(&c->f, conn),
+			 plural(conn, "connect", "connects"), open, top ? top : "", top ? ")" : "");
+	}
+	if (tls > 0) {
+		content_fail_reasons(ph, false, why, sizeof why);
+		o = addf(out, cap, o, "%s%s TLS %s failed%s%s%s", o ? ", " : "",
+			 fmt_int(&c->f, tls), plural(tls, "handshake", "handshakes"),
+			 why[0] ? " (" : "", why[0] ? why + 2 : "", why[0] ? ")" : "");
+	}
+	if (h2 > 0) {
+		content_fail_reasons(ph, true, why, sizeof why);
+		addf(out, cap, o, "%s%s %s failed as HTTP/2%s%s%s", o ? ", " : "",
+		     fmt_int(&c->f, h2), plural(h2, "connection", "connections"),
+		     why[0] ? " (" : "", why[0] ? why + 2 : "", why[0] ? ")" : "");
 	}
 	return out;
 }

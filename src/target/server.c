@@ -3,6 +3,7 @@
  * connection's life is in conn.c, answering a request in exec.c, dynamic
  * bodies in render.c (see target/server_int.h). */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -24,6 +25,12 @@
 #define TIMERS_PER_ROUND 4096 /* expired timers run per loop round; the rest next round */
 #define LISTEN_BACKLOG 4096
 #define TIMER_SLACK_NS 1000UL /* the thread's timer slack: timers within ~1 us */
+/* Memory freed is given back to the system (malloc_trim) once this much was
+ * freed since the last time, at most once per TRIM_EVERY_NS a thread: the
+ * allocator keeps freed memory otherwise, and a burst of hostile
+ * connections would stay in the process's size. */
+#define TRIM_BYTES (1u << 20)
+#define TRIM_EVERY_NS NS_PER_S
 
 /* ---- accepting ------------------------------------------------------ */
 
@@ -113,12 +120,30 @@ static void run_timers(struct worker *w)
 	}
 }
 
+/* When w gives memory back (UINT64_MAX: nothing to give); mem_trim does. */
+static uint64_t trim_due(const struct worker *w)
+{
+	return w->freed >= TRIM_BYTES ? w->trim_ns + TRIM_EVERY_NS : UINT64_MAX;
+}
+
+static void mem_trim(struct worker *w)
+{
+	if (trim_due(w) > w->now)
+		return;
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+	w->freed = 0;
+	w->trim_ns = w->now;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct target *t = w->t;
 	struct epoll_event ev[MAX_EVENTS];
 	prctl(PR_SET_TIMERSLACK, TIMER_SLACK_NS, 0, 0, 0);
+	atomic_store_explicit(&w->tid, gettid(), memory_order_release);
 	w->now = clock_now_ns();
 	while (!atomic_load_explicit(&t->stop, memory_order_acquire)) {
 		uint64_t timeout = UINT64_MAX;
@@ -126,8 +151,10 @@ static void *worker_main(void *arg)
 		struct theap_node *sfirst = theap_peek(&w->sheap); /* HTTP/2 streams */
 		if (sfirst && (!first || sfirst->deadline_ns < first->deadline_ns))
 			first = sfirst;
-		if (first)
-			timeout = first->deadline_ns > w->now ? first->deadline_ns - w->now : 0;
+		uint64_t at = first ? first->deadline_ns : UINT64_MAX;
+		at = at < trim_due(w) ? at : trim_due(w);
+		if (at != UINT64_MAX)
+			timeout = at > w->now ? at - w->now : 0;
 		int n = loop_wait(&w->loop, ev, MAX_EVENTS, timeout);
 		w->now = clock_now_ns();
 		for (int i = 0; i < n; i++) {
@@ -147,6 +174,7 @@ static void *worker_main(void *arg)
 		target_h2_timers(w);
 		target_conn_settle_dirty(w);
 		target_conn_reap(w);
+		mem_trim(w);
 	}
 	/* close everything this thread owns */
 	while (w->live)
@@ -304,6 +332,17 @@ int target_cpu_ns(const struct target *t, uint64_t *cpu_ns)
 	}
 	*cpu_ns = sum;
 	return 0;
+}
+
+size_t target_tids(const struct target *t, pid_t *tids, size_t cap)
+{
+	size_t n = 0;
+	for (unsigned i = 0; i < t->n && n < cap; i++) {
+		pid_t tid = atomic_load_explicit(&t->w[i].tid, memory_order_acquire);
+		if (tid > 0)
+			tids[n++] = tid;
+	}
+	return n;
 }
 
 void target_stats(const struct target *t, struct target_stats *st)
