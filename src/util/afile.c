@@ -181,7 +181,24 @@ int afile_check(const char *path)
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
-	return access(d, W_OK | X_OK) ? -errno : 0;
+	if (access(d, W_OK | X_OK))
+		return -errno;
+	/* the sure test, for root too: the temporary afile_open would make,
+	 * made and removed (/proc lets root pass access() and create nothing) */
+	char t[PATH_MAX + 32];
+	if ((size_t)snprintf(t, sizeof t, "%s.tmp.%ld", p, (long)getpid()) >= sizeof t)
+		return -ENAMETOOLONG;
+	bool known = afile_pending_add(t) == 0;
+	int tfd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	/* ENOENT with the folder there: nothing can be made in it (/proc) */
+	rc = tfd >= 0 || errno == EEXIST ? 0 : errno == ENOENT ? -EACCES : -errno;
+	if (tfd >= 0) {
+		close(tfd);
+		unlink(t);
+	}
+	if (known)
+		afile_pending_forget(t);
+	return rc;
 }
 
 bool afile_is_stdout(const char *path)

@@ -32,12 +32,14 @@ enum afile_how {
  * -ELOOP for too many links, -ENAMETOOLONG. */
 int afile_how(const char *path, enum afile_how *how, char *buf, size_t cap, int *fd);
 
-/* Whether path could be written now, checked without creating or opening
- * it (opening a FIFO would hand its reader an end of file): a folder that
- * exists and can be written for a new or regular file, write permission on
- * a device or FIFO, a descriptor open for writing for /dev/fd/N. 0, or
- * -errno (-ENOENT: no such folder; -EACCES; -EISDIR; -EBADF: the fd is not
- * open for writing). */
+/* Whether path could be written now: for a new or regular file a folder
+ * that exists and can be written, where the temporary afile_open makes is
+ * made and removed at once (the one sure test: /proc lets root pass the
+ * permission checks yet creates nothing); a device or FIFO is not opened
+ * (that would hand a FIFO's reader an end of file): write permission on
+ * it; a descriptor open for writing for /dev/fd/N. 0, or -errno (-ENOENT:
+ * no such folder; -EACCES; -EISDIR; -EBADF: the fd is not open for
+ * writing). The target itself is never created or changed. */
 int afile_check(const char *path);
 
 /* Whether path names this process's standard output: "-", /dev/stdout,

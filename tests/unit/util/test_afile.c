@@ -275,6 +275,12 @@ static void test_check_refuses(void **state)
 	at(p, sizeof p, "new.json");
 	assert_int_equal(afile_check(p), 0);
 	assert_int_equal(access(p, F_OK), -1); /* checking creates nothing */
+	char tmp[PATH_MAX + 40];
+	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", p, (long)getpid());
+	assert_int_equal(access(tmp, F_OK), -1); /* and leaves no temporary */
+	/* a file of /proc: no temporary can be made beside it, root or not */
+	assert_true(afile_check("/proc/version") < 0);
+	assert_true(afile_check("/proc/new.json") < 0);
 	if (geteuid() != 0) {                  /* root writes any folder */
 		char ro[PATH_MAX];
 		at(ro, sizeof ro, "ro");
