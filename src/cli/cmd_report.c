@@ -153,6 +153,8 @@ int cmd_report(int argc, char **argv)
 				"or --out\n");
 		return EXIT_USAGE;
 	}
+	if (dir && cli_report_dir_refused("report", dir))
+		return EXIT_USAGE;
 	if ((opts_given(tab, ntab, "timing") || opts_given(tab, ntab, "step")) && !dir &&
 	    fmt != REPORT_FMT_HGRM && fmt != REPORT_FMT_HLOG) {
 		fprintf(stderr, "pacer report: --timing and --step apply to --format hgrm and hlog\n");

@@ -331,11 +331,24 @@ int cli_result_emit_buf(const char *cmd, const char *buf, size_t len, const char
 	return 0;
 }
 
+bool cli_report_dir_refused(const char *cmd, const char *dir)
+{
+	if (strcmp(dir, "-") != 0)
+		return false;
+	fprintf(stderr,
+		"pacer %s: --report-dir -: a folder is needed (several files go in it); "
+		"for the JSON on stdout: -o -\n",
+		cmd);
+	return true;
+}
+
 int cli_report_dir_prepare(const char *cmd, const char *dir, const char **out_path, char *buf,
 			   size_t cap)
 {
 	if (!dir)
 		return 0;
+	if (cli_report_dir_refused(cmd, dir))
+		return EXIT_USAGE;
 	int rc = file_mkdir_p(dir);
 	if (rc) {
 		fprintf(stderr, "pacer %s: --report-dir %s: cannot create it: %s\n", cmd, dir,

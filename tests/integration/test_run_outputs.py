@@ -69,6 +69,25 @@ class OutputsTest(PacerTestCase):
         self.assertTrue(os.path.isfile(os.path.join(rep, "report.html")))
         self.assertFalse(os.path.exists(os.path.join(rep, "result.json")))
 
+    def test_unwritable_refused_before_the_load(self):
+        """--report-dir - and a file of /proc are refused before any load
+        (issue 32): the first made a folder named '-', the second passed the
+        check (root may write /proc, by access()) and failed after the run."""
+        for args, says in ((["--report-dir", "-"], b"--report-dir -: a folder is needed"),
+                           (["-o", "/proc/version"], b"--out /proc/version: cannot write there"),
+                           (["-o", "/proc/r.json"], b"--out /proc/r.json: cannot write there")):
+            p = subprocess.run([harness.pacer_bin(), "run"] + LOAD + ["-q"] + args,
+                               stdin=subprocess.DEVNULL, capture_output=True, timeout=30,
+                               cwd=self.d)
+            self.assertEqual(p.returncode, 2, (args, p.stderr))
+            self.assertIn(says, p.stderr, args)
+            self.assertNotIn(b"requests", p.stdout + p.stderr, args)  # no load, no summary
+            self.assertEqual(os.listdir(self.d), [], args)
+        p = subprocess.run([harness.pacer_bin(), "report", "/dev/null", "--report-dir", "-"],
+                           capture_output=True, timeout=30, cwd=self.d)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(os.listdir(self.d), [])
+
     def test_fifo_written_in_place(self):
         fifo = os.path.join(self.d, "fifo")
         os.mkfifo(fifo)
