@@ -40,6 +40,14 @@ QUICK = ["--limited-ok", "--calibrate", "0"]
 LOAD = ["run", "--self-contained", "-r", "200", "-d", "200ms"] + QUICK
 
 
+def default_signals():
+    """In pacer's child: SIGINT and SIGTERM at their default, as a shell's
+    foreground job has them (pacer leaves a signal it was started with
+    ignored so, and a test runner started with `&` ignores SIGINT)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def outputs(d, out="r.json"):
     return ["-o", os.path.join(d, out), "--report-dir", os.path.join(d, "rep"),
             "--history", os.path.join(d, "h.db")]
@@ -85,7 +93,8 @@ class SignalsWhileWritingTest(PacerTestCase):
         if at:
             env["PACER_TEST_SIGNAL_AT"] = at
         return subprocess.run([harness.pacer_bin()] + args + (["-q"] if quiet else []),
-                              capture_output=True, timeout=120, env=env, cwd=d)
+                              capture_output=True, timeout=120, env=env, cwd=d,
+                              preexec_fn=default_signals)
 
     def assert_all_written(self, d, r, what, code=0):
         self.assertEqual(r.returncode, code, (what, r.stderr))
@@ -158,9 +167,9 @@ class SignalsWhileWritingTest(PacerTestCase):
         d = tempfile.mkdtemp(prefix="pacer-sig4-")
         env = dict(os.environ, PACER_TEST_SIGNAL_AT="out-open")
         p = subprocess.Popen([harness.pacer_bin(), "run", "--self-contained", "-r", "200",
-                              "-d", "60s", "--limited-ok", "--calibrate", "0", "--metrics-listen", "127.0.0.1:0"]
+                              "-d", "60s", "--metrics-listen", "127.0.0.1:0"] + QUICK
                              + outputs(d), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             cwd=d, env=env)
+                             cwd=d, env=env, preexec_fn=default_signals)
         try:
             # said once the signals are blocked for the load: one sent now
             # stops it, however soon
@@ -178,9 +187,9 @@ class SignalsWhileWritingTest(PacerTestCase):
         # without the second, the interrupted run is written, exit 130
         d = tempfile.mkdtemp(prefix="pacer-sig4-")
         p = subprocess.Popen([harness.pacer_bin(), "run", "--self-contained", "-r", "200",
-                              "-d", "60s", "--limited-ok", "--calibrate", "0", "--metrics-listen", "127.0.0.1:0"]
+                              "-d", "60s", "--metrics-listen", "127.0.0.1:0"] + QUICK
                              + outputs(d), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             cwd=d)
+                             cwd=d, preexec_fn=default_signals)
         try:
             err = read_until(p.stderr, b"metrics at", p)
             p.send_signal(signal.SIGINT)
@@ -205,7 +214,8 @@ class SignalsWhileWritingTest(PacerTestCase):
         wr = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
         fcntl.fcntl(rd, F_SETPIPE_SZ, 4096)
         p = subprocess.Popen([harness.pacer_bin()] + LOAD + outputs(d, "out.fifo"),
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=d)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=d,
+                             preexec_fn=default_signals)
         read_until(p.stdout, b"\n", p)  # the summary has begun
         return p, rd, wr
 
