@@ -256,7 +256,8 @@ static int write_framed(const char *cmd, const char *opt, const char *path, cons
 	}
 	free(f);
 	if (rc) {
-		fprintf(stderr, "pacer %s: cannot write %s %s: %s\n", cmd, opt, path, err_name(rc));
+		fprintf(stderr, "pacer %s: cannot write %s %s: %s\n", cmd, opt, path,
+			cli_output_why(rc));
 		return EXIT_RUNTIME;
 	}
 	return 0;
@@ -309,7 +310,8 @@ int cli_merged_write(const char *cmd, const json_t *merged, const char *out, boo
 			}
 		}
 		if (rc) {
-			fprintf(stderr, "pacer %s: cannot write %s: %s\n", cmd, out, err_name(rc));
+			fprintf(stderr, "pacer %s: cannot write %s: %s\n", cmd, out,
+				cli_output_why(rc));
 			rc = EXIT_RUNTIME;
 		}
 	}

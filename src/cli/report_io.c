@@ -258,6 +258,12 @@ int cli_report_folder_write_from(const char *result_path, const char *dir, char 
 	return rc;
 }
 
+const char *cli_output_why(int rc)
+{
+	return rc == -ENXIO ? "a FIFO that no process reads (start its reader first)"
+			    : err_name(rc);
+}
+
 int cli_outputs_check(const char *cmd, const char *const *opt, const char *const *path,
 		      size_t n)
 {
@@ -267,7 +273,7 @@ int cli_outputs_check(const char *cmd, const char *const *opt, const char *const
 		int rc = afile_check(path[i]);
 		if (rc) {
 			fprintf(stderr, "pacer %s: --%s %s: cannot write there: %s\n", cmd, opt[i],
-				path[i], err_name(rc));
+				path[i], cli_output_why(rc));
 			return EXIT_USAGE;
 		}
 	}
@@ -311,7 +317,7 @@ int cli_result_emit_buf(const char *cmd, const char *buf, size_t len, const char
 		}
 		if (rc) {
 			fprintf(stderr, "pacer %s: cannot write --out %s: %s\n", cmd, out_path,
-				err_name(rc));
+				cli_output_why(rc));
 			return EXIT_RUNTIME;
 		}
 	}

@@ -62,6 +62,10 @@ bool cli_report_dir_refused(const char *cmd, const char *dir);
 int cli_report_dir_prepare(const char *cmd, const char *dir, const char **out_path, char *buf,
 			   size_t cap);
 
+/* Why an output cannot be written, from afile's -errno: err_name's words,
+ * or for -ENXIO "a FIFO that no process reads (...)". */
+const char *cli_output_why(int rc);
+
 /* Every output path of a measuring command, checked before the load
  * (util/afile.h afile_check: a folder that can be written, a device or FIFO
  * with write permission, an open /dev/fd/N); NULL paths are skipped. opt[i]

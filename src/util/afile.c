@@ -59,6 +59,48 @@ int afile_unlink_pending(void)
 
 #define MAX_LINKS 40
 
+#define AFILE_HELD 8 /* FIFOs afile_check found a reader on, kept open */
+
+/* A FIFO afile_check opened (without blocking: it has a reader) is kept
+ * open until afile_open takes it, so that its reader is never handed an
+ * end of file in between. */
+static struct {
+	char *path;
+	int fd;
+} held[AFILE_HELD];
+
+/* The descriptor held for path (no longer held), or -1. */
+static int held_take(const char *path)
+{
+	for (size_t i = 0; i < AFILE_HELD; i++)
+		if (held[i].path && strcmp(held[i].path, path) == 0) {
+			int fd = held[i].fd;
+			free(held[i].path);
+			held[i].path = NULL;
+			return fd;
+		}
+	return -1;
+}
+
+/* FIFO path opened for writing without waiting for a reader: the
+ * descriptor (blocking again), or -ENXIO when no process has it open to
+ * read (a plain open would wait for one, for ever), or -errno. */
+static int fifo_open(const char *path)
+{
+	int fd = held_take(path);
+	if (fd < 0)
+		fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
 /* The folder part of p into d[cap] ("." when p has no slash). */
 static int dir_of(const char *p, char *d, size_t cap)
 {
@@ -169,8 +211,24 @@ int afile_check(const char *path)
 			return -errno;
 		return (fl & O_ACCMODE) == O_RDONLY ? -EBADF : 0;
 	}
-	case AFILE_IN_PLACE:
-		return access(p, W_OK) ? -errno : 0;
+	case AFILE_IN_PLACE: {
+		if (access(p, W_OK))
+			return -errno;
+		struct stat fst;
+		if (stat(p, &fst) != 0 || !S_ISFIFO(fst.st_mode))
+			return 0;
+		/* a FIFO: it has a reader now, and keeps one until written */
+		int hfd = fifo_open(p);
+		if (hfd < 0)
+			return hfd;
+		for (size_t i = 0; i < AFILE_HELD; i++)
+			if (!held[i].path && (held[i].path = strdup(p))) {
+				held[i].fd = hfd;
+				return 0;
+			}
+		close(hfd); /* none left to hold it: checked, not kept */
+		return 0;
+	}
 	case AFILE_ATOMIC:
 		break;
 	}
@@ -238,6 +296,19 @@ int afile_open(struct afile *a, const char *path)
 		return 0;
 	}
 	if (how == AFILE_IN_PLACE) {
+		struct stat fst;
+		if (stat(p, &fst) == 0 && S_ISFIFO(fst.st_mode)) {
+			int ffd = fifo_open(p);
+			if (ffd < 0)
+				return ffd;
+			a->f = fdopen(ffd, "w");
+			if (!a->f) {
+				int e = errno;
+				close(ffd);
+				return -e;
+			}
+			return 0;
+		}
 		a->f = fopen(p, "w");
 		return a->f ? 0 : -errno;
 	}

@@ -35,11 +35,13 @@ int afile_how(const char *path, enum afile_how *how, char *buf, size_t cap, int 
 /* Whether path could be written now: for a new or regular file a folder
  * that exists and can be written, where the temporary afile_open makes is
  * made and removed at once (the one sure test: /proc lets root pass the
- * permission checks yet creates nothing); a device or FIFO is not opened
- * (that would hand a FIFO's reader an end of file): write permission on
- * it; a descriptor open for writing for /dev/fd/N. 0, or -errno (-ENOENT:
- * no such folder; -EACCES; -EISDIR; -EBADF: the fd is not open for
- * writing). The target itself is never created or changed. */
+ * permission checks yet creates nothing); write permission on a device;
+ * for a FIFO a reader: it is opened without waiting (-ENXIO: no process
+ * reads it) and kept open for afile_open, so that its reader never sees an
+ * end of file in between; a descriptor open for writing for /dev/fd/N. 0,
+ * or -errno (-ENOENT: no such folder; -EACCES; -EISDIR; -EBADF: the fd is
+ * not open for writing; -ENXIO). The target itself is never created or
+ * changed. */
 int afile_check(const char *path);
 
 /* Whether path names this process's standard output: "-", /dev/stdout,
@@ -47,7 +49,9 @@ int afile_check(const char *path);
 bool afile_is_stdout(const char *path);
 
 /* Open path for writing as afile_how says: "-" is stdout (not closed), fd
- * N a duplicate of it, in place a fopen of the node, atomic a temporary
+ * N a duplicate of it, in place a fopen of the node (a FIFO: the
+ * descriptor afile_check kept, or one opened without waiting for a reader:
+ * -ENXIO when it has none, never a wait for ever), atomic a temporary
  * file beside the final path, created afresh (a link left at its name is
  * replaced, not followed) with the permissions of the file it replaces (a
  * result kept 0600 stays 0600; owner-only until they are set) or, for a

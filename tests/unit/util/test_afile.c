@@ -146,15 +146,25 @@ static void test_fifo_in_place(void **state)
 	int fd = -1;
 	assert_int_equal(afile_how(p, &how, got, sizeof got, &fd), 0);
 	assert_int_equal(how, AFILE_IN_PLACE);
-	assert_int_equal(afile_check(p), 0);
+	/* no reader: refused at once, by the check and by the open (a plain
+	 * open would wait for one for ever) */
+	assert_int_equal(afile_check(p), -ENXIO);
+	struct afile a;
+	assert_int_equal(afile_open(&a, p), -ENXIO);
 	int r = open(p, O_RDONLY | O_NONBLOCK);
 	assert_true(r >= 0);
-	write_all(p, "{\"x\":1}");
+	/* a reader: the check keeps the FIFO open until it is written, so the
+	 * reader sees no end of file in between */
+	assert_int_equal(afile_check(p), 0);
 	char buf[64];
+	assert_int_equal(read(r, buf, sizeof buf), -1);
+	assert_int_equal(errno, EAGAIN); /* a writer is there: no data yet, not EOF */
+	write_all(p, "{\"x\":1}");
 	ssize_t n = read(r, buf, sizeof buf - 1);
 	assert_int_equal(n, 7);
 	buf[n] = '\0';
 	assert_string_equal(buf, "{\"x\":1}");
+	assert_int_equal(read(r, buf, sizeof buf), 0); /* written and closed: no copy kept */
 	close(r);
 	struct stat st;
 	assert_int_equal(lstat(p, &st), 0);
