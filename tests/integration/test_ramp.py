@@ -350,7 +350,11 @@ class PassTest(RampCase):
         # connections carry over: the first warm-up opens them, later phases find them open
         self.assertEqual(first["warmup"]["connections"]["open_at_start"], 0)
         self.assertGreater(first["warmup"]["connections"]["opened"], 0)
-        self.assertGreater(first["measure"]["connections"]["open_at_start"], 0)
+        # (on a busy machine the worker's first turn after the warm-up may
+        # come before it has seen its connects complete: still connecting
+        # then, but carried over all the same, not opened anew)
+        mc = first["measure"]["connections"]
+        self.assertGreater(mc["open_at_start"] + mc["connecting_at_start"], 0, mc)
         self.assertGreaterEqual(second["warmup"]["connections"]["open_at_start"],
                                 first["measure"]["connections"]["open_at_start"])
         self.assertIn("knee_per_s", j)

@@ -163,6 +163,28 @@ static void test_unreachable_gives_up_at_deadline(void **state)
 	assert_true(took >= 500 * MS && took < 2500 * MS);
 	assert_non_null(strstr(k.err, "before the barrier timeout"));
 	assert_non_null(strstr(k.err, "cannot connect"));
+	/* the tries are tallied: every one could not connect to the address */
+	assert_non_null(strstr(k.err, "tries over"));
+	assert_non_null(strstr(k.err, "could not connect in"));
+	assert_non_null(strstr(k.err, "last resolved to 127.0.0.1"));
+	assert_null(strstr(k.err, "did not resolve"));
+}
+
+static void test_unresolvable_name_said(void **state)
+{
+	(void)state;
+	/* a name under .invalid never resolves (RFC 6761) */
+	struct dist_peer p = {.host = "segment-0.pacer.invalid", .port = 7450, .secret = SECRET};
+	struct wire_checkin ci = {.segment = 1, .count = 3};
+	snprintf(ci.plan, sizeof ci.plan, "%s", plan_hex());
+	snprintf(ci.host, sizeof ci.host, "h");
+	uint64_t s;
+	uint32_t in;
+	char err[512];
+	assert_int_equal(dist_checkin(&p, &ci, clock_now_ns() + 300 * MS, &s, &in, err, sizeof err),
+			 -ETIMEDOUT);
+	assert_non_null(strstr(err, "the name did not resolve in"));
+	assert_non_null(strstr(err, "the name never resolved"));
 }
 
 static void test_refusals(void **state)
@@ -388,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_all_check_in_one_start),
 		cmocka_unit_test(test_timeout_releases_and_late_gets_past_start),
 		cmocka_unit_test(test_unreachable_gives_up_at_deadline),
+		cmocka_unit_test(test_unresolvable_name_said),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_handin),
 		cmocka_unit_test(test_wait_results_times_out),
