@@ -302,6 +302,7 @@ void measure_release(struct measure *s)
 	strlist_free(&s->script_args);
 	strlist_free(&s->cost_args);
 	strlist_free(&s->headers);
+	strlist_free(&s->redact_headers);
 	inspect_free(&s->inspect);
 	strlist_free(&s->outcomes);
 	target_stop(s->srv);

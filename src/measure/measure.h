@@ -87,6 +87,7 @@ struct measure {
 	                             * given; the caller frees it after measure_release */
 	/* the rest of the shared options (cli/options.h) */
 	struct strlist headers;    /* -H 'Name: value' (repeatable) */
+	struct strlist redact_headers; /* --redact-header NAME (repeatable) */
 	const char *order;          /* --order sequential|random */
 	const char *arrival;        /* --arrival constant|poisson */
 	const char *report_dir;     /* --report-dir DIR */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -670,7 +671,15 @@ int probe_start(struct probe **out, const struct probe_cfg *cfg, char *err, size
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->cv, &ca);
 	pthread_condattr_destroy(&ca);
-	if (pthread_create(&p->thread, NULL, sampler, p)) {
+	/* every signal blocked in the sampler: a SIGINT or SIGTERM meant for
+	 * the run (taken by the thread that waits for it) must never find
+	 * this thread and its default action */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int crc = pthread_create(&p->thread, NULL, sampler, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (crc) {
 		snprintf(err, cap, "cannot start the resource sampler thread");
 		pthread_mutex_destroy(&p->mu);
 		pthread_cond_destroy(&p->cv);

@@ -520,6 +520,11 @@ class UsageTest(RampCase):
         (["--steps", "100", "--precision", "100%"], "--precision"),
         (["--steps", "100", "--step-duration", "0"], "--step-duration"),
         (["--steps", "100", "--after-fail", "x"], "--after-fail"),
+        # a step offered less than one request (issue 32): a Poisson one
+        # scheduled none and failed as "no response measured"
+        (["--steps", "0.5,1", "--step-duration", "300ms", "--arrival", "poisson"],
+         "step 1 is offered 0.15 requests (0.5/s for 300 ms): a step needs at least one"),
+        (["--from", "1", "--to", "100", "--step-duration", "300ms"], "step 1 is offered 0.3"),
     ]
 
     def test_usage_errors(self):

@@ -36,6 +36,15 @@ static const char *plan_hex(void)
 	return h;
 }
 
+/* Segment 1 of 3's check-in, of the plan plan_hex() fingerprints, from host "h". */
+static struct wire_checkin checkin_1_of_3(void)
+{
+	struct wire_checkin ci = {.segment = 1, .count = 3};
+	snprintf(ci.plan, sizeof ci.plan, "%s", plan_hex());
+	snprintf(ci.host, sizeof ci.host, "h");
+	return ci;
+}
+
 static struct dist_coord *start(uint32_t n, uint64_t timeout_ns, uint64_t margin_ns)
 {
 	struct dist_coord_cfg cfg = {.port = 0, .loopback = true, .count = n, .secret = SECRET,
@@ -175,9 +184,7 @@ static void test_unresolvable_name_said(void **state)
 	(void)state;
 	/* a name under .invalid never resolves (RFC 6761) */
 	struct dist_peer p = {.host = "segment-0.pacer.invalid", .port = 7450, .secret = SECRET};
-	struct wire_checkin ci = {.segment = 1, .count = 3};
-	snprintf(ci.plan, sizeof ci.plan, "%s", plan_hex());
-	snprintf(ci.host, sizeof ci.host, "h");
+	struct wire_checkin ci = checkin_1_of_3();
 	uint64_t s;
 	uint32_t in;
 	char err[512];
@@ -196,9 +203,7 @@ static void test_refusals(void **state)
 	 * check */
 
 	struct dist_peer bad = {.host = "127.0.0.1", .port = port, .secret = "other"};
-	struct wire_checkin ci = {.segment = 1, .count = 3};
-	snprintf(ci.plan, sizeof ci.plan, "%s", plan_hex());
-	snprintf(ci.host, sizeof ci.host, "h");
+	struct wire_checkin ci = checkin_1_of_3();
 	uint64_t s;
 	uint32_t in;
 	char err[256];
