@@ -133,10 +133,11 @@ void rj_script(struct jsonw *j, const struct run_plan *p)
 	for (size_t i = 0; i < s->n_hooks; i++)
 		jw_str(j, s->hooks[i]);
 	jw_arr_end(j);
-	jw_key(j, "args");
+	jw_key(j, "args"); /* init's: redacted (they may be credentials) */
 	jw_arr(j);
+	char shown[REDACT_SHOWN_MAX];
 	for (size_t i = 0; i < s->n_args; i++)
-		jw_str(j, s->args[i]);
+		jw_str(j, redact_value(&p->redact, s->args[i], shown, sizeof shown));
 	jw_arr_end(j);
 	jw_key(j, "memory_mib");
 	jw_dbl(j, (double)s->memory_bytes / (1024.0 * 1024.0), 3);
@@ -289,8 +290,14 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	rj_plan_rules(j, p->inspect);
 	jw_key(j, KEY_ARGV);
 	jw_arr(j);
-	for (int i = 0; i < p->argc; i++)
-		jw_str(j, redact_arg(&p->redact, p->argv[i], shown, sizeof shown));
+	bool script_args = false; /* after "--": a script's init(args), secrets or not */
+	for (int i = 0; i < p->argc; i++) {
+		if (script_args)
+			jw_str(j, redact_value(&p->redact, p->argv[i], shown, sizeof shown));
+		else
+			jw_str(j, redact_arg(&p->redact, p->argv[i], shown, sizeof shown));
+		script_args = script_args || (p->script && !strcmp(p->argv[i], "--"));
+	}
 	jw_arr_end(j);
 }
 
