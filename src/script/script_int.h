@@ -7,7 +7,9 @@
  *   wrk.c      the wrk table: format, lookup, connect, thread, stats
  *   lstate.c   a Lua state: the capped allocator, the time limit, protected
  *              calls whose errors name file:line and the hook, values
- *              copied between states, requests built and checked */
+ *              copied between states
+ *   request.c  requests built (wrk.format's way) and checked (one beside
+ *              lstate.c: neither calls the other) */
 #ifndef PACER_SCRIPT_SCRIPT_INT_H
 #define PACER_SCRIPT_SCRIPT_INT_H
 
@@ -140,6 +142,8 @@ void sstate_where(lua_State *L, int idx, char *buf, size_t cap);
 /* For response(): whether the function at idx reads parameter k (0-based),
  * from its bytecode (a vararg function: yes; unknown: yes). */
 bool sstate_uses_param(lua_State *L, int idx, int k);
+
+/* ---- request.c ------------------------------------------------------------ */
 
 /* Build an HTTP/1.1 request as wrk.format does: method, path, the header
  * fields of the table at hidx (0: none) and of wrk.headers for Host, a
