@@ -440,6 +440,36 @@ end)
         self.assertIn("delay.lua defines delay(): in open loop the schedule decides", run.stderr)
         self.assertLess(self.phase(run)["latency"]["p50_us"], 40000, describe(run))
 
+    def test_ramp_and_compare(self):
+        """The same script under ramp (done() once per step, labelled with
+        its rate; the log's count is what the steps sent) and compare
+        (each variant runs it in states of its own)."""
+        s = self.script("ramp.lua", COUNTER + """
+function done(summary, latency, requests)
+  io.write(string.format("step %s: %d requests\\n", summary.label or "?", summary.requests))
+end
+""")
+        since = self.mark()
+        run = self.run_ok([url("/"), "-s", s, "--steps", "50,100", "--step-duration", "1s",
+                           "--step-warmup", "0.2s", "-t", 2], subcommand="ramp")
+        steps = run.json["steps"]
+        self.assertEqual([st["offered_per_s"] for st in steps], [50, 100])
+        for st in steps:
+            self.assertIn("step %g/s: %d requests\n" % (st["offered_per_s"],
+                                                          st["measure"]["requests"]["completed"]),
+                          run.stdout, describe(run))
+        sent = sum(st["measure"]["requests"]["sent"] + st["warmup"]["requests"]["sent"]
+                   for st in steps)
+        lines = self.logged(since, sent)
+        self.assertEqual(len(lines), sent)
+        self.check_counter(lines, 2)  # the counters go on from step to step
+        since = self.mark()
+        run = self.run_ok(["--variant", "A=" + url("/"), "--variant", "B=" + url("/"), "-s", s,
+                           "-r", 50, "-d", "0.5s", "--repeat", 1], subcommand="compare")
+        for v in run.json["variants"]:
+            self.assertEqual(v["script"]["mode"], "wrk", v["name"])
+        self.assertGreater(len(self.logged(since)), 0)
+
     # -- bad scripts
 
     def bad(self, text, args=("-r", 200, "-d", "2s"), name="bad.lua"):
