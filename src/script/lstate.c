@@ -93,8 +93,8 @@ int sstate_open(struct sstate *st, struct script *sc, size_t mem_cap, uint64_t l
 	st->call_limit_ns = limit_ns;
 	st->mem_slack = true; /* the libraries are not the script's */
 	lua_State *L = lua_newstate(sstate_alloc, st);
-	if (!L)
-		return -ENOMEM;
+	if (!L) /* no memory, or a LuaJIT that takes no allocator (64-bit without GC64) */
+		return -ENOTSUP;
 	st->L = L;
 	lua_pushlightuserdata(L, (void *)&script_key_state);
 	lua_pushlightuserdata(L, st);

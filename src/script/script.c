@@ -47,8 +47,14 @@ static int run_file(struct script *sc, struct sstate *st, char *err, size_t cap)
 static int open_state(struct script *sc, struct sstate *st, char *err, size_t cap)
 {
 	size_t mem = sc->cfg.mem_cap ? sc->cfg.mem_cap : SCRIPT_MEM_DEFAULT;
-	if (sstate_open(st, sc, mem, SCRIPT_SETUP_LIMIT_NS)) {
-		snprintf(err, cap, "%s: cannot make a Lua state (out of memory)", sc->cfg.path);
+	int orc = sstate_open(st, sc, mem, SCRIPT_SETUP_LIMIT_NS);
+	if (orc) {
+		snprintf(err, cap,
+			 orc == -ENOTSUP
+				 ? "%s: LuaJIT made no Lua state with pacer's allocator (out of "
+				   "memory, or a LuaJIT built without GC64, which takes none)"
+				 : "%s: cannot make a Lua state (out of memory)",
+			 sc->cfg.path);
 		return -1;
 	}
 	st->mem_slack = true;

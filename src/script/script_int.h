@@ -112,7 +112,9 @@ struct script {
 /* ---- lstate.c ------------------------------------------------------------ */
 
 /* A new state for sc with its cap and limit, libraries open, the JIT
- * compiler off (its traces would not see the time limit). 0 or -ENOMEM. */
+ * compiler off (its traces would not see the time limit). 0, -ENOMEM, or
+ * -ENOTSUP when LuaJIT made no state at all (out of memory, or a 64-bit
+ * LuaJIT without GC64, which takes no allocator). */
 int sstate_open(struct sstate *st, struct script *sc, size_t mem_cap, uint64_t limit_ns);
 void sstate_close(struct sstate *st);
 /* The sstate of a lua_State (any coroutine of it). */
