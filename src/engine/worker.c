@@ -629,9 +629,11 @@ int eng_worker_init(struct worker *w, struct engine *e, uint32_t id)
 		if (cfg->flow_body_cap > w->cap_body)
 			w->cap_body = cfg->flow_body_cap;
 		w->flow_state = cfg->flow_state[id];
-		if (cfg->worker_addr && cfg->worker_addr[id].ss.ss_family)
-			w->addr0 = &cfg->worker_addr[id];
 	}
+	/* a script's thread.addr: with or without flows (a static script
+	 * that only moves its threads is sent as any other run's requests) */
+	if (cfg->worker_addr && cfg->worker_addr[id].ss.ss_family)
+		w->addr0 = &cfg->worker_addr[id];
 	w->capture = w->cap_headers || w->cap_body;
 	for (uint32_t i = w->max_conns; i-- > 0;) {
 		w->conns[i].cap.headers = w->cap_headers;

@@ -416,6 +416,25 @@ end)
         self.assertGreater(h2["connections_h2"], 0, h2)
         self.assertEqual(h2["connections_h1"], 0, h2)
 
+    def test_thread_addr(self):
+        """setup() moves each thread with thread.addr (an address from
+        wrk.lookup): the URL names one server, the requests go to the
+        other, with and without request()."""
+        for extra in ("", "function request() return wrk.format(nil, '/moved') end\n"):
+            s = self.script("addr.lua", (
+                "function setup(thread)\n"
+                "  local addrs = wrk.lookup('127.0.0.1', '%d')\n"
+                "  assert(wrk.connect(addrs[1]))\n"
+                "  thread.addr = addrs[1]\n"
+                "end\n" % _ports["api"]) + extra)
+            since = self.mark()
+            run = self.run_ok([self.ngx.url("/moved"), "-s", s, "-n", 30, "--concurrency", 2,
+                               "-t", 2])
+            self.assertEqual(self.completed(run), 30, describe(run))
+            lines = self.logged(since, 30)
+            self.assertEqual([l[1] for l in lines], ["/moved"] * 30, extra)
+            self.assertEqual(run.json["plan"]["script"]["mode"], "wrk" if extra else "static")
+
     def test_thread_stop(self):
         """thread:stop() ends that thread's requests: 10 a thread, however
         long the run."""
