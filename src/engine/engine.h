@@ -191,7 +191,8 @@ struct engine_cfg {
 	size_t flow_body_cap;    /* and up to this many bytes of its body (0: none) */
 	const struct net_addr *worker_addr; /* NULL, or threads entries: worker i connects
 	                                     * to worker_addr[i] (its family 0: the host's) in
-	                                     * place of host 0's address (wrk's thread.addr) */
+	                                     * place of host 0's address (wrk's thread.addr;
+	                                     * with or without flows) */
 };
 
 /* The default lag limit (--lag-limit): lateness under it is pacer's stated
