@@ -810,6 +810,9 @@ void eng_quic_fail(struct worker *w, struct conn *c, uint64_t code, const char *
 /* The kernel's arrival stamp (CLOCK_REALTIME) of the datagram being
  * processed, 0: none. */
 uint64_t eng_quic_rx_rt(const struct conn *c);
+/* c stays open over the end of a step (idle, carried over): its smoothed
+ * RTT is counted in the step, as a connection's is when it closes. */
+void eng_quic_step_end(struct worker *w, struct conn *c);
 
 /* ---- proto_h3.c: HTTP/3 connections and streams ------------------------ */
 

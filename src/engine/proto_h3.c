@@ -864,14 +864,19 @@ static uint32_t h3_in_flight(const struct conn *c)
 }
 
 /* The end of a step: streams in flight are counted in in_flight_at_end and
- * their connections closed. */
+ * their connections closed; the idle ones stay open, their smoothed RTT
+ * counted in the step (a closed one's is counted as it closes). */
 static void h3_step_end(struct worker *w)
 {
 	for (uint32_t i = 0; i < w->max_conns; i++) {
 		struct conn *c = &w->conns[i];
 		struct h3_conn *h = c->state != CS_FREE ? c->h3 : NULL;
-		if (!h || !h->n_act)
+		if (!h)
 			continue;
+		if (!h->n_act) {
+			eng_quic_step_end(w, c);
+			continue;
+		}
 		while (h->n_act) {
 			struct conn *s = h->act[h->n_act - 1];
 			struct phase_stats *ph = phase_of(w, s->sched_ns);

@@ -689,6 +689,27 @@ static void quic_hs_timeout(struct worker *w, struct conn *c, uint64_t now)
 			       "answered)");
 }
 
+/* A connection's smoothed RTT, counted in the phase of now (once the
+ * handshake completed). */
+static void count_rtt(struct worker *w, const struct eng_quic *q, uint64_t now)
+{
+	if (!q->hs_done)
+		return;
+	ngtcp2_conn_stat cs;
+	ngtcp2_conn_get_conn_stat(q->q.conn, &cs);
+	struct phase_stats *ph = phase_of(w, now);
+	ph->quic.rtt_n++;
+	ph->quic.rtt_sum_ns += cs.smoothed_rtt;
+	if (cs.smoothed_rtt > ph->quic.rtt_max_ns)
+		ph->quic.rtt_max_ns = cs.smoothed_rtt;
+}
+
+void eng_quic_step_end(struct worker *w, struct conn *c)
+{
+	if (c->quic)
+		count_rtt(w, c->quic, clock_now_ns());
+}
+
 /* Free the connection: a CONNECTION_CLOSE first when one may be sent (the
  * protocol's failure code, ngtcp2's error, or H3_NO_ERROR when pacer is
  * done with it), and its smoothed RTT counted. */
@@ -700,15 +721,7 @@ static void quic_close(struct conn *c)
 	struct worker *w = q->w;
 	ngtcp2_conn *conn = q->q.conn;
 	uint64_t now = clock_now_ns();
-	if (q->hs_done) {
-		ngtcp2_conn_stat cs;
-		ngtcp2_conn_get_conn_stat(conn, &cs);
-		struct phase_stats *ph = phase_of(w, now);
-		ph->quic.rtt_n++;
-		ph->quic.rtt_sum_ns += cs.smoothed_rtt;
-		if (cs.smoothed_rtt > ph->quic.rtt_max_ns)
-			ph->quic.rtt_max_ns = cs.smoothed_rtt;
-	}
+	count_rtt(w, q, now);
 	if (!q->silent && c->fd >= 0 && !ngtcp2_conn_is_in_closing_period(conn) &&
 	    !ngtcp2_conn_is_in_draining_period(conn)) {
 		ngtcp2_connection_close_error ce;

@@ -153,6 +153,12 @@ static void h2_stats_merge(struct h2_stats *d, const struct h2_stats *s)
 	d->streams_n += s->streams_n;
 }
 
+bool phase_stats_quic(const struct phase_stats *p)
+{
+	return p->quic.pkts_sent || p->quic.pkts_recv || p->quic.handshakes || p->h3.conns_h3 ||
+	       p->h3.streams_n;
+}
+
 unsigned h3_err_index(uint64_t code)
 {
 	if (code >= 0x100 && code <= 0x110)

@@ -316,6 +316,9 @@ double phase_stats_error_pct(const struct phase_stats *p);
 /* Keep a TLS failure reason if it is new and there is room (truncated to
  * RESULT_TLS_REASON_CAP - 1 bytes). */
 void phase_stats_tls_reason(struct phase_stats *p, const char *reason);
+/* Whether the phase spoke HTTP/3 over QUIC (or tried: a connection sent
+ * or received a datagram). */
+bool phase_stats_quic(const struct phase_stats *p);
 /* Responses with status in [lo*100, lo*100+99]. */
 uint64_t phase_stats_class(const struct phase_stats *p, int cls);
 
