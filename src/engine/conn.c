@@ -253,11 +253,14 @@ void eng_conn_event(struct worker *w, struct conn *c, uint32_t events)
 			eng_conn_release(w, c);
 			return;
 		}
-		struct phase_stats *ph = phase_of(w, c->connect_start_ns);
-		ph->conns_opened++;
-		ph->host[c->host].conns_opened++;
-		if (!c->xport->datagram) /* a datagram transport's set-up is its handshake */
+		/* a datagram transport's set-up is its handshake: it counts its
+		 * connection opened when that completes, and no connect time */
+		if (!c->xport->datagram) {
+			struct phase_stats *ph = phase_of(w, c->connect_start_ns);
+			ph->conns_opened++;
+			ph->host[c->host].conns_opened++;
 			hist_record(&ph->timing[TIM_CONNECT], now - c->connect_start_ns);
+		}
 		rc = c->xport->start(w, c, now);
 	} else {
 		rc = c->xport->handshake(w, c); /* CS_HANDSHAKE */

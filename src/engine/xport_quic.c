@@ -270,6 +270,8 @@ static int on_handshake_completed(ngtcp2_conn *conn, void *ud)
 	uint64_t now = clock_now_ns();
 	q->hs_done = true;
 	struct phase_stats *ph = phase_of(w, c->connect_start_ns);
+	ph->conns_opened++; /* established: a UDP socket alone is not a connection */
+	ph->host[c->host].conns_opened++;
 	ph->quic.handshakes++;
 	ph->tls_handshakes++;
 	ph->quic.gso |= q->caps.gso;

@@ -1,0 +1,338 @@
+"""HTTP/3 (--http3): pacer against Caddy (Debian's caddy: HTTP/3 over QUIC
+on by default, its own internal CA, loopback only): exact counts against
+Caddy's JSON access log, every request logged as HTTP/3.0, one QUIC
+connection per UDP source port, streams multiplexed; the result validates
+against the schema and names the protocol. Targets that do not speak QUIC:
+nothing on the UDP port (a TCP listener there does not make pacer fall
+back) gives one error naming the target and the exit code of a refused
+HTTPS target; a UDP port that never answers: failed handshakes counted, and
+the run ends on time. Skipped with a reason when caddy is not installed."""
+
+import json
+import os
+import shutil
+import socket
+import ssl
+import subprocess
+import tempfile
+import time
+import unittest
+
+import harness
+from harness import PacerTestCase, describe
+
+_caddy = None
+
+
+def caddy_bin():
+    return os.environ.get("CADDY_BIN") or shutil.which("caddy")
+
+
+def free_tcp_udp_port():
+    """A port free for both TCP and UDP on 127.0.0.1 a moment ago (Caddy
+    serves HTTPS on TCP and HTTP/3 on UDP on the same port)."""
+    for _ in range(50):
+        p = harness.free_port()
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
+            try:
+                u.bind(("127.0.0.1", p))
+            except OSError:
+                continue
+        return p
+    raise RuntimeError("no port free for both TCP and UDP")
+
+
+class Caddy:
+    """`caddy run` with a Caddyfile of its own in a temp dir: HTTPS with its
+    internal CA on 127.0.0.1:PORT (TCP for HTTP/1.1 and HTTP/2, UDP for
+    HTTP/3), "hello" at every path, a JSON access log. Stopped by PID (the
+    harness's kill guard)."""
+
+    def __init__(self, start_timeout=20.0):
+        self.start_timeout = start_timeout
+        self.dir = tempfile.mkdtemp(prefix="pacer-caddy-")
+        self.port = free_tcp_udp_port()
+        self.log = os.path.join(self.dir, "access.log")
+        self.proc = None
+
+    def start(self):
+        conf = os.path.join(self.dir, "Caddyfile")
+        with open(conf, "w") as f:
+            f.write("""{
+	admin off
+	auto_https disable_redirects
+	skip_install_trust
+	storage file_system %(dir)s/data
+	http_port %(http)d
+	https_port %(port)d
+	servers {
+		protocols h1 h2 h3
+	}
+}
+https://127.0.0.1:%(port)d {
+	bind 127.0.0.1
+	tls internal
+	log {
+		output file %(log)s
+		format json
+	}
+	respond "hello" 200
+}
+""" % dict(dir=self.dir, port=self.port, http=harness.free_port(), log=self.log))
+        env = dict(os.environ, HOME=self.dir, XDG_DATA_HOME=os.path.join(self.dir, "xdg"),
+                   XDG_CONFIG_HOME=os.path.join(self.dir, "xdg"))
+        self.stderr = open(os.path.join(self.dir, "caddy.out"), "wb")
+        self.proc = subprocess.Popen([caddy_bin(), "run", "--config", conf, "--adapter",
+                                      "caddyfile"], stdin=subprocess.DEVNULL,
+                                     stdout=self.stderr, stderr=self.stderr, cwd=self.dir, env=env)
+        harness._register(self.proc)
+        try:
+            self._wait_ready()
+        except Exception as e:
+            out = self.output()
+            self.stop()
+            raise RuntimeError("%s\ncaddy: %s" % (e, out[-3000:])) from None
+        return self
+
+    def _wait_ready(self):
+        """Ready when a TLS handshake on the TCP port completes (its
+        internal CA has issued the certificate HTTP/3 uses too) and it has
+        said that its HTTP/3 listener is on."""
+        harness.wait_port(self.port, self.start_timeout, self.proc)
+        deadline = time.monotonic() + self.start_timeout
+        ctx = ssl.create_default_context()
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError("caddy exited (%s)" % self.proc.returncode)
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+                    with ctx.wrap_socket(s):
+                        if "enabling HTTP/3 listener" in self.output():
+                            return
+            except (OSError, ssl.SSLError):
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("caddy not ready on port %d" % self.port)
+            time.sleep(0.05)
+
+    def output(self):
+        try:
+            with open(os.path.join(self.dir, "caddy.out"), errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def stop(self):
+        if self.proc is not None:
+            harness.stop_process(self.proc)
+            self.proc = None
+            self.stderr.close()
+        if not os.environ.get("PACER_KEEP_TMP"):
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def url(self, path="/"):
+        return "https://127.0.0.1:%d%s" % (self.port, path)
+
+    def log_mark(self):
+        try:
+            return os.path.getsize(self.log)
+        except OSError:
+            return 0
+
+    def entries(self, since=0, settle=0.3, timeout=5.0):
+        """The access log's entries after byte offset `since`, once the
+        log has stopped growing for `settle` seconds (Caddy logs a request
+        after its response)."""
+        deadline = time.monotonic() + timeout
+        last, still = -1, time.monotonic()
+        while True:
+            n = self.log_mark()
+            if n != last:
+                last, still = n, time.monotonic()
+            elif time.monotonic() - still >= settle or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log, "rb") as f:
+            f.seek(since)
+            data = f.read().decode(errors="replace")
+        return [json.loads(line) for line in data.splitlines() if line.strip()]
+
+
+def setUpModule():
+    global _caddy
+    harness.require_pacer()
+    if not caddy_bin():
+        raise unittest.SkipTest("caddy not found (Debian package caddy; make deps installs it)")
+    _caddy = Caddy().start()
+
+
+def tearDownModule():
+    if _caddy is not None:
+        _caddy.stop()
+
+
+class Http3CaddyTest(PacerTestCase):
+    def run_h3(self, args, timeout=60.0):
+        run = harness.run_pacer([_caddy.url(), "--http3", "--insecure"] + args, timeout=timeout)
+        self.assertFalse(run.timed_out, describe(run))
+        self.assertEqual(run.code, 0, describe(run))
+        self.assertIsNotNone(run.json, describe(run))
+        return run
+
+    def assert_log_matches(self, mark, run):
+        """Caddy logged exactly the requests pacer sent, each over HTTP/3,
+        and its requests came on no more QUIC connections (UDP source
+        ports) than pacer opened; returns the log's entries."""
+        m = self.phase(run)
+        logged = _caddy.entries(mark)
+        self.assertEqual(len(logged), m["requests"]["sent"], describe(run))
+        protos = {e["request"]["proto"] for e in logged}
+        self.assertEqual(protos, {"HTTP/3.0"}, protos)
+        self.assertEqual({e["status"] for e in logged}, {200})
+        ports = {e["request"]["remote_port"] for e in logged}
+        opened = m["connections"]["opened"]
+        if "warmup" in run.json:
+            opened += run.json["warmup"]["connections"]["opened"]
+        self.assertGreaterEqual(len(ports), 1)
+        self.assertLessEqual(len(ports), opened, (ports, m["connections"]))
+        return logged
+
+    def test_open_loop_counts_match_caddys_log(self):
+        mark = _caddy.log_mark()
+        run = self.run_h3(["--rate", 200, "--duration", "2s", "--connections", 4])
+        m = self.phase(run)
+        self.assert_no_errors(m, run)
+        self.assert_accounted(m, run)
+        r = m["requests"]
+        self.assertEqual(r["scheduled"], 400, r)
+        self.assertEqual((r["sent"], r["completed"], r["in_flight_at_end"]), (400, 400, 0), r)
+        self.assertEqual(m["responses"]["by_status"], {"200": 400})
+        self.assertEqual(m["latency"]["count"], 400)
+        self.assert_log_matches(mark, run)
+        # the protocol and its figures: HTTP/3 instead of HTTP/2, QUIC under it
+        self.assertEqual(run.json["plan"]["http"], "h3")
+        self.assertEqual(run.json["plan"]["quic"],
+                         {"version": "1", "zero_rtt": False, "congestion_control": "cubic"})
+        self.assertNotIn("http2", m)
+        h3, q = m["http3"], m["quic"]
+        self.assertEqual(h3["connections_h3"], m["connections"]["opened"], h3)
+        self.assertLessEqual(h3["connections_h3"], 4, h3)
+        self.assertEqual((h3["goaway"], h3["retried"], h3["resets"]), (0, 0, {}), h3)
+        self.assertEqual(q["handshakes"], h3["connections_h3"], q)
+        self.assertEqual(m["tls"]["handshakes"], q["handshakes"], m["tls"])
+        self.assertEqual(m["tls"]["version"], "TLSv1.3", m["tls"])
+        self.assertEqual(m["handshake"]["count"], q["handshakes"], m["handshake"])
+        self.assertGreaterEqual(q["packets_sent"], 400, q)  # a request is at least a packet
+        self.assertGreaterEqual(q["packets_received"], 400, q)
+        # connections open at the end: their smoothed RTT is counted
+        self.assertEqual(q["smoothed_rtt"]["connections"], h3["connections_h3"], q)
+        self.assertGreater(q["smoothed_rtt"]["mean_us"], 0, q)
+        self.assertEqual(sum(c for c in q["closes"].values() if isinstance(c, int)), 0, q)
+        # each second carries QUIC's losses and stalls; they sum to the phase's
+        self.assertTrue(run.json["series"], run.json.keys())
+        for k in ("packets_lost", "cwnd_stalls"):
+            self.assertEqual(sum(s["quic"][k] for s in run.json["series"]), q[k], k)
+        self.assertIn("HTTPS (HTTP/3 over QUIC)", harness.words(run.stdout))
+        self.assertIn("HTTP/3: %d connection" % h3["connections_h3"], harness.words(run.stdout))
+
+    def test_closed_loop_exact_count_and_multiplexing(self):
+        mark = _caddy.log_mark()
+        run = self.run_h3(["--requests", 600, "--concurrency", 2, "--max-streams", 8])
+        m = self.phase(run)
+        self.assert_no_errors(m, run)
+        r = m["requests"]
+        self.assertEqual((r["sent"], r["completed"]), (600, 600), r)
+        logged = self.assert_log_matches(mark, run)
+        self.assertEqual(len(logged), 600)
+        # both connections carried requests: two QUIC connections in Caddy's log
+        self.assertEqual(len({e["request"]["remote_port"] for e in logged}), 2)
+        # 16 requests in flight on 2 connections: streams were multiplexed
+        self.assertEqual(m["connections"]["opened"], 2, m["connections"])
+        h3 = m["http3"]
+        self.assertEqual(h3["streams_max"], 8, h3)
+        self.assertGreater(h3["streams_mean"], 1.0, h3)
+        self.assertEqual(run.json["plan"]["max_streams"], 8)
+
+    def test_result_validates_against_the_schema(self):
+        import test_report
+        run = self.run_h3(["--rate", 100, "--duration", "1s", "--warmup", "300ms",
+                           "--connections", 2])
+        v = test_report.validator()
+        errors = ["%s: %s" % ("/".join(map(str, e.path)), e.message)
+                  for e in v.iter_errors(run.json)]
+        self.assertEqual(errors, [])
+        self.assertEqual(test_report.undescribed_fields(test_report.schema(), run.json), [])
+        # pacer report renders the saved result with the same protocol
+        text = harness.report_text(run.out_path)
+        self.assertIn("HTTPS (HTTP/3 over QUIC)", harness.words(text))
+        self.assertIn("QUIC:", text)
+
+
+class Http3NoQuicTest(PacerTestCase):
+    """Targets that do not speak QUIC."""
+
+    def test_closed_udp_port_is_one_clear_error(self):
+        """Nothing on the UDP port, a TCP listener on the same port: no
+        fallback to TCP; one error naming the target, and the exit code of
+        an HTTPS target that refuses the connection."""
+        port = free_tcp_udp_port()
+        with socket.socket() as tcp:
+            tcp.bind(("127.0.0.1", port))
+            tcp.listen(8)
+            url = "https://127.0.0.1:%d/" % port
+            t0 = time.monotonic()
+            h3 = harness.run_pacer([url, "--http3", "--insecure", "--rate", 50, "--duration",
+                                    "1s"])
+            took = time.monotonic() - t0
+        refused = harness.run_pacer(["https://127.0.0.1:%d/" % free_tcp_udp_port(),
+                                     "--insecure", "--rate", 50, "--duration", "1s"])
+        self.assertEqual(refused.code, 2, describe(refused))
+        self.assertEqual(h3.code, refused.code, describe(h3))
+        self.assertLess(took, 10)
+        lines = [ln for ln in h3.stderr.splitlines() if ln.strip()]
+        self.assertEqual(len(lines), 1, h3.stderr)
+        self.assertIn(url, lines[0])
+        self.assertIn("UDP", lines[0])
+        self.assertIn("--http3", lines[0])
+        self.assertIsNone(h3.json, "no result for a target that was never reached")
+
+    def test_silent_udp_port_counts_failed_handshakes_and_ends_on_time(self):
+        """A UDP socket that reads and never answers: the probe says so
+        once, the run goes on, every handshake fails by --timeout and is
+        counted, nothing is sent, and the run ends on time."""
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
+            u.bind(("127.0.0.1", 0))
+            port = u.getsockname()[1]
+            url = "https://127.0.0.1:%d/" % port
+            t0 = time.monotonic()
+            run = harness.run_pacer([url, "--http3", "--insecure", "--rate", 20, "--duration",
+                                     "1s", "--timeout", "500ms", "--connections", 2])
+            took = time.monotonic() - t0
+            got = 0
+            u.setblocking(False)
+            try:
+                while True:
+                    u.recv(65536)
+                    got += 1
+            except BlockingIOError:
+                pass
+        self.assertFalse(run.timed_out, describe(run))
+        self.assertIsNotNone(run.json, describe(run))
+        self.assertLess(took, 15)
+        self.assertGreater(got, 0, "pacer sent no Initial packet")
+        self.assertIn(url, run.stderr)
+        self.assertIn("no QUIC answer", run.stderr)
+        m = self.phase(run)
+        r = m["requests"]
+        self.assertEqual((r["sent"], r["completed"]), (0, 0), r)
+        self.assertGreater(m["connect_failures"]["timeout"], 0, m["connect_failures"])
+        self.assertEqual(m["connections"]["opened"], 0, m["connections"])
+        self.assertEqual(m["quic"]["handshakes"], 0, m["quic"])
+
+
+if __name__ == "__main__":
+    harness.run_suite()
