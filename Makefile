@@ -194,13 +194,15 @@ image: deps
 	@scripts/image.sh $(IMAGE)
 
 # libFuzzer builds (clang): the library compiled once with the fuzzer's
-# coverage and ASan+UBSan, each harness linked against it. `make fuzz` then
+# coverage and ASan+UBSan (undefined behaviour aborts, as an ASan error
+# does, so that the fuzzer stops at it and keeps the input), each harness
+# linked against it. `make fuzz` then
 # runs every harness for FUZZ_SECONDS (default 600) on a scratch copy of its
 # corpus and reports the executions per harness (scripts/run-fuzz.sh);
 # `make test` runs each for a few seconds (FUZZ_CI_SECONDS).
 FUZZ_BUILD := build/fuzz
 FUZZ_SECONDS ?= 600
-FUZZ_SAN := -g -O1 -fsanitize=address,undefined
+FUZZ_SAN := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS := $(LIB_SRCS:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
 

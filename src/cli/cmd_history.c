@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/help.h"
@@ -19,6 +20,7 @@
 #include "util/err.h"
 #include "util/file.h"
 #include "util/jsonw.h"
+#include "util/text.h"
 #include "util/units.h"
 
 /* Bad input (a missing, corrupt, foreign, newer or locked database, a
@@ -28,6 +30,19 @@ static int exit_for(int rc)
 	if (rc == -ENOMEM || rc == -EIO || rc == -ENOSPC)
 		return EXIT_RUNTIME;
 	return EXIT_USAGE;
+}
+
+/* Every string a history or a saved result holds is input: it goes to the
+ * terminal through text_term_safe (an ESC[2J stored in a target would
+ * clear the reader's screen). SAFE(s) is s so made, in a buffer of the
+ * enclosing statement. */
+#define SAFE_CAP 1024
+#define SAFE(s) text_term_safe((char[SAFE_CAP]){0}, SAFE_CAP, (s))
+
+/* An error message (it may quote what a file holds) on stderr. */
+static void print_err(const char *cmd, const char *err)
+{
+	fprintf(stderr, "pacer %s: %s\n", cmd, SAFE(err));
 }
 
 /* A headline figure for a reader ("-" when absent). */
@@ -112,7 +127,7 @@ static int list_row(void *arg, const struct history_row *r)
 	struct list_ctx *c = arg;
 	const struct history_headline *h = &r->h;
 	char when[20];
-	snprintf(when, sizeof when, "%.16s", r->recorded_at);
+	snprintf(when, sizeof when, "%.16s", SAFE(r->recorded_at));
 	for (char *p = when; *p; p++)
 		if (*p == 'T')
 			*p = ' ';
@@ -123,13 +138,13 @@ static int list_row(void *arg, const struct history_row *r)
 			       "recorded (UTC)", "kind", "table", "achieved", "p50", "p99", "errors",
 			       "capacity", "commit", "target");
 		printf("%5lld  %-16s  %-7s  %-12.12s  %10s  %9s  %9s  %8s  %10s  %-12.12s  %s%s\n",
-		       (long long)r->id, when, h->kind, h->table_hash,
+		       (long long)r->id, when, SAFE(h->kind), SAFE(h->table_hash),
 		       fmt_metric(a, sizeof a, HM_ACHIEVED, h->v[HM_ACHIEVED]),
 		       fmt_metric(b, sizeof b, HM_P50, h->v[HM_P50]),
 		       fmt_metric(d, sizeof d, HM_P99, h->v[HM_P99]),
 		       fmt_metric(e, sizeof e, HM_ERRORS, h->v[HM_ERRORS]),
 		       fmt_metric(f, sizeof f, HM_CAPACITY, h->v[HM_CAPACITY]),
-		       r->git_commit[0] ? r->git_commit : "-", h->target,
+		       r->git_commit[0] ? SAFE(r->git_commit) : "-", SAFE(h->target),
 		       h->interrupted ? "  (interrupted)" : "");
 	} else {
 		if (!c->rows)
@@ -167,6 +182,23 @@ static int ref_row(void *arg, const struct history_row *r)
 	return 0;
 }
 
+/* A stored result for a terminal: control characters (C0 but tab, newline
+ * and carriage return; C1 as UTF-8) written as \u00XX escapes. In a JSON
+ * string that is the same value; valid JSON has them nowhere else. */
+static void write_json_for_terminal(FILE *f, const char *json, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)json;
+	for (size_t i = 0; i < len; i++) {
+		unsigned c = p[i];
+		if (c == 0xc2 && i + 1 < len && p[i + 1] >= 0x80 && p[i + 1] < 0xa0)
+			fprintf(f, "\\u%04x", p[++i]);
+		else if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc((int)c, f);
+	}
+}
+
 static int show_or_export(const char *db, const char *verb, const char *run, const char *out)
 {
 	char err[1024];
@@ -182,13 +214,17 @@ static int show_or_export(const char *db, const char *verb, const char *run, con
 		rc = history_get(h, id, &json, &len, err, sizeof err);
 	history_close(h);
 	if (rc) {
-		fprintf(stderr, "pacer history: %s\n", rc == -ENOMEM ? "out of memory" : err);
+		print_err("history", rc == -ENOMEM ? "out of memory" : err);
 		return exit_for(rc);
 	}
-	/* the bytes as stored, byte for byte */
+	/* the bytes as stored, byte for byte; on a terminal, with control
+	 * characters as JSON escapes (the same JSON, if it was JSON) */
 	int ret = EXIT_OK;
 	if (!strcmp(verb, "show")) {
-		fwrite(json, 1, len, stdout);
+		if (isatty(STDOUT_FILENO))
+			write_json_for_terminal(stdout, json, len);
+		else
+			fwrite(json, 1, len, stdout);
 	} else {
 		struct afile af;
 		rc = afile_open(&af, out);
@@ -227,7 +263,7 @@ static int add_file(const char *db, const char *file)
 	rc = result_read_mem(&r, buf, len, file, err, sizeof err);
 	if (rc) {
 		free(buf);
-		fprintf(stderr, "pacer history: %s\n", rc == -ENOMEM ? "out of memory" : err);
+		print_err("history", rc == -ENOMEM ? "out of memory" : err);
 		return exit_for(rc);
 	}
 	result_free(&r);
@@ -246,7 +282,7 @@ static int add_file(const char *db, const char *file)
 	}
 	free(buf);
 	if (rc) {
-		fprintf(stderr, "pacer history: %s\n", rc == -ENOMEM ? "out of memory" : err);
+		print_err("history", rc == -ENOMEM ? "out of memory" : err);
 		return exit_for(rc);
 	}
 	printf("history: %s run %lld\n", db, (long long)id);
@@ -339,7 +375,7 @@ int cmd_history(int argc, char **argv)
 	struct history_open_opts o = {.read_only = true};
 	rc = history_open(&h, db, &o, err, sizeof err);
 	if (rc) {
-		fprintf(stderr, "pacer history: %s\n", err);
+		print_err("history", err);
 		return exit_for(rc);
 	}
 	struct history_filter f = {.target = target, .scenario = scenario, .table_hash = hash,
@@ -359,7 +395,7 @@ int cmd_history(int argc, char **argv)
 		rc = history_list(h, &f, list_row, &c, err, sizeof err);
 	history_close(h);
 	if (rc) {
-		fprintf(stderr, "pacer history: %s\n", err);
+		print_err("history", err);
 		return exit_for(rc);
 	}
 	if (!c.rows)
@@ -429,8 +465,9 @@ static void side_line(const char *what, const char *src, const struct loaded_res
 {
 	struct history_headline h;
 	history_headline_of(r, &h);
-	printf("%s: %s (%s, started %s, %s, pacer %s)\n", what, src, h.kind, h.started_at,
-	       h.target[0] ? h.target : "no target", h.pacer_version);
+	printf("%s: %s (%s, started %s, %s, pacer %s)\n", what, SAFE(src), SAFE(h.kind),
+	       SAFE(h.started_at), h.target[0] ? SAFE(h.target) : "no target",
+	       SAFE(h.pacer_version));
 }
 
 static void diff_text(const struct loaded_result *ra, const struct loaded_result *rb,
@@ -444,7 +481,7 @@ static void diff_text(const struct loaded_result *ra, const struct loaded_result
 		       "version\n");
 	else
 		printf("NOT COMPARABLE: %s differs (old %s, new %s); shown because of --force\n",
-		       d->field, d->old_s, d->new_s);
+		       SAFE(d->field), SAFE(d->old_s), SAFE(d->new_s));
 	printf("\n  %-9s %12s %12s %9s  %-17s %-27s %s\n", "metric", "old", "new", "change",
 	       "ratio 95% CI", "method", "verdict");
 	for (size_t i = 0; i < d->n_rows; i++) {
@@ -579,18 +616,18 @@ int cmd_diff(int argc, char **argv)
 	struct diff_rule rules[DIFF_MAX_RULES];
 	size_t nrules = 0;
 	if (fail_on && diff_rules_parse(fail_on, rules, DIFF_MAX_RULES, &nrules, err, sizeof err)) {
-		fprintf(stderr, "pacer diff: %s\n", err);
+		print_err("diff", err);
 		return EXIT_USAGE;
 	}
 	struct loaded_result a, b;
 	rc = cli_result_load_src(&a, pos[0], err, sizeof err);
 	if (rc) {
-		fprintf(stderr, "pacer diff: %s\n", err);
+		print_err("diff", err);
 		return exit_for(rc);
 	}
 	rc = cli_result_load_src(&b, pos[1], err, sizeof err);
 	if (rc) {
-		fprintf(stderr, "pacer diff: %s\n", err);
+		print_err("diff", err);
 		result_free(&a);
 		return exit_for(rc);
 	}
@@ -598,9 +635,10 @@ int cmd_diff(int argc, char **argv)
 	diff_results(&a, &b, noise, &d);
 	if (!d.comparable && !force) {
 		fprintf(stderr,
-			"pacer diff: not comparable: %s differs (old %s, new %s); a changed workload, "
-			"hardware or harness is a new benchmark (--force prints the diff anyway)\n",
-			d.field, d.old_s, d.new_s);
+			"pacer diff: not comparable: %s differs (old %s, new %s); a changed "
+			"workload, hardware or harness is a new benchmark (--force prints the diff "
+			"anyway)\n",
+			SAFE(d.field), SAFE(d.old_s), SAFE(d.new_s));
 		result_free(&a);
 		result_free(&b);
 		return EXIT_USAGE;

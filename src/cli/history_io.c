@@ -11,6 +11,7 @@
 #include "cli/report_io.h"
 #include "history/history.h"
 #include "util/err.h"
+#include "util/text.h"
 
 int cli_history_prepare(struct measure *s)
 {
@@ -24,7 +25,9 @@ int cli_history_prepare(struct measure *s)
 	char err[512];
 	int rc = history_open(&s->history_db, s->history, NULL, err, sizeof err);
 	if (rc) {
-		fprintf(stderr, "pacer %s: --history %s\n", s->cmd, rc == -ENOMEM ? "out of memory" : err);
+		char safe[sizeof err];
+		fprintf(stderr, "pacer %s: --history %s\n", s->cmd,
+			rc == -ENOMEM ? "out of memory" : text_term_safe(safe, sizeof safe, err));
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -84,7 +87,9 @@ int cli_history_record(const struct measure *s, bool quiet,
 	rc = history_add(s->history_db, &meta, buf, len, &id, err, sizeof err);
 	free(buf);
 	if (rc) {
-		fprintf(stderr, "pacer %s: --history %s\n", s->cmd, rc == -ENOMEM ? "out of memory" : err);
+		char safe[sizeof err];
+		fprintf(stderr, "pacer %s: --history %s\n", s->cmd,
+			rc == -ENOMEM ? "out of memory" : text_term_safe(safe, sizeof safe, err));
 		/* a database that went bad or stayed locked is the input's fault */
 		return rc == -EBUSY || rc == PACER_EPARSE || rc == PACER_EUNSUPPORTED ? EXIT_USAGE
 										  : EXIT_RUNTIME;

@@ -12,9 +12,12 @@
 #include "doc/read.h"
 
 /* --history FILE.db, else a non-empty PACER_HISTORY: open it into
- * s->history_db (created and migrated; released by measure_release), so a
- * corrupt, foreign, newer or locked database fails before the load. Nothing
- * given: 0 and no handle. 0, or EXIT_USAGE after printing one line. */
+ * s->history_db (created and migrated; released by measure_release), so
+ * whatever would keep the result from being stored fails before the load:
+ * a FIFO or device, a read-only, damaged (its pages checked), foreign,
+ * newer or locked database, or one with schema objects made outside pacer
+ * (history_open). Nothing given: 0 and no handle. 0, or EXIT_USAGE after
+ * printing one line naming the file and the problem. */
 int cli_history_prepare(struct measure *s);
 
 /* After the result is written: render it with write(f, arg) (a result JSON

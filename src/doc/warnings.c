@@ -42,28 +42,37 @@ static void warn(struct report_warnings *w, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* TLS handshake failures, once, with the reasons seen (warm-up included:
- * pre-opened connections count there). */
-static void tls_warning(struct report_warnings *w, const struct phase_stats *warm,
-			const struct phase_stats *m)
+/* Connection failures of kind k (TLS handshakes, or HTTP/2 connections),
+ * once, with the reasons seen (warm-up included: pre-opened connections
+ * count there). The reasons of both kinds share one list; those of HTTP/2
+ * name it. */
+static void conn_fail_warning(struct report_warnings *w, const struct phase_stats *warm,
+			      const struct phase_stats *m, enum err_kind k)
 {
-	uint64_t n = warm->errors[ERRK_TLS] + m->errors[ERRK_TLS];
+	uint64_t n = warm->errors[k] + m->errors[k];
 	if (!n)
 		return;
 	char reasons[REPORT_WARN_LEN] = "";
 	size_t len = 0;
 	const struct phase_stats *ph[2] = {m, warm};
-	for (int k = 0; k < 2; k++)
-		for (uint32_t i = 0; i < ph[k]->n_tls_reasons && len < sizeof reasons; i++) {
-			const char *r = ph[k]->tls_reasons[i];
-			if (k == 1 && memmem(reasons, len, r, strlen(r)))
+	for (int p = 0; p < 2; p++)
+		for (uint32_t i = 0; i < ph[p]->n_tls_reasons && len < sizeof reasons; i++) {
+			const char *r = ph[p]->tls_reasons[i];
+			if ((strstr(r, "HTTP/2") != NULL) != (k == ERRK_PROTOCOL) ||
+			    (p == 1 && memmem(reasons, len, r, strlen(r))))
 				continue;
 			int wr = snprintf(reasons + len, sizeof reasons - len, "%s%s", len ? "; " : "", r);
 			if (wr > 0)
 				len += (size_t)wr;
 		}
-	warn(w, "TLS handshake failed (%" PRIu64 " time%s): %s", n, n == 1 ? "" : "s",
-	     reasons[0] ? reasons : "no reason recorded");
+	if (k == ERRK_TLS)
+		warn(w, "TLS handshake failed (%" PRIu64 " time%s): %s", n, n == 1 ? "" : "s",
+		     reasons[0] ? reasons : "no reason recorded");
+	else
+		warn(w,
+		     "%" PRIu64 " connection%s failed as HTTP/2 (transport_errors.protocol, not "
+		     "counted as requests): %s",
+		     n, n == 1 ? "" : "s", reasons[0] ? reasons : "no reason recorded");
 }
 
 bool report_steal_words(char *out, size_t cap, const struct run_result *r)
@@ -93,7 +102,17 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 		     "over loopback: the target's capacity and latency here are not those of a real "
 		     "server, and the two compete for the same cores",
 		     c->target->plan_name);
-	if (r->interrupted)
+	uint64_t left = m->queued_at_end + m->in_flight_at_end;
+	if (r->interrupted && left)
+		warn(w,
+		     "interrupted: the run was stopped early; figures cover %.2fs of the planned "
+		     "%.2fs, and %" PRIu64 " of the %" PRIu64 " requests due (%.1f %%) had no "
+		     "answer then (in flight, or never sent): each is in the latency at its wait "
+		     "until the interrupt, a lower bound",
+		     (double)r->measure_ns / 1e9, (double)c->plan->duration_ns / 1e9, left,
+		     m->scheduled,
+		     m->scheduled ? 100.0 * (double)left / (double)m->scheduled : 0.0);
+	else if (r->interrupted)
 		warn(w, "interrupted: the run was stopped early; figures cover %.2fs of the planned %.2fs",
 		     (double)r->measure_ns / 1e9, (double)c->plan->duration_ns / 1e9);
 	struct gen_verdict gv;
@@ -150,9 +169,16 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 	if (cause_known)
 		warn(w, "%s%s%s", cause, unsent_max ? "; requests waited for a connection" : "",
 		     waited);
+	/* a closed loop drops a request whose host has no connection while its
+	 * connections fail (it would hold a slot of the concurrency) */
+	uint64_t conn_failed = 0;
+	for (int k = 0; k < ERRK_COUNT; k++)
+		if (k == ERRK_CONNECT || k == ERRK_TLS || k == ERRK_PROTOCOL)
+			conn_failed += r->warmup.errors[k] + m->errors[k];
 	if (m->dropped)
-		warn(w, "%" PRIu64 " requests were due but dropped (backlog full): never sent",
-		     m->dropped);
+		warn(w, "%" PRIu64 " requests were due but dropped (%s): never sent", m->dropped,
+		     !r->open_loop && conn_failed ? "the target's connections failed"
+						  : "backlog full");
 	if (m->queued_at_end)
 		warn(w, "%" PRIu64 " requests were due but still queued when the run ended",
 		     m->queued_at_end);
@@ -164,7 +190,8 @@ void report_warnings(const struct report_ctx *c, struct report_warnings *w)
 		     "%" PRIu64 " requests timed out; their latency is recorded as the time waited "
 		     "(a lower bound)",
 		     m->errors[ERRK_TIMEOUT]);
-	tls_warning(w, &r->warmup, m);
+	conn_fail_warning(w, &r->warmup, m, ERRK_TLS);
+	conn_fail_warning(w, &r->warmup, m, ERRK_PROTOCOL);
 	uint64_t errs = phase_stats_errors(m);
 	if (errs) {
 		char line[REPORT_ERRORS_LINE_CAP];

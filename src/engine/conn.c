@@ -55,6 +55,36 @@ void eng_count_error(struct worker *w, const struct conn *c, enum err_kind k, ui
 	}
 }
 
+void eng_record_wait(struct worker *w, struct phase_stats *ph, uint64_t sched_ns,
+		     const struct engine_req *rq, bool lagged, uint64_t now)
+{
+	uint64_t waited = now > sched_ns ? now - sched_ns : 0;
+	hist_record(&ph->timing[TIM_LATENCY], waited);
+	hist_record(&ph->timing[TIM_LATENCY_FAILED], waited);
+	if (lagged)
+		hist_record(&ph->timing[TIM_LATENCY_LAGGED], waited);
+	if (w->by_name)
+		hist_record(&ph->name[rq->name].latency, waited);
+}
+
+void eng_count_left(struct worker *w, uint64_t sched_ns, const struct engine_req *rq, bool lagged,
+		    bool sent)
+{
+	const struct engine *e = w->e;
+	struct phase_stats *ph = phase_of(w, sched_ns);
+	if (sent) {
+		ph->in_flight_at_end++;
+		if (w->by_name)
+			ph->name[rq->name].in_flight_at_end++;
+	} else {
+		ph->queued_at_end++;
+	}
+	if (atomic_load_explicit(&e->stop, memory_order_relaxed)) {
+		uint64_t stop = atomic_load_explicit(&e->stop_ns, memory_order_relaxed);
+		eng_record_wait(w, ph, sched_ns, rq, lagged, stop ? stop : clock_now_ns());
+	}
+}
+
 /* ---- connections ----------------------------------------------------------- */
 
 void eng_conn_want(struct worker *w, struct conn *c, uint32_t ev)
@@ -131,6 +161,7 @@ void eng_conn_open(struct worker *w, uint32_t h, uint64_t now)
 	c->xport = x;
 	c->proto = NULL;
 	c->rx_ts = net_rx_timestamps(fd, &w->e->hosts[h].addr);
+	c->answered = false;
 	c->host = h;
 	c->state = CS_CONNECTING;
 	c->connect_start_ns = now;
@@ -209,7 +240,8 @@ void eng_conn_complete(struct worker *w, struct conn *c, uint64_t now)
 	publish_completed(w);
 	if (!ok)
 		publish_error(w);
-	list_remove(&w->timed, c);
+	if (c->in) /* on w->timed, or (HTTP/1.1 settling) on w->h1_settling */
+		list_remove(c->in, c);
 	c->proto->done(w, c, now);
 }
 

@@ -121,6 +121,7 @@ enum conn_state {
 	CS_IDLE,
 	CS_WRITING, /* request partly written */
 	CS_READING, /* request written, waiting for the response */
+	CS_SETTLE,  /* HTTP/1.1: its first response is in, not yet credited (proto_h1.c) */
 };
 
 struct worker;
@@ -234,8 +235,14 @@ struct eng_proto {
 	/* After a turn's sends: write what host h's connections queued (NULL:
 	 * they write at once). */
 	void (*flush_host)(struct worker *w, uint32_t h, uint64_t now);
+	/* The protocol's own timers: act on those due by now (only after the
+	 * loop has read what came by then; UINT64_MAX: every one, the load is
+	 * over); the time the next is due, for the loop's wake-up (UINT64_MAX:
+	 * none). NULL: none. */
+	uint64_t (*timers)(struct worker *w, uint64_t now);
 	/* The step ended: requests in flight that are not records of w->conns
-	 * count in_flight_at_end, and their connections close (NULL: none). */
+	 * count as left (eng_count_left), and their connections close (NULL:
+	 * none). */
 	void (*step_end)(struct worker *w);
 	void (*worker_free)(struct worker *w); /* its per-worker state (NULL: none) */
 	/* Why a connection still connecting at its deadline (the protocol's
@@ -273,7 +280,8 @@ struct conn {
 	size_t wr_off;
 	bool got_byte;
 	bool rx_ts;               /* the socket stamps what it receives (net_rx_timestamps) */
-	bool stray;               /* bytes came after the response: close, count closed_stray */
+	bool answered;            /* a response of the connection was credited (HTTP/1.1) */
+	uint64_t done_ns;         /* CS_SETTLE: when its response arrived */
 	bool peer_closed;         /* the last event said the server closed its side (EPOLLRDHUP) */
 	bool lagged;              /* its request was picked up late (engine_cfg.lag_limit_ns) */
 	struct h1_resp resp;
@@ -289,6 +297,7 @@ struct conn {
 	int32_t h2_id;            /* a stream: its id */
 	uint32_t h2_slot;         /* a stream: its index in its connection's active set */
 	bool h2_rst;              /* a stream: the peer sent RST_STREAM */
+	bool h2_end;              /* a stream: the peer ended its response (END_STREAM) */
 	/* QUIC and HTTP/3 (xport_quic.c, proto_h3.c), as HTTP/2 above: quic is
 	 * the transport's connection, h3 the HTTP/3 session; a stream is a
 	 * record of its own with h3_parent its connection, h3_id its QUIC
@@ -455,6 +464,8 @@ struct worker {
 		_Atomic uint64_t lag_sum_ns;
 		_Atomic uint64_t backlog, conns_open, conns_connecting;
 	} live;
+	/* HTTP/1.1 connections in CS_SETTLE, oldest response first (proto_h1.c) */
+	struct list h1_settling;
 	/* HTTP/2 stream records (proto_h2.c): made on demand, kept for reuse */
 	struct conn *h2_free;     /* free stream records, linked through ->next */
 	struct conn **h2_all;     /* every record made, to free them */
@@ -735,6 +746,18 @@ struct phase_stats *eng_conn_error(struct worker *w, uint32_t h, enum err_kind k
 void eng_connect_error(struct worker *w, uint32_t h, int err, uint64_t now);
 /* An error of c's request (counted in the phase it was scheduled in). */
 void eng_count_error(struct worker *w, const struct conn *c, enum err_kind k, uint64_t now);
+/* A request of phase ph (request rq, scheduled at sched_ns) with no answer
+ * at `now` (it timed out, or the run was interrupted): its wait, a lower
+ * bound of its latency, in the latency figures (latency, latency_failed,
+ * latency_lagged when lagged, its name's latency). */
+void eng_record_wait(struct worker *w, struct phase_stats *ph, uint64_t sched_ns,
+		     const struct engine_req *rq, bool lagged, uint64_t now);
+/* A request left at the end of a step: sent and unanswered
+ * (in_flight_at_end) or due and never sent (queued_at_end). When the step
+ * was interrupted its wait until the interrupt is recorded too
+ * (eng_record_wait): an outcome, not an omission. */
+void eng_count_left(struct worker *w, uint64_t sched_ns, const struct engine_req *rq, bool lagged,
+		    bool sent);
 
 /* A full response to record r arrived at `now`: count it (phase, host,
  * name, rules, series, live figures) and let its protocol reuse or release

@@ -1,10 +1,27 @@
 /* pacer — engine: HTTP/1.1 over a connection's transport (engine_int.h
  * draws the whole engine). One request at a time on a connection, not
  * pipelined: write it, parse the response (http/h1.h), then keep the
- * connection for the next request or close it. */
+ * connection for the next request or close it.
+ *
+ * HTTP/1.1 has no request ids: a response is the answer to the request
+ * outstanding, so bytes a server sends unasked could be credited to a
+ * request. pacer credits none of a connection's responses that bytes
+ * nobody asked for surround: bytes that came before the request was
+ * written (the kernel's stamp says so), or that follow a response before
+ * the next request is written (in the same read; or, after a connection's
+ * first response, which a server may have sent on accept before it read
+ * anything, within H1_SETTLE_NS, while the connection waits before its next
+ * request). Such a request counts as `parse` (which response answered it
+ * cannot be told) and the connection closes (closed_stray). */
 #include <errno.h>
 
 #include "engine/engine_int.h"
+
+/* How long a connection's first response waits to be credited (and the
+ * connection to take its next request), so that a response that follows it
+ * unasked is seen: a server that answers on accept, before it read the
+ * request, sends the real answer this soon after. Once per connection. */
+#define H1_SETTLE_NS (1 * NS_PER_MS)
 
 static void h1_start(struct worker *w, struct conn *c, uint64_t now)
 {
@@ -72,7 +89,6 @@ static void h1_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 	c->req = rq ? rq : &w->e->cfg.reqs[pick_req(w)];
 	c->wr_off = 0;
 	c->got_byte = false;
-	c->stray = false;
 	h1_resp_init(&c->resp, c->req->head);
 	if (w->capture)
 		h1_resp_capture(&c->resp, &c->cap);
@@ -81,23 +97,55 @@ static void h1_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 	h1_write(w, c);
 }
 
+/* May c, its response complete, take another request (the server did not
+ * say close nor close its side, the request was written whole, no
+ * --no-keepalive)? */
+static bool h1_keep(const struct worker *w, const struct conn *c)
+{
+	return c->resp.keep_alive && c->state == CS_READING && !c->peer_closed &&
+	       !w->e->cfg.no_keepalive;
+}
+
 /* The response is counted: keep the connection for the next request, or
- * close it (the server said so, it closed its side, it sent bytes nobody
- * asked for, or --no-keepalive). */
+ * close it (the server said so or closed its side, or --no-keepalive). */
 static void h1_done(struct worker *w, struct conn *c, uint64_t now)
 {
-	bool keep = c->resp.keep_alive && c->state == CS_READING && !c->peer_closed && !c->stray &&
-		    !w->e->cfg.no_keepalive;
-	if (keep) {
+	c->answered = true;
+	if (h1_keep(w, c)) {
 		eng_conn_idle(w, c, now);
 		return;
 	}
-	struct phase_stats *ph = phase_of(w, c->sched_ns);
-	if (c->stray)
-		ph->closed_stray++;
-	else if (!c->resp.keep_alive || c->peer_closed)
-		ph->closed_by_server++;
+	if (!c->resp.keep_alive || c->peer_closed)
+		phase_of(w, c->sched_ns)->closed_by_server++;
 	eng_conn_release(w, c);
+}
+
+/* Bytes nobody asked for around c's response: the request is not credited
+ * with any (`parse`: which one answered it cannot be told), and the
+ * connection, whose responses cannot be trusted, closes (closed_stray). */
+static void h1_stray(struct worker *w, struct conn *c, uint64_t now)
+{
+	phase_of(w, now)->closed_stray++;
+	eng_count_error(w, c, ERRK_PARSE, now);
+	eng_conn_release(w, c);
+}
+
+/* c's first response (arrived at c->done_ns) settled: credit it, and the
+ * connection takes requests. */
+static void h1_settled(struct worker *w, struct conn *c)
+{
+	c->state = CS_READING;               /* as when it arrived */
+	eng_conn_complete(w, c, c->done_ns); /* off w->h1_settling, then h1_done */
+}
+
+/* The first responses whose H1_SETTLE_NS have passed are credited (now
+ * UINT64_MAX: all, the load is over); the time the next one's do. */
+static uint64_t h1_timers(struct worker *w, uint64_t now)
+{
+	struct list *l = &w->h1_settling;
+	while (l->head && l->head->done_ns + H1_SETTLE_NS <= now)
+		h1_settled(w, l->head);
+	return l->head ? l->head->done_ns + H1_SETTLE_NS : UINT64_MAX;
 }
 
 static void h1_readable(struct worker *w, struct conn *c)
@@ -110,6 +158,17 @@ static void h1_readable(struct worker *w, struct conn *c)
 			eng_conn_want(w, c, EV_IN); /* a read that wanted a write got it */
 		if (n == -EAGAIN)
 			return; /* TLS: also records that were not data (session tickets) */
+		if (c->state == CS_SETTLE) {
+			/* after the connection's first response, before its next
+			 * request: bytes nobody asked for, or the end */
+			if (n > 0) {
+				h1_stray(w, c, now);
+			} else {
+				c->peer_closed = true; /* closed by the server, after its answer */
+				h1_settled(w, c);
+			}
+			return;
+		}
 		if (c->state == CS_IDLE) {
 			/* The server closed an idle keep-alive connection, or sent
 			 * bytes nobody asked for (a second response: HTTP/1.1 is not
@@ -138,11 +197,8 @@ static void h1_readable(struct worker *w, struct conn *c)
 		if (!c->got_byte && c->xport->exact_stamps && came_before_send(w, c, rx_rt)) {
 			/* Bytes the server sent before this request was written:
 			 * a response nobody asked for, which would otherwise be
-			 * credited to this request. The connection's responses
-			 * cannot be trusted: close it; this request has none. */
-			phase_of(w, now)->closed_stray++;
-			eng_count_error(w, c, ERRK_PARSE, now);
-			eng_conn_release(w, c);
+			 * credited to this request. */
+			h1_stray(w, c, now);
 			return;
 		}
 		uint64_t at = eng_arrival_ns(w, rx_rt, c->got_byte ? c->first_byte_ns : c->write_ns, now);
@@ -157,10 +213,20 @@ static void h1_readable(struct worker *w, struct conn *c)
 			return;
 		}
 		if (h1_resp_done(&c->resp)) {
-			/* Bytes beyond the response: we never pipeline, so the
-			 * server sent something unasked; do not reuse it. */
-			c->stray = (size_t)used < (size_t)n;
-			eng_conn_complete(w, c, at);
+			if ((size_t)used < (size_t)n) {
+				/* bytes beyond the response: we never pipeline, so the
+				 * server sent a response (or more) unasked */
+				h1_stray(w, c, now);
+			} else if (!c->answered && h1_keep(w, c)) {
+				/* a connection's first response: credited once
+				 * H1_SETTLE_NS showed nothing unasked follows it */
+				list_remove(&w->timed, c);
+				c->state = CS_SETTLE;
+				c->done_ns = at;
+				list_push_tail(&w->h1_settling, c);
+			} else {
+				eng_conn_complete(w, c, at);
+			}
 			return;
 		}
 		if ((size_t)n < READ_BUF_CAP && !c->xport->pending(c))
@@ -196,5 +262,6 @@ const struct eng_proto eng_proto_h1 = {
 	.done = h1_done,
 	.close = eng_conn_release,
 	.in_flight = h1_in_flight,
+	.timers = h1_timers,
 	.connect_timeout_reason = "the connection did not become ready within --timeout",
 };

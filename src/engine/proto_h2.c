@@ -23,6 +23,7 @@
  * scheduled time (latency keeps counting) and counted in h2.retried, and
  * taken out of sent, so each request is counted as sent once. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,6 +32,7 @@
 
 #include "engine/engine_int.h"
 #include "http/h2req.h"
+#include "util/err.h"
 
 #define H2_HEADER_CAP H1_HEADERS_CAP /* bytes of one response's header fields */
 
@@ -53,6 +55,8 @@ struct h2_conn {
 	uint64_t rx_rt;      /* the kernel's stamp of the bytes being fed (0: none), so that
 	                      * streams read late are timed when their bytes came */
 	struct h2_conn *dirty_next;
+	char why[RESULT_TLS_REASON_CAP]; /* pacer's GOAWAY with an error code: what it said, the
+	                                  * reason of the protocol failure that follows */
 };
 
 /* ---- requests as header fields ------------------------------------------- */
@@ -192,6 +196,30 @@ static void stream_retry(struct worker *w, struct conn *s, uint64_t now)
 	stream_release(w, s);
 }
 
+/* The connection failed as HTTP/2: errors.protocol, once per connection,
+ * with its reason among the phase's failure reasons (tls.failure_reasons):
+ * what pacer's GOAWAY said when nghttp2 ended the session on an error of
+ * the server's, else why. */
+static void h2_count_failure(struct worker *w, struct h2_conn *h, const char *why, uint64_t now)
+{
+	if (h->failed)
+		return;
+	h->failed = true;
+	struct phase_stats *ph = eng_conn_error(w, h->c->host, ERRK_PROTOCOL, now);
+	phase_stats_tls_reason(ph, h->why[0] ? h->why : why);
+}
+
+/* Up to cap - 1 bytes of p[0..n) as printable ASCII (others as '?'): words a
+ * peer chose, fit for a report. */
+static void printable(char *out, size_t cap, const uint8_t *p, size_t n)
+{
+	size_t k = 0;
+	for (; k < n && k + 1 < cap; k++)
+		out[k] = p[k] >= 0x20 && p[k] < 0x7f ? (char)p[k] : '?';
+	if (cap)
+		out[k] = '\0';
+}
+
 /* ---- nghttp2 callbacks ------------------------------------------------------- */
 
 static struct conn *stream_of(nghttp2_session *ng, int32_t id)
@@ -271,9 +299,22 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 		ph->h2.goaway++;
 		h->going = true;
 		if (f->goaway.error_code != NGHTTP2_NO_ERROR && !h->failed) {
-			h->failed = true;
-			eng_conn_error(w, h->c->host, ERRK_PROTOCOL, now);
+			char dbg[80], why[RESULT_TLS_REASON_CAP];
+			printable(dbg, sizeof dbg, f->goaway.opaque_data,
+				  f->goaway.opaque_data_len);
+			snprintf(why, sizeof why,
+				 "the server ended an HTTP/2 connection with GOAWAY %s%s%s",
+				 nghttp2_http2_strerror(f->goaway.error_code), dbg[0] ? ": " : "",
+				 dbg);
+			h2_count_failure(w, h, why, now);
 		}
+	} else if ((f->hd.type == NGHTTP2_HEADERS || f->hd.type == NGHTTP2_DATA) &&
+		   (f->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
+		/* the response ended whole (nghttp2 checked its DATA against its
+		 * content-length: a mismatch resets the stream, PROTOCOL_ERROR) */
+		struct conn *s = stream_of(ng, f->hd.stream_id);
+		if (s)
+			s->h2_end = true;
 	} else if (f->hd.type == NGHTTP2_RST_STREAM) {
 		uint32_t code = f->rst_stream.error_code;
 		struct phase_stats *ph = phase_of(w, now);
@@ -294,7 +335,7 @@ static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t code, void 
 	if (!s)
 		return 0;
 	uint64_t now = clock_now_ns();
-	if (code == NGHTTP2_NO_ERROR && s->resp.status) {
+	if (code == NGHTTP2_NO_ERROR && s->resp.status && s->h2_end) {
 		now = eng_arrival_ns(w, h->rx_rt, s->got_byte ? s->first_byte_ns : s->write_ns, now);
 		s->resp.keep_alive = true;
 		w->hp[s->host].h2_refusals = 0;
@@ -303,6 +344,11 @@ static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t code, void 
 	} else if (code == NGHTTP2_REFUSED_STREAM) {
 		stream_retry(w, s, now); /* not processed: a GOAWAY's or the server's refusal */
 	} else {
+		/* reset by the server before its response ended (whatever the
+		 * code, NO_ERROR too: the body is cut short), or by nghttp2 for a
+		 * malformed response (a DATA total that is not its content-length,
+		 * a bad header: PROTOCOL_ERROR) or by pacer (a header block over
+		 * the cap) */
 		eng_count_error(w, s, s->h2_rst ? ERRK_RESET : ERRK_PARSE, now);
 		stream_release(w, s);
 	}
@@ -318,6 +364,26 @@ static int on_frame_not_send(nghttp2_session *ng, const nghttp2_frame *f, int li
 	struct conn *s = stream_of(ng, f->hd.stream_id);
 	if (s)
 		stream_retry(h->w, s, clock_now_ns()); /* never sent: going away */
+	return 0;
+}
+
+/* pacer ends the session with a GOAWAY with an error code: nghttp2 found
+ * the server breaking HTTP/2 (a bad SETTINGS value, a frame where it may
+ * not be, a flood, a compression error), and its words in the GOAWAY's
+ * debug data ("SETTINGS: invalid SETTINGS_ENBLE_PUSH") are the reason of
+ * the protocol failure counted when the session is over. */
+static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
+{
+	(void)ng;
+	struct h2_conn *h = ud;
+	if (f->hd.type != NGHTTP2_GOAWAY || f->goaway.error_code == NGHTTP2_NO_ERROR || h->why[0])
+		return 0;
+	char dbg[96];
+	printable(dbg, sizeof dbg, f->goaway.opaque_data, f->goaway.opaque_data_len);
+	snprintf(h->why, sizeof h->why,
+		 "the server broke HTTP/2 (pacer ended the connection with GOAWAY %s): %s",
+		 nghttp2_http2_strerror(f->goaway.error_code),
+		 dbg[0] ? dbg : "no detail from nghttp2");
 	return 0;
 }
 
@@ -352,6 +418,7 @@ static void cbs_init(void)
 	nghttp2_session_callbacks_set_on_frame_recv_callback(cbs, on_frame_recv);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cbs, on_stream_close);
 	nghttp2_session_callbacks_set_on_frame_not_send_callback(cbs, on_frame_not_send);
+	nghttp2_session_callbacks_set_on_frame_send_callback(cbs, on_frame_send);
 }
 
 /* ---- connections ----------------------------------------------------------------- */
@@ -375,32 +442,45 @@ static bool h2_wasted(struct worker *w, struct conn *c, uint64_t now)
 	struct h2_conn *h = c->h2;
 	if (!h2_needed_unused(w, c))
 		return false;
-	if (!h->failed) {
-		h->failed = true;
-		struct phase_stats *ph = eng_conn_error(w, c->host, ERRK_PROTOCOL, now);
-		phase_stats_tls_reason(ph, "the server ended an HTTP/2 connection (GOAWAY or close) "
-					   "before it took a request");
-	}
+	h2_count_failure(w, h,
+			 "the server ended an HTTP/2 connection (GOAWAY or close) before it "
+			 "took a request",
+			 now);
 	eng_connect_failed(w, c->host, now);
 	return true;
 }
 
 /* The connection ended with an HTTP/2 (or transport) failure: counted once
- * as errors.protocol when `protocol`; before the server's SETTINGS, or
- * before it took a request that waited (h2_wasted), it is a failed connect
- * (backoff). Its streams in flight are counted by the close. */
-static void h2_fail(struct worker *w, struct conn *c, bool protocol, uint64_t now)
+ * as errors.protocol when `why` (its reason) is not NULL; before the
+ * server's SETTINGS, or before it took a request that waited (h2_wasted),
+ * it is a failed connect (backoff). Its streams in flight are counted by
+ * the close. */
+static void h2_fail(struct worker *w, struct conn *c, const char *why, uint64_t now)
 {
 	struct h2_conn *h = c->h2;
 	if (!h2_wasted(w, c, now)) {
-		if (protocol && !h->failed) {
-			h->failed = true;
-			eng_conn_error(w, c->host, ERRK_PROTOCOL, now);
-		}
+		if (why)
+			h2_count_failure(w, h, why, now);
 		if (!h->ready)
 			eng_connect_failed(w, c->host, now);
 	}
 	eng_conn_close(w, c);
+}
+
+/* The reasons of a failure before the server's SETTINGS, and of one for
+ * want of memory. */
+#define WHY_NO_SETTINGS "the connection ended before the server's HTTP/2 SETTINGS"
+#define WHY_NOMEM "out of memory for an HTTP/2 session"
+
+/* The reason of a session that nghttp2 failed with its error code rc, in
+ * buf[cap]. */
+static const char *why_lib(char *buf, size_t cap, int rc)
+{
+	if (rc == NGHTTP2_ERR_NOMEM)
+		return WHY_NOMEM;
+	snprintf(buf, cap, "the server broke HTTP/2 (nghttp2 ended the session): %s",
+		 nghttp2_strerror(rc));
+	return buf;
 }
 
 /* Write what the session has to send. False: the connection is gone. */
@@ -413,7 +493,8 @@ static bool h2_flush(struct worker *w, struct conn *c, uint64_t now)
 			const uint8_t *p;
 			ssize_t n = nghttp2_session_mem_send(h->ng, &p);
 			if (n < 0) {
-				h2_fail(w, c, true, now);
+				char why[RESULT_TLS_REASON_CAP];
+				h2_fail(w, c, why_lib(why, sizeof why, (int)n), now);
 				return false;
 			}
 			if (n == 0)
@@ -432,13 +513,17 @@ static bool h2_flush(struct worker *w, struct conn *c, uint64_t now)
 			blocked = true;
 			break;
 		}
-		h2_fail(w, c, !h->ready, now); /* before SETTINGS: a failed connection, as on reads */
+		/* before SETTINGS: a failed connection, as on reads */
+		h2_fail(w, c, h->ready ? NULL : WHY_NO_SETTINGS, now);
 		return false;
 	}
 	if (!blocked && !nghttp2_session_want_read(h->ng) && !nghttp2_session_want_write(h->ng)) {
 		/* the session is over: after the peer's GOAWAY, or nghttp2 ended it
 		 * on a connection error (a GOAWAY of ours: a protocol failure) */
-		h2_fail(w, c, !h->ready || !h->going, now);
+		const char *why = !h->ready   ? WHY_NO_SETTINGS
+				  : !h->going ? "nghttp2 ended the HTTP/2 session"
+					      : NULL;
+		h2_fail(w, c, why, now);
 		return false;
 	}
 	eng_conn_want(w, c, EPOLLIN | (blocked ? EPOLLOUT : 0));
@@ -459,23 +544,21 @@ static void h2_start(struct worker *w, struct conn *c, uint64_t now)
 	pthread_once(&cbs_once, cbs_init);
 	struct h2_conn *h = calloc(1, sizeof *h + cap * sizeof *h->act);
 	nghttp2_option *opt = NULL;
-	if (!h || !cbs || nghttp2_option_new(&opt)) {
-		free(h);
-		eng_conn_error(w, c->host, ERRK_PROTOCOL, now);
-		eng_connect_failed(w, c->host, now);
-		eng_conn_close(w, c);
-		return;
+	int rc = h && cbs ? nghttp2_option_new(&opt) : NGHTTP2_ERR_NOMEM;
+	if (!rc) {
+		h->act = (struct conn **)(h + 1);
+		h->cap = h->limit = cap;
+		h->w = w;
+		h->c = c;
+		/* a peer may reset many streams (a flood): nghttp2 ends such a session */
+		rc = nghttp2_session_client_new2(&h->ng, cbs, h, opt);
+		nghttp2_option_del(opt);
 	}
-	h->act = (struct conn **)(h + 1);
-	h->cap = h->limit = cap;
-	h->w = w;
-	h->c = c;
-	/* a peer may reset many streams (a flood): nghttp2 ends such a session */
-	int rc = nghttp2_session_client_new2(&h->ng, cbs, h, opt);
-	nghttp2_option_del(opt);
 	if (rc) {
+		char why[RESULT_TLS_REASON_CAP];
 		free(h);
-		eng_conn_error(w, c->host, ERRK_PROTOCOL, now);
+		phase_stats_tls_reason(eng_conn_error(w, c->host, ERRK_PROTOCOL, now),
+				       why_lib(why, sizeof why, rc));
 		eng_connect_failed(w, c->host, now);
 		eng_conn_close(w, c);
 		return;
@@ -492,7 +575,7 @@ static void h2_start(struct worker *w, struct conn *c, uint64_t now)
 	};
 	if (nghttp2_submit_settings(h->ng, NGHTTP2_FLAG_NONE, iv, sizeof iv / sizeof iv[0]) ||
 	    nghttp2_session_set_local_window_size(h->ng, NGHTTP2_FLAG_NONE, 0, (int32_t)win)) {
-		h2_fail(w, c, true, now);
+		h2_fail(w, c, WHY_NOMEM, now);
 		return;
 	}
 	h2_flush(w, c, now);
@@ -518,7 +601,8 @@ bool eng_h2_input(struct worker *w, struct conn *c, const char *buf, size_t n, u
 	phase_of(w, now)->bytes_in += (uint64_t)n;
 	ssize_t rv = nghttp2_session_mem_recv(h->ng, (const uint8_t *)buf, n);
 	if (rv < 0) {
-		h2_fail(w, c, true, now);
+		char why[RESULT_TLS_REASON_CAP];
+		h2_fail(w, c, why_lib(why, sizeof why, (int)rv), now);
 		return false;
 	}
 	if (h->ready && c->state == CS_HANDSHAKE)
@@ -551,7 +635,10 @@ static void h2_event(struct worker *w, struct conn *c, uint32_t events)
 			 * errors; before SETTINGS the server does not speak HTTP/2 */
 			if (n == 0 && h->ready && !h->n_act && !h2_needed_unused(w, c))
 				phase_of(w, now)->closed_by_server++;
-			h2_fail(w, c, !h->ready || n < 0, now);
+			char why[RESULT_TLS_REASON_CAP];
+			snprintf(why, sizeof why, "a read from an HTTP/2 connection failed: %s",
+				 err_name((int)n));
+			h2_fail(w, c, !h->ready ? WHY_NO_SETTINGS : n < 0 ? why : NULL, now);
 			return;
 		}
 		if (!eng_h2_input(w, c, w->rbuf, (size_t)n, now))
@@ -594,6 +681,7 @@ static void h2_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 	s->got_byte = false;
 	s->wr_off = 0;
 	s->h2_rst = false;
+	s->h2_end = false;
 	s->h2_parent = c;
 	s->state = CS_READING;
 	h1_resp_init(&s->resp, rq->head);
@@ -708,8 +796,8 @@ static uint32_t h2_in_flight(const struct conn *c)
 	return c->h2 ? c->h2->n_act : 0;
 }
 
-/* The end of a step: streams in flight are counted in in_flight_at_end and
- * their connections closed. */
+/* The end of a step: streams in flight are counted in in_flight_at_end
+ * (eng_count_left) and their connections closed. */
 static void h2_step_end(struct worker *w)
 {
 	for (uint32_t i = 0; i < w->max_conns; i++) {
@@ -719,10 +807,7 @@ static void h2_step_end(struct worker *w)
 			continue;
 		while (h->n_act) {
 			struct conn *s = h->act[h->n_act - 1];
-			struct phase_stats *ph = phase_of(w, s->sched_ns);
-			ph->in_flight_at_end++;
-			if (w->by_name)
-				ph->name[s->req->name].in_flight_at_end++;
+			eng_count_left(w, s->sched_ns, s->req, s->lagged, true);
 			stream_release(w, s);
 		}
 		eng_conn_close(w, c);

@@ -863,8 +863,8 @@ static uint32_t h3_in_flight(const struct conn *c)
 	return c->h3 ? c->h3->n_act : 0;
 }
 
-/* The end of a step: streams in flight are counted in in_flight_at_end and
- * their connections closed; the idle ones stay open, their smoothed RTT
+/* The end of a step: streams in flight count as left (eng_count_left) and
+ * their connections close; the idle ones stay open, their smoothed RTT
  * counted in the step (a closed one's is counted as it closes). */
 static void h3_step_end(struct worker *w)
 {
@@ -879,10 +879,7 @@ static void h3_step_end(struct worker *w)
 		}
 		while (h->n_act) {
 			struct conn *s = h->act[h->n_act - 1];
-			struct phase_stats *ph = phase_of(w, s->sched_ns);
-			ph->in_flight_at_end++;
-			if (w->by_name)
-				ph->name[s->req->name].in_flight_at_end++;
+			eng_count_left(w, s->sched_ns, s->req, s->lagged, true);
 			stream_release(w, s);
 		}
 		eng_conn_close(w, c);

@@ -63,6 +63,17 @@ static void closed_issue(struct worker *w)
 	}
 }
 
+/* Run the protocols' own timers due by now (UINT64_MAX: all of them); the
+ * time the next is due (UINT64_MAX: none). */
+static uint64_t proto_timers(struct worker *w, uint64_t now)
+{
+	uint64_t next = UINT64_MAX;
+	for (size_t k = 0; k < w->e->n_protos; k++)
+		if (w->e->protos[k]->timers)
+			next = min_u64(next, w->e->protos[k]->timers(w, now));
+	return next;
+}
+
 /* Issue what the loop model allows, then serve every host's backlog. */
 static void dispatch(struct worker *w, uint64_t now)
 {
@@ -92,13 +103,8 @@ static void check_timeouts(struct worker *w, uint64_t now)
 			eng_connect_failed(w, c->host, now);
 		} else {
 			/* Not dropped: the time waited is a lower bound of its latency. */
-			struct phase_stats *ph = phase_of(w, c->sched_ns);
-			hist_record(&ph->timing[TIM_LATENCY], now - c->sched_ns);
-			hist_record(&ph->timing[TIM_LATENCY_FAILED], now - c->sched_ns);
-			if (c->lagged)
-				hist_record(&ph->timing[TIM_LATENCY_LAGGED], now - c->sched_ns);
-			if (w->by_name)
-				hist_record(&ph->name[c->req->name].latency, now - c->sched_ns);
+			eng_record_wait(w, phase_of(w, c->sched_ns), c->sched_ns, c->req, c->lagged,
+					now);
 			eng_count_error(w, c, ERRK_TIMEOUT, now);
 		}
 		eng_conn_close(w, c);
@@ -285,8 +291,11 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 				w->sched_active = false;
 		}
 		eng_timers_run(w, now); /* the transports' own (QUIC) */
-		if (!woke_from_nap)
-			check_timeouts(w, now); /* not before reading what came by now */
+		uint64_t proto_wake = UINT64_MAX;
+		if (!woke_from_nap) { /* not before reading what came by now */
+			check_timeouts(w, now);
+			proto_wake = proto_timers(w, now);
+		}
 		dispatch(w, now);
 		live_gauges(w);
 
@@ -295,7 +304,8 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		if (!issuing) {
 			if (drain_end == UINT64_MAX)
 				drain_end = now + e->step.drain_ns;
-			bool busy = w->q_len || (w->timed.len > w->n_connecting);
+			bool busy = w->q_len || (w->timed.len > w->n_connecting) ||
+				    proto_wake != UINT64_MAX; /* a protocol's timer to wait for */
 			if (!busy || now >= drain_end)
 				break;
 		}
@@ -306,11 +316,12 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		wake = min_u64(wake, eng_timer_next(w)); /* no wake-up of their own */
 		if (!cfg->open_loop && now < e->t0_ns)
 			wake = min_u64(wake, e->t0_ns);
-		if (e->meas_end_ns != UINT64_MAX)
+		if (e->meas_end_ns > now) /* past it (the drain): no reason to wake */
 			wake = min_u64(wake, e->meas_end_ns);
 		if (drain_end != UINT64_MAX)
 			wake = min_u64(wake, drain_end);
 		wake = min_u64(wake, eng_backoff_wake(w, now));
+		wake = min_u64(wake, proto_wake);
 		bool sched_wake = false; /* the schedule, not a deadline, set the wake-up */
 		if (w->sched_active) {
 			uint64_t due = w->next_due_ns > e->t0_ns ? w->next_due_ns : e->t0_ns, at;
@@ -389,25 +400,27 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		}
 	}
 
-	/* What is left: never sent, or sent without a response. Idle
+	/* What is left: never sent, or sent without a response (interrupted:
+	 * their waits until the interrupt are in the latency). Idle
 	 * connections carry over to the next step; busy ones are closed. The
-	 * last second is closed first: its unsent are what is left queued. */
+	 * last second is closed first: its unsent are what is left queued (the
+	 * protocols' timers before, so that what they credit is in it). */
+	proto_timers(w, UINT64_MAX);
 	if (w->secs_len)
 		eng_series_close_sec(w);
 	for (uint32_t h = 0; h < w->n_hosts; h++)
-		while (w->hp[h].q_len)
-			phase_of(w, q_pop(w, &w->hp[h]).due_ns)->queued_at_end++;
+		while (w->hp[h].q_len) {
+			struct qent q = q_pop(w, &w->hp[h]);
+			eng_count_left(w, q.due_ns, &cfg->reqs[q.req & ~QE_LAGGED],
+				       (q.req & QE_LAGGED) != 0, false);
+		}
 	for (size_t k = 0; k < e->n_protos; k++) /* HTTP/2 streams are not in w->conns */
 		if (e->protos[k]->step_end)
 			e->protos[k]->step_end(w);
 	for (uint32_t i = 0; i < w->max_conns; i++) {
 		struct conn *c = &w->conns[i];
-		if (c->state == CS_READING || c->state == CS_WRITING) {
-			struct phase_stats *ph = phase_of(w, c->sched_ns);
-			ph->in_flight_at_end++;
-			if (w->by_name)
-				ph->name[c->req->name].in_flight_at_end++;
-		}
+		if (c->state == CS_READING || c->state == CS_WRITING)
+			eng_count_left(w, c->sched_ns, c->req, c->lagged, true);
 		if (c->state != CS_FREE && c->state != CS_IDLE)
 			eng_conn_close(w, c);
 	}

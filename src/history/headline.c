@@ -84,7 +84,8 @@ static void target_of(const struct loaded_result *r, const json_t *plan, char *o
 	if (mode && !strcmp(mode, "self_contained")) {
 		/* the loopback port changes from run to run: name the plan and path */
 		const char *tp = rr_str(r->root, "target.plan");
-		const char *path = url ? strchr(url + (strncmp(url, "http", 4) ? 0 : 8), '/') : NULL;
+		const char *scheme = url ? strstr(url, "://") : NULL;
+		const char *path = url ? strchr(scheme ? scheme + 3 : url, '/') : NULL;
 		snprintf(out, cap, "self-contained:%s%s", tp ? tp : "?",
 			 path && strcmp(path, "/") ? path : "");
 		return;

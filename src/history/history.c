@@ -1,5 +1,5 @@
 /* pacer — the run history in SQLite (history/history.h). */
-#include "history/history.h"
+#include "history/history_int.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,72 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
+#include "doc/read.h"
 #include "util/err.h"
 #include "util/text.h"
-
-struct history_db {
-	sqlite3 *db;
-	char *path;
-	unsigned version;
-};
-
-/* Migration i brings a database from schema version i to i + 1; each runs
- * in its own transaction with the user_version bump. Never edit one that
- * has shipped: add the next. */
-static const char *const migrations[HISTORY_SCHEMA_VERSION] = {
-	/* 0 → 1: the runs table, headline figures as columns, the result whole */
-	"CREATE TABLE runs ("
-	" id INTEGER PRIMARY KEY,"
-	" recorded_at TEXT NOT NULL,"  /* when it was stored, ISO 8601 UTC */
-	" started_at TEXT,"            /* when the run started (the result's) */
-	" command TEXT NOT NULL,"      /* run, ramp, compare, bench */
-	" kind TEXT NOT NULL,"         /* the result's kind */
-	" pacer_version TEXT, pacer_commit TEXT,"
-	" git_commit TEXT,"            /* of the working directory: the code under test */
-	" target TEXT, scenario TEXT, table_hash TEXT,"
-	" hostname TEXT, cpu_model TEXT, cores REAL, kernel TEXT, arch TEXT,"
-	" achieved_per_s REAL, p50_us REAL, p90_us REAL, p99_us REAL, p99_9_us REAL,"
-	" errors_pct REAL, capacity_per_s REAL, cpu_ms_per_request REAL,"
-	" usd_per_million REAL,"
-	" interrupted INTEGER NOT NULL DEFAULT 0,"
-	" report_id TEXT,"
-	" result_json TEXT NOT NULL);",
-	/* 1 → 2: the lookups `pacer history` filters by */
-	"CREATE INDEX runs_target ON runs(target, recorded_at);"
-	"CREATE INDEX runs_table_hash ON runs(table_hash, recorded_at);"
-	"CREATE INDEX runs_scenario ON runs(scenario, recorded_at);",
-};
-
-/* One SQLite failure as a code and a message naming the file. */
-static int sql_fail(struct history_db *h, int src, const char *what, char *err, size_t errlen)
-{
-	int prim = src & 0xff;
-	if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED) {
-		text_errf(err, errlen, "%s: database is locked by another process (%s)", h->path,
-			what);
-		return -EBUSY;
-	}
-	if (prim == SQLITE_NOTADB || prim == SQLITE_CORRUPT) {
-		text_errf(err, errlen, "%s: not a pacer history: %s", h->path, sqlite3_errstr(src));
-		return PACER_EPARSE;
-	}
-	if (prim == SQLITE_NOMEM)
-		return -ENOMEM;
-	if (prim == SQLITE_CANTOPEN) {
-		text_errf(err, errlen, "%s: cannot open: %s", h->path, sqlite3_errmsg(h->db));
-		return -EIO;
-	}
-	text_errf(err, errlen, "%s: %s: %s", h->path, what, sqlite3_errmsg(h->db));
-	return -EIO;
-}
 
 static int exec(struct history_db *h, const char *sql, const char *what, char *err, size_t errlen)
 {
 	int rc = sqlite3_exec(h->db, sql, NULL, NULL, NULL);
-	return rc == SQLITE_OK ? 0 : sql_fail(h, rc, what, err, errlen);
+	return rc == SQLITE_OK ? 0 : history_sql_fail(h, rc, what, err, errlen);
 }
 
 /* The integer a PRAGMA returns. */
@@ -83,13 +27,13 @@ static int pragma_int(struct history_db *h, const char *sql, long long *out, cha
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(h->db, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
-		return sql_fail(h, rc, "reading its header", err, errlen);
+		return history_sql_fail(h, rc, "reading its header", err, errlen);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*out = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return sql_fail(h, rc, "reading its header", err, errlen);
+		return history_sql_fail(h, rc, "reading its header", err, errlen);
 	return 0;
 }
 
@@ -105,7 +49,7 @@ static int migrate(struct history_db *h, unsigned to, char *err, size_t errlen)
 		long long v = 0;
 		rc = pragma_int(h, "PRAGMA user_version", &v, err, errlen);
 		if (!rc && v == (long long)h->version) {
-			rc = exec(h, migrations[h->version], "migrating", err, errlen);
+			rc = exec(h, history_migrations[h->version], "migrating", err, errlen);
 			snprintf(sql, sizeof sql, "PRAGMA user_version = %u", h->version + 1);
 			if (!rc)
 				rc = exec(h, sql, "migrating", err, errlen);
@@ -142,7 +86,7 @@ static int read_header(struct history_db *h, long long *app, long long *ver, boo
 				    "(SELECT count(*) FROM sqlite_master)",
 				    -1, &st, NULL);
 	if (rc != SQLITE_OK)
-		return sql_fail(h, rc, "reading its header", err, errlen);
+		return history_sql_fail(h, rc, "reading its header", err, errlen);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		*app = sqlite3_column_int64(st, 0);
@@ -151,7 +95,7 @@ static int read_header(struct history_db *h, long long *app, long long *ver, boo
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)
-		return sql_fail(h, rc, "reading its header", err, errlen);
+		return history_sql_fail(h, rc, "reading its header", err, errlen);
 	return 0;
 }
 
@@ -161,13 +105,13 @@ static int journal_mode(struct history_db *h, char *mode, size_t cap, char *err,
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(h->db, "PRAGMA journal_mode", -1, &st, NULL);
 	if (rc != SQLITE_OK)
-		return sql_fail(h, rc, "reading its journal mode", err, errlen);
+		return history_sql_fail(h, rc, "reading its journal mode", err, errlen);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		snprintf(mode, cap, "%s", (const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)
-		return sql_fail(h, rc, "reading its journal mode", err, errlen);
+		return history_sql_fail(h, rc, "reading its journal mode", err, errlen);
 	return 0;
 }
 
@@ -195,9 +139,9 @@ static int ensure_wal(struct history_db *h, unsigned busy_ms, char *err, size_t 
 		rc = sqlite3_exec(h->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
 		sqlite3_busy_timeout(h->db, (int)busy_ms);
 		if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
-			return sql_fail(h, rc, "setting WAL mode", err, errlen);
+			return history_sql_fail(h, rc, "setting WAL mode", err, errlen);
 	}
-	return sql_fail(h, SQLITE_BUSY, "setting WAL mode", err, errlen);
+	return history_sql_fail(h, SQLITE_BUSY, "setting WAL mode", err, errlen);
 }
 
 int history_open(struct history_db **out, const char *path, const struct history_open_opts *opts,
@@ -208,34 +152,44 @@ int history_open(struct history_db **out, const char *path, const struct history
 	unsigned want = o.schema_version ? o.schema_version : HISTORY_SCHEMA_VERSION;
 	if (want > HISTORY_SCHEMA_VERSION)
 		want = HISTORY_SCHEMA_VERSION;
-	struct stat sb;
-	if (o.read_only && stat(path, &sb) != 0) {
-		text_errf(err, errlen, "%s: no such history database", path);
-		return -ENOENT;
-	}
-	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		text_errf(err, errlen, "%s: is a directory, not a history database", path);
-		return -EISDIR;
-	}
+	int rc = history_check_files(path, o.read_only, err, errlen);
+	if (rc)
+		return rc;
 	struct history_db *h = calloc(1, sizeof *h);
 	if (!h || !(h->path = strdup(path))) {
 		free(h);
 		return -ENOMEM;
 	}
 	int flags = o.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	int rc = sqlite3_open_v2(path, &h->db, flags, NULL);
+	rc = sqlite3_open_v2(path, &h->db, flags, NULL);
 	if (rc != SQLITE_OK) {
-		rc = sql_fail(h, rc, "opening", err, errlen);
+		rc = history_sql_fail(h, rc, "opening", err, errlen);
 		history_close(h);
 		return rc;
 	}
+	/* the file is input: no schema trick (writable_schema, shadow tables),
+	 * no trigger or view runs, no function from its schema, and no value
+	 * over what a result may be */
+	sqlite3_db_config(h->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+	sqlite3_db_config(h->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
+	sqlite3_db_config(h->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, (int *)NULL);
+	sqlite3_db_config(h->db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, (int *)NULL);
+	sqlite3_limit(h->db, SQLITE_LIMIT_LENGTH, (int)RESULT_READ_CAP);
+	sqlite3_exec(h->db, "PRAGMA cell_size_check = ON", NULL, NULL, NULL);
 	unsigned busy_ms = o.busy_ms ? o.busy_ms : HISTORY_BUSY_MS;
 	sqlite3_busy_timeout(h->db, (int)busy_ms);
 	char waited[32];
 	snprintf(waited, sizeof waited, "%u ms", busy_ms);
 	long long app = 0, ver = 0;
 	bool empty = false;
+	/* the header and the schema in one read transaction: one snapshot, so
+	 * a process creating the history meanwhile cannot show a schema of
+	 * another version than the header's */
+	sqlite3_exec(h->db, "BEGIN", NULL, NULL, NULL);
 	rc = read_header(h, &app, &ver, &empty, err, errlen);
+	if (!rc && app == HISTORY_APP_ID && ver >= 0 && ver <= HISTORY_SCHEMA_VERSION)
+		rc = history_check_schema(h, (unsigned)ver, err, errlen);
+	sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
 	if (rc == -EBUSY)
 		text_errf(err, errlen, "%s: database is locked by another process (waited %s)", path,
 			waited);
@@ -270,11 +224,22 @@ int history_open(struct history_db **out, const char *path, const struct history
 		*out = h;
 		return 0;
 	}
-	rc = ensure_wal(h, busy_ms, err, errlen);
+	/* what the insert after the load will need, found before it: the
+	 * file writable, its pages sound, the write lock within reach */
+	rc = history_check_writable(h, err, errlen);
+	if (!rc && !empty)
+		rc = history_check_pages(h, err, errlen);
+	if (!rc)
+		rc = ensure_wal(h, busy_ms, err, errlen);
 	if (!rc)
 		rc = exec(h, "PRAGMA synchronous=FULL", "setting synchronous", err, errlen);
+	unsigned checked = h->version;
 	if (!rc && h->version < want)
 		rc = migrate(h, want, err, errlen);
+	if (!rc && h->version != checked) /* migrated, by this process or another */
+		rc = history_check_schema(h, h->version, err, errlen);
+	if (!rc)
+		rc = history_check_lock(h, busy_ms, err, errlen);
 	if (rc == -EBUSY)
 		text_errf(err, errlen, "%s: database is locked by another process (waited %s)", path,
 			waited);
@@ -357,7 +322,7 @@ int history_add(struct history_db *h, const struct history_meta *m, const char *
 		goto out;
 	int src = sqlite3_prepare_v2(h->db, sql, -1, &st, NULL);
 	if (src != SQLITE_OK) {
-		rc = sql_fail(h, src, "preparing the insert", err, errlen);
+		rc = history_sql_fail(h, src, "preparing the insert", err, errlen);
 		goto rollback;
 	}
 	int i = 1;
@@ -383,13 +348,19 @@ int history_add(struct history_db *h, const struct history_meta *m, const char *
 	sqlite3_bind_text(st, i++, json, (int)len, SQLITE_STATIC);
 	src = sqlite3_step(st);
 	if (src != SQLITE_DONE) {
-		rc = sql_fail(h, src, "storing the result", err, errlen);
+		rc = history_sql_fail(h, src, "storing the result", err, errlen);
 		goto rollback;
 	}
-	if (id)
-		*id = sqlite3_last_insert_rowid(h->db);
+	int64_t rid = sqlite3_last_insert_rowid(h->db);
 	sqlite3_finalize(st);
 	st = NULL;
+	/* what was written reads back, in the same transaction, before the
+	 * commit: pacer never says "stored" for a row that is not there */
+	rc = history_read_back(h, rid, when, json, len, err, errlen);
+	if (rc)
+		goto rollback;
+	if (id)
+		*id = rid;
 	rc = exec(h, "COMMIT", "committing", err, errlen);
 	if (!rc)
 		goto out;
@@ -434,7 +405,7 @@ static int prepare_filtered(struct history_db *h, const char *cols, const struct
 		snprintf(sql + n, sizeof sql - (size_t)n, " LIMIT %u", f->limit);
 	int rc = sqlite3_prepare_v2(h->db, sql, -1, st, NULL);
 	if (rc != SQLITE_OK)
-		return sql_fail(h, rc, "reading", err, errlen);
+		return history_sql_fail(h, rc, "reading", err, errlen);
 	bind_text(*st, 1, f->target);
 	bind_text(*st, 2, f->scenario);
 	bind_text(*st, 3, f->table_hash);
@@ -486,7 +457,7 @@ int history_list(struct history_db *h, const struct history_filter *f,
 	}
 	sqlite3_finalize(st);
 	if (src != SQLITE_DONE)
-		return sql_fail(h, src, "reading", err, errlen);
+		return history_sql_fail(h, src, "reading", err, errlen);
 	return 0;
 }
 
@@ -499,7 +470,7 @@ int history_get(struct history_db *h, int64_t id, char **json, size_t *len, char
 	int rc = sqlite3_prepare_v2(h->db, "SELECT result_json FROM runs WHERE id = ?", -1, &st,
 				    NULL);
 	if (rc != SQLITE_OK)
-		return sql_fail(h, rc, "reading", err, errlen);
+		return history_sql_fail(h, rc, "reading", err, errlen);
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE) {
@@ -508,7 +479,7 @@ int history_get(struct history_db *h, int64_t id, char **json, size_t *len, char
 		return -ENOENT;
 	}
 	if (rc != SQLITE_ROW) {
-		rc = sql_fail(h, rc, "reading", err, errlen);
+		rc = history_sql_fail(h, rc, "reading", err, errlen);
 		sqlite3_finalize(st);
 		return rc;
 	}
@@ -544,6 +515,6 @@ int history_last_id(struct history_db *h, const struct history_filter *f, int64_
 		*id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return sql_fail(h, rc, "reading", err, errlen);
+		return history_sql_fail(h, rc, "reading", err, errlen);
 	return 0;
 }

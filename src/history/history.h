@@ -13,11 +13,21 @@
  * kill -9 never leaves a half row and two processes writing at once both
  * land (one waits for the other up to the timeout).
  *
+ * The file is input, never trusted: it must be a regular file (so must
+ * FILE-wal, FILE-shm and FILE-journal when present), its schema exactly
+ * the one pacer's migrations made (no trigger, view, other table or index,
+ * no changed table; ANALYZE's statistics are fine), and it is read with
+ * SQLite's defensive mode on, triggers and views off and no value over
+ * RESULT_READ_CAP bytes. An insert reads its row back before it commits.
+ *
  * Errors: 0, or a negative code with a one-line message naming the file in
- * err: PACER_EPARSE (not a database, a corrupt one, or a foreign one),
- * PACER_EUNSUPPORTED (a schema version newer than this build's), -EBUSY
- * (locked past the timeout), -ENOENT (no such id), -ENOMEM, -EIO (any other
- * SQLite failure; its message is in err). Not thread-safe per handle. */
+ * err: PACER_EPARSE (not a database, a damaged one, a foreign one, or a
+ * schema made outside pacer), PACER_EUNSUPPORTED (a schema version newer
+ * than this build's), -EINVAL (a FIFO, device or socket), -EISDIR, -EACCES
+ * (read-only: cannot record), -EBUSY (locked past the timeout), -ENOENT (no
+ * such file for a reader, no such id), PACER_ETOOBIG (a stored value over
+ * the cap), -ENOMEM, -EIO (any other SQLite failure; its message is in
+ * err). Not thread-safe per handle. */
 #ifndef PACER_HISTORY_HISTORY_H
 #define PACER_HISTORY_HISTORY_H
 
@@ -43,7 +53,11 @@ struct history_open_opts {
  * bring its schema to opts->schema_version (NULL opts: defaults). *out owns
  * the connection: close it with history_close. On error *out is NULL. A
  * read-only open of a missing file is -ENOENT; of an older schema,
- * PACER_EUNSUPPORTED (a write with this pacer migrates it). */
+ * PACER_EUNSUPPORTED (a write with this pacer migrates it). An open for
+ * writing also checks, so that a caller learns it before a load, that the
+ * file is writable (-EACCES), that its pages hold together (PRAGMA
+ * quick_check: PACER_EPARSE, "damaged"; it reads the whole file) and that
+ * the write lock can be taken (another writer holding it is fine). */
 int history_open(struct history_db **out, const char *path, const struct history_open_opts *opts,
 		 char *err, size_t errlen);
 /* Close; NULL is a no-op. */
@@ -59,9 +73,11 @@ struct history_meta {
 };
 
 /* Store the len bytes of a result JSON (checked with result_read_mem; the
- * headline figures are taken from it) as one row in one transaction. *id
- * (may be NULL) gets the new row's id. PACER_EPARSE / PACER_EUNSUPPORTED
- * for a result that is not one, else the codes above. */
+ * headline figures are taken from it) as one row in one transaction, read
+ * back before the commit. *id (may be NULL) gets the new row's id.
+ * PACER_EPARSE / PACER_EUNSUPPORTED for a result that is not one,
+ * PACER_EPARSE when the row does not read back as written (nothing is
+ * stored), else the codes above. */
 int history_add(struct history_db *db, const struct history_meta *m, const char *json, size_t len,
 		int64_t *id, char *err, size_t errlen);
 

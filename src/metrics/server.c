@@ -7,13 +7,13 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "util/clock.h"
@@ -21,7 +21,9 @@
 
 #define RING (METRICS_WINDOW_S + 1) /* one snapshot a second: the window's both ends */
 #define REQ_CAP 8192                /* bytes of a request head read at most */
-#define IO_TIMEOUT_S 2              /* a slow client is dropped after this */
+/* a connection's send buffer (the kernel doubles it): what a client that
+ * stops reading pins in the kernel */
+#define SNDBUF 16384
 
 struct mvar {
 	const char *name;
@@ -34,6 +36,8 @@ struct mvar {
 	size_t ring_n, ring_head;     /* entries in use; the next to write */
 };
 
+struct mconn;
+
 struct metrics_server {
 	int fd, wake_fd;
 	uint16_t port;
@@ -45,6 +49,8 @@ struct metrics_server {
 	uint32_t n_outcomes;
 	struct mvar vars[METRICS_MAX_VARIANTS];
 	struct steal_sample steal0;   /* at the start: the steal counters count from it */
+	struct mconn *conns;          /* METRICS_MAX_CLIENTS slots, the server thread's */
+	atomic_size_t n_clients;      /* connections open */
 };
 
 /* ---- --metrics-listen ---------------------------------------------------- */
@@ -159,32 +165,67 @@ static void view_of(struct metrics_server *m, struct metrics_variant *out)
 	}
 }
 
-/* ---- HTTP ---------------------------------------------------------------- */
+/* ---- HTTP ----------------------------------------------------------------
+ *
+ * One thread, one poll: the listening socket, the wake-up eventfd and at
+ * most METRICS_MAX_CLIENTS connections, all non-blocking. Nothing a client
+ * does can hold the thread: a connection that has not sent its request head
+ * within METRICS_HEAD_MS, or has not taken its whole answer within
+ * METRICS_CONN_MS of its accept, is closed; a new connection while every
+ * slot is taken replaces the one that has waited longest for its head (a
+ * scraper sends its head at once), or is closed when all are being
+ * answered. The answer is rendered whole into memory, then written as the
+ * socket takes it, through a small send buffer (SNDBUF). A stop closes
+ * every connection at once. */
 
-static int send_all(int fd, const char *p, size_t n)
+struct mconn {
+	int fd;       /* -1: a free slot */
+	bool writing; /* the head was read; out is the answer */
+	uint64_t accepted_ns;
+	size_t len; /* bytes of req */
+	char req[REQ_CAP + 1];
+	char *out; /* the whole answer (malloc'd), out_len bytes */
+	size_t out_len, out_off;
+};
+
+static void conn_close(struct metrics_server *m, struct mconn *c)
 {
-	while (n) {
-		ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
+	/* what the client sent beyond its head is read away first: closing a
+	 * socket with unread bytes resets it, and a reset may discard the
+	 * answer before the client has read it */
+	char sink[512];
+	for (int i = 0; i < 4 && recv(c->fd, sink, sizeof sink, MSG_DONTWAIT) > 0; i++) {
 	}
-	return 0;
+	close(c->fd);
+	c->fd = -1;
+	free(c->out);
+	c->out = NULL;
+	c->writing = false;
+	c->len = c->out_len = c->out_off = 0;
+	atomic_fetch_sub_explicit(&m->n_clients, 1, memory_order_relaxed);
 }
 
-static void reply(int fd, const char *status, const char *ctype, const char *body, size_t len,
-		  bool head)
+/* The answer into c->out: status line, headers and (unless head) body. */
+static void answer(struct mconn *c, const char *status, const char *ctype, const char *body,
+		   size_t len, bool head)
 {
 	char h[256];
 	int n = snprintf(h, sizeof h,
 			 "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
 			 "Connection: close\r\n\r\n",
 			 status, ctype, len);
-	if (send_all(fd, h, (size_t)n) == 0 && !head && len)
-		send_all(fd, body, len);
+	size_t total = (size_t)n + (head ? 0 : len);
+	c->out = malloc(total);
+	c->writing = true;
+	c->out_off = 0;
+	if (!c->out) {
+		c->out_len = 0; /* nothing to say: closed on the next turn */
+		return;
+	}
+	memcpy(c->out, h, (size_t)n);
+	if (!head && len)
+		memcpy(c->out + n, body, len);
+	c->out_len = total;
 }
 
 /* The value of header `name` in a request head (NUL-terminated), copied
@@ -210,41 +251,27 @@ static bool header_value(const char *req, const char *name, char *out, size_t ca
 	return false;
 }
 
-static void serve_one(struct metrics_server *m, int fd)
+/* The answer to the request head in c->req (complete, or REQ_CAP bytes
+ * without its end). */
+static void respond(struct metrics_server *m, struct mconn *c)
 {
-	struct timeval tv = {IO_TIMEOUT_S, 0};
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-	char req[REQ_CAP + 1];
-	size_t len = 0;
-	while (len < REQ_CAP) {
-		ssize_t k = recv(fd, req + len, REQ_CAP - len, 0);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return;
-		len += (size_t)k;
-		req[len] = 0;
-		if (strstr(req, "\r\n\r\n"))
-			break;
-	}
-	req[len] = 0;
+	const char *req = c->req;
 	const char *text = "text/plain; charset=utf-8";
 	if (!strstr(req, "\r\n\r\n")) {
-		reply(fd, "431 Request Header Fields Too Large", text, "", 0, false);
+		answer(c, "431 Request Header Fields Too Large", text, "", 0, false);
 		return;
 	}
 	bool head = !strncmp(req, "HEAD ", 5);
 	if (strncmp(req, "GET ", 4) && !head) {
 		static const char msg[] = "only GET and HEAD\n";
-		reply(fd, "405 Method Not Allowed", text, msg, sizeof msg - 1, false);
+		answer(c, "405 Method Not Allowed", text, msg, sizeof msg - 1, false);
 		return;
 	}
 	const char *path = req + (head ? 5 : 4);
 	size_t plen = strcspn(path, " ?\r");
 	if (plen != 8 || strncmp(path, "/metrics", 8)) {
 		static const char msg[] = "pacer serves /metrics\n";
-		reply(fd, "404 Not Found", text, msg, sizeof msg - 1, head);
+		answer(c, "404 Not Found", text, msg, sizeof msg - 1, head);
 		return;
 	}
 	char accept[1024];
@@ -275,17 +302,104 @@ static void serve_one(struct metrics_server *m, int fd)
 		rc = -EIO;
 	if (rc) {
 		static const char msg[] = "out of memory\n";
-		reply(fd, "500 Internal Server Error", text, msg, sizeof msg - 1, head);
+		answer(c, "500 Internal Server Error", text, msg, sizeof msg - 1, head);
 	} else {
-		reply(fd, "200 OK", metrics_content_type(fmt), body, blen, head);
+		answer(c, "200 OK", metrics_content_type(fmt), body, blen, head);
 	}
 	free(body);
+}
+
+/* Read what the client sent; answer once the head is in. False when the
+ * connection is done with (closed by the client, or an error). */
+static bool conn_read(struct metrics_server *m, struct mconn *c)
+{
+	for (;;) {
+		ssize_t k = recv(c->fd, c->req + c->len, REQ_CAP - c->len, MSG_DONTWAIT);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return true;
+		if (k <= 0)
+			return false;
+		/* look for the head's end from just before the new bytes */
+		size_t from = c->len > 3 ? c->len - 3 : 0;
+		c->len += (size_t)k;
+		c->req[c->len] = 0;
+		if (strstr(c->req + from, "\r\n\r\n") || c->len == REQ_CAP) {
+			respond(m, c);
+			return true;
+		}
+	}
+}
+
+/* Write what the socket takes of the answer. False when the connection is
+ * done with (all written, or an error). */
+static bool conn_write(struct mconn *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t k = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return true;
+		if (k <= 0)
+			return false;
+		c->out_off += (size_t)k;
+	}
+	return false;
+}
+
+/* The deadline of a connection: its head, then its whole exchange. */
+static uint64_t conn_deadline(const struct mconn *c)
+{
+	return c->accepted_ns +
+	       (uint64_t)(c->writing ? METRICS_CONN_MS : METRICS_HEAD_MS) * NS_PER_MS;
+}
+
+/* Accept what waits on the listening socket, into free slots (or the slot
+ * of the connection that has waited longest for its head). False when the
+ * process is out of descriptors or memory: then the listening socket is
+ * left alone a while (it stays readable, and the thread would spin). */
+static bool accept_new(struct metrics_server *m, uint64_t now)
+{
+	for (int i = 0; i < METRICS_MAX_CLIENTS; i++) {
+		int fd = accept4(m->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			return !(errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+				 errno == ENOMEM);
+		struct mconn *slot = NULL, *oldest = NULL;
+		for (size_t k = 0; k < METRICS_MAX_CLIENTS && !slot; k++) {
+			struct mconn *c = &m->conns[k];
+			if (c->fd < 0)
+				slot = c;
+			else if (!c->writing && (!oldest || c->accepted_ns < oldest->accepted_ns))
+				oldest = c;
+		}
+		if (!slot && oldest) {
+			conn_close(m, oldest);
+			slot = oldest;
+		}
+		if (!slot) { /* every slot is being answered: this one waits for none */
+			close(fd);
+			continue;
+		}
+		int sndbuf = SNDBUF;
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+		slot->fd = fd;
+		slot->accepted_ns = now;
+		atomic_fetch_add_explicit(&m->n_clients, 1, memory_order_relaxed);
+	}
+	return true;
 }
 
 static void *server_main(void *arg)
 {
 	struct metrics_server *m = arg;
 	uint64_t next_tick = clock_now_ns();
+	struct pollfd p[2 + METRICS_MAX_CLIENTS];
+	struct mconn *at[METRICS_MAX_CLIENTS]; /* the connection of p[2 + i] */
+	uint64_t accept_at = 0; /* the listening socket is looked at from then */
 	for (;;) {
 		uint64_t now = clock_now_ns();
 		if (now >= next_tick) {
@@ -301,22 +415,51 @@ static void *server_main(void *arg)
 		pthread_mutex_unlock(&m->mu);
 		if (quit)
 			break;
-		struct pollfd p[2] = {{.fd = m->fd, .events = POLLIN}, {.fd = m->wake_fd, .events = POLLIN}};
-		now = clock_now_ns();
-		int ms = next_tick > now ? (int)((next_tick - now) / NS_PER_MS) + 1 : 0;
-		int n = poll(p, 2, ms);
+		uint64_t wake = next_tick;
+		size_t np = 2;
+		for (size_t k = 0; k < METRICS_MAX_CLIENTS; k++) {
+			struct mconn *c = &m->conns[k];
+			if (c->fd < 0)
+				continue;
+			if (conn_deadline(c) <= now) {
+				conn_close(m, c);
+				continue;
+			}
+			if (conn_deadline(c) < wake)
+				wake = conn_deadline(c);
+			at[np - 2] = c;
+			p[np++] = (struct pollfd){.fd = c->fd,
+						  .events = c->writing ? POLLOUT : POLLIN};
+		}
+		p[0] = (struct pollfd){.fd = accept_at <= now ? m->fd : -1, .events = POLLIN};
+		p[1] = (struct pollfd){.fd = m->wake_fd, .events = POLLIN};
+		if (accept_at > now && accept_at < wake)
+			wake = accept_at;
+		int ms = wake > now ? (int)((wake - now) / NS_PER_MS) + 1 : 0;
+		int n = poll(p, (nfds_t)np, ms);
 		if (n <= 0)
 			continue;
 		if (p[1].revents)
 			continue; /* quit is looked at on the next turn */
-		if (p[0].revents & POLLIN) {
-			int c = accept4(m->fd, NULL, NULL, SOCK_CLOEXEC);
-			if (c >= 0) {
-				serve_one(m, c);
-				close(c);
-			}
+		now = clock_now_ns();
+		for (size_t i = 2; i < np; i++) {
+			struct mconn *c = at[i - 2];
+			if (!p[i].revents)
+				continue;
+			bool open = true;
+			if (!c->writing)
+				open = conn_read(m, c);
+			if (open && c->writing)
+				open = conn_write(c);
+			if (!open)
+				conn_close(m, c);
 		}
+		if ((p[0].revents & POLLIN) && !accept_new(m, now))
+			accept_at = now + 100 * NS_PER_MS;
 	}
+	for (size_t k = 0; k < METRICS_MAX_CLIENTS; k++)
+		if (m->conns[k].fd >= 0)
+			conn_close(m, &m->conns[k]);
 	return NULL;
 }
 
@@ -329,6 +472,13 @@ int metrics_start(struct metrics_server **out, const struct metrics_cfg *cfg)
 	struct metrics_server *m = calloc(1, sizeof *m);
 	if (!m)
 		return -ENOMEM;
+	m->conns = calloc(METRICS_MAX_CLIENTS, sizeof *m->conns);
+	if (!m->conns) {
+		free(m);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < METRICS_MAX_CLIENTS; i++)
+		m->conns[i].fd = -1;
 	m->n_variants = cfg->n_variants;
 	sysinfo_steal_sample(&m->steal0);
 	m->n_outcomes = cfg->n_outcomes < ENGINE_LIVE_OUTCOMES ? cfg->n_outcomes : ENGINE_LIVE_OUTCOMES;
@@ -339,6 +489,7 @@ int metrics_start(struct metrics_server **out, const struct metrics_cfg *cfg)
 	m->fd = net_listen(&cfg->addr, 16, false);
 	if (m->fd < 0) {
 		int rc = m->fd;
+		free(m->conns);
 		free(m);
 		return rc;
 	}
@@ -348,6 +499,7 @@ int metrics_start(struct metrics_server **out, const struct metrics_cfg *cfg)
 	if (m->wake_fd < 0) {
 		int rc = -errno;
 		close(m->fd);
+		free(m->conns);
 		free(m);
 		return rc;
 	}
@@ -361,6 +513,7 @@ int metrics_start(struct metrics_server **out, const struct metrics_cfg *cfg)
 		pthread_mutex_destroy(&m->mu);
 		close(m->wake_fd);
 		close(m->fd);
+		free(m->conns);
 		free(m);
 		return rc;
 	}
@@ -369,6 +522,11 @@ int metrics_start(struct metrics_server **out, const struct metrics_cfg *cfg)
 }
 
 uint16_t metrics_port(const struct metrics_server *m) { return m->port; }
+
+size_t metrics_clients(const struct metrics_server *m)
+{
+	return atomic_load_explicit(&m->n_clients, memory_order_relaxed);
+}
 
 void metrics_begin(struct metrics_server *m, size_t variant, struct engine *e, bool new_step,
 		   double offered_per_s)
@@ -417,9 +575,10 @@ void metrics_stop(struct metrics_server *m)
 	if (write(m->wake_fd, &one, sizeof one) < 0) {
 		/* the eventfd cannot be full; the poll times out within a second anyway */
 	}
-	pthread_join(m->thread, NULL);
+	pthread_join(m->thread, NULL); /* prompt: the thread never blocks but in its poll */
 	pthread_mutex_destroy(&m->mu);
 	close(m->wake_fd);
 	close(m->fd);
+	free(m->conns);
 	free(m);
 }

@@ -1,7 +1,9 @@
 /* pacer — the live metrics endpoint (--metrics-listen): a thread of its own
- * with a small blocking HTTP/1.1 server answering GET /metrics in the
+ * with a small non-blocking HTTP/1.1 server answering GET /metrics in the
  * Prometheus text format, or OpenMetrics when the Accept header asks
- * (metrics/expo.h). It reads the engines' live figures (engine_live:
+ * (metrics/expo.h). Whatever its clients do, it holds at most
+ * METRICS_MAX_CLIENTS connections, each for at most METRICS_CONN_MS, and
+ * metrics_stop returns without waiting for any of them. It reads the engines' live figures (engine_live:
  * relaxed atomics); the workers never wait for it. Its one mutex is shared
  * only by the thread that drives the runner (metrics_begin/phase/end) and
  * this server's thread. Never prints, never exits. */
@@ -17,6 +19,9 @@
 #include "net/sock.h"
 
 #define METRICS_WINDOW_S 10 /* the recent window of pacer_latency_recent_seconds */
+#define METRICS_MAX_CLIENTS 8 /* connections open at once */
+#define METRICS_HEAD_MS 2000  /* a connection's request head must be in by then */
+#define METRICS_CONN_MS 5000  /* and its whole answer taken by then, from its accept */
 
 /* Parse --metrics-listen's value: PORT, :PORT, ADDR:PORT or [ADDR6]:PORT,
  * with numeric addresses or localhost (no address: 127.0.0.1), port 0 (the
@@ -42,6 +47,8 @@ struct metrics_server;
 int metrics_start(struct metrics_server **out, const struct metrics_cfg *cfg);
 /* The port listened on (useful with port 0). */
 uint16_t metrics_port(const struct metrics_server *m);
+/* Connections open now (0..METRICS_MAX_CLIENTS; for tests). */
+size_t metrics_clients(const struct metrics_server *m);
 
 /* A measurement of `variant` starts on engine e (borrowed until
  * metrics_end): new_step counts a new step (pacer_step), offered_per_s is
@@ -54,7 +61,10 @@ void metrics_phase(struct metrics_server *m, size_t variant, enum metrics_phase 
  * again. */
 void metrics_end(struct metrics_server *m, size_t variant);
 
-/* Stop the thread, close the socket, free. NULL is fine. */
+/* Stop the thread, close the socket and every client's connection at
+ * once (an answer still being written is cut), free. Returns within
+ * milliseconds whatever the clients do: the thread waits only in its poll,
+ * which the stop wakes. NULL is fine. */
 void metrics_stop(struct metrics_server *m);
 
 #endif

@@ -100,6 +100,14 @@ const char *content_where(struct content_ctx *c, char *out, size_t cap);
  * when absent. */
 const char *content_med_range(struct content_ctx *c, char *out, size_t cap,
 			      const json_t *summary, const char *key, bool us);
+/* The reasons of a phase's failed connections (tls.failure_reasons): those
+ * of HTTP/2 (which name it) when h2, else those of TLS, as ": r1; r2" ("" when
+ * none). */
+const char *content_fail_reasons(const json_t *ph, bool h2, char *out, size_t cap);
+/* A phase's failed connections in words, with their cause: "5 connections
+ * failed as HTTP/2 (the server broke HTTP/2 ...)", "12 connects failed
+ * (refused), 3 TLS handshakes failed (...)"; "" when none failed. */
+const char *content_conn_failures(struct content_ctx *c, const json_t *ph, char *out, size_t cap);
 
 /* ---- the tables of a measured phase (content_tables.c) --------------------- */
 

@@ -38,8 +38,22 @@ static void errors_detail(struct content_ctx *c, const json_t *ph, char *out, si
 /* A note's kind: notes of the same kind (and key) in several ramp steps are
  * folded into one statement listing the steps. */
 enum cond_kind {
-	CK_INTERRUPTED, CK_ERRORS, CK_CONNECT, CK_TLS, CK_DUE, CK_IN_FLIGHT, CK_LATE, CK_NON2XX,
-	CK_SUCCESS, CK_TAIL_NONE, CK_TAIL_FEW, CK_TAIL_999, CK_GEN_OK, CK_GEN_FIRED, CK_GEN_FLAGGED,
+	CK_INTERRUPTED,
+	CK_ERRORS,
+	CK_CONNECT,
+	CK_TLS,
+	CK_H2,
+	CK_DUE,
+	CK_IN_FLIGHT,
+	CK_LATE,
+	CK_NON2XX,
+	CK_SUCCESS,
+	CK_TAIL_NONE,
+	CK_TAIL_FEW,
+	CK_TAIL_999,
+	CK_GEN_OK,
+	CK_GEN_FIRED,
+	CK_GEN_FLAGGED,
 };
 
 struct cond_note {
@@ -123,8 +137,10 @@ static void note(struct content_ctx *c, struct cond_sink *k, const char *label,
 	page_item_brief(c->d, b, "%s%s", label, full);
 }
 
-static void phase_conditions(struct content_ctx *c, const json_t *ph, const char *label,
-			     struct cond_sink *k)
+/* The notes of a measured phase; interrupted: its step was cut short by an
+ * interrupt (not ended by its drain). */
+static void phase_conditions(struct content_ctx *c, const json_t *ph, bool interrupted,
+			     const char *label, struct cond_sink *k)
 {
 	struct phase_fig m;
 	report_phase_fig(ph, &m);
@@ -151,16 +167,9 @@ static void phase_conditions(struct content_ctx *c, const json_t *ph, const char
 		note(c, k, label, CK_CONNECT, NULL, full, fig,
 		     "Failed connection attempts (not counted as requests)", NULL);
 	}
+	char reasons[400];
 	if (m.tls_errors > 0) {
-		char reasons[400] = "";
-		size_t i;
-		const json_t *rs;
-		json_array_foreach(rr_arr(ph, "tls.failure_reasons"), i, rs) {
-			size_t l = strlen(reasons);
-			if (json_is_string(rs) && l < sizeof reasons - 8)
-				snprintf(reasons + l, sizeof reasons - l, "%s%s", l ? "; " : ": ",
-					 json_string_value(rs));
-		}
+		content_fail_reasons(ph, false, reasons, sizeof reasons);
 		snprintf(full, sizeof full, "%s TLS %s failed (not counted as requests)%s.",
 			 fmt_int(&c->f, m.tls_errors), plural(m.tls_errors, "handshake", "handshakes"),
 			 reasons);
@@ -168,24 +177,46 @@ static void phase_conditions(struct content_ctx *c, const json_t *ph, const char
 		note(c, k, label, CK_TLS, NULL, full, fig,
 		     "Failed TLS handshakes (not counted as requests)", NULL);
 	}
+	double h2_failed = rr_num_or(ph, "transport_errors.protocol", 0);
+	if (h2_failed > 0) {
+		content_fail_reasons(ph, true, reasons, sizeof reasons);
+		snprintf(full, sizeof full, "%s %s failed as HTTP/2 (not counted as requests)%s.",
+			 fmt_int(&c->f, h2_failed), plural(h2_failed, "connection", "connections"),
+			 reasons);
+		snprintf(fig, sizeof fig, "%s%s", fmt_int(&c->f, h2_failed), reasons);
+		note(c, k, label, CK_H2, NULL, full, fig,
+		     "Connections that failed as HTTP/2 (not counted as requests)", NULL);
+	}
+	/* the end of the phase's step: the drain's, or an interrupt's */
+	const char *ended = interrupted ? "at the interrupt" : "when the drain ended";
 	if (m.dropped + m.queued > 0) {
-		snprintf(full, sizeof full,
-			 "%s %s due but never sent (%s dropped from a full backlog, %s still queued "
-			 "when the drain ended): %s of those due.",
-			 fmt_int(&c->f, m.dropped + m.queued),
-			 plural(m.dropped + m.queued, "request was", "requests were"),
-			 fmt_int(&c->f, m.dropped), fmt_int(&c->f, m.queued), fmt_pct(&c->f, m.drop_pct));
+		/* a closed loop drops a request whose host has no connection while
+		 * its connections fail (it would hold a slot of the concurrency) */
+		bool down = !c->open_loop && m.connect_errors + m.tls_errors + h2_failed > 0;
+		const char *how = down ? "while the target's connections failed"
+				       : "from a full backlog";
+		snprintf(
+			full, sizeof full,
+			"%s %s due but never sent (%s dropped %s, %s still queued %s): %s of those "
+			"due.",
+			fmt_int(&c->f, m.dropped + m.queued),
+			plural(m.dropped + m.queued, "request was", "requests were"),
+			fmt_int(&c->f, m.dropped), how, fmt_int(&c->f, m.queued), ended,
+			fmt_pct(&c->f, m.drop_pct));
 		snprintf(fig, sizeof fig, "%s (%s dropped, %s still queued), %s of those due",
 			 fmt_int(&c->f, m.dropped + m.queued), fmt_int(&c->f, m.dropped),
 			 fmt_int(&c->f, m.queued), fmt_pct(&c->f, m.drop_pct));
 		note(c, k, label, CK_DUE, NULL, full, fig,
-		     "Requests due but never sent (dropped from a full backlog, or still queued when "
-		     "the drain ended)",
+		     down ? "Requests due but never sent (dropped while the target's connections "
+			    "failed, or still queued when the drain ended)"
+			  : "Requests due but never sent (dropped from a full backlog, or still "
+			    "queued when the drain ended)",
 		     NULL);
 	}
 	if (m.in_flight > 0) {
-		snprintf(full, sizeof full, "%s %s had no complete response when the drain ended.",
-			 fmt_int(&c->f, m.in_flight), plural(m.in_flight, "request", "requests"));
+		snprintf(full, sizeof full, "%s %s had no complete response %s.",
+			 fmt_int(&c->f, m.in_flight), plural(m.in_flight, "request", "requests"),
+			 ended);
 		snprintf(fig, sizeof fig, "%s", fmt_int(&c->f, m.in_flight));
 		note(c, k, label, CK_IN_FLIGHT, NULL, full, fig,
 		     "Requests without a complete response when the drain ended", NULL);
@@ -484,15 +515,19 @@ static void fold_notes(struct content_ctx *c, struct cond_sink *k)
  * says (the terminal says each caveat once): the self-contained target, an
  * interruption, steal time, too few repetitions for a verdict; in a run or
  * a ramp also a generator check that fired, requests that did not succeed,
- * requests left unsent or unanswered, failed TLS handshakes. Others (why
+ * requests left unsent or unanswered, failed TLS handshakes or HTTP/2
+ * connections. Others (why
  * connections were missing, a rate under the offered one, a comparison's
  * generator-limited repetitions, ...) are said as recorded. */
 static bool warning_said(const struct content_ctx *c, const char *w)
 {
 	static const char *const said[] = {
-		"generator limited", "requests were due but",
-		"requests were still waiting for a response", "requests timed out",
+		"generator limited",
+		"requests were due but",
+		"requests were still waiting for a response",
+		"requests timed out",
 		"TLS handshake failed",
+		"failed as HTTP/2",
 	};
 	bool cmp = c->r->kind == RESULT_KIND_COMPARE;
 	if ((c->self_contained && (!strncmp(w, "self-contained:", 15) ||
@@ -558,8 +593,11 @@ void content_conditions(struct content_ctx *c)
 			       "between the two machines.",
 			 tgt);
 	if (c->interrupted)
-		page_item(c->d, "Interrupted: the %s was stopped before its planned end (Ctrl-C or "
-			       "SIGTERM); the figures cover only what was measured until then.",
+		page_item(c->d,
+			 "Interrupted: the %s was stopped before its planned end (Ctrl-C or "
+			 "SIGTERM); the figures cover only what was measured until then, and a "
+			 "request then unanswered (in flight, or due and never sent) is in the "
+			 "latency at its wait until then, a lower bound.",
 			 result_kind_name(c->r->kind));
 	if (!c->open_loop && c->r->kind != RESULT_KIND_RAMP && !rr_obj(c->plan, KEY_RAMP))
 		page_item_brief(c->d,
@@ -580,7 +618,7 @@ void content_conditions(struct content_ctx *c)
 			 "written or for a free connection, and that wait counts in their latency.",
 			 burst, burst);
 	if (c->r->kind == RESULT_KIND_RUN) {
-		phase_conditions(c, rr_get(c->root, KEY_MEASURE), "", NULL);
+		phase_conditions(c, rr_get(c->root, KEY_MEASURE), c->interrupted, "", NULL);
 		gen_limited(c, rr_obj(c->root, KEY_GENERATOR_LIMITED), NULL, "", NULL);
 		if (c->repeat <= 1)
 			page_item_brief(c->d, "One run: no estimate of run-to-run variance.",
@@ -602,7 +640,8 @@ void content_conditions(struct content_ctx *c)
 				note(c, &k, label, CK_INTERRUPTED, NULL,
 				     "interrupted: it never counts as passing.", "interrupted",
 				     "Interrupted (never counts as passing)", NULL);
-			phase_conditions(c, rr_get(s, KEY_MEASURE), label, &k);
+			bool cut = rr_true(s, KEY_INTERRUPTED);
+			phase_conditions(c, rr_get(s, KEY_MEASURE), cut, label, &k);
 			gen_limited(c, rr_obj(s, KEY_GENERATOR_LIMITED), s, label, &k);
 		}
 		char sl[32];

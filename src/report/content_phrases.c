@@ -2,6 +2,7 @@
  * machine, the way to the target, a median with its range (see
  * content_int.h). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -174,6 +175,73 @@ const char *content_med_range(struct content_ctx *c, char *out, size_t cap,
 				 fmt_rate(&c->f, hi));
 		else
 			snprintf(out, cap, "%s", fmt_rate(&c->f, med));
+	}
+	return out;
+}
+
+/* Append to out[cap] at o, cut at the cap; the new o. */
+static size_t addf(char *out, size_t cap, size_t o, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static size_t addf(char *out, size_t cap, size_t o, const char *fmt, ...)
+{
+	if (o + 1 >= cap)
+		return o;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(out + o, cap - o, fmt, ap);
+	va_end(ap);
+	return n < 0 ? o : o + (size_t)n < cap ? o + (size_t)n : cap - 1;
+}
+
+const char *content_fail_reasons(const json_t *ph, bool h2, char *out, size_t cap)
+{
+	size_t i, o = 0;
+	const json_t *r;
+	out[0] = '\0';
+	json_array_foreach(rr_arr(ph, "tls.failure_reasons"), i, r) {
+		const char *s = json_string_value(r);
+		if (s && (strstr(s, "HTTP/2") != NULL) == h2)
+			o = addf(out, cap, o, "%s%s", o ? "; " : ": ", s);
+	}
+	return out;
+}
+
+const char *content_conn_failures(struct content_ctx *c, const json_t *ph, char *out, size_t cap)
+{
+	static const char *const causes[] = {"refused", "reset", "timeout", "other"};
+	double conn = rr_num_or(ph, "transport_errors.connect", 0);
+	double tls = rr_num_or(ph, "transport_errors.tls", 0);
+	double h2 = rr_num_or(ph, "transport_errors.protocol", 0);
+	char why[600];
+	size_t o = 0;
+	out[0] = '\0';
+	if (conn > 0) {
+		const char *top = NULL;
+		double most = 0;
+		for (size_t k = 0; k < N(causes); k++) {
+			char key[48];
+			snprintf(key, sizeof key, "connect_failures.%s", causes[k]);
+			double v = rr_num_or(ph, key, 0);
+			if (v > most) {
+				most = v;
+				top = causes[k];
+			}
+		}
+		const char *open = !top ? "" : most < conn ? " (mostly " : " (";
+		o = addf(out, cap, o, "%s %s failed%s%s%s", fmt_int(&c->f, conn),
+			 plural(conn, "connect", "connects"), open, top ? top : "", top ? ")" : "");
+	}
+	if (tls > 0) {
+		content_fail_reasons(ph, false, why, sizeof why);
+		o = addf(out, cap, o, "%s%s TLS %s failed%s%s%s", o ? ", " : "",
+			 fmt_int(&c->f, tls), plural(tls, "handshake", "handshakes"),
+			 why[0] ? " (" : "", why[0] ? why + 2 : "", why[0] ? ")" : "");
+	}
+	if (h2 > 0) {
+		content_fail_reasons(ph, true, why, sizeof why);
+		addf(out, cap, o, "%s%s %s failed as HTTP/2%s%s%s", o ? ", " : "",
+		     fmt_int(&c->f, h2), plural(h2, "connection", "connections"),
+		     why[0] ? " (" : "", why[0] ? why + 2 : "", why[0] ? ")" : "");
 	}
 	return out;
 }

@@ -11,9 +11,10 @@
 
 void content_summary_run(struct content_ctx *c)
 {
+	const json_t *ph = rr_get(c->root, KEY_MEASURE);
 	struct phase_fig m;
-	report_phase_fig(rr_get(c->root, KEY_MEASURE), &m);
-	char mach[256], wh[200], subject[256];
+	report_phase_fig(ph, &m);
+	char mach[256], wh[200], subject[256], fails[900], after[1400];
 	const char *plan_name = rr_str(c->root, "target.plan");
 	if (c->self_contained)
 		snprintf(subject, sizeof subject,
@@ -21,24 +22,62 @@ void content_summary_run(struct content_ctx *c)
 			 plan_name ? "plan " : "", plan_name ? plan_name : "", plan_name ? ", " : "");
 	else
 		snprintf(subject, sizeof subject, "the target");
+	/* Without a response there is no latency to quote, and without a
+	 * request sent no error rate; connections that failed are said with
+	 * their cause (they are not request errors, and may be all there is). */
+	bool answered = m.completed > 0, sent = m.sent > 0;
+	content_conn_failures(c, ph, fails, sizeof fails);
+	if (fails[0])
+		snprintf(after, sizeof after, sent ? "; %s" : ": %s, and no request was sent",
+			 fails);
+	else
+		snprintf(after, sizeof after, "%s", sent ? "" : ": no request was sent");
+	/* interrupted: the requests then unanswered are outcomes, beside the
+	 * error rate (their waits are in the latency) */
+	double left = m.queued + m.in_flight;
+	bool cut = c->interrupted && left > 0;
+	if (cut) {
+		size_t l = strlen(after);
+		snprintf(after + l, sizeof after - l,
+			 "; when the run was interrupted before its planned end, %s of the %s "
+			 "requests due (%s) had no answer (in flight, or never sent): each is "
+			 "in the latency at its wait until then, a lower bound",
+			 fmt_int(&c->f, left), fmt_int(&c->f, m.scheduled),
+			 fmt_pct(&c->f, m.scheduled > 0 ? left / m.scheduled * 100 : NAN));
+	}
 	char *s = NULL;
 	if (c->open_loop) {
+		char lat[160];
+		if (answered)
+			snprintf(lat, sizeof lat, "measured p50 %s and p99 %s",
+				 fmt_us(&c->f, m.p50), fmt_us(&c->f, m.p99));
+		else
+			snprintf(lat, sizeof lat, "completed no request");
 		if (asprintf(&s,
-			     "In an open-loop test %s on %s, %s measured p50 %s and p99 %s at %s "
-			     "requests/s offered (%s achieved) with a %s error rate.",
+			     "In an open-loop test %s on %s, %s %s at %s requests/s offered (%s "
+			     "achieved)%s%s%s%s.",
 			     content_where(c, wh, sizeof wh), content_machine(c, mach, sizeof mach),
-			     subject, fmt_us(&c->f, m.p50), fmt_us(&c->f, m.p99), fmt_rate(&c->f, m.offered),
-			     fmt_rate(&c->f, m.achieved), fmt_pct(&c->f, m.error_pct)) < 0)
+			     subject, lat, fmt_rate(&c->f, m.offered), fmt_rate(&c->f, m.achieved),
+			     sent ? " with a " : "", sent ? fmt_pct(&c->f, m.error_pct) : "",
+			     sent ? " error rate" : "", after) < 0)
 			s = NULL;
 	} else {
 		double conc = rr_num_or(c->plan, KEY_CONCURRENCY, NAN);
+		char lat[200];
+		if (answered)
+			snprintf(lat, sizeof lat,
+				 "%s requests/s with p50 %s and p99 %s (measured from each send)",
+				 fmt_rate(&c->f, m.achieved), fmt_us(&c->f, m.p50),
+				 fmt_us(&c->f, m.p99));
+		else
+			snprintf(lat, sizeof lat, "no request");
 		if (asprintf(&s,
-			     "In a closed-loop test with %s %s %s on %s, %s completed %s requests/s "
-			     "with p50 %s and p99 %s (measured from each send) and a %s error rate.",
+			     "In a closed-loop test with %s %s %s on %s, %s completed %s%s%s%s%s.",
 			     fmt_int(&c->f, conc), plural(conc, "connection", "connections"),
 			     content_where(c, wh, sizeof wh), content_machine(c, mach, sizeof mach),
-			     subject, fmt_rate(&c->f, m.achieved), fmt_us(&c->f, m.p50), fmt_us(&c->f, m.p99),
-			     fmt_pct(&c->f, m.error_pct)) < 0)
+			     subject, lat, sent ? " and a " : "",
+			     sent ? fmt_pct(&c->f, m.error_pct) : "", sent ? " error rate" : "",
+			     after) < 0)
 			s = NULL;
 	}
 	const json_t *rs = rr_obj(c->root, KEY_REPEAT_SUMMARY);
@@ -53,7 +92,7 @@ void content_summary_run(struct content_ctx *c)
 				 fmt_us(&c->f, lo), fmt_us(&c->f, hi), fmt_us(&c->f, med));
 	}
 	char tail[256] = "";
-	if (c->interrupted)
+	if (c->interrupted && !cut)
 		snprintf(tail, sizeof tail, " The run was interrupted before its planned end.");
 	if (rr_true(c->root, "generator_limited.flagged"))
 		snprintf(tail + strlen(tail), sizeof tail - strlen(tail),
@@ -327,7 +366,7 @@ void content_results_run(struct content_ctx *c)
 			      fmt_int(&c->f, m.sent),
 			      fmt_int(&c->f, m.completed),
 			      fmt_int(&c->f, m.errors),
-			      fmt_pct(&c->f, m.error_pct),
+			      m.sent > 0 ? fmt_pct(&c->f, m.error_pct) : "– (none sent)",
 			      c->open_loop ? fmt_pct(&c->f, m.drop_pct) : "–",
 			      fmt_s(&c->f, m.duration_s)};
 	page_row(c->d, row);

@@ -42,8 +42,15 @@ void content_latency_table(struct content_ctx *c, const json_t *ph)
 		/* successes and failures apart only when there were failures */
 		if ((i == 1 || i == 2) && !(rr_num_or(ph, "latency_failed.count", 0) > 0))
 			continue;
+		const char *label = c->open_loop ? rows[i].open_label : rows[i].closed_label;
+		/* interrupted: the requests then unanswered are in the failed ones
+		 * too, at their wait until the interrupt */
+		double left = rr_num_or(ph, "requests.queued_at_end", 0) +
+			      rr_num_or(ph, "requests.in_flight_at_end", 0);
+		if (i == 2 && c->interrupted && left > 0)
+			label = "… failed, or unanswered at the interrupt";
 		const char *row[9] = {
-			c->open_loop ? rows[i].open_label : rows[i].closed_label,
+			label,
 			fmt_us(&c->f, rr_num_or(t, KEY_P50_US, NAN)),
 			fmt_us(&c->f, rr_num_or(t, KEY_P90_US, NAN)),
 			fmt_us(&c->f, rr_num_or(t, KEY_P99_US, NAN)),

@@ -88,22 +88,33 @@ static void check_lag(const struct run_result *r, uint64_t floor_ns, const struc
 		return;
 	}
 	c->evaluated = true;
+	/* no latency at all (no response, nothing timed out: every connection
+	 * failed, say): there is no figure the lateness could have moved */
+	bool measured = lat->counts && lat->total;
 	double lag99 = (double)hist_percentile(lag, 99.0);
-	double lat99 = lat->counts ? (double)hist_percentile(lat, 99.0) : 0;
+	double lat99 = measured ? (double)hist_percentile(lat, 99.0) : 0;
 	c->value = lag99 / 1e3;
 	v->latency_p99_us = lat99 / 1e3;
-	c->impact_pct = gencheck_impact_pct(lag99, lat99);
+	c->impact_pct = measured ? gencheck_impact_pct(lag99, lat99) : 0;
 	bool material99 = c->impact_pct > GENCHECK_MATERIAL_PCT;
 	c->fired = lag99 > (double)floor_ns && material99;
 
 	char a[32], b[32], p[32], f[32];
-	int n = snprintf(c->finding, sizeof c->finding,
-			 "loop-lag p99 %s is %s of latency p99 %s: pacer's lateness could have moved "
-			 "it by up to that (%s over %s%s)",
-			 dur(a, sizeof a, lag99), pct(p, sizeof p, c->impact_pct),
-			 dur(b, sizeof b, lat99), material99 ? "material:" : "immaterial: not",
-			 pct(f, sizeof f, GENCHECK_MATERIAL_PCT),
-			 material99 && !c->fired ? ", but under --lag-limit" : "");
+	int n;
+	if (measured)
+		n = snprintf(c->finding, sizeof c->finding,
+			     "loop-lag p99 %s is %s of latency p99 %s: pacer's lateness could have "
+			     "moved it by up to that (%s over %s%s)",
+			     dur(a, sizeof a, lag99), pct(p, sizeof p, c->impact_pct),
+			     dur(b, sizeof b, lat99), material99 ? "material:" : "immaterial: not",
+			     pct(f, sizeof f, GENCHECK_MATERIAL_PCT),
+			     material99 && !c->fired ? ", but under --lag-limit" : "");
+	else
+		n = snprintf(
+			c->finding, sizeof c->finding,
+			"loop-lag p99 %s, but no latency was measured (no response, no timeout): "
+			"there is no figure it could have moved (immaterial)",
+			dur(a, sizeof a, lag99));
 
 	/* SLO latency clauses: the lateness at the clause's statistic. */
 	const struct gencheck_slo *why = NULL; /* the first clause that fired it */
@@ -122,7 +133,8 @@ static void check_lag(const struct run_result *r, uint64_t floor_ns, const struc
 		s->impact_pct = gencheck_impact_pct(l, k->threshold);
 		s->failed = !clause_holds(k->op, t, k->threshold);
 		s->flips = s->failed && clause_holds(k->op, t - l, k->threshold);
-		bool material = s->flips || gencheck_impact_pct(l, t) > GENCHECK_MATERIAL_PCT;
+		bool material = measured &&
+				(s->flips || gencheck_impact_pct(l, t) > GENCHECK_MATERIAL_PCT);
 		if (l > (double)floor_ns && material) {
 			c->fired = true;
 			if (!why)

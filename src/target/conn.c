@@ -52,19 +52,35 @@ void target_conn_close(struct conn *c)
 
 void target_conn_free(struct conn *c)
 {
+	c->w->freed += sizeof *c + c->in_cap + c->out_cap + c->dyn.cap;
 	free(c->in);
 	free(c->out);
 	free(c->dyn.buf);
 	free(c);
 }
 
-/* Recycle the connections closed during this iteration. */
+/* Free *buf when its capacity is over keep (what a recycled struct keeps). */
+static void shrink(struct worker *w, char **buf, uint32_t *cap, uint32_t keep)
+{
+	if (*cap <= keep)
+		return;
+	w->freed += *cap;
+	free(*buf);
+	*buf = NULL;
+	*cap = 0;
+}
+
+/* Recycle the connections closed during this iteration: kept with their
+ * first-size buffers (a burst of large ones does not stay pinned). */
 void target_conn_reap(struct worker *w)
 {
 	while (w->dead) {
 		struct conn *c = w->dead;
 		w->dead = c->next;
 		if (w->n_free < FREE_KEEP) {
+			shrink(w, &c->in, &c->in_cap, IN_INIT);
+			shrink(w, &c->out, &c->out_cap, OUT_INIT);
+			shrink(w, &c->dyn.buf, &c->dyn.cap, TARGET_DYN_INIT);
 			c->next = w->free_list;
 			w->free_list = c;
 			w->n_free++;
@@ -478,7 +494,8 @@ static void conn_read(struct conn *c)
 	}
 	if (n > 0) {
 		c->in_len += (uint32_t)n;
-		c->last_io_ns = w->now;
+		if (!c->h2) /* HTTP/2: a request's frames only (h2.c), not PINGs */
+			c->last_io_ns = w->now;
 	} else if (n == 0) {
 		c->peer_eof = true;
 	} else if (errno != EAGAIN && errno != EINTR) {

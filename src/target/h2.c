@@ -12,10 +12,19 @@
  *
  * Memory is bounded: at most max_streams streams per connection
  * (SETTINGS_MAX_CONCURRENT_STREAMS; nghttp2 refuses the ones above), a
- * request's header fields at most H2_HEADERS_CAP bytes (431 above), and the
+ * request's header fields at most H2_HEADERS_CAP bytes (431 above), the
+ * long :path buffers (over H2_KEEP_PATH) held by streams whose request is
+ * still coming at most H2_CONN_HELD_MAX a connection and H2_THREAD_HELD_MAX
+ * a thread (a stream begun past them is refused, REFUSED_STREAM; a :path
+ * that would pass them gets 431), a long :path freed as soon as its request
+ * is whole, the
+ * rendered answers (templates, kv) its streams hold at most conn_dyn_max()
+ * a connection and H2_THREAD_DYN_MAX a thread (past them: 503), and the
  * input is taken in only while the output is below OUT_HIGH and nghttp2
  * holds few frames to send: a client that never reads stops being read,
- * and its connection is closed by the idle timeout of a blocked write. */
+ * and its connection is closed by the idle timeout of a blocked write. A
+ * connection is idle when no stream frame (HEADERS, DATA) went either way:
+ * PINGs and SETTINGS do not keep it open. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +45,14 @@
 #define H2_KEEP_DYN (4 * TARGET_DYN_INIT) /* and a rendered-body buffer up to this */
 #define H2_NV_MAX (2 * TARGET_MAX_HEADERS + 8) /* header fields of one answer */
 #define H2_TIMERS_PER_ROUND 4096
+#define H2_CONN_HELD_MAX (4 * H2_HEADERS_CAP) /* long :path bytes a connection's
+                                               * incomplete requests may hold */
+#define H2_THREAD_HELD_MAX (16u << 20)        /* ... and a thread's, over its connections */
+#define H2_CONN_DYN_MAX (4 * TARGET_DYN_CAP)  /* rendered answers a connection's streams hold, */
+#define H2_STREAM_DYN (2 * TARGET_DYN_INIT)   /* or this much a stream if that is more */
+#define H2_THREAD_DYN_MAX (64u << 20)         /* ... and a thread's */
+#define H2_SESSION_BYTES 16384 /* about what an nghttp2 session holds (HPACK tables,
+                                * buffers): counted as freed when one ends */
 
 /* An answer's header fields, from its HTTP/1.1 head: ":status", then the
  * head's fields with lower-case names; the connection-specific ones
@@ -55,8 +72,8 @@ struct h2_canned {
 	size_t body_len;
 };
 
-#define H2_N_CANNED 4
-static const int h2_canned_status[H2_N_CANNED] = {400, 408, 431, 501};
+#define H2_N_CANNED 5
+static const int h2_canned_status[H2_N_CANNED] = {400, 408, 431, 501, 503};
 
 struct h2_plan {
 	nghttp2_session_callbacks *cbs;
@@ -81,6 +98,8 @@ struct h2_stream {
 	enum h2_st state;
 	bool head_req, too_big, long_method, garbage;
 	bool slow, deferred;
+	bool held;         /* its :path is held (its request is still coming): path_weight */
+	uint32_t dyn_held; /* its rendered answer's capacity, counted in the budgets */
 	uint8_t method_len;
 	char method[H2_METHOD_CAP];
 	char *path;
@@ -247,6 +266,7 @@ static struct h2_stream *stream_get(struct conn *c, int32_t id)
 	st->id = id;
 	st->state = ST_HEAD;
 	st->begin_ns = w->now;
+	st->held = true; /* a kept buffer is short: it weighs nothing */
 	struct h2_sess *s = c->h2;
 	st->next = s->streams;
 	if (s->streams)
@@ -256,11 +276,36 @@ static struct h2_stream *stream_get(struct conn *c, int32_t id)
 	return st;
 }
 
-static void stream_free(struct h2_stream *st)
+static void stream_free(struct worker *w, struct h2_stream *st)
 {
+	w->freed += sizeof *st + st->path_cap + st->dyn.cap;
 	free(st->path);
 	free(st->dyn.buf);
 	free(st);
+}
+
+/* What a :path buffer of cap bytes weighs in the budgets: a short one (as
+ * kept for reuse) nothing, so that streams with ordinary paths are never
+ * refused; a long one its size. */
+static uint32_t path_weight(uint32_t cap) { return cap > H2_KEEP_PATH ? cap : 0; }
+
+/* st's request is whole (or given up on): its :path is no longer held, and a
+ * long one is freed now rather than while the answer waits (the route and
+ * the query were taken from it). */
+static void path_release(struct h2_stream *st)
+{
+	struct conn *c = st->c;
+	if (!st->held)
+		return;
+	st->held = false;
+	c->h2_held -= path_weight(st->path_cap);
+	c->w->h2_held -= path_weight(st->path_cap);
+	if (st->path_cap > H2_KEEP_PATH) {
+		c->w->freed += st->path_cap;
+		free(st->path);
+		st->path = NULL;
+		st->path_cap = st->path_len = 0;
+	}
 }
 
 static void stream_put(struct h2_stream *st)
@@ -269,6 +314,10 @@ static void stream_put(struct h2_stream *st)
 	struct worker *w = c->w;
 	struct h2_sess *s = c->h2;
 	theap_cancel(&w->sheap, &st->tn);
+	path_release(st);
+	c->h2_dyn -= st->dyn_held;
+	w->h2_dyn -= st->dyn_held;
+	st->dyn_held = 0;
 	if (st->state == ST_WAIT || st->deferred)
 		c->h2_timed--;
 	if (st->prev)
@@ -280,12 +329,8 @@ static void stream_put(struct h2_stream *st)
 	c->h2_streams--;
 	if (w->h2_n_free < H2_FREE_KEEP) {
 		/* kept small: a few large answers do not pin memory in the pool */
-		if (st->path_cap > H2_KEEP_PATH) {
-			free(st->path);
-			st->path = NULL;
-			st->path_cap = 0;
-		}
 		if (st->dyn.cap > H2_KEEP_DYN) {
+			w->freed += st->dyn.cap;
 			free(st->dyn.buf);
 			st->dyn = (struct target_dyn){0};
 		}
@@ -293,7 +338,7 @@ static void stream_put(struct h2_stream *st)
 		w->h2_free = st;
 		w->h2_n_free++;
 	} else {
-		stream_free(st);
+		stream_free(w, st);
 	}
 }
 
@@ -426,6 +471,14 @@ static void answer(struct h2_stream *st)
 	}
 }
 
+/* The bytes of rendered answers a connection's streams may hold: a few of
+ * the largest, or a small one on each stream it may have. */
+static size_t conn_dyn_max(const struct target *t)
+{
+	size_t per_stream = (size_t)t->max_streams * H2_STREAM_DYN;
+	return per_stream > H2_CONN_DYN_MAX ? per_stream : H2_CONN_DYN_MAX;
+}
+
 /* The whole request of st has arrived. */
 static void request_done(struct h2_stream *st)
 {
@@ -434,6 +487,7 @@ static void request_done(struct h2_stream *st)
 	theap_cancel(&w->sheap, &st->tn); /* its request timeout */
 	st->head_req = st->method_len == 4 && !memcmp(st->method, "HEAD", 4);
 	if (st->too_big || st->long_method) {
+		path_release(st);
 		stat_inc(&w->st.bad_requests);
 		answer_canned(st, st->too_big ? 431 : 501);
 		return;
@@ -450,6 +504,22 @@ static void request_done(struct h2_stream *st)
 		target_plan_match(w->t->plan, st->method, st->method_len, path, plen);
 	st->rt = rt;
 	st->resp = target_choose(w, rt, &st->garbage, &st->dyn, query, qlen);
+	path_release(st);
+	if (st->dyn.len) {
+		/* a rendered answer, held until it is sent: within the budgets,
+		 * else the server is too busy for it (503) */
+		if (c->h2_dyn + st->dyn.cap > conn_dyn_max(w->t) ||
+		    w->h2_dyn + st->dyn.cap > H2_THREAD_DYN_MAX) {
+			w->freed += st->dyn.cap;
+			free(st->dyn.buf);
+			st->dyn = (struct target_dyn){0};
+			answer_canned(st, 503);
+			return;
+		}
+		st->dyn_held = st->dyn.cap;
+		c->h2_dyn += st->dyn_held;
+		w->h2_dyn += st->dyn_held;
+	}
 	if (!rt || rt->simple) {
 		answer(st);
 		return;
@@ -480,6 +550,7 @@ static void stream_timer(struct h2_stream *st)
 		}
 	} else {
 		/* the request did not arrive whole within the plan's request timeout */
+		path_release(st);
 		stat_inc(&w->st.timeouts);
 		answer_canned(st, 408);
 	}
@@ -493,6 +564,16 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *u
 	struct conn *c = ud;
 	if (f->hd.type != NGHTTP2_HEADERS || f->headers.cat != NGHTTP2_HCAT_REQUEST)
 		return 0;
+	if (c->h2_held >= H2_CONN_HELD_MAX || c->w->h2_held >= H2_THREAD_HELD_MAX) {
+		/* the requests still coming hold enough already: not processed,
+		 * the client may retry it later (its header block is decoded, not
+		 * kept) */
+		stat_inc(&c->w->st.bad_requests);
+		if (nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, f->hd.stream_id,
+		                              NGHTTP2_REFUSED_STREAM))
+			return NGHTTP2_ERR_CALLBACK_FAILURE;
+		return 0;
+	}
 	struct h2_stream *st = stream_get(c, f->hd.stream_id);
 	if (!st)
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* the stream is reset */
@@ -525,14 +606,23 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t 
 		}
 	} else if (nl == 5 && !memcmp(name, ":path", 5)) {
 		if (vl > st->path_cap) {
+			struct conn *c = st->c;
 			uint32_t cap = st->path_cap ? st->path_cap : H2_PATH_INIT;
 			while (cap < vl)
 				cap *= 2;
+			uint32_t more = path_weight(cap) - path_weight(st->path_cap);
+			if (c->h2_held + more > H2_CONN_HELD_MAX ||
+			    c->w->h2_held + more > H2_THREAD_HELD_MAX) {
+				st->too_big = true; /* 431, as for a header list over the cap */
+				return 0;
+			}
 			char *p = realloc(st->path, cap);
 			if (!p)
 				return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
 			st->path = p;
 			st->path_cap = cap;
+			c->h2_held += more;
+			c->w->h2_held += more;
 		}
 		memcpy(st->path, value, vl);
 		st->path_len = (uint32_t)vl;
@@ -542,9 +632,10 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t 
 
 static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 {
-	(void)ud;
+	struct conn *c = ud;
 	if (f->hd.type != NGHTTP2_HEADERS && f->hd.type != NGHTTP2_DATA)
 		return 0;
+	c->last_io_ns = c->w->now; /* a request's frame: not idle (a PING is no activity) */
 	struct h2_stream *st = nghttp2_session_get_stream_user_data(ng, f->hd.stream_id);
 	if (!st || st->state > ST_BODY)
 		return 0;
@@ -567,6 +658,16 @@ static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t code, void 
 	return 0;
 }
 
+/* An answer's frame went out: not idle (a PING's ACK is no activity). */
+static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
+{
+	(void)ng;
+	struct conn *c = ud;
+	if (f->hd.type == NGHTTP2_HEADERS || f->hd.type == NGHTTP2_DATA)
+		c->last_io_ns = c->w->now;
+	return 0;
+}
+
 static int session_setup(struct h2_plan *hp)
 {
 	if (nghttp2_session_callbacks_new(&hp->cbs) != 0)
@@ -575,6 +676,7 @@ static int session_setup(struct h2_plan *hp)
 	nghttp2_session_callbacks_set_on_header_callback(hp->cbs, on_header);
 	nghttp2_session_callbacks_set_on_frame_recv_callback(hp->cbs, on_frame_recv);
 	nghttp2_session_callbacks_set_on_stream_close_callback(hp->cbs, on_stream_close);
+	nghttp2_session_callbacks_set_on_frame_send_callback(hp->cbs, on_frame_send);
 	if (nghttp2_option_new(&hp->opt) != 0)
 		return -ENOMEM;
 	nghttp2_option_set_no_closed_streams(hp->opt, 1);
@@ -617,6 +719,7 @@ void target_h2_close(struct conn *c)
 	nghttp2_session_del(s->ng);
 	free(s);
 	c->h2 = NULL;
+	c->w->freed += H2_SESSION_BYTES;
 }
 
 /* Move what nghttp2 has to send into the output, until OUT_HIGH. A frame
@@ -634,7 +737,6 @@ static bool pump(struct conn *c, bool *made)
 		if (n == 0)
 			break;
 		*made = true;
-		c->last_io_ns = c->w->now; /* sending counts as activity: not idle */
 		if ((size_t)n <= COPY_MAX && target_out_reserve(c, (size_t)n)) {
 			out_put(c, d, (size_t)n);
 		} else {
@@ -706,7 +808,7 @@ void target_h2_worker_free(struct worker *w)
 	while (w->h2_free) {
 		struct h2_stream *st = w->h2_free;
 		w->h2_free = st->next;
-		stream_free(st);
+		stream_free(w, st);
 	}
 	w->h2_n_free = 0;
 }

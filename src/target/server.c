@@ -3,6 +3,7 @@
  * connection's life is in conn.c, answering a request in exec.c, dynamic
  * bodies in render.c (see target/server_int.h). */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -24,6 +25,12 @@
 #define TIMERS_PER_ROUND 4096 /* expired timers run per loop round; the rest next round */
 #define LISTEN_BACKLOG 4096
 #define TIMER_SLACK_NS 1000UL /* the thread's timer slack: timers within ~1 us */
+/* Memory freed is given back to the system (malloc_trim) once this much was
+ * freed since the last time, at most once per TRIM_EVERY_NS a thread: the
+ * allocator keeps freed memory otherwise, and a burst of hostile
+ * connections would stay in the process's size. */
+#define TRIM_BYTES (1u << 20)
+#define TRIM_EVERY_NS NS_PER_S
 
 /* ---- accepting ------------------------------------------------------ */
 
@@ -113,6 +120,23 @@ static void run_timers(struct worker *w)
 	}
 }
 
+/* When w gives memory back (UINT64_MAX: nothing to give); mem_trim does. */
+static uint64_t trim_due(const struct worker *w)
+{
+	return w->freed >= TRIM_BYTES ? w->trim_ns + TRIM_EVERY_NS : UINT64_MAX;
+}
+
+static void mem_trim(struct worker *w)
+{
+	if (trim_due(w) > w->now)
+		return;
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+	w->freed = 0;
+	w->trim_ns = w->now;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -126,8 +150,10 @@ static void *worker_main(void *arg)
 		struct theap_node *sfirst = theap_peek(&w->sheap); /* HTTP/2 streams */
 		if (sfirst && (!first || sfirst->deadline_ns < first->deadline_ns))
 			first = sfirst;
-		if (first)
-			timeout = first->deadline_ns > w->now ? first->deadline_ns - w->now : 0;
+		uint64_t at = first ? first->deadline_ns : UINT64_MAX;
+		at = at < trim_due(w) ? at : trim_due(w);
+		if (at != UINT64_MAX)
+			timeout = at > w->now ? at - w->now : 0;
 		int n = loop_wait(&w->loop, ev, MAX_EVENTS, timeout);
 		w->now = clock_now_ns();
 		for (int i = 0; i < n; i++) {
@@ -147,6 +173,7 @@ static void *worker_main(void *arg)
 		target_h2_timers(w);
 		target_conn_settle_dirty(w);
 		target_conn_reap(w);
+		mem_trim(w);
 	}
 	/* close everything this thread owns */
 	while (w->live)

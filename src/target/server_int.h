@@ -105,6 +105,9 @@ struct conn {
 	uint32_t h2_streams;   /* streams open on it (requests not yet answered and sent) */
 	uint32_t h2_timed;     /* of them, waiting on their own timer (latency, slow body):
 	                        * the connection is not idle while one does */
+	uint32_t h2_held;      /* bytes of :path its streams still receiving their request
+	                        * hold (h2.c bounds them per connection and per thread) */
+	uint32_t h2_dyn;       /* bytes of rendered answers its streams hold (bounded too) */
 	bool proto_known;      /* h2c: the first bytes were not the client preface: HTTP/1.1 */
 	bool h2_dirty;         /* on w->h2_dirty: streams answered by a timer, to be sent */
 	struct conn *dirty_next;
@@ -138,6 +141,11 @@ struct worker {
 	struct h2_stream *h2_free;   /* stream records kept for reuse */
 	unsigned h2_n_free;
 	struct conn *h2_dirty;       /* connections with answers a timer made */
+	size_t h2_held;              /* c->h2_held over this thread's connections */
+	size_t h2_dyn;               /* c->h2_dyn over them */
+	/* memory given back (mem_trim) */
+	size_t freed;                /* bytes of buffers freed since the last trim */
+	uint64_t trim_ns;            /* when it last trimmed */
 };
 
 struct target {

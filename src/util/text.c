@@ -36,6 +36,65 @@ void text_shell_quote(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
+/* Bytes of the valid UTF-8 character at s (1..4), or 0 when it is not
+ * one: a stray continuation byte, an overlong form, a surrogate, past
+ * U+10FFFF, cut short. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range */
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+const char *text_term_safe(char *out, size_t cap, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0;
+	while (*p) {
+		size_t n = utf8_len(p);
+		bool c0 = n == 1 && (*p < 0x20 || *p == 0x7f);
+		bool c1 = n == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+		if (!n || c0 || c1) { /* one '?' for the byte, or the C1 character */
+			if (o + 1 >= cap)
+				break;
+			out[o++] = '?';
+			p += c1 ? 2 : 1;
+			continue;
+		}
+		if (o + n >= cap)
+			break;
+		memcpy(out + o, p, n);
+		o += n;
+		p += n;
+	}
+	out[o] = '\0';
+	return out;
+}
+
 size_t text_columns(const char *s)
 {
 	size_t w = 0;

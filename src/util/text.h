@@ -20,6 +20,14 @@ __attribute__((format(printf, 3, 4))) void text_errf(char *err, size_t errlen, c
  * fclose). */
 void text_shell_quote(FILE *f, const char *s);
 
+/* s made safe to print on a terminal, into out[cap] (cut at a character
+ * when it does not fit; cap > 0): every control character (C0, DEL, and
+ * C1, U+0080..U+009F, written in UTF-8, which some terminals obey as
+ * escape sequences) and every byte that is not part of valid UTF-8 becomes
+ * '?', so a stored value cannot clear the screen, move the cursor or
+ * retitle the window. Other text is copied as it is. Returns out. */
+const char *text_term_safe(char *out, size_t cap, const char *s);
+
 /* Terminal columns of the UTF-8 string s: one per code point ("2.31 µs" is
  * 8 bytes and 7 columns). */
 size_t text_columns(const char *s);

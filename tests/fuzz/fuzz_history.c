@@ -1,9 +1,12 @@
-/* libFuzzer harness for the stored-result reader of the run history and
- * pacer diff (src/history/headline.c, diff.c, behind result_read_mem).
+/* libFuzzer harness for the run history: the stored-result reader of the
+ * history and pacer diff (src/history/headline.c, diff.c, behind
+ * result_read_mem), and the history file itself (src/history/history.c,
+ * history_check.c), which pacer does not trust.
  *
  * Input: the bytes of a stored result (what `pacer history show` and `pacer
- * diff FILE.db:ID` read back), or, when it starts with '#', a --fail-on
- * expression (the rest, cut at the first NUL).
+ * diff FILE.db:ID` read back); or, when it starts with '#', a --fail-on
+ * expression (the rest, cut at the first NUL); or, when it starts with
+ * SQLite's header string, a history file.
  *
  * A result that does not load fails with a PACER_E* code (or -ENOMEM) and
  * one terminated line. One that loads gives headline figures that are NaN
@@ -13,7 +16,15 @@
  * HM_COUNT, a bootstrap row has at least two repetitions each side, and
  * comparability names a field exactly when it fails. A rules expression
  * parses to 1..DIFF_MAX_RULES rules with a finite threshold, or fails with
- * PACER_EPARSE and one line. Violations abort(). */
+ * PACER_EPARSE and one line.
+ *
+ * A history file (written to a scratch folder) is opened to read and then
+ * to record: each open, listing and read either works or fails with one of
+ * history.h's codes and one line naming the file; the rows listed have
+ * their strings, and each one read back is NUL-terminated at its length;
+ * and when recording the fixed valid run succeeds, that row reads back
+ * byte for byte (pacer never says "stored" for a row that is not there).
+ * Violations abort(). */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -21,9 +32,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "history/diff.h"
 #include "history/headline.h"
+#include "history/history.h"
 #include "doc/read.h"
 #include "util/err.h"
 
@@ -88,11 +101,129 @@ static void fuzz_rules(const uint8_t *data, size_t size)
 	}
 }
 
+/* ---- a history file ---------------------------------------------------- */
+
+static char scratch[64];       /* a folder of this process's, made once */
+static char db_path[96], side_path[112];
+
+static void scratch_remove(void)
+{
+	static const char *const beside[] = {"", "-wal", "-shm", "-journal"};
+	for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
+		snprintf(side_path, sizeof side_path, "%s%s", db_path, beside[i]);
+		unlink(side_path);
+	}
+}
+
+static void scratch_cleanup(void)
+{
+	scratch_remove();
+	rmdir(scratch);
+}
+
+/* A failure of history.h: a code it names and one line about the file. */
+static void check_failure(int rc, const char *err, size_t cap)
+{
+	CHECK(rc == PACER_EPARSE || rc == PACER_EUNSUPPORTED || rc == PACER_ETOOBIG ||
+	      rc == -ENOENT || rc == -EINVAL || rc == -EACCES || rc == -EBUSY || rc == -EIO ||
+	      rc == -ENOMEM);
+	if (rc != -ENOMEM) {
+		CHECK(one_line(err, cap));
+		CHECK(strstr(err, db_path) != NULL);
+	}
+}
+
+struct rows {
+	int64_t ids[8];
+	size_t n;
+};
+
+static int row_seen(void *arg, const struct history_row *r)
+{
+	struct rows *rs = arg;
+	CHECK(r->recorded_at && r->command && r->git_commit);
+	CHECK(r->h.kind && r->h.started_at && r->h.table_hash && r->h.cpu_model);
+	CHECK(memchr(r->h.target, '\0', sizeof r->h.target));
+	if (rs->n < sizeof rs->ids / sizeof rs->ids[0])
+		rs->ids[rs->n++] = r->id;
+	return 0;
+}
+
+static void fuzz_db(const uint8_t *data, size_t size)
+{
+	if (!scratch[0]) {
+		snprintf(scratch, sizeof scratch, "/tmp/pacer-fuzz-history-XXXXXX");
+		CHECK(mkdtemp(scratch) != NULL);
+		snprintf(db_path, sizeof db_path, "%s/h.db", scratch);
+		atexit(scratch_cleanup);
+	}
+	scratch_remove();
+	FILE *f = fopen(db_path, "wb");
+	CHECK(f != NULL);
+	CHECK(fwrite(data, 1, size, f) == size);
+	CHECK(fclose(f) == 0);
+
+	char err[512] = "";
+	struct history_db *h = NULL;
+	struct history_open_opts ro = {.read_only = true, .busy_ms = 10};
+	int rc = history_open(&h, db_path, &ro, err, sizeof err);
+	if (rc) {
+		CHECK(h == NULL);
+		check_failure(rc, err, sizeof err);
+	} else {
+		struct history_filter lim = {.limit = 8};
+		struct rows rs = {.n = 0};
+		rc = history_list(h, &lim, row_seen, &rs, err, sizeof err);
+		if (rc)
+			check_failure(rc, err, sizeof err);
+		for (size_t i = 0; i < rs.n; i++) {
+			char *json = NULL;
+			size_t len = 0;
+			rc = history_get(h, rs.ids[i], &json, &len, err, sizeof err);
+			if (rc) {
+				CHECK(json == NULL);
+				check_failure(rc, err, sizeof err);
+				continue;
+			}
+			CHECK(json[len] == '\0');
+			free(json);
+		}
+		history_close(h);
+	}
+
+	/* to record: the fixed valid run, stored means stored */
+	struct history_open_opts rw = {.busy_ms = 10};
+	rc = history_open(&h, db_path, &rw, err, sizeof err);
+	if (rc) {
+		CHECK(h == NULL);
+		check_failure(rc, err, sizeof err);
+		return;
+	}
+	struct history_meta m = {.command = "run", .recorded_ms = 1700000000000};
+	int64_t id = 0;
+	rc = history_add(h, &m, baseline, sizeof baseline - 1, &id, err, sizeof err);
+	if (rc) {
+		check_failure(rc, err, sizeof err);
+	} else {
+		CHECK(id > 0);
+		char *json = NULL;
+		size_t len = 0;
+		CHECK(history_get(h, id, &json, &len, err, sizeof err) == 0);
+		CHECK(len == sizeof baseline - 1 && !memcmp(json, baseline, len));
+		free(json);
+	}
+	history_close(h);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size && data[0] == '#') {
 		fuzz_rules(data + 1, size - 1);
+		return 0;
+	}
+	if (size >= 16 && !memcmp(data, "SQLite format 3", 16)) {
+		fuzz_db(data, size);
 		return 0;
 	}
 	struct loaded_result r, base;

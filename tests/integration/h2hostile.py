@@ -35,6 +35,13 @@ Modes (HostileH2(mode)):
   silent         read everything, send nothing (no SETTINGS)
   garbage        send bytes that are not HTTP/2 instead of SETTINGS
   http1          answer the preface with an HTTP/1.1 response and close
+  truncated_rst  answer every request with HEADERS (content-length: 100),
+                 10 bytes of DATA and RST_STREAM(NO_ERROR): a body cut short
+  truncated_end  the same, the DATA with END_STREAM instead of a reset: a
+                 body shorter than its content-length
+  long_end       content-length: 10 and 100 bytes of DATA with END_STREAM
+  bad_settings   a SETTINGS frame with an invalid value (ENABLE_PUSH 2),
+                 then every frame the client sends is read
 
 Counters (under .lock): conns, headers (request HEADERS frames seen),
 rst_sent[code], goaway_sent, answered (responses completed), data_sent
@@ -61,7 +68,7 @@ def recv_exact(c, n):
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 T_DATA, T_HEADERS, T_RST, T_SETTINGS, T_PING, T_GOAWAY, T_WINDOW, T_CONT = 0, 1, 3, 4, 6, 7, 8, 9
 F_END_STREAM, F_ACK, F_END_HEADERS = 1, 1, 4
-S_MAX_CONCURRENT_STREAMS, S_INITIAL_WINDOW_SIZE = 3, 4
+S_ENABLE_PUSH, S_MAX_CONCURRENT_STREAMS, S_INITIAL_WINDOW_SIZE = 2, 3, 4
 
 # NO_ERROR is no reset; 0x1234 is a code HTTP/2 does not define
 RST_CODES = (7, 8, 2, 1, 0xB, 7, 0x1234)
@@ -99,6 +106,8 @@ def hpack_literal(name, value, indexing=False):
 
 STATUS_200 = b"\x88"  # static table index 8
 OK_BLOCK = STATUS_200 + hpack_literal(b"x-hostile", b"1")
+LENGTH_100_BLOCK = STATUS_200 + hpack_literal(b"content-length", b"100")
+LENGTH_10_BLOCK = STATUS_200 + hpack_literal(b"content-length", b"10")
 
 
 def bomb_block():
@@ -110,7 +119,8 @@ def bomb_block():
 class HostileH2:
     MODES = ("goaway_each", "goaway_shrink", "goaway_first", "goaway_at_once",
              "close_at_once", "rst", "hpack_bomb",
-             "continuation", "endless_data", "zero_window", "no_streams", "silent", "garbage", "http1")
+             "continuation", "endless_data", "zero_window", "no_streams", "silent", "garbage", "http1",
+             "truncated_rst", "truncated_end", "long_end", "bad_settings")
 
     def __init__(self, mode):
         assert mode in self.MODES, mode
@@ -340,3 +350,30 @@ class HostileH2:
         recv_exact(c, 24)
         c.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
         self._linger(c)
+
+    def _answer_each(self, c, block, body, end):
+        """Answer every request with HEADERS (block) and one DATA frame of
+        body, ended with END_STREAM when end, else cut by RST_STREAM(NO_ERROR)."""
+        self._settings(c)
+        for sid in self._requests(c):
+            out = frame(T_HEADERS, F_END_HEADERS, sid, block)
+            out += frame(T_DATA, F_END_STREAM if end else 0, sid, body)
+            if not end:
+                out += frame(T_RST, 0, sid, struct.pack(">I", 0))
+            c.sendall(out)
+            with self.lock:
+                self.answered += 1
+
+    def _mode_truncated_rst(self, c):
+        self._answer_each(c, LENGTH_100_BLOCK, b"t" * 10, False)
+
+    def _mode_truncated_end(self, c):
+        self._answer_each(c, LENGTH_100_BLOCK, b"t" * 10, True)
+
+    def _mode_long_end(self, c):
+        self._answer_each(c, LENGTH_10_BLOCK, b"t" * 100, True)
+
+    def _mode_bad_settings(self, c):
+        self._settings(c, ((S_ENABLE_PUSH, 2),))
+        for _ in self._frames(c):
+            pass

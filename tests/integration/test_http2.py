@@ -8,6 +8,7 @@ errors and no hang. ServeHttp2Test: pacer's own embedded target over HTTP/2
 (`pacer serve --h2c` / `--http2`, `--self-contained`), answered by pacer and
 by h2load, its plans' latency and misbehaviours per stream."""
 
+import contextlib
 import os
 import re
 import shutil
@@ -21,7 +22,8 @@ import time
 import unittest
 
 import harness
-from h2hostile import recv_exact
+from h2hostile import (F_END_HEADERS, PREFACE, T_HEADERS, T_PING, T_RST, T_SETTINGS, frame,
+                       hpack_int, recv_exact)
 from harness import Nginx, PacerServe, PacerTestCase
 from test_tls import make_pki
 
@@ -498,6 +500,20 @@ class ServeHttp2Test(PacerTestCase):
         return dict(zip(("total", "started", "done", "succeeded", "failed", "errored"),
                         map(int, m.groups()))), p.stdout
 
+    @contextlib.contextmanager
+    def serve_plan(self, text):
+        """`pacer serve --h2c` with a plan of that YAML text, in a file of its
+        own (removed after)."""
+        d = tempfile.mkdtemp(prefix="pacer-h2-plan-")
+        try:
+            plan = os.path.join(d, "plan.yaml")
+            with open(plan, "w") as f:
+                f.write(text)
+            with PacerServe(plan, extra=["--h2c"]) as srv:
+                yield srv
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
     def assert_multiplexed(self, run, n, conns=2, streams=10):
         m = self.phase(run)
         self.assert_no_errors(m, run)
@@ -632,46 +648,141 @@ class ServeHttp2Test(PacerTestCase):
         # 1 MiB answers asked for on stream after stream, with the client's
         # windows opened wide, and nothing read: the server stops reading
         # the connection once its output is full, so its memory stays flat
-        d = tempfile.mkdtemp(prefix="pacer-h2-big-")
-        try:
-            plan = os.path.join(d, "big.yaml")
-            with open(plan, "w") as f:
-                f.write("name: big\nroutes:\n  - path: /big\n    body_size: 1048576\n"
-                        "  - path: /\n    prefix: true\n    body: \"ok\\n\"\n")
-            with PacerServe(plan, extra=["--h2c"]) as srv:
-                rss0 = srv.rss_kib()
-                c = socket.socket()
-                c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-                c.connect(("127.0.0.1", srv.port))
-                frame = lambda typ, flags, sid, payload: (  # noqa: E731
-                    len(payload).to_bytes(3, "big") + bytes([typ, flags]) +
-                    struct.pack(">I", sid) + payload)
-                c.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" +
-                          frame(4, 0, 0, struct.pack(">HI", 4, 2 ** 31 - 1)) +
-                          frame(8, 0, 0, struct.pack(">I", 2 ** 31 - 1 - 65535)))
-                block = (b"\x82\x86\x04\x04/big\x01" + bytes([len("127.0.0.1")]) +
-                         b"127.0.0.1")
-                c.settimeout(1.0)
-                sid, sent = 1, 0
-                try:
-                    while sid < 2 * 200000:
-                        batch = b"".join(frame(1, 5, sid + 2 * i, block) for i in range(500))
-                        c.sendall(batch)
-                        sid += 1000
-                        sent += 500
-                except socket.timeout:
-                    pass  # the server stopped reading: what we meant to see
-                time.sleep(0.5)
-                grown = srv.rss_kib() - rss0
-                # served beside it, on another connection
+        with self.serve_plan("name: big\nroutes:\n  - path: /big\n    body_size: 1048576\n"
+                             "  - path: /\n    prefix: true\n    body: \"ok\\n\"\n") as srv:
+            rss0 = srv.rss_kib()
+            c = socket.socket()
+            c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            c.connect(("127.0.0.1", srv.port))
+            c.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" +
+                      frame(4, 0, 0, struct.pack(">HI", 4, 2 ** 31 - 1)) +
+                      frame(8, 0, 0, struct.pack(">I", 2 ** 31 - 1 - 65535)))
+            block = (b"\x82\x86\x04\x04/big\x01" + bytes([len("127.0.0.1")]) +
+                     b"127.0.0.1")
+            c.settimeout(1.0)
+            sid, sent = 1, 0
+            try:
+                while sid < 2 * 200000:
+                    batch = b"".join(frame(1, 5, sid + 2 * i, block) for i in range(500))
+                    c.sendall(batch)
+                    sid += 1000
+                    sent += 500
+            except socket.timeout:
+                pass  # the server stopped reading: what we meant to see
+            time.sleep(0.5)
+            grown = srv.rss_kib() - rss0
+            # served beside it, on another connection
+            run = self.run_ok([srv.url("/"), "--h2c", "-n", 200, "--concurrency", 2,
+                               "--max-streams", 10])
+            c.close()
+            self.assertLess(sent, 200000, "the server read every request")
+            self.assertLess(grown, 16 * 1024, "server RSS grew %d KiB" % grown)
+            self.assert_multiplexed(run, 200)
+
+    @staticmethod
+    def held_streams(port, n, path_len):
+        """A connection to port with n request streams begun and never ended:
+        HEADERS (END_HEADERS, no END_STREAM) each with a :path of path_len
+        bytes, as a client that sends no body would."""
+        c = socket.create_connection(("127.0.0.1", port), timeout=5)
+        blocks = []
+        for i in range(n):
+            p = b"/%05d" % i + b"a" * (path_len - 6)
+            blocks.append(frame(T_HEADERS, F_END_HEADERS, 2 * i + 1,
+                                b"\x82\x86\x04" + hpack_int(len(p), 7) + p + b"\x01\x09127.0.0.1"))
+        c.sendall(PREFACE + frame(T_SETTINGS, 0, 0) + b"".join(blocks))
+        return c
+
+    def test_held_streams_bounded_and_memory_returned(self):
+        # 200 connections, each with 100 streams whose 15 KB :path is held
+        # while their request never ends (issue 32: 339 MB, 1.67 MB a
+        # connection, 154 MB still held after they closed): the :path bytes
+        # of a connection's incomplete requests are bounded (64 KiB; further
+        # streams are refused), and what was freed is given back
+        with PacerServe("hello", extra=["--h2c"]) as srv:
+            rss0 = srv.rss_kib()
+            socks = []
+            try:
+                for _ in range(200):
+                    socks.append(self.held_streams(srv.port, 100, 15000))
+                time.sleep(0.5)  # let the server read them
+                rss_held = srv.rss_kib()
+                # the streams past the budget were refused (REFUSED_STREAM),
+                # the first four kept
+                c = socks[0]
+                c.settimeout(2.0)
+                refused = set()
+                while len(refused) < 96:
+                    hd = recv_exact(c, 9)
+                    payload = recv_exact(c, int.from_bytes(hd[:3], "big"))
+                    if hd[3] == T_RST and struct.unpack(">I", payload)[0] == 7:
+                        refused.add(int.from_bytes(hd[5:9], "big") & 0x7FFFFFFF)
+                self.assertNotIn(1, refused)
+                # answered beside them
                 run = self.run_ok([srv.url("/"), "--h2c", "-n", 200, "--concurrency", 2,
                                    "--max-streams", 10])
-                c.close()
-                self.assertLess(sent, 200000, "the server read every request")
-                self.assertLess(grown, 16 * 1024, "server RSS grew %d KiB" % grown)
-                self.assert_multiplexed(run, 200)
-        finally:
-            shutil.rmtree(d, ignore_errors=True)
+            finally:
+                for c in socks:
+                    c.close()
+            time.sleep(1.5)  # closed, and given back within a second
+            rss_after = srv.rss_kib()
+        self.assert_multiplexed(run, 200)
+        self.assertLess(rss_held, harness.rss_limit_kib(64),
+                        "RSS %d KiB with 200 connections of held streams" % rss_held)
+        if not harness.is_sanitized_binary(harness.pacer_bin()):
+            self.assertLess(rss_held - rss0, 200 * 160, "%d KiB a connection" %
+                            ((rss_held - rss0) // 200))
+            self.assertLess(rss_after - rss0, 16 * 1024, "RSS %d KiB after they closed, %d "
+                            "before" % (rss_after, rss0))
+
+    def test_rendered_answers_held_are_bounded(self):
+        # kv answers of 64 KB (64 keys of 1 KB: 128 KiB buffers) held 2 s by
+        # the route's latency, 20 streams on one connection: the first 8 fill
+        # the connection's 1 MiB of rendered answers, the rest get 503 at
+        # once instead of 128 KiB more each (100 streams could hold 12.5 MiB)
+        keys = ",".join("key%d" % i for i in range(64))
+        with self.serve_plan("name: bigkv\nroutes:\n  - path: /kv\n    latency: {dist: fixed, "
+                             "value: 2s}\n    kv: {param: keys, prefix: key, generate: 1000, "
+                             "value_size: 1024}\n") as srv:
+            run = self.run_ok([srv.url("/kv?keys=" + keys), "--h2c", "-n", 20,
+                               "--concurrency", 1, "--max-streams", 20, "--timeout", "5s"])
+        m = self.phase(run)
+        self.assert_accounted(m, run)
+        self.assertEqual(m["responses"]["by_status"], {"200": 8, "503": 12}, m["responses"])
+
+    def test_pings_do_not_keep_a_connection_open(self):
+        # a connection that only pings, and one whose stream never ends:
+        # closed by the idle timeout (timeouts.request then timeouts.idle),
+        # a PING being no activity (before: a PING every 3 s kept a
+        # connection open for ever)
+        with self.serve_plan("name: idle\ntimeouts: {request: 300ms, idle: 700ms}\nroutes:\n"
+                             "  - path: /\n    prefix: true\n    body: \"ok\\n\"\n") as srv:
+            quiet = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+            quiet.sendall(PREFACE + frame(T_SETTINGS, 0, 0))
+            held = self.held_streams(srv.port, 1, 100)
+            t0 = time.monotonic()
+            closed = {}
+            while len(closed) < 2 and time.monotonic() - t0 < 6.0:
+                for name, c in (("quiet", quiet), ("held", held)):
+                    if name in closed:
+                        continue
+                    try:
+                        c.sendall(frame(T_PING, 0, 0, b"12345678"))
+                        c.settimeout(0.2)
+                        while c.recv(65536):
+                            pass
+                        closed[name] = time.monotonic() - t0  # EOF
+                    except socket.timeout:
+                        pass
+                    except OSError:
+                        closed[name] = time.monotonic() - t0
+            quiet.close()
+            held.close()
+        self.assertEqual(set(closed), {"quiet", "held"}, closed)
+        self.assertLess(closed["quiet"], 0.7 + 1.5, closed)
+        # the stream's 408 at 300 ms is the last activity: idle 700 ms later
+        self.assertGreater(closed["held"], 0.3 + 0.7 - 0.1, closed)
+        self.assertLess(closed["held"], 0.3 + 0.7 + 1.5, closed)
 
     def test_serve_bad_options(self):
         cases = (

@@ -19,20 +19,21 @@ RSS_MIB = 32  # pacer stays near 10 MiB on these runs; the bomb decodes ~48 MB a
 
 
 class HostileHttp2Test(PacerTestCase):
-    def hostile(self, mode, args, duration_s=0.0, timeout_s=1.0):
+    def hostile(self, mode, args, duration_s=0.0, timeout_s=1.0, limited_ok=True):
         """pacer --h2c against a HostileH2(mode): it must end on its own
         within its duration and timeouts (the drain, and the check of the
         target before the run), in bounded memory, with every request
         accounted for. The server (for its counters), the run and its
-        measured phase."""
+        measured phase. limited_ok False: pacer must not blame itself (exit
+        0, not 4)."""
         srv = HostileH2(mode)
         try:
             run = harness.run_pacer([srv.url(), "--h2c", "--timeout", "%gs" % timeout_s] +
-                                    [str(a) for a in args], timeout=30.0)
+                                    [str(a) for a in args], timeout=30.0, limited_ok=limited_ok)
         finally:
             srv.stop()
         self.assertFalse(run.timed_out, harness.describe(run))
-        self.assertIn(run.code, (0, 4), harness.describe(run))
+        self.assertIn(run.code, (0, 4) if limited_ok else (0,), harness.describe(run))
         self.assertIsNotNone(run.json, harness.describe(run))
         # duration + drain (--timeout) + the probe (--timeout) + process start-up
         self.assertLess(run.elapsed_s, duration_s + 2 * timeout_s + 2.0, harness.describe(run))
@@ -137,6 +138,30 @@ class HostileHttp2Test(PacerTestCase):
         # resets end streams, not connections
         self.assertEqual(m["connections"]["opened"], 2, m["connections"])
 
+    # ---- a body that is not its content-length
+
+    def test_body_not_its_content_length_is_an_error(self):
+        # content-length: 100 and 10 bytes of DATA, then RST_STREAM(NO_ERROR)
+        # (before: 20 of 20 completed, 0 errors) or END_STREAM; or 100 bytes
+        # for a content-length of 10. A reset before END_STREAM is `reset`
+        # whatever its code, a DATA total that is not the content-length
+        # `parse` (RFC 9113 8.1.1); the connection stays for the next streams
+        for mode, kind in (("truncated_rst", "reset"), ("truncated_end", "parse"),
+                           ("long_end", "parse")):
+            with self.subTest(mode=mode):
+                srv, run, m = self.hostile(mode, ["--requests", 20, "--concurrency", 2,
+                                                  "--max-streams", 4])
+                r, e = m["requests"], m["transport_errors"]
+                self.assertEqual((r["sent"], r["completed"]), (20, 0), r)
+                self.assertEqual(e[kind], 20, e)
+                self.assertEqual(e["requests"], 20, e)
+                self.assertEqual(m["errors"]["total"], 20, m["errors"])
+                self.assertEqual(m["responses"]["by_status"], {}, m["responses"])
+                self.assertEqual(srv.answered, 20)
+                self.assertEqual(m["connections"]["opened"], 2, m["connections"])
+                self.assertEqual(m["http2"]["resets"],
+                                 {"NO_ERROR": 20} if mode == "truncated_rst" else {}, m["http2"])
+
     # ---- huge header blocks
 
     def test_hpack_bomb_is_a_parse_error_per_stream(self):
@@ -209,6 +234,49 @@ class HostileHttp2Test(PacerTestCase):
         self.assertEqual(r["queued_at_end"] + r["dropped"], 20, r)
         self.assertEqual(srv.headers, 0)
         self.assertLessEqual(m["connections"]["opened"], 2, m["connections"])
+
+    # ---- a server that breaks HTTP/2 on every connection
+
+    def test_invalid_settings_fail_every_connection_with_their_reason(self):
+        # SETTINGS_ENABLE_PUSH 2 (RFC 9113 6.5.2: 0 or 1 only): nghttp2 ends
+        # each connection with GOAWAY PROTOCOL_ERROR. Before: no reason
+        # recorded, open loop blamed the generator (loop lag against no
+        # latency: exit 4) and spun its drain (a second of CPU)
+        for loop, args, dur, tmo in (
+                ("closed", ["--requests", 20, "--concurrency", 2], 0, 1),
+                ("open", ["--rate", 100, "--duration", "1s", "--warmup", 0,
+                          "--connections", 2, "--drain", "1s"], 1.0, 0.5)):
+            with self.subTest(loop=loop):
+                srv, run, m = self.hostile("bad_settings", args, dur, tmo, limited_ok=False)
+                r, e = m["requests"], m["transport_errors"]
+                self.assertEqual((r["sent"], r["completed"]), (0, 0), r)
+                self.assertGreaterEqual(e["protocol"], 1, e)
+                self.assertEqual(e["requests"], 0, e)
+                self.assertEqual(m["http2"]["connections_h2"], 0, m["http2"])
+                reasons = m["tls"]["failure_reasons"]
+                self.assertTrue(any("GOAWAY PROTOCOL_ERROR" in x and "SETTINGS" in x
+                                    for x in reasons), reasons)
+                g = run.json["generator_limited"]
+                self.assertFalse(g["flagged"], g)
+                # the drain waits (for the backoff, the queue), it does not spin
+                self.assertLess(run.json["generator"]["cpu_s"], 0.5, run.json["generator"])
+                if loop == "open":
+                    rate = {c["name"]: c for c in g["checks"]}["achieved_rate"]
+                    self.assertEqual(rate["blame"], "target", rate)
+                # the headline says that connections failed, and why; no error
+                # rate of nothing sent (before: "a 0.00% error rate")
+                head = harness.words(run.stdout.split("\n\n")[1])
+                self.assertIn("connections failed as HTTP/2", head)
+                self.assertIn("GOAWAY PROTOCOL_ERROR): SETTINGS", head)
+                self.assertIn("no request was sent", head)
+                self.assertNotIn("error rate", head)
+                warns = run.json["warnings"]
+                self.assertTrue(any("failed as HTTP/2" in x and "SETTINGS" in x for x in warns),
+                                warns)
+                # closed loop: dropped because no connection could be made,
+                # not "backlog full"
+                self.assertFalse(any("backlog full" in x for x in warns), warns)
+                self.assertIn("failed as HTTP/2 (not counted as requests)", harness.words(run.stdout))
 
     # ---- servers that do not speak HTTP/2
 

@@ -25,6 +25,8 @@
  *   interim           100 Continue, then the ok response
  *   double            the ok response and, in the same write, a 201 nobody asked for
  *   double-late       the ok response now, a 201 nobody asked for --delay-ms later
+ *   early             a 299 nobody asked for as soon as the connection is
+ *                     accepted, then the ok response to each request
  */
 #include <errno.h>
 #include <getopt.h>
@@ -66,6 +68,7 @@ enum mode {
 	MODE_INTERIM,
 	MODE_DOUBLE,
 	MODE_DOUBLE_LATE,
+	MODE_EARLY,
 };
 
 static const struct {
@@ -85,6 +88,7 @@ static const struct {
 	{"interim", MODE_INTERIM},
 	{"double", MODE_DOUBLE},
 	{"double-late", MODE_DOUBLE_LATE},
+	{"early", MODE_EARLY},
 };
 
 enum item_kind { ITEM_LISTEN, ITEM_SIGNAL, ITEM_CONN, ITEM_TIMER };
@@ -129,6 +133,10 @@ static const char RESP_STRAY[] = "HTTP/1.1 201 Created\r\n"
 				 "Content-Length: 6\r\n"
 				 "\r\n"
 				 "stray\n";
+static const char RESP_EARLY[] = "HTTP/1.1 299 Early\r\n"
+				 "Content-Length: 6\r\n"
+				 "\r\n"
+				 "early\n";
 static const char RESP_OK[] = "HTTP/1.1 200 OK\r\n"
 			      "Server: badserver\r\n"
 			      "Content-Type: text/plain\r\n"
@@ -347,6 +355,7 @@ static bool respond(struct conn *c, bool client_close)
 {
 	switch (g_mode) {
 	case MODE_OK:
+	case MODE_EARLY:
 		if (client_close) {
 			out_append(c, RESP_OK_CLOSE, sizeof RESP_OK_CLOSE - 1);
 			c->close_after_flush = true;
@@ -595,6 +604,11 @@ static void on_accept(int lfd)
 		}
 		ep_ctl(EPOLL_CTL_ADD, fd, EPOLLIN, &c->io);
 		c->reading = true;
+		if (g_mode == MODE_EARLY) {
+			out_append(c, RESP_EARLY, sizeof RESP_EARLY - 1);
+			if (conn_flush(c))
+				conn_update_events(c);
+		}
 	}
 }
 

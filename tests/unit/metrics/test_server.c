@@ -2,8 +2,13 @@
  * loopback port the system picks: GET and HEAD /metrics in both formats,
  * 404 for other paths, 405 for other methods, 431 for a request head over
  * the cap, and the step/rate/phase figures the runner's thread hands it
- * (no engine needed: before a measurement every counter is 0). */
+ * (no engine needed: before a measurement every counter is 0). Hostile
+ * clients: one trickling its head a byte at a time, many idle ones, one
+ * that never reads its answer; none holds a connection past its deadline,
+ * none keeps a real scrape out, and metrics_stop returns at once with any
+ * of them connected. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -55,6 +61,59 @@ static void assert_contains(const char *text, const char *part)
 {
 	if (!strstr(text, part))
 		fail_msg("missing:\n%s\n---- in:\n%s", part, text);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int connect_to(uint16_t port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+	return fd;
+}
+
+/* Seconds until the server closes fd (recv gives 0 or an error), at most
+ * limit_s; what it sent meanwhile is read away. */
+static double closed_after(int fd, double limit_s)
+{
+	struct timeval tv = {0, 100 * 1000};
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	double t0 = now_s();
+	char buf[4096];
+	while (now_s() - t0 < limit_s) {
+		ssize_t k = recv(fd, buf, sizeof buf, 0);
+		if (k == 0 || (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+			break;
+	}
+	return now_s() - t0;
+}
+
+/* metrics_stop(m), and how long it took in seconds. */
+static double stop_time(struct metrics_server *m)
+{
+	double t0 = now_s();
+	metrics_stop(m);
+	return now_s() - t0;
+}
+
+static struct metrics_server *start_n(size_t n_variants)
+{
+	static const char *const names[] = {"aaaa", "bbbb", "cccc", "dddd",
+					    "eeee", "ffff", "gggg", "hhhh"};
+	struct metrics_cfg cfg = {.n_variants = n_variants, .names = names};
+	char err[128];
+	assert_int_equal(metrics_listen_parse("127.0.0.1:0", false, &cfg.addr, err, sizeof err), 0);
+	struct metrics_server *m = NULL;
+	assert_int_equal(metrics_start(&m, &cfg), 0);
+	return m;
 }
 
 static struct metrics_server *start(void)
@@ -169,12 +228,122 @@ static void test_port_in_use(void **state)
 	metrics_stop(a);
 }
 
+/* A client sending its head a byte every 50 ms is closed at
+ * METRICS_HEAD_MS; while it trickles, a stop returns at once. */
+static void test_slow_head(void **state)
+{
+	(void)state;
+	struct metrics_server *m = start();
+	int fd = connect_to(metrics_port(m));
+	double t0 = now_s();
+	static const char head[] = "GET /metrics HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+				   "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+	size_t i = 0;
+	for (; i < sizeof head - 1; i++) {
+		if (send(fd, head + i, 1, MSG_NOSIGNAL) != 1)
+			break;
+		usleep(50 * 1000);
+		if (now_s() - t0 > METRICS_HEAD_MS / 1e3 + 1)
+			break;
+	}
+	double closed = now_s() - t0 + closed_after(fd, 3);
+	assert_true(i < sizeof head - 1); /* cut off before it was done */
+	assert_true(closed >= METRICS_HEAD_MS / 1e3 - 0.1);
+	assert_true(closed < METRICS_HEAD_MS / 1e3 + 1.5);
+	close(fd);
+
+	/* another one trickling: the stop does not wait for it */
+	fd = connect_to(metrics_port(m));
+	assert_int_equal(send(fd, "G", 1, MSG_NOSIGNAL), 1);
+	usleep(100 * 1000);
+	assert_int_equal(metrics_clients(m), 1);
+	double took = stop_time(m);
+	assert_true(took < 0.2);
+	assert_true(closed_after(fd, 1) < 0.5); /* and closed it */
+	close(fd);
+}
+
+/* Three times as many idle connections as slots: at most
+ * METRICS_MAX_CLIENTS stay open, a scrape that sends its head is still
+ * answered at once, and the stop does not wait. */
+static void test_many_idle(void **state)
+{
+	(void)state;
+	struct metrics_server *m = start();
+	uint16_t port = metrics_port(m);
+	int idle[3 * METRICS_MAX_CLIENTS];
+	for (size_t i = 0; i < 3 * METRICS_MAX_CLIENTS; i++)
+		idle[i] = connect_to(port);
+	usleep(200 * 1000);
+	assert_true(metrics_clients(m) <= METRICS_MAX_CLIENTS);
+	double t0 = now_s();
+	char *r = get(port, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+	assert_true(now_s() - t0 < 1.0);
+	assert_int_equal(strncmp(r, "HTTP/1.1 200 OK\r\n", 17), 0);
+	free(r);
+	assert_true(metrics_clients(m) <= METRICS_MAX_CLIENTS);
+	double took = stop_time(m);
+	assert_true(took < 0.2);
+	for (size_t i = 0; i < 3 * METRICS_MAX_CLIENTS; i++)
+		close(idle[i]);
+}
+
+/* A client that asks for a large answer (8 variants) with a tiny receive
+ * buffer and never reads it keeps its connection at most METRICS_CONN_MS;
+ * a stop meanwhile returns at once. */
+static void test_never_reads(void **state)
+{
+	(void)state;
+	struct metrics_server *m = start_n(8);
+	uint16_t port = metrics_port(m);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	int small = 1024;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+	static const char req[] = "GET /metrics HTTP/1.1\r\n\r\n";
+	assert_int_equal(send(fd, req, sizeof req - 1, MSG_NOSIGNAL), (ssize_t)(sizeof req - 1));
+	usleep(300 * 1000);
+	/* still being answered, and the server is free for others */
+	assert_int_equal(metrics_clients(m), 1);
+	char *r = get(port, "GET /metrics HTTP/1.1\r\n\r\n");
+	assert_int_equal(strncmp(r, "HTTP/1.1 200 OK\r\n", 17), 0);
+	free(r);
+	double took = stop_time(m);
+	assert_true(took < 0.2);
+	close(fd);
+
+	/* without a stop: closed at its deadline */
+	m = start_n(8);
+	port = metrics_port(m);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+	a.sin_port = htons(port);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(send(fd, req, sizeof req - 1, MSG_NOSIGNAL), (ssize_t)(sizeof req - 1));
+	double t0 = now_s();
+	while (!metrics_clients(m) && now_s() - t0 < 1) /* accepted */
+		usleep(10 * 1000);
+	while (metrics_clients(m) && now_s() - t0 < METRICS_CONN_MS / 1e3 + 2)
+		usleep(50 * 1000);
+	double gone = now_s() - t0;
+	assert_int_equal(metrics_clients(m), 0);
+	assert_true(gone > METRICS_CONN_MS / 1e3 - 0.5);
+	metrics_stop(m);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_http),
 		cmocka_unit_test(test_step_and_phase),
 		cmocka_unit_test(test_port_in_use),
+		cmocka_unit_test(test_slow_head),
+		cmocka_unit_test(test_many_idle),
+		cmocka_unit_test(test_never_reads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -243,6 +243,57 @@ static void test_conditions_from_facts(void **state)
 	free(md);
 }
 
+/* The headline of a run whose connections all failed as HTTP/2 says so and
+ * why, with no latency and no error rate of nothing sent; an interrupted
+ * run's unanswered requests are said beside its error rate (issue 32). */
+static void test_headline_failures_and_unanswered(void **state)
+{
+	(void)state;
+	json_t *j = fx_run();
+	json_t *m = json_object_get(j, "measure");
+	json_object_set_new(
+		m, "requests",
+		fx_parse("{\"scheduled\":200,\"sent\":0,\"completed\":0,"
+			 "\"queued_at_end\":200,\"in_flight_at_end\":0,\"dropped\":0}"));
+	json_object_set_new(m, "responses", fx_parse("{\"by_class\":{},\"by_status\":{}}"));
+	json_object_set_new(json_object_get(m, "errors"), "protocol", json_integer(9));
+	json_object_set_new(
+		m, "tls",
+		fx_parse("{\"failure_reasons\":[\"bad certificate\",\"the server broke "
+			 "HTTP/2 (pacer ended the connection with GOAWAY PROTOCOL_ERROR): "
+			 "SETTINGS: invalid\"]}"));
+	char *md = render(j, REPORT_FMT_MD, NULL);
+	CHECK(has(md,
+		  "completed no request at 500 requests/s offered (500 achieved): 9 "
+		  "connections failed as HTTP/2 (the server broke HTTP/2 (pacer ended the "
+		  "connection with GOAWAY PROTOCOL\\_ERROR): SETTINGS: invalid), and no request "
+		  "was sent."),
+	      "headline:\n%s", md);
+	CHECK(!has(md, "error rate."), "an error rate of nothing sent:\n%s", md);
+	CHECK(has(md, "9 connections failed as HTTP/2 (not counted as requests): the server broke"),
+	      "no condition of the failed connections:\n%s", md);
+	CHECK(has(md, "– (none sent)"), "an error rate in the results table:\n%s", md);
+	free(md);
+
+	j = fx_run();
+	json_object_set_new(j, "interrupted", json_true());
+	m = json_object_get(j, "measure");
+	json_t *r = json_object_get(m, "requests");
+	json_object_set_new(r, "queued_at_end", json_integer(150));
+	json_object_set_new(r, "in_flight_at_end", json_integer(50));
+	json_object_set_new(r, "scheduled", json_integer(1150));
+	json_object_set_new(r, "sent", json_integer(1050));
+	md = render(j, REPORT_FMT_MD, NULL);
+	CHECK(has(md,
+		  "error rate; when the run was interrupted before its planned end, 200 of the "
+		  "1,150 requests due (17.39%) had no answer (in flight, or never sent): each is "
+		  "in the latency at its wait until then, a lower bound."),
+	      "headline:\n%s", md);
+	CHECK(has(md, "50 requests had no complete response at the interrupt."), "%s", md);
+	CHECK(!has(md, "The run was interrupted before its planned end."), "said twice:\n%s", md);
+	free(md);
+}
+
 /* What was sent, in the identity, methodology and meaning sections. */
 static const char WL_ROUTES[] =
 	"{\"source\":\"embedded_routes\",\"requests\":2,\"order\":\"sequential\",\"sha256\":\"ab12\","
@@ -1313,6 +1364,7 @@ int main(void)
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_md_sections_and_facts),
 		cmocka_unit_test(test_conditions_from_facts),
+		cmocka_unit_test(test_headline_failures_and_unanswered),
 		cmocka_unit_test(test_workload_sentences),
 		cmocka_unit_test(test_costs_cores_connections),
 		cmocka_unit_test(test_hostile_strings),

@@ -157,11 +157,25 @@ static void test_lag_material_and_floor(void **state)
 	assert_false(v.c[0].fired);
 	run_result_free(&r);
 
-	/* lateness but no response at all: the lateness is all there is */
+	/* lateness but no latency at all (every connection failed: no
+	 * response, no timeout): there is no figure it could have moved, so
+	 * it does not blame the generator (issue 32: it did, and exit 4) */
+	struct slo slo;
+	parse_slo(&slo, "p99<1ms");
 	make(&r, 500, 0);
 	hist_record_n(&r.measure.timing[TIM_LOOP_LAG], 2 * MS, 1000);
+	gencheck_eval(&r, 0, 0, &slo, &v);
+	assert_true(v.c[0].evaluated);
+	assert_true(near(v.c[0].value, 2000, 2e-3));
+	assert_true(v.c[0].impact_pct == 0);
+	assert_false(v.c[0].fired);
+	assert_false(v.flagged);
+	assert_non_null(strstr(v.c[0].finding, "no latency was measured"));
+	assert_int_equal(v.n_slo, 1);
+	assert_false(v.slo[0].failed || v.slo[0].flips);
+	/* a timed-out request is latency measured: then it counts again */
+	hist_record_n(&r.measure.timing[TIM_LATENCY], 3 * MS, 10);
 	gencheck_eval(&r, 0, 0, NULL, &v);
-	assert_true(v.c[0].impact_pct == 100);
 	assert_true(v.c[0].fired);
 	run_result_free(&r);
 }

@@ -114,6 +114,33 @@ static void test_field(void **state)
 	assert_string_equal(b, "[  1 \xc2\xb5s]"); /* six columns, seven bytes */
 }
 
+static void test_term_safe(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"plain http://h/ 2.31 \xc2\xb5s \xe2\x82\xac \xf0\x9f\x98\x80", NULL},
+		{"\x1b[2J\x1b]0;owned\x07x", "?[2J?]0;owned?x"},
+		{"a\nb\rc\td\x7f", "a?b?c?d?"},
+		{"csi \xc2\x9b[31m, nel \xc2\x85.", "csi ?[31m, nel ?."}, /* C1 in UTF-8 */
+		{"raw \x9b[31m \xff \xc0\xaf \xed\xa0\x80 \xe2\x82", "raw ?[31m ? ?? ??? ??"},
+		{"", ""},
+	};
+	char out[64];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *want = cases[i].out ? cases[i].out : cases[i].in; /* NULL: as it is */
+		assert_ptr_equal(text_term_safe(out, sizeof out, cases[i].in), out);
+		assert_string_equal(out, want);
+	}
+	/* cut at a character, never inside one */
+	char small[6];
+	assert_string_equal(text_term_safe(small, sizeof small, "ab\xe2\x82\xac\x1b"),
+			    "ab\xe2\x82\xac");
+	assert_string_equal(text_term_safe(small, 5, "ab\xe2\x82\xac"), "ab");
+	assert_string_equal(text_term_safe(small, 1, "abc"), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -121,6 +148,7 @@ int main(void)
 		cmocka_unit_test(test_shell_quote_exact),
 		cmocka_unit_test(test_shell_round_trip),
 		cmocka_unit_test(test_field),
+		cmocka_unit_test(test_term_safe),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
