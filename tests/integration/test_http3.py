@@ -273,7 +273,24 @@ class Http3CaddyTest(PacerTestCase):
 
 
 class Http3NoQuicTest(PacerTestCase):
-    """Targets that do not speak QUIC."""
+    """Targets that do not speak QUIC, and options that do not go with it."""
+
+    def test_bad_options(self):
+        https = "https://127.0.0.1:9/"
+        cases = (
+            (["http://127.0.0.1:9/", "--http3"], "give an https:// URL"),
+            ([https, "--http3", "--http2"], "give one"),
+            ([https, "--http3", "--h2c"], "give one"),
+            ([https, "--alpn", "h2"], "only h3"),
+            ([https, "--http3", "--unix-socket", "/tmp/none.sock"], "not with --unix-socket"),
+            ([https, "--max-streams", 4], "only with --h2c, --http2 or --http3"),
+        )
+        for args, want in cases:
+            with self.subTest(args=args):
+                run = harness.run_pacer(args + ["-n", 1])
+                self.assertEqual(run.code, 2, describe(run))
+                self.assertIn(want, run.stderr, describe(run))
+                self.assertEqual(len(run.stderr.strip().splitlines()), 1, run.stderr)
 
     def test_closed_udp_port_is_one_clear_error(self):
         """Nothing on the UDP port, a TCP listener on the same port: no
