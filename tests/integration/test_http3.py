@@ -271,6 +271,51 @@ class Http3CaddyTest(PacerTestCase):
         self.assertIn("HTTPS (HTTP/3 over QUIC)", harness.words(text))
         self.assertIn("QUIC:", text)
 
+    def test_segments_merge_their_http3_and_quic_figures(self):
+        """Two segments of one run (--segment k/2, side by side) merged:
+        the counters summed, the smoothed RTT weighted by connections, and
+        the merged count is Caddy's."""
+        d = tempfile.mkdtemp(prefix="pacer-h3-seg-")
+        self.addCleanup(shutil.rmtree, d, True)
+        mark = _caddy.log_mark()
+        procs, files = [], []
+        for k in range(2):
+            f = os.path.join(d, "seg%d.json" % k)
+            files.append(f)
+            procs.append(subprocess.Popen(
+                [harness.pacer_bin(), "run", _caddy.url(), "--http3", "--insecure", "--rate", "200",
+                 "--duration", "1s", "--connections", "2", "-q", "--limited-ok", "--segment",
+                 "%d/2" % k, "--start-at", "+1s", "-o", f],
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
+        for p in procs:
+            _, err = p.communicate(timeout=60)
+            self.assertEqual(p.returncode, 0, err)
+        merged = os.path.join(d, "merged.json")
+        r = subprocess.run([harness.pacer_bin(), "merge"] + files + ["-o", merged],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        segs = []
+        for f in files:
+            with open(f) as fh:
+                segs.append(json.load(fh)["measure"])
+        with open(merged) as fh:
+            m = json.load(fh)["measure"]
+        self.assertEqual(m["requests"]["sent"], sum(s["requests"]["sent"] for s in segs))
+        self.assertEqual(len(_caddy.entries(mark)), m["requests"]["sent"])
+        for k in ("connections_h3", "goaway", "retried", "stream_credit_waits"):
+            self.assertEqual(m["http3"][k], sum(s["http3"][k] for s in segs), k)
+        self.assertEqual(m["http3"]["streams_max"], max(s["http3"]["streams_max"] for s in segs))
+        for k in ("handshakes", "packets_sent", "packets_received", "packets_lost"):
+            self.assertEqual(m["quic"][k], sum(s["quic"][k] for s in segs), k)
+        rtts = [s["quic"]["smoothed_rtt"] for s in segs]
+        n = sum(x["connections"] for x in rtts)
+        self.assertGreater(n, 0, rtts)
+        self.assertEqual(m["quic"]["smoothed_rtt"]["connections"], n)
+        self.assertAlmostEqual(m["quic"]["smoothed_rtt"]["mean_us"],
+                               sum(x["mean_us"] * x["connections"] for x in rtts) / n, places=2)
+        self.assertEqual(m["quic"]["smoothed_rtt"]["max_us"], max(x["max_us"] for x in rtts))
+        self.assertEqual(m["quic"]["gso"], any(s["quic"]["gso"] for s in segs))
+
 
 class Http3NoQuicTest(PacerTestCase):
     """Targets that do not speak QUIC, and options that do not go with it."""
