@@ -48,8 +48,11 @@ class Caddy:
     HTTP/3), "hello" at every path, a JSON access log. Stopped by PID (the
     harness's kill guard)."""
 
-    def __init__(self, start_timeout=20.0):
+    def __init__(self, start_timeout=20.0, proxy=None):
+        """proxy: {path prefix: upstream port}: those paths are proxied to
+        127.0.0.1:port (a badserver) instead of answered "hello"."""
         self.start_timeout = start_timeout
+        self.proxy = proxy or {}
         self.dir = tempfile.mkdtemp(prefix="pacer-caddy-")
         self.port = free_tcp_udp_port()
         self.log = os.path.join(self.dir, "access.log")
@@ -76,9 +79,11 @@ https://127.0.0.1:%(port)d {
 		output file %(log)s
 		format json
 	}
-	respond "hello" 200
+%(proxy)s	respond "hello" 200
 }
-""" % dict(dir=self.dir, port=self.port, http=harness.free_port(), log=self.log))
+""" % dict(dir=self.dir, port=self.port, http=harness.free_port(), log=self.log,
+           proxy="".join("\thandle %s* {\n\t\treverse_proxy 127.0.0.1:%d\n\t}\n" % (k, v)
+                         for k, v in self.proxy.items())))
         env = dict(os.environ, HOME=self.dir, XDG_DATA_HOME=os.path.join(self.dir, "xdg"),
                    XDG_CONFIG_HOME=os.path.join(self.dir, "xdg"))
         self.stderr = open(os.path.join(self.dir, "caddy.out"), "wb")
@@ -315,6 +320,60 @@ class Http3CaddyTest(PacerTestCase):
                                sum(x["mean_us"] * x["connections"] for x in rtts) / n, places=2)
         self.assertEqual(m["quic"]["smoothed_rtt"]["max_us"], max(x["max_us"] for x in rtts))
         self.assertEqual(m["quic"]["gso"], any(s["quic"]["gso"] for s in segs))
+
+
+class Http3UpstreamTest(PacerTestCase):
+    """Caddy in front of tests/tools/badserver: a known delay, and a server
+    that never answers."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.slow = harness.BadServer("slow", delay_ms=50).start()
+        cls.stall = harness.BadServer("stall").start()
+        try:
+            cls.caddy = Caddy(proxy={"/slow": cls.slow.port, "/stall": cls.stall.port}).start()
+        except Exception:
+            cls.slow.stop()
+            cls.stall.stop()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.caddy.stop()
+        cls.slow.stop()
+        cls.stall.stop()
+
+    def test_known_delay_is_in_the_latency(self):
+        mark = self.caddy.log_mark()
+        run = harness.run_pacer([self.caddy.url("/slow"), "--http3", "--insecure", "--rate", 20,
+                                 "--duration", "2s", "--connections", 2])
+        self.assertEqual(run.code, 0, describe(run))
+        m = self.phase(run)
+        self.assert_no_errors(m, run)
+        self.assertEqual(m["requests"]["completed"], 40, m["requests"])
+        self.assertEqual(len(self.caddy.entries(mark)), 40)
+        # every response came 50 ms after its request at the earliest
+        for k in ("latency", "service_time", "ttfb"):
+            self.assertGreaterEqual(m[k]["min_us"], 50000, (k, m[k]))
+        self.assertLess(m["latency"]["p50_us"], 50000 + 100000, m["latency"])
+
+    def test_stream_timeout_cancels_the_stream_and_keeps_the_connection(self):
+        t0 = time.monotonic()
+        run = harness.run_pacer([self.caddy.url("/stall"), "--http3", "--insecure", "--rate", 10,
+                                 "--duration", "1s", "--connections", 1, "--timeout", "300ms"])
+        took = time.monotonic() - t0
+        self.assertIsNotNone(run.json, describe(run))
+        m = self.phase(run)
+        self.assert_accounted(m, run)
+        r, e = m["requests"], m["transport_errors"]
+        self.assertEqual(r["sent"], 10, r)
+        self.assertEqual((r["completed"], e["timeout"]), (0, 10), (r, e))
+        # the streams were cancelled (H3_REQUEST_CANCELLED), their connection kept
+        self.assertEqual(m["connections"]["opened"], 1, m["connections"])
+        self.assertEqual(m["http3"]["connections_h3"], 1, m["http3"])
+        self.assertEqual(m["quic"]["closes"]["by_pacer"], 0, m["quic"])
+        self.assertLess(took, 10)
 
 
 class Http3NoQuicTest(PacerTestCase):
