@@ -11,6 +11,7 @@ the run ends on time. Skipped with a reason when caddy is not installed."""
 import json
 import os
 import shutil
+import signal
 import socket
 import ssl
 import subprocess
@@ -374,6 +375,26 @@ class Http3UpstreamTest(PacerTestCase):
         self.assertEqual(m["http3"]["connections_h3"], 1, m["http3"])
         self.assertEqual(m["quic"]["closes"]["by_pacer"], 0, m["quic"])
         self.assertLess(took, 10)
+
+    def test_interrupt_counts_unanswered_streams_as_outcomes(self):
+        """SIGINT while every stream waits on a server that never answers:
+        exit 130, the result written, the streams in flight counted at the
+        end and in the latency at their wait until the interrupt."""
+        run = harness.run_pacer([self.caddy.url("/stall"), "--http3", "--insecure", "--rate", 20,
+                                 "--duration", "10s", "--connections", 1, "--timeout", "20s"],
+                                timeout=20.0,
+                                actions=[(1.5, lambda pid: os.kill(pid, signal.SIGINT))])
+        self.assertEqual(run.code, 130, describe(run))
+        self.assertIsNotNone(run.json, describe(run))
+        self.assertTrue(run.json["interrupted"])
+        m = self.phase(run)
+        r = m["requests"]
+        self.assertEqual(r["completed"], 0, r)
+        self.assertGreater(r["in_flight_at_end"], 5, r)
+        unanswered = r["in_flight_at_end"] + r["queued_at_end"]
+        self.assertEqual(m["latency"]["count"], unanswered, (m["latency"], r))
+        self.assertEqual(m["latency_failed"]["count"], unanswered, m["latency_failed"])
+        self.assertLess(m["latency"]["max_us"], 3e6, m["latency"])
 
 
 class Http3NoQuicTest(PacerTestCase):
