@@ -322,6 +322,27 @@ class Http3CaddyTest(PacerTestCase):
         self.assertEqual(m["quic"]["smoothed_rtt"]["max_us"], max(x["max_us"] for x in rtts))
         self.assertEqual(m["quic"]["gso"], any(s["quic"]["gso"] for s in segs))
 
+    def test_diff_says_a_protocol_change_is_not_comparable(self):
+        """The same table over HTTPS (HTTP/1.1) and over HTTP/3 are two
+        benchmarks: pacer diff refuses them, naming plan.http; two HTTP/3
+        runs compare."""
+        args = ["--insecure", "--rate", 50, "--duration", "1s", "--connections", 2]
+        h1 = harness.run_pacer([_caddy.url()] + args)
+        h3a = self.run_h3(["--rate", 50, "--duration", "1s", "--connections", 2])
+        h3b = self.run_h3(["--rate", 50, "--duration", "1s", "--connections", 2])
+        self.assertIsNotNone(h1.json, describe(h1))
+        self.assertEqual(h1.json["plan"]["http"], "1.1")
+        self.assertEqual(h1.json["plan"]["workload"]["sha256"],
+                         h3a.json["plan"]["workload"]["sha256"])  # the same requests
+        r = subprocess.run([harness.pacer_bin(), "diff", h1.out_path, h3a.out_path],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("not comparable: plan.http differs (old 1.1, new h3)", r.stderr)
+        r = subprocess.run([harness.pacer_bin(), "diff", h3a.out_path, h3b.out_path],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("comparable: same kind", r.stdout)
+
 
 class Http3UpstreamTest(PacerTestCase):
     """Caddy in front of tests/tools/badserver: a known delay, and a server
