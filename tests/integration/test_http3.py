@@ -322,6 +322,29 @@ class Http3CaddyTest(PacerTestCase):
         self.assertEqual(m["quic"]["smoothed_rtt"]["max_us"], max(x["max_us"] for x in rtts))
         self.assertEqual(m["quic"]["gso"], any(s["quic"]["gso"] for s in segs))
 
+    def test_ramp_steps_carry_http3_and_quic(self):
+        import test_report
+        mark = _caddy.log_mark()
+        run = harness.run_pacer([_caddy.url(), "--http3", "--insecure", "--steps", "100,200",
+                                 "--step-duration", "1s", "--step-warmup", "300ms", "--slo",
+                                 "p99<1s", "--connections", 2], subcommand="ramp")
+        self.assertEqual(run.code, 0, describe(run))
+        steps = run.json["steps"]
+        self.assertEqual(len(steps), 2)
+        sent = 0
+        for st in steps:
+            m = st["measure"]
+            self.assert_no_errors(m, run)
+            self.assertIn("http3", m)
+            self.assertNotIn("http2", m)
+            self.assertEqual(m["quic"]["smoothed_rtt"]["connections"], 2, m["quic"])
+            self.assertTrue(all("quic" in x for x in st["series"]), st["series"])
+            sent += m["requests"]["sent"] + st["warmup"]["requests"]["sent"]
+        self.assertEqual(len(_caddy.entries(mark)), sent)
+        v = test_report.validator()
+        self.assertEqual([e.message for e in v.iter_errors(run.json)], [])
+        self.assertEqual(test_report.undescribed_fields(test_report.schema(), run.json), [])
+
     def test_diff_says_a_protocol_change_is_not_comparable(self):
         """The same table over HTTPS (HTTP/1.1) and over HTTP/3 are two
         benchmarks: pacer diff refuses them, naming plan.http; two HTTP/3
