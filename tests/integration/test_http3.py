@@ -10,12 +10,14 @@ the run ends on time. Skipped with a reason when caddy is not installed."""
 
 import json
 import os
+import select
 import shutil
 import signal
 import socket
 import ssl
 import subprocess
 import tempfile
+import threading
 import time
 import unittest
 
@@ -166,6 +168,57 @@ https://127.0.0.1:%(port)d {
             f.seek(since)
             data = f.read().decode(errors="replace")
         return [json.loads(line) for line in data.splitlines() if line.strip()]
+
+
+class LossyRelay:
+    """A UDP relay on 127.0.0.1 in front of a QUIC server that drops every
+    `every`-th datagram from the client (loss on loopback without tc
+    netem, which needs a kernel module and privileges). One upstream
+    socket per client address, as a NAT would; a thread, stopped by
+    stop()."""
+
+    def __init__(self, upstream_port, every):
+        self.up = ("127.0.0.1", upstream_port)
+        self.every = every
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.by_client, self.by_up = {}, {}
+        self.seen = self.dropped = 0
+        self.stopping = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stopping:
+            socks = [self.sock] + list(self.by_up)
+            ready, _, _ = select.select(socks, [], [], 0.05)
+            for s in ready:
+                try:
+                    data, addr = s.recvfrom(65536)
+                except OSError:
+                    continue
+                if s is self.sock:
+                    u = self.by_client.get(addr)
+                    if u is None:
+                        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                        u.connect(self.up)
+                        self.by_client[addr] = u
+                        self.by_up[u] = addr
+                    self.seen += 1
+                    if self.seen % self.every == 0:
+                        self.dropped += 1
+                        continue
+                    u.send(data)
+                else:
+                    self.sock.sendto(data, self.by_up[s])
+
+    def stop(self):
+        self.stopping = True
+        self.thread.join(2)
+        for u in self.by_up:
+            u.close()
+        self.sock.close()
 
 
 def setUpModule():
@@ -344,6 +397,33 @@ class Http3CaddyTest(PacerTestCase):
         v = test_report.validator()
         self.assertEqual([e.message for e in v.iter_errors(run.json)], [])
         self.assertEqual(test_report.undescribed_fields(test_report.schema(), run.json), [])
+
+    def test_loss_is_counted_and_every_request_still_answered(self):
+        """Every 8th datagram pacer sends is dropped on its way to Caddy:
+        QUIC sends the lost data again, so the counts still match Caddy's
+        log exactly, and the losses are counted (per phase and per second)."""
+        relay = LossyRelay(_caddy.port, every=8)
+        self.addCleanup(relay.stop)
+        mark = _caddy.log_mark()
+        run = harness.run_pacer([_caddy.url(), "--connect-to", "127.0.0.1:%d" % relay.port,
+                                 "--http3", "--insecure", "--rate", 200, "--duration", "2s",
+                                 "--connections", 2])
+        self.assertEqual(run.code, 0, describe(run))
+        m = self.phase(run)
+        self.assert_no_errors(m, run)
+        r = m["requests"]
+        self.assertEqual((r["sent"], r["completed"]), (400, 400), r)
+        self.assertEqual(len(_caddy.entries(mark)), 400)
+        q = m["quic"]
+        self.assertGreater(relay.dropped, 40, relay.dropped)
+        self.assertGreater(q["packets_lost"], 0, q)
+        self.assertLessEqual(q["packets_lost"], relay.dropped, q)
+        self.assertGreater(q["packets_sent"], relay.seen * 0.9, (q, relay.seen))
+        self.assertGreater(q["congestion_events"], 0, q)  # a loss cuts the window
+        self.assertEqual(sum(x["quic"]["packets_lost"] for x in run.json["series"]),
+                         q["packets_lost"])
+        self.assertIn("packets of requests declared lost %d" % q["packets_lost"],
+                      harness.words(run.stdout))
 
     def test_diff_says_a_protocol_change_is_not_comparable(self):
         """The same table over HTTPS (HTTP/1.1) and over HTTP/3 are two
