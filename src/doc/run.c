@@ -130,6 +130,8 @@ static void write_quic(struct jsonw *j, const struct quic_stats *q)
 	write_h3_codes(j, "by_server_app_codes", q->close_app_codes);
 	jw_key(j, "stateless_reset");
 	jw_u64(j, q->close_reset);
+	jw_key(j, "port_unreachable");
+	jw_u64(j, q->close_unreachable);
 	jw_key(j, "by_pacer");
 	jw_u64(j, q->close_local);
 	jw_key(j, "version_negotiation");

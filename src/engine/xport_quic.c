@@ -174,9 +174,11 @@ static void quic_end(struct worker *w, struct conn *c, int liberr, int sock_err)
 			eng_connect_failed(w, h, now);
 			return;
 		}
-		snprintf(why, sizeof why, "QUIC: the server's port went away (%s)", strerror(-sock_err));
-		phase_stats_tls_reason(eng_conn_error(w, h, ERRK_PROTOCOL, now), why);
-		ph->quic.close_local++;
+		/* the server's process or port went away (ICMP port unreachable):
+		 * as a TCP reset, the server closed it; its streams in flight are
+		 * counted by the close. Not a protocol failure. */
+		ph->quic.close_unreachable++;
+		ph->closed_by_server++;
 		return;
 	}
 	if (q->failed) { /* the protocol's, counted by eng_quic_fail */

@@ -282,7 +282,8 @@ static void http3_para(struct content_ctx *c, const json_t *ph)
 	const json_t *cl = rr_obj(q, KEY_CLOSES);
 	double ended = rr_num_or(cl, "idle_timeout", 0) + rr_num_or(cl, "by_server", 0) +
 		       rr_num_or(cl, "by_server_app", 0) + rr_num_or(cl, "stateless_reset", 0) +
-		       rr_num_or(cl, "by_pacer", 0) + rr_num_or(cl, "version_negotiation", 0);
+		       rr_num_or(cl, "by_pacer", 0) + rr_num_or(cl, "version_negotiation", 0) +
+		       rr_num_or(cl, "port_unreachable", 0);
 	char rtt[96] = "";
 	if (rr_num_or(q, "smoothed_rtt.connections", 0) > 0)
 		snprintf(rtt, sizeof rtt, "; smoothed RTT %s on average, %s at most",
@@ -292,7 +293,8 @@ static void http3_para(struct content_ctx *c, const json_t *ph)
 		  "QUIC: %s datagrams sent, %s received%s; packets of requests declared lost %s, "
 		  "congestion events %s, probe timeouts %s, writes held by the congestion window "
 		  "%s; connections ended by the server or the network %s (idle timeout %s, "
-		  "the server's CONNECTION_CLOSE %s, stateless reset %s), by pacer on a "
+		  "the server's CONNECTION_CLOSE %s, stateless reset %s, its port gone %s), by "
+		  "pacer on a "
 		  "protocol violation %s%s.",
 		  fmt_int(&c->f, rr_num_or(q, KEY_PACKETS_SENT, 0)),
 		  fmt_int(&c->f, rr_num_or(q, KEY_PACKETS_RECEIVED, 0)),
@@ -305,6 +307,7 @@ static void http3_para(struct content_ctx *c, const json_t *ph)
 		  fmt_int(&c->f, rr_num_or(cl, "idle_timeout", 0)),
 		  fmt_int(&c->f, rr_num_or(cl, "by_server", 0) + rr_num_or(cl, "by_server_app", 0)),
 		  fmt_int(&c->f, rr_num_or(cl, "stateless_reset", 0)),
+		  fmt_int(&c->f, rr_num_or(cl, "port_unreachable", 0)),
 		  fmt_int(&c->f, rr_num_or(cl, "by_pacer", 0)), rtt);
 	http2_hosts_para(c, ph);
 }

@@ -213,6 +213,7 @@ static void quic_stats_merge(struct quic_stats *d, const struct quic_stats *s)
 	for (int i = 0; i < H3_ERR_CODES; i++)
 		d->close_app_codes[i] += s->close_app_codes[i];
 	d->close_reset += s->close_reset;
+	d->close_unreachable += s->close_unreachable;
 	d->close_local += s->close_local;
 	d->version_negotiation += s->version_negotiation;
 	d->rtt_n += s->rtt_n;

@@ -204,6 +204,9 @@ struct quic_stats {
 	uint64_t close_peer_app;    /* the server's CONNECTION_CLOSE with an application code */
 	uint64_t close_app_codes[H3_ERR_CODES]; /* close_peer_app by code */
 	uint64_t close_reset;       /* a stateless reset from the server */
+	uint64_t close_unreachable; /* ICMP port unreachable after the handshake: the server's
+	                             * process or port went away (as a TCP reset; counted in
+	                             * connections.closed_by_server, not as a protocol error) */
 	uint64_t close_local;       /* pacer closed it: the server broke QUIC or HTTP/3 (a
 	                             * malformed frame, a flow-control or limit violation) */
 	uint64_t version_negotiation; /* handshakes answered by a version negotiation

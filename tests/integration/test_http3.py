@@ -521,6 +521,37 @@ class Http3UpstreamTest(PacerTestCase):
         self.assertLess(m["latency"]["max_us"], 3e6, m["latency"])
 
 
+class Http3ServerGoneTest(PacerTestCase):
+    def test_server_that_exits_mid_run(self):
+        """Caddy exits (SIGTERM: it sends no CONNECTION_CLOSE) halfway
+        through: the ICMP port unreachable that follows ends each
+        connection as a close by the server (as a TCP reset), not as a
+        protocol error; reconnects are refused and counted; the run ends
+        on time with every request accounted for."""
+        caddy = Caddy().start()
+        self.addCleanup(caddy.stop)
+        pid = caddy.proc.pid
+        t0 = time.monotonic()
+        run = harness.run_pacer([caddy.url(), "--http3", "--insecure", "--rate", 100,
+                                 "--duration", "3s", "--connections", 2, "--timeout", "1s"],
+                                actions=[(1.5, lambda _: os.kill(pid, signal.SIGTERM))])
+        took = time.monotonic() - t0
+        self.assertFalse(run.timed_out, describe(run))
+        self.assertIsNotNone(run.json, describe(run))
+        self.assertLess(took, 15)
+        m = self.phase(run)
+        self.assert_accounted(m, run)
+        r, e, q = m["requests"], m["transport_errors"], m["quic"]
+        self.assertGreater(r["completed"], 20, r)
+        self.assertLess(r["completed"], 300, r)
+        self.assertGreaterEqual(q["closes"]["port_unreachable"], 1, q["closes"])
+        self.assertEqual(q["closes"]["by_pacer"], 0, q["closes"])
+        self.assertEqual(e["protocol"], 0, e)
+        self.assertGreaterEqual(m["connections"]["closed_by_server"],
+                                q["closes"]["port_unreachable"], m["connections"])
+        self.assertGreater(m["connect_failures"]["refused"], 0, m["connect_failures"])
+
+
 class Http3NoQuicTest(PacerTestCase):
     """Targets that do not speak QUIC, and options that do not go with it."""
 
