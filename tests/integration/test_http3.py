@@ -375,6 +375,30 @@ class Http3CaddyTest(PacerTestCase):
         self.assertEqual(m["quic"]["smoothed_rtt"]["max_us"], max(x["max_us"] for x in rtts))
         self.assertEqual(m["quic"]["gso"], any(s["quic"]["gso"] for s in segs))
 
+    def test_certificate_verified_as_for_https(self):
+        """Without --insecure Caddy's internal CA is not trusted: every
+        handshake fails as TLS (said once, naming --cacert); with --cacert
+        of that CA the run succeeds, and its figures say verify on."""
+        bad = harness.run_pacer([_caddy.url(), "--http3", "--rate", 20, "--duration", "1s",
+                                 "--connections", 1, "--drain", "200ms"])
+        self.assertIsNotNone(bad.json, describe(bad))
+        m = self.phase(bad)
+        self.assertEqual(m["requests"]["completed"], 0, m["requests"])
+        self.assertGreater(m["transport_errors"]["tls"], 0, m["transport_errors"])
+        self.assertEqual(m["quic"]["handshakes"], 0, m["quic"])
+        self.assertIn("certificate verify failed", bad.stderr)
+        self.assertIn("--cacert", bad.stderr)
+        ca = os.path.join(_caddy.dir, "data", "pki", "authorities", "local", "root.crt")
+        mark = _caddy.log_mark()
+        run = harness.run_pacer([_caddy.url(), "--http3", "--cacert", ca, "--rate", 20,
+                                 "--duration", "1s", "--connections", 1])
+        self.assertEqual(run.code, 0, describe(run))
+        m = self.phase(run)
+        self.assert_no_errors(m, run)
+        self.assertEqual(m["requests"]["completed"], 20, m["requests"])
+        self.assertEqual(len(_caddy.entries(mark)), 20)
+        self.assertEqual(run.json["plan"]["tls"]["verify"], True)
+
     def test_ramp_steps_carry_http3_and_quic(self):
         import test_report
         mark = _caddy.log_mark()
