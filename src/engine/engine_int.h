@@ -55,7 +55,8 @@
  * them to it): live.c the live figures; engine.c the API, threads, the
  * registration of transports and protocols, the floor's job and the merge;
  * xport.c the byte transports; worker.c the worker loop; proto_h3.c HTTP/3
- * connections and streams; xport_quic.c the QUIC transport; proto_h2.c
+ * connections and streams; xport_quic.c the QUIC transport;
+ * xport_quic_streams.c its streams for the protocol; proto_h2.c
  * HTTP/2 connections and streams; proto_h1.c HTTP/1.1; pool.c host pools,
  * backlog and opening; floor.c the floor's timed sleeps and round trips;
  * conn.c the connection; timers.c the connections' own timers; series.c

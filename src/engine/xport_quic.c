@@ -40,6 +40,7 @@
 #include <ngtcp2/ngtcp2.h>
 
 #include "engine/engine_int.h"
+#include "engine/xport_quic_int.h"
 #include "net/quic.h"
 #include "net/udp.h"
 
@@ -54,26 +55,6 @@ struct eng_quic_worker {
 	struct udp_rx rx;
 	uint8_t *tx;                /* UDP_TX_MAX packets of QUIC_PKT_CAP */
 	size_t lens[UDP_TX_MAX];
-};
-
-struct eng_quic {
-	struct quic_client q;
-	struct worker *w;
-	struct conn *c;
-	struct net_addr local;
-	struct udp_caps caps;
-	uint64_t rx_rt;            /* the stamp of the datagram being fed */
-	uint64_t recovery_ts;      /* the last congestion recovery start seen */
-	size_t pto_seen;
-	bool got_pkt;              /* something came from the server */
-	bool hs_done;
-	bool reset;                /* a stateless reset came */
-	bool stalled;              /* the last write stopped on the congestion window */
-	bool failed;               /* eng_quic_fail: end after the packets being processed */
-	bool ended;                /* its end is counted */
-	bool silent;               /* ended so that nothing more may be sent (draining, idle) */
-	int end_err;               /* the ngtcp2 error it ended on (a CONNECTION_CLOSE to send) */
-	uint64_t app_code;         /* eng_quic_fail's code */
 };
 
 /* ---- per worker -------------------------------------------------------------- */
@@ -244,16 +225,6 @@ static void quic_end(struct worker *w, struct conn *c, int liberr, int sock_err)
 		eng_connect_failed(w, h, now);
 	else if (!q->hs_done)
 		eng_connect_failed(w, h, now);
-}
-
-void eng_quic_fail(struct worker *w, struct conn *c, uint64_t code, const char *reason)
-{
-	struct eng_quic *q = c->quic;
-	if (!q || q->failed || q->ended)
-		return;
-	q->failed = true;
-	q->app_code = code;
-	phase_stats_tls_reason(eng_conn_error(w, c->host, ERRK_PROTOCOL, clock_now_ns()), reason);
 }
 
 /* ---- ngtcp2 callbacks (inside ngtcp2_conn_read_pkt / writev / expiry) ------------- */
@@ -546,58 +517,6 @@ int eng_quic_input(struct worker *w, struct conn *c)
 	look_at_recovery(w, q, now);
 	return eng_quic_flush(w, c, clock_now_ns());
 }
-
-/* ---- the stream interface for the protocol ------------------------------------ */
-
-int eng_quic_open_bidi(struct conn *c, int64_t *sid, void *ud)
-{
-	int rv = ngtcp2_conn_open_bidi_stream(c->quic->q.conn, sid, ud);
-	return rv == 0 ? 0 : rv == NGTCP2_ERR_STREAM_ID_BLOCKED ? -EAGAIN : -EIO;
-}
-
-int eng_quic_open_uni(struct conn *c, int64_t *sid)
-{
-	int rv = ngtcp2_conn_open_uni_stream(c->quic->q.conn, sid, NULL);
-	return rv == 0 ? 0 : rv == NGTCP2_ERR_STREAM_ID_BLOCKED ? -EAGAIN : -EIO;
-}
-
-uint64_t eng_quic_streams_left(const struct conn *c)
-{
-	return ngtcp2_conn_get_streams_bidi_left(c->quic->q.conn);
-}
-
-uint64_t eng_quic_uni_left(const struct conn *c)
-{
-	return ngtcp2_conn_get_streams_uni_left(c->quic->q.conn);
-}
-
-void eng_quic_consumed(struct conn *c, int64_t sid, size_t n)
-{
-	ngtcp2_conn_extend_max_stream_offset(c->quic->q.conn, sid, n);
-	ngtcp2_conn_extend_max_offset(c->quic->q.conn, n);
-}
-
-void eng_quic_shutdown_stream(struct conn *c, int64_t sid, uint64_t code)
-{
-	(void)ngtcp2_conn_shutdown_stream(c->quic->q.conn, sid, code);
-}
-
-void eng_quic_shutdown_read(struct conn *c, int64_t sid, uint64_t code)
-{
-	(void)ngtcp2_conn_shutdown_stream_read(c->quic->q.conn, sid, code);
-}
-
-void eng_quic_shutdown_write(struct conn *c, int64_t sid, uint64_t code)
-{
-	(void)ngtcp2_conn_shutdown_stream_write(c->quic->q.conn, sid, code);
-}
-
-uint64_t eng_quic_stream_lost(const struct conn *c, int64_t sid)
-{
-	return ngtcp2_conn_get_stream_loss_count(c->quic->q.conn, sid);
-}
-
-uint64_t eng_quic_rx_rt(const struct conn *c) { return c->quic ? c->quic->rx_rt : 0; }
 
 /* ---- the transport ------------------------------------------------------------- */
 
