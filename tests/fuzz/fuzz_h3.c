@@ -17,7 +17,7 @@
  * Input: byte 0 is a control byte, then records.
  *   control bits 0..1  requests kept in flight: 1, 2, 4 or 8 (a GET and a
  *                      POST with a body alternate)
- *           bits 2..3  the server's stream credit (MAX_STREAMS): 1, 3, 8, 100
+ *           bits 2..3  the server's stream credit (MAX_STREAMS): 0, 1, 8, 100
  *           bit 6      every fourth record, give up on the oldest stream (a
  *                      timeout: the stream is cancelled)
  *           bit 7      response rules look at headers and the body (capture)
@@ -261,7 +261,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data++;
 	size--;
 	uint32_t want = 1u << (ctl & 3);
-	static const uint64_t credit[4] = {1, 3, 8, 100};
+	static const uint64_t credit[4] = {0, 1, 8, 100};
 	bool give_up = ctl & 64;
 
 	struct fixture *f = fixture(ctl & 128);
