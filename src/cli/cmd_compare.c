@@ -23,6 +23,7 @@
 #include "cli/run_hooks.h"
 #include "measure/measure.h"
 #include "doc/compare.h"
+#include "http/redact.h"
 #include "target/plan.h"
 #include "util/afile.h"
 #include "util/clock.h"
@@ -109,11 +110,15 @@ static int parse_u32(const char *what, const char *val, uint32_t *out)
 }
 
 /* --variant-set NAME.KEY=VALUE: one option for one variant. */
-static int variant_set(const char *arg, struct variant *vs, size_t nv)
+static int variant_set(const char *given, struct variant *vs, size_t nv)
 {
+	/* in messages, a secret header's value as its fingerprint */
+	char shown[1024];
+	const char *arg = given;
+	const char *said = redact_arg(nv ? &vs[0].plan.redact : NULL, given, shown, sizeof shown);
 	const char *dot = strchr(arg, '.'), *eq = dot ? strchr(dot, '=') : NULL;
 	if (!dot || !eq || dot == arg || eq == dot + 1) {
-		fprintf(stderr, "pacer compare: --variant-set '%s': expected NAME.KEY=VALUE\n", arg);
+		fprintf(stderr, "pacer compare: --variant-set '%s': expected NAME.KEY=VALUE\n", said);
 		return EXIT_USAGE;
 	}
 	struct variant *v = NULL;
@@ -121,7 +126,7 @@ static int variant_set(const char *arg, struct variant *vs, size_t nv)
 		if (strlen(vs[i].name) == (size_t)(dot - arg) && !memcmp(vs[i].name, arg, dot - arg))
 			v = &vs[i];
 	if (!v) {
-		fprintf(stderr, "pacer compare: --variant-set '%s': no variant %.*s\n", arg,
+		fprintf(stderr, "pacer compare: --variant-set '%s': no variant %.*s\n", said,
 			(int)(dot - arg), arg);
 		return EXIT_USAGE;
 	}
@@ -164,12 +169,15 @@ static int variant_set(const char *arg, struct variant *vs, size_t nv)
 		fprintf(stderr, "pacer compare: --variant-set '%s': unknown KEY '%s' (expected "
 				"requests-file, requests-format, bodies, body, header, method, target-pid, "
 				"target-cgroup, target-children, target-cores, target-threads, "
-				"unix-socket or connect-to)\n", arg, key);
+				"unix-socket or connect-to)\n", said, key);
 		return EXIT_USAGE;
 	}
 	if (!rc) {
 		size_t l = strlen(v->shown);
-		snprintf(v->shown + l, sizeof v->shown - l, " %s=%s", key, val);
+		snprintf(v->shown + l, sizeof v->shown - l, " %s=%s", key,
+			 strcmp(key, "header") ? val
+					       : redact_header_line(&v->plan.redact, val, shown,
+								    sizeof shown));
 	}
 	return rc;
 }

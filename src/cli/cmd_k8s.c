@@ -19,7 +19,8 @@
 #include "cli/cli.h"
 #include "cli/help.h"
 #include "cli/opts.h"
-#include "dist/wire.h"
+#include "dist/k8s.h"
+#include "http/redact.h"
 #include "http/url.h"
 #include "plan/plan.h"
 #include "plan/scenario.h"
@@ -56,42 +57,6 @@ static void usage(FILE *f, struct opt *tab, size_t n)
 	cli_help_print(f, &cli_help_k8s, tab, n);
 }
 
-/* A YAML scalar as a JSON string (valid YAML, exact for any bytes). */
-static void yq(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p == '\t')
-			fputs("\\t", f);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\x%02x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
-/* Whether text can go in a literal block scalar unchanged: printable
- * lines (tabs are fine inside), none with trailing blanks, the first not
- * starting with a space, ending in one newline. */
-static bool block_ok(const char *t, size_t len)
-{
-	if (!len || t[len - 1] != '\n' || t[0] == ' ' || (len > 1 && t[len - 2] == '\n'))
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)t[i];
-		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
-			return false;
-		if (c == '\n' && i > 0 && (t[i - 1] == ' ' || t[i - 1] == '\t'))
-			return false;
-	}
-	return true;
-}
-
 /* A DNS-1123 label from s: lowercase letters, digits and '-', at most 52
  * characters (Job names leave room for the pods' suffixes). */
 static void dns_name(char *out, size_t cap, const char *s)
@@ -122,152 +87,6 @@ static bool dns_valid(const char *s)
 		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-'))
 			return false;
 	return true;
-}
-
-struct k8s {
-	const char *name, *ns, *image, *cpu, *memory, *scenario_name;
-	const char *start_at;        /* --start-at mode: the time; NULL: the barrier */
-	const char *barrier_timeout; /* the barrier: how long pod 0 waits for the others */
-	char token[33];              /* the barrier: the Secret's token */
-	const char *text;
-	size_t len;
-	uint32_t segments;
-};
-
-static void labels(FILE *f, const char *indent, const char *name)
-{
-	fprintf(f, "%slabels:\n%s  app.kubernetes.io/name: pacer\n%s  app.kubernetes.io/instance: %s\n",
-		indent, indent, indent, name);
-}
-
-static void write_manifests(FILE *f, const struct k8s *k)
-{
-	if (k->start_at)
-		fprintf(f, "# pacer k8s: %u segments of %s starting at %s (docs/distributed.md)\n",
-			k->segments, k->scenario_name, k->start_at);
-	else
-		fprintf(f, "# pacer k8s: %u segments of %s, started together by pod 0 once all are up "
-			   "(docs/distributed.md)\n",
-			k->segments, k->scenario_name);
-	fprintf(f, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s-scenario\n"
-		   "  namespace: %s\n",
-		k->name, k->ns);
-	labels(f, "  ", k->name);
-	fputs("data:\n  scenario.yaml: ", f);
-	if (block_ok(k->text, k->len)) {
-		fputs("|\n", f);
-		const char *p = k->text, *end = k->text + k->len;
-		while (p < end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			size_t n = (size_t)(nl - p);
-			if (n)
-				fprintf(f, "    %.*s\n", (int)n, p);
-			else
-				fputc('\n', f);
-			p = nl + 1;
-		}
-	} else {
-		char *z = strndup(k->text, k->len);
-		yq(f, z ? z : "");
-		free(z);
-		fputc('\n', f);
-	}
-	if (!k->start_at) {
-		/* the barrier's secret, and the names pod K reaches pod 0 by
-		 * (NAME-0.NAME: the Job's pods take the Service's name as their
-		 * subdomain); published before the pods are ready, so that a pod
-		 * can check in while the others still start */
-		fprintf(f, "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: %s-token\n"
-			   "  namespace: %s\n",
-			k->name, k->ns);
-		labels(f, "  ", k->name);
-		fprintf(f, "type: Opaque\nstringData:\n  token: \"%s\"\n", k->token);
-		fprintf(f, "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: %s\n"
-			   "  namespace: %s\n",
-			k->name, k->ns);
-		labels(f, "  ", k->name);
-		fprintf(f, "spec:\n"
-			   "  clusterIP: None\n"
-			   "  publishNotReadyAddresses: true\n"
-			   "  selector:\n"
-			   "    app.kubernetes.io/instance: %s\n"
-			   "  ports:\n"
-			   "  - name: barrier\n"
-			   "    port: %d\n"
-			   "    targetPort: %d\n",
-			k->name, WIRE_PORT, WIRE_PORT);
-	}
-	fprintf(f, "---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: %s\n  namespace: %s\n",
-		k->name, k->ns);
-	labels(f, "  ", k->name);
-	fprintf(f, "spec:\n"
-		   "  completionMode: Indexed\n"
-		   "  completions: %u\n"
-		   "  parallelism: %u\n"
-		   "  backoffLimit: 0\n" /* a retried segment would start late: rerun it by hand */
-		   "  template:\n"
-		   "    metadata:\n",
-		k->segments, k->segments);
-	labels(f, "      ", k->name);
-	fputs("    spec:\n"
-	      "      restartPolicy: Never\n", f);
-	if (!k->start_at)
-		fprintf(f, "      subdomain: %s\n", k->name);
-	fprintf(f, "      affinity:\n"
-		   "        podAntiAffinity:\n"
-		   "          requiredDuringSchedulingIgnoredDuringExecution:\n"
-		   "          - topologyKey: kubernetes.io/hostname\n"
-		   "            labelSelector:\n"
-		   "              matchLabels:\n"
-		   "                app.kubernetes.io/instance: %s\n"
-		   "      containers:\n"
-		   "      - name: pacer\n"
-		   "        image: ",
-		k->name);
-	yq(f, k->image);
-	fprintf(f, "\n        workingDir: /work\n"
-		   "        args: [\"bench\", \"/etc/pacer/scenario.yaml\", \"--segment\", "
-		   "\"$(JOB_COMPLETION_INDEX)/%u\", ",
-		k->segments);
-	if (k->start_at)
-		fprintf(f, "\"--start-at\", \"%s\", ", k->start_at);
-	else
-		fprintf(f, "\"--barrier\", \"%s-0.%s:%d\", \"--barrier-timeout\", \"%s\", "
-			   "\"--merged-out\", \"-\", ",
-			k->name, k->name, WIRE_PORT, k->barrier_timeout);
-	fputs("\"--quiet\", \"--limited-ok\", \"--out\", \"-\", \"--framed\"]\n", f);
-	if (!k->start_at)
-		fprintf(f, "        env:\n"
-			   "        - name: PACER_BARRIER_TOKEN\n"
-			   "          valueFrom:\n"
-			   "            secretKeyRef:\n"
-			   "              name: %s-token\n"
-			   "              key: token\n"
-			   "        ports:\n"
-			   "        - name: barrier\n"
-			   "          containerPort: %d\n",
-			k->name, WIRE_PORT);
-	fputs("        resources:\n"
-	      "          requests:\n"
-	      "            cpu: ", f);
-	yq(f, k->cpu);
-	fputs("\n            memory: ", f);
-	yq(f, k->memory);
-	fputs("\n          limits:\n            memory: ", f);
-	yq(f, k->memory);
-	fprintf(f, "\n        volumeMounts:\n"
-		   "        - name: scenario\n"
-		   "          mountPath: /etc/pacer\n"
-		   "          readOnly: true\n"
-		   "        - name: work\n"
-		   "          mountPath: /work\n"
-		   "      volumes:\n"
-		   "      - name: scenario\n"
-		   "        configMap:\n"
-		   "          name: %s-scenario\n"
-		   "      - name: work\n"
-		   "        emptyDir: {}\n",
-		k->name);
 }
 
 /* Whether host names the machine itself: localhost (and *.localhost),
@@ -326,6 +145,23 @@ static bool loopback_target(const struct scenario *sc, char *what, size_t cap)
 			}
 		}
 	}
+	return false;
+}
+
+/* Whether the scenario's arguments set a secret header (http/redact.h:
+ * the defaults and the scenario's own redact-header names): its file then
+ * goes in a Secret, not a ConfigMap. */
+static bool sets_secret(const struct scenario *sc)
+{
+	const char *names[REDACT_MAX_NAMES];
+	struct redact r = {.names = names};
+	for (int i = 0; i + 1 < sc->nargs; i++)
+		if (!strcmp(sc->args[i], "--redact-header") && r.n_names < REDACT_MAX_NAMES)
+			names[r.n_names++] = sc->args[i + 1];
+	char buf[64];
+	for (int i = 0; i < sc->nargs; i++)
+		if (redact_arg(&r, sc->args[i], buf, sizeof buf) != sc->args[i])
+			return true;
 	return false;
 }
 
@@ -469,16 +305,34 @@ int cmd_k8s(int argc, char **argv)
 	}
 	if (at)
 		timestamp_format(when, sizeof when, at);
-	struct k8s k = {.name = name, .ns = ns, .image = image, .cpu = cpu, .memory = memory,
-			.start_at = at ? when : NULL, .barrier_timeout = barrier_timeout,
-			.scenario_name = pos[0], .text = text, .len = len, .segments = segments};
-	if (!at && make_token(k.token)) {
+	char token[33] = "";
+	struct k8s_spec k = {.name = name, .ns = ns, .image = image, .cpu = cpu, .memory = memory,
+			     .start_at = at ? when : NULL, .barrier_timeout = barrier_timeout,
+			     .token = token, .scenario_file = pos[0], .text = text, .len = len,
+			     .scenario_secret = sets_secret(sc), .segments = segments};
+	if (!at && make_token(token)) {
 		fprintf(stderr, "pacer k8s: cannot read /dev/urandom for the barrier's token\n");
 		code = EXIT_RUNTIME;
 		goto out;
 	}
-	write_manifests(stdout, &k);
-	code = fflush(stdout) == 0 ? EXIT_OK : EXIT_RUNTIME;
+	/* into memory first: nothing is printed when a value is refused */
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *m = open_memstream(&buf, &blen);
+	rc = m ? k8s_write(m, &k) : -ENOMEM;
+	if (m && fclose(m) && !rc)
+		rc = -ENOMEM;
+	if (rc == -EILSEQ) {
+		fprintf(stderr, "pacer k8s: --image, --cpu and --memory must be UTF-8 text\n");
+	} else if (rc) {
+		fprintf(stderr, "pacer k8s: %s\n", err_name(rc));
+		code = EXIT_RUNTIME;
+	} else {
+		code = fwrite(buf, 1, blen, stdout) == blen && fflush(stdout) == 0 ? EXIT_OK
+										 : EXIT_RUNTIME;
+	}
+	free(buf);
+	rc = 0; /* sc was parsed: freed below */
 out:
 	if (!rc)
 		scenario_free(sc);

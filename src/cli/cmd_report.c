@@ -153,6 +153,8 @@ int cmd_report(int argc, char **argv)
 				"or --out\n");
 		return EXIT_USAGE;
 	}
+	if (dir && cli_report_dir_refused("report", dir))
+		return EXIT_USAGE;
 	if ((opts_given(tab, ntab, "timing") || opts_given(tab, ntab, "step")) && !dir &&
 	    fmt != REPORT_FMT_HGRM && fmt != REPORT_FMT_HLOG) {
 		fprintf(stderr, "pacer report: --timing and --step apply to --format hgrm and hlog\n");
@@ -174,7 +176,7 @@ int cmd_report(int argc, char **argv)
 
 	/* an output that cannot be written is refused before the result is read */
 	if (out && (rc = afile_check(out))) {
-		fprintf(stderr, "pacer report: cannot write -o %s: %s\n", out, err_name(rc));
+		fprintf(stderr, "pacer report: cannot write -o %s: %s\n", out, cli_output_why(rc));
 		return EXIT_RUNTIME;
 	}
 
@@ -233,7 +235,7 @@ int cmd_report(int argc, char **argv)
 	const char *path = out ? out : "-";
 	rc = afile_open(&af, path);
 	if (rc) {
-		fprintf(stderr, "pacer report: cannot write -o %s: %s\n", path, err_name(rc));
+		fprintf(stderr, "pacer report: cannot write -o %s: %s\n", path, cli_output_why(rc));
 		result_free(&res);
 		return EXIT_RUNTIME;
 	}
@@ -246,7 +248,7 @@ int cmd_report(int argc, char **argv)
 	}
 	rc = afile_commit(&af);
 	if (rc) {
-		fprintf(stderr, "pacer report: cannot write -o %s: %s\n", path, err_name(rc));
+		fprintf(stderr, "pacer report: cannot write -o %s: %s\n", path, cli_output_why(rc));
 		return EXIT_RUNTIME;
 	}
 	return EXIT_OK;

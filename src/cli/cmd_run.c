@@ -103,7 +103,7 @@ static int write_outputs(const struct report_ctx *ctx, const struct cli_dist *di
 		}
 		if (rc) {
 			fprintf(stderr, "pacer run: cannot write --hgrm %s: %s\n", p->hgrm_path,
-				err_name(rc));
+				cli_output_why(rc));
 			return rc;
 		}
 	}

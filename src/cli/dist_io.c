@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/report_io.h"
+#include "cli/signals.h"
 #include "dist/dist.h"
 #include "dist/frame.h"
 #include "doc/keys.h"
@@ -245,6 +246,7 @@ static int write_framed(const char *cmd, const char *opt, const char *path, cons
 	struct afile af;
 	rc = afile_open(&af, path);
 	if (!rc) {
+		cli_test_signal("out-open");
 		if (fwrite(f, 1, flen, af.f) != flen) {
 			rc = -(errno ? errno : EIO);
 			afile_abort(&af);
@@ -254,7 +256,8 @@ static int write_framed(const char *cmd, const char *opt, const char *path, cons
 	}
 	free(f);
 	if (rc) {
-		fprintf(stderr, "pacer %s: cannot write %s %s: %s\n", cmd, opt, path, err_name(rc));
+		fprintf(stderr, "pacer %s: cannot write %s %s: %s\n", cmd, opt, path,
+			cli_output_why(rc));
 		return EXIT_RUNTIME;
 	}
 	return 0;
@@ -298,6 +301,7 @@ int cli_merged_write(const char *cmd, const json_t *merged, const char *out, boo
 		struct afile af;
 		rc = afile_open(&af, out);
 		if (!rc) {
+			cli_test_signal("out-open");
 			if (fwrite(buf, 1, len, af.f) != len || fputc('\n', af.f) == EOF) {
 				rc = -(errno ? errno : EIO);
 				afile_abort(&af);
@@ -306,7 +310,8 @@ int cli_merged_write(const char *cmd, const json_t *merged, const char *out, boo
 			}
 		}
 		if (rc) {
-			fprintf(stderr, "pacer %s: cannot write %s: %s\n", cmd, out, err_name(rc));
+			fprintf(stderr, "pacer %s: cannot write %s: %s\n", cmd, out,
+				cli_output_why(rc));
 			rc = EXIT_RUNTIME;
 		}
 	}

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/report_io.h"
+#include "cli/signals.h"
 #include "history/history.h"
 #include "util/err.h"
 #include "util/text.h"
@@ -57,6 +58,7 @@ int cli_history_record(const struct measure *s, bool quiet,
 {
 	if (!s->history_db)
 		return 0;
+	cli_test_signal("history");
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);

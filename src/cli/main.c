@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/help.h"
+#include "cli/signals.h"
 #include "target/plan.h"
 
 struct command {
@@ -163,6 +164,7 @@ static int dump_completion(void)
 
 int main(int argc, char **argv)
 {
+	cli_signals_init();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

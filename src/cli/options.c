@@ -126,6 +126,17 @@ int cli_options_apply(struct measure *s, struct run_plan *p, const struct opt *t
 	}
 	p->headers = s->headers.v;
 	p->n_headers = s->headers.n;
+	for (size_t i = 0; i < s->redact_headers.n; i++)
+		if (!redact_name_ok(s->redact_headers.v[i]) || i >= REDACT_MAX_NAMES) {
+			fprintf(stderr, "pacer %s: --redact-header '%s': %s\n", s->cmd,
+				s->redact_headers.v[i],
+				i >= REDACT_MAX_NAMES ? "at most 32 names"
+						      : "expected a header name (letters, digits, "
+							"'-', ...)");
+			return EXIT_USAGE;
+		}
+	p->redact.names = s->redact_headers.v;
+	p->redact.n_names = s->redact_headers.n;
 	if (s->metrics_listen) {
 		char err[256];
 		if (metrics_listen_parse(s->metrics_listen, s->metrics_listen_any, &s->metrics_addr,
@@ -213,6 +224,21 @@ int cli_ramp_apply(struct measure *s, struct ramp_plan *rp, const struct cli_ram
 	if (rp->step_ns == 0) {
 		fprintf(stderr, "pacer %s: --step-duration: must be above 0\n", cmd);
 		return EXIT_USAGE;
+	}
+	/* a step offered less than one request may schedule none, and then
+	 * measures nothing: its verdict would be a failure ("no response
+	 * measured") of nothing */
+	for (size_t i = 0; i < rp->n_rates; i++) {
+		double expect = rp->rates[i] * ((double)rp->step_ns / 1e9);
+		if (expect < 1) {
+			char d[32];
+			fprintf(stderr,
+				"pacer %s: step %zu is offered %.2g requests (%g/s for %s): a step needs "
+				"at least one; lengthen --step-duration or raise the rate\n",
+				cmd, i + 1, expect, rp->rates[i],
+				units_fmt_duration(d, sizeof d, (double)rp->step_ns));
+			return EXIT_USAGE;
+		}
 	}
 	if (rp->retries > RAMP_RETRIES_MAX) {
 		fprintf(stderr, "pacer %s: --retries %u: at most %u (each retry measures the step again)\n",

@@ -107,6 +107,13 @@
 	 "after each measured phase, wait this long for responses", false},                        \
 	{'H', "header", OPT_STRLIST, &(s).headers, "'Name: value'", NULL,                          \
 	 "extra request header (repeatable)", false},                                              \
+	{0, "no-redact", OPT_FLAG, &(p).redact.off, NULL, NULL,                                    \
+	 "show every header's value in the result, reports and history (default: Authorization, "  \
+	 "Proxy-Authorization, Cookie, Set-Cookie and --redact-header's as a fingerprint; "         \
+	 "docs/run.md#secrets)", false},                                                           \
+	{0, "redact-header", OPT_STRLIST, &(s).redact_headers, "NAME", NULL,                       \
+	 "also show this header's value as a fingerprint only (repeatable; docs/run.md#secrets)",  \
+	 false},                                                                                   \
 	{0, "history", OPT_STR, &(s).history, "FILE.db", "$PACER_HISTORY",                         \
 	 "also record the result in this run history (SQLite; docs/history.md)", false},           \
 	{0, "lazy", OPT_FLAG, &(s).lazy, NULL, NULL,                                               \

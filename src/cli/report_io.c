@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/signals.h"
 #include "dist/frame.h"
 #include "report/render.h"
 #include "util/afile.h"
@@ -112,6 +115,16 @@ static void remove_tmp(const struct report_dir *d, size_t n, const char *tmp)
 	rmdir(tmp);
 }
 
+/* The temporaries of cli_report_folder_write_trend, the first n files
+ * in[] and the folder tmp, no longer named to afile; in freed. */
+static void forget_tmp(char (*in)[PATH_MAX], size_t n, const char *tmp)
+{
+	for (size_t i = 0; i < n; i++)
+		afile_pending_forget(in[i]);
+	afile_pending_forget(tmp);
+	free(in);
+}
+
 int cli_report_folder_write(const struct loaded_result *r, const char *dir, char *err,
 			    size_t errlen)
 {
@@ -159,10 +172,27 @@ int cli_report_folder_write_trend(const struct loaded_result *r, const struct re
 		return rc;
 	}
 	size_t n = report_dir_count(d), done = 0;
-	for (; rc == 0 && done < n; done++)
+	/* the folder and each file in it are named to afile before they are
+	 * made: a signal that ends pacer meanwhile removes them */
+	char(*inside)[PATH_MAX] = calloc(n ? n : 1, sizeof *inside);
+	if (!inside) {
+		rmdir(tmp);
+		report_dir_free(d);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	afile_pending_add(tmp);
+	for (; rc == 0 && done < n; done++) {
+		if ((size_t)snprintf(inside[done], sizeof inside[done], "%s/%s", tmp,
+				     report_dir_name(d, done)) < sizeof inside[done])
+			afile_pending_add(inside[done]); /* else write_one says so */
 		rc = write_one(d, done, tmp, dir, err, errlen);
+		if (!rc && done == 0)
+			cli_test_signal("report-file"); /* the first file */
+	}
 	if (rc) {
 		remove_tmp(d, done, tmp);
+		forget_tmp(inside, done, tmp);
 		report_dir_free(d);
 		text_one_line(err);
 		return rc;
@@ -182,10 +212,19 @@ int cli_report_folder_write_trend(const struct loaded_result *r, const struct re
 	}
 	if (rc) {
 		remove_tmp(d, n, tmp);
+		forget_tmp(inside, n, tmp);
 		report_dir_free(d);
 		text_one_line(err);
 		return rc;
 	}
+	/* the renames with SIGINT and SIGTERM held back (a moment: no file is
+	 * written), so that a signal never leaves the folder half the new
+	 * report and half the old */
+	sigset_t sigs, old;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, &old);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char from[PATH_MAX + 64], to[PATH_MAX + 64];
 		const char *name = report_dir_name(d, i);
@@ -200,6 +239,8 @@ int cli_report_folder_write_trend(const struct loaded_result *r, const struct re
 		}
 	}
 	remove_tmp(d, n, tmp); /* empty unless a rename failed */
+	forget_tmp(inside, n, tmp);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	report_dir_free(d);
 	text_one_line(err);
 	return rc;
@@ -217,6 +258,12 @@ int cli_report_folder_write_from(const char *result_path, const char *dir, char 
 	return rc;
 }
 
+const char *cli_output_why(int rc)
+{
+	return rc == -ENXIO ? "a FIFO that no process reads (start its reader first)"
+			    : err_name(rc);
+}
+
 int cli_outputs_check(const char *cmd, const char *const *opt, const char *const *path,
 		      size_t n)
 {
@@ -226,7 +273,7 @@ int cli_outputs_check(const char *cmd, const char *const *opt, const char *const
 		int rc = afile_check(path[i]);
 		if (rc) {
 			fprintf(stderr, "pacer %s: --%s %s: cannot write there: %s\n", cmd, opt[i],
-				path[i], err_name(rc));
+				path[i], cli_output_why(rc));
 			return EXIT_USAGE;
 		}
 	}
@@ -260,6 +307,7 @@ int cli_result_emit_buf(const char *cmd, const char *buf, size_t len, const char
 		struct afile af;
 		rc = afile_open(&af, out_path);
 		if (!rc) {
+			cli_test_signal("out-open");
 			if (fwrite(buf, 1, len, af.f) != len) {
 				rc = -(errno ? errno : EIO);
 				afile_abort(&af);
@@ -269,7 +317,7 @@ int cli_result_emit_buf(const char *cmd, const char *buf, size_t len, const char
 		}
 		if (rc) {
 			fprintf(stderr, "pacer %s: cannot write --out %s: %s\n", cmd, out_path,
-				err_name(rc));
+				cli_output_why(rc));
 			return EXIT_RUNTIME;
 		}
 	}
@@ -289,11 +337,24 @@ int cli_result_emit_buf(const char *cmd, const char *buf, size_t len, const char
 	return 0;
 }
 
+bool cli_report_dir_refused(const char *cmd, const char *dir)
+{
+	if (strcmp(dir, "-") != 0)
+		return false;
+	fprintf(stderr,
+		"pacer %s: --report-dir -: a folder is needed (several files go in it); "
+		"for the JSON on stdout: -o -\n",
+		cmd);
+	return true;
+}
+
 int cli_report_dir_prepare(const char *cmd, const char *dir, const char **out_path, char *buf,
 			   size_t cap)
 {
 	if (!dir)
 		return 0;
+	if (cli_report_dir_refused(cmd, dir))
+		return EXIT_USAGE;
 	int rc = file_mkdir_p(dir);
 	if (rc) {
 		fprintf(stderr, "pacer %s: --report-dir %s: cannot create it: %s\n", cmd, dir,

@@ -5,6 +5,7 @@
 #ifndef PACER_CLI_REPORT_IO_H
 #define PACER_CLI_REPORT_IO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -50,12 +51,20 @@ int cli_report_folder_write_trend(const struct loaded_result *r, const struct re
 int cli_report_folder_write_from(const char *result_path, const char *dir, char *err,
 				 size_t errlen);
 
-/* --report-dir DIR: create DIR now (so a bad path fails before the load)
+/* Whether --report-dir names "-" (stdout cannot take a folder): then one
+ * line naming cmd is printed. */
+bool cli_report_dir_refused(const char *cmd, const char *dir);
+
+/* --report-dir DIR ("-" refused): create DIR now (so a bad path fails before the load)
  * and, when there is no --out, point *out_path at DIR/result.json (in
  * buf[cap]). dir NULL: nothing. cmd names the subcommand in the message.
  * 0, or EXIT_USAGE after printing one line. */
 int cli_report_dir_prepare(const char *cmd, const char *dir, const char **out_path, char *buf,
 			   size_t cap);
+
+/* Why an output cannot be written, from afile's -errno: err_name's words,
+ * or for -ENXIO "a FIFO that no process reads (...)". */
+const char *cli_output_why(int rc);
 
 /* Every output path of a measuring command, checked before the load
  * (util/afile.h afile_check: a folder that can be written, a device or FIFO

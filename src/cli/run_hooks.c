@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/dist_io.h"
+#include "cli/signals.h"
 #include "history/history.h"
 #include "plan/inspect.h"
 #include "util/clock.h"
@@ -106,6 +107,7 @@ static bool wait_engine(struct engine *e, FILE *progress, const struct runner_at
 		int sig = sigtimedwait(&set, NULL, &ts);
 		if (sig == SIGINT || sig == SIGTERM) {
 			interrupted = true;
+			cli_signal_taken();
 			engine_interrupt(e);
 		}
 		if (progress && clock_now_ns() >= next_draw) {
@@ -159,8 +161,10 @@ static bool hook_pause(void *arg, uint64_t ns)
 		uint64_t left = end - now < WAIT_SLICE_NS ? end - now : WAIT_SLICE_NS;
 		struct timespec ts = {0, (long)left};
 		int sig = sigtimedwait(&set, NULL, &ts);
-		if (sig == SIGINT || sig == SIGTERM)
+		if (sig == SIGINT || sig == SIGTERM) {
+			cli_signal_taken();
 			return true;
+		}
 	}
 	return false;
 }
@@ -276,7 +280,9 @@ int cli_measure(struct cli_hooks *ch, const struct measure_spec *spec,
 	int ret = metrics_start_for(ch, m0, spec, quiet);
 	int rc = ret ? 0 : measure_run(spec, hooks, out);
 	metrics_stop_for(ch);
-	cli_signals_restore(&old);
+	/* a signal from here on finds the handler, not the default action */
+	cli_test_signal("measured");
+	cli_outputs_guard(&old);
 	if (ret)
 		return ret;
 	return rc ? cli_measure_fail(m0, rc) : 0;
@@ -294,19 +300,4 @@ void cli_release(struct measure *s)
 	history_close(s->history_db);
 	s->history_db = NULL;
 	measure_release(s);
-}
-
-void cli_signals_block(sigset_t *old)
-{
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigprocmask(SIG_BLOCK, &set, old);
-	signal(SIGPIPE, SIG_IGN);
-}
-
-void cli_signals_restore(const sigset_t *old)
-{
-	sigprocmask(SIG_SETMASK, old, NULL);
 }

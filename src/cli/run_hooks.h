@@ -4,11 +4,11 @@
 #ifndef PACER_CLI_RUN_HOOKS_H
 #define PACER_CLI_RUN_HOOKS_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
 #include "measure/measure.h"
+#include "cli/signals.h"
 #include "metrics/server.h"
 #include "runner/runner.h"
 
@@ -50,7 +50,9 @@ struct cli_dist;
 int cli_prepare(struct measure *m, struct run_plan *plan, struct cli_dist *dist);
 /* Run spec (measure_run) with SIGINT and SIGTERM turned into an interrupt
  * (through ch's wait hook) and --metrics-listen's endpoint up meanwhile
- * (said on stderr unless quiet). 0, or the exit status after one line. */
+ * (said on stderr unless quiet); then cli_outputs_guard, so that a signal
+ * after the load cannot end pacer before its results are written. 0, or
+ * the exit status after one line. */
 int cli_measure(struct cli_hooks *ch, const struct measure_spec *spec,
 		const struct runner_hooks *hooks, struct runner_result *out, bool quiet);
 /* The exit code of a finished measurement: `base` (EXIT_OK, or
@@ -59,11 +61,5 @@ int cli_measure(struct cli_hooks *ch, const struct measure_spec *spec,
 int cli_exit_code(const struct measure *s, int base, bool limited);
 /* Close the history the options opened for s, then release s. */
 void cli_release(struct measure *s);
-
-/* Block SIGINT and SIGTERM (the wait hook turns them into an interrupt of
- * the measurement) and ignore SIGPIPE, keeping the old mask in *old;
- * cli_signals_restore puts it back. */
-void cli_signals_block(sigset_t *old);
-void cli_signals_restore(const sigset_t *old);
 
 #endif

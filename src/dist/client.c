@@ -134,6 +134,60 @@ static bool retryable(int rc)
 	return rc != PACER_EPARSE && rc != PACER_EUNSUPPORTED && rc != -ENOMEM && rc != -EINVAL;
 }
 
+/* What the tries that did not reach segment 0 met, for the message when
+ * they run out: a name that never resolved reads differently from an
+ * address that refused or a server that did not answer. */
+struct tally {
+	unsigned tries, unresolved, unreachable, unanswered;
+	uint64_t first_ns;
+	char addr[64]; /* the address the name last resolved to, or "" */
+};
+
+static void tally_add(struct tally *t, const struct dist_peer *p, int rc)
+{
+	if (!t->tries++)
+		t->first_ns = clock_now_ns();
+	if (rc == PACER_ERESOLVE)
+		t->unresolved++;
+	else if (!p->resolved && p->addr.len)
+		t->unreachable++; /* exchange forgets an address it could not connect to */
+	else
+		t->unanswered++;
+	if (p->addr.len && !net_addr_str(&p->addr, t->addr, sizeof t->addr))
+		t->addr[0] = 0;
+}
+
+/* " (N tries over S s: a name did not resolve, b could not connect, c no
+ * reply; it last resolved to ADDR)" into out. */
+static void tally_text(const struct tally *t, char *out, size_t cap)
+{
+	if (!t->tries) {
+		snprintf(out, cap, "no try");
+		return;
+	}
+	size_t at = (size_t)snprintf(out, cap, "%u tr%s over %.1f s:", t->tries,
+				     t->tries == 1 ? "y" : "ies",
+				     (double)(clock_now_ns() - t->first_ns) / 1e9);
+	const char *sep = " ";
+	if (t->unresolved && at < cap) {
+		at += (size_t)snprintf(out + at, cap - at, "%sthe name did not resolve in %u", sep,
+				       t->unresolved);
+		sep = ", ";
+	}
+	if (t->unreachable && at < cap) {
+		at += (size_t)snprintf(out + at, cap - at, "%scould not connect in %u", sep,
+				       t->unreachable);
+		sep = ", ";
+	}
+	if (t->unanswered && at < cap)
+		at += (size_t)snprintf(out + at, cap - at, "%sno reply in %u", sep, t->unanswered);
+	if (at < cap)
+		snprintf(out + at, cap - at,
+			 t->addr[0] ? "; the name last resolved to %s"
+				    : "; the name never resolved",
+			 t->addr);
+}
+
 int dist_checkin(struct dist_peer *p, const struct wire_checkin *c, uint64_t deadline_ns,
 		 uint64_t *start_ns, uint32_t *checked_in, char *err, size_t errlen)
 {
@@ -147,6 +201,7 @@ int dist_checkin(struct dist_peer *p, const struct wire_checkin *c, uint64_t dea
 	int last = 0;
 	const char *last_why = "";
 	struct wire_reply waited = {0}; /* segment 0's last "wait" */
+	struct tally t = {0};
 	while (clock_now_ns() < deadline_ns) {
 		struct wire_reply r;
 		const char *why;
@@ -174,6 +229,7 @@ int dist_checkin(struct dist_peer *p, const struct wire_checkin *c, uint64_t dea
 		}
 		last = rc;
 		last_why = why;
+		tally_add(&t, p, rc);
 		sleep_ns(backoff);
 		if (backoff < 1000000000u)
 			backoff *= 2;
@@ -182,11 +238,14 @@ int dist_checkin(struct dist_peer *p, const struct wire_checkin *c, uint64_t dea
 		text_errf(err, errlen, "segment 0 at %s:%u had not given the start when the barrier "
 				       "timeout passed (%u of %u segments in)",
 			  p->host, p->port, waited.n, waited.count);
-	else if (last)
-		text_errf(err, errlen, "no start from segment 0 at %s:%u before the barrier timeout "
-				       "(last: %s: %s)",
-			  p->host, p->port, last_why, err_name(last));
-	else
+	else if (last) {
+		char tl[256];
+		tally_text(&t, tl, sizeof tl);
+		text_errf(err, errlen,
+			  "no start from segment 0 at %s:%u before the barrier timeout "
+			  "(last: %s: %s; %s)",
+			  p->host, p->port, last_why, err_name(last), tl);
+	} else
 		text_errf(err, errlen, "no start from segment 0 at %s:%u before the barrier timeout",
 			  p->host, p->port);
 	return -ETIMEDOUT;
@@ -198,6 +257,7 @@ int dist_handin(struct dist_peer *p, const char *frame, size_t len, uint64_t dea
 	uint64_t backoff = 250000000u;
 	int last = 0;
 	const char *last_why = "";
+	struct tally t = {0};
 	while (clock_now_ns() < deadline_ns) {
 		struct wire_reply r;
 		const char *why;
@@ -219,12 +279,17 @@ int dist_handin(struct dist_peer *p, const char *frame, size_t len, uint64_t dea
 		}
 		last = rc;
 		last_why = why;
+		tally_add(&t, p, rc);
 		sleep_ns(backoff);
 		if (backoff < 2000000000u)
 			backoff *= 2;
 	}
-	text_errf(err, errlen, "segment 0 at %s:%u did not take the result before the deadline "
-			       "(last: %s: %s)",
-		  p->host, p->port, last_why[0] ? last_why : "no attempt", last ? err_name(last) : "");
+	char tl[256];
+	tally_text(&t, tl, sizeof tl);
+	text_errf(err, errlen,
+		  "segment 0 at %s:%u did not take the result before the deadline "
+		  "(last: %s: %s; %s)",
+		  p->host, p->port, last_why[0] ? last_why : "no attempt",
+		  last ? err_name(last) : "", tl);
 	return -ETIMEDOUT;
 }

@@ -21,6 +21,19 @@
 #define MERGE_LATE_MS 100 /* a segment whose load began later than its start by more
 			   * is late: counted and named in merged.late, and warned of */
 
+/* *acc += v of segment seg, refused (PACER_ERANGE, one line naming the
+ * file and the field `what`) when the total would pass MERGE_COUNT_MAX. */
+static int add_total(struct mctx *m, uint64_t *acc, uint64_t v, size_t seg, const char *what)
+{
+	if (v > MERGE_COUNT_MAX || *acc + v > MERGE_COUNT_MAX) {
+		text_errf(m->err, m->errlen, "%s: %s: adding it makes a count outside 0 to 2^53 - 1",
+			  m->in[seg].name, what);
+		return PACER_ERANGE;
+	}
+	*acc += v;
+	return 0;
+}
+
 /* ---- the generators ---------------------------------------------------------- */
 
 /* dst's "steal_pct" (and `paired`, when not NULL) taken from the one of
@@ -62,16 +75,21 @@ static int merge_generator(struct mctx *m, json_t *out, uint64_t responses)
 	json_t *tc = json_array();
 	if (!tc)
 		return -ENOMEM;
-	for (size_t s = 0; s < m->n; s++) {
+	int rc = 0;
+	for (size_t s = 0; s < m->n && !rc; s++) {
 		const json_t *gs = jget(m->in[s].root, KEY_GENERATOR);
-		threads += u64_at(gs, KEY_THREADS);
+		rc = add_total(m, &threads, u64_at(gs, KEY_THREADS), s, "generator.threads");
 		cpu += num_at(gs, KEY_CPU_S, 0);
 		busiest = fmax(busiest, num_at(gs, KEY_BUSIEST_THREAD_CPU_PCT, 0));
 		const json_t *a = jget(gs, KEY_THREAD_CPU_S);
 		for (size_t i = 0; i < json_array_size(a); i++)
 			json_array_append(tc, json_array_get(a, i));
 	}
-	int rc = set_new(g, KEY_THREADS, json_integer((json_int_t)threads));
+	if (rc) {
+		json_decref(tc);
+		return rc;
+	}
+	rc = set_new(g, KEY_THREADS, json_integer((json_int_t)threads));
 	if (!rc)
 		rc = set_new(g, KEY_CPU_S, real_dp(cpu, 6));
 	if (!rc && json_object_get(g, KEY_CPU_US_PER_RESPONSE))
@@ -331,7 +349,8 @@ static int merge_phase_at(struct mctx *m, json_t *dst, const json_t *const *src,
 	return rc;
 }
 
-static int merge_series_at(struct mctx *m, json_t *dst, const json_t *const *src, const long *shift)
+static int merge_series_at(struct mctx *m, json_t *dst, const json_t *const *src, const long *shift,
+			   const char *what)
 {
 	if (!json_object_get(dst, KEY_SERIES))
 		return 0;
@@ -341,7 +360,7 @@ static int merge_series_at(struct mctx *m, json_t *dst, const json_t *const *src
 	for (size_t s = 0; s < m->n; s++)
 		ser[s] = jget(src[s], KEY_SERIES);
 	json_t *merged;
-	int rc = merge_series(m, ser, shift, &merged);
+	int rc = merge_series(m, ser, shift, what, &merged);
 	free((void *)ser);
 	if (!rc)
 		rc = set_new(dst, KEY_SERIES, merged);
@@ -411,11 +430,14 @@ static int merge_target(struct mctx *m, json_t *out, const json_t *const *roots,
 		return 0;
 	uint64_t threads = 0;
 	double cpu = 0;
-	for (size_t s = 0; s < m->n; s++) {
-		threads += u64_at(jget(roots[s], KEY_TARGET), KEY_THREADS);
+	int rc = 0;
+	for (size_t s = 0; s < m->n && !rc; s++) {
+		rc = add_total(m, &threads, u64_at(jget(roots[s], KEY_TARGET), KEY_THREADS), s,
+			       "target.threads");
 		cpu += num_at(jget(roots[s], KEY_TARGET), KEY_CPU_S, 0);
 	}
-	int rc = set_new(tg, KEY_THREADS, json_integer((json_int_t)threads));
+	if (!rc)
+		rc = set_new(tg, KEY_THREADS, json_integer((json_int_t)threads));
 	if (!rc && json_object_get(tg, KEY_CPU_S))
 		rc = set_new(tg, KEY_CPU_S, real_dp(cpu, 6));
 	if (!rc && json_object_get(tg, KEY_CPU_MS_PER_REQUEST))
@@ -430,7 +452,7 @@ static int merge_run(struct mctx *m, json_t *out, const json_t *const *roots, co
 	if (!rc)
 		rc = merge_phase_at(m, out, roots, "warmup", "warmup");
 	if (!rc)
-		rc = merge_series_at(m, out, roots, shift);
+		rc = merge_series_at(m, out, roots, shift, "series");
 	if (!rc)
 		rc = merge_limited_at(m, out, roots);
 	/* every response, warm-up included, as a run counts them per CPU */
@@ -667,13 +689,14 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 				rc = PACER_EUNSUPPORTED;
 			}
 		}
-		char what[32];
-		snprintf(what, sizeof what, "steps[%zu]", i);
+		char what[48], swhat[48];
+		snprintf(what, sizeof what, "steps[%zu].measure", i);
+		snprintf(swhat, sizeof swhat, "steps[%zu].series", i);
 		if (!rc)
 			rc = merge_phase_at(m, d, st, "measure", what);
 		/* a step's series: seconds since its own measured phase began */
 		if (!rc)
-			rc = merge_series_at(m, d, st, zero);
+			rc = merge_series_at(m, d, st, zero, swhat);
 		if (!rc)
 			rc = merge_limited_at(m, d, st);
 		if (rc)
@@ -685,12 +708,16 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 		double gcpu = 0;
 		bool interrupted = false;
 		for (size_t s = 0; s < m->n && !rc; s++) {
-			wc += u64_at(st[s], KEY_WARMUP_COMPLETED);
+			char wk[48];
+			snprintf(wk, sizeof wk, "steps[%zu].warmup_completed", i);
+			rc = add_total(m, &wc, u64_at(st[s], KEY_WARMUP_COMPLETED), s, wk);
 			gcpu += num_at(st[s], KEY_GENERATOR_CPU_S, 0);
 			interrupted = interrupted || json_is_true(jget(st[s], KEY_INTERRUPTED));
-			if (s && json_is_object(w)) {
+			if (!rc && s && json_is_object(w)) {
 				json_t *tmp = json_deep_copy(jget(st[s], KEY_WARMUP));
-				rc = tmp ? merge_sum_ints(w, tmp) : -ENOMEM;
+				char ww[48];
+				snprintf(ww, sizeof ww, "steps[%zu].warmup", i);
+				rc = tmp ? merge_sum_ints(m, w, tmp, s, ww) : -ENOMEM;
 				json_decref(tmp);
 				const char *ks[] = {KEY_P50_US, KEY_P99_US, KEY_MAX_US};
 				for (size_t k = 0; k < 3 && !rc; k++)
@@ -710,7 +737,7 @@ static int merge_ramp(struct mctx *m, json_t *out, const json_t *const *roots)
 				rc = set_new(w, KEY_DURATION_S, real_dp(wd, 6));
 		}
 		if (!rc && json_is_array(json_object_get(d, KEY_OUTCOMES)))
-			rc = merge_rows(m, d, st, "outcomes");
+			rc = merge_rows(m, d, st, "outcomes", what);
 		if (!rc && json_is_object(w)) {
 			double wd = num_at(w, KEY_DURATION_S, 0);
 			rc = set_new(w, KEY_ACHIEVED_PER_S,

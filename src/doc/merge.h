@@ -30,7 +30,12 @@ struct merge_input {
  * naming the file(s) in err and:
  *   PACER_EPARSE        an input is not a segment result (no plan.segment),
  *                       is a compare result, or a field merge needs is
- *                       missing or malformed (histogram, step list)
+ *                       missing or malformed (histogram, step list, a
+ *                       count that is not a whole number: 200.5, "200")
+ *   PACER_ERANGE        a number out of its range (a negative count, one
+ *                       over MERGE_COUNT_MAX, 1e300 seconds), or counts
+ *                       whose sum would pass MERGE_COUNT_MAX; the message
+ *                       names the file and the field's JSON path
  *   PACER_EUNSUPPORTED  the inputs do not make one plan: kinds, plans
  *                       (the first differing field is named), request
  *                       tables (sha256), segment counts or histogram layouts
@@ -73,6 +78,14 @@ struct merge_rule {
 	bool sub;         /* the rule covers everything under path */
 	const char *note; /* NULL, or what the rule means here */
 };
+
+/* The largest count a segment may give and a merged count may reach:
+ * 2^53 - 1, the integers every JSON reader holds exactly (so 1,024 of them
+ * add up without overflow, too). A count is a whole number from 0 to it; a
+ * quantity summed (seconds of CPU, a
+ * rate: merge_rules.c) or compared (max, min, mean,
+ * worst) a number from 0 to it. */
+#define MERGE_COUNT_MAX 9007199254740991ull
 
 /* The rules, every field of a run or ramp segment result covered
  * (result_merge refuses a field without one). */

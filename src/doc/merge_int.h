@@ -80,6 +80,17 @@ static inline double num_at(const json_t *o, const char *k, double def)
 }
 
 
+/* *sum = a + b when both are counts (0 to MERGE_COUNT_MAX) and so is the
+ * sum; false otherwise. */
+static inline bool merge_add_count(json_int_t a, json_int_t b, json_int_t *sum)
+{
+	if (a < 0 || b < 0 || (uint64_t)a > MERGE_COUNT_MAX || (uint64_t)b > MERGE_COUNT_MAX ||
+	    (uint64_t)a + (uint64_t)b > MERGE_COUNT_MAX)
+		return false;
+	*sum = a + b;
+	return true;
+}
+
 /* 100 * a / b, or 0 when b is 0. */
 static inline double pct_of(uint64_t a, uint64_t b)
 {
@@ -106,9 +117,11 @@ int merge_check_fields(const struct merge_input *in, size_t n, char *err, size_t
 /* ---- merge_phase.c -------------------------------------------------------- */
 
 /* dst += src over every integer leaf of two objects (keys only in src are
- * copied; src is not changed); strings, reals and arrays of dst stay. 0 or
- * -ENOMEM. */
-int merge_sum_ints(json_t *dst, const json_t *src); /* PACER_EPARSE: a "hist" among them */
+ * copied; src, segment seg's, is not changed); strings, reals and arrays
+ * of dst stay. 0, -ENOMEM, PACER_EPARSE (a "hist" among them) or
+ * PACER_ERANGE (a sum past MERGE_COUNT_MAX, with one line in m->err
+ * naming the file and the field, what being the JSON path of dst). */
+int merge_sum_ints(struct mctx *m, json_t *dst, const json_t *src, size_t seg, const char *what);
 
 /* The histogram of a (merged) timing object into h (initialised here from
  * its layout; free with hist_free). 0, or PACER_EPARSE with one line in
@@ -118,23 +131,26 @@ int merge_timing_hist(struct mctx *m, const json_t *timing, const char *what, st
 
 /* Merge the rows at key of every segment's object ph[s] (borrowed) into
  * dst[key]: by_name matched by name, hosts and outcomes by position;
- * counters summed, the figures made of them again. 0, or PACER_EPARSE /
- * PACER_EUNSUPPORTED (a histogram) with one line in m->err, or -ENOMEM. */
-int merge_rows(struct mctx *m, json_t *dst, const json_t *const *ph, const char *key);
+ * counters summed, the figures made of them again. where: the JSON path of
+ * dst, for messages. 0, or PACER_EPARSE / PACER_EUNSUPPORTED (a histogram)
+ * / PACER_ERANGE with one line in m->err, or -ENOMEM. */
+int merge_rows(struct mctx *m, json_t *dst, const json_t *const *ph, const char *key,
+	       const char *where);
 
 /* Merge the phase objects ph[0..m->n) (a run's measure or warm-up, a ramp
  * step's measure; borrowed, NULL entries allowed) into dst (a copy of
  * ph[0], changed in place): timings by histogram, counters summed, rates
- * and percentages recomputed. what names the phase in messages. 0, or
- * PACER_EPARSE / PACER_EUNSUPPORTED (a histogram) with one line in m->err,
- * or -ENOMEM. */
+ * and percentages recomputed. what names the phase in messages (its JSON
+ * path). 0, or PACER_EPARSE / PACER_EUNSUPPORTED (a histogram) /
+ * PACER_ERANGE with one line in m->err, or -ENOMEM. */
 int merge_phase(struct mctx *m, json_t *dst, const json_t *const *ph, const char *what);
 
 /* Merge the series arrays ser[0..m->n) (borrowed; non-arrays are skipped)
  * point by point, segment s's point i landing at second i + shift[s], into
  * *out (a new array the caller releases). 0, or PACER_EPARSE /
  * PACER_EUNSUPPORTED (a histogram) with one line in m->err, or -ENOMEM. */
-int merge_series(struct mctx *m, const json_t *const *ser, const long *shift, json_t **out);
+int merge_series(struct mctx *m, const json_t *const *ser, const long *shift,
+		 const char *series_what, json_t **out);
 
 /* Seconds each segment's measured phase began after the earliest one's
  * (shift[0..m->n)), and the spread in ms (*skew_ms; -1 when no segment

@@ -182,11 +182,9 @@ static int timing_merge(struct mctx *m, const json_t *const *objs, bool names, c
 
 /* ---- counters ------------------------------------------------------------- */
 
-/* dst += src over every integer leaf of two objects (keys only in src are
- * copied); strings, reals and arrays of dst stay. A histogram met among
- * the counters (a "hist", or an object with sub_bits or counts) is not
- * summed: PACER_EPARSE (result_merge says so). */
-int merge_sum_ints(json_t *dst, const json_t *src)
+/* dst += src below path[0..at) (the field's JSON path, for messages). */
+static int sum_ints(struct mctx *m, json_t *dst, const json_t *src, size_t seg, char *path,
+		    size_t at, size_t cap)
 {
 	const char *k;
 	json_t *v;
@@ -198,22 +196,48 @@ int merge_sum_ints(json_t *dst, const json_t *src)
 		json_t *d = json_object_get(dst, k);
 		if (!strcmp(k, "hist") && (json_is_object(v) || json_is_object(d)))
 			return PACER_EPARSE;
+		int n = snprintf(path + at, cap - at, ".%s", k);
+		size_t next = n < 0 || (size_t)n >= cap - at ? at : at + (size_t)n;
+		int rc = 0;
 		if (!d) {
 			if (json_object_set_new(dst, k, json_deep_copy(v)))
-				return -ENOMEM;
+				rc = -ENOMEM;
 		} else if (json_is_object(d) && json_is_object(v)) {
-			int rc = merge_sum_ints(d, v);
-			if (rc)
-				return rc;
+			rc = sum_ints(m, d, v, seg, path, next, cap);
 		} else if (json_is_integer(d) && json_is_integer(v)) {
-			json_integer_set(d, json_integer_value(d) + json_integer_value(v));
+			json_int_t sum;
+			if (!merge_add_count(json_integer_value(d), json_integer_value(v), &sum)) {
+				text_errf(m->err, m->errlen,
+					  "%s: %s: adding it makes a count outside 0 to 2^53 - 1",
+					  m->in[seg].name, path);
+				rc = PACER_ERANGE;
+			} else {
+				json_integer_set(d, sum);
+			}
 		} else if (json_is_null(d) && !json_is_null(v)) {
 			/* the first segment had none (a TLS version, say): take this one's */
 			if (json_object_set_new(dst, k, json_deep_copy(v)))
-				return -ENOMEM;
+				rc = -ENOMEM;
 		}
+		path[at] = '\0';
+		if (rc)
+			return rc;
 	}
 	return 0;
+}
+
+/* dst += src over every integer leaf of two objects (keys only in src are
+ * copied); strings, reals and arrays of dst stay. A histogram met among
+ * the counters (a "hist", or an object with sub_bits or counts) is not
+ * summed: PACER_EPARSE (result_merge says so). A sum past MERGE_COUNT_MAX
+ * is PACER_ERANGE, with the file of segment seg and the path (what, then
+ * the keys) in m->err. */
+int merge_sum_ints(struct mctx *m, json_t *dst, const json_t *src, size_t seg, const char *what)
+{
+	char path[512];
+	int n = snprintf(path, sizeof path, "%s", what);
+	return sum_ints(m, dst, src, seg, path, n < 0 || (size_t)n >= sizeof path ? 0 : (size_t)n,
+			sizeof path);
 }
 
 /* A timing: an object with a histogram (its quantiles are made again from
@@ -288,7 +312,8 @@ static int merge_quic(struct mctx *m, json_t *dst, const json_t *const *ph)
 
 /* Merge the array of objects at key (by_name: matched by name; hosts and
  * outcomes: by position) of every segment's phase into dst's. */
-int merge_rows(struct mctx *m, json_t *dst, const json_t *const *ph, const char *key)
+int merge_rows(struct mctx *m, json_t *dst, const json_t *const *ph, const char *key,
+	       const char *where)
 {
 	json_t *rows = json_object_get(dst, key);
 	if (!json_is_array(rows))
@@ -320,7 +345,9 @@ int merge_rows(struct mctx *m, json_t *dst, const json_t *const *ph, const char 
 			if (s > 0) {
 				json_t *tmp = json_deep_copy(sr);
 				json_object_del(tmp, KEY_LATENCY);
-				rc = tmp ? merge_sum_ints(acc, tmp) : -ENOMEM;
+				char what[160];
+				snprintf(what, sizeof what, "%s.%s[%zu]", where, key, r);
+				rc = tmp ? merge_sum_ints(m, acc, tmp, s, what) : -ENOMEM;
 				json_decref(tmp);
 			}
 		}
@@ -344,9 +371,9 @@ int merge_rows(struct mctx *m, json_t *dst, const json_t *const *ph, const char 
 				rc = set_new(acc, KEY_ERROR_PCT, real_dp(pct_of(errs, sent), 4));
 			if (!rc && lat[0]) {
 				json_t *l;
-				char what[160];
-				snprintf(what, sizeof what, "%s '%s' latency", key, name ? name : "?");
-				rc = timing_merge(m, lat, true, what, &l);
+				char tw[160];
+				snprintf(tw, sizeof tw, "%s '%s' latency", key, name ? name : "?");
+				rc = timing_merge(m, lat, true, tw, &l);
 				if (!rc)
 					rc = set_new(acc, KEY_LATENCY, l);
 			}
@@ -391,23 +418,27 @@ int merge_phase(struct mctx *m, json_t *dst, const json_t *const *ph, const char
 			if (!rc && json_object_set_new(dst, k, merged))
 				rc = -ENOMEM;
 		} else if (!strcmp(k, KEY_BY_NAME) || !strcmp(k, "hosts")) {
-			rc = merge_rows(m, dst, ph, k);
+			rc = merge_rows(m, dst, ph, k, what);
 		} else if (!strcmp(k, KEY_DURATION_S) || !strcmp(k, "rate")) {
 			continue;
 		} else if (!strcmp(k, "success")) {
+			char w[160];
+			snprintf(w, sizeof w, "%s.%s", what, k);
 			for (size_t s = 1; s < m->n && !rc; s++) {
 				json_t *tmp = json_deep_copy(jget(ph[s], k));
 				if (tmp)
 					json_object_del(tmp, KEY_OUTCOMES);
-				rc = tmp ? merge_sum_ints(v, tmp) : 0;
+				rc = tmp ? merge_sum_ints(m, v, tmp, s, w) : 0;
 				json_decref(tmp);
 			}
 		} else if (!strcmp(k, "outcomes")) {
-			rc = merge_rows(m, dst, ph, k);
+			rc = merge_rows(m, dst, ph, k, what);
 		} else if (!strcmp(k, "tls")) {
+			char w[160];
+			snprintf(w, sizeof w, "%s.%s", what, k);
 			for (size_t s = 1; s < m->n && !rc; s++)
 				if (json_is_object(jget(ph[s], k)))
-					rc = merge_sum_ints(v, jget(ph[s], k));
+					rc = merge_sum_ints(m, v, jget(ph[s], k), s, w);
 			/* the distinct failure reasons, at most 4 as a run keeps */
 			json_t *fr = json_object_get(v, KEY_FAILURE_REASONS);
 			for (size_t s = 1; s < m->n && !rc && json_is_array(fr); s++) {
@@ -425,16 +456,29 @@ int merge_phase(struct mctx *m, json_t *dst, const json_t *const *ph, const char
 			   !strcmp(k, KEY_GENERATOR_RESOURCES)) {
 			continue; /* null here: merge_check_fields refuses one that is not */
 		} else if (json_is_object(v)) {
+			char w[160];
+			snprintf(w, sizeof w, "%s.%s", what, k);
 			for (size_t s = 1; s < m->n && !rc; s++)
 				if (json_is_object(jget(ph[s], k)))
-					rc = merge_sum_ints(v, jget(ph[s], k));
+					rc = merge_sum_ints(m, v, jget(ph[s], k), s, w);
 			if (!rc && (!strcmp(k, KEY_HTTP2) || !strcmp(k, KEY_HTTP3)))
 				rc = merge_streams(m, v, ph, k, SIZE_MAX, "sent");
 			if (!rc && !strcmp(k, KEY_QUIC))
 				rc = merge_quic(m, v, ph);
 		} else if (json_is_integer(v)) {
-			for (size_t s = 1; s < m->n; s++)
-				json_integer_set(v, json_integer_value(v) + (json_int_t)u64_at(ph[s], k));
+			for (size_t s = 1; s < m->n && !rc; s++) {
+				json_int_t sum;
+				if (!merge_add_count(json_integer_value(v),
+						     (json_int_t)u64_at(ph[s], k), &sum)) {
+					text_errf(m->err, m->errlen,
+						  "%s: %s.%s: adding it makes a count outside 0 to "
+						  "2^53 - 1",
+						  m->in[s].name, what, k);
+					rc = PACER_ERANGE;
+				} else {
+					json_integer_set(v, sum);
+				}
+			}
 		}
 		if (rc)
 			break;
@@ -488,7 +532,8 @@ static uint64_t measure_wall_ns(const json_t *root)
 
 /* Merge the series arrays ser[0..n) point by point, segment s's point i
  * landing at second i + shift[s]. */
-int merge_series(struct mctx *m, const json_t *const *ser, const long *shift, json_t **out)
+int merge_series(struct mctx *m, const json_t *const *ser, const long *shift,
+		 const char *series_what, json_t **out)
 {
 	long len = 0;
 	for (size_t s = 0; s < m->n; s++)
@@ -520,7 +565,9 @@ int merge_series(struct mctx *m, const json_t *const *ser, const long *shift, js
 			static const char *const made[] = {KEY_T_S, "hist", KEY_P50_US, KEY_P99_US};
 			for (size_t k = 0; k < sizeof made / sizeof made[0]; k++)
 				json_object_del(tmp, made[k]);
-			rc = merge_sum_ints(pt, tmp);
+			char w[48];
+			snprintf(w, sizeof w, "%s[%ld]", series_what, i);
+			rc = merge_sum_ints(m, pt, tmp, s, w);
 			json_decref(tmp);
 			const json_t *ho = jget(src, KEY_HIST);
 			if (!rc && ho) {

@@ -376,12 +376,126 @@ struct walk {
 	const char *file, *ref_file;
 	char *err;
 	size_t errlen;
+	char shown[512]; /* the field's JSON path with each element's index, for messages */
 };
+
+/* Append ".k" (k non-NULL) or "[i]" to w->shown; its old length. */
+static size_t shown_push(struct walk *w, const char *k, size_t i)
+{
+	size_t at = strlen(w->shown);
+	if (k)
+		snprintf(w->shown + at, sizeof w->shown - at, ".%s", k);
+	else
+		snprintf(w->shown + at, sizeof w->shown - at, "[%zu]", i);
+	return at;
+}
+
+/* The fields summed that are quantities (seconds, a rate), not counts. */
+static bool sum_of_reals(const struct merge_rule *r)
+{
+	static const char *const reals[] = {".target.cpu_s", ".generator.cpu_s",
+					    ".steps[].generator_cpu_s", "@phase.rate.offered_per_s"};
+	for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++)
+		if (!strcmp(r->path, reals[i]))
+			return true;
+	return false;
+}
+
+/* The numbers a rule reads: a count summed is a whole number from 0 to
+ * MERGE_COUNT_MAX; a quantity summed (sum_of_reals), compared (max, min, mean,
+ * worst) or a timing's (histogram) a number from 0 to it, and a timing's
+ * count and histogram entries whole. A value of the wrong type that the
+ * merge would skip (a string "200", 200.5 as a count) is refused, not
+ * dropped; null is "none". Containers under the rule are walked. 0,
+ * PACER_EPARSE (the type) or PACER_ERANGE (the range) with one line naming
+ * the file and the path. */
+static int check_numbers(struct walk *w, const struct merge_rule *r, const json_t *v, bool whole)
+{
+	if (json_is_object(v) || json_is_array(v)) {
+		if (!r->sub)
+			return 0; /* a container of ruled fields: walked by check_node */
+		const char *k;
+		const json_t *x;
+		size_t i;
+		if (json_is_object(v)) {
+			json_object_foreach((json_t *)v, k, x) {
+				size_t at = shown_push(w, k, 0);
+				/* a timing's count and histogram are whole numbers */
+				bool wh = whole || !strcmp(k, KEY_COUNT) || !strcmp(k, KEY_COUNTS) ||
+					  !strcmp(k, KEY_SUB_BITS) || !strcmp(k, KEY_MAX_VALUE);
+				int rc = check_numbers(w, r, x, r->kind == MERGE_HIST ? wh : whole);
+				w->shown[at] = '\0';
+				if (rc)
+					return rc;
+			}
+		} else {
+			json_array_foreach(v, i, x) {
+				size_t at = shown_push(w, NULL, i);
+				int rc = check_numbers(w, r, x, whole);
+				w->shown[at] = '\0';
+				if (rc)
+					return rc;
+			}
+		}
+		return 0;
+	}
+	bool count = false, number = false;
+	switch (r->kind) {
+	case MERGE_SUM:
+		count = !sum_of_reals(r);
+		number = true;
+		break;
+	case MERGE_HIST:
+		count = whole;
+		break;
+	case MERGE_MAX:
+	case MERGE_MEAN:
+		number = !r->sub; /* a leaf a rule compares: a number */
+		break;
+	case MERGE_MIN:
+	case MERGE_WORST:
+		break; /* a number when it is one (started_at is a text) */
+	default:
+		return 0;
+	}
+	if (json_is_null(v))
+		return 0;
+	if (json_is_number(v)) {
+		double d = json_number_value(v);
+		if (count && !json_is_integer(v)) {
+			text_errf(w->err, w->errlen, "%s: %s: %.15g is not a count (a whole number)",
+				  w->file, w->shown + 1, d);
+			return PACER_EPARSE;
+		}
+		bool in_range = json_is_integer(v)
+					? json_integer_value(v) >= 0 &&
+						  (uint64_t)json_integer_value(v) <= MERGE_COUNT_MAX
+					: d >= 0 && d <= (double)MERGE_COUNT_MAX;
+		if (!in_range) {
+			if (json_is_integer(v))
+				text_errf(w->err, w->errlen, "%s: %s: %lld is out of range (0 to 2^53 - 1)",
+					  w->file, w->shown + 1, (long long)json_integer_value(v));
+			else
+				text_errf(w->err, w->errlen, "%s: %s: %.15g is out of range (0 to 2^53 - 1)",
+					  w->file, w->shown + 1, d);
+			return PACER_ERANGE;
+		}
+		return 0;
+	}
+	if (count || number) {
+		text_errf(w->err, w->errlen, "%s: %s: not a %s (%s)", w->file, w->shown + 1,
+			  count ? "count" : "number",
+			  json_is_string(v) ? "a string" : json_is_boolean(v) ? "a boolean" : "?");
+		return PACER_EPARSE;
+	}
+	return 0;
+}
 
 /* v (at path[0..at)) and everything under it has a rule that does not
  * refuse it; a MERGE_SAME field equals ref's, the same field of segment 0
- * (NULL: none, or v is segment 0's). */
-static int check_node(const struct walk *w, const json_t *v, const json_t *ref, char *path,
+ * (NULL: none, or v is segment 0's); the numbers the rules read are in
+ * range (check_numbers). */
+static int check_node(struct walk *w, const json_t *v, const json_t *ref, char *path,
 		      size_t at, size_t cap)
 {
 	bool below;
@@ -402,6 +516,11 @@ static int check_node(const struct walk *w, const json_t *v, const json_t *ref, 
 			  w->ref_file, w->file, path + 1);
 		return PACER_EUNSUPPORTED;
 	}
+	if (r) {
+		int rc = check_numbers(w, r, v, false);
+		if (rc)
+			return rc;
+	}
 	if (r && r->sub)
 		return 0;
 	if (json_is_object(v)) {
@@ -414,9 +533,11 @@ static int check_node(const struct walk *w, const json_t *v, const json_t *ref, 
 					  cap);
 				return PACER_EPARSE;
 			}
+			size_t sat = shown_push(w, k, 0);
 			int rc = check_node(w, x, ref ? json_object_get(ref, k) : NULL, path,
 					    at + (size_t)n, cap);
 			path[at] = '\0';
+			w->shown[sat] = '\0';
 			if (rc)
 				return rc;
 		}
@@ -427,8 +548,10 @@ static int check_node(const struct walk *w, const json_t *v, const json_t *ref, 
 			const json_t *x = json_array_get(v, i);
 			const json_t *rx = ref ? ref_row(ref, x, i, path, at) : NULL;
 			memcpy(path + at, "[]", 3);
+			size_t sat = shown_push(w, NULL, i);
 			int rc = check_node(w, x, rx, path, at + 2, cap);
 			path[at] = '\0';
+			w->shown[sat] = '\0';
 			if (rc)
 				return rc;
 		}
@@ -446,7 +569,7 @@ int merge_check_fields(const struct merge_input *in, size_t n, char *err, size_t
 	char path[512] = "";
 	for (size_t i = 0; i < n; i++) {
 		struct walk w = {.file = in[i].name, .ref_file = in[0].name, .err = err,
-				 .errlen = errlen};
+				 .errlen = errlen, .shown = ""};
 		int rc = check_node(&w, in[i].root, i ? in[0].root : NULL, path, 0, sizeof path);
 		if (rc)
 			return rc;

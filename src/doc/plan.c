@@ -15,6 +15,7 @@
 #include "doc/rules.h"
 #include "doc/usage.h"
 #include "doc/workload.h"
+#include "http/redact.h"
 #include "result/verdict.h"
 #include "util/time_units.h"
 #include "util/jsonw.h"
@@ -247,10 +248,12 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	} else {
 		jw_null(j);
 	}
+	/* a secret header's value as its fingerprint (http/redact.h) */
+	char shown[1024];
 	jw_key(j, KEY_HEADERS);
 	jw_arr(j);
 	for (size_t i = 0; i < p->n_headers; i++)
-		jw_str(j, p->headers[i]);
+		jw_str(j, redact_header_line(&p->redact, p->headers[i], shown, sizeof shown));
 	jw_arr_end(j);
 	jw_key(j, KEY_BODY_BYTES); /* each request's, as sent; null when they differ */
 	uint64_t body = p->body_len;
@@ -263,7 +266,7 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	jw_key(j, KEY_ARGV);
 	jw_arr(j);
 	for (int i = 0; i < p->argc; i++)
-		jw_str(j, p->argv[i]);
+		jw_str(j, redact_arg(&p->redact, p->argv[i], shown, sizeof shown));
 	jw_arr_end(j);
 }
 

@@ -49,6 +49,18 @@ static void rj_target_resources(struct jsonw *j, const struct run_result *r)
 	dbl_or_null(j, t->known, t->cores_busy, 4);
 	jw_key(j, KEY_CPU_MS_PER_REQUEST);
 	dbl_or_null(j, t->known, report_target_cpu_ms_per_request(r), 6);
+	/* waits for a CPU: the threads' run delay (pid, self-contained), or a
+	 * cgroup's pressure, each null when the source does not give it */
+	double wait_pct = target_usage_cpu_wait_pct(t);
+	jw_key(j, KEY_CPU_WAIT_S);
+	dbl_or_null(j, t->known && t->cpu_wait_known, t->cpu_wait_s, 6);
+	jw_key(j, KEY_CPU_WAIT_PCT);
+	dbl_or_null(j, isfinite(wait_pct), wait_pct, 2);
+	double pressure_pct = target_usage_pressure_pct(t, (double)r->measure_ns / 1e9);
+	jw_key(j, KEY_CPU_PRESSURE_SOME_S);
+	dbl_or_null(j, t->known && t->cpu_pressure_known, t->cpu_pressure_some_s, 6);
+	jw_key(j, KEY_CPU_PRESSURE_SOME_PCT);
+	dbl_or_null(j, isfinite(pressure_pct), pressure_pct, 2);
 	jw_key(j, KEY_RSS_START_BYTES);
 	if (t->rss_known)
 		jw_u64(j, t->rss_start_bytes);
@@ -188,7 +200,7 @@ static void rj_gencheck(struct jsonw *j, const struct run_result *r, const struc
 			dbl_or_null(j, k->evaluated, v.cap_wait_s, 6);
 			jw_key(j, "cap_wait_idle_s");
 			dbl_or_null(j, k->evaluated, v.cap_wait_idle_s, 6);
-			jw_key(j, "cpu_wait_s");
+			jw_key(j, KEY_CPU_WAIT_S);
 			dbl_or_null(j, k->evaluated && !isnan(v.cpu_wait_s), v.cpu_wait_s, 6);
 		}
 		jw_key(j, KEY_ADVICE);

@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -97,7 +98,11 @@ int eng_loopback_rtt(uint64_t duration_ns, struct gen_floor *f)
 	setsockopt(ss, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 	struct echo ec = {.fd = ss};
 	pthread_t t;
+	sigset_t all, old;
+	sigfillset(&all); /* signals are for the thread that waits for them */
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	rc = -pthread_create(&t, NULL, echo_main, &ec);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc)
 		goto out;
 	struct hist h;

@@ -264,6 +264,11 @@ uint64_t measure_target_cpu_ns(const struct measure *s)
 	return ns;
 }
 
+size_t measure_target_tids(const struct measure *s, pid_t *tids, size_t cap)
+{
+	return s->srv ? target_tids(s->srv, tids, cap) : 0;
+}
+
 static int copy_list(struct strlist *dst, const struct strlist *src)
 {
 	*dst = (struct strlist){0};
@@ -290,6 +295,7 @@ void measure_release(struct measure *s)
 	s->probe = NULL;
 	strlist_free(&s->cost_args);
 	strlist_free(&s->headers);
+	strlist_free(&s->redact_headers);
 	inspect_free(&s->inspect);
 	strlist_free(&s->outcomes);
 	target_stop(s->srv);

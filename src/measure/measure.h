@@ -83,6 +83,7 @@ struct measure {
 	                             * given; the caller frees it after measure_release */
 	/* the rest of the shared options (cli/options.h) */
 	struct strlist headers;    /* -H 'Name: value' (repeatable) */
+	struct strlist redact_headers; /* --redact-header NAME (repeatable) */
 	const char *order;          /* --order sequential|random */
 	const char *arrival;        /* --arrival constant|poisson */
 	const char *report_dir;     /* --report-dir DIR */
@@ -191,6 +192,8 @@ bool measure_target_local(const struct measure *s);
 
 /* CPU time the embedded target's threads used so far, in ns (0 if none). */
 uint64_t measure_target_cpu_ns(const struct measure *s);
+/* The embedded target's thread IDs, up to cap (0 if none): the count. */
+size_t measure_target_tids(const struct measure *s, pid_t *tids, size_t cap);
 
 /* ---- run.c: the measurement itself ------------------------------------- */
 

@@ -60,6 +60,11 @@ static uint64_t self_target_cpu(void *arg)
 	return measure_target_cpu_ns(arg);
 }
 
+static size_t self_target_tids(void *arg, pid_t *tids, size_t cap)
+{
+	return measure_target_tids(arg, tids, cap);
+}
+
 int measure_start_probe(struct measure *s)
 {
 	struct probe_cfg pc = {.pid = (pid_t)s->target_pid,
@@ -67,6 +72,7 @@ int measure_start_probe(struct measure *s)
 			       .cgroup = s->target_cgroup};
 	if (s->srv) {
 		pc.self_cpu_ns = self_target_cpu;
+		pc.self_tids = self_target_tids;
 		pc.self_arg = s;
 	} else if (!s->target_pid && !s->target_cgroup) {
 		return 0;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "http/redact.h"
 #include "http/url.h"
 #include "plan/sched.h"
 
@@ -35,6 +36,8 @@ struct run_plan {
 	const char *method;          /* NULL: GET, or POST with a body */
 	const char **headers;        /* "Name: value" */
 	size_t n_headers;
+	struct redact redact;        /* which headers' values are shown redacted in what describes
+	                              * the requests (--redact-header, --no-redact) */
 	const char *body;            /* bytes (owned by the caller) */
 	size_t body_len;
 	const char *body_source;     /* "@file" or "literal", for the record */

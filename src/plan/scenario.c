@@ -35,7 +35,8 @@ struct key {
 	{"target-cores", 0}, {"lag-limit", 0}, {"limited-ok", 1}, {"insecure", 1}, {"cacert", 0},  \
 	{"cert", 0}, {"key", 0}, {"unix-socket", 0}, {"connect-to", 0}, {"tls", 1},            \
 	{"no-tls-resume", 1}, {"h2c", 1}, {"http2", 0}, {"max-streams", 0}, {"h2-window", 0},     \
-	{"http3", 1}, {"alpn", 0}
+	{"http3", 1}, {"alpn", 0},                                                                \
+	{"no-redact", 1}, {"redact-header", 0}
 
 /* The shape of a ramp (ramp, and compare in ramp mode). */
 #define RAMP_KEYS                                                                                 \
@@ -460,6 +461,18 @@ static int build(struct ctx *c, const yaml_node_t *root)
 		if (!strcmp(k, "header") || !strcmp(k, "headers")) {
 			if ((rc = headers(c, vn)))
 				return rc;
+			continue;
+		}
+		if (!strcmp(k, "redact-header") && vn->type == YAML_SEQUENCE_NODE) {
+			/* a list of names: one --redact-header each */
+			for (yaml_node_item_t *i = vn->data.sequence.items.start;
+			     i < vn->data.sequence.items.top; i++) {
+				const yaml_node_t *in = yaml_document_get_node(c->doc, *i);
+				if (!scalar(in) || !*scalar(in))
+					return fail(c, in, "redact_header: expected header names");
+				if ((rc = push_opt(c, in, k, scalar(in))))
+					return rc;
+			}
 			continue;
 		}
 		if (!strcmp(k, "table")) {

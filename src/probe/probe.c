@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -92,7 +93,174 @@ static uint64_t ns_per_tick(void)
 	return hz > 0 ? 1000000000ull / (uint64_t)hz : 10000000ull;
 }
 
-int probe_read_proc(const char *root, pid_t pid, bool children, struct probe_sample *out)
+/* ---- waits for a CPU: schedstat of each thread ---- */
+
+/* An unsigned decimal at *p after blanks (no sign, no overflow): 0 and *p
+ * past it, or -EINVAL. */
+static int parse_u64(const char **p, uint64_t *v)
+{
+	const char *s = *p;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	uint64_t x = 0;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (x > (UINT64_MAX - d) / 10)
+			return -EINVAL;
+		x = x * 10 + d;
+	}
+	*v = x;
+	*p = s;
+	return 0;
+}
+
+int probe_read_schedstat(const char *root, pid_t pid, pid_t tid, uint64_t *run_ns,
+			 uint64_t *wait_ns)
+{
+	char path[256], buf[128];
+	snprintf(path, sizeof path, "%s/%d/task/%d/schedstat", root, (int)pid, (int)tid);
+	int n = read_small(path, buf, sizeof buf);
+	if (n < 0)
+		return n;
+	const char *q = buf;
+	uint64_t run, wait, slices;
+	if (parse_u64(&q, &run) || parse_u64(&q, &wait) || parse_u64(&q, &slices))
+		return -EINVAL;
+	while (*q == ' ' || *q == '\t' || *q == '\n')
+		q++;
+	if (*q)
+		return -EINVAL;
+	*run_ns = run;
+	*wait_ns = wait;
+	return 0;
+}
+
+static void thr_fail(struct probe_threads *thr, int err, pid_t tid)
+{
+	if (!thr->err) {
+		thr->err = err;
+		thr->bad_tid = tid;
+	}
+}
+
+/* Thread tid of pid's schedstat onto thr: a thread that exited between
+ * the listing and the read is skipped. */
+static void add_tid(const char *root, pid_t pid, pid_t tid, struct probe_threads *thr)
+{
+	if (thr->n >= PROBE_MAX_THREADS) {
+		thr_fail(thr, -E2BIG, tid);
+		return;
+	}
+	uint64_t run, wait;
+	int rc = probe_read_schedstat(root, pid, tid, &run, &wait);
+	if (rc == -ENOENT || rc == -ESRCH) {
+		char dir[256];
+		snprintf(dir, sizeof dir, "%s/%d/task/%d", root, (int)pid, (int)tid);
+		if (access(dir, F_OK) == 0)
+			thr_fail(thr, -ENOENT, tid); /* the thread is there, its schedstat not */
+		return;
+	}
+	if (rc) {
+		thr_fail(thr, rc, tid);
+		return;
+	}
+	if (thr->n == thr->cap) {
+		size_t nc = thr->cap ? thr->cap * 2 : 16;
+		struct probe_thread *nv = realloc(thr->v, nc * sizeof *nv);
+		if (!nv) {
+			thr_fail(thr, -ENOMEM, tid);
+			return;
+		}
+		thr->v = nv;
+		thr->cap = nc;
+	}
+	thr->v[thr->n++] = (struct probe_thread){tid, run, wait};
+}
+
+static int thread_cmp(const void *a, const void *b)
+{
+	pid_t x = ((const struct probe_thread *)a)->tid, y = ((const struct probe_thread *)b)->tid;
+	return (x > y) - (x < y);
+}
+
+void probe_read_tids(const char *root, pid_t pid, const pid_t *tids, size_t n,
+		     struct probe_threads *thr)
+{
+	for (size_t i = 0; i < n; i++)
+		add_tid(root, pid, tids[i], thr);
+	qsort(thr->v, thr->n, sizeof *thr->v, thread_cmp);
+}
+
+/* Every thread of pid (ROOT/PID/task) onto thr, unsorted. A missing task
+ * directory is a process gone (skipped) unless `main`: then /proc lacks
+ * the threads' folders altogether. */
+static void add_task_dir(const char *root, pid_t pid, bool main, struct probe_threads *thr)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%d/task", root, (int)pid);
+	DIR *d = opendir(path);
+	if (!d) {
+		if (main)
+			thr_fail(thr, errno == ENOENT ? -ENOENT : -errno, pid);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d)) && thr->err != -E2BIG) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		add_tid(root, pid, (pid_t)atol(de->d_name), thr);
+	}
+	closedir(d);
+}
+
+void probe_threads_since(const struct probe_threads *prev, const struct probe_threads *cur,
+			 uint64_t *wait_ns, uint64_t *run_ns)
+{
+	uint64_t w = 0, r = 0;
+	size_t i = 0;
+	for (size_t k = 0; k < cur->n; k++) {
+		const struct probe_thread *c = &cur->v[k];
+		while (i < prev->n && prev->v[i].tid < c->tid)
+			i++;
+		const struct probe_thread *o = i < prev->n && prev->v[i].tid == c->tid ? &prev->v[i]
+										       : NULL;
+		if (o && c->wait_ns >= o->wait_ns && c->run_ns >= o->run_ns) {
+			w += c->wait_ns - o->wait_ns;
+			r += c->run_ns - o->run_ns;
+		} else { /* born since prev, or a reused TID */
+			w += c->wait_ns;
+			r += c->run_ns;
+		}
+	}
+	*wait_ns = w;
+	*run_ns = r;
+}
+
+void probe_threads_free(struct probe_threads *thr)
+{
+	free(thr->v);
+	*thr = (struct probe_threads){0};
+}
+
+static void threads_reset(struct probe_threads *thr)
+{
+	thr->n = 0;
+	thr->err = 0;
+	thr->bad_tid = 0;
+}
+
+static void threads_done(struct probe_threads *thr, struct probe_sample *out)
+{
+	qsort(thr->v, thr->n, sizeof *thr->v, thread_cmp);
+	out->wait_ns = 0;
+	for (size_t i = 0; i < thr->n; i++)
+		out->wait_ns += thr->v[i].wait_ns;
+}
+
+int probe_read_proc(const char *root, pid_t pid, bool children, struct probe_sample *out,
+		    struct probe_threads *thr)
 {
 	memset(out, 0, sizeof *out);
 	uint64_t ut, st, tick = ns_per_tick();
@@ -105,8 +273,15 @@ int probe_read_proc(const char *root, pid_t pid, bool children, struct probe_sam
 	uint64_t rss = 0;
 	out->rss_ok = read_rss(root, pid, &rss) == 0;
 	out->rss_bytes = rss;
-	if (!children)
+	if (thr) {
+		threads_reset(thr);
+		add_task_dir(root, pid, true, thr);
+	}
+	if (!children) {
+		if (thr)
+			threads_done(thr, out);
 		return 0;
+	}
 	/* Descendants: one pass over the table of processes, then parent
 	 * chains resolved by repeated sweeps (depth is small in practice). */
 	DIR *d = opendir(root);
@@ -138,8 +313,11 @@ int probe_read_proc(const char *root, pid_t pid, bool children, struct probe_sam
 			break;
 	}
 	closedir(d);
-	if (!v)
+	if (!v) {
+		if (thr)
+			threads_done(thr, out);
 		return 0;
+	}
 	for (bool grew = true; grew;) {
 		grew = false;
 		for (size_t i = 0; i < n; i++) {
@@ -161,8 +339,12 @@ int probe_read_proc(const char *root, pid_t pid, bool children, struct probe_sam
 		out->sys_ns += st * tick;
 		if (out->rss_ok && read_rss(root, v[i].pid, &rss) == 0)
 			out->rss_bytes += rss;
+		if (thr)
+			add_task_dir(root, v[i].pid, false, thr);
 	}
 	free(v);
+	if (thr)
+		threads_done(thr, out);
 	return 0;
 }
 
@@ -203,6 +385,35 @@ int probe_read_cgroup(const char *dir, struct probe_sample *out)
 		}
 	}
 	return 0;
+}
+
+int probe_read_pressure(const char *dir, uint64_t *some_us)
+{
+	char path[512], buf[512];
+	snprintf(path, sizeof path, "%s/cpu.pressure", dir);
+	int n = read_small(path, buf, sizeof buf);
+	if (n < 0)
+		return n;
+	/* "some avg10=0.00 avg60=0.00 avg300=0.00 total=123\nfull ...\n" */
+	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		if (strncmp(l, "some ", 5) != 0)
+			continue;
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		for (const char *t = l; t && t < l + len;
+		     t = strchr(t, ' '), t = t ? t + 1 : NULL) {
+			if (strncmp(t, "total=", 6) != 0)
+				continue;
+			const char *q = t + 6;
+			uint64_t v;
+			if (parse_u64(&q, &v) || (*q && *q != '\n' && *q != ' '))
+				return -EINVAL;
+			*some_us = v;
+			return 0;
+		}
+		return -EINVAL;
+	}
+	return -EINVAL;
 }
 
 /* CPUs in a cpuset list ("0-3,6\n"); -EINVAL when it does not parse. */
@@ -287,21 +498,64 @@ struct probe {
 	bool dropped;
 	bool gone;              /* the process exited */
 	uint64_t gone_at_ns;
+	/* waits for a CPU: the threads of the last two readings (cur the
+	 * newer), their waits and run time added up since the first */
+	struct probe_threads thr[2];
+	int cur;
+	uint64_t wait_acc, run_acc;
+	int wait_err;       /* the first failure to read them (sticky), with */
+	pid_t wait_bad_tid; /* the thread it was */
+	int pressure_err;   /* cgroup: the first failure to read cpu.pressure */
+	pid_t tids[1024];   /* self-contained: the embedded target's threads */
 };
+
+/* The threads just read into p->thr[!cur]: their waits since the previous
+ * reading added to the totals, out->wait_ns the total; they become cur. */
+static void threads_account(struct probe *p, struct probe_sample *out)
+{
+	struct probe_threads *next = &p->thr[p->cur ^ 1];
+	if (next->err && !p->wait_err) {
+		p->wait_err = next->err;
+		p->wait_bad_tid = next->bad_tid;
+	}
+	uint64_t w, r;
+	probe_threads_since(&p->thr[p->cur], next, &w, &r);
+	p->wait_acc += w;
+	p->run_acc += r;
+	out->wait_ns = p->wait_acc;
+	p->cur ^= 1;
+}
 
 static int sample_now(struct probe *p, struct probe_sample *out)
 {
 	int rc;
 	if (p->cfg.pid > 0) {
-		rc = probe_read_proc("/proc", p->cfg.pid, p->cfg.children, out);
+		rc = probe_read_proc("/proc", p->cfg.pid, p->cfg.children, out,
+				     &p->thr[p->cur ^ 1]);
+		if (!rc)
+			threads_account(p, out);
 	} else if (p->cfg.cgroup) {
 		rc = probe_read_cgroup(p->cgroup, out);
+		uint64_t some_us;
+		int prc = probe_read_pressure(p->cgroup, &some_us);
+		if (!rc && !prc)
+			out->wait_ns = some_us * 1000;
+		else if (!rc && !p->pressure_err)
+			p->pressure_err = prc;
 	} else {
 		memset(out, 0, sizeof *out);
 		out->user_ns = p->cfg.self_cpu_ns(p->cfg.self_arg);
 		uint64_t rss;
 		out->rss_ok = read_rss("/proc", getpid(), &rss) == 0;
 		out->rss_bytes = out->rss_ok ? rss : 0;
+		if (p->cfg.self_tids) {
+			size_t n = p->cfg.self_tids(p->cfg.self_arg, p->tids,
+						    sizeof p->tids / sizeof p->tids[0]);
+			struct probe_threads *next = &p->thr[p->cur ^ 1];
+			threads_reset(next);
+			probe_read_tids("/proc", getpid(), p->tids, n, next);
+			threads_account(p, out);
+		}
 		rc = 0;
 	}
 	out->t_ns = clock_now_ns();
@@ -392,6 +646,8 @@ int probe_check(const struct probe_cfg *cfg, char *err, size_t cap)
 	if (!p)
 		return -ENOMEM;
 	int rc = probe_init(p, cfg, err, cap);
+	probe_threads_free(&p->thr[0]);
+	probe_threads_free(&p->thr[1]);
 	free(p);
 	return rc;
 }
@@ -404,6 +660,8 @@ int probe_start(struct probe **out, const struct probe_cfg *cfg, char *err, size
 		return -ENOMEM;
 	int rc = probe_init(p, cfg, err, cap);
 	if (rc) {
+		probe_threads_free(&p->thr[0]);
+		probe_threads_free(&p->thr[1]);
 		free(p);
 		return rc;
 	}
@@ -413,10 +671,20 @@ int probe_start(struct probe **out, const struct probe_cfg *cfg, char *err, size
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->cv, &ca);
 	pthread_condattr_destroy(&ca);
-	if (pthread_create(&p->thread, NULL, sampler, p)) {
+	/* every signal blocked in the sampler: a SIGINT or SIGTERM meant for
+	 * the run (taken by the thread that waits for it) must never find
+	 * this thread and its default action */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int crc = pthread_create(&p->thread, NULL, sampler, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (crc) {
 		snprintf(err, cap, "cannot start the resource sampler thread");
 		pthread_mutex_destroy(&p->mu);
 		pthread_cond_destroy(&p->cv);
+		probe_threads_free(&p->thr[0]);
+		probe_threads_free(&p->thr[1]);
 		free(p);
 		return -EAGAIN;
 	}
@@ -436,8 +704,10 @@ __attribute__((format(printf, 2, 3))) static void note(struct target_usage *u, c
 	va_end(ap);
 }
 
-/* Cumulative CPU at time t by linear interpolation (clamped at the ends). */
-static void cpu_at(const struct probe_sample *s, size_t n, uint64_t t, double *user, double *sys)
+/* Cumulative CPU and waits at time t by linear interpolation (clamped at
+ * the ends). */
+static void cpu_at(const struct probe_sample *s, size_t n, uint64_t t, double *user, double *sys,
+		   double *wait)
 {
 	size_t lo = 0, hi = n;
 	while (lo < hi) { /* first sample with t_ns >= t */
@@ -447,20 +717,67 @@ static void cpu_at(const struct probe_sample *s, size_t n, uint64_t t, double *u
 		else
 			hi = mid;
 	}
-	if (lo == 0) {
-		*user = (double)s[0].user_ns;
-		*sys = (double)s[0].sys_ns;
-		return;
-	}
-	if (lo == n) {
-		*user = (double)s[n - 1].user_ns;
-		*sys = (double)s[n - 1].sys_ns;
+	if (lo == 0 || lo == n) {
+		const struct probe_sample *e = &s[lo ? n - 1 : 0];
+		*user = (double)e->user_ns;
+		*sys = (double)e->sys_ns;
+		*wait = (double)e->wait_ns;
 		return;
 	}
 	const struct probe_sample *a = &s[lo - 1], *b = &s[lo];
 	double f = b->t_ns > a->t_ns ? (double)(t - a->t_ns) / (double)(b->t_ns - a->t_ns) : 1;
 	*user = (double)a->user_ns + f * ((double)b->user_ns - (double)a->user_ns);
 	*sys = (double)a->sys_ns + f * ((double)b->sys_ns - (double)a->sys_ns);
+	*wait = (double)a->wait_ns + f * ((double)b->wait_ns - (double)a->wait_ns);
+}
+
+/* The waits for a CPU over the window, from the interpolated totals w0 and
+ * w1, or a note saying why they were not measured. */
+static void window_waits(struct probe *p, double w0, double w1, struct target_usage *out)
+{
+	double d = w1 > w0 ? (w1 - w0) / 1e9 : 0;
+	if (p->cfg.cgroup) {
+		if (!p->pressure_err) {
+			out->cpu_pressure_known = true;
+			out->cpu_pressure_some_s = d;
+		} else {
+			note(out, "%s/cpu.pressure %s: the cgroup's CPU pressure was not measured",
+			     p->cgroup,
+			     p->pressure_err == -ENOENT
+				     ? "is absent (a kernel without PSI, or booted "
+				       "with psi=0)"
+			     : p->pressure_err == -EINVAL ? "has no \"some ... total=N\" line"
+							  : strerror(-p->pressure_err));
+		}
+		return;
+	}
+	if (p->cfg.pid <= 0 && !p->cfg.self_tids)
+		return;
+	if (p->wait_err == -ENOENT)
+		note(out,
+		     "no schedstat for thread %d (a kernel without CONFIG_SCHED_INFO): the "
+		     "target's waits for a CPU were not measured",
+		     (int)p->wait_bad_tid);
+	else if (p->wait_err == -EINVAL)
+		note(out,
+		     "the schedstat of thread %d did not parse: the target's waits for a CPU "
+		     "were not measured",
+		     (int)p->wait_bad_tid);
+	else if (p->wait_err == -E2BIG)
+		note(out, "more than %u threads: the target's waits for a CPU were not measured",
+		     PROBE_MAX_THREADS);
+	else if (p->wait_err)
+		note(out,
+		     "the schedstat of thread %d could not be read (%s): the target's waits "
+		     "for a CPU were not measured",
+		     (int)p->wait_bad_tid, strerror(-p->wait_err));
+	else if (p->run_acc == 0 && out->cpu_s > 0.01)
+		note(out, "schedstat reads zero for every thread (scheduler statistics off in this "
+			  "kernel): the target's waits for a CPU were not measured");
+	else {
+		out->cpu_wait_known = true;
+		out->cpu_wait_s = d;
+	}
 }
 
 void probe_window(struct probe *p, uint64_t t0, uint64_t t1, struct target_usage *out)
@@ -489,9 +806,9 @@ void probe_window(struct probe *p, uint64_t t0, uint64_t t1, struct target_usage
 		return;
 	}
 	out->known = true;
-	double u0, s0, u1, s1;
-	cpu_at(s, n, t0, &u0, &s0);
-	cpu_at(s, n, t1, &u1, &s1);
+	double u0, s0, w0, u1, s1, w1;
+	cpu_at(s, n, t0, &u0, &s0, &w0);
+	cpu_at(s, n, t1, &u1, &s1, &w1);
 	out->cpu_user_s = (u1 - u0) / 1e9;
 	out->cpu_sys_s = (s1 - s0) / 1e9;
 	if (out->cpu_user_s < 0)
@@ -520,6 +837,7 @@ void probe_window(struct probe *p, uint64_t t0, uint64_t t1, struct target_usage
 	out->rss_known = any;
 	if (any && out->rss_start_bytes > out->rss_peak_bytes)
 		out->rss_peak_bytes = out->rss_start_bytes;
+	window_waits(p, w0, w1, out);
 	if (p->gone && p->gone_at_ns <= t1)
 		note(out, "the target process (%s) exited %.2f s into the measured phase: CPU and "
 			  "memory after that were not measured",
@@ -546,5 +864,7 @@ void probe_stop(struct probe *p)
 		pthread_cond_destroy(&p->cv);
 	}
 	free(p->s);
+	probe_threads_free(&p->thr[0]);
+	probe_threads_free(&p->thr[1]);
 	free(p);
 }

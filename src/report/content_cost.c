@@ -81,6 +81,19 @@ static void resources_rows(struct content_ctx *c, const json_t *ph, const json_t
 		snprintf(b, sizeof b, "%s ms",
 			 fmt_num(&c->f, rr_num_or(tr, KEY_CPU_MS_PER_REQUEST, NAN), 4));
 		kv(c, "Target CPU per request", b);
+		double v;
+		if (rr_num(tr, KEY_CPU_WAIT_S, &v)) {
+			snprintf(b, sizeof b, "%s (%s of the time its threads were ready to run)",
+				 fmt_s(&c->f, v),
+				 fmt_pct(&c->f, rr_num_or(tr, KEY_CPU_WAIT_PCT, NAN)));
+			kv(c, "Target waits for a CPU", b);
+		}
+		if (rr_num(tr, KEY_CPU_PRESSURE_SOME_S, &v)) {
+			snprintf(b, sizeof b, "%s with a task waiting for a CPU (%s of the phase)",
+				 fmt_s(&c->f, v),
+				 fmt_pct(&c->f, rr_num_or(tr, KEY_CPU_PRESSURE_SOME_PCT, NAN)));
+			kv(c, "Target CPU pressure (cgroup)", b);
+		}
 		if (rr_get(tr, KEY_RSS_PEAK_BYTES)) {
 			snprintf(b, sizeof b, "start %s, peak %s, end %s",
 				 fmt_bytes(&c->f, rr_num_or(tr, KEY_RSS_START_BYTES, NAN)),
@@ -288,13 +301,17 @@ void content_cost(struct content_ctx *c)
 		const json_t *steps = rr_arr(c->root, KEY_STEPS);
 		const char *pnames[4];
 		size_t np = 0;
-		bool mem = false;
+		bool mem = false, wait = false;
 		size_t i;
 		const json_t *s;
 		json_array_foreach(steps, i, s) {
-			if (rr_get(res_obj(rr_get(s, KEY_MEASURE), s, KEY_TARGET_RESOURCES),
-				   KEY_RSS_PEAK_BYTES))
+			const json_t *tr = res_obj(rr_get(s, KEY_MEASURE), s, KEY_TARGET_RESOURCES);
+			if (rr_get(tr, KEY_RSS_PEAK_BYTES))
 				mem = true;
+			double v;
+			if (rr_num(tr, KEY_CPU_WAIT_PCT, &v) ||
+			    rr_num(tr, KEY_CPU_PRESSURE_SOME_PCT, &v))
+				wait = true;
 			size_t k;
 			const json_t *p;
 			json_array_foreach(rr_arr(s, "cost.profiles"), k, p) {
@@ -316,6 +333,8 @@ void content_cost(struct content_ctx *c)
 		hdr[nc++] = "Target CPU per request";
 		if (mem)
 			hdr[nc++] = "Target peak memory";
+		if (wait)
+			hdr[nc++] = "Target CPU wait";
 		for (size_t k = 0; k < np; k++) {
 			snprintf(ph[k], sizeof ph[k], "USD per million requests (%s)", pnames[k]);
 			hdr[nc++] = ph[k];
@@ -326,7 +345,7 @@ void content_cost(struct content_ctx *c)
 			const char *row[PAGE_MAX_COLS];
 			char money[4][64];
 			size_t k = 0;
-			char label[32], tcpu[64];
+			char label[32], tcpu[64], cw[64];
 			report_step_label(c->root, (long)i, label, sizeof label);
 			row[k++] = label;
 			row[k++] = fmt_rate(&c->f, rr_num_or(s, KEY_OFFERED_PER_S, NAN));
@@ -341,6 +360,17 @@ void content_cost(struct content_ctx *c)
 			row[k++] = isfinite(tc) ? tcpu : "–";
 			if (mem)
 				row[k++] = fmt_bytes(&c->f, rr_num_or(tr, KEY_RSS_PEAK_BYTES, NAN));
+			if (wait) {
+				/* the threads' share of their runnable time, or a
+				 * cgroup's share of the phase with a task waiting */
+				double v = rr_num_or(tr, KEY_CPU_WAIT_PCT, NAN);
+				bool psi = !isfinite(v);
+				if (psi)
+					v = rr_num_or(tr, KEY_CPU_PRESSURE_SOME_PCT, NAN);
+				snprintf(cw, sizeof cw, "%s%s", fmt_pct(&c->f, v),
+					 psi && isfinite(v) ? " of the phase" : "");
+				row[k++] = cw;
+			}
 			for (size_t p = 0; p < np; p++) {
 				double v = NAN;
 				size_t j;

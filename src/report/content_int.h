@@ -76,6 +76,32 @@ double content_most_steal(const struct content_ctx *c);
  * counters' resolution: a short load's single tick is no warning). */
 bool content_steal_warned(const struct content_ctx *c);
 
+/* The cores the target could use: target_cores (its basis may be only the
+ * machine's cores), else the machine's; NAN when neither is recorded
+ * (content_phrases.c). */
+double content_target_cores(struct content_ctx *c);
+
+/* What the target's waits for a CPU over a phase say (docs/cost.md "The
+ * target's waits for a CPU"), from its target_resources tr and the
+ * phase's seconds (content_phrases.c): nothing when they were not
+ * measured or are not material (result.h: target_cpu_wait_material,
+ * target_cpu_pressure_material); else whether other work on its machine
+ * had the CPUs it could use (it kept under RAMP_CPU_LIMIT_SHARE of them
+ * busy, or that is not known) or it filled them itself (its threads
+ * queued for its own cores), with the figures in words. */
+enum content_wait_kind { CW_NONE, CW_OTHERS, CW_OWN };
+struct content_wait {
+	enum content_wait_kind kind;
+	double pct;      /* cpu_wait_pct, or cpu_pressure_some_pct for a cgroup */
+	char fig[300];   /* "the target's threads waited for a CPU for 31.00% of the
+	                  * time they were ready to run (1.20 s waiting, 2.70 s on a CPU)" */
+	char brief[160]; /* "the target waited for a CPU 31.00% of the time it was ready
+	                  * to run" */
+	char busy[160];  /* "it kept 0.90 of the 2 cores it could use busy", or "" */
+};
+void content_cpu_wait(struct content_ctx *c, const json_t *tr, double phase_s,
+		      struct content_wait *w);
+
 /* The helpers below write into out[cap] and return out (content_phrases.c). */
 /* "a 4-core Intel ... machine", or what of it the result records. */
 const char *content_machine(struct content_ctx *c, char *out, size_t cap);

@@ -1,6 +1,7 @@
 /* pacer — the report's "Test conditions and limits" section (see
  * content_int.h): where the target was, errors and drops, the size of the
- * tail, the generator's self-checks, warnings. */
+ * tail, the generator's self-checks, the target's waits for a CPU,
+ * warnings. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,7 @@ enum cond_kind {
 	CK_GEN_OK,
 	CK_GEN_FIRED,
 	CK_GEN_FLAGGED,
+	CK_CPU_WAIT,
 };
 
 struct cond_note {
@@ -132,6 +134,10 @@ static void note(struct content_ctx *c, struct cond_sink *k, const char *label,
 			 "%s%s: %s; the generator, not the target, may have set these figures (the "
 			 "report has the finding and the advice).",
 			 label, cut_at_paren(what, subj, sizeof subj), cut_at_paren(fig, val, sizeof val));
+		b = brief;
+	} else if (kind == CK_CPU_WAIT) {
+		snprintf(brief, sizeof brief, "%s%s: %s.", label,
+			 cut_at_paren(what, subj, sizeof subj), fig);
 		b = brief;
 	}
 	page_item_brief(c->d, b, "%s%s", label, full);
@@ -401,6 +407,66 @@ static void gen_limited(struct content_ctx *c, const json_t *gl, const json_t *s
 		     "Generator-limited: pacer flagged the generator as a possible limit", NULL);
 }
 
+/* The target's waits for a CPU over a phase of phase_s seconds (its
+ * target_resources tr), when material: starved by other work on its
+ * machine, or queued for its own cores (content_cpu_wait). */
+static void cpu_wait_conditions(struct content_ctx *c, const json_t *tr, double phase_s,
+				const char *label, struct cond_sink *k)
+{
+	struct content_wait w;
+	content_cpu_wait(c, tr, phase_s, &w);
+	if (w.kind == CW_NONE)
+		return;
+	char full[1200], fig[400], why[700];
+	char busy[200] = "";
+	if (w.busy[0])
+		snprintf(busy, sizeof busy, ", while %s", w.busy);
+	snprintf(fig, sizeof fig, "%s%s%s", w.brief, w.busy[0] ? "; " : "", w.busy);
+	if (w.kind == CW_OTHERS) {
+		const char *pacer =
+			c->loopback || c->self_contained
+				? " (pacer's own threads among it: the target ran on this "
+				  "machine)"
+				: "";
+		snprintf(
+			why, sizeof why,
+			" Other work on its machine had the CPUs the target could use%s; a quieter "
+			"machine, or cores of its own, would show the target's own figures "
+			"(docs/cost.md).",
+			pacer);
+		snprintf(
+			full, sizeof full,
+			"Starved of CPU by other work on its machine: %s over the measured phase%s. "
+			"Other work had the CPUs it could use%s, so these figures are those "
+			"of the target on a busy machine, not of the target alone; a quieter "
+			"machine, or cores of its own, would show its own (docs/cost.md).",
+			w.fig, busy, pacer);
+		note(c, k, label, CK_CPU_WAIT, "others", full, fig,
+		     "Starved of CPU by other work on its machine (the target's figures are those "
+		     "of the target on a busy machine)",
+		     why);
+	} else {
+		snprintf(
+			full, sizeof full,
+			"CPU wait: %s over the measured phase%s: its runnable threads "
+			"outnumbered the cores it could use (or other work shared them), so its CPU "
+			"was its limit.",
+			w.fig, busy);
+		note(c, k, label, CK_CPU_WAIT, "own", full, fig,
+		     "The target's threads queued for the cores it could use (its CPU was its "
+		     "limit)",
+		     " Its runnable threads outnumbered those cores, or other work shared them.");
+	}
+}
+
+/* The target's resources of a ramp step (the step's, or in older results
+ * its measured phase's), or NULL. */
+static const json_t *step_target_res(const json_t *s)
+{
+	const json_t *tr = rr_obj(s, KEY_TARGET_RESOURCES);
+	return tr ? tr : rr_obj(rr_obj(s, KEY_MEASURE), KEY_TARGET_RESOURCES);
+}
+
 /* "1, 2 and 4" of the steps in idx[n], and their offered rates in the same
  * shape, into out. */
 static void step_list(struct content_ctx *c, const size_t *idx, size_t n, char *out, size_t cap)
@@ -620,6 +686,10 @@ void content_conditions(struct content_ctx *c)
 	if (c->r->kind == RESULT_KIND_RUN) {
 		phase_conditions(c, rr_get(c->root, KEY_MEASURE), c->interrupted, "", NULL);
 		gen_limited(c, rr_obj(c->root, KEY_GENERATOR_LIMITED), NULL, "", NULL);
+		const json_t *m = rr_get(c->root, KEY_MEASURE);
+		const json_t *tr = rr_obj(c->root, KEY_TARGET_RESOURCES);
+		cpu_wait_conditions(c, tr ? tr : rr_obj(m, KEY_TARGET_RESOURCES),
+				    rr_num_or(m, KEY_DURATION_S, NAN), "", NULL);
 		if (c->repeat <= 1)
 			page_item_brief(c->d, "One run: no estimate of run-to-run variance.",
 				       "One run: there is no estimate of run-to-run variance (--repeat N "
@@ -643,6 +713,9 @@ void content_conditions(struct content_ctx *c)
 			bool cut = rr_true(s, KEY_INTERRUPTED);
 			phase_conditions(c, rr_get(s, KEY_MEASURE), cut, label, &k);
 			gen_limited(c, rr_obj(s, KEY_GENERATOR_LIMITED), s, label, &k);
+			cpu_wait_conditions(c, step_target_res(s),
+					    rr_num_or(rr_get(s, KEY_MEASURE), KEY_DURATION_S, NAN),
+					    label, &k);
 		}
 		char sl[32];
 		if (k.oom) /* what was collected, unfolded; the rest went straight in */

@@ -1,6 +1,6 @@
 /* pacer — phrases several sections of the report's content share: the
- * machine, the way to the target, a median with its range (see
- * content_int.h). */
+ * machine, the way to the target, a median with its range, the target's
+ * waits for a CPU (see content_int.h). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +8,8 @@
 
 #include "doc/keys.h"
 #include "report/content_int.h"
+#include "result/ramp.h"
+#include "result/result.h"
 
 /* The most steal time on the generator's CPUs the result records: a run's,
  * a ramp's steps', a comparison's variants' (NAN: none recorded). */
@@ -38,6 +40,54 @@ bool content_steal_warned(const struct content_ctx *c)
 		if (json_is_string(w) && strstr(json_string_value(w), "the hypervisor took"))
 			return true;
 	return false;
+}
+
+double content_target_cores(struct content_ctx *c)
+{
+	double n;
+	if (rr_num(c->root, "target_cores.cores", &n) && n > 0)
+		return n;
+	return rr_num(c->env, KEY_CORES, &n) && n > 0 ? n : NAN;
+}
+
+void content_cpu_wait(struct content_ctx *c, const json_t *tr, double phase_s,
+		      struct content_wait *w)
+{
+	*w = (struct content_wait){.kind = CW_NONE, .pct = NAN};
+	double wait, pct, cpu = rr_num_or(tr, KEY_CPU_S, NAN);
+	if (rr_num(tr, KEY_CPU_WAIT_S, &wait) && rr_num(tr, KEY_CPU_WAIT_PCT, &pct)) {
+		if (!target_cpu_wait_material(pct, wait, phase_s))
+			return;
+		snprintf(w->fig, sizeof w->fig,
+			 "the target's threads waited for a CPU for %s of the time they were ready "
+			 "to run (%s waiting, %s on a CPU)",
+			 fmt_pct(&c->f, pct), fmt_s(&c->f, wait), fmt_s(&c->f, cpu));
+		snprintf(w->brief, sizeof w->brief,
+			 "the target waited for a CPU %s of the time it was ready to run",
+			 fmt_pct(&c->f, pct));
+	} else if (rr_num(tr, KEY_CPU_PRESSURE_SOME_S, &wait) &&
+		   rr_num(tr, KEY_CPU_PRESSURE_SOME_PCT, &pct)) {
+		if (!target_cpu_pressure_material(pct))
+			return;
+		snprintf(w->fig, sizeof w->fig,
+			 "for %s of the measured phase at least one of the target cgroup's tasks "
+			 "waited for a CPU (cpu.pressure \"some\": %s)",
+			 fmt_pct(&c->f, pct), fmt_s(&c->f, wait));
+		snprintf(w->brief, sizeof w->brief,
+			 "a task of the target waited for a CPU %s of the time",
+			 fmt_pct(&c->f, pct));
+	} else {
+		return;
+	}
+	w->pct = pct;
+	double busy = rr_num_or(tr, KEY_CORES_BUSY, NAN), avail = content_target_cores(c);
+	if (isfinite(busy) && isfinite(avail))
+		snprintf(w->busy, sizeof w->busy, "it kept %s of the %s %s it could use busy",
+			 fmt_num(&c->f, busy, 2),
+			 fmt_num(&c->f, avail, avail == floor(avail) ? 0 : 2),
+			 avail == 1 ? "core" : "cores");
+	w->kind = isfinite(busy) && isfinite(avail) && ramp_cpu_limited(busy, avail) ? CW_OWN
+										     : CW_OTHERS;
 }
 
 const char *content_machine(struct content_ctx *c, char *out, size_t cap)

@@ -19,16 +19,6 @@ static const json_t *step_target_res(const json_t *s)
 	return tr ? tr : rr_obj(rr_obj(s, KEY_MEASURE), KEY_TARGET_RESOURCES);
 }
 
-/* The cores the target could use: target_cores (its basis may be only the
- * machine's cores), else the machine's; NAN when neither is recorded. */
-static double target_cores_avail(struct content_ctx *c)
-{
-	double n;
-	if (rr_num(c->root, "target_cores.cores", &n) && n > 0)
-		return n;
-	return rr_num(c->env, KEY_CORES, &n) && n > 0 ? n : NAN;
-}
-
 /* The steps that decide: measured once more are not (their retry is), and
  * an inconclusive one neither passes nor fails. */
 static bool step_retried(const json_t *s)
@@ -96,7 +86,7 @@ static long deciding_step(struct content_ctx *c, const json_t *hp)
  * -1 not known. *busy and *avail: what was measured (NAN when not). */
 static int cpu_limited(struct content_ctx *c, const json_t *hp, double *busy, double *avail)
 {
-	*avail = target_cores_avail(c);
+	*avail = content_target_cores(c);
 	*busy = rr_num_or(step_target_res(step_at(c, deciding_step(c, hp))), KEY_CORES_BUSY, NAN);
 	const json_t *flag = rr_get(hp, KEY_CPU_LIMITED);
 	if (flag)
@@ -138,6 +128,37 @@ static void per_core_phrase(struct content_ctx *c, const json_t *hp, char *out, 
 		 words ? ")" : "");
 }
 
+/* " At step 5 the target was starved of CPU by other work on its machine
+ * (...): this is the capacity of the target on a busy machine, not on an
+ * idle one." when the waits for a CPU of the first of the steps at[n] whose
+ * waits say so (content_cpu_wait): the step that decides the capacity (the
+ * failing one above, else the highest passing) and the highest passing
+ * one, or the lowest step when none passed (then "these are the figures of
+ * the target ..."); "" otherwise. */
+static void starved_phrase(struct content_ctx *c, const long *at, size_t n, bool capacity,
+			   char *out, size_t cap)
+{
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		const json_t *s = step_at(c, at[i]);
+		struct content_wait w;
+		if (!s)
+			continue;
+		content_cpu_wait(c, step_target_res(s),
+				 rr_num_or(rr_get(s, KEY_MEASURE), KEY_DURATION_S, NAN), &w);
+		if (w.kind != CW_OTHERS)
+			continue;
+		char sl[32];
+		snprintf(out, cap,
+			 " At step %s the target was starved of CPU by other work on its machine "
+			 "(%s%s%s): %s of the target on a busy machine, not on an idle one.",
+			 report_step_label(c->root, at[i], sl, sizeof sl), w.brief,
+			 w.busy[0] ? ", while " : "", w.busy,
+			 capacity ? "this is the capacity" : "these are the figures");
+		return;
+	}
+}
+
 void content_summary_ramp(struct content_ctx *c)
 {
 	const json_t *steps = rr_arr(c->root, KEY_STEPS);
@@ -170,7 +191,7 @@ void content_summary_ramp(struct content_ctx *c)
 		 content_machine(c, mach, sizeof mach));
 
 	const json_t *hp = rr_obj(c->root, KEY_HIGHEST_PASSING);
-	long k = hp ? report_focus_step(c->root) : -1;
+	long k = hp ? report_focus_step(c->root) : -1, lowest = -1;
 	char body[1200] = "";
 	if (k >= 0) {
 		const json_t *st = step_at(c, k);
@@ -227,6 +248,7 @@ void content_summary_ramp(struct content_ctx *c)
 			if (!step_retried(s) && rr_num(s, KEY_OFFERED_PER_S, &o) && o < fo) {
 				first = s;
 				fo = o;
+				lowest = (long)i;
 			}
 		}
 		const char *reason = rr_str(first, "verdict.reason");
@@ -245,12 +267,15 @@ void content_summary_ramp(struct content_ctx *c)
 	} else {
 		snprintf(body, sizeof body, "no step was measured.");
 	}
-	char tail[400] = "";
+	char tail[1000] = "";
+	long at[2] = {k >= 0 ? deciding_step(c, hp) : lowest, k};
+	starved_phrase(c, at, k >= 0 ? 2 : 1, k >= 0, tail, sizeof tail);
 	double knee;
 	if (rr_num(c->root, KEY_KNEE_PER_S, &knee))
-		snprintf(tail, sizeof tail,
-			 " Median latency first exceeded twice its low-load value at %s requests/s.",
-			 fmt_rate(&c->f, knee));
+		snprintf(
+			tail + strlen(tail), sizeof tail - strlen(tail),
+			" Median latency first exceeded twice its low-load value at %s requests/s.",
+			fmt_rate(&c->f, knee));
 	if (c->interrupted)
 		snprintf(tail + strlen(tail), sizeof tail - strlen(tail),
 			 " The ramp was interrupted before its planned end.");
@@ -347,7 +372,7 @@ void content_results_ramp(struct content_ctx *c)
 	hdr[nc++] = "Error rate";
 	hdr[nc++] = "Drop rate";
 	enum ramp_cpu_col cpu = ramp_cpu_col(steps);
-	double avail = target_cores_avail(c);
+	double avail = content_target_cores(c);
 	if (cpu == RCPU_BUSY)
 		hdr[nc++] = "Target cores busy";
 	else if (cpu == RCPU_PER_REQ)

@@ -403,6 +403,11 @@ void target_usage_pool(struct target_usage *into, const struct target_usage *add
 	into->cpu_sys_s += add->cpu_sys_s;
 	into->cpu_s += add->cpu_s;
 	into->cores_busy = total_s > 0 ? into->cpu_s / total_s : 0;
+	/* a wait is known for the pool only when every part measured it */
+	into->cpu_wait_known = into->cpu_wait_known && add->cpu_wait_known;
+	into->cpu_wait_s += add->cpu_wait_s;
+	into->cpu_pressure_known = into->cpu_pressure_known && add->cpu_pressure_known;
+	into->cpu_pressure_some_s += add->cpu_pressure_some_s;
 	if (add->rss_known) {
 		if (!into->rss_known)
 			into->rss_start_bytes = add->rss_start_bytes;
@@ -418,6 +423,33 @@ void target_usage_pool(struct target_usage *into, const struct target_usage *add
 		if (!dup)
 			memcpy(into->notes[into->n_notes++], add->notes[i], TARGET_NOTE_LEN);
 	}
+}
+
+double target_usage_cpu_wait_pct(const struct target_usage *t)
+{
+	if (!t->known || !t->cpu_wait_known)
+		return NAN;
+	double all = t->cpu_wait_s + t->cpu_s;
+	return all > 0 ? 100.0 * t->cpu_wait_s / all : 0;
+}
+
+double target_usage_pressure_pct(const struct target_usage *t, double phase_s)
+{
+	if (!t->known || !t->cpu_pressure_known || !(phase_s > 0))
+		return NAN;
+	return 100.0 * t->cpu_pressure_some_s / phase_s;
+}
+
+bool target_cpu_wait_material(double wait_pct, double wait_s, double phase_s)
+{
+	return isfinite(wait_pct) && isfinite(wait_s) && isfinite(phase_s) && phase_s > 0 &&
+	       wait_pct >= TARGET_CPU_WAIT_MATERIAL_PCT &&
+	       100.0 * wait_s / phase_s >= TARGET_CPU_WAIT_MIN_PHASE_PCT;
+}
+
+bool target_cpu_pressure_material(double pressure_pct)
+{
+	return isfinite(pressure_pct) && pressure_pct >= TARGET_CPU_PRESSURE_MATERIAL_PCT;
 }
 
 int run_result_pool(struct run_result *into, const struct run_result *add)

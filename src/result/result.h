@@ -327,7 +327,7 @@ uint64_t phase_stats_class(const struct phase_stats *p, int cls);
 
 /* The target's resources over one measured phase (--target-pid,
  * --target-cgroup, or the embedded target when self-contained). */
-#define TARGET_NOTE_CAP 4
+#define TARGET_NOTE_CAP 6
 #define TARGET_NOTE_LEN 200
 struct target_usage {
 	bool known;
@@ -337,9 +337,46 @@ struct target_usage {
 	double cores_busy;       /* cpu_s / phase seconds */
 	bool rss_known;
 	uint64_t rss_start_bytes, rss_peak_bytes, rss_end_bytes;
+	/* Waits for a CPU over the phase (docs/cost.md "The target's waits for
+	 * a CPU"): by PID and self-contained, its threads' summed run delay
+	 * (time runnable, waiting on a run queue); for a cgroup, the time at
+	 * least one of its tasks so waited (cpu.pressure "some"), another
+	 * quantity, kept apart. */
+	bool cpu_wait_known;
+	double cpu_wait_s;
+	bool cpu_pressure_known;
+	double cpu_pressure_some_s;
 	size_t n_notes;
 	char notes[TARGET_NOTE_CAP][TARGET_NOTE_LEN];
 };
+
+/* A target's wait for a CPU is material, and the reports say it was
+ * starved of CPU, when its threads waited at least this share of the time
+ * they were ready to run (wait / (wait + CPU)): at a CPU-bound load that
+ * share is about the share of its capacity the wait took away, and 20 %
+ * is a capacity a fifth short; */
+#define TARGET_CPU_WAIT_MATERIAL_PCT 20.0
+/* and when those waits add up to at least this percent of the phase (on
+ * average a twentieth of a thread waiting): a nearly idle target waits a
+ * few microseconds at each wake-up, a large share of its short bursts of
+ * CPU even on an idle machine, and costs nothing of its capacity. */
+#define TARGET_CPU_WAIT_MIN_PHASE_PCT 5.0
+/* For a cgroup: at least one of its tasks waited for a CPU this share of
+ * the phase (cpu.pressure "some" over the phase, as PSI's own averages). */
+#define TARGET_CPU_PRESSURE_MATERIAL_PCT 20.0
+
+/* 100 * wait / (wait + CPU) of t's phase: the share of the time its
+ * threads were ready to run that they spent waiting for a CPU; NAN when
+ * the wait was not measured, 0 when they neither ran nor waited. */
+double target_usage_cpu_wait_pct(const struct target_usage *t);
+/* 100 * cpu_pressure_some_s / phase_s; NAN when not measured. */
+double target_usage_pressure_pct(const struct target_usage *t, double phase_s);
+/* Whether a wait of wait_pct (target_usage_cpu_wait_pct) adding up to
+ * wait_s over a phase of phase_s is material (the thresholds above);
+ * false when any is not finite. */
+bool target_cpu_wait_material(double wait_pct, double wait_s, double phase_s);
+/* Whether a cgroup's CPU pressure of pressure_pct is material. */
+bool target_cpu_pressure_material(double pressure_pct);
 
 /* Per-second time series of the measured phase. */
 struct series_point {

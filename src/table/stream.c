@@ -34,6 +34,10 @@ struct table_stream {
 	unsigned line0;                /* lines before buf[0] */
 	size_t count;                  /* requests given */
 	struct table *last;            /* hosts of the pieces so far (a copy, no requests) */
+	bool reg;                      /* a regular file: its size and mtime when opened */
+	struct stat at_open;
+	uint64_t read_total; /* bytes read, from offset0 */
+	off_t offset0;
 };
 
 static int fail(struct table_stream *st, int rc)
@@ -58,6 +62,11 @@ int table_stream_open_fd(int fd, const char *source, const char *base_dir,
 	if (!st)
 		return tb_err(err, cap, -ENOMEM, "%s: out of memory", source);
 	st->fd = fd;
+	/* a regular file is checked at its end against what it was here: a
+	 * table cut short, grown or rewritten while read gives requests (and
+	 * a hash) no read of the file gives */
+	st->reg = fstat(fd, &st->at_open) == 0 && S_ISREG(st->at_open.st_mode) &&
+		  (st->offset0 = lseek(fd, 0, SEEK_CUR)) >= 0;
 	st->fmt = fmt;
 	st->known = fmt != TABLE_FMT_AUTO;
 	tb_limits(&st->lim, lim);
@@ -111,6 +120,30 @@ int table_stream_open(const char *path, enum table_format fmt, const struct tabl
 	return 0;
 }
 
+/* At the end of a regular file: it is as it was when opened (size,
+ * modification time) and all of it was read; else an error. */
+static int unchanged(struct table_stream *st, char *err, size_t cap)
+{
+	struct stat now;
+	if (!st->reg)
+		return 0;
+	if (fstat(st->fd, &now) != 0) {
+		int e = errno;
+		return tb_err(err, cap, -e, "%s: cannot read: %s", st->source, strerror(e));
+	}
+	if (now.st_size == st->at_open.st_size &&
+	    now.st_mtim.tv_sec == st->at_open.st_mtim.tv_sec &&
+	    now.st_mtim.tv_nsec == st->at_open.st_mtim.tv_nsec &&
+	    st->read_total == (uint64_t)(st->at_open.st_size - st->offset0))
+		return 0;
+	return tb_err(err, cap, -ESTALE,
+		      "%s: the file changed while it was read (%lld bytes when opened, %llu read, "
+		      "%lld now): its requests would not be the file's; read it again once it "
+		      "is written",
+		      st->source, (long long)st->at_open.st_size,
+		      (unsigned long long)st->read_total, (long long)now.st_size);
+}
+
 /* Read until the buffer is full or the input ends. */
 static int fill(struct table_stream *st, char *err, size_t cap)
 {
@@ -122,9 +155,14 @@ static int fill(struct table_stream *st, char *err, size_t cap)
 			int e = errno;
 			return tb_err(err, cap, -e, "%s: cannot read: %s", st->source, strerror(e));
 		}
-		if (r == 0)
+		if (r == 0) {
 			st->eof = true;
+			int rc = unchanged(st, err, cap);
+			if (rc)
+				return rc;
+		}
 		st->len += (size_t)r;
+		st->read_total += (uint64_t)r;
 	}
 	return 0;
 }

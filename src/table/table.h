@@ -151,7 +151,10 @@ int table_parse(const char *text, size_t len, enum table_format fmt, const char 
  * every host of this and the earlier pieces in order of first use, and
  * hosts[i].n_reqs counts the requests to host i up to the piece's end.
  * The limits apply to each piece (max_file_bytes not at all); a request
- * whose text is longer than 64 MiB is an error. */
+ * whose text is longer than 64 MiB is an error. A regular file that is not
+ * at its end what it was when opened (size, modification time, every byte
+ * read) is the error -ESTALE there: cut short, grown or rewritten while it
+ * was read, its requests would not be the file's. */
 struct table_stream;
 
 /* path "-" reads standard input (named "stdin", body files relative to the

@@ -143,6 +143,7 @@ static void *worker_main(void *arg)
 	struct target *t = w->t;
 	struct epoll_event ev[MAX_EVENTS];
 	prctl(PR_SET_TIMERSLACK, TIMER_SLACK_NS, 0, 0, 0);
+	atomic_store_explicit(&w->tid, gettid(), memory_order_release);
 	w->now = clock_now_ns();
 	while (!atomic_load_explicit(&t->stop, memory_order_acquire)) {
 		uint64_t timeout = UINT64_MAX;
@@ -331,6 +332,17 @@ int target_cpu_ns(const struct target *t, uint64_t *cpu_ns)
 	}
 	*cpu_ns = sum;
 	return 0;
+}
+
+size_t target_tids(const struct target *t, pid_t *tids, size_t cap)
+{
+	size_t n = 0;
+	for (unsigned i = 0; i < t->n && n < cap; i++) {
+		pid_t tid = atomic_load_explicit(&t->w[i].tid, memory_order_acquire);
+		if (tid > 0)
+			tids[n++] = tid;
+	}
+	return n;
 }
 
 void target_stats(const struct target *t, struct target_stats *st)

@@ -120,6 +120,7 @@ struct worker {
 	unsigned idx;
 	pthread_t th;
 	bool started;
+	_Atomic pid_t tid; /* its thread's ID, once it runs (0 before) */
 	struct loop loop;
 	struct theap heap;
 	struct rng rng;

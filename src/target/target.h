@@ -31,7 +31,9 @@
 #define PACER_TARGET_TARGET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "net/sock.h"
 #include "target/plan.h"
@@ -96,6 +98,10 @@ int target_port(const struct target *t);
 /* CPU time (user + system) consumed so far by the server threads, summed,
  * in ns (per-thread clocks from pthread_getcpuclockid). 0 or -errno. */
 int target_cpu_ns(const struct target *t, uint64_t *cpu_ns);
+
+/* The thread IDs of the server threads that have started, up to cap: for
+ * reading their scheduler statistics (/proc/self/task/TID). The count. */
+size_t target_tids(const struct target *t, pid_t *tids, size_t cap);
 
 /* Sum the threads' counters into *st (each read is atomic; the sum is not a
  * snapshot of one instant). */

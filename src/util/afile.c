@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,7 +11,95 @@
 #include <unistd.h>
 
 #define PROC_FS_MAGIC 0x9fa0 /* statfs f_type of /proc (linux/magic.h) */
+#define AFILE_PENDING 32     /* temporaries known at once (afile_pending_add) */
+
+/* The temporaries being written, for afile_unlink_pending (a signal
+ * handler's): a slot is taken before the file is created and given back
+ * once it is renamed or removed, before its path is freed. Atomic, so
+ * that any thread may take one and a handler always reads a whole one. */
+static _Atomic(const char *) pending[AFILE_PENDING];
+
+int afile_pending_add(const char *path)
+{
+	for (size_t i = 0; i < AFILE_PENDING; i++) {
+		const char *none = NULL;
+		if (atomic_compare_exchange_strong(&pending[i], &none, path))
+			return 0;
+	}
+	return -ENOSPC;
+}
+
+void afile_pending_forget(const char *path)
+{
+	for (size_t i = 0; i < AFILE_PENDING; i++) {
+		const char *p = path;
+		if (atomic_compare_exchange_strong(&pending[i], &p, NULL))
+			return;
+	}
+}
+
+int afile_unlink_pending(void)
+{
+	int n = 0;
+	for (size_t i = 0; i < AFILE_PENDING; i++) {
+		const char *p = atomic_load(&pending[i]);
+		if (p) {
+			unlink(p);
+			n++;
+		}
+	}
+	/* then the folders, emptied of their files by the pass above */
+	for (size_t i = 0; i < AFILE_PENDING; i++) {
+		const char *p = atomic_load(&pending[i]);
+		if (p)
+			rmdir(p);
+	}
+	return n;
+}
+
 #define MAX_LINKS 40
+
+#define AFILE_HELD 8 /* FIFOs afile_check found a reader on, kept open */
+
+/* A FIFO afile_check opened (without blocking: it has a reader) is kept
+ * open until afile_open takes it, so that its reader is never handed an
+ * end of file in between. */
+static struct {
+	char *path;
+	int fd;
+} held[AFILE_HELD];
+
+/* The descriptor held for path (no longer held), or -1. */
+static int held_take(const char *path)
+{
+	for (size_t i = 0; i < AFILE_HELD; i++)
+		if (held[i].path && strcmp(held[i].path, path) == 0) {
+			int fd = held[i].fd;
+			free(held[i].path);
+			held[i].path = NULL;
+			return fd;
+		}
+	return -1;
+}
+
+/* FIFO path opened for writing without waiting for a reader: the
+ * descriptor (blocking again), or -ENXIO when no process has it open to
+ * read (a plain open would wait for one, for ever), or -errno. */
+static int fifo_open(const char *path)
+{
+	int fd = held_take(path);
+	if (fd < 0)
+		fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
 
 /* The folder part of p into d[cap] ("." when p has no slash). */
 static int dir_of(const char *p, char *d, size_t cap)
@@ -122,8 +211,24 @@ int afile_check(const char *path)
 			return -errno;
 		return (fl & O_ACCMODE) == O_RDONLY ? -EBADF : 0;
 	}
-	case AFILE_IN_PLACE:
-		return access(p, W_OK) ? -errno : 0;
+	case AFILE_IN_PLACE: {
+		if (access(p, W_OK))
+			return -errno;
+		struct stat fst;
+		if (stat(p, &fst) != 0 || !S_ISFIFO(fst.st_mode))
+			return 0;
+		/* a FIFO: it has a reader now, and keeps one until written */
+		int hfd = fifo_open(p);
+		if (hfd < 0)
+			return hfd;
+		for (size_t i = 0; i < AFILE_HELD; i++)
+			if (!held[i].path && (held[i].path = strdup(p))) {
+				held[i].fd = hfd;
+				return 0;
+			}
+		close(hfd); /* none left to hold it: checked, not kept */
+		return 0;
+	}
 	case AFILE_ATOMIC:
 		break;
 	}
@@ -134,7 +239,24 @@ int afile_check(const char *path)
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
-	return access(d, W_OK | X_OK) ? -errno : 0;
+	if (access(d, W_OK | X_OK))
+		return -errno;
+	/* the sure test, for root too: the temporary afile_open would make,
+	 * made and removed (/proc lets root pass access() and create nothing) */
+	char t[PATH_MAX + 32];
+	if ((size_t)snprintf(t, sizeof t, "%s.tmp.%ld", p, (long)getpid()) >= sizeof t)
+		return -ENAMETOOLONG;
+	bool known = afile_pending_add(t) == 0;
+	int tfd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	/* ENOENT with the folder there: nothing can be made in it (/proc) */
+	rc = tfd >= 0 || errno == EEXIST ? 0 : errno == ENOENT ? -EACCES : -errno;
+	if (tfd >= 0) {
+		close(tfd);
+		unlink(t);
+	}
+	if (known)
+		afile_pending_forget(t);
+	return rc;
 }
 
 bool afile_is_stdout(const char *path)
@@ -174,6 +296,19 @@ int afile_open(struct afile *a, const char *path)
 		return 0;
 	}
 	if (how == AFILE_IN_PLACE) {
+		struct stat fst;
+		if (stat(p, &fst) == 0 && S_ISFIFO(fst.st_mode)) {
+			int ffd = fifo_open(p);
+			if (ffd < 0)
+				return ffd;
+			a->f = fdopen(ffd, "w");
+			if (!a->f) {
+				int e = errno;
+				close(ffd);
+				return -e;
+			}
+			return 0;
+		}
 		a->f = fopen(p, "w");
 		return a->f ? 0 : -errno;
 	}
@@ -185,9 +320,41 @@ int afile_open(struct afile *a, const char *path)
 		return -ENOMEM;
 	}
 	snprintf(a->tmp_path, n, "%s.tmp.%ld", p, (long)getpid());
-	a->f = fopen(a->tmp_path, "w");
+	/* the file replaced keeps its permissions (a result kept 0600 stays
+	 * 0600); a new one gets 0666 less the umask. The temporary is made
+	 * with them, so it is never more readable than the file it becomes,
+	 * and never through a link left at its name. */
+	struct stat st;
+	bool keep = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	mode_t mode = keep ? st.st_mode & 07777 : 0666;
+	/* known before it exists: a signal that ends pacer from here on
+	 * removes it (none known, when too many are open: it is still written) */
+	bool known = afile_pending_add(a->tmp_path) == 0;
+	int tfd = -1;
+	for (int tries = 0; tfd < 0 && tries < 2; tries++) {
+		tfd = open(a->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+			  keep ? (mode & 0600) : mode);
+		if (tfd < 0 && errno == EEXIST && tries == 0)
+			unlink(a->tmp_path); /* left by a process of the same id */
+		else if (tfd < 0)
+			break;
+	}
+	if (tfd >= 0 && keep && fchmod(tfd, mode) != 0) {
+		int e = errno;
+		close(tfd);
+		unlink(a->tmp_path);
+		tfd = -1;
+		errno = e;
+	}
+	a->f = tfd >= 0 ? fdopen(tfd, "w") : NULL;
 	if (!a->f) {
 		int e = errno;
+		if (tfd >= 0) {
+			close(tfd);
+			unlink(a->tmp_path);
+		}
+		if (known)
+			afile_pending_forget(a->tmp_path);
 		free(a->path);
 		free(a->tmp_path);
 		memset(a, 0, sizeof *a);
@@ -216,6 +383,7 @@ int afile_commit(struct afile *a)
 			rc = -errno;
 		if (rc)
 			unlink(a->tmp_path);
+		afile_pending_forget(a->tmp_path);
 	}
 	free(a->path);
 	free(a->tmp_path);
@@ -227,8 +395,10 @@ void afile_abort(struct afile *a)
 {
 	if (a->f && a->f != stdout) {
 		fclose(a->f);
-		if (a->tmp_path)
+		if (a->tmp_path) {
 			unlink(a->tmp_path);
+			afile_pending_forget(a->tmp_path);
+		}
 	}
 	free(a->path);
 	free(a->tmp_path);

@@ -32,12 +32,16 @@ enum afile_how {
  * -ELOOP for too many links, -ENAMETOOLONG. */
 int afile_how(const char *path, enum afile_how *how, char *buf, size_t cap, int *fd);
 
-/* Whether path could be written now, checked without creating or opening
- * it (opening a FIFO would hand its reader an end of file): a folder that
- * exists and can be written for a new or regular file, write permission on
- * a device or FIFO, a descriptor open for writing for /dev/fd/N. 0, or
- * -errno (-ENOENT: no such folder; -EACCES; -EISDIR; -EBADF: the fd is not
- * open for writing). */
+/* Whether path could be written now: for a new or regular file a folder
+ * that exists and can be written, where the temporary afile_open makes is
+ * made and removed at once (the one sure test: /proc lets root pass the
+ * permission checks yet creates nothing); write permission on a device;
+ * for a FIFO a reader: it is opened without waiting (-ENXIO: no process
+ * reads it) and kept open for afile_open, so that its reader never sees an
+ * end of file in between; a descriptor open for writing for /dev/fd/N. 0,
+ * or -errno (-ENOENT: no such folder; -EACCES; -EISDIR; -EBADF: the fd is
+ * not open for writing; -ENXIO). The target itself is never created or
+ * changed. */
 int afile_check(const char *path);
 
 /* Whether path names this process's standard output: "-", /dev/stdout,
@@ -45,8 +49,13 @@ int afile_check(const char *path);
 bool afile_is_stdout(const char *path);
 
 /* Open path for writing as afile_how says: "-" is stdout (not closed), fd
- * N a duplicate of it, in place a fopen of the node, atomic a temporary
- * file beside the final path. 0 or -errno. */
+ * N a duplicate of it, in place a fopen of the node (a FIFO: the
+ * descriptor afile_check kept, or one opened without waiting for a reader:
+ * -ENXIO when it has none, never a wait for ever), atomic a temporary
+ * file beside the final path, created afresh (a link left at its name is
+ * replaced, not followed) with the permissions of the file it replaces (a
+ * result kept 0600 stays 0600; owner-only until they are set) or, for a
+ * new name, 0666 less the umask. 0 or -errno. */
 int afile_open(struct afile *a, const char *path);
 /* Flush and close; atomic: fsync and rename into place. 0 or -errno (the
  * temporary is removed on failure). Frees a's memory either way. */
@@ -54,5 +63,19 @@ int afile_commit(struct afile *a);
 /* Close and, atomic, remove the temporary: the target is untouched (written
  * in place, what was written stays). */
 void afile_abort(struct afile *a);
+
+/* The temporaries a signal ending pacer removes: afile_open names each
+ * it creates here until it is renamed into place or removed; a caller
+ * names others (a folder written before it is renamed into place, the
+ * files in it) with afile_pending_add, keeping path's memory until
+ * afile_pending_forget. 0, or -ENOSPC when 32 are named already (the
+ * write goes on; a signal would leave that one). Any thread. */
+int afile_pending_add(const char *path);
+void afile_pending_forget(const char *path);
+/* Remove the temporaries named (files first, then folders emptied so),
+ * leaving their targets as they were: for a signal handler about to end
+ * the process (async-signal-safe: unlink and rmdir only). How many were
+ * named. */
+int afile_unlink_pending(void);
 
 #endif

@@ -96,8 +96,12 @@ int timestamp_parse(const char *s, uint64_t now_wall_ns, uint64_t *wall_ns)
 		return PACER_EPARSE;
 	if (y < 1970 || y > 2262)
 		return PACER_ERANGE;
-	int64_t secs = days_from_epoch(y, mo, d) * 86400 + h * 3600 + mi * 60 + (se > 59 ? 59 : se) -
-		       off_s;
+	/* a leap second is 23:59:60 UTC and nothing else; Unix time has no
+	 * name for it, so it is read as 00:00:00 of the next day, the instant
+	 * it ends (with its fraction: a start given so is never early) */
+	if (se == 60 && (((h * 3600 + mi * 60 - off_s) % 86400 + 86400) % 86400) != 86340)
+		return PACER_EPARSE;
+	int64_t secs = days_from_epoch(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - off_s;
 	if (secs < 0 || secs > 9223372035LL)
 		return PACER_ERANGE;
 	*wall_ns = (uint64_t)secs * 1000000000u + frac_ns;

@@ -9,7 +9,8 @@
 
 /* Parse s into ns since the Unix epoch (UTC). s is an RFC 3339 date-time
  * (YYYY-MM-DDTHH:MM:SS, 't' or ' ' for 'T' too, an optional fraction of up
- * to 9 digits, then Z or ±HH:MM), or '+' and a duration (util/units.h:
+ * to 9 digits, then Z or ±HH:MM; a leap second, 23:59:60 UTC only, is
+ * the instant it ends: 00:00:00 of the next day), or '+' and a duration (util/units.h:
  * "+30s", "+2m") added to now_wall_ns. 0, or PACER_EPARSE (not one of
  * those forms, a field out of range: month 13, hour 24, ...) or
  * PACER_ERANGE (before 1970 or after 2262). Nothing else is written. */

@@ -5,8 +5,11 @@
  * with result_read_mem as pacer merge reads its files. The ones that load
  * are merged. On failure: a code of the documented set and one terminated
  * line naming a file (or the segment). On success: the merged tree is a
- * result result_read_mem accepts again, and merging the same inputs again
- * gives an equal tree. Violations abort(). */
+ * result result_read_mem accepts again, every count in it a whole number
+ * from 0 to MERGE_COUNT_MAX (no sum wrapped, none negative), and merging
+ * the same inputs again gives an equal tree. Violations abort(); with
+ * FUZZ_SAN's -fno-sanitize-recover=all, so does undefined behaviour (a
+ * signed overflow in a sum). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,6 +22,31 @@
 #include "util/err.h"
 
 #define MAX_PARTS 5
+
+/* Every integer under v is from 0 to MERGE_COUNT_MAX (the merged result's
+ * counts; pacer writes no negative integer). */
+static bool counts_in_range(const json_t *v)
+{
+	if (json_is_integer(v))
+		return json_integer_value(v) >= 0 &&
+		       (unsigned long long)json_integer_value(v) <= MERGE_COUNT_MAX;
+	const char *k;
+	const json_t *x;
+	size_t i;
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, k, x) {
+			if (!counts_in_range(x))
+				return false;
+		}
+	}
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, x) {
+			if (!counts_in_range(x))
+				return false;
+		}
+	}
+	return true;
+}
 
 #define FUZZ_NAME "fuzz_merge"
 #include "common/fuzz_check.h"
@@ -47,11 +75,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(err, 0x5a, sizeof err);
 		int rc = result_merge(in, n, &out, err, sizeof err);
 		if (rc) {
-			CHECK(rc == PACER_EPARSE || rc == PACER_EUNSUPPORTED || rc == -ENOMEM);
+			CHECK(rc == PACER_EPARSE || rc == PACER_EUNSUPPORTED || rc == PACER_ERANGE ||
+			      rc == -ENOMEM);
 			CHECK(out == NULL);
 			CHECK(memchr(err, '\0', sizeof err) != NULL && err[0] && !strchr(err, '\n'));
 		} else {
 			CHECK(out != NULL);
+			CHECK(counts_in_range(json_object_get(out, "measure")));
+			CHECK(counts_in_range(json_object_get(out, "series")));
+			CHECK(counts_in_range(json_object_get(out, "steps")));
 			char *text = json_dumps(out, JSON_COMPACT | JSON_REAL_PRECISION(15));
 			CHECK(text != NULL);
 			struct loaded_result back;

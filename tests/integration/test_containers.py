@@ -2,8 +2,9 @@
 the image built as `make image` builds it (its base from Debian's archive by
 debootstrap, cached), a target container (pacer serve) and three segment
 containers on an internal podman network, each addressed by name as a pod
-of the Indexed Job is (JOB-INDEX.SUBDOMAIN), started by segment 0's barrier;
-segment 2 held back 6 s, so it misses the start and is counted and named.
+of the Indexed Job is (JOB-INDEX.SUBDOMAIN, from /etc/hosts: see
+container()), started by segment 0's barrier;
+segment 2 held back 8 s, so it misses the start and is counted and named.
 The results are collected twice, from `podman logs` (stdout and stderr
 mixed, as kubectl logs gives them) and from segment 0, which merged the
 handed-in results; both equal one unsegmented run of the same plan in every
@@ -147,18 +148,26 @@ class ContainersE2ETest(PacerTestCase):
                          "/usr/local/bin/pacer").stdout.decode()
 
     @classmethod
-    def container(cls, name, args, alias=None, hostname=None, env=(), detach=True, volume=None):
+    def container(cls, name, args, alias=None, hostname=None, env=(), detach=True, volume=None,
+                  ip=None):
         argv = ["run", "--name", name, "--network", cls.net, "--pull=never"]
+        if ip:
+            argv += ["--ip", ip]
+        # every name the containers use is in their /etc/hosts (as the
+        # pods' names are in the cluster's DNS), not left to podman's
+        # aardvark-dns: in CI it once never answered segment 1, started
+        # first, with segment 0's name during segment 0's whole life while
+        # it answered segment 2 at once (aardvark-dns 1.4 reloads its whole
+        # view on every container start); the test is of pacer, and a
+        # segment still starts before segment 0 can be reached
+        for host, addr in cls.hosts.items():
+            argv += ["--add-host", "%s:%s" % (host, addr)]
         if detach:
             argv.append("-d")
         if alias:
             argv += ["--network-alias", alias]
         if hostname:
             argv += ["--hostname", hostname]
-            # a name looked up before its container exists may go to the
-            # host's resolvers; a slow answer there must not hold a
-            # segment's retries (glibc: 5 s a try, twice, per family)
-            argv += ["--dns-option", "timeout:1", "--dns-option", "attempts:2"]
         if volume:
             argv += ["-v", volume]
         for e in env:
@@ -169,8 +178,20 @@ class ContainersE2ETest(PacerTestCase):
     @classmethod
     def run_all(cls):
         cls.net = NAME
-        podman("network", "create", "--internal", cls.net)
+        # a subnet of its own, so that every container has a known address
+        # (another network may hold one of them: try the next)
+        for k in range(8):
+            net = "10.%d.%d" % (200 + (os.getpid() + k) % 50, (os.getpid() // 50 + k) % 250)
+            r = podman("network", "create", "--internal", "--subnet", net + ".0/24", cls.net,
+                       check=False)
+            if r.returncode == 0:
+                break
+        else:
+            raise AssertionError("podman network create: " + r.stderr.decode()[-2000:])
         cls.made["network"] = cls.net
+        cls.ip = {"target": net + ".2"}
+        cls.ip.update({"%s-%d.%s" % (JOB, k, JOB): "%s.%d" % (net, 10 + k) for k in (0, 1, 2)})
+        cls.hosts = {"target": cls.ip["target"], "%s-0.%s" % (JOB, JOB): cls.ip["%s-0.%s" % (JOB, JOB)]}
         plan_file = os.path.join(cls.dir, "plan.yaml")
         with open(plan_file, "w") as f:
             f.write("name: fixed\nroutes:\n  - path: /\n    prefix: true\n"
@@ -178,7 +199,7 @@ class ContainersE2ETest(PacerTestCase):
         os.chmod(plan_file, 0o644)
         r = cls.container(NAME + "-target", ["serve", "--plan", "/plans/plan.yaml", "--listen",
                                              "0.0.0.0:8080", "--threads", "2"],
-                          alias="target", volume="%s:/plans:ro" % cls.dir)
+                          alias="target", volume="%s:/plans:ro" % cls.dir, ip=cls.ip["target"])
         assert r.returncode == 0, r.stderr.decode()
         assert wait_log(NAME + "-target", "listening on", 30), logs(NAME + "-target")
 
@@ -189,9 +210,10 @@ class ContainersE2ETest(PacerTestCase):
         cls.single = json.loads(r.stdout)
 
         # three segments, addressed as pods are; segment 0 gives up on the
-        # others after 3 s (the others would wait a minute for it): segment 1,
-        # started first, checks in within it, however slowly its name
-        # appears on a busy machine; segment 2 comes after it
+        # others after 5 s (the others would wait a minute for it): segment 1,
+        # started first, retries until segment 0's address answers (an
+        # address no one holds yet: each try may wait out ARP, about 3 s)
+        # and checks in within it; segment 2 comes after it
         env = ["PACER_BARRIER_TOKEN=" + TOKEN]
         seg_args = lambda k, timeout: (["run"] + PLAN + [
             "--segment", "%d/3" % k, "--barrier", "%s-0.%s:7450" % (JOB, JOB),
@@ -200,16 +222,16 @@ class ContainersE2ETest(PacerTestCase):
         seg = lambda k: NAME + "-seg%d" % k
         t0 = time.monotonic()
         r = cls.container(seg(1), seg_args(1, "60s"), alias="%s-1.%s" % (JOB, JOB),
-                          hostname="%s-1" % JOB, env=env)
+                          hostname="%s-1" % JOB, env=env, ip=cls.ip["%s-1.%s" % (JOB, JOB)])
         assert r.returncode == 0, r.stderr.decode()
         assert wait_log(seg(1), "checking in", 30), logs(seg(1))
-        r = cls.container(seg(0), seg_args(0, "3s"), alias="%s-0.%s" % (JOB, JOB),
-                          hostname="%s-0" % JOB, env=env)
+        r = cls.container(seg(0), seg_args(0, "5s"), alias="%s-0.%s" % (JOB, JOB),
+                          hostname="%s-0" % JOB, env=env, ip=cls.ip["%s-0.%s" % (JOB, JOB)])
         assert r.returncode == 0, r.stderr.decode()
         assert wait_log(seg(0), "waiting on port", 30), logs(seg(0))
-        time.sleep(6)  # segment 2 held back: it misses the start (3 s + 1 s margin)
+        time.sleep(8)  # segment 2 held back: it misses the start (5 s + 1 s margin)
         r = cls.container(seg(2), seg_args(2, "60s"), alias="%s-2.%s" % (JOB, JOB),
-                          hostname="%s-2" % JOB, env=env)
+                          hostname="%s-2" % JOB, env=env, ip=cls.ip["%s-2.%s" % (JOB, JOB)])
         assert r.returncode == 0, r.stderr.decode()
         cls.codes = {}
         for k in (0, 1, 2):
@@ -238,6 +260,7 @@ class ContainersE2ETest(PacerTestCase):
             # images others made meanwhile are theirs
             podman("rmi", "-f", cls.made["image"], check=False)
         cls.made = {"containers": [], "network": None, "image": None}
+        shutil.rmtree(cls.dir, ignore_errors=True)
 
     @classmethod
     def tearDownClass(cls):
@@ -270,7 +293,11 @@ class ContainersE2ETest(PacerTestCase):
         self.assertIn("the 3 segments' results merged into stdout", self.logs[0])
 
     def merged_both(self):
-        self.assertEqual(self.merge.returncode, 0, self.merge.stderr)
+        self.assertEqual(self.merge.returncode, 0, "%s\nsegment logs (frames left out):\n%s" % (
+            self.merge.stderr.decode(errors="replace"),
+            "\n".join("seg%d: %s" % (k, "\n".join(l for l in self.logs[k].splitlines()
+                                                    if not l.startswith("pacer-frame")))
+                      for k in (0, 1, 2))))
         with open(self.from_logs_path) as f:
             from_logs = json.load(f)
         by_0 = [d for kind, _, d in frames(self.logs[0]) if kind == "merged"]

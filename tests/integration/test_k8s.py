@@ -7,6 +7,7 @@ together by pod 0's barrier (reached through a headless Service by a name
 the pods' subdomain gives, authenticated by the Secret's token) or, with
 --start-in, at one time; a loopback target is refused."""
 
+import base64
 import datetime
 import json
 import os
@@ -207,6 +208,68 @@ class K8sManifestsTest(PacerTestCase):
         m = json.loads(r.stdout)
         self.assertEqual(m["merged"]["segments"], 2)
         self.assertEqual(m["measure"]["requests"]["scheduled"], 200)
+
+    def test_injection(self):
+        """A scenario whose text holds the line and paragraph separators YAML
+        1.1 readers break lines at (U+2028, U+2029, NEL), or whose file name
+        holds a newline, still gives exactly the four documents, in the
+        namespace asked, with the scenario byte for byte: nothing of it
+        becomes a document of its own (a Secret in kube-system)."""
+        d = tempfile.mkdtemp(prefix="pacer-k8s-inj-")
+        evil = ["---", "apiVersion: v1", "kind: Secret", "metadata:", "  name: evil",
+                "  namespace: kube-system", "stringData:", "  a: b"]
+        texts = {}
+        for name, sep in (("ls", "\u2028"), ("ps", "\u2029"), ("nel", "\u0085")):
+            # in a comment, where the scenario's own reader ends the line
+            texts[name + ".yaml"] = ("kind: run\ntarget: http://nginx.load.svc/\nrate: 10\n"
+                                     "# note" + sep + sep.join(evil) + "\n")
+            # in a header's value, quoted
+            texts[name + "-header.yaml"] = (
+                "kind: run\ntarget: http://nginx.load.svc/\nrate: 10\nheader:\n"
+                "  X-Note: \"a" + sep.join(evil).replace('"', "") + "\"\n")
+        texts["x\nkind: Secret\nmetadata: {name: evil, namespace: kube-system}\n.yaml"] = (
+            "kind: run\ntarget: http://nginx.load.svc/\nrate: 10\n")
+        for fname, text in texts.items():
+            path = os.path.join(d, fname)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            r, docs = manifests([path, "--segments", "2", "--image", "x", "--namespace", "load"])
+            self.assertEqual(r.returncode, 0, (fname, r.stderr))
+            self.assertEqual([x["kind"] for x in docs], ["ConfigMap", "Secret", "Service", "Job"],
+                             fname)
+            for x in docs:
+                self.assertEqual(x["metadata"]["namespace"], "load", fname)
+                self.assertEqual(strict(x, "V1" + x["kind"]), [], (fname, x["kind"]))
+                to_model(x, "V1" + x["kind"])
+            self.assertEqual(docs[0]["data"]["scenario.yaml"], text, fname)
+            # the header comment stays one line
+            self.assertTrue(r.stdout.startswith(b"# pacer k8s: 2 segments of "), fname)
+            self.assertEqual(r.stdout.split(b"\n")[1], b"apiVersion: v1", fname)
+
+    def test_secret_header_scenario(self):
+        """A scenario that sets a secret header (Authorization, or a name its
+        redact_header gives) travels in a Secret, never in a ConfigMap."""
+        d = tempfile.mkdtemp(prefix="pacer-k8s-sec-")
+        for extra, header in (("", "Authorization: Bearer s3cret-token"),
+                              ("redact_header: X-Api-Key\n", "X-Api-Key: s3cret-token")):
+            scen = os.path.join(d, "s.yaml")
+            text = ("kind: run\ntarget: http://nginx.load.svc/\nrate: 10\n%sheader:\n  - \"%s\"\n"
+                    % (extra, header))
+            with open(scen, "w") as f:
+                f.write(text)
+            for mode in ([], ["--start-in", "60s"]):
+                r, docs = manifests([scen, "--segments", "2", "--image", "x"] + mode)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertNotIn(b"s3cret-token", r.stdout)
+                kinds = [x["kind"] for x in docs]
+                self.assertEqual(kinds, ["Secret", "Job"] if mode
+                                 else ["Secret", "Secret", "Service", "Job"])
+                sec = to_model(docs[0], "V1Secret")
+                self.assertEqual(strict(docs[0], "V1Secret"), [])
+                self.assertEqual(base64.b64decode(sec.data["scenario.yaml"]).decode(), text)
+                pod = to_model(docs[-1], "V1Job").spec.template.spec
+                self.assertEqual(pod.volumes[0].secret.secret_name, sec.metadata.name)
+                self.assertIsNone(pod.volumes[0].config_map)
 
     def test_refusals(self):
         cmp = os.path.join(os.path.dirname(SCENARIO), "compare-builds.yaml")

@@ -350,7 +350,11 @@ class PassTest(RampCase):
         # connections carry over: the first warm-up opens them, later phases find them open
         self.assertEqual(first["warmup"]["connections"]["open_at_start"], 0)
         self.assertGreater(first["warmup"]["connections"]["opened"], 0)
-        self.assertGreater(first["measure"]["connections"]["open_at_start"], 0)
+        # (on a busy machine the worker's first turn after the warm-up may
+        # come before it has seen its connects complete: still connecting
+        # then, but carried over all the same, not opened anew)
+        mc = first["measure"]["connections"]
+        self.assertGreater(mc["open_at_start"] + mc["connecting_at_start"], 0, mc)
         self.assertGreaterEqual(second["warmup"]["connections"]["open_at_start"],
                                 first["measure"]["connections"]["open_at_start"])
         self.assertIn("knee_per_s", j)
@@ -516,6 +520,11 @@ class UsageTest(RampCase):
         (["--steps", "100", "--precision", "100%"], "--precision"),
         (["--steps", "100", "--step-duration", "0"], "--step-duration"),
         (["--steps", "100", "--after-fail", "x"], "--after-fail"),
+        # a step offered less than one request (issue 32): a Poisson one
+        # scheduled none and failed as "no response measured"
+        (["--steps", "0.5,1", "--step-duration", "300ms", "--arrival", "poisson"],
+         "step 1 is offered 0.15 requests (0.5/s for 300 ms): a step needs at least one"),
+        (["--from", "1", "--to", "100", "--step-duration", "300ms"], "step 1 is offered 0.3"),
     ]
 
     def test_usage_errors(self):

@@ -6,6 +6,7 @@ runs (about 1 s each)."""
 
 import json
 import os
+import select
 import shutil
 import stat
 import subprocess
@@ -69,27 +70,76 @@ class OutputsTest(PacerTestCase):
         self.assertTrue(os.path.isfile(os.path.join(rep, "report.html")))
         self.assertFalse(os.path.exists(os.path.join(rep, "result.json")))
 
+    def test_unwritable_refused_before_the_load(self):
+        """--report-dir - and a file of /proc are refused before any load
+        (issue 32): the first made a folder named '-', the second passed the
+        check (root may write /proc, by access()) and failed after the run."""
+        for args, says in ((["--report-dir", "-"], b"--report-dir -: a folder is needed"),
+                           (["-o", "/proc/version"], b"--out /proc/version: cannot write there"),
+                           (["-o", "/proc/r.json"], b"--out /proc/r.json: cannot write there")):
+            p = subprocess.run([harness.pacer_bin(), "run"] + LOAD + ["-q"] + args,
+                               stdin=subprocess.DEVNULL, capture_output=True, timeout=30,
+                               cwd=self.d)
+            self.assertEqual(p.returncode, 2, (args, p.stderr))
+            self.assertIn(says, p.stderr, args)
+            self.assertNotIn(b"requests", p.stdout + p.stderr, args)  # no load, no summary
+            self.assertEqual(os.listdir(self.d), [], args)
+        p = subprocess.run([harness.pacer_bin(), "report", "/dev/null", "--report-dir", "-"],
+                           capture_output=True, timeout=30, cwd=self.d)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(os.listdir(self.d), [])
+
     def test_fifo_written_in_place(self):
         fifo = os.path.join(self.d, "fifo")
         os.mkfifo(fifo)
-        got = []
-
-        def read():
-            with open(fifo, "rb") as f:
-                got.append(f.read())
-
-        reader = threading.Thread(target=read, daemon=True)
-        reader.start()
+        # a reader from the start (pacer checks for one before the load);
+        # the test's own write end keeps it from an end of file before
+        # pacer has the FIFO open
+        rd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        wr = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        p = subprocess.Popen([harness.pacer_bin(), "run"] + LOAD + ["-q", "-o", fifo],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        data = b""
         try:
-            self.pacer(["-q", "-o", fifo])
+            while True:
+                ready, _, _ = select.select([rd], [], [], 30)
+                self.assertTrue(ready, f"no whole result in the FIFO: {data[-200:]!r}")
+                data += os.read(rd, 65536)
+                try:
+                    doc = json.loads(data)
+                    break
+                except ValueError:
+                    continue
+            os.close(wr)
+            out, err = p.communicate(timeout=30)
         finally:
-            if reader.is_alive():  # pacer never opened it: unblock the reader
-                with open(fifo, "wb"):
-                    pass
-            reader.join(10)
-        self.assertEqual(json.loads(got[0])["kind"], "run")
+            if p.poll() is None:
+                p.kill()
+            os.close(rd)
+        self.assertIn(p.returncode, (0, 4), err)
+        self.assertEqual(doc["kind"], "run")
         self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
         self.assertEqual(os.listdir(self.d), ["fifo"])  # no temporary left beside it
+
+    def test_fifo_without_reader_refused(self):
+        """A FIFO nobody reads, as -o, --hgrm or report -o, is refused at
+        once (issue 32): pacer opened it after the load and waited for a
+        reader for ever."""
+        fifo = os.path.join(self.d, "fifo")
+        os.mkfifo(fifo)
+        says = b"a FIFO that no process reads"
+        for args in (["-o", fifo], ["--hgrm", fifo]):
+            p = subprocess.run([harness.pacer_bin(), "run"] + LOAD + ["-q"] + args,
+                               stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+            self.assertEqual(p.returncode, 2, (args, p.stderr))
+            self.assertIn(says, p.stderr, args)
+        res = os.path.join(self.d, "r.json")
+        self.pacer(["-q", "-o", res])
+        p = subprocess.run([harness.pacer_bin(), "report", res, "--format", "md", "-o", fifo],
+                           capture_output=True, timeout=30)
+        self.assertNotEqual(p.returncode, 0, p.stderr)
+        self.assertIn(says, p.stderr)
 
     def test_link_to_dev_null_kept(self):
         link = os.path.join(self.d, "null.json")

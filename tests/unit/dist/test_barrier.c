@@ -36,6 +36,15 @@ static const char *plan_hex(void)
 	return h;
 }
 
+/* Segment 1 of 3's check-in, of the plan plan_hex() fingerprints, from host "h". */
+static struct wire_checkin checkin_1_of_3(void)
+{
+	struct wire_checkin ci = {.segment = 1, .count = 3};
+	snprintf(ci.plan, sizeof ci.plan, "%s", plan_hex());
+	snprintf(ci.host, sizeof ci.host, "h");
+	return ci;
+}
+
 static struct dist_coord *start(uint32_t n, uint64_t timeout_ns, uint64_t margin_ns)
 {
 	struct dist_coord_cfg cfg = {.port = 0, .loopback = true, .count = n, .secret = SECRET,
@@ -163,6 +172,26 @@ static void test_unreachable_gives_up_at_deadline(void **state)
 	assert_true(took >= 500 * MS && took < 2500 * MS);
 	assert_non_null(strstr(k.err, "before the barrier timeout"));
 	assert_non_null(strstr(k.err, "cannot connect"));
+	/* the tries are tallied: every one could not connect to the address */
+	assert_non_null(strstr(k.err, "tries over"));
+	assert_non_null(strstr(k.err, "could not connect in"));
+	assert_non_null(strstr(k.err, "last resolved to 127.0.0.1"));
+	assert_null(strstr(k.err, "did not resolve"));
+}
+
+static void test_unresolvable_name_said(void **state)
+{
+	(void)state;
+	/* a name under .invalid never resolves (RFC 6761) */
+	struct dist_peer p = {.host = "segment-0.pacer.invalid", .port = 7450, .secret = SECRET};
+	struct wire_checkin ci = checkin_1_of_3();
+	uint64_t s;
+	uint32_t in;
+	char err[512];
+	assert_int_equal(dist_checkin(&p, &ci, clock_now_ns() + 300 * MS, &s, &in, err, sizeof err),
+			 -ETIMEDOUT);
+	assert_non_null(strstr(err, "the name did not resolve in"));
+	assert_non_null(strstr(err, "the name never resolved"));
 }
 
 static void test_refusals(void **state)
@@ -174,9 +203,7 @@ static void test_refusals(void **state)
 	 * check */
 
 	struct dist_peer bad = {.host = "127.0.0.1", .port = port, .secret = "other"};
-	struct wire_checkin ci = {.segment = 1, .count = 3};
-	snprintf(ci.plan, sizeof ci.plan, "%s", plan_hex());
-	snprintf(ci.host, sizeof ci.host, "h");
+	struct wire_checkin ci = checkin_1_of_3();
 	uint64_t s;
 	uint32_t in;
 	char err[256];
@@ -388,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_all_check_in_one_start),
 		cmocka_unit_test(test_timeout_releases_and_late_gets_past_start),
 		cmocka_unit_test(test_unreachable_gives_up_at_deadline),
+		cmocka_unit_test(test_unresolvable_name_said),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_handin),
 		cmocka_unit_test(test_wait_results_times_out),

@@ -369,6 +369,85 @@ static void test_series_every_counter(void **state)
 	hist_free(&h);
 }
 
+/* The numbers of a segment are checked before anything is added: a count
+ * that is not a whole number (200.5, "200", 1e300) is refused, not
+ * skipped; one out of 0..2^53-1 (2^63-1, negative) is refused; and counts
+ * that are each in range but add up past 2^53-1 are refused, not wrapped.
+ * Each message names the file and the field's JSON path. */
+static void test_hostile_numbers(void **state)
+{
+	(void)state;
+	struct hist h;
+	assert_int_equal(hist_init(&h, HIST_SUB_BITS, HIST_MAX_NS), 0);
+	hist_record(&h, 12345);
+	static const struct {
+		const char *field; /* in b.json's measure (a: the requests; s: series[1]) */
+		const char *json;  /* its value */
+		int rc;
+		const char *needle;
+	} cases[] = {
+		{"r.scheduled", "9223372036854775807", PACER_ERANGE,
+		 "b.json: measure.requests.scheduled: 9223372036854775807 is out of range"},
+		{"r.scheduled", "200.5", PACER_EPARSE,
+		 "b.json: measure.requests.scheduled: 200.5 is not a count"},
+		{"r.scheduled", "\"200\"", PACER_EPARSE,
+		 "b.json: measure.requests.scheduled: not a count (a string)"},
+		{"r.scheduled", "1e300", PACER_EPARSE, "b.json: measure.requests.scheduled: 1e+300"},
+		{"r.sent", "-5", PACER_ERANGE, "b.json: measure.requests.sent: -5 is out of range"},
+		{"r.completed", "true", PACER_EPARSE, "b.json: measure.requests.completed: not a count"},
+		{"e.total", "9007199254740992", PACER_ERANGE, "b.json: measure.errors.total"},
+		{"d.duration_s", "\"2\"", PACER_EPARSE, "b.json: measure.duration_s: not a number"},
+		{"d.duration_s", "-1.5", PACER_ERANGE, "b.json: measure.duration_s: -1.5"},
+		{"o.offered_per_s", "1e300", PACER_ERANGE, "b.json: measure.rate.offered_per_s: 1e+300"},
+		{"l.count", "3.5", PACER_EPARSE, "b.json: measure.latency.count: 3.5 is not a count"},
+		{"l.max_us", "-1", PACER_ERANGE, "b.json: measure.latency.max_us: -1"},
+		{"s.completed", "1.5", PACER_EPARSE, "b.json: series[1].completed: 1.5 is not a count"},
+		/* each in range, the sum not: a.json's is 2^53 - 1 too */
+		{"A.dropped", "9007199254740991", PACER_ERANGE,
+		 "b.json: measure.requests.dropped: adding it makes a count outside 0 to 2^53 - 1"},
+		/* a.json schedules 1: the sum is 2^53 - 1, the most */
+		{"r.scheduled", "9007199254740990", 0, NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		json_t *a = segment_result(0, 2, &h, 900), *b = segment_result(1, 2, &h, 900);
+		for (int s = 0; s < 2; s++)
+			json_object_set_new(s ? b : a, "series",
+					    json_pack("[o, o]", point(0, 1, 0, 0, 0, 0),
+						      point(1, 1, 0, 0, 0, 0)));
+		json_error_t je;
+		json_t *v = json_loads(cases[i].json, JSON_DECODE_ANY, &je);
+		assert_non_null(v);
+		const char *key = cases[i].field + 2;
+		json_t *m = json_object_get(b, "measure");
+		switch (cases[i].field[0]) {
+		case 'A':
+			json_object_set(json_object_get(json_object_get(a, "measure"), "requests"),
+					key, v);
+			/* fall through */
+		case 'r': json_object_set(json_object_get(m, "requests"), key, v); break;
+		case 'e': json_object_set(json_object_get(m, "errors"), key, v); break;
+		case 'd': json_object_set(m, key, v); break;
+		case 'o': json_object_set(json_object_get(m, "rate"), key, v); break;
+		case 'l': json_object_set(json_object_get(m, "latency"), key, v); break;
+		case 's': json_object_set(json_array_get(json_object_get(b, "series"), 1), key, v); break;
+		}
+		json_decref(v);
+		struct merge_input in[2] = {{"a.json", a}, {"b.json", b}};
+		json_t *out = NULL;
+		char err[512] = "";
+		int rc = result_merge(in, 2, &out, err, sizeof err);
+		if (rc != cases[i].rc || (cases[i].needle && !strstr(err, cases[i].needle)))
+			fail_msg("case %zu (%s = %s): rc %d, err '%s'", i, cases[i].field,
+				 cases[i].json, rc, err);
+		if (rc)
+			assert_null(out);
+		json_decref(out);
+		json_decref(a);
+		json_decref(b);
+	}
+	hist_free(&h);
+}
+
 /* A field no rule covers is refused, naming it, rather than dropped or
  * taken from one segment; a field that must be the same in every segment
  * is compared; the rules' own table finds every path it lists. */
@@ -466,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_series_outage),
 		cmocka_unit_test(test_series_every_counter),
 		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_hostile_numbers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -367,6 +367,28 @@ static void test_booleans_and_duplicate_keys(void **state)
 	}
 }
 
+/* The redaction keys: redact_header a name or a list of them (one
+ * --redact-header each), no_redact a flag. */
+static void test_redact_keys(void **state)
+{
+	(void)state;
+	static struct scenario s;
+	const char *text = "kind: run\ntarget: http://h/\nredact_header: [X-A, X-B]\nno_redact: true\n"
+			   "header:\n  X-A: secret\n";
+	parse_ok(text, &s);
+	const char *want[] = {"run", "--redact-header", "X-A", "--redact-header", "X-B", "--no-redact",
+			      "--header", "X-A: secret"};
+	assert_true(s.nargs >= (int)N(want));
+	for (size_t k = 0; k < N(want); k++)
+		assert_string_equal(s.args[k], want[k]);
+	scenario_free(&s);
+	text = "kind: run\ntarget: http://h/\nredact_header: X-C\n";
+	parse_ok(text, &s);
+	assert_string_equal(s.args[1], "--redact-header");
+	assert_string_equal(s.args[2], "X-C");
+	scenario_free(&s);
+}
+
 /* The HTTP/2 keys: h2c a flag, http2 true/false/prefer (--http2[=prefer]). */
 static void test_http2_keys(void **state)
 {
@@ -427,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_generation_error_names_the_table),
 		cmocka_unit_test(test_booleans_and_duplicate_keys),
 		cmocka_unit_test(test_http2_keys),
+		cmocka_unit_test(test_redact_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 /* Unit tests: the report writers (report/render.c and the files behind it):
  * escaping in Markdown, HTML and text; the seven sections and the facts they
  * state (self-contained, loopback, closed loop, interrupted, errors,
- * generator-limited, cost); determinism; CSV layout and quoting; .hgrm from
+ * generator-limited, cost, the target's waits for a CPU); determinism; CSV layout and quoting; .hgrm from
  * saved pairs; .hlog decoded here by an independent reader of HdrHistogram's
  * V2 encoding (base64, zlib, ZigZag LEB128, HdrHistogram's own index
  * formula); the SVG charts; and the files of a report folder. */
@@ -521,6 +521,131 @@ static void test_costs_cores_connections(void **state)
 	md = render(j, REPORT_FMT_MD, NULL);
 	CHECK(!has(md, "per core over") && has(md, "No per-core figure: the target's CPU at step 3 "
 						   "was not measured"), "%s", md);
+	free(md);
+}
+
+/* A target_resources with waits for a CPU: by PID (wait_pct, wait_s) or,
+ * for a cgroup, its pressure (NAN leaves a pair null). */
+static json_t *waits(double busy, double wait_s, double wait_pct, double psi_s, double psi_pct)
+{
+	json_t *t = fx_parse("{\"source\":\"pid 1\",\"cpu_s\":1.0,\"cpu_ms_per_request\":1.0,"
+			     "\"notes\":[]}");
+	json_object_set_new(t, "cores_busy", json_real(busy));
+	json_object_set_new(t, "cpu_wait_s", isnan(wait_s) ? json_null() : json_real(wait_s));
+	json_object_set_new(t, "cpu_wait_pct", isnan(wait_pct) ? json_null() : json_real(wait_pct));
+	json_object_set_new(t, "cpu_pressure_some_s",
+			    isnan(psi_s) ? json_null() : json_real(psi_s));
+	json_object_set_new(t, "cpu_pressure_some_pct",
+			    isnan(psi_pct) ? json_null() : json_real(psi_pct));
+	return t;
+}
+
+/* The target's waits for a CPU: a material share (20 % of its runnable
+ * time, and 5 % of the phase in waits) says it was starved by other work
+ * on its machine when it left cores idle, that its threads queued for its
+ * own cores when it filled them, nothing when not material or not
+ * measured; a cgroup's pressure likewise; the ramp's capacity sentence
+ * says it of the deciding step. */
+static void test_cpu_wait(void **state)
+{
+	(void)state;
+	/* 0.5 s of waits beside 1 s of CPU in a 2 s phase, 0.5 of 4 cores busy */
+	json_t *j = fx_run();
+	json_object_set_new(j, "target_resources", waits(0.5, 0.5, 33.33, NAN, NAN));
+	char *md = render(json_incref(j), REPORT_FMT_MD, NULL);
+	char *t = render(json_incref(j), REPORT_FMT_TEXT, NULL);
+	static const char *const want[] = {
+		"- Starved of CPU by other work on its machine: the target's threads waited for a CPU "
+		"for 33.33% of the time they were ready to run (",
+		"while it kept 0.50 of the 4 cores it could use busy. Other work had the CPUs it could "
+		"use (pacer's own threads among it: the target ran on this machine), so these figures "
+		"are those of the target on a busy machine",
+		"| Target waits for a CPU | 0.500 s (33.33% of the time its threads were ready to run) |",
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		CHECK(has(md, want[i]), "missing: %s\n%s", want[i], md);
+	/* the terminal: the brief form */
+	CHECK(has(t,
+		  "  - Starved of CPU by other work on its machine: the target waited for a CPU\n"
+		  "    33.33% of the time it was ready to run;") &&
+		      !has(t, "pacer's own threads among it"),
+	      "%s", t);
+	free(md);
+	free(t);
+	/* the target filled its cores: its own threads queued */
+	json_object_set_new(j, "target_resources", waits(3.8, 0.5, 33.33, NAN, NAN));
+	md = render(json_incref(j), REPORT_FMT_MD, NULL);
+	CHECK(has(md, "- CPU wait: the target's threads waited for a CPU for 33.33%") &&
+		      has(md, "while it kept 3.80 of the 4 cores it could use busy: its runnable "
+			      "threads outnumbered the cores it could use") &&
+		      !has(md, "Starved"),
+	      "%s", md);
+	free(md);
+	/* not material: a small share, or a large share of tiny waits (2.5 %
+	 * of the phase); not measured: no row either */
+	static const double calm[][2] = {{0.5, 19.9}, {0.05, 80}};
+	for (size_t i = 0; i < 2; i++) {
+		json_object_set_new(j, "target_resources",
+				    waits(0.5, calm[i][0], calm[i][1], NAN, NAN));
+		md = render(json_incref(j), REPORT_FMT_MD, NULL);
+		CHECK(!has(md, "Starved") && !has(md, "CPU wait:") &&
+			      has(md, "| Target waits for a CPU |"),
+		      "%s", md);
+		free(md);
+	}
+	json_object_set_new(j, "target_resources", waits(0.5, NAN, NAN, NAN, NAN));
+	md = render(json_incref(j), REPORT_FMT_MD, NULL);
+	CHECK(!has(md, "Starved") && !has(md, "waits for a CPU |") && !has(md, "CPU pressure"),
+	      "%s", md);
+	free(md);
+	/* a cgroup: its pressure, another figure, the same judgement */
+	json_object_set_new(j, "target_resources", waits(0.5, NAN, NAN, 0.8, 40));
+	md = render(json_incref(j), REPORT_FMT_MD, NULL);
+	CHECK(has(md, "- Starved of CPU by other work on its machine: for 40.00% of the measured "
+		      "phase at least one of the target cgroup's tasks waited for a CPU") &&
+		      has(md,
+			  "| Target CPU pressure (cgroup) | 0.800 s with a task waiting for a CPU "
+			  "(40.00% of the phase) |"),
+	      "%s", md);
+	free(md);
+	json_object_set_new(j, "target_resources", waits(0.5, NAN, NAN, 0.3, 15));
+	md = render(j, REPORT_FMT_MD, NULL);
+	CHECK(!has(md, "Starved"), "%s", md);
+	free(md);
+
+	/* a ramp: the failing step 3 decides the capacity and was starved */
+	j = fx_ramp();
+	json_t *steps = json_object_get(j, "steps");
+	for (size_t i = 0; i < 3; i++)
+		json_object_set_new(json_array_get(steps, i), "target_resources",
+				    i == 2 ? waits(0.9, 0.8, 44.44, NAN, NAN)
+					   : waits(0.5, 0.02, 2, NAN, NAN));
+	md = render(json_incref(j), REPORT_FMT_MD, NULL);
+	CHECK(has(md,
+		  " At step 3 the target was starved of CPU by other work on its machine (the "
+		  "target waited for a CPU 44.44% of the time it was ready to run, while it kept "
+		  "0.90 of the 4 cores it could use busy): this is the capacity of the target on "
+		  "a busy machine, not on an idle one."),
+	      "%s", md);
+	CHECK(has(md, "- Step 3 (1,000 requests/s): Starved of CPU by other work on its machine") &&
+		      !has(md, "Step 1 (250 requests/s): Starved"),
+	      "%s", md);
+	CHECK(has(md, "| Target CPU wait |") && has(md, "| 44.44% |") && has(md, "| 2.00% |"), "%s",
+	      md);
+	free(md);
+	/* the highest passing step starved, the failing one not */
+	json_object_set_new(json_array_get(steps, 2), "target_resources",
+			    waits(0.5, 0.02, 2, NAN, NAN));
+	json_object_set_new(json_array_get(steps, 1), "target_resources",
+			    waits(0.5, 0.6, 37.5, NAN, NAN));
+	md = render(json_incref(j), REPORT_FMT_MD, NULL);
+	CHECK(has(md, " At step 2 the target was starved of CPU"), "%s", md);
+	free(md);
+	/* none starved: no such sentence */
+	json_object_set_new(json_array_get(steps, 1), "target_resources",
+			    waits(0.5, 0.02, 2, NAN, NAN));
+	md = render(j, REPORT_FMT_MD, NULL);
+	CHECK(!has(md, "starved") && !has(md, "Starved"), "%s", md);
 	free(md);
 }
 
@@ -1367,6 +1492,7 @@ int main(void)
 		cmocka_unit_test(test_headline_failures_and_unanswered),
 		cmocka_unit_test(test_workload_sentences),
 		cmocka_unit_test(test_costs_cores_connections),
+		cmocka_unit_test(test_cpu_wait),
 		cmocka_unit_test(test_hostile_strings),
 		cmocka_unit_test(test_html_structure),
 		cmocka_unit_test(test_deterministic),

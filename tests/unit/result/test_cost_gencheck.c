@@ -1,5 +1,5 @@
-/* Cost per million requests (exact arithmetic, profile parsing) and the
- * pooling of target usage. The generator self-checks are tested in
+/* Cost per million requests (exact arithmetic, profile parsing), the
+ * pooling of target usage and its waits for a CPU. The generator self-checks are tested in
  * test_gencheck.c. */
 #include <math.h>
 #include <setjmp.h>
@@ -82,6 +82,50 @@ static void test_target_pool(void **state)
 	struct target_usage none = {0};
 	target_usage_pool(&none, &(struct target_usage){0}, 1);
 	assert_false(none.known);
+	/* waits for a CPU add up, and are known only when every part knew them */
+	struct target_usage w = {
+		.known = true, .cpu_s = 3, .cpu_wait_known = true, .cpu_wait_s = 1};
+	struct target_usage w2 = w;
+	target_usage_pool(&w, &w2, 10);
+	assert_true(w.cpu_wait_known && w.cpu_wait_s == 2 && w.cpu_s == 6);
+	assert_true(target_usage_cpu_wait_pct(&w) == 25.0);
+	w2.cpu_wait_known = false;
+	target_usage_pool(&w, &w2, 15);
+	assert_false(w.cpu_wait_known);
+	assert_true(isnan(target_usage_cpu_wait_pct(&w)));
+	struct target_usage p = {
+		.known = true, .cpu_pressure_known = true, .cpu_pressure_some_s = 1};
+	target_usage_pool(&p, &p, 4);
+	assert_true(p.cpu_pressure_known && p.cpu_pressure_some_s == 2);
+	assert_true(target_usage_pressure_pct(&p, 8) == 25.0);
+	assert_true(isnan(target_usage_pressure_pct(&p, 0)));
+	assert_false(p.cpu_wait_known);
+}
+
+/* The wait share and when it is worth saying: a fifth of the runnable
+ * time, and at least 5 % of the phase in waits. */
+static void test_cpu_wait_material(void **state)
+{
+	(void)state;
+	struct target_usage t = {.known = true, .cpu_wait_known = true};
+	assert_true(target_usage_cpu_wait_pct(&t) == 0); /* neither ran nor waited */
+	t.cpu_s = 3;
+	t.cpu_wait_s = 1;
+	assert_true(target_usage_cpu_wait_pct(&t) == 25.0);
+	t.known = false;
+	assert_true(isnan(target_usage_cpu_wait_pct(&t)));
+	/* 25 % of the runnable time, 1 s of waits in a 10 s phase: material */
+	assert_true(target_cpu_wait_material(25, 1, 10));
+	assert_true(target_cpu_wait_material(20, 0.5, 10));
+	assert_false(target_cpu_wait_material(19.99, 1, 10));
+	/* a nearly idle target: 80 % of its bursts waiting, 10 ms in 10 s */
+	assert_false(target_cpu_wait_material(80, 0.01, 10));
+	assert_false(target_cpu_wait_material(80, 0.49, 10));
+	assert_false(target_cpu_wait_material(NAN, 1, 10));
+	assert_false(target_cpu_wait_material(50, 1, 0));
+	assert_true(target_cpu_pressure_material(20));
+	assert_false(target_cpu_pressure_material(19.9));
+	assert_false(target_cpu_pressure_material(NAN));
 }
 
 int main(void)
@@ -90,6 +134,7 @@ int main(void)
 		cmocka_unit_test(test_cost_arithmetic),
 		cmocka_unit_test(test_cost_profiles),
 		cmocka_unit_test(test_target_pool),
+		cmocka_unit_test(test_cpu_wait_material),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

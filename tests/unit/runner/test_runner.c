@@ -299,6 +299,19 @@ static void test_ramp_slo_and_refine(void **state)
 	/* the failing step really was over capacity: at most one response per
 	 * 20 ms in its window, a backlog left for the drain */
 	assert_true(r->steps[1].run.measure.scheduled >= 34);
+	if (r->steps[2].verdict.inconclusive) {
+		/* a machine that kept pacer late (this test under TSan beside
+		 * CI's other stages: the refine step at 75 % of the single
+		 * connection's capacity, its requests waiting for it): the step
+		 * passed but pacer's own lateness could have decided it, so it is
+		 * no capacity, and the ramp says the capacity is a lower bound
+		 * (the test sets no retries) */
+		print_message("refine step inconclusive: %s%s\n", r->steps[2].verdict.reason,
+			      r->steps[2].verdict.why);
+		assert_int_equal(r->highest_pass, 0);
+		assert_int_equal(r->bound, RAMP_BOUND_LOWER);
+		return;
+	}
 	if (r->highest_pass != 2)
 		fail_msg("highest passing step %d, want 2 (step 1: %s%s; step 2: %s%s)",
 			 (int)r->highest_pass, r->steps[1].verdict.reason, r->steps[1].verdict.why,

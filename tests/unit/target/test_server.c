@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -685,6 +686,22 @@ static void test_threads_and_limits(void **state)
 	assert_int_equal(st.connections, 6);
 	assert_int_equal(st.rejected, 1);
 	assert_int_equal(st.requests, 12);
+	/* the three server threads' IDs, each a thread of this process, none
+	 * this test's own (a thread says it once it runs: waited for) */
+	pid_t tids[8];
+	for (int i = 0; i < 500 && target_tids(srv, tids, 8) < 3; i++)
+		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+	assert_int_equal(target_tids(srv, tids, 8), 3);
+	assert_int_equal(target_tids(srv, tids, 2), 2);
+	assert_int_equal(target_tids(srv, tids, 8), 3);
+	for (int i = 0; i < 3; i++) {
+		char path[64];
+		snprintf(path, sizeof path, "/proc/self/task/%d", (int)tids[i]);
+		assert_int_equal(access(path, F_OK), 0);
+		assert_true(tids[i] != gettid());
+		for (int k = 0; k < i; k++)
+			assert_true(tids[k] != tids[i]);
+	}
 	/* stop with the connections still open */
 	stop();
 	for (int i = 0; i < 6; i++) {
