@@ -35,6 +35,17 @@ have_hdr zlib.h || need+=(zlib1g-dev)
 # the run history (pacer --history, pacer history, pacer diff)
 have_hdr sqlite3.h || need+=(libsqlite3-dev)
 have_hdr nghttp2/nghttp2.h || need+=(libnghttp2-dev)
+# HTTP/3 (--http3): QUIC by ngtcp2 with its GnuTLS crypto, HTTP/3 by nghttp3
+have_hdr ngtcp2/ngtcp2.h || need+=(libngtcp2-dev)
+have_hdr ngtcp2/ngtcp2_crypto_gnutls.h || need+=(libngtcp2-crypto-gnutls-dev)
+have_hdr nghttp3/nghttp3.h || need+=(libnghttp3-dev)
+have_hdr gnutls/gnutls.h || need+=(libgnutls28-dev)
+# the HTTP/3 tests' outside server (caddy: HTTP/3 on by default) and the
+# benchmark's HTTP/3 peer (ngtcp2's example client: Debian's h2load has no QUIC)
+have_cmd caddy || need+=(caddy)
+have_cmd gtlsclient || need+=(ngtcp2-client)
+# tc netem in a network namespace of its own: the HTTP/3 loss test
+have_cmd tc || need+=(iproute2)
 # pacer run -s FILE.lua: wrk's scripting interface and sessions (src/script)
 have_hdr luajit-2.1/lua.h || need+=(libluajit-5.1-dev)
 have_cmd openssl || need+=(openssl)

@@ -422,13 +422,15 @@ static const struct cli_help cli_help_diff = {
 	.name = "diff",
 	.summary = "two saved results side by side: changes beyond noise, a CI gate",
 	.synopsis = "pacer diff OLD NEW [--noise 5%] [--fail-on RULES] [--force] [--json]",
-	.description = "OLD and NEW are saved results (--out FILE) or runs of a history (FILE.db:ID, "
-		       "FILE.db:last, FILE.db:prev). Per metric: old, new, the change and whether "
-		       "it is beyond the noise (bootstrap over repetitions, else each side's "
-		       "percentile interval; errors: a two-proportion test). Results of another "
-		       "table hash, workload, hardware or pacer major version are not comparable.\n"
-		       "RULES: comma-separated, e.g. 'p99>+10%,capacity<-5%,errors>+0.1pp': a rule "
-		       "fires when the change is beyond the noise and past its threshold.",
+	.description =
+		"OLD and NEW are saved results (--out FILE) or runs of a history (FILE.db:ID, "
+		"FILE.db:last, FILE.db:prev). Per metric: old, new, the change and whether "
+		"it is beyond the noise (bootstrap over repetitions, else each side's "
+		"percentile interval; errors: a two-proportion test). Results of another "
+		"table hash, workload, protocol, hardware or pacer major version are not "
+		"comparable.\n"
+		"RULES: comma-separated, e.g. 'p99>+10%,capacity<-5%,errors>+0.1pp': a rule "
+		"fires when the change is beyond the noise and past its threshold.",
 	.examples = diff_examples,
 	.n_examples = sizeof diff_examples / sizeof diff_examples[0],
 	.exits = diff_exits,

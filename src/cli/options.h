@@ -50,12 +50,16 @@
 	{0, "h2c", OPT_FLAG, &(p).http.h2c, NULL, NULL,                                           \
 	 "HTTP/2 over cleartext with prior knowledge (http:// URLs; docs/http2.md)", false},        \
 	{0, "h2-window", OPT_STR, &(p).http.window, "SIZE", "16MiB",                              \
-	 "HTTP/2: receive window of each stream and of each connection", false},                    \
+	 "HTTP/2: receive window of each stream and connection (HTTP/3: of each stream)", false},                    \
 	{0, "http2", OPT_OPTSTR, &(p).http.http2, "prefer", NULL,                                   \
 	 "HTTP/2 over TLS by ALPN h2 (https:// URLs); =prefer: HTTP/1.1 where the server keeps it", \
 	 false},                                                                                    \
+	{0, "http3", OPT_FLAG, &(p).http.http3, NULL, NULL,                                        \
+	 "HTTP/3 over QUIC v1 (UDP; https:// URLs; docs/http3.md)", false},                         \
+	{0, "alpn", OPT_STR, &(p).http.alpn, "h3", NULL,                                            \
+	 "the protocol to negotiate: h3 (the same as --http3)", false},                              \
 	{0, "max-streams", OPT_U32, &(p).http.max_streams, "N", "100",                              \
-	 "HTTP/2: most requests in flight per connection (also the server's limit)", false},       \
+	 "HTTP/2, HTTP/3: most requests in flight per connection (also the server's limit)", false}, \
 	{0, "connect-to", OPT_STR, &(p).connect_to, "HOST:PORT", NULL,                              \
 	 "connect there instead of the URL's host and port; the requests stay as they are", false}, \
 	{0, "unix-socket", OPT_STR, &(p).unix_socket, "PATH", NULL,                                 \

@@ -59,7 +59,8 @@ void rj_hist(struct jsonw *j, const struct hist *h);
 /* The "hist" key: h's buckets as (value, count) pairs in ns, with its layout
  * (sub_bits, max_value), so that results merge exactly (pacer merge). */
 void rj_hist_buckets(struct jsonw *j, const struct hist *h);
-void rj_series(struct jsonw *j, const struct series_point *pts, size_t n);
+/* The per-second series; quic: each second carries HTTP/3's QUIC figures. */
+void rj_series(struct jsonw *j, const struct series_point *pts, size_t n, bool quic);
 /* --repeat: each repetition's figures and their median/min/max. */
 void rj_repetitions(struct jsonw *j, const struct rep_figure *reps, size_t n);
 /* Median/min/max of figure k (0 achieved/s, 1 p50 us, 2 p90, 3 p99, 4 p99.9,

@@ -278,6 +278,38 @@ static int merge_streams(struct mctx *m, json_t *dst, const json_t *const *ph, c
 	return rc;
 }
 
+/* A phase's QUIC figures: the counters are summed (merge_sum_ints); the
+ * smoothed RTT's mean is weighted by each segment's connections and its
+ * max is the largest; GSO and GRO were used when any segment used them. */
+static int merge_quic(struct mctx *m, json_t *dst, const json_t *const *ph)
+{
+	double sum = 0, most = 0;
+	uint64_t n = 0;
+	bool gso = false, gro = false;
+	for (size_t s = 0; s < m->n; s++) {
+		const json_t *q = jget(ph[s], KEY_QUIC);
+		const json_t *r = jget(q, KEY_SMOOTHED_RTT);
+		uint64_t c = u64_at(r, KEY_CONNECTIONS);
+		sum += num_at(r, KEY_MEAN_US, 0) * (double)c;
+		n += c;
+		most = fmax(most, num_at(r, KEY_MAX_US, 0));
+		gso |= json_is_true(jget(q, KEY_GSO));
+		gro |= json_is_true(jget(q, KEY_GRO));
+	}
+	json_t *r = json_object_get(dst, KEY_SMOOTHED_RTT);
+	int rc = 0;
+	if (json_is_object(r)) {
+		rc = set_new(r, KEY_MEAN_US, real_dp(n ? sum / (double)n : 0, 3));
+		if (!rc)
+			rc = set_new(r, KEY_MAX_US, real_dp(most, 3));
+	}
+	if (!rc)
+		rc = set_new(dst, KEY_GSO, json_boolean(gso));
+	if (!rc)
+		rc = set_new(dst, KEY_GRO, json_boolean(gro));
+	return rc;
+}
+
 /* Merge the array of objects at key (by_name: matched by name; hosts and
  * outcomes: by position) of every segment's phase into dst's. */
 int merge_rows(struct mctx *m, json_t *dst, const json_t *const *ph, const char *key,
@@ -467,8 +499,10 @@ int merge_phase(struct mctx *m, json_t *dst, const json_t *const *ph, const char
 			for (size_t s = 1; s < m->n && !rc; s++)
 				if (json_is_object(jget(ph[s], k)))
 					rc = merge_sum_ints(m, v, jget(ph[s], k), s, w);
-			if (!rc && !strcmp(k, KEY_HTTP2))
+			if (!rc && (!strcmp(k, KEY_HTTP2) || !strcmp(k, KEY_HTTP3)))
 				rc = merge_streams(m, v, ph, k, SIZE_MAX, "sent");
+			if (!rc && !strcmp(k, KEY_QUIC))
+				rc = merge_quic(m, v, ph);
 		} else if (json_is_integer(v)) {
 			for (size_t s = 1; s < m->n && !rc; s++) {
 				json_int_t sum;

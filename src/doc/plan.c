@@ -247,9 +247,13 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	jw_key(j, KEY_CONNECT_TO);
 	jw_str(j, p->connect_to);
 	jw_key(j, KEY_HTTP);
-	jw_str(j, p->http.h2c ? "h2c" : !p->http.http2 ? "1.1" : *p->http.http2 ? "h2-prefer" : "h2");
+	jw_str(j, plan_http3(p)	    ? "h3"
+		  : p->http.h2c	    ? "h2c"
+		  : !p->http.http2   ? "1.1"
+		  : *p->http.http2   ? "h2-prefer"
+				     : "h2");
 	jw_key(j, KEY_MAX_STREAMS);
-	if (p->http.h2c || p->http.http2)
+	if (p->http.h2c || p->http.http2 || plan_http3(p))
 		jw_u64(j, p->http.max_streams ? p->http.max_streams : PLAN_DEFAULT_STREAMS);
 	else
 		jw_null(j);
@@ -266,9 +270,22 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 		jw_key(j, "client_cert");
 		jw_str(j, p->tls.cert);
 		jw_key(j, KEY_RESUME);
-		jw_bool(j, plan_tls_resume(p));
+		jw_bool(j, plan_tls_resume(p) && !plan_http3(p)); /* QUIC: full handshakes */
 		jw_key(j, "self_signed_target");
 		jw_bool(j, p->tls.self_signed);
+		jw_obj_end(j);
+	} else {
+		jw_null(j);
+	}
+	jw_key(j, KEY_QUIC); /* HTTP/3's transport: QUIC v1, full 1-RTT handshakes, no 0-RTT */
+	if (plan_http3(p)) {
+		jw_obj(j);
+		jw_key(j, KEY_VERSION);
+		jw_str(j, "1");
+		jw_key(j, "zero_rtt");
+		jw_bool(j, false);
+		jw_key(j, "congestion_control");
+		jw_str(j, "cubic");
 		jw_obj_end(j);
 	} else {
 		jw_null(j);

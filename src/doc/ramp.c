@@ -243,7 +243,7 @@ static void json_step(struct jsonw *j, const struct ramp_step *s, const struct i
 	jw_key(j, KEY_MEASURE);
 	rj_phase(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, true, achieved(r),
 		 in, names);
-	rj_series(j, r->series, r->series_len);
+	rj_series(j, r->series, r->series_len, phase_stats_quic(&r->measure));
 	if (r->n_reps > 1)
 		rj_repetitions(j, r->reps, r->n_reps);
 	rj_usage(j, r, ctx);

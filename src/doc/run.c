@@ -59,6 +59,100 @@ static void write_h2(struct jsonw *j, const struct h2_stats *h)
 	jw_obj_end(j);
 }
 
+/* The codes of an HTTP/3 per-code counter, as an object of the codes seen. */
+static void write_h3_codes(struct jsonw *j, const char *key, const uint64_t *by_code)
+{
+	jw_key(j, key);
+	jw_obj(j);
+	for (unsigned i = 0; i < H3_ERR_CODES; i++) {
+		if (!by_code[i])
+			continue;
+		jw_key(j, h3_err_name(i));
+		jw_u64(j, by_code[i]);
+	}
+	jw_obj_end(j);
+}
+
+/* HTTP/3 figures of a phase (only when HTTP/3 was spoken or tried). */
+static void write_h3(struct jsonw *j, const struct h3_stats *h)
+{
+	jw_key(j, KEY_HTTP3);
+	jw_obj(j);
+	jw_key(j, KEY_CONNECTIONS_H3);
+	jw_u64(j, h->conns_h3);
+	jw_key(j, KEY_GOAWAY);
+	jw_u64(j, h->goaway);
+	jw_key(j, KEY_RETRIED);
+	jw_u64(j, h->retried);
+	write_h3_codes(j, KEY_RESETS, h->resets);
+	jw_key(j, KEY_STREAMS_MAX);
+	jw_u64(j, h->streams_max);
+	jw_key(j, KEY_STREAMS_MEAN);
+	jw_dbl(j, h->streams_n ? (double)h->streams_sum / (double)h->streams_n : 0, 2);
+	jw_key(j, KEY_STREAM_CREDIT_WAITS);
+	jw_u64(j, h->stream_credit_waits);
+	jw_key(j, KEY_FLOW_CONTROL_BLOCKED);
+	jw_u64(j, h->fc_blocked);
+	jw_obj_end(j);
+}
+
+/* QUIC figures of a phase (HTTP/3's transport). */
+static void write_quic(struct jsonw *j, const struct quic_stats *q)
+{
+	jw_key(j, KEY_QUIC);
+	jw_obj(j);
+	jw_key(j, "handshakes");
+	jw_u64(j, q->handshakes);
+	jw_key(j, KEY_PACKETS_SENT);
+	jw_u64(j, q->pkts_sent);
+	jw_key(j, KEY_PACKETS_RECEIVED);
+	jw_u64(j, q->pkts_recv);
+	jw_key(j, KEY_PACKETS_LOST);
+	jw_u64(j, q->pkts_lost);
+	jw_key(j, KEY_CONGESTION_EVENTS);
+	jw_u64(j, q->congestion_events);
+	jw_key(j, KEY_PROBE_TIMEOUTS);
+	jw_u64(j, q->pto);
+	jw_key(j, KEY_CWND_STALLS);
+	jw_u64(j, q->cwnd_stalls);
+	jw_key(j, "datagrams_dropped_tx");
+	jw_u64(j, q->tx_dropped);
+	jw_key(j, "datagrams_dropped_rx");
+	jw_u64(j, q->rx_dropped);
+	jw_key(j, KEY_CLOSES);
+	jw_obj(j);
+	jw_key(j, KEY_IDLE_TIMEOUT);
+	jw_u64(j, q->close_idle);
+	jw_key(j, KEY_BY_SERVER);
+	jw_u64(j, q->close_peer);
+	jw_key(j, KEY_BY_SERVER_APP);
+	jw_u64(j, q->close_peer_app);
+	write_h3_codes(j, "by_server_app_codes", q->close_app_codes);
+	jw_key(j, KEY_STATELESS_RESET);
+	jw_u64(j, q->close_reset);
+	jw_key(j, KEY_PORT_UNREACHABLE);
+	jw_u64(j, q->close_unreachable);
+	jw_key(j, KEY_BY_PACER);
+	jw_u64(j, q->close_local);
+	jw_key(j, KEY_VERSION_NEGOTIATION);
+	jw_u64(j, q->version_negotiation);
+	jw_obj_end(j);
+	jw_key(j, KEY_SMOOTHED_RTT);
+	jw_obj(j);
+	jw_key(j, KEY_CONNECTIONS);
+	jw_u64(j, q->rtt_n);
+	jw_key(j, KEY_MEAN_US);
+	jw_dbl(j, q->rtt_n ? (double)q->rtt_sum_ns / (double)q->rtt_n / 1e3 : 0, 3);
+	jw_key(j, KEY_MAX_US);
+	jw_dbl(j, (double)q->rtt_max_ns / 1e3, 3);
+	jw_obj_end(j);
+	jw_key(j, KEY_GSO);
+	jw_bool(j, q->gso);
+	jw_key(j, KEY_GRO);
+	jw_bool(j, q->gro);
+	jw_obj_end(j);
+}
+
 /* "connect_failures": {"refused": n, "reset": n, "timeout": n, "other": n}
  * (a phase's errors.connect, or one second's, by cause). */
 static void rj_connect_failures(struct jsonw *j, const uint64_t *by_cause)
@@ -76,14 +170,17 @@ static void rj_connect_failures(struct jsonw *j, const uint64_t *by_cause)
  * connections (none sent: a refusing server), else null (none connected). */
 static const char *host_protocol(const struct host_stats *h)
 {
+	if (h->sent_h3 || h->conns_h3)
+		return "h3";
 	bool h2 = h->sent_h2 || (!h->sent_h1 && h->conns_h2);
 	bool h1 = h->sent_h1 || (!h->sent_h2 && h->conns_h1);
 	return h2 && h1 ? "h2+http/1.1" : h2 ? "h2" : h1 ? "http/1.1" : NULL;
 }
 
 /* A hosts entry's protocol, its connections by protocol and, when the
- * phase tried HTTP/2, the streams in flight on its connections. */
-static void write_host_protocol(struct jsonw *j, const struct host_stats *h, bool h2)
+ * phase tried HTTP/2 or spoke HTTP/3, the streams in flight on its
+ * connections. */
+static void write_host_protocol(struct jsonw *j, const struct host_stats *h, bool h2, bool h3)
 {
 	jw_key(j, KEY_PROTOCOL);
 	jw_str(j, host_protocol(h));
@@ -91,12 +188,17 @@ static void write_host_protocol(struct jsonw *j, const struct host_stats *h, boo
 	jw_u64(j, h->conns_h2);
 	jw_key(j, KEY_CONNECTIONS_H1);
 	jw_u64(j, h->conns_h1);
-	if (!h2)
+	if (h3) {
+		jw_key(j, KEY_CONNECTIONS_H3);
+		jw_u64(j, h->conns_h3);
+	}
+	if (!h2 && !h3)
 		return;
+	uint64_t sent = h->sent_h2 + h->sent_h3;
 	jw_key(j, KEY_STREAMS_MAX);
 	jw_u64(j, h->streams_max);
 	jw_key(j, KEY_STREAMS_MEAN);
-	jw_dbl(j, h->sent_h2 ? (double)h->streams_sum / (double)h->sent_h2 : 0, 2);
+	jw_dbl(j, sent ? (double)h->streams_sum / (double)sent : 0, 2);
 }
 
 void rj_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns,
@@ -232,10 +334,15 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 	jw_arr_end(j);
 	jw_obj_end(j);
 
-	bool h2 = p->h2.conns_h2 || p->h2.conns_h1 || p->h2.streams_n || p->h2.goaway ||
-		  p->errors[ERRK_PROTOCOL];
+	bool h3 = phase_stats_quic(p);
+	bool h2 = !h3 && (p->h2.conns_h2 || p->h2.conns_h1 || p->h2.streams_n || p->h2.goaway ||
+			  p->errors[ERRK_PROTOCOL]);
 	if (h2)
 		write_h2(j, &p->h2);
+	if (h3) {
+		write_h3(j, &p->h3);
+		write_quic(j, &p->quic);
+	}
 
 	jw_key(j, "bytes");
 	jw_obj(j);
@@ -285,7 +392,7 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 			jw_u64(j, p->host[i].conn_errors);
 			jw_key(j, "connections_opened");
 			jw_u64(j, p->host[i].conns_opened);
-			write_host_protocol(j, &p->host[i], h2);
+			write_host_protocol(j, &p->host[i], h2, h3);
 			jw_obj_end(j);
 		}
 		jw_arr_end(j);
@@ -295,7 +402,7 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 	jw_obj_end(j);
 }
 
-void rj_series(struct jsonw *j, const struct series_point *pts, size_t n)
+void rj_series(struct jsonw *j, const struct series_point *pts, size_t n, bool quic)
 {
 	jw_key(j, KEY_SERIES);
 	jw_arr(j);
@@ -316,6 +423,15 @@ void rj_series(struct jsonw *j, const struct series_point *pts, size_t n)
 		jw_u64(j, pts[i].dropped);
 		jw_key(j, KEY_UNSENT);
 		jw_u64(j, pts[i].unsent);
+		if (quic) { /* HTTP/3: what QUIC lost and held back in the second */
+			jw_key(j, KEY_QUIC);
+			jw_obj(j);
+			jw_key(j, KEY_PACKETS_LOST);
+			jw_u64(j, pts[i].quic_lost);
+			jw_key(j, KEY_CWND_STALLS);
+			jw_u64(j, pts[i].quic_stalls);
+			jw_obj_end(j);
+		}
 		jw_key(j, KEY_BY_CLASS);
 		jw_obj(j);
 		for (int k = 0; k < 5; k++) {
@@ -455,7 +571,8 @@ int report_json(FILE *f, const struct report_ctx *c)
 	rj_phase_hosts(j, &r->measure, (double)r->measure_ns, r->offered_rate_per_s, r->open_loop,
 		       report_achieved_rate(r), c->plan->inspect, c->plan->table_hosts,
 		       c->plan->table_n_hosts, c->plan->names);
-	rj_series(j, r->series, r->series_len);
+	rj_series(j, r->series, r->series_len,
+		  phase_stats_quic(&r->measure) || phase_stats_quic(&r->warmup));
 	if (r->n_reps > 1)
 		rj_repetitions(j, r->reps, r->n_reps);
 	if (c->verdict) {

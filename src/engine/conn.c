@@ -125,6 +125,8 @@ void eng_conn_release(struct worker *w, struct conn *c)
 		w->n_connecting--;
 		p->n_connecting--;
 	}
+	if (c->timer_pos)
+		eng_timer_set(w, c, UINT64_MAX);
 	if (c->xport)
 		c->xport->close(c);
 	if (c->fd >= 0) {
@@ -162,7 +164,8 @@ void eng_conn_open(struct worker *w, uint32_t h, uint64_t now)
 	if (!c)
 		return;
 	const struct net_addr *addr = h == 0 && w->addr0 ? w->addr0 : &w->e->hosts[h].addr;
-	int fd = net_connect_start(addr);
+	const struct eng_xport *x = w->e->xport[h];
+	int fd = x->connect(addr);
 	if (fd < 0) {
 		eng_connect_error(w, h, fd, now);
 		eng_connect_failed(w, h, now);
@@ -177,7 +180,7 @@ void eng_conn_open(struct worker *w, uint32_t h, uint64_t now)
 	w->free_slots = c->next;
 	c->fd = fd;
 	c->ev = EV_IN | EPOLLOUT;
-	c->xport = w->e->xport[h];
+	c->xport = x;
 	c->proto = NULL;
 	c->rx_ts = net_rx_timestamps(fd, addr);
 	c->answered = false;
@@ -275,8 +278,9 @@ void eng_conn_complete(struct worker *w, struct conn *c, uint64_t now)
 
 /* The transport is ready: the protocol it speaks (the server's ALPN choice
  * over TLS) begins. A server that keeps HTTP/1.1 where nothing but HTTP/2
- * will do (--http2) fails the connection: errors.protocol, with backoff. */
-static void conn_begin(struct worker *w, struct conn *c, uint64_t now)
+ * will do (--http2) fails the connection: errors.protocol, with backoff.
+ * (Over QUIC ALPN h3 is the handshake's condition: HTTP/3 it is.) */
+void eng_conn_begin(struct worker *w, struct conn *c, uint64_t now)
 {
 	const struct engine *e = w->e;
 	const struct eng_proto *p = e->proto_default;
@@ -312,16 +316,20 @@ void eng_conn_event(struct worker *w, struct conn *c, uint32_t events)
 			eng_conn_release(w, c);
 			return;
 		}
-		struct phase_stats *ph = phase_of(w, c->connect_start_ns);
-		ph->conns_opened++;
-		ph->host[c->host].conns_opened++;
-		hist_record(&ph->timing[TIM_CONNECT], now - c->connect_start_ns);
+		/* a datagram transport's set-up is its handshake: it counts its
+		 * connection opened when that completes, and no connect time */
+		if (!c->xport->datagram) {
+			struct phase_stats *ph = phase_of(w, c->connect_start_ns);
+			ph->conns_opened++;
+			ph->host[c->host].conns_opened++;
+			hist_record(&ph->timing[TIM_CONNECT], now - c->connect_start_ns);
+		}
 		rc = c->xport->start(w, c, now);
 	} else {
 		rc = c->xport->handshake(w, c); /* CS_HANDSHAKE */
 	}
 	if (rc < 0)
-		eng_conn_release(w, c);
+		eng_conn_close(w, c); /* a protocol that began (QUIC) closes with it */
 	else if (rc > 0)
-		conn_begin(w, c, clock_now_ns());
+		eng_conn_begin(w, c, clock_now_ns());
 }

@@ -46,8 +46,12 @@ static int realtime_on(struct engine *e)
 
 /* The protocols a connection may speak (engine_int.h, struct eng_proto):
  * a new one is a file of its own and a line here. */
-static const struct eng_proto *const protocols[] = {&eng_proto_h1, &eng_proto_h2};
+static const struct eng_proto *const protocols[] = {&eng_proto_h1, &eng_proto_h2, &eng_proto_h3};
 #define N_PROTOCOLS (sizeof protocols / sizeof protocols[0])
+/* The transports, for their worker-wide hooks. */
+static const struct eng_xport *const transports[] = {&eng_xport_plain, &eng_xport_tls,
+						     &eng_xport_quic};
+#define N_TRANSPORTS (sizeof transports / sizeof transports[0])
 
 /* Which protocol a connection speaks when its transport is ready, and
  * which when the server chose HTTP/2 by ALPN (engine_int.h). */
@@ -55,9 +59,16 @@ static void pick_protocols(struct engine *e)
 {
 	e->protos = protocols;
 	e->n_protos = N_PROTOCOLS;
+	e->xports = transports;
+	e->n_xports = N_TRANSPORTS;
 	for (uint32_t h = 0; h < e->n_hosts; h++)
-		e->xport[h] = e->hosts[h].tls ? &eng_xport_tls : &eng_xport_plain;
+		e->xport[h] = e->cfg.http == ENGINE_H3 ? &eng_xport_quic
+			      : e->hosts[h].tls	     ? &eng_xport_tls
+						     : &eng_xport_plain;
 	switch (e->cfg.http) {
+	case ENGINE_H3:
+		e->proto_default = &eng_proto_h3; /* ALPN h3 is the QUIC handshake's condition */
+		break;
 	case ENGINE_H2C:
 		e->proto_default = &eng_proto_h2; /* prior knowledge */
 		break;
@@ -126,7 +137,7 @@ int engine_open(struct engine **out, const struct engine_cfg *cfg)
 		memcpy(e->hosts, cfg->hosts, n_hosts * sizeof *e->hosts);
 	else
 		e->hosts[0] = (struct engine_host){
-			.addr = cfg->addr, .tls = cfg->tls, .tls_host = cfg->tls_host};
+			.addr = cfg->addr, .tls = cfg->tls, .tls_host = cfg->tls_host, .quic = cfg->quic};
 	e->n_hosts = n_hosts;
 	for (size_t i = 0; i < cfg->n_reqs; i++)
 		e->host_reqs[cfg->reqs[i].host]++;

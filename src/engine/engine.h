@@ -14,6 +14,7 @@
 #include "result/result.h"
 
 struct inspect;
+struct quic_ctx;
 struct tls_ctx;
 
 /* Most hosts one session may send to (RESULT_MAX_HOSTS). */
@@ -36,6 +37,8 @@ struct engine_host {
 	struct tls_ctx *tls;    /* NULL: plain; else TLS with this client context (borrowed,
 	                         * must outlive the engine; see net/tls.h) */
 	const char *tls_host;   /* TLS: SNI and the name the certificate must carry (borrowed) */
+	struct quic_ctx *quic;  /* HTTP/3 (ENGINE_H3): QUIC with this client context (borrowed,
+	                         * must outlive the engine; net/quic.h); tls_host as for TLS */
 };
 
 /* The HTTP version spoken to every host. */
@@ -46,6 +49,8 @@ enum engine_http {
 	                    * TLS context must offer h2: tls_client_cfg.alpn_h2); a server
 	                    * that keeps HTTP/1.1 fails the connection (errors.protocol) */
 	ENGINE_H2_PREFER,  /* --http2=prefer: as ENGINE_H2, HTTP/1.1 where the server keeps it */
+	ENGINE_H3,         /* --http3: HTTP/3 over QUIC v1 (UDP), ALPN h3; every host needs a
+	                    * QUIC context (engine_host.quic, engine_cfg.quic) */
 };
 
 /* ---- flows: requests made while the load runs (src/script) ----------------
@@ -150,6 +155,7 @@ struct engine_cfg {
 	                         * (borrowed, must outlive the engine; see net/tls.h) */
 	const char *tls_host;   /* n_hosts 0, TLS: SNI and the name the certificate must carry */
 	bool tls_resume;        /* TLS: offer each thread's last session (per host) on reconnects */
+	struct quic_ctx *quic;  /* n_hosts 0, ENGINE_H3: the QUIC client context (borrowed) */
 	/* --segment K/N (segments >= 2; 0 or 1: the whole plan): this session
 	 * is segment `segment` of `segments`. Open loop: a step's rate_per_s is
 	 * the global rate, and worker w sends the global schedule's arrivals i
@@ -164,13 +170,15 @@ struct engine_cfg {
 	 * segments before it; R more each step), in turn or at random as
 	 * above. The caller splits connections and concurrency. */
 	uint32_t segment, segments;
-	enum engine_http http;  /* HTTP/1.1 or one of the HTTP/2 modes */
-	uint32_t max_streams;   /* HTTP/2: most requests in flight on one connection (0:
+	enum engine_http http;  /* HTTP/1.1, one of the HTTP/2 modes, or HTTP/3 */
+	uint32_t max_streams;   /* HTTP/2, HTTP/3: most requests in flight on one connection (0:
 	                         * ENGINE_H2_STREAMS_DEFAULT), also capped by the server's
 	                         * SETTINGS_MAX_CONCURRENT_STREAMS; closed loop keeps
 	                         * concurrency x max_streams requests outstanding */
 	uint32_t h2_window;     /* HTTP/2: receive window of each stream and of the connection,
-	                         * bytes (0: ENGINE_H2_WINDOW_DEFAULT) */
+	                         * bytes (0: ENGINE_H2_WINDOW_DEFAULT); HTTP/3: of each stream
+	                         * (0: ENGINE_H3_STREAM_WINDOW_DEFAULT; the connection's is
+	                         * ENGINE_H3_CONN_WINDOW_DEFAULT or this, the larger) */
 	const struct inspect *inspect; /* NULL, or response rules evaluated on every completed
 	                                * response (borrowed, read-only, shared by the threads;
 	                                * inspect_finish must have been called) */
@@ -213,6 +221,8 @@ struct engine_cfg {
 #define ENGINE_H2_STREAMS_DEFAULT PLAN_DEFAULT_STREAMS
 #define ENGINE_H2_STREAMS_MAX PLAN_MAX_STREAMS
 #define ENGINE_H2_WINDOW_DEFAULT (16u << 20) /* 16 MiB */
+#define ENGINE_H3_STREAM_WINDOW_DEFAULT (1u << 20) /* 1 MiB */
+#define ENGINE_H3_CONN_WINDOW_DEFAULT (16u << 20)  /* 16 MiB */
 
 /* One measurement: warm-up then measured phase, then a drain. Connections
  * carry over from one step to the next. */

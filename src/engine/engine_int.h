@@ -28,8 +28,8 @@
  * only grows, so connecting and in-flight connections sit in one FIFO list in
  * deadline order and only its head is ever checked.
  *
- * A connection is a byte transport (struct eng_xport: a plain socket, or
- * TLS) under a protocol (struct eng_proto: HTTP/1.1, HTTP/2). conn.c does
+ * A connection is a transport (struct eng_xport: a plain socket, TLS, or
+ * QUIC) under a protocol (struct eng_proto: HTTP/1.1, HTTP/2, HTTP/3). conn.c does
  * what every connection does -- connect, the transport's handshake, picking
  * the protocol (ALPN), dispatching events, counting errors and completed
  * responses, closing -- and calls the transport and the protocol only
@@ -37,15 +37,32 @@
  * into conn.c, registered in engine.c. A new protocol is one file and a
  * line there (with a transport of its own if it needs one).
  *
+ * HTTP/3 is a protocol (proto_h3.c, nghttp3) over a transport of its own,
+ * QUIC (xport_quic.c: ngtcp2 with GnuTLS over a connected UDP socket per
+ * connection, net/quic.c and net/udp.c). QUIC does not fit a byte
+ * transport: it carries its own TLS, its connection is its handshake, it
+ * moves streams, not bytes, and it keeps time. So the interface grows, not
+ * conn.c: the transport makes its own socket (connect); a datagram
+ * transport records no connect time and begins the protocol itself when
+ * its handshake completes (eng_conn_begin, from inside its packets); the
+ * protocol then hands it stream bytes and takes stream events through
+ * struct eng_stream_ops (the transport pulls the bytes when it writes
+ * packets, as nghttp3 wants); and a connection may keep a timer of its own
+ * (timers.c), which the worker folds into its wake-up and fires through
+ * the transport. Requests on HTTP/3 are stream records as on HTTP/2.
+ *
  * Files, each calling only the ones after it (make check-layers holds
  * them to it): live.c the live figures; engine.c the API, threads, the
  * registration of transports and protocols, the floor's job and the merge;
- * xport.c the transports; worker.c the worker loop; proto_h2.c HTTP/2
- * connections and streams; proto_h1.c HTTP/1.1; pool.c host pools,
+ * xport.c the byte transports; worker.c the worker loop; proto_h3.c HTTP/3
+ * connections and streams; xport_quic.c the QUIC transport;
+ * xport_quic_streams.c its streams for the protocol; proto_h2.c
+ * HTTP/2 connections and streams; proto_h1.c HTTP/1.1; pool.c host pools,
  * backlog and opening; floor.c the floor's timed sleeps and round trips;
  * conn.c the connection; flow.c the flows (requests a script makes while
- * the load runs); series.c the per-second series; live_buckets.c
- * the live latency buckets; inspect_eval.c the response rules. */
+ * the load runs); timers.c the connections' own timers; series.c the
+ * per-second series; live_buckets.c the live latency buckets;
+ * inspect_eval.c the response rules. */
 #ifndef PACER_ENGINE_ENGINE_INT_H
 #define PACER_ENGINE_ENGINE_INT_H
 
@@ -120,6 +137,10 @@ struct engine;
  * negative errno (a TLS failure keeps its reason in the phase). */
 struct eng_xport {
 	const char *name;
+	/* The connection's socket to a: its fd (TCP: the connect started, its
+	 * result comes with writability; UDP: connected at once), or a
+	 * negative errno. */
+	int (*connect)(const struct net_addr *a);
 	/* The socket connected: begin. 1 ready, 0 waiting (a handshake: the
 	 * connection is CS_HANDSHAKE, its events go to handshake), -1 failed
 	 * (counted as a failed connect, with backoff; the caller closes). */
@@ -135,9 +156,57 @@ struct eng_xport {
 	bool exact_stamps;  /* its stamps are those of the bytes read (a response that came
 			     * before its request was written can be told) */
 	bool crossed;       /* a read may wait for writability and a write for readability */
+	/* A transport of datagrams (QUIC): no connection before its
+	 * handshake, whose time is its set-up (no connect time recorded), and
+	 * which may begin the protocol itself (eng_conn_begin) in the middle
+	 * of its packets; its protocol then speaks through it by streams
+	 * (struct eng_stream_ops), not bytes (tx, rx and pending unused). */
+	bool datagram;
+	/* Its own timer of c fired (eng_timer_set): handle it, and close c on
+	 * a failure. NULL: it sets none. */
+	void (*timer)(struct worker *w, struct conn *c, uint64_t now);
+	/* c's handshake had not completed at its deadline: count the failure
+	 * (the caller closes c). NULL: errors.tls, "TLS handshake timed out". */
+	void (*hs_timeout)(struct worker *w, struct conn *c, uint64_t now);
+	/* Its per-worker state (buffers; engine_open, NULL: none) and release. */
+	int (*worker_init)(struct worker *w);
+	void (*worker_free)(struct worker *w);
 };
 
-extern const struct eng_xport eng_xport_plain, eng_xport_tls;
+extern const struct eng_xport eng_xport_plain, eng_xport_tls, eng_xport_quic;
+
+struct ngtcp2_vec;
+
+/* A protocol over a transport of streams (HTTP/3 over QUIC): the
+ * transport's packets bring stream events to it, and the transport's
+ * writes pull the streams' bytes from it. Called in the middle of the
+ * transport's packet processing: they count and set up but never close a
+ * connection; a failure is eng_quic_fail (the connection ends once the
+ * packets are processed) and a nonzero return. */
+struct eng_stream_ops {
+	int (*recv)(struct worker *w, struct conn *c, int64_t sid, const uint8_t *data,
+		    size_t len, bool fin);
+	int (*acked)(struct worker *w, struct conn *c, int64_t sid, uint64_t len);
+	/* stream sid closed: app_code the application error code (0x100, H3_NO_ERROR, when
+	 * none was given) */
+	int (*closed)(struct worker *w, struct conn *c, int64_t sid, uint64_t app_code);
+	/* the peer reset sid (RESET_STREAM), or asked it to stop sending (STOP_SENDING) */
+	int (*reset)(struct worker *w, struct conn *c, int64_t sid, uint64_t app_code);
+	int (*stop_sending)(struct worker *w, struct conn *c, int64_t sid, uint64_t app_code);
+	/* sid got flow-control credit (MAX_STREAM_DATA): it may write again */
+	int (*credit)(struct worker *w, struct conn *c, int64_t sid);
+	/* the peer allows more streams (MAX_STREAMS) */
+	void (*more_streams)(struct worker *w, struct conn *c);
+	/* The next bytes to write: their stream in *sid (-1: none), *fin when
+	 * they end it, at most n vectors. The vectors filled, or < 0 (a failure). */
+	long (*pull)(struct worker *w, struct conn *c, int64_t *sid, int *fin,
+		     struct ngtcp2_vec *v, size_t n);
+	/* n bytes of sid went into packets */
+	int (*wrote)(struct worker *w, struct conn *c, int64_t sid, size_t n);
+	/* sid has no flow-control credit left (its bytes wait), or can write no more */
+	void (*blocked)(struct worker *w, struct conn *c, int64_t sid);
+	void (*shut_wr)(struct worker *w, struct conn *c, int64_t sid);
+};
 
 /* A protocol over a transport (proto_h1.c, proto_h2.c). A connection
  * record (struct conn) carries one request at a time; a protocol that
@@ -182,9 +251,12 @@ struct eng_proto {
 	/* Why a connection still connecting at its deadline (the protocol's
 	 * own handshake) failed, for errors.protocol. */
 	const char *connect_timeout_reason;
+	/* Over a transport of streams (eng_xport.datagram): its stream events
+	 * and bytes; NULL over a byte transport. */
+	const struct eng_stream_ops *streams;
 };
 
-extern const struct eng_proto eng_proto_h1, eng_proto_h2;
+extern const struct eng_proto eng_proto_h1, eng_proto_h2, eng_proto_h3;
 
 struct list {
 	struct conn *head, *tail;
@@ -232,6 +304,21 @@ struct conn {
 	uint32_t h2_slot;         /* a stream: its index in its connection's active set */
 	bool h2_rst;              /* a stream: the peer sent RST_STREAM */
 	bool h2_end;              /* a stream: the peer ended its response (END_STREAM) */
+	/* QUIC and HTTP/3 (xport_quic.c, proto_h3.c), as HTTP/2 above: quic is
+	 * the transport's connection, h3 the HTTP/3 session; a stream is a
+	 * record of its own with h3_parent its connection, h3_id its QUIC
+	 * stream id, h3_slot its index in its connection's active set. */
+	struct eng_quic *quic;
+	struct h3_conn *h3;
+	struct conn *h3_parent;
+	int64_t h3_id;
+	uint32_t h3_slot;
+	uint32_t h3_code;         /* a stream: the code of the server's reset (0: none) */
+	bool h3_blocked;          /* a stream: its bytes waited for flow-control credit */
+	/* The transport's own timer (timers.c): when, and the connection's
+	 * place in the worker's heap (1-based; 0: not in it). */
+	uint64_t timer_ns;
+	uint32_t timer_pos;
 };
 
 /* HTTP/2: a host that refuses this many requests in a row (REFUSED_STREAM,
@@ -287,6 +374,8 @@ struct hpool {
 	                           * completed one (past H2_RETRY_RUN_MAX: errors, not retries) */
 	struct h2_conn *h2_dirty; /* HTTP/2 connections with requests submitted, not yet written
 	                           * (proto_h2.c's flush writes them: one write for a batch) */
+	uint32_t h3_refusals;     /* HTTP/3: as h2_refusals */
+	struct h3_conn *h3_dirty; /* HTTP/3: as h2_dirty */
 };
 
 /* One second of the measured phase's series (series.c). */
@@ -297,6 +386,7 @@ struct sec_rec {
 	uint64_t connect_fail[CONNF_COUNT]; /* connects that failed in it, by cause */
 	uint64_t dropped;     /* measured requests dropped in it (never sent) */
 	uint64_t unsent;      /* the backlog when the second was closed (due, not sent) */
+	uint64_t quic_lost, quic_stalls; /* QUIC: packets declared lost, congestion-window stalls */
 	size_t pairs_off, pairs_n;
 };
 
@@ -418,6 +508,14 @@ struct worker {
 	struct conn *h2_free;     /* free stream records, linked through ->next */
 	struct conn **h2_all;     /* every record made, to free them */
 	size_t h2_all_len, h2_all_cap;
+	/* HTTP/3 stream records (proto_h3.c), as HTTP/2's */
+	struct conn *h3_free;
+	struct conn **h3_all;
+	size_t h3_all_len, h3_all_cap;
+	/* the connections' own timers (timers.c): a min-heap of max_conns slots */
+	struct conn **theap;
+	uint32_t theap_len;
+	struct eng_quic_worker *quic; /* QUIC: the worker's datagram buffers (xport_quic.c) */
 };
 
 struct engine {
@@ -426,6 +524,7 @@ struct engine {
 	uint32_t n_hosts;
 	uint64_t host_reqs[ENGINE_MAX_HOSTS]; /* requests of the table per host */
 	struct h2req *h2reqs;      /* HTTP/2: cfg.reqs as header fields (proto_h2.c), else NULL */
+	struct h3req *h3reqs;      /* HTTP/3: the same for nghttp3 (proto_h3.c), else NULL */
 	/* The protocols (engine.c): every one registered, for their engine- and
 	 * worker-wide hooks; the one a connection speaks when its transport
 	 * is ready (default), and when the server chose HTTP/2 by ALPN
@@ -433,6 +532,8 @@ struct engine {
 	 * (--http2): a server that keeps HTTP/1.1 fails the connection. */
 	const struct eng_proto *const *protos;
 	size_t n_protos;
+	const struct eng_xport *const *xports; /* every transport registered (worker hooks) */
+	size_t n_xports;
 	const struct eng_proto *proto_default, *proto_alpn_h2;
 	const struct eng_xport *xport[ENGINE_MAX_HOSTS]; /* each host's transport */
 	struct engine_step step;                  /* the current step */
@@ -683,6 +784,11 @@ void eng_conn_want(struct worker *w, struct conn *c, uint32_t ev);
 void eng_conn_connected(struct worker *w, struct conn *c);
 /* c, ready for a request, goes on its host's idle list. */
 void eng_conn_idle(struct worker *w, struct conn *c, uint64_t now);
+/* c's transport is ready: the protocol it speaks (the server's ALPN choice)
+ * begins (its start). conn.c calls it when the transport's handshake
+ * returns 1; a datagram transport (QUIC) calls it itself from its
+ * handshake's completion, in the middle of its packets. */
+void eng_conn_begin(struct worker *w, struct conn *c, uint64_t now);
 /* A connection-level error (connect, TLS) of a connection to host h, counted
  * in the phase of `now`; that phase's stats, for a TLS reason. */
 struct phase_stats *eng_conn_error(struct worker *w, uint32_t h, enum err_kind k, uint64_t now);
@@ -770,6 +876,64 @@ static inline uint64_t eng_flow_next_wake(const struct worker *w)
 {
 	return w->n_waits ? w->waits[0].at_ns : UINT64_MAX;
 }
+
+/* ---- timers.c: the connections' own timers ----------------------------- */
+
+/* The worker's timer heap (max_conns slots). 0 or -ENOMEM. */
+int eng_timers_init(struct worker *w);
+/* c's timer fires at `at` (UINT64_MAX: never; it leaves the heap). */
+void eng_timer_set(struct worker *w, struct conn *c, uint64_t at);
+/* The earliest timer (UINT64_MAX: none). */
+uint64_t eng_timer_next(const struct worker *w);
+/* Fire the timers due by now (each at most once a call), through their
+ * transports' timer. */
+void eng_timers_run(struct worker *w, uint64_t now);
+
+/* ---- xport_quic.c: QUIC, the transport under HTTP/3 -------------------- */
+
+/* Read what came on QUIC connection c, through ngtcp2 (stream events go to
+ * its protocol's stream ops), then write what it has to send and set its
+ * timer. 0, or -1: c ended (its failure counted by kind; the caller closes
+ * it with eng_conn_close). */
+int eng_quic_input(struct worker *w, struct conn *c);
+/* Write what c has to send (the protocol's stream bytes first) and set its
+ * timer. 0 or -1 as eng_quic_input. */
+int eng_quic_flush(struct worker *w, struct conn *c, uint64_t now);
+/* Open a bidirectional stream on c for user data ud: 0 and its id, or
+ * -EAGAIN when the server allows no more now (MAX_STREAMS). */
+int eng_quic_open_bidi(struct conn *c, int64_t *sid, void *ud);
+/* Open a unidirectional stream: 0 and its id, or a negative errno. */
+int eng_quic_open_uni(struct conn *c, int64_t *sid);
+/* Bidirectional streams the server allows c to open now. */
+uint64_t eng_quic_streams_left(const struct conn *c);
+/* Unidirectional streams the server allows c to open now. */
+uint64_t eng_quic_uni_left(const struct conn *c);
+/* n bytes of stream sid were consumed: credit for the server to send more. */
+void eng_quic_consumed(struct conn *c, int64_t sid, size_t n);
+/* Reset stream sid both ways with application code (a timeout: cancelled). */
+void eng_quic_shutdown_stream(struct conn *c, int64_t sid, uint64_t code);
+/* Stop reading stream sid (STOP_SENDING with code) / stop writing it (RESET_STREAM). */
+void eng_quic_shutdown_read(struct conn *c, int64_t sid, uint64_t code);
+void eng_quic_shutdown_write(struct conn *c, int64_t sid, uint64_t code);
+/* Packets carrying stream sid's bytes declared lost so far. */
+uint64_t eng_quic_stream_lost(const struct conn *c, int64_t sid);
+/* The protocol failed c (the server broke HTTP/3): c ends with
+ * application code `code` after the packets being processed, counted in
+ * errors.protocol and quic.close_local with the reason. */
+void eng_quic_fail(struct worker *w, struct conn *c, uint64_t code, const char *reason);
+/* The kernel's arrival stamp (CLOCK_REALTIME) of the datagram being
+ * processed, 0: none. */
+uint64_t eng_quic_rx_rt(const struct conn *c);
+/* c stays open over the end of a step (idle, carried over): its smoothed
+ * RTT is counted in the step, as a connection's is when it closes. */
+void eng_quic_step_end(struct worker *w, struct conn *c);
+
+/* ---- proto_h3.c: HTTP/3 connections and streams ------------------------ */
+
+/* HTTP/3 bytes of stream sid of connection c, as the transport hands them
+ * (the fuzz harness feeds them directly). 0, or nonzero after eng_quic_fail. */
+int eng_h3_recv(struct worker *w, struct conn *c, int64_t sid, const uint8_t *data, size_t len,
+		bool fin);
 
 /* ---- pool.c: host pools, backoff, opening ----------------------------- */
 

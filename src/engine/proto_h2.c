@@ -62,12 +62,12 @@ struct h2_conn {
 /* ---- requests as header fields ------------------------------------------- */
 
 /* Check cfg's HTTP/2 settings against its hosts and turn every request into
- * header fields (e->h2reqs). 0 (also over HTTP/1.1: nothing to do),
+ * header fields (e->h2reqs). 0 (also over HTTP/1.1 and HTTP/3: nothing to do),
  * -EINVAL, -ENOMEM. */
 static int h2_prepare(struct engine *e)
 {
 	const struct engine_cfg *cfg = &e->cfg;
-	if (cfg->http == ENGINE_H1)
+	if (cfg->http == ENGINE_H1 || cfg->http == ENGINE_H3)
 		return 0;
 	if (cfg->max_streams > ENGINE_H2_STREAMS_MAX)
 		return -EINVAL;

@@ -144,6 +144,8 @@ int eng_series_merge(struct engine *e, struct run_result *res)
 				pt->connect_fail[k] += r->connect_fail[k];
 			pt->dropped += r->dropped;
 			pt->unsent += r->unsent;
+			pt->quic_lost += r->quic_lost;
+			pt->quic_stalls += r->quic_stalls;
 			for (int k = 0; k < 5; k++)
 				pt->by_class[k] += r->by_class[k];
 			for (size_t k = 0; k < r->pairs_n; k++)

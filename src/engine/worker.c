@@ -106,6 +106,9 @@ static void check_timeouts(struct worker *w, uint64_t now)
 		if (c->state == CS_CONNECTING) {
 			eng_connect_error(w, c->host, ETIMEDOUT, now);
 			eng_connect_failed(w, c->host, now);
+		} else if (c->state == CS_HANDSHAKE && !c->proto && c->xport->hs_timeout) {
+			c->xport->hs_timeout(w, c, now); /* a transport that counts its own (QUIC) */
+			eng_connect_failed(w, c->host, now);
 		} else if (c->state == CS_HANDSHAKE) {
 			/* the protocol's own handshake (HTTP/2: the server's
 			 * SETTINGS), or the transport's (TLS) */
@@ -321,6 +324,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		}
 		if (w->n_waits) /* flows whose waits are over */
 			eng_flow_wakes(w, now);
+		eng_timers_run(w, now); /* the transports' own (QUIC) */
 		uint64_t proto_wake = UINT64_MAX;
 		if (!woke_from_nap) { /* not before reading what came by now */
 			check_timeouts(w, now);
@@ -344,6 +348,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		uint64_t wake = now + IDLE_WAIT_NS;
 		if (w->timed.head)
 			wake = min_u64(wake, w->timed.head->deadline_ns);
+		wake = min_u64(wake, eng_timer_next(w)); /* no wake-up of their own */
 		if (!cfg->open_loop && now < e->t0_ns)
 			wake = min_u64(wake, e->t0_ns);
 		if (e->meas_end_ns > now) /* past it (the drain): no reason to wake */
@@ -545,6 +550,10 @@ void eng_worker_free(struct worker *w)
 	for (size_t k = 0; k < w->e->n_protos; k++)
 		if (w->e->protos[k]->worker_free)
 			w->e->protos[k]->worker_free(w);
+	for (size_t k = 0; k < w->e->n_xports; k++)
+		if (w->e->xports[k]->worker_free)
+			w->e->xports[k]->worker_free(w);
+	free(w->theap);
 	free(w->rbuf);
 	eng_flow_free(w);
 	free(w->secs);
@@ -614,9 +623,12 @@ int eng_worker_init(struct worker *w, struct engine *e, uint32_t id)
 	w->closed_outstanding = w->max_conns * streams;
 	if (w->max_conns) {
 		w->conns = calloc(w->max_conns, sizeof *w->conns);
-		if (!w->conns)
+		if (!w->conns || eng_timers_init(w))
 			return -ENOMEM;
 	}
+	for (size_t k = 0; k < e->n_xports; k++)
+		if (e->xports[k]->worker_init && (rc = e->xports[k]->worker_init(w)))
+			return rc;
 	const struct inspect *in = cfg->inspect;
 	if (in && in->active) {
 		if ((rc = own_rules(w, in)))

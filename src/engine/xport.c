@@ -1,5 +1,6 @@
 /* pacer — engine: the byte transports under the protocols (engine_int.h
- * draws the whole engine): a plain socket (TCP or Unix) and TLS over TCP.
+ * draws the whole engine): a plain socket (TCP or Unix) and TLS over TCP
+ * (QUIC, a transport of datagrams and streams, is xport_quic.c).
  * A transport moves bytes and says what it waits for (eng_conn_want); the
  * protocol on top (proto_h1.c, proto_h2.c) never asks which one it has. */
 #include <errno.h>
@@ -71,6 +72,7 @@ static bool plain_alpn_h2(const struct conn *c)
 
 const struct eng_xport eng_xport_plain = {
 	.name = "plain",
+	.connect = net_connect_start,
 	.start = plain_start,
 	.handshake = plain_handshake,
 	.tx = plain_tx,
@@ -190,6 +192,7 @@ static bool xtls_alpn_h2(const struct conn *c) { return tls_alpn_h2(c->tls); }
 
 const struct eng_xport eng_xport_tls = {
 	.name = "tls",
+	.connect = net_connect_start,
 	.start = tls_start,
 	.handshake = tls_step,
 	.tx = tls_tx,

@@ -123,6 +123,12 @@ static void comparability(const struct loaded_result *a, const struct loaded_res
 	}
 	if (differs(d, "mode", ha->mode, hb->mode))
 		return;
+	/* the protocol: HTTP/1.1, HTTP/2 and HTTP/3 of one table are other
+	 * measurements (results from before plan.http spoke HTTP/1.1) */
+	value_text(pa, KEY_HTTP, x, sizeof x);
+	value_text(pb, KEY_HTTP, y, sizeof y);
+	if (differs(d, "plan.http", strcmp(x, "null") ? x : "1.1", strcmp(y, "null") ? y : "1.1"))
+		return;
 	if (differs(d, "environment.cpu_model", ha->cpu_model, hb->cpu_model) ||
 	    differs(d, "environment.arch", ha->arch, hb->arch))
 		return;

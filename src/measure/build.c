@@ -15,6 +15,7 @@
 #include "measure/measure_int.h"
 #include "http/req.h"
 #include "net/sock.h"
+#include "net/quic.h"
 #include "net/tls.h"
 #include "script/script.h"
 #include "doc/doc.h"
@@ -234,7 +235,9 @@ void measure_engine_cfg(const struct measure *s, const struct run_plan *plan,
 		.hosts = s->hosts,
 		.n_hosts = s->n_hosts,
 		.n_names = s->names.n,
-		.http = plan->http.h2c		   ? ENGINE_H2C
+		.quic = s->quic_client,
+		.http = plan_http3(plan)	   ? ENGINE_H3
+			: plan->http.h2c	   ? ENGINE_H2C
 			: !plan->http.http2	   ? ENGINE_H1
 			: *plan->http.http2 == '\0' ? ENGINE_H2
 						   : ENGINE_H2_PREFER,
@@ -309,6 +312,9 @@ void measure_release(struct measure *s)
 	s->srv = NULL;
 	tls_ctx_free(s->tls_client);
 	tls_ctx_free(s->tls_server);
+	quic_ctx_free(s->quic_client);
+	quic_ctx_free(s->quic_server);
+	s->quic_client = s->quic_server = NULL;
 	tls_identity_free(s->tls_id);
 	s->tls_client = s->tls_server = NULL;
 	s->tls_id = NULL;

@@ -38,6 +38,7 @@ struct table_wire;
 struct measure_spool;
 struct tls_ctx;
 struct tls_identity;
+struct quic_ctx;
 struct history_db;
 struct script;
 
@@ -118,6 +119,8 @@ struct measure {
 	struct tls_ctx *tls_client;   /* https: the driver's TLS context */
 	struct tls_ctx *tls_server;   /* self-contained --tls: the embedded target's */
 	struct tls_identity *tls_id;  /* self-contained --tls: its generated certificate */
+	struct quic_ctx *quic_client; /* --http3: the driver's QUIC (GnuTLS) context */
+	struct quic_ctx *quic_server; /* self-contained --http3: the embedded target's */
 	struct inspect inspect;     /* response rules; plan->inspect points here when active */
 	struct cost_profiles costs; /* --cost-profile, or the illustrative defaults */
 	struct probe *probe;        /* target resource sampler, when there is a target to probe */

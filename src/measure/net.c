@@ -10,6 +10,7 @@
 
 #include "measure/measure_int.h"
 #include "net/h2probe.h"
+#include "net/quic.h"
 #include "net/sock.h"
 #include "net/tls.h"
 #include "table/table.h"
@@ -23,6 +24,29 @@
  * eventfd (net/loop.c). */
 #define FD_PER_LOOP 2
 
+/* --http3: the QUIC client context (GnuTLS), verifying as HTTPS does. */
+static int quic_ctx(struct measure *s, const struct run_plan *plan)
+{
+	const struct plan_tls *t = &plan->tls;
+	char *cert_pem = NULL, *key_pem = NULL;
+	if (s->tls_id && tls_identity_pem(s->tls_id, &cert_pem, &key_pem))
+		return measure_fail(s, MEASURE_ERUNTIME, "out of memory");
+	struct quic_client_cfg cfg = {
+		.insecure = t->insecure,
+		.cacert = t->cacert,
+		.cert = t->cert,
+		.key = t->key,
+		.trust_pem = cert_pem, /* self-contained: exactly the generated certificate */
+	};
+	char err[512];
+	int rc = quic_client_ctx_new(&s->quic_client, &cfg, err, sizeof err);
+	free(cert_pem);
+	free(key_pem);
+	if (rc)
+		return measure_fail(s, rc == -ENOMEM ? MEASURE_ERUNTIME : MEASURE_EUSAGE, "%s", err);
+	return 0;
+}
+
 int measure_net_tls(struct measure *s, const struct run_plan *plan)
 {
 	const struct plan_tls *t = &plan->tls;
@@ -31,11 +55,14 @@ int measure_net_tls(struct measure *s, const struct run_plan *plan)
 		any_tls |= s->table->hosts[i].tls;
 	for (size_t i = 0; s->table && i < s->table->n_hosts; i++) {
 		const struct table_host *th = &s->table->hosts[i];
-		if ((plan->http.h2c && th->tls) || (plan->http.http2 && !th->tls)) {
+		if ((plan->http.h2c && th->tls) || (plan->http.http2 && !th->tls) ||
+		    (plan_http3(plan) && (!th->tls || th->unix_path))) {
 			return measure_fail(s, MEASURE_EUSAGE, "%s: host %s is %s, but %s",
-				s->table->source, th->name, th->tls ? "https" : "plain http",
+				s->table->source, th->name,
+				th->unix_path ? "a Unix socket" : th->tls ? "https" : "plain http",
 				plan->http.h2c ? "--h2c is HTTP/2 over cleartext"
-					       : "--http2 is HTTP/2 over TLS (--h2c for cleartext)");
+				: plan_http3(plan) ? "--http3 is HTTP/3 over QUIC (UDP, always encrypted)"
+						   : "--http2 is HTTP/2 over TLS (--h2c for cleartext)");
 		}
 	}
 	if (!any_tls) {
@@ -50,6 +77,8 @@ int measure_net_tls(struct measure *s, const struct run_plan *plan)
 		}
 		return 0;
 	}
+	if (plan_http3(plan))
+		return quic_ctx(s, plan);
 	struct tls_client_cfg cfg = {
 		.insecure = t->insecure,
 		.cacert = t->cacert,
@@ -85,8 +114,33 @@ static int probe_h2c(struct measure *s, const struct run_plan *plan)
 	return 0;
 }
 
+/* --http3: one QUIC handshake before the run (the same rules as for TLS). */
+static int probe_quic(struct measure *s, const struct run_plan *plan)
+{
+	char reason[256] = "";
+	int rc = quic_probe(s->quic_client, &s->addr, plan->url.host, measure_probe_timeout_ns(plan),
+			    reason, sizeof reason);
+	if (rc == 0)
+		return 0;
+	if (rc != QUIC_FAILED)
+		snprintf(reason, sizeof reason, "%s",
+			 rc == -ETIMEDOUT ? "no QUIC answer (timed out: is an HTTP/3 server listening "
+					    "on that UDP port?)"
+			 : rc == -ECONNREFUSED ? "nothing listens on that UDP port (ICMP port unreachable)"
+					       : err_name(rc));
+	bool endless = !plan->open_loop && plan->requests && !plan->duration_given;
+	if (endless || rc == -ECONNREFUSED)
+		return measure_fail(s, MEASURE_EUSAGE, "--http3: QUIC handshake with %s failed: %s",
+				    plan->url_str, reason);
+	measure_note(s, "--http3: QUIC handshake with %s failed: %s (the run goes on; every failed "
+			"handshake is counted)", plan->url_str, reason);
+	return 0;
+}
+
 static int probe_tls(struct measure *s, const struct run_plan *plan)
 {
+	if (plan_http3(plan) && !s->n_hosts)
+		return probe_quic(s, plan);
 	if (plan->http.h2c && !s->n_hosts)
 		return probe_h2c(s, plan);
 	if (!s->tls_client)
@@ -178,7 +232,20 @@ static int prepare_hosts(struct measure *s, const struct run_plan *plan)
 			}
 		}
 		eh->tls = th->tls ? s->tls_client : NULL;
+		eh->quic = th->tls ? s->quic_client : NULL;
 		eh->tls_host = th->name;
+		if (eh->quic) { /* --http3: a QUIC handshake, there is no TCP connect */
+			char reason[256] = "";
+			rc = quic_probe(eh->quic, &eh->addr, th->name, tmo, reason, sizeof reason);
+			if (rc == QUIC_FAILED)
+				measure_note(s, "%s: host %s: QUIC handshake failed: %s", t->source, label,
+					     reason);
+			up += rc == 0 || rc == QUIC_FAILED;
+			if (rc && rc != QUIC_FAILED)
+				measure_note(s, "%s: host %s: no QUIC answer: %s (the run goes on)",
+					     t->source, label, err_name(rc));
+			continue;
+		}
 		rc = net_probe(&eh->addr, tmo);
 		/* a socket path that names no socket is a wrong address, like a
 		 * name that does not resolve; one that refuses is a host that is down */
@@ -245,7 +312,7 @@ static int connect_to(struct measure *s, const struct run_plan *plan)
 		return measure_fail(s, MEASURE_EUSAGE, "--connect-to '%s': cannot resolve '%s': %s",
 			plan->connect_to, host, why ? why : err_name(rc));
 	}
-	rc = net_probe(&s->addr, measure_probe_timeout_ns(plan));
+	rc = plan_http3(plan) ? 0 : net_probe(&s->addr, measure_probe_timeout_ns(plan));
 	if (rc) {
 		return measure_fail(s, MEASURE_EUSAGE, "--connect-to %s: cannot connect: %s",
 			plan->connect_to, err_name(rc));
@@ -304,7 +371,7 @@ int measure_net_connect(struct measure *s, const struct run_plan *plan, const ch
 		return measure_fail(s, MEASURE_EUSAGE, "cannot resolve '%s': %s", plan->url.host,
 			why ? why : err_name(rc));
 	}
-	rc = net_probe(&s->addr, measure_probe_timeout_ns(plan));
+	rc = plan_http3(plan) ? 0 : net_probe(&s->addr, measure_probe_timeout_ns(plan));
 	if (rc) {
 		char astr[96];
 		net_addr_str(&s->addr, astr, sizeof astr);

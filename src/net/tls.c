@@ -358,6 +358,42 @@ int tls_identity_write_cert(const struct tls_identity *id, const char *path)
 	return 0;
 }
 
+/* One PEM object of a BIO, as a NUL-terminated string (malloc'ed). */
+static char *bio_string(BIO *b)
+{
+	char *data = NULL;
+	long n = BIO_get_mem_data(b, &data);
+	char *out = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (out) {
+		memcpy(out, data, (size_t)n);
+		out[n] = '\0';
+	}
+	return out;
+}
+
+int tls_identity_pem(const struct tls_identity *id, char **cert_pem, char **key_pem)
+{
+	*cert_pem = *key_pem = NULL;
+	BIO *c = BIO_new(BIO_s_mem()), *k = BIO_new(BIO_s_mem());
+	int rc = -ENOMEM;
+	if (c && k && PEM_write_bio_X509(c, id->cert) &&
+	    PEM_write_bio_PrivateKey(k, id->key, NULL, NULL, 0, NULL, NULL)) {
+		*cert_pem = bio_string(c);
+		*key_pem = bio_string(k);
+		if (*cert_pem && *key_pem)
+			rc = 0;
+	}
+	ERR_clear_error();
+	BIO_free(c);
+	BIO_free(k);
+	if (rc) {
+		free(*cert_pem);
+		free(*key_pem);
+		*cert_pem = *key_pem = NULL;
+	}
+	return rc;
+}
+
 /* ---- connections ---------------------------------------------------- */
 
 /* A client connection's socket BIO: reads go through net_recv_ts, so that

@@ -97,6 +97,11 @@ int tls_ctx_fingerprint(const struct tls_ctx *ctx, char *out, size_t cap);
 int tls_identity_self_signed(struct tls_identity **out, char *err, size_t errlen);
 void tls_identity_free(struct tls_identity *id);
 
+/* The identity's certificate and private key as PEM strings (malloc'ed,
+ * the caller frees them), for a TLS stack other than OpenSSL (QUIC's
+ * GnuTLS). 0 or -ENOMEM. */
+int tls_identity_pem(const struct tls_identity *id, char **cert_pem, char **key_pem);
+
 /* Write the identity's certificate as PEM to path (not the key). 0 or -errno. */
 int tls_identity_write_cert(const struct tls_identity *id, const char *path);
 

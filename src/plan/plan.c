@@ -47,6 +47,11 @@ const char *plan_pacing(const struct run_plan *p, const char **why)
 	return "batched";
 }
 
+bool plan_http3(const struct run_plan *p)
+{
+	return p->http.http3 || (p->http.alpn && !strcmp(p->http.alpn, "h3"));
+}
+
 bool plan_tls_resume(const struct run_plan *p)
 {
 	return !p->tls.no_resume;
@@ -137,20 +142,30 @@ int plan_validate(const struct run_plan *p, char *err, size_t cap)
 			FAIL("--requests %llu with --segment K/%u: fewer requests than segments",
 			     (unsigned long long)p->requests, p->segments);
 	}
-	bool h2 = p->http.http2 || p->http.h2c;
+	if (p->http.alpn && strcmp(p->http.alpn, "h3") != 0)
+		FAIL("--alpn %s: only h3 (HTTP/3 over QUIC); HTTP/2 over TLS is --http2", p->http.alpn);
+	if (plan_http3(p)) {
+		if (p->http.http2 || p->http.h2c)
+			FAIL("--http3 and %s: give one", p->http.h2c ? "--h2c" : "--http2");
+		if (p->unix_socket)
+			FAIL("--http3 is QUIC over UDP: not with --unix-socket");
+		if (p->url.host[0] && !p->url.tls && !p->table_source)
+			FAIL("--http3 is HTTP/3 over QUIC, which is always encrypted: give an https:// URL");
+	}
+	bool h2 = p->http.http2 || p->http.h2c || plan_http3(p);
 	if (p->http.http2 && *p->http.http2 && strcmp(p->http.http2, "prefer") != 0)
 		FAIL("--http2=%s: the value is 'prefer' (fall back to HTTP/1.1), or give --http2 alone",
 		     p->http.http2);
 	if (p->http.http2 && p->http.h2c)
 		FAIL("--http2 and --h2c: give one (--http2 over TLS, --h2c over cleartext)");
 	if (p->http.max_streams && !h2)
-		FAIL("--max-streams: only with --h2c or --http2");
+		FAIL("--max-streams: only with --h2c, --http2 or --http3");
 	if (p->http.max_streams > PLAN_MAX_STREAMS)
 		FAIL("--max-streams %u: at most %u", p->http.max_streams, PLAN_MAX_STREAMS);
 	if (p->http.window) {
 		uint64_t win = 0;
 		if (!h2)
-			FAIL("--h2-window: only with --h2c or --http2");
+			FAIL("--h2-window: only with --h2c, --http2 or --http3");
 		if (units_parse_size(p->http.window, &win) || win < 65535 || win > 2147483647)
 			FAIL("--h2-window %s: a size from 64KiB to 2GiB-1 (e.g. 16MiB)", p->http.window);
 	}

@@ -137,8 +137,11 @@ struct run_plan {
 		const char *http2;       /* --http2[=prefer]: NULL not given, "" (HTTP/2 by ALPN
 		                          * or fail), "prefer" (HTTP/1.1 where the server keeps it) */
 		bool h2c;                /* --h2c: HTTP/2 over cleartext, prior knowledge */
-		uint32_t max_streams;    /* --max-streams N per HTTP/2 connection (0: default) */
-		const char *window;      /* --h2-window SIZE: HTTP/2 receive window (NULL: default) */
+		uint32_t max_streams;    /* --max-streams N per HTTP/2 or HTTP/3 connection (0: default) */
+		const char *window;      /* --h2-window SIZE: HTTP/2 receive window, HTTP/3's of each
+		                          * stream (NULL: default) */
+		bool http3;              /* --http3 (or --alpn h3): HTTP/3 over QUIC v1 (https URLs) */
+		const char *alpn;        /* --alpn ID as given (only "h3", the same as --http3) */
 	} http;
 
 	int argc;                    /* the command line as given, for the record */
@@ -156,6 +159,8 @@ void plan_defaults(struct run_plan *p);
  * not asked away ("--unix-socket: ..."), else NULL. */
 const char *plan_pacing(const struct run_plan *p, const char **why);
 const char *plan_method(const struct run_plan *p);
+/* Whether the plan speaks HTTP/3 (--http3, or --alpn h3). */
+bool plan_http3(const struct run_plan *p);
 
 /* Whether TLS sessions are resumed on reconnects: on unless
  * --no-tls-resume (a function of the options, so nothing writes it into

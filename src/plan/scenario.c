@@ -35,6 +35,7 @@ struct key {
 	{"target-cores", 0}, {"lag-limit", 0}, {"limited-ok", 1}, {"insecure", 1}, {"cacert", 0},  \
 	{"cert", 0}, {"key", 0}, {"unix-socket", 0}, {"connect-to", 0}, {"tls", 1},            \
 	{"no-tls-resume", 1}, {"h2c", 1}, {"http2", 0}, {"max-streams", 0}, {"h2-window", 0},     \
+	{"http3", 1}, {"alpn", 0},                                                                \
 	{"no-redact", 1}, {"redact-header", 0}
 
 /* The shape of a ramp (ramp, and compare in ramp mode). */

@@ -117,7 +117,8 @@ const char *content_target(struct content_ctx *c, char *out, size_t cap);
 bool content_h2_conns(struct content_ctx *c, double *h2, double *h1);
 /* The protocol spoken, from plan.http, plan.tls and the connections:
  * "HTTP/1.1", "HTTPS (HTTP/1.1 over TLS)", "h2c (HTTP/2 over cleartext)",
- * "HTTPS (HTTP/2 over TLS)", ... ; "HTTP" for an older result. */
+ * "HTTPS (HTTP/2 over TLS)", "HTTPS (HTTP/3 over QUIC)", ... ; "HTTP" for
+ * an older result. */
 const char *content_protocol(struct content_ctx *c, char *out, size_t cap);
 /* "over loopback PROTOCOL", "over PROTOCOL to HOST" or "over PROTOCOL". */
 const char *content_where(struct content_ctx *c, char *out, size_t cap);

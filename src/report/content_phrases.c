@@ -169,6 +169,8 @@ const char *content_protocol(struct content_ctx *c, char *out, size_t cap)
 	bool seen = content_h2_conns(c, &h2, &h1);
 	if (!http)
 		snprintf(out, cap, "HTTP");
+	else if (!strcmp(http, "h3"))
+		snprintf(out, cap, "HTTPS (HTTP/3 over QUIC)");
 	else if (!strcmp(http, "h2c"))
 		snprintf(out, cap, "h2c (HTTP/2 over cleartext)");
 	else if (!strcmp(http, "h2"))

@@ -166,7 +166,8 @@ static void http2_hosts_para(struct content_ctx *c, const json_t *ph)
 	const json_t *e;
 	json_array_foreach(hosts, i, e) {
 		const char *name = rr_str(e, KEY_HOST), *proto = rr_str(e, KEY_PROTOCOL);
-		double n2 = rr_num_or(e, KEY_CONNECTIONS_H2, 0),
+		double n2 = rr_num_or(e, KEY_CONNECTIONS_H2, 0) +
+			    rr_num_or(e, KEY_CONNECTIONS_H3, 0),
 		       n1 = rr_num_or(e, KEY_CONNECTIONS_H1, 0);
 		char streams[96] = "";
 		if (rr_num_or(e, KEY_STREAMS_MAX, 0) > 0)
@@ -234,6 +235,83 @@ static void http2_para(struct content_ctx *c, const json_t *ph)
 	http2_hosts_para(c, ph);
 }
 
+/* The sum of the counts of a by-code object (resets, closes by code). */
+static double code_sum(const json_t *by_code)
+{
+	double n = 0;
+	const char *k;
+	const json_t *v;
+	if (by_code)
+		json_object_foreach((json_t *)by_code, k, v)
+			n += json_is_number(v) ? json_number_value(v) : 0;
+	return n;
+}
+
+/* HTTP/3 and QUIC of a phase (its `http3` and `quic` objects, written when
+ * QUIC was spoken or tried): connections, streams in flight, GOAWAYs,
+ * retries and resets; what QUIC lost, held back and how connections
+ * ended; the smoothed RTT. Nothing without them. */
+static void http3_para(struct content_ctx *c, const json_t *ph)
+{
+	const json_t *h = rr_obj(ph, KEY_HTTP3), *q = rr_obj(ph, KEY_QUIC);
+	if (!h || !q)
+		return;
+	const json_t *wh = rr_obj(rr_obj(c->root, KEY_WARMUP), KEY_HTTP3);
+	double wn = rr_num_or(wh, KEY_CONNECTIONS_H3, 0);
+	double n = rr_num_or(h, KEY_CONNECTIONS_H3, 0) + wn;
+	char warm[96] = "", streams[160] = "";
+	if (wn > 0)
+		snprintf(warm, sizeof warm, " (%s of them opened in the warm-up)",
+			 fmt_int(&c->f, wn));
+	if (n > 0)
+		snprintf(streams, sizeof streams,
+			 "; streams in flight on one connection at most %s, %.1f on average",
+			 fmt_int(&c->f, rr_num_or(h, KEY_STREAMS_MAX, 0)),
+			 rr_num_or(h, KEY_STREAMS_MEAN, 0));
+	page_para(c->d, false,
+		  "HTTP/3: %s %s spoke h3 over QUIC v1 (full 1-RTT handshakes, no 0-RTT)%s%s; "
+		  "GOAWAY %s, requests retried %s (the server had not processed them), streams "
+		  "reset %s; requests that waited for the server's stream credit %s, for its "
+		  "flow-control credit %s.",
+		  fmt_int(&c->f, n), plural(n, "connection", "connections"), warm, streams,
+		  fmt_int(&c->f, rr_num_or(h, KEY_GOAWAY, 0)),
+		  fmt_int(&c->f, rr_num_or(h, KEY_RETRIED, 0)),
+		  fmt_int(&c->f, code_sum(rr_obj(h, KEY_RESETS))),
+		  fmt_int(&c->f, rr_num_or(h, KEY_STREAM_CREDIT_WAITS, 0)),
+		  fmt_int(&c->f, rr_num_or(h, KEY_FLOW_CONTROL_BLOCKED, 0)));
+	const json_t *cl = rr_obj(q, KEY_CLOSES);
+	double ended = rr_num_or(cl, KEY_IDLE_TIMEOUT, 0) + rr_num_or(cl, KEY_BY_SERVER, 0) +
+		       rr_num_or(cl, KEY_BY_SERVER_APP, 0) + rr_num_or(cl, KEY_STATELESS_RESET, 0) +
+		       rr_num_or(cl, KEY_BY_PACER, 0) + rr_num_or(cl, KEY_VERSION_NEGOTIATION, 0) +
+		       rr_num_or(cl, KEY_PORT_UNREACHABLE, 0);
+	char rtt[96] = "";
+	if (rr_num_or(q, "smoothed_rtt.connections", 0) > 0)
+		snprintf(rtt, sizeof rtt, "; smoothed RTT %s on average, %s at most",
+			 fmt_us(&c->f, rr_num_or(q, "smoothed_rtt.mean_us", 0)),
+			 fmt_us(&c->f, rr_num_or(q, "smoothed_rtt.max_us", 0)));
+	page_para(c->d, false,
+		  "QUIC: %s datagrams sent, %s received%s; packets of requests declared lost %s, "
+		  "congestion events %s, probe timeouts %s, writes held by the congestion window "
+		  "%s; connections ended by the server or the network %s (idle timeout %s, "
+		  "the server's CONNECTION_CLOSE %s, stateless reset %s, its port gone %s), by "
+		  "pacer on a "
+		  "protocol violation %s%s.",
+		  fmt_int(&c->f, rr_num_or(q, KEY_PACKETS_SENT, 0)),
+		  fmt_int(&c->f, rr_num_or(q, KEY_PACKETS_RECEIVED, 0)),
+		  rr_true(q, KEY_GSO) ? " (UDP GSO)" : "",
+		  fmt_int(&c->f, rr_num_or(q, KEY_PACKETS_LOST, 0)),
+		  fmt_int(&c->f, rr_num_or(q, KEY_CONGESTION_EVENTS, 0)),
+		  fmt_int(&c->f, rr_num_or(q, KEY_PROBE_TIMEOUTS, 0)),
+		  fmt_int(&c->f, rr_num_or(q, KEY_CWND_STALLS, 0)),
+		  fmt_int(&c->f, ended - rr_num_or(cl, KEY_BY_PACER, 0)),
+		  fmt_int(&c->f, rr_num_or(cl, KEY_IDLE_TIMEOUT, 0)),
+		  fmt_int(&c->f, rr_num_or(cl, KEY_BY_SERVER, 0) + rr_num_or(cl, KEY_BY_SERVER_APP, 0)),
+		  fmt_int(&c->f, rr_num_or(cl, KEY_STATELESS_RESET, 0)),
+		  fmt_int(&c->f, rr_num_or(cl, KEY_PORT_UNREACHABLE, 0)),
+		  fmt_int(&c->f, rr_num_or(cl, KEY_BY_PACER, 0)), rtt);
+	http2_hosts_para(c, ph);
+}
+
 /* Status keys of by_status in numeric order. */
 static size_t status_keys(const json_t *by_status, const char **keys, size_t cap)
 {
@@ -297,6 +375,7 @@ void content_results_run(struct content_ctx *c)
 	page_row(c->d, row);
 	connections_para(c, rr_get(c->root, KEY_WARMUP), ph);
 	http2_para(c, ph);
+	http3_para(c, ph);
 	page_heading(c->d, 3, "latency", "Latency");
 	content_latency_table(c, ph);
 	page_heading(c->d, 3, "responses", "Responses by status");

@@ -172,6 +172,77 @@ static int sessions_merge(struct session_stats *d, const struct session_stats *s
 	return hist_merge(&d->duration, &s->duration);
 }
 
+bool phase_stats_quic(const struct phase_stats *p)
+{
+	return p->quic.pkts_sent || p->quic.pkts_recv || p->quic.handshakes || p->h3.conns_h3 ||
+	       p->h3.streams_n;
+}
+
+unsigned h3_err_index(uint64_t code)
+{
+	if (code >= 0x100 && code <= 0x110)
+		return (unsigned)(code - 0x100);
+	if (code >= 0x200 && code <= 0x202)
+		return (unsigned)(code - 0x200 + 17);
+	return H3_ERR_CODES - 1;
+}
+
+const char *h3_err_name(unsigned i)
+{
+	static const char *const names[H3_ERR_CODES] = {
+		"H3_NO_ERROR", "H3_GENERAL_PROTOCOL_ERROR", "H3_INTERNAL_ERROR",
+		"H3_STREAM_CREATION_ERROR", "H3_CLOSED_CRITICAL_STREAM", "H3_FRAME_UNEXPECTED",
+		"H3_FRAME_ERROR", "H3_EXCESSIVE_LOAD", "H3_ID_ERROR", "H3_SETTINGS_ERROR",
+		"H3_MISSING_SETTINGS", "H3_REQUEST_REJECTED", "H3_REQUEST_CANCELLED",
+		"H3_REQUEST_INCOMPLETE", "H3_MESSAGE_ERROR", "H3_CONNECT_ERROR",
+		"H3_VERSION_FALLBACK", "QPACK_DECOMPRESSION_FAILED", "QPACK_ENCODER_STREAM_ERROR",
+		"QPACK_DECODER_STREAM_ERROR", "OTHER"};
+	return i < H3_ERR_CODES ? names[i] : "OTHER";
+}
+
+static void h3_stats_merge(struct h3_stats *d, const struct h3_stats *s)
+{
+	d->conns_h3 += s->conns_h3;
+	d->goaway += s->goaway;
+	d->retried += s->retried;
+	for (int i = 0; i < H3_ERR_CODES; i++)
+		d->resets[i] += s->resets[i];
+	if (s->streams_max > d->streams_max)
+		d->streams_max = s->streams_max;
+	d->streams_sum += s->streams_sum;
+	d->streams_n += s->streams_n;
+	d->stream_credit_waits += s->stream_credit_waits;
+	d->fc_blocked += s->fc_blocked;
+}
+
+static void quic_stats_merge(struct quic_stats *d, const struct quic_stats *s)
+{
+	d->handshakes += s->handshakes;
+	d->pkts_sent += s->pkts_sent;
+	d->pkts_recv += s->pkts_recv;
+	d->pkts_lost += s->pkts_lost;
+	d->congestion_events += s->congestion_events;
+	d->pto += s->pto;
+	d->cwnd_stalls += s->cwnd_stalls;
+	d->tx_dropped += s->tx_dropped;
+	d->rx_dropped += s->rx_dropped;
+	d->close_idle += s->close_idle;
+	d->close_peer += s->close_peer;
+	d->close_peer_app += s->close_peer_app;
+	for (int i = 0; i < H3_ERR_CODES; i++)
+		d->close_app_codes[i] += s->close_app_codes[i];
+	d->close_reset += s->close_reset;
+	d->close_unreachable += s->close_unreachable;
+	d->close_local += s->close_local;
+	d->version_negotiation += s->version_negotiation;
+	d->rtt_n += s->rtt_n;
+	d->rtt_sum_ns += s->rtt_sum_ns;
+	if (s->rtt_max_ns > d->rtt_max_ns)
+		d->rtt_max_ns = s->rtt_max_ns;
+	d->gso |= s->gso;
+	d->gro |= s->gro;
+}
+
 int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 {
 	int nrc = names_merge(dst, src);
@@ -216,6 +287,8 @@ int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 	for (uint32_t i = 0; i < src->n_tls_reasons; i++)
 		phase_stats_tls_reason(dst, src->tls_reasons[i]);
 	h2_stats_merge(&dst->h2, &src->h2);
+	h3_stats_merge(&dst->h3, &src->h3);
+	quic_stats_merge(&dst->quic, &src->quic);
 	int src_rc = sessions_merge(&dst->sessions, &src->sessions);
 	if (src_rc)
 		return src_rc;
@@ -230,6 +303,8 @@ int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 		dst->host[i].conns_h1 += src->host[i].conns_h1;
 		dst->host[i].sent_h2 += src->host[i].sent_h2;
 		dst->host[i].sent_h1 += src->host[i].sent_h1;
+		dst->host[i].conns_h3 += src->host[i].conns_h3;
+		dst->host[i].sent_h3 += src->host[i].sent_h3;
 		if (src->host[i].streams_max > dst->host[i].streams_max)
 			dst->host[i].streams_max = src->host[i].streams_max;
 		dst->host[i].streams_sum += src->host[i].streams_sum;

@@ -99,8 +99,11 @@ struct host_stats {
 	 * opened, a retried request again). */
 	uint64_t conns_h2, conns_h1;
 	uint64_t sent_h2, sent_h1;
-	/* HTTP/2: streams in flight on the connection at each request sent
-	 * over it: the most, and their sum (mean = streams_sum / sent_h2). */
+	uint64_t conns_h3, sent_h3; /* HTTP/3 (--http3): connections whose QUIC handshake
+	                             * completed, and the requests (streams) sent over them */
+	/* HTTP/2 and HTTP/3: streams in flight on the connection at each
+	 * request sent over it: the most, and their sum (mean = streams_sum /
+	 * (sent_h2 + sent_h3)). */
 	uint64_t streams_max, streams_sum;
 };
 
@@ -166,6 +169,73 @@ struct session_stats {
 			       * or the end of a sleep after it), NAME_SUB_BITS layout */
 };
 
+/* HTTP/3 stream resets and connection closes by application error code:
+ * H3_NO_ERROR..H3_VERSION_FALLBACK (0x100..0x110), QPACK's three
+ * (0x200..0x202), then any other code. */
+#define H3_ERR_CODES 21
+/* The index of an HTTP/3 application error code, and the code's name
+ * ("H3_REQUEST_REJECTED"; "OTHER" for the last index). */
+unsigned h3_err_index(uint64_t code);
+const char *h3_err_name(unsigned index);
+
+/* HTTP/3 (--http3) of one phase; all zero otherwise. */
+struct h3_stats {
+	uint64_t conns_h3;          /* connections whose QUIC handshake completed (HTTP/3 by
+	                             * ALPN h3) */
+	uint64_t goaway;            /* GOAWAY frames received */
+	uint64_t retried;           /* requests the server did not process (reset with
+	                             * H3_REQUEST_REJECTED, or above a GOAWAY's id), sent again
+	                             * (latency from the first schedule; counted in sent once) */
+	uint64_t resets[H3_ERR_CODES]; /* request streams reset by the server, by code
+	                             * (H3_REQUEST_REJECTED included: retried, not an error) */
+	uint64_t streams_max;       /* most streams in flight on one connection */
+	uint64_t streams_sum;       /* streams in flight, summed at each request sent */
+	uint64_t streams_n;         /* requests sent over HTTP/3 */
+	uint64_t stream_credit_waits; /* requests that found every connection of their host
+	                             * open, ready and out of stream credit (the server's
+	                             * MAX_STREAMS): they wait in the backlog, their latency
+	                             * running */
+	uint64_t fc_blocked;        /* requests whose bytes waited for the server's flow
+	                             * control credit (MAX_STREAM_DATA, MAX_DATA) */
+};
+
+/* QUIC (--http3) of one phase: what the transport under HTTP/3 did, from
+ * ngtcp2's connection figures. Packets are UDP datagrams on pacer's side;
+ * what the server lost and resent shows only as latency. */
+struct quic_stats {
+	uint64_t handshakes;        /* completed (in the phase of their connect) */
+	uint64_t pkts_sent, pkts_recv; /* datagrams */
+	uint64_t pkts_lost;         /* pacer's packets carrying request data that ngtcp2 declared
+	                             * lost (and sent again), by the stream loss count */
+	uint64_t congestion_events; /* times ngtcp2 entered congestion recovery (a loss or an
+	                             * ECN mark: the congestion window cut) */
+	uint64_t pto;               /* probe timeouts: nothing acknowledged in time, probes sent */
+	uint64_t cwnd_stalls;       /* writes that stopped with request bytes left, the
+	                             * congestion window full (the bytes wait: latency counts) */
+	uint64_t tx_dropped;        /* datagrams the socket did not take (its buffer full);
+	                             * QUIC sends their data again */
+	uint64_t rx_dropped;        /* datagrams received and dropped (larger than 64 KiB, or
+	                             * refused by ngtcp2 as not this connection's) */
+	/* How connections ended (each counted once; none for those pacer
+	 * closed itself at the end or when done) */
+	uint64_t close_idle;        /* the idle timeout: nothing from the server in time */
+	uint64_t close_peer;        /* the server's CONNECTION_CLOSE (a transport error code,
+	                             * NO_ERROR included) */
+	uint64_t close_peer_app;    /* the server's CONNECTION_CLOSE with an application code */
+	uint64_t close_app_codes[H3_ERR_CODES]; /* close_peer_app by code */
+	uint64_t close_reset;       /* a stateless reset from the server */
+	uint64_t close_unreachable; /* ICMP port unreachable after the handshake: the server's
+	                             * process or port went away (as a TCP reset; counted in
+	                             * connections.closed_by_server, not as a protocol error) */
+	uint64_t close_local;       /* pacer closed it: the server broke QUIC or HTTP/3 (a
+	                             * malformed frame, a flow-control or limit violation) */
+	uint64_t version_negotiation; /* handshakes answered by a version negotiation
+	                             * without QUIC v1 */
+	/* each connection's smoothed RTT when it ended */
+	uint64_t rtt_n, rtt_sum_ns, rtt_max_ns;
+	bool gso, gro;              /* the sockets sent with UDP GSO / received with GRO */
+};
+
 /* What one phase (warm-up or measure) saw, for one thread or merged. */
 struct phase_stats {
 	uint64_t scheduled;        /* open loop: due in this phase; closed loop: = sent */
@@ -223,6 +293,8 @@ struct phase_stats {
 
 	struct h2_stats h2;        /* HTTP/2: zero otherwise */
 	struct session_stats sessions; /* scripts' sessions: zero (on false) otherwise */
+	struct h3_stats h3;        /* HTTP/3: zero otherwise */
+	struct quic_stats quic;    /* QUIC (HTTP/3): zero otherwise */
 
 	/* Per host (counted with one host too; reported with several). */
 	uint32_t n_hosts;
@@ -268,6 +340,9 @@ double phase_stats_error_pct(const struct phase_stats *p);
 /* Keep a TLS failure reason if it is new and there is room (truncated to
  * RESULT_TLS_REASON_CAP - 1 bytes). */
 void phase_stats_tls_reason(struct phase_stats *p, const char *reason);
+/* Whether the phase spoke HTTP/3 over QUIC (or tried: a connection sent
+ * or received a datagram). */
+bool phase_stats_quic(const struct phase_stats *p);
 /* Responses with status in [lo*100, lo*100+99]. */
 uint64_t phase_stats_class(const struct phase_stats *p, int cls);
 
@@ -340,6 +415,9 @@ struct series_point {
 	uint64_t connect_fail[CONNF_COUNT];
 	uint64_t dropped;
 	uint64_t unsent;
+	/* QUIC (--http3): packets declared lost and congestion-window stalls
+	 * in this second (summed: the phase's pkts_lost and cwnd_stalls) */
+	uint64_t quic_lost, quic_stalls;
 	uint64_t p50_ns, p99_ns;
 	/* the second's latency histogram (layout SERIES_SUB_BITS): non-empty
 	 * buckets as [lowest value ns, count] pairs, owned */

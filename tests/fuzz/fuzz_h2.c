@@ -132,7 +132,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	w->q_len = 0;
 	w->q_free = QE_NONE;
 	w->q_hi = 0;
-	w->hp[0] = (struct hpool){.q_head = QE_NONE, .q_tail = QE_NONE, .fair = 1};
+	/* the host's share of the backlog (eng_queue_size) is kept: retries go
+	 * there (reset to 0, every refused stream was an error, never a retry) */
+	w->hp[0] = (struct hpool){
+		.q_head = QE_NONE, .q_tail = QE_NONE, .fair = 1, .q_share = w->hp[0].q_share};
 
 	/* one connection, connected: as eng_conn_open + a TCP connect */
 	uint64_t now = clock_now_ns();

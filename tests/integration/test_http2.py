@@ -467,7 +467,7 @@ class Http2Test(PacerTestCase):
     def test_bad_options(self):
         cases = (
             ([url("h2c"), "--h2c", "--http2", "-n", 1], "give one"),
-            ([url("h2c"), "--max-streams", 4, "-n", 1], "only with --h2c or --http2"),
+            ([url("h2c"), "--max-streams", 4, "-n", 1], "only with --h2c, --http2 or --http3"),
             ([url("h2c"), "--h2c", "--max-streams", 5000, "-n", 1], "at most 1000"),
             ([url("h2c"), "--http2", "-n", 1], "https:// URL"),
             ([url("h2"), "--h2c", "-n", 1], "cleartext"),

@@ -239,6 +239,24 @@ static void test_not_comparable_names_the_field(void **state)
 	assert_string_equal(d.field, "pacer major version");
 	result_free(&b);
 
+	/* another protocol over the same table: another benchmark; a result
+	 * without plan.http (older) spoke HTTP/1.1 */
+	j = run_scaled(1, "aaaa");
+	json_object_set_new(json_object_get(j, "plan"), "http", json_string("h3"));
+	load(j, &b);
+	diff_results(&a, &b, 0.05, &d);
+	assert_false(d.comparable);
+	assert_string_equal(d.field, "plan.http");
+	assert_string_equal(d.old_s, "1.1");
+	assert_string_equal(d.new_s, "h3");
+	result_free(&b);
+	j = run_scaled(1, "aaaa");
+	json_object_set_new(json_object_get(j, "plan"), "http", json_string("1.1"));
+	load(j, &b);
+	diff_results(&a, &b, 0.05, &d);
+	assert_true(d.comparable);
+	result_free(&b);
+
 	/* another target, same requests: comparable (a new build of the target) */
 	j = run_scaled(1, "aaaa");
 	json_object_set_new(json_object_get(j, "plan"), "url", json_string("http://other/x"));
