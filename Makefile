@@ -40,9 +40,10 @@ CFLAGS += -std=c17 $(OPT) -g $(WARN) -pthread $(SANFLAGS) -MMD -MP
 LDFLAGS += -pthread $(SANFLAGS)
 # HTTP/3: QUIC by ngtcp2 with its GnuTLS crypto (Debian's OpenSSL 3.0 has no
 # QUIC API), HTTP/3 framing by nghttp3
-PKGS := yaml-0.1 jansson libssl libcrypto zlib sqlite3 libnghttp2 libngtcp2 libngtcp2_crypto_gnutls libnghttp3 gnutls
-CPPFLAGS += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml -ljansson -lssl -lcrypto -lz -lsqlite3 -lnghttp2 -lngtcp2_crypto_gnutls -lngtcp2 -lnghttp3 -lgnutls) -lm
+# LuaJIT (pacer run -s: scripts; src/script)
+PKGS := yaml-0.1 jansson libssl libcrypto zlib sqlite3 libnghttp2 libngtcp2 libngtcp2_crypto_gnutls libnghttp3 gnutls luajit
+CPPFLAGS += $(shell pkg-config --cflags $(PKGS) 2>/dev/null || echo -I/usr/include/luajit-2.1)
+LDLIBS += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml -ljansson -lssl -lcrypto -lz -lsqlite3 -lnghttp2 -lngtcp2_crypto_gnutls -lngtcp2 -lnghttp3 -lgnutls -lluajit-5.1) -lm
 
 CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)

@@ -686,8 +686,8 @@ def rusage_run(argv):
 argv_out_path = ""
 
 
-def wrk_flat(url, secs):
-    rc, out, cpu, rss = rusage_run(["wrk", "-t1", f"-c{CONNS}", f"-d{secs}s", url])
+def wrk_flat(url, secs, extra=()):
+    rc, out, cpu, rss = rusage_run(["wrk", "-t1", f"-c{CONNS}", f"-d{secs}s"] + list(extra) + [url])
     m = re.search(r"(\d+) requests in", out)
     rps = re.search(r"Requests/sec:\s*([\d.]+)", out)
     if rc != 0 or not m or not rps:
@@ -768,6 +768,53 @@ def realtime_section(a, tmp):
     return res, summary, md
 
 
+TRIVIAL_SCRIPT = "request = function()\n  return wrk.format()\nend\n"
+
+
+def script_section(a, tmp):
+    """wrk and pacer flat out against nginx (closed loop, one thread, CONNS
+    connections), each without a script and with the same trivial
+    request() (wrk.format() each call), interleaved: what a script costs
+    per response in each."""
+    script = os.path.join(tmp, "trivial.lua")
+    with open(script, "w") as f:
+        f.write(TRIVIAL_SCRIPT)
+    cases = [("wrk", []), ("wrk_script", ["-s", script]), ("pacer", []),
+             ("pacer_script", ["-s", script])]
+    res = {k: [] for k, _ in cases}
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    ng = start_nginx(tmp, port)
+    try:
+        for i in range(a.reps):
+            for key, extra in (cases if i % 2 == 0 else list(reversed(cases))):
+                if key.startswith("wrk"):
+                    res[key].append(wrk_flat(url, a.secs, extra))
+                else:
+                    res[key].append(pacer_run(
+                        url, ["--concurrency", str(CONNS), "-d", f"{a.secs}s"] + extra, tmp))
+    finally:
+        ng.stop()
+    summary = {f"script_{k}_{m}": med(res[k], m) for k, _ in cases
+               for m in ("rps", "cpu_us_per_resp")}
+
+    def fmt(v, d=1):
+        return "—" if v is None else f"{v:,.{d}f}"
+
+    md = ["## A trivial `request()` script (`-s`, wrk's Lua interface), flat out against nginx", "",
+          "| | no script | `request()` returning `wrk.format()` | script / none |",
+          "|---|---|---|---|"]
+    for who in ("wrk", "pacer"):
+        for m, label, d in (("cpu_us_per_resp", "generator CPU µs per response", 2),
+                            ("rps", "requests/s", 1)):
+            x, y = summary[f"script_{who}_{m}"], summary[f"script_{who}_script_{m}"]
+            md.append(f"| {who}: {label} | {fmt(x, d)} | {fmt(y, d)} | {fmt(ratio(y, x), 2)} |")
+    md += ["", steal_line([r for rs in res.values() for r in rs], retried=False), "",
+           "pacer runs a script in LuaJIT's interpreter (its JIT compiler is off so that the "
+           "per-call time limit holds; docs/scripting.md); wrk compiles it.", ""]
+    return res, summary, md
+
+
 def pacer_run(url, args, tmp):
     js = os.path.join(tmp, "r.json")
     rc, out, cpu, rss = rusage_run([PACER, "run", url, "-q", "-o", js] + args)
@@ -814,6 +861,8 @@ def main():
                     help="run only the HTTP/2 section beside h2load (printed)")
     ap.add_argument("--only-realtime", action="store_true",
                     help="run only the --realtime section against a CPU hog (printed)")
+    ap.add_argument("--only-script", action="store_true",
+                    help="run only the section of a trivial -s script beside wrk's (printed)")
     ap.add_argument("--no-docs", dest="docs", action="store_false",
                     help="do not rewrite docs/bench.md with this run's figures")
     a = ap.parse_args()
@@ -829,7 +878,8 @@ def main():
     for only, name, section in ((a.only_perf, "perf", perf_only),
                                 (a.only_fixed, "fixed", fixed_rate_section),
                                 (a.only_h2, "h2", h2_section), (a.only_tls, "tls", tls_section),
-                                (a.only_realtime, "realtime", realtime_section)):
+                                (a.only_realtime, "realtime", realtime_section),
+                                (a.only_script, "script", script_section)):
         if not only:
             continue
         sres, ssum, smd = section(a, tmp)
@@ -890,6 +940,9 @@ def main():
     # --realtime against a CPU hog on pacer's CPU
     rtres, rtsum, rtmd = realtime_section(a, tmp)
     res["realtime"] = rtres
+    # a trivial request() script, pacer's beside wrk's
+    scres, scsum, scmd = script_section(a, tmp)
+    res["script"] = scres
 
     summary = {
         "wrk_rps": med(res["wrk_flat"], "rps"),
@@ -973,7 +1026,8 @@ def main():
     summary.update(fsum)
     summary.update(hsum)
     summary.update(rtsum)
-    md += tmd + fmd + pmd + hmd + rtmd
+    summary.update(scsum)
+    md += tmd + fmd + pmd + hmd + rtmd + scmd
     text = "\n".join(md)
     with open(os.path.join(a.out_dir, f"bench-{stamp}.md"), "w") as f:
         f.write(text)

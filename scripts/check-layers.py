@@ -25,7 +25,7 @@ import sys
 PURE = ("plan", "stats", "http", "doc", "report")
 # modules whose headers bring sockets, threads, clocks or loops with them
 IMPURE_MODULES = ("net", "engine", "runner", "target", "probe", "measure", "cli", "store",
-                  "history", "dist")
+                  "history", "dist", "script")
 FORBIDDEN_SYSTEM = {
     "sockets": re.compile(r"^(sys/socket\.h|sys/un\.h|netinet/.*|arpa/.*|netdb\.h|net/.*|"
                           r"openssl/ssl\.h)$"),

@@ -46,6 +46,8 @@ have_cmd caddy || need+=(caddy)
 have_cmd gtlsclient || need+=(ngtcp2-client)
 # tc netem in a network namespace of its own: the HTTP/3 loss test
 have_cmd tc || need+=(iproute2)
+# pacer run -s FILE.lua: wrk's scripting interface and sessions (src/script)
+have_hdr luajit-2.1/lua.h || need+=(libluajit-5.1-dev)
 have_cmd openssl || need+=(openssl)
 # pacer k8s: the manifests are checked against Kubernetes' own Python models.
 /usr/bin/python3 -c 'import kubernetes' 2>/dev/null || need+=(python3-kubernetes)

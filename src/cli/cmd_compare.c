@@ -411,6 +411,13 @@ int cmd_compare(int argc, char **argv)
 	ret = cr.interrupted ? EXIT_INTERRUPTED : EXIT_OK;
 	for (size_t i = 0; i < nv && !cr.interrupted; i++)
 		ret = cli_exit_code(&setup, ret, out.v[i].limited_reps > 0);
+	for (size_t i = 0; i < nv; i++) { /* -s: a hook that failed stopped the load */
+		int script_ret = cli_script_end(&vs[i].setup, NULL, NULL);
+		if (script_ret) {
+			ret = script_ret;
+			break;
+		}
+	}
 	if (sret || ((plan.out_path || setup.report_dir) &&
 		     cli_result_emit_buf("compare", json, json_len, plan.out_path, setup.report_dir)))
 		ret = EXIT_RUNTIME;

@@ -110,7 +110,8 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
 	struct runner_result out = {0};
-	int ret = cli_parse_args("ramp", tab, ntab, argc, argv, usage, &setup.url_arg);
+	int ret = cli_parse_args_rest("ramp", tab, ntab, argc, argv, usage, &setup.url_arg,
+				      &setup.script_args);
 	if (ret >= 0)
 		goto out;
 	ret = EXIT_USAGE;
@@ -182,6 +183,15 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 		ret = cli_exit_code(&setup, ret,
 				    res->bound == RAMP_BOUND_LOWER &&
 					    !(rp.require_per_s > 0 && res->reached_require));
+	/* -s: a hook that failed; else done() once per step, labelled with its rate */
+	int script_ret = cli_script_end(&setup, NULL, NULL);
+	for (size_t i = 0; !script_ret && i < res->n_steps; i++) {
+		char label[48];
+		snprintf(label, sizeof label, "%g/s", res->steps[i].offered_per_s);
+		script_ret = cli_script_end(&setup, &res->steps[i].run, label);
+	}
+	if (script_ret)
+		ret = script_ret;
 	if (sret || cli_dist_emit("ramp", &dist, json, json_len, plan->out_path, setup.report_dir))
 		ret = EXIT_RUNTIME;
 	else if (!plan->quiet)

@@ -167,7 +167,8 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	size_t ntab = sizeof tab / sizeof tab[0];
 	char err[512];
 	struct runner_result rr = {0};
-	int ret = cli_parse_args("run", tab, ntab, argc, argv, usage, &setup.url_arg);
+	int ret = cli_parse_args_rest("run", tab, ntab, argc, argv, usage, &setup.url_arg,
+				      &setup.script_args);
 	if (ret >= 0)
 		goto out;
 	ret = EXIT_USAGE;
@@ -256,6 +257,9 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	ret = res->interrupted ? EXIT_INTERRUPTED
 	      : cli_exit_code(&setup, slo_expr && !verdict.pass ? EXIT_SLO_FAILED : EXIT_OK,
 				    gv.flagged || (slo_expr && verdict.inconclusive));
+	int script_ret = cli_script_end(&setup, res, NULL); /* -s: a hook failed, or done() */
+	if (script_ret)
+		ret = script_ret;
 	if (sret || write_outputs(&ctx, &dist, setup.report_dir, json, json_len)) {
 		ret = EXIT_RUNTIME;
 	} else {

@@ -74,7 +74,7 @@ static const struct {
 		 "spin send-window precise repeat seed timeout steps from to factor step-duration "
 		 "step-warmup after-fail refine precision segment start-at "},
 	{"Requests", " method header body bodies max-body requests-file requests-format lazy order "
-		     "self-contained target-threads "},
+		     "self-contained target-threads script script-memory script-timeout "},
 	{"Transport", " no-keepalive connect-to unix-socket cacert cert key insecure tls "
 		      "tls-resume no-tls-resume "},
 	{"Response rules", " success outcome server-time inspect-body slo require "},

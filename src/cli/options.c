@@ -26,6 +26,21 @@ int cli_parse_args(const char *cmd, struct opt *tab, size_t n, int argc, char **
 	return rc;
 }
 
+int cli_parse_args_rest(const char *cmd, struct opt *tab, size_t n, int argc, char **argv,
+			void (*usage)(FILE *, struct opt *, size_t), const char **url,
+			struct strlist *rest)
+{
+	int k = 1;
+	while (k < argc && strcmp(argv[k], "--") != 0)
+		k++;
+	for (int i = k + 1; i < argc; i++)
+		if (strlist_add(rest, argv[i])) {
+			fprintf(stderr, "pacer %s: out of memory\n", cmd);
+			return EXIT_RUNTIME;
+		}
+	return cli_parse_args(cmd, tab, n, k, argv, usage, url);
+}
+
 int cli_parse_arrival(const char *cmd, const char *arrival, struct run_plan *plan)
 {
 	if (!arrival)

@@ -144,6 +144,13 @@
 	 "a request table (targets or JSON Lines; docs/tables.md)", false},                        \
 	{0, "requests-format", OPT_STR, &(s).requests_format, "auto|targets|jsonl", "auto",        \
 	 "format of --requests-file", false},                                                      \
+	{'s', "script", OPT_STR, &(s).script_path, "FILE.lua", NULL,                               \
+	 "wrk's Lua scripting interface: request(), response(), done(), ... (arguments after -- go " \
+	 "to init; docs/scripting.md)", false},                                                    \
+	{0, "script-memory", OPT_STR, &(s).script_memory, "SIZE", "128MiB",                        \
+	 "-s: most memory each Lua state may hold", false},                                        \
+	{0, "script-timeout", OPT_DURATION, &(s).script_timeout_ns, "D", "250ms",                  \
+	 "-s: longest one call of a hook may run during the load (an endless loop fails)", false}, \
 	{0, "seed", OPT_U64, &(p).seed, "S", "1", "seed of Poisson schedules and --order random",  \
 	 false},                                                                                   \
 	{0, "segment", OPT_STR, &(s).segment_arg, "K/N", NULL,                                     \
@@ -220,6 +227,12 @@ int cli_ramp_apply(struct measure *s, struct ramp_plan *rp, const struct cli_ram
  * one error line. */
 int cli_parse_args(const char *cmd, struct opt *tab, size_t n, int argc, char **argv,
 		   void (*usage)(FILE *, struct opt *, size_t), const char **url);
+/* The same, with what follows the first "--" (a script's init(args), as
+ * wrk passes them) appended to rest (borrowed from argv) rather than
+ * parsed. */
+int cli_parse_args_rest(const char *cmd, struct opt *tab, size_t n, int argc, char **argv,
+			void (*usage)(FILE *, struct opt *, size_t), const char **url,
+			struct strlist *rest);
 
 /* "constant" / "poisson" (NULL: leave the default) into plan->arrival. 0, or
  * EXIT_USAGE after printing one error line. */

@@ -93,6 +93,8 @@ static bool wait_engine(struct engine *e, FILE *progress, const struct runner_at
 	bool interrupted = false;
 	uint64_t next_draw = clock_now_ns() + NS_PER_S;
 	while (!engine_done(e)) {
+		if (engine_aborted(e))
+			interrupted = true; /* a script's hook failed and stopped the step */
 		if (m) {
 			struct engine_progress p;
 			engine_progress(e, &p);
@@ -119,7 +121,7 @@ static bool wait_engine(struct engine *e, FILE *progress, const struct runner_at
 		fprintf(progress, "\r\033[K");
 		fflush(progress);
 	}
-	return interrupted;
+	return interrupted || engine_aborted(e);
 }
 
 bool cli_wait_engine(struct engine *e, FILE *progress, const struct runner_at *at)
@@ -286,6 +288,24 @@ int cli_measure(struct cli_hooks *ch, const struct measure_spec *spec,
 	if (ret)
 		return ret;
 	return rc ? cli_measure_fail(m0, rc) : 0;
+}
+
+int cli_script_end(struct measure *m, const struct run_result *r, const char *label)
+{
+	char why[MEASURE_ERR_CAP];
+	if (measure_script_failed(m, why, sizeof why)) {
+		fprintf(stderr,
+			"pacer %s: %s; the load stopped there (what was measured is kept, "
+			"marked interrupted)\n",
+			m->cmd, why);
+		return EXIT_USAGE;
+	}
+	if (!r)
+		return 0;
+	fflush(stdout); /* done() prints after the summary */
+	int rc = measure_script_done(m, r, label);
+	fflush(stdout);
+	return rc ? cli_measure_fail(m, rc) : 0;
 }
 
 int cli_exit_code(const struct measure *s, int base, bool limited)

@@ -59,6 +59,14 @@ int cli_measure(struct cli_hooks *ch, const struct measure_spec *spec,
  * EXIT_SLO_FAILED) becomes EXIT_GENERATOR_LIMITED when `limited` and not
  * --limited-ok. */
 int cli_exit_code(const struct measure *s, int base, bool limited);
+
+/* -s: after a measurement, a hook that failed during the load (one line on
+ * stderr, EXIT_USAGE), else the script's done() with run r's figures
+ * (label: a step's or variant's name, or NULL; r NULL: only the failure
+ * is checked). 0 when there is no script,
+ * or done() ran (or there is none); EXIT_USAGE after one line when it
+ * failed. */
+int cli_script_end(struct measure *m, const struct run_result *r, const char *label);
 /* Close the history the options opened for s, then release s. */
 void cli_release(struct measure *s);
 

@@ -318,6 +318,7 @@ static void json_variant(struct jsonw *j, const struct compare_report *c, size_t
 	jw_str(j, v->self_contained ? "self_contained" : "live");
 	rj_connected(j, v->conns, v->n_conns);
 	rj_table(j, v->plan); /* its own: the shared plan loads none */
+	rj_script(j, v->plan);
 	rj_workload(j, v->plan->workload, v->plan->order_random);
 	jw_key(j, "generator_limited_repetitions");
 	jw_u64(j, r->limited_reps);

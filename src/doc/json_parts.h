@@ -16,6 +16,8 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p);
 /* "table": p's request table (source, format, requests, sha256, lazy,
  * order, seed, hosts), or null when its requests came from no table. */
 void rj_table(struct jsonw *j, const struct run_plan *p);
+/* plan.script: the script that made the requests (-s), or null. */
+void rj_script(struct jsonw *j, const struct run_plan *p);
 void rj_env(struct jsonw *j, const struct sysinfo_facts *env);
 /* "connected": each address the requests went to (conns[n]; nothing when
  * n is 0), with whether it stayed on this machine (docs/result.md). */

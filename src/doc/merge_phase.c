@@ -399,6 +399,42 @@ int merge_rows(struct mctx *m, json_t *dst, const json_t *const *ph, const char 
 
 /* Merge the phase objects ph[0..n) (a run's measure or warm-up, a ramp
  * step's measure) into dst (a copy of ph[0]). */
+/* A script's sessions (v: segment 0's, in dst): the counts added, the
+ * share completed made again, the durations' histograms added. */
+static int merge_sessions(struct mctx *m, json_t *v, const json_t *const *ph, const char *what)
+{
+	const json_t **dur = calloc(m->n, sizeof *dur);
+	if (!dur)
+		return -ENOMEM;
+	int rc = 0;
+	char ws[160];
+	snprintf(ws, sizeof ws, "%s.sessions", what);
+	for (size_t s = 0; s < m->n && !rc; s++) {
+		const json_t *o = jget(ph[s], KEY_SESSIONS);
+		dur[s] = jget(o, KEY_DURATION);
+		if (s == 0 || !json_is_object(o))
+			continue;
+		json_t *tmp = json_deep_copy(o);
+		if (tmp)
+			json_object_del(tmp, KEY_DURATION);
+		rc = tmp ? merge_sum_ints(m, v, tmp, s, ws) : -ENOMEM;
+		json_decref(tmp);
+	}
+	uint64_t started = u64_at(v, KEY_STARTED), completed = u64_at(v, KEY_COMPLETED);
+	if (!rc)
+		rc = set_new(v, KEY_COMPLETED_PCT, real_dp(pct_of(completed, started), 4));
+	if (!rc && dur[0]) {
+		char w[160];
+		snprintf(w, sizeof w, "%s.sessions.duration", what);
+		json_t *l;
+		rc = timing_merge(m, dur, true, w, &l);
+		if (!rc)
+			rc = set_new(v, KEY_DURATION, l);
+	}
+	free(dur);
+	return rc;
+}
+
 int merge_phase(struct mctx *m, json_t *dst, const json_t *const *ph, const char *what)
 {
 	const char *k;
@@ -452,6 +488,8 @@ int merge_phase(struct mctx *m, json_t *dst, const json_t *const *ph, const char
 						rc = -ENOMEM;
 				}
 			}
+		} else if (!strcmp(k, KEY_SESSIONS)) {
+			rc = merge_sessions(m, v, ph, what);
 		} else if (!strcmp(k, KEY_TARGET_RESOURCES) ||
 			   !strcmp(k, KEY_GENERATOR_RESOURCES)) {
 			continue; /* null here: merge_check_fields refuses one that is not */

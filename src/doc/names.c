@@ -15,7 +15,11 @@ uint32_t report_name_count(const struct phase_stats *p, const struct req_names *
 		return 0;
 	if (names->n == 1)
 		return 1;
-	return p->n_names == names->n && p->name ? names->n : 0;
+	if (!p->name)
+		return 0;
+	/* a script's sessions count in room for every name they may meet
+	 * (RESULT_MAX_NAMES + 1), the names they met first */
+	return p->n_names == names->n || (p->sessions.on && p->n_names > names->n) ? names->n : 0;
 }
 
 void report_name_figures(const struct phase_stats *p, const struct req_names *names, uint32_t i,
@@ -112,6 +116,32 @@ void rj_by_name(struct jsonw *j, const struct phase_stats *p, const struct req_n
 		j->indent = saved;
 	}
 	jw_arr_end(j);
+}
+
+void rj_sessions(struct jsonw *j, const struct phase_stats *p)
+{
+	const struct session_stats *s = &p->sessions;
+	if (!s->on)
+		return;
+	jw_key(j, KEY_SESSIONS);
+	jw_obj(j);
+	jw_key(j, KEY_STARTED);
+	jw_u64(j, s->started);
+	jw_key(j, KEY_COMPLETED);
+	jw_u64(j, s->completed);
+	jw_key(j, KEY_FAILED);
+	jw_u64(j, s->failed);
+	jw_key(j, KEY_ABANDONED);
+	jw_u64(j, s->abandoned);
+	jw_key(j, KEY_DROPPED);
+	jw_u64(j, s->dropped);
+	jw_key(j, KEY_STEPS);
+	jw_u64(j, s->steps);
+	jw_key(j, KEY_COMPLETED_PCT); /* of those started */
+	jw_dbl(j, s->started ? 100.0 * (double)s->completed / (double)s->started : 0, 4);
+	jw_key(j, KEY_DURATION);
+	rj_name_latency(j, &s->duration);
+	jw_obj_end(j);
 }
 
 /* Display columns of a UTF-8 string: one per code point. */

@@ -38,6 +38,11 @@ void report_name_figures(const struct phase_stats *p, const struct req_names *na
  * report_name_count is 0). */
 void rj_by_name(struct jsonw *j, const struct phase_stats *p, const struct req_names *names);
 
+/* The "sessions" key and object inside an open phase object, when the run
+ * had sessions (p->sessions.on; nothing otherwise): their counts and the
+ * histogram of their durations. */
+void rj_sessions(struct jsonw *j, const struct phase_stats *p);
+
 /* The terminal table (one row per name, indented two spaces; nothing when
  * report_name_count is below 2). */
 void report_text_by_name(FILE *f, const struct phase_stats *p, const struct req_names *names);

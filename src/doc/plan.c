@@ -113,6 +113,47 @@ void rj_table(struct jsonw *j, const struct run_plan *p)
 	}
 }
 
+void rj_script(struct jsonw *j, const struct run_plan *p)
+{
+	const struct plan_script *s = p->script;
+	jw_key(j, KEY_SCRIPT);
+	if (!s) {
+		jw_null(j);
+		return;
+	}
+	jw_obj(j);
+	jw_key(j, "path");
+	jw_str(j, s->path);
+	jw_key(j, KEY_SHA256);
+	jw_str(j, s->sha256);
+	jw_key(j, KEY_MODE);
+	jw_str(j, s->mode);
+	jw_key(j, "hooks");
+	jw_arr(j);
+	for (size_t i = 0; i < s->n_hooks; i++)
+		jw_str(j, s->hooks[i]);
+	jw_arr_end(j);
+	jw_key(j, "args"); /* init's: redacted (they may be credentials) */
+	jw_arr(j);
+	char shown[REDACT_SHOWN_MAX];
+	for (size_t i = 0; i < s->n_args; i++)
+		jw_str(j, redact_value(&p->redact, s->args[i], shown, sizeof shown));
+	jw_arr_end(j);
+	jw_key(j, "memory_mib");
+	jw_dbl(j, (double)s->memory_bytes / (1024.0 * 1024.0), 3);
+	jw_key(j, "call_limit_ms");
+	jw_dbl(j, (double)s->call_limit_ns / 1e6, 3);
+	jw_key(j, "response_headers");
+	jw_bool(j, s->response_headers);
+	jw_key(j, "response_body");
+	jw_bool(j, s->response_body);
+	jw_key(j, KEY_BODY_CAP_BYTES);
+	jw_u64(j, s->body_cap);
+	jw_key(j, "delay_ignored");
+	jw_bool(j, s->delay_ignored);
+	jw_obj_end(j);
+}
+
 void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 {
 	jw_key(j, KEY_URL);
@@ -200,6 +241,7 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 		jw_null(j);
 	}
 	rj_table(j, p);
+	rj_script(j, p);
 	jw_key(j, KEY_UNIX_SOCKET);
 	jw_str(j, p->unix_socket);
 	jw_key(j, KEY_CONNECT_TO);
@@ -265,8 +307,14 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 	rj_plan_rules(j, p->inspect);
 	jw_key(j, KEY_ARGV);
 	jw_arr(j);
-	for (int i = 0; i < p->argc; i++)
-		jw_str(j, redact_arg(&p->redact, p->argv[i], shown, sizeof shown));
+	bool script_args = false; /* after "--": a script's init(args), secrets or not */
+	for (int i = 0; i < p->argc; i++) {
+		if (script_args)
+			jw_str(j, redact_value(&p->redact, p->argv[i], shown, sizeof shown));
+		else
+			jw_str(j, redact_arg(&p->redact, p->argv[i], shown, sizeof shown));
+		script_args = script_args || (p->script && !strcmp(p->argv[i], "--"));
+	}
 	jw_arr_end(j);
 }
 

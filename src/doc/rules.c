@@ -121,7 +121,7 @@ void rj_plan_rules(struct jsonw *j, const struct inspect *in)
 		jw_obj_end(j);
 		j->indent = saved;
 	}
-	jw_key(j, "body_cap_bytes");
+	jw_key(j, KEY_BODY_CAP_BYTES);
 	jw_u64(j, in->need_body);
 	jw_obj_end(j);
 }

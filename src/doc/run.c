@@ -398,6 +398,7 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 		jw_arr_end(j);
 	}
 	rj_by_name(j, p, names);
+	rj_sessions(j, p);
 	jw_obj_end(j);
 }
 

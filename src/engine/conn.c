@@ -36,7 +36,26 @@ void eng_connect_error(struct worker *w, uint32_t h, int err, uint64_t now)
 	}
 }
 
-void eng_count_error(struct worker *w, const struct conn *c, enum err_kind k, uint64_t now)
+/* What came of a flow's request (c->flow): its response or error k. */
+static __attribute__((noinline)) void flow_outcome(struct worker *w, struct conn *c, int status,
+						   bool ok, enum err_kind k, uint64_t now)
+{
+	struct engine_flow_result r = {.status = status, .ok = ok, .err = k};
+	const struct h1_capture *cap = c->resp.cap;
+	if (status && cap) {
+		r.hbuf = cap->hbuf;
+		r.hbuf_len = cap->hbuf_len;
+		r.n_fields = cap->n_fields;
+		r.body = cap->body;
+		r.body_len = cap->body_len;
+		r.body_cut = cap->body_truncated;
+	}
+	if (status)
+		r.bytes_in = c->resp.header_bytes + c->resp.body_bytes;
+	eng_flow_result(w, c, &r, now);
+}
+
+void eng_count_error(struct worker *w, struct conn *c, enum err_kind k, uint64_t now)
 {
 	struct phase_stats *ph = phase_of(w, c->sched_ns);
 	ph->errors[k]++;
@@ -53,6 +72,8 @@ void eng_count_error(struct worker *w, const struct conn *c, enum err_kind k, ui
 			r->transport++;
 		}
 	}
+	if (c->flow != ENG_FLOW_NONE)
+		flow_outcome(w, c, 0, false, k, now);
 }
 
 void eng_record_wait(struct worker *w, struct phase_stats *ph, uint64_t sched_ns,
@@ -142,8 +163,9 @@ void eng_conn_open(struct worker *w, uint32_t h, uint64_t now)
 	struct conn *c = w->free_slots;
 	if (!c)
 		return;
+	const struct net_addr *addr = h == 0 && w->addr0 ? w->addr0 : &w->e->hosts[h].addr;
 	const struct eng_xport *x = w->e->xport[h];
-	int fd = x->connect(&w->e->hosts[h].addr);
+	int fd = x->connect(addr);
 	if (fd < 0) {
 		eng_connect_error(w, h, fd, now);
 		eng_connect_failed(w, h, now);
@@ -160,10 +182,11 @@ void eng_conn_open(struct worker *w, uint32_t h, uint64_t now)
 	c->ev = EV_IN | EPOLLOUT;
 	c->xport = x;
 	c->proto = NULL;
-	c->rx_ts = net_rx_timestamps(fd, &w->e->hosts[h].addr);
+	c->rx_ts = net_rx_timestamps(fd, addr);
 	c->answered = false;
 	c->host = h;
 	c->state = CS_CONNECTING;
+	c->flow = ENG_FLOW_NONE;
 	c->connect_start_ns = now;
 	c->deadline_ns = now + w->e->cfg.timeout_ns;
 	list_push_tail(&w->timed, c);
@@ -183,7 +206,13 @@ void eng_conn_idle(struct worker *w, struct conn *c, uint64_t now)
 void eng_conn_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 		   const struct engine_req *rq, bool lagged)
 {
-	c->proto->send(w, c, sched_ns, rq, lagged);
+	c->proto->send(w, c, sched_ns, rq, lagged, ENG_FLOW_NONE);
+}
+
+void eng_conn_send_flow(struct worker *w, struct conn *c, uint64_t sched_ns,
+			const struct engine_req *rq, bool lagged, uint32_t flow)
+{
+	c->proto->send(w, c, sched_ns, rq, lagged, flow);
 }
 
 /* The per-name figures of a completed response (two names or more): out
@@ -242,6 +271,8 @@ void eng_conn_complete(struct worker *w, struct conn *c, uint64_t now)
 		publish_error(w);
 	if (c->in) /* on w->timed, or (HTTP/1.1 settling) on w->h1_settling */
 		list_remove(c->in, c);
+	if (c->flow != ENG_FLOW_NONE)
+		flow_outcome(w, c, st, ok, ERRK_COUNT, now); /* before done reuses c */
 	c->proto->done(w, c, now);
 }
 

@@ -120,7 +120,10 @@ int engine_open(struct engine **out, const struct engine_cfg *cfg)
 			return -EINVAL;
 	if (cfg->open_loop ? cfg->connections == 0 : cfg->concurrency == 0)
 		return -EINVAL;
-	if (cfg->n_reqs >= QE_LAGGED) /* a backlog entry keeps a flag above the index */
+	if (cfg->n_reqs >= QE_FLOW) /* a backlog entry keeps flags above the index */
+		return -EINVAL;
+	if (cfg->flows && (!cfg->flow_state || !cfg->flows->start || !cfg->flows->result ||
+			   !cfg->flows->wake || !cfg->flows->abandon))
 		return -EINVAL;
 	struct engine *e = calloc(1, sizeof *e);
 	if (!e)
@@ -282,6 +285,7 @@ int engine_step_start(struct engine *e, const struct engine_step *s)
 	e->meas_end_ns = by_count ? UINT64_MAX : e->warm_end_ns + s->duration_ns;
 	atomic_store(&e->stop, false);
 	atomic_store(&e->stop_ns, 0);
+	atomic_store(&e->aborted, false);
 	for (uint32_t i = 0; i < e->n_threads; i++) {
 		atomic_store_explicit(&e->w[i].done, false, memory_order_relaxed);
 		atomic_store_explicit(&e->w[i].pub_backlog, 0, memory_order_relaxed);
@@ -309,11 +313,12 @@ void engine_close(struct engine *e)
 
 void engine_interrupt(struct engine *e)
 {
-	uint64_t none = 0;
-	atomic_compare_exchange_strong(&e->stop_ns, &none, clock_now_ns());
-	atomic_store(&e->stop, true);
-	for (uint32_t i = 0; i < e->started; i++)
-		loop_wake(&e->w[i].loop);
+	eng_stop_all(e);
+}
+
+bool engine_aborted(const struct engine *e)
+{
+	return atomic_load(&e->aborted);
 }
 
 bool engine_done(struct engine *e)

@@ -53,6 +53,72 @@ enum engine_http {
 	                    * QUIC context (engine_host.quic, engine_cfg.quic) */
 };
 
+/* ---- flows: requests made while the load runs (src/script) ----------------
+ *
+ * With engine_cfg.flows, requests are not taken from cfg.reqs: each arrival
+ * (open loop: a due time of the schedule; closed loop: a free slot of the
+ * concurrency) starts a flow, and the flow says, one step at a time, what
+ * it wants: a request sent (due at a time from which its latency counts),
+ * a wait until a time, or its end. A flow has at most one request
+ * outstanding; its request's outcome (a response, or a transport error)
+ * is handed back, and the flow says what next. A wrk script's flow is
+ * one request (a delay() before it in closed loop); a session's is its
+ * steps. The callbacks run on the worker's thread, each worker with its
+ * own state (cfg.flow_state[worker]): nothing is shared between workers. */
+
+enum engine_flow_op {
+	ENGINE_FLOW_SEND = 1, /* req, due at at_ns (its latency counts from then) */
+	ENGINE_FLOW_WAIT,     /* wake the flow at at_ns */
+	ENGINE_FLOW_END,      /* the flow is over (at_ns: when; failed: a session that failed) */
+};
+
+struct engine_flow_next {
+	enum engine_flow_op op;
+	const struct engine_req *req; /* SEND: borrowed until the flow's next callback (or
+	                               * its abandon); host and name as in cfg.reqs */
+	uint64_t at_ns;               /* CLOCK_MONOTONIC */
+	bool failed;                  /* END */
+	bool stop;                    /* the script asks its worker to issue no more (wrk's
+	                               * thread:stop()): the schedule ends for this worker */
+};
+
+/* What came of a flow's request (valid during the callback only). */
+struct engine_flow_result {
+	int status;        /* the response's status; 0: none came (err says why) */
+	bool ok;           /* it succeeded (--success, else a status in 200..399) */
+	enum err_kind err; /* status 0: the transport error */
+	/* the response's header fields ("name\0value\0" pairs) and body, when
+	 * engine_cfg.flow_headers / flow_body_cap asked for them (else empty) */
+	const char *hbuf;
+	size_t hbuf_len;
+	uint32_t n_fields;
+	const char *body;
+	size_t body_len;
+	bool body_cut;     /* longer than flow_body_cap: cut there */
+	uint64_t bytes_in; /* response bytes (HTTP/1.1: as read; HTTP/2: body) */
+};
+
+/* The callbacks of flows. Each returns 0 with *next filled, or a negative
+ * code: the flow's script failed, and the engine ends the step at once on
+ * every worker (engine_aborted; the result is marked interrupted). ws is
+ * the worker's cfg.flow_state; flow is the flow's handle (an index below
+ * ENGINE_FLOWS_MAX, reused after the flow ends). */
+struct engine_flow_ops {
+	/* a new flow, for an arrival due at due_ns */
+	int (*start)(void *ws, uint32_t flow, uint64_t due_ns, struct engine_flow_next *next);
+	/* its request's outcome, at now_ns (the response's arrival) */
+	int (*result)(void *ws, uint32_t flow, const struct engine_flow_result *r, uint64_t now_ns,
+		      struct engine_flow_next *next);
+	/* its wait (due at due_ns) is over */
+	int (*wake)(void *ws, uint32_t flow, uint64_t due_ns, struct engine_flow_next *next);
+	/* the flow is dropped without its outcome: its request could not be
+	 * queued (the backlog full, its host refusing), or the step ended
+	 * with it under way. It is over; nothing more is asked of it. */
+	void (*abandon)(void *ws, uint32_t flow);
+};
+
+#define ENGINE_FLOWS_MAX 0x3fffffffu /* flow handles are below this */
+
 /* What stays the same for the whole session: target, requests, connections. */
 struct engine_cfg {
 	struct net_addr addr;   /* where to connect, when n_hosts is 0 (one host) */
@@ -122,6 +188,19 @@ struct engine_cfg {
 	                         * lagged_failed); 0: ENGINE_LAG_LIMIT_NS */
 	bool realtime;          /* run the worker threads at a real-time priority (SCHED_RR, the
 	                         * lowest); engine_realtime says whether it was granted */
+
+	/* Flows (above): NULL, requests from reqs. Else every request is a
+	 * flow's; reqs still names the hosts connections are opened to before
+	 * the load (eng_preopen) and must hold at least one request. */
+	const struct engine_flow_ops *flows;
+	void *const *flow_state; /* threads entries: worker i's state (borrowed) */
+	bool flow_sessions;      /* count each flow as a session (phase_stats.sessions) */
+	bool flow_headers;       /* hand each response's header fields to result */
+	size_t flow_body_cap;    /* and up to this many bytes of its body (0: none) */
+	const struct net_addr *worker_addr; /* NULL, or threads entries: worker i connects
+	                                     * to worker_addr[i] (its family 0: the host's) in
+	                                     * place of host 0's address (wrk's thread.addr;
+	                                     * with or without flows) */
 };
 
 /* The default lag limit (--lag-limit): lateness under it is pacer's stated
@@ -194,6 +273,10 @@ int engine_step_start(struct engine *e, const struct engine_step *s);
 void engine_interrupt(struct engine *e);
 /* True when every worker has finished the current step. */
 bool engine_done(struct engine *e);
+/* True when a flow's callback failed (engine_flow_ops) and ended the
+ * current or last step on every worker: its result is marked interrupted;
+ * what failed is the flows' owner's to say. */
+bool engine_aborted(const struct engine *e);
 
 struct engine_progress {
 	uint64_t elapsed_ns;    /* since the step's load started (warm-up included) */

@@ -59,8 +59,9 @@
  * xport_quic_streams.c its streams for the protocol; proto_h2.c
  * HTTP/2 connections and streams; proto_h1.c HTTP/1.1; pool.c host pools,
  * backlog and opening; floor.c the floor's timed sleeps and round trips;
- * conn.c the connection; timers.c the connections' own timers; series.c
- * the per-second series; live_buckets.c the live latency buckets;
+ * conn.c the connection; flow.c the flows (requests a script makes while
+ * the load runs); timers.c the connections' own timers; series.c the
+ * per-second series; live_buckets.c the live latency buckets;
  * inspect_eval.c the response rules. */
 #ifndef PACER_ENGINE_ENGINE_INT_H
 #define PACER_ENGINE_ENGINE_INT_H
@@ -221,9 +222,10 @@ struct eng_proto {
 	 * preface, connecting until the server's SETTINGS). */
 	void (*start)(struct worker *w, struct conn *c, uint64_t now);
 	/* c, on its host's idle list, takes request rq (NULL: the next one)
-	 * scheduled at sched_ns; lagged: picked up late. */
+	 * scheduled at sched_ns; lagged: picked up late; flow: the flow it
+	 * belongs to (ENG_FLOW_NONE: none). */
 	void (*send)(struct worker *w, struct conn *c, uint64_t sched_ns,
-		     const struct engine_req *rq, bool lagged);
+		     const struct engine_req *rq, bool lagged, uint32_t flow);
 	/* An epoll event of c once the protocol started. */
 	void (*event)(struct worker *w, struct conn *c, uint32_t events);
 	/* Request r's response is counted (eng_conn_complete): reuse or
@@ -278,6 +280,9 @@ struct conn {
 	uint64_t idle_ns;         /* when it last became idle (least recently used) */
 	uint32_t host;            /* index into engine.hosts */
 	const struct engine_req *req; /* the request in flight */
+	uint32_t flow;                /* the flow the request belongs to (flow.c); ENG_FLOW_NONE */
+	struct h2req *h2_fields;      /* a flow's request as HTTP/2 fields (a stream; NULL: the
+	                           * engine's e->h2reqs entry) */
 	size_t wr_off;
 	bool got_byte;
 	bool rx_ts;               /* the socket stamps what it receives (net_rx_timestamps) */
@@ -333,6 +338,24 @@ struct qent {
 };
 
 #define QE_LAGGED 0x80000000u
+#define QE_FLOW 0x40000000u /* req is a flow's handle (flow.c), not an index into cfg.reqs */
+#define QE_INDEX(r) ((r) & ~(QE_LAGGED | QE_FLOW))
+
+/* No flow (struct conn.flow). */
+#define ENG_FLOW_NONE UINT32_MAX
+/* A flow's entry in its worker's table (flow.c). */
+#define ENG_FLOW_LIVE UINT32_MAX /* next_free of a flow in use */
+struct eng_flow {
+	const struct engine_req *req; /* its request, while one is queued or in flight */
+	uint64_t start_ns;            /* its arrival's due time */
+	uint32_t next_free;           /* the free list; ENG_FLOW_LIVE while in use */
+};
+
+/* A flow waiting until at_ns (the worker's heap of waits, flow.c). */
+struct eng_wait {
+	uint64_t at_ns;
+	uint32_t flow;
+};
 
 /* One worker's state for one host. */
 struct hpool {
@@ -465,6 +488,20 @@ struct worker {
 		_Atomic uint64_t lag_sum_ns;
 		_Atomic uint64_t backlog, conns_open, conns_connecting;
 	} live;
+	/* flows (engine_cfg.flows, flow.c): the table of flows, a free list,
+	 * and the heap of the ones waiting */
+	void *flow_state; /* cfg.flow_state[id] */
+	struct eng_flow *flows;
+	uint32_t flows_cap, flows_hi, flows_free, n_flows;
+	uint32_t flows_max;     /* most flows under way at once (arrivals past it: dropped) */
+	struct eng_wait *waits; /* a min-heap by at_ns, n_waits of them (room: flows_cap) */
+	uint32_t n_waits;
+	bool flows_stopped; /* the script stopped this worker (thread:stop()) */
+	const struct net_addr
+		*addr0;   /* cfg.worker_addr: where host 0 is for this worker, or NULL */
+	bool cap_headers; /* capture each response's header fields (rules or flows) */
+	size_t cap_body;  /* and this many bytes of its body */
+
 	/* HTTP/1.1 connections in CS_SETTLE, oldest response first (proto_h1.c) */
 	struct list h1_settling;
 	/* HTTP/2 stream records (proto_h2.c): made on demand, kept for reuse */
@@ -507,6 +544,7 @@ struct engine {
 	uint64_t arrival_base;
 	_Atomic bool stop;
 	_Atomic uint64_t stop_ns;      /* CLOCK_MONOTONIC of the step's first interrupt; 0: none */
+	_Atomic bool aborted;          /* a flow's callback failed and stopped the step */
 	struct worker *w;
 	uint32_t n_threads;
 	uint32_t started;
@@ -553,6 +591,17 @@ static inline void list_remove(struct list *l, struct conn *c)
 }
 
 /* ---- small shared helpers (hot path: inline) --------------------------- */
+
+/* End the current step on every worker (engine_interrupt; a flow that
+ * failed): the first call's time is the measured phase's end. Any thread. */
+static inline void eng_stop_all(struct engine *e)
+{
+	uint64_t none = 0;
+	atomic_compare_exchange_strong(&e->stop_ns, &none, clock_now_ns());
+	atomic_store(&e->stop, true);
+	for (uint32_t i = 0; i < e->started; i++)
+		loop_wake(&e->w[i].loop);
+}
 
 static inline uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
@@ -722,6 +771,10 @@ void eng_conn_release(struct worker *w, struct conn *c);
  * fails). */
 void eng_conn_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 		   const struct engine_req *rq, bool lagged);
+/* The same for a request of flow `flow` (ENG_FLOW_NONE: none), whose
+ * outcome goes back to the flow (flow.c). */
+void eng_conn_send_flow(struct worker *w, struct conn *c, uint64_t sched_ns,
+			const struct engine_req *rq, bool lagged, uint32_t flow);
 /* An epoll event of c (not CS_FREE). */
 void eng_conn_event(struct worker *w, struct conn *c, uint32_t events);
 /* Make ev the epoll interest registered for c. */
@@ -745,8 +798,9 @@ struct phase_stats *eng_conn_error(struct worker *w, uint32_t h, enum err_kind k
  * in the second's series in the measured phase. Backoff is the caller's
  * (eng_connect_failed). */
 void eng_connect_error(struct worker *w, uint32_t h, int err, uint64_t now);
-/* An error of c's request (counted in the phase it was scheduled in). */
-void eng_count_error(struct worker *w, const struct conn *c, enum err_kind k, uint64_t now);
+/* An error of c's request (counted in the phase it was scheduled in); a
+ * flow's request hands the error to its flow. */
+void eng_count_error(struct worker *w, struct conn *c, enum err_kind k, uint64_t now);
 /* A request of phase ph (request rq, scheduled at sched_ns) with no answer
  * at `now` (it timed out, or the run was interrupted): its wait, a lower
  * bound of its latency, in the latency figures (latency, latency_failed,
@@ -786,6 +840,42 @@ static inline void eng_connect_failed(struct worker *w, uint32_t h, uint64_t now
  * failed, or was done after a GOAWAY, and is closed. (The fuzz harness
  * feeds it directly.) */
 bool eng_h2_input(struct worker *w, struct conn *c, const char *buf, size_t n, uint64_t now);
+
+/* ---- flow.c: flows (engine_cfg.flows) ---------------------------------- */
+
+/* An arrival due at due_ns starts a flow (its first step: a request into
+ * its host's backlog, or a wait); over w->flows_max flows under way, or
+ * without memory, it is dropped. */
+void eng_flow_arrival(struct worker *w, uint64_t due_ns, uint64_t now);
+/* The request of c's flow ended: r (a response, or a transport error) goes
+ * to the flow, whose next step follows (a request only ever into the
+ * backlog: nothing is sent from here). c->flow is ENG_FLOW_NONE after. */
+void eng_flow_result(struct worker *w, struct conn *c, const struct engine_flow_result *r,
+		     uint64_t now);
+/* Wake the flows whose waits are due by now. */
+void eng_flow_wakes(struct worker *w, uint64_t now);
+/* Flow f's request, due at due_ns, could not be queued or sent: counted
+ * dropped (and its session), and the flow ends. */
+void eng_flow_drop(struct worker *w, uint32_t f, uint64_t due_ns, uint64_t now);
+/* The step ended: every flow still under way is abandoned (counted in its
+ * session's abandoned). */
+void eng_flow_step_end(struct worker *w);
+/* Size the flow table for a step whose worker keeps at most `max` flows. 0
+ * or -ENOMEM. */
+int eng_flow_reserve(struct worker *w, uint64_t max);
+void eng_flow_free(struct worker *w);
+
+/* The request of backlog entry r: a flow's (QE_FLOW), or cfg.reqs'. */
+static inline const struct engine_req *eng_qent_req(const struct worker *w, uint32_t r)
+{
+	return (r & QE_FLOW) ? w->flows[QE_INDEX(r)].req : &w->e->cfg.reqs[QE_INDEX(r)];
+}
+
+/* The earliest wait of a flow (UINT64_MAX: none). */
+static inline uint64_t eng_flow_next_wake(const struct worker *w)
+{
+	return w->n_waits ? w->waits[0].at_ns : UINT64_MAX;
+}
 
 /* ---- timers.c: the connections' own timers ----------------------------- */
 

@@ -57,14 +57,24 @@ void eng_serve_host(struct worker *w, uint32_t h, uint64_t now)
 		 * so that a count-bounded run ends */
 		while (p->q_len) {
 			struct qent q = q_pop(w, p);
+			if (q.req & QE_FLOW) { /* its flow ends there (it cannot push again) */
+				eng_flow_drop(w, QE_INDEX(q.req), q.due_ns, now);
+				continue;
+			}
 			phase_of(w, q.due_ns)->dropped++;
 			live_add(&w->live.dropped, 1);
 		}
 	}
 	while (p->q_len && p->idle.head) {
 		struct qent q = q_pop(w, p);
-		eng_conn_send(w, p->idle.head, q.due_ns, &cfg->reqs[q.req & ~QE_LAGGED],
-			      (q.req & QE_LAGGED) != 0);
+		bool lagged = (q.req & QE_LAGGED) != 0;
+		if (q.req & QE_FLOW) {
+			uint32_t f = QE_INDEX(q.req);
+			eng_conn_send_flow(w, p->idle.head, q.due_ns, w->flows[f].req, lagged, f);
+		} else {
+			eng_conn_send(w, p->idle.head, q.due_ns, &cfg->reqs[q.req & ~QE_LAGGED],
+				      lagged);
+		}
 	}
 	/* protocols that queue (HTTP/2): this turn's requests, a write a connection */
 	for (size_t k = 0; k < w->e->n_protos; k++)

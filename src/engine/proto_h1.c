@@ -71,7 +71,7 @@ static bool h1_write(struct worker *w, struct conn *c)
 }
 
 static void h1_send(struct worker *w, struct conn *c, uint64_t sched_ns,
-		    const struct engine_req *rq, bool lagged)
+		    const struct engine_req *rq, bool lagged, uint32_t flow)
 {
 	uint64_t now = clock_now_ns();
 	list_remove(&w->hp[c->host].idle, c);
@@ -87,6 +87,7 @@ static void h1_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 	c->write_ns = now;
 	c->deadline_ns = now + w->e->cfg.timeout_ns;
 	c->req = rq ? rq : &w->e->cfg.reqs[pick_req(w)];
+	c->flow = flow;
 	c->wr_off = 0;
 	c->got_byte = false;
 	h1_resp_init(&c->resp, c->req->head);

@@ -118,10 +118,10 @@ static struct conn *stream_get(struct worker *w)
 	s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
-	const struct inspect *in = w->inspect;
 	s->fd = -1;
-	s->cap.headers = w->capture && in->need_headers;
-	s->cap.body_cap = w->capture ? in->need_body : 0;
+	s->flow = ENG_FLOW_NONE;
+	s->cap.headers = w->cap_headers;
+	s->cap.body_cap = w->cap_body;
 	w->h2_all[w->h2_all_len++] = s;
 	return s;
 }
@@ -171,6 +171,12 @@ static void stream_release(struct worker *w, struct conn *s)
 	}
 	s->state = CS_FREE;
 	s->h2_parent = NULL;
+	if (s->h2_fields) { /* a flow's request, made into fields for this stream */
+		h2req_free(s->h2_fields);
+		free(s->h2_fields);
+		s->h2_fields = NULL;
+	}
+	s->flow = ENG_FLOW_NONE;
 	s->next = w->h2_free;
 	w->h2_free = s;
 }
@@ -182,7 +188,8 @@ static void stream_release(struct worker *w, struct conn *s)
 static void stream_retry(struct worker *w, struct conn *s, uint64_t now)
 {
 	struct phase_stats *ph = phase_of(w, s->sched_ns);
-	uint32_t r = (uint32_t)(s->req - w->e->cfg.reqs);
+	uint32_t r = s->flow != ENG_FLOW_NONE ? s->flow | QE_FLOW
+					      : (uint32_t)(s->req - w->e->cfg.reqs);
 	struct hpool *p = &w->hp[s->host];
 	if (p->h2_refusals < H2_RETRY_RUN_MAX &&
 	    q_push(w, s->host, s->sched_ns, r | (s->lagged ? QE_LAGGED : 0))) {
@@ -190,6 +197,7 @@ static void stream_retry(struct worker *w, struct conn *s, uint64_t now)
 		ph->sent--;
 		ph->lagged_sent -= s->lagged;
 		ph->h2.retried++;
+		s->flow = ENG_FLOW_NONE; /* it waits in the backlog, its flow with it */
 	} else {
 		eng_count_error(w, s, ERRK_RESET, now);
 	}
@@ -395,7 +403,7 @@ static ssize_t read_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t l
 	(void)id;
 	struct conn *s = src->ptr;
 	const struct engine *e = ((struct h2_conn *)ud)->w->e;
-	const struct h2req *hr = &e->h2reqs[s->req - e->cfg.reqs];
+	const struct h2req *hr = s->h2_fields ? s->h2_fields : &e->h2reqs[s->req - e->cfg.reqs];
 	size_t left = hr->body_len - s->wr_off;
 	size_t n = left < len ? left : len;
 	memcpy(buf, hr->body + s->wr_off, n);
@@ -651,8 +659,26 @@ static void h2_event(struct worker *w, struct conn *c, uint32_t events)
 /* Open a stream for rq (NULL: pick_req) scheduled at sched_ns on c, an HTTP/2
  * connection on its host's idle list (a free stream). Its HEADERS are
  * written by the next flush of its host (h2_flush_host). */
+/* A flow's request as HTTP/2 fields, for stream s (s->h2_fields). False:
+ * no memory, or a request the fields cannot carry (the flow's script made
+ * it; counted dropped). */
+static bool flow_fields(struct worker *w, struct conn *s, const struct engine_req *rq)
+{
+	char err[160];
+	struct h2req *hr = calloc(1, sizeof *hr);
+	if (!hr)
+		return false;
+	if (h2req_from_h1(hr, rq->buf, rq->len, w->e->hosts[rq->host].tls ? "https" : "http", err,
+			  sizeof err)) {
+		free(hr);
+		return false;
+	}
+	s->h2_fields = hr;
+	return true;
+}
+
 static void h2_send(struct worker *w, struct conn *c, uint64_t sched_ns,
-		    const struct engine_req *rq, bool lagged)
+		    const struct engine_req *rq, bool lagged, uint32_t flow)
 {
 	const struct engine_cfg *cfg = &w->e->cfg;
 	struct h2_conn *h = c->h2;
@@ -661,12 +687,22 @@ static void h2_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 		rq = &cfg->reqs[pick_req(w)];
 	struct phase_stats *ph = phase_of(w, sched_ns);
 	struct conn *s = stream_get(w);
+	if (s && flow != ENG_FLOW_NONE && !flow_fields(w, s, rq)) {
+		s->next = w->h2_free; /* back, unused */
+		w->h2_free = s;
+		eng_flow_drop(w, flow, sched_ns, now);
+		return;
+	}
 	if (!s) {
-		eng_count_dropped(w, ph, now); /* out of memory for a stream record */
+		if (flow != ENG_FLOW_NONE)
+			eng_flow_drop(w, flow, sched_ns, now); /* counted dropped */
+		else
+			eng_count_dropped(w, ph, now); /* out of memory for a stream record */
 		if (c->in)
 			list_remove(c->in, c);
 		return;
 	}
+	s->flow = flow;
 	ph->sent++;
 	ph->lagged_sent += lagged;
 	if (cfg->open_loop)
@@ -687,7 +723,7 @@ static void h2_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 	h1_resp_init(&s->resp, rq->head);
 	if (w->capture)
 		h1_resp_capture(&s->resp, &s->cap);
-	const struct h2req *hr = &w->e->h2reqs[rq - cfg->reqs];
+	const struct h2req *hr = s->h2_fields ? s->h2_fields : &w->e->h2reqs[rq - cfg->reqs];
 	nghttp2_data_provider dp = {.source.ptr = s, .read_callback = read_body};
 	s->h2_slot = h->n_act;
 	h->act[h->n_act++] = s;

@@ -725,11 +725,17 @@ static void h3_event(struct worker *w, struct conn *c, uint32_t events)
  * connection on its host's idle list. Its bytes go out with the next
  * flush of its host (h3_flush_host). */
 static void h3_send(struct worker *w, struct conn *c, uint64_t sched_ns,
-		    const struct engine_req *rq, bool lagged)
+		    const struct engine_req *rq, bool lagged, uint32_t flow)
 {
 	const struct engine_cfg *cfg = &w->e->cfg;
 	struct h3_conn *h = c->h3;
 	uint64_t now = clock_now_ns();
+	if (flow != ENG_FLOW_NONE) {
+		/* a script's requests do not go over HTTP/3 yet (measure refuses
+		 * -s with --http3): dropped, should one come */
+		eng_flow_drop(w, flow, sched_ns, now);
+		return;
+	}
 	if (!rq)
 		rq = &cfg->reqs[pick_req(w)];
 	struct phase_stats *ph = phase_of(w, sched_ns);

@@ -21,7 +21,7 @@ static bool stopping(struct worker *w)
 static bool closed_can_issue(struct worker *w, uint64_t now)
 {
 	const struct engine *e = w->e;
-	if (now < e->t0_ns || now >= e->meas_end_ns)
+	if (now < e->t0_ns || now >= e->meas_end_ns || w->flows_stopped)
 		return false;
 	if (now >= e->warm_end_ns && e->step.requests && w->issued_measure >= w->quota)
 		return false;
@@ -41,6 +41,22 @@ static void closed_issue(struct worker *w)
 {
 	const struct engine_cfg *cfg = &w->e->cfg;
 	uint32_t drops = 0;
+	if (cfg->flows) {
+		/* a flow is a virtual user: its wait, or its request queued or
+		 * in flight, holds its slot until it ends (at most as many
+		 * starts a call as slots: a flow may end at once) */
+		for (uint32_t k = 0;
+		     k < w->closed_outstanding && w->n_flows < w->closed_outstanding; k++) {
+			uint64_t t = clock_now_ns();
+			if (!closed_can_issue(w, t) ||
+			    atomic_load_explicit(&w->e->aborted, memory_order_relaxed))
+				break;
+			if (t >= w->e->warm_end_ns)
+				w->issued_measure++;
+			eng_flow_arrival(w, t, t);
+		}
+		return;
+	}
 	while ((w->timed.len - w->n_connecting) + w->q_len < w->closed_outstanding) {
 		uint64_t t = clock_now_ns();
 		if (!closed_can_issue(w, t))
@@ -151,6 +167,9 @@ static void worker_reset(struct worker *w)
 	}
 	w->sched_active = false;
 	w->shadow_until_ns = 0;
+	if (cfg->flows &&
+	    eng_flow_reserve(w, cfg->open_loop ? 2 * (uint64_t)w->q_cap : w->closed_outstanding))
+		w->oom = -ENOMEM;
 	atomic_store_explicit(&w->pub_p99_ns, 0, memory_order_relaxed);
 	atomic_store_explicit(&w->pub_p99_warm, false, memory_order_relaxed);
 	atomic_store_explicit(&w->pub_last_sec_completed, 0, memory_order_relaxed);
@@ -267,6 +286,19 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 					w->sched_active = false;
 					break;
 				}
+				if (cfg->flows) {
+					/* an arrival starts a flow, whose requests are
+					 * counted (due, lateness) as it makes them:
+					 * after its script ran */
+					eng_flow_arrival(w, w->next_due_ns, now);
+					w->next_due_ns = sched_next(&w->sched);
+					if (w->flows_stopped) /* thread:stop() */
+						w->sched_active = false;
+					if (!w->sched_active || stopping(w))
+						break;
+					now = clock_now_ns(); /* the script's time has passed */
+					continue;
+				}
 				struct phase_stats *ph = phase_of(w, w->next_due_ns);
 				ph->scheduled++;
 				uint64_t lag = now - w->next_due_ns;
@@ -290,6 +322,8 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 			if (w->sched_active && now >= e->meas_end_ns)
 				w->sched_active = false;
 		}
+		if (w->n_waits) /* flows whose waits are over */
+			eng_flow_wakes(w, now);
 		eng_timers_run(w, now); /* the transports' own (QUIC) */
 		uint64_t proto_wake = UINT64_MAX;
 		if (!woke_from_nap) { /* not before reading what came by now */
@@ -305,7 +339,8 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 			if (drain_end == UINT64_MAX)
 				drain_end = now + e->step.drain_ns;
 			bool busy = w->q_len || (w->timed.len > w->n_connecting) ||
-				    proto_wake != UINT64_MAX; /* a protocol's timer to wait for */
+				    proto_wake != UINT64_MAX || /* a protocol's timer to wait for */
+				    w->n_waits;                 /* a flow's */
 			if (!busy || now >= drain_end)
 				break;
 		}
@@ -322,6 +357,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 			wake = min_u64(wake, drain_end);
 		wake = min_u64(wake, eng_backoff_wake(w, now));
 		wake = min_u64(wake, proto_wake);
+		wake = min_u64(wake, eng_flow_next_wake(w));
 		bool sched_wake = false; /* the schedule, not a deadline, set the wake-up */
 		if (w->sched_active) {
 			uint64_t due = w->next_due_ns > e->t0_ns ? w->next_due_ns : e->t0_ns, at;
@@ -354,7 +390,10 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		 * timed when it came. Not while due requests wait for a connection
 		 * (a response frees one), nor while a full batch of events may
 		 * hold more. */
-		bool nap = e->stamps && w->sched_active && !held && !more_events && now >= e->t0_ns;
+		/* Nor with sessions: a session's next step is due from its
+		 * response, which must be read when it comes. */
+		bool nap = e->stamps && w->sched_active && !held && !more_events &&
+			   now >= e->t0_ns && !cfg->flow_sessions;
 		uint64_t t_wait = held ? clock_now_ns() : 0;
 		int n;
 		if (woke_from_nap) {
@@ -411,19 +450,24 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	for (uint32_t h = 0; h < w->n_hosts; h++)
 		while (w->hp[h].q_len) {
 			struct qent q = q_pop(w, &w->hp[h]);
-			eng_count_left(w, q.due_ns, &cfg->reqs[q.req & ~QE_LAGGED],
-				       (q.req & QE_LAGGED) != 0, false);
+			eng_count_left(w, q.due_ns, eng_qent_req(w, q.req),
+				       (q.req & QE_LAGGED) != 0,
+				       false); /* a flow's: abandoned with its flow below */
 		}
 	for (size_t k = 0; k < e->n_protos; k++) /* HTTP/2 streams are not in w->conns */
 		if (e->protos[k]->step_end)
 			e->protos[k]->step_end(w);
 	for (uint32_t i = 0; i < w->max_conns; i++) {
 		struct conn *c = &w->conns[i];
-		if (c->state == CS_READING || c->state == CS_WRITING)
+		if (c->state == CS_READING || c->state == CS_WRITING) {
 			eng_count_left(w, c->sched_ns, c->req, c->lagged, true);
+			c->flow = ENG_FLOW_NONE; /* abandoned below, with every flow under way */
+		}
 		if (c->state != CS_FREE && c->state != CS_IDLE)
 			eng_conn_close(w, c);
 	}
+	if (cfg->flows)
+		eng_flow_step_end(w);
 	live_gauges(w);
 	w->cpu_ns = clock_thread_cpu_ns() - cpu0;
 	uint64_t cpu_wait1 = clock_thread_cpu_wait_ns();
@@ -511,6 +555,7 @@ void eng_worker_free(struct worker *w)
 			w->e->xports[k]->worker_free(w);
 	free(w->theap);
 	free(w->rbuf);
+	eng_flow_free(w);
 	free(w->secs);
 	free(w->pairs);
 	hist_free(&w->sec_hist);
@@ -588,11 +633,24 @@ int eng_worker_init(struct worker *w, struct engine *e, uint32_t id)
 	if (in && in->active) {
 		if ((rc = own_rules(w, in)))
 			return rc;
-		w->capture = in->need_headers || in->need_body;
+		w->cap_headers = in->need_headers;
+		w->cap_body = in->need_body;
 	}
+	if (cfg->flows) { /* a script's response() or session steps read them */
+		w->cap_headers = w->cap_headers || cfg->flow_headers;
+		if (cfg->flow_body_cap > w->cap_body)
+			w->cap_body = cfg->flow_body_cap;
+		w->flow_state = cfg->flow_state[id];
+	}
+	/* a script's thread.addr: with or without flows (a static script
+	 * that only moves its threads is sent as any other run's requests) */
+	if (cfg->worker_addr && cfg->worker_addr[id].ss.ss_family)
+		w->addr0 = &cfg->worker_addr[id];
+	w->capture = w->cap_headers || w->cap_body;
 	for (uint32_t i = w->max_conns; i-- > 0;) {
-		w->conns[i].cap.headers = w->capture && in->need_headers;
-		w->conns[i].cap.body_cap = w->capture ? in->need_body : 0;
+		w->conns[i].cap.headers = w->cap_headers;
+		w->conns[i].cap.body_cap = w->cap_body;
+		w->conns[i].flow = ENG_FLOW_NONE;
 		w->conns[i].fd = -1;
 		if (w->capture && h1_capture_reserve(&w->conns[i].cap))
 			return -ENOMEM;

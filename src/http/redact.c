@@ -107,3 +107,15 @@ const char *redact_arg(const struct redact *r, const char *arg, char *out, size_
 	}
 	return arg;
 }
+
+const char *redact_value(const struct redact *r, const char *v, char *out, size_t cap)
+{
+	if (r && r->off)
+		return v;
+	char fp[REDACT_FP_HEX + 1];
+	redact_fingerprint(v, strlen(v), fp);
+	if (!cap)
+		return "";
+	snprintf(out, cap, "[redacted fingerprint %s]", fp);
+	return out;
+}

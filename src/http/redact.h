@@ -56,4 +56,9 @@ const char *redact_header_line(const struct redact *r, const char *line, char *o
  * short option bundle's 'H'. */
 const char *redact_arg(const struct redact *r, const char *arg, char *out, size_t cap);
 
+/* A value that may be a secret whatever it is (a script's argument after
+ * --, which pacer cannot read): v itself when r is off (--no-redact), else
+ * "[redacted fingerprint F]" in out[cap]. */
+const char *redact_value(const struct redact *r, const char *v, char *out, size_t cap);
+
 #endif

@@ -17,6 +17,7 @@
 #include "net/sock.h"
 #include "net/quic.h"
 #include "net/tls.h"
+#include "script/script.h"
 #include "doc/doc.h"
 #include "table/table.h"
 #include "target/plan.h"
@@ -132,7 +133,8 @@ int measure_build(struct measure *s, struct run_plan *plan)
 		return measure_fail(s, MEASURE_EUSAGE, "--method '%s': not a valid method token",
 			plan->method);
 	}
-	if ((rc = measure_req_body(s, plan)) || (rc = measure_req_encode(s, plan)))
+	if ((rc = measure_req_body(s, plan)) || (rc = measure_script_load(s, plan)) ||
+	    (rc = measure_req_encode(s, plan)))
 		return rc;
 	return 0;
 }
@@ -152,6 +154,8 @@ int measure_connect(struct measure *s, const struct run_plan *plan)
 	int rc = measure_net_fd_limit(s, plan);
 	if (!rc)
 		rc = measure_net_connect(s, plan, s->url_http);
+	if (!rc)
+		rc = measure_script_start(s);
 	if (rc)
 		return rc;
 	size_t n = s->n_hosts ? s->n_hosts : 1;
@@ -244,6 +248,7 @@ void measure_engine_cfg(const struct measure *s, const struct run_plan *plan,
 	uint64_t win = 0;
 	if (plan->http.window && units_parse_size(plan->http.window, &win) == 0)
 		cfg->h2_window = (uint32_t)win; /* checked by plan_validate */
+	measure_script_engine(s, cfg);
 }
 
 bool measure_target_local(const struct measure *s)
@@ -282,9 +287,11 @@ int measure_copy_inputs(struct measure *dst, const struct measure *src)
 {
 	memset(dst, 0, sizeof *dst);
 	memcpy(dst, src, offsetof(struct measure, addr));
-	dst->outcomes = dst->cost_args = dst->headers = (struct strlist){0};
-	if (copy_list(&dst->outcomes, &src->outcomes) || copy_list(&dst->cost_args, &src->cost_args) ||
-	    copy_list(&dst->headers, &src->headers))
+	dst->outcomes = dst->cost_args = dst->headers = dst->script_args = (struct strlist){0};
+	if (copy_list(&dst->outcomes, &src->outcomes) ||
+	    copy_list(&dst->cost_args, &src->cost_args) ||
+	    copy_list(&dst->headers, &src->headers) ||
+	    copy_list(&dst->script_args, &src->script_args))
 		return -ENOMEM;
 	return 0;
 }
@@ -293,6 +300,9 @@ void measure_release(struct measure *s)
 {
 	probe_stop(s->probe);
 	s->probe = NULL;
+	script_free(s->script); /* its states: before the names they interned into */
+	s->script = NULL;
+	strlist_free(&s->script_args);
 	strlist_free(&s->cost_args);
 	strlist_free(&s->headers);
 	strlist_free(&s->redact_headers);

@@ -40,6 +40,7 @@ struct tls_ctx;
 struct tls_identity;
 struct quic_ctx;
 struct history_db;
+struct script;
 
 /* What a step returns besides 0 (with one line in the measurement's err):
  * the input is wrong or the target unreachable (the user's to fix), or
@@ -76,6 +77,10 @@ struct measure {
 	bool limited_ok;            /* --limited-ok: exit 0 even when generator-limited */
 	const char *segment_arg;    /* --segment K/N */
 	const char *start_at_arg;   /* --start-at TIME */
+	const char *script_path;    /* -s/--script FILE.lua (NULL: none; src/script) */
+	struct strlist script_args; /* what followed -- on the command line: init(args) */
+	const char *script_memory;  /* --script-memory SIZE: each Lua state's cap */
+	uint64_t script_timeout_ns; /* --script-timeout D: one hook call during the load */
 	struct table *offered_table; /* a table built before the command (pacer bench: a
 	                             * scenario's inline mix), borrowed: used, like a
 	                             * --requests-file table (format "mix"), when neither
@@ -121,6 +126,8 @@ struct measure {
 	struct probe *probe;        /* target resource sampler, when there is a target to probe */
 	struct plan_workload workload; /* the requests as encoded; plan->workload points here */
 	struct history_db *history_db; /* --history, opened by cli_options_apply (owned) */
+	struct script *script;         /* -s: the loaded script (owned) */
+	struct plan_script script_rec; /* -s: what the plan records of it; plan->script */
 	struct report_conn *conns;  /* where the requests go, one per host, as connected
 	                             * (measure_connect; owned); report_ctx.conns */
 	size_t n_conns;
@@ -185,6 +192,18 @@ int measure_copy_inputs(struct measure *dst, const struct measure *src);
 /* Stop the embedded target (if any) and free everything but the borrowed
  * offered_table. */
 void measure_release(struct measure *s);
+
+/* -s: the hook that failed during the last step (the engine stopped it:
+ * engine_aborted), as one line "script FILE:LINE: in HOOK(): what" into
+ * msg. False when none failed (or no script). */
+bool measure_script_failed(const struct measure *s, char *msg, size_t cap);
+
+/* -s: call the script's done(summary, latency, requests) with the figures
+ * of measured phase p (over duration_ns, at offered rate_per_s; label: a
+ * ramp step's or a variant's name, or NULL). 0, or MEASURE_EUSAGE with one
+ * line in s->err (done() failed). Nothing when there is no script or it
+ * has no done(). */
+int measure_script_done(struct measure *s, const struct run_result *r, const char *label);
 
 /* Whether the target (any host of a table) is on this machine, judged from
  * the address connected to (after --connect-to, DNS or --unix-socket). */

@@ -10,6 +10,7 @@
  *               hosts, resolving and the connection probes, rlimit
  *   rules.c     response rules, cost profiles, the target probe
  *   run.c       measure_run: the runner over the assembled variants
+ *   script.c    -s FILE.lua: the script that makes the requests
  * Each function returns 0 or MEASURE_E* with one line in s->err. */
 #ifndef PACER_MEASURE_MEASURE_INT_H
 #define PACER_MEASURE_MEASURE_INT_H
@@ -84,5 +85,15 @@ int measure_net_fd_limit(struct measure *s, const struct run_plan *plan);
  * a connection and, for https, a handshake. url_http is the http(s) part of
  * plan->url_str (a table's first URL may be unix:PATH:http://...). */
 int measure_net_connect(struct measure *s, const struct run_plan *plan, const char *url_http);
+
+/* script.c */
+
+/* -s: the script loaded (its top level run; wrk's fields from the URL,
+ * -H, -X, --body), and what the plan records of it (plan->script). */
+int measure_script_load(struct measure *s, struct run_plan *plan);
+/* -s: every worker's state started against the resolved target. */
+int measure_script_start(struct measure *s);
+/* -s: the engine's flows (callbacks, states, capture, names). */
+void measure_script_engine(const struct measure *s, struct engine_cfg *cfg);
 
 #endif

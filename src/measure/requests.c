@@ -9,6 +9,7 @@
 
 #include "measure/measure_int.h"
 #include "http/req.h"
+#include "script/script.h"
 #include "table/table.h"
 #include "target/plan.h"
 #include "util/err.h"
@@ -57,6 +58,38 @@ static int add_request(struct measure *s, const char *method,
 		.buf = buf, .len = len, .head = strcmp(method, "HEAD") == 0};
 	s->n_reqs++;
 	plan_workload_add(&s->workload, method, u->target, strlen(u->target), body_len, NULL);
+	return 0;
+}
+
+/* A request made elsewhere (a script's wrk.format()), its bytes as they are. */
+static int add_request_bytes(struct measure *s, const char *bytes, size_t len)
+{
+	char *buf = malloc(len ? len : 1);
+	struct engine_req *nr = realloc(s->reqs, (s->n_reqs + 1) * sizeof *nr);
+	if (nr)
+		s->reqs = nr;
+	char **nb = realloc(s->bufs, (s->n_reqs + 1) * sizeof *nb);
+	if (nb)
+		s->bufs = nb;
+	if (!buf || !nr || !nb) {
+		free(buf);
+		return measure_fail(s, MEASURE_ERUNTIME, "out of memory");
+	}
+	memcpy(buf, bytes, len);
+	/* "METHOD SP target SP ...": for the record */
+	const char *end = buf + len, *sp = memchr(buf, ' ', len);
+	const char *t = sp ? sp + 1 : end, *te = t;
+	while (te < end && *te != ' ')
+		te++;
+	char method[32];
+	snprintf(method, sizeof method, "%.*s", sp ? (int)(sp - buf) : 0, buf);
+	const char *body = memmem(buf, len, "\r\n\r\n", 4);
+	s->bufs[s->n_reqs] = buf;
+	s->reqs[s->n_reqs] =
+		(struct engine_req){.buf = buf, .len = len, .head = strcmp(method, "HEAD") == 0};
+	s->n_reqs++;
+	plan_workload_add(&s->workload, method, t, (size_t)(te - t),
+			  body ? (uint64_t)(end - (body + 4)) : 0, NULL);
 	return 0;
 }
 
@@ -292,6 +325,15 @@ static int name_requests(struct measure *s, struct run_plan *plan)
 			nm[i] = s->table->reqs[i].name;
 			continue;
 		}
+		if (s->script && script_info(s->script)->has_request) {
+			/* request() makes them: named after the script */
+			const char *base = strrchr(s->script_path, '/');
+			own[i] = strdup(base ? base + 1 : s->script_path);
+			if (!own[i])
+				rc = -ENOMEM;
+			nm[i] = own[i];
+			continue;
+		}
 		/* "METHOD SP target SP HTTP/1.1": the method and the path */
 		const char *b = s->reqs[i].buf, *end = b + s->reqs[i].len;
 		const char *sp = memchr(b, ' ', (size_t)(end - b));
@@ -344,8 +386,14 @@ int measure_req_body(struct measure *s, struct run_plan *plan)
 int measure_req_encode(struct measure *s, struct run_plan *plan)
 {
 	int rc;
+	const struct script_info *si = s->script ? script_info(s->script) : NULL;
 	if (s->table) {
 		rc = 0; /* encoded (and described) by measure_req_table */
+	} else if (si) {
+		/* what wrk.format() makes of wrk's fields: sent as it is
+		 * (mode static), and where connections go before the load */
+		plan_workload_init(&s->workload, "script");
+		rc = add_request_bytes(s, si->req, si->req_len);
 	} else if (s->self_contained && !s->url_arg) {
 		plan_workload_init(&s->workload, "embedded_routes");
 		rc = add_route_requests(s, plan, &plan->url);
@@ -356,7 +404,11 @@ int measure_req_encode(struct measure *s, struct run_plan *plan)
 	}
 	if (!rc && !s->table)
 		rc = hash_requests(s);
-	if (!rc && !s->spool)
+	if (!rc && si && si->mode != SCRIPT_STATIC) /* the requests are the script's */
+		memcpy(s->workload.sha256, si->sha256, sizeof s->workload.sha256);
+	if (!rc && si && si->mode == SCRIPT_SESSION)
+		plan->names = &s->names; /* the steps' names, interned as they run */
+	else if (!rc && !s->spool)
 		rc = name_requests(s, plan); /* --lazy named them as they passed */
 	if (rc)
 		return rc;

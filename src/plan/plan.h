@@ -30,6 +30,25 @@ struct plan_workload;
 /* --calibrate's default: a few hundred timed sleeps per worker thread. */
 #define PLAN_CALIBRATE_DEFAULT_NS (300ull * 1000 * 1000)
 
+/* -s FILE.lua (src/script, docs/scripting.md): what the record says of
+ * the script that made the requests. */
+#define PLAN_SCRIPT_HOOKS 8
+struct plan_script {
+	const char *path;
+	const char *sha256; /* of the file */
+	const char *mode;   /* "static" (wrk.format's one request), "wrk" (wrk's hooks:
+	                              * a request at a time), "session" (pacer.session) */
+	const char *hooks[PLAN_SCRIPT_HOOKS]; /* the hooks it defines, in wrk's order */
+	size_t n_hooks;
+	const char *const *args; /* after --: init's args[1..] */
+	size_t n_args;
+	uint64_t memory_bytes;                /* each Lua state's cap */
+	uint64_t call_limit_ns;               /* one hook call's limit during the load */
+	bool response_headers, response_body; /* responses' fields and bodies go to Lua */
+	uint64_t body_cap;                    /* at most this many bytes of a body */
+	bool delay_ignored;                   /* delay() defined, but open loop: not called */
+};
+
 struct run_plan {
 	const char *url_str;
 	struct url url;
@@ -89,6 +108,7 @@ struct run_plan {
 	 * requests, bodies, their hash; NULL until the CLI has built them (a
 	 * compare's shared plan: each variant has its own). Borrowed. */
 	const struct plan_workload *workload;
+	const struct plan_script *script; /* -s: the script (borrowed); NULL: none */
 
 	const char *scenario;        /* pacer bench: the scenario file the plan came from (for the
 	                              * record and the run history); NULL otherwise */

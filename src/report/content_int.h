@@ -144,6 +144,9 @@ void content_outcomes_table(struct content_ctx *c, const json_t *ph);
 /* Per request name, when there is more than one; heading: under its own
  * "By request name" heading. */
 void content_by_name_table(struct content_ctx *c, const json_t *ph, bool heading);
+/* A script's sessions (a phase's "sessions", pacer.session), when it has
+ * them: their counts and durations; nothing otherwise. */
+void content_sessions_table(struct content_ctx *c, const json_t *ph, bool heading);
 /* The seconds of series (a run's or a step's) in which connects failed,
  * requests were dropped or were still unsent at the second's end, with
  * their responses, under their own heading; nothing when no connect failed

@@ -382,6 +382,7 @@ void content_results_run(struct content_ctx *c)
 	responses_table(c, ph);
 	content_outcomes_table(c, ph);
 	content_by_name_table(c, ph, true);
+	content_sessions_table(c, ph, true);
 	content_outage_table(c, rr_arr(c->root, KEY_SERIES));
 	const json_t *reps = rr_arr(c->root, KEY_REPETITIONS);
 	if (reps && json_array_size(reps) > 1) {

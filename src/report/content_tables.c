@@ -146,6 +146,37 @@ void content_by_name_table(struct content_ctx *c, const json_t *ph, bool heading
 		 prec, isfinite(pooled) ? " Names beyond the first 64 are pooled as \"other\"." : "");
 }
 
+void content_sessions_table(struct content_ctx *c, const json_t *ph, bool heading)
+{
+	const json_t *s = rr_obj(ph, KEY_SESSIONS);
+	if (!s)
+		return;
+	if (heading)
+		page_heading(c->d, 3, "sessions", "Sessions");
+	const char *hdr[11] = {"Started", "Completed", "Failed",      "Abandoned",
+			       "Dropped", "Steps",     "Completed %", "Duration p50",
+			       "p90",     "p99",       "max"};
+	page_table(c->d, 11, 0x7ff, hdr);
+	const json_t *d = rr_obj(s, KEY_DURATION);
+	const char *row[11] = {fmt_int(&c->f, rr_num_or(s, KEY_STARTED, NAN)),
+			       fmt_int(&c->f, rr_num_or(s, KEY_COMPLETED, NAN)),
+			       fmt_int(&c->f, rr_num_or(s, KEY_FAILED, NAN)),
+			       fmt_int(&c->f, rr_num_or(s, KEY_ABANDONED, NAN)),
+			       fmt_int(&c->f, rr_num_or(s, KEY_DROPPED, NAN)),
+			       fmt_int(&c->f, rr_num_or(s, KEY_STEPS, NAN)),
+			       fmt_pct(&c->f, rr_num_or(s, KEY_COMPLETED_PCT, NAN)),
+			       fmt_us(&c->f, rr_num_or(d, KEY_P50_US, NAN)),
+			       fmt_us(&c->f, rr_num_or(d, KEY_P90_US, NAN)),
+			       fmt_us(&c->f, rr_num_or(d, KEY_P99_US, NAN)),
+			       fmt_us(&c->f, rr_num_or(d, KEY_MAX_US, NAN))};
+	page_row(c->d, row);
+	page_para(c->d, false,
+		  "Each arrival started a session (docs/scripting.md); its steps are the "
+		  "requests by name above, each timed from when it was due. A session's "
+		  "duration runs from its arrival's due time to its end, think time included; "
+		  "abandoned sessions were still under way when the drain ended.");
+}
+
 /* Connects that failed in one second (or phase), by cause. */
 static double connect_fails_of(const json_t *o, char *causes, size_t cap)
 {

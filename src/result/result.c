@@ -55,7 +55,10 @@ int phase_stats_init(struct phase_stats *p)
 			return rc;
 		}
 	}
-	return 0;
+	int rc = hist_init(&p->sessions.duration, NAME_SUB_BITS, HIST_MAX_NS);
+	if (rc)
+		phase_stats_free(p);
+	return rc;
 }
 
 static void names_free(struct name_stats *ns, uint32_t n)
@@ -86,6 +89,7 @@ void phase_stats_free(struct phase_stats *p)
 {
 	for (int i = 0; i < TIM_COUNT; i++)
 		hist_free(&p->timing[i]);
+	hist_free(&p->sessions.duration);
 	names_free(p->name, p->n_names);
 	p->name = NULL;
 	p->n_names = 0;
@@ -95,12 +99,15 @@ void phase_stats_reset(struct phase_stats *p)
 {
 	struct hist keep[TIM_COUNT];
 	memcpy(keep, p->timing, sizeof keep);
+	struct hist sdur = p->sessions.duration;
 	struct name_stats *ns = p->name;
 	uint32_t n_names = p->n_names;
 	memset(p, 0, sizeof *p);
 	memcpy(p->timing, keep, sizeof keep);
 	for (int i = 0; i < TIM_COUNT; i++)
 		hist_reset(&p->timing[i]);
+	p->sessions.duration = sdur;
+	hist_reset(&p->sessions.duration);
 	p->name = ns;
 	p->n_names = n_names;
 	for (uint32_t i = 0; i < n_names; i++) {
@@ -151,6 +158,18 @@ static void h2_stats_merge(struct h2_stats *d, const struct h2_stats *s)
 		d->streams_max = s->streams_max;
 	d->streams_sum += s->streams_sum;
 	d->streams_n += s->streams_n;
+}
+
+static int sessions_merge(struct session_stats *d, const struct session_stats *s)
+{
+	d->on = d->on || s->on;
+	d->started += s->started;
+	d->completed += s->completed;
+	d->failed += s->failed;
+	d->abandoned += s->abandoned;
+	d->dropped += s->dropped;
+	d->steps += s->steps;
+	return hist_merge(&d->duration, &s->duration);
 }
 
 bool phase_stats_quic(const struct phase_stats *p)
@@ -270,6 +289,9 @@ int phase_stats_merge(struct phase_stats *dst, const struct phase_stats *src)
 	h2_stats_merge(&dst->h2, &src->h2);
 	h3_stats_merge(&dst->h3, &src->h3);
 	quic_stats_merge(&dst->quic, &src->quic);
+	int src_rc = sessions_merge(&dst->sessions, &src->sessions);
+	if (src_rc)
+		return src_rc;
 	if (src->n_hosts > dst->n_hosts)
 		dst->n_hosts = src->n_hosts;
 	for (uint32_t i = 0; i < src->n_hosts && i < RESULT_MAX_HOSTS; i++) {

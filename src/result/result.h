@@ -149,6 +149,26 @@ struct h2_stats {
 	uint64_t streams_n;         /* requests sent over HTTP/2 */
 };
 
+/* Sessions of a script (pacer.session; engine_cfg.flow_sessions): each
+ * arrival starts one, which sends its steps in turn. Counted in the phase
+ * of its start (the arrival's due time); started = completed + failed +
+ * abandoned + dropped. Its steps are requests like any other, counted by
+ * their own due times (per step: the per-name figures). */
+struct session_stats {
+	bool on;              /* the run had sessions (the figures below mean something) */
+	uint64_t started;     /* arrivals that started a session */
+	uint64_t completed;   /* ended with every step successful */
+	uint64_t failed;      /* ended after a step failed (a transport error, a response that
+			     * failed the success rule) or the script failed it (s:fail) */
+	uint64_t abandoned;   /* still under way when the step's drain ended */
+	uint64_t dropped;     /* a request of theirs could not be queued (the backlog full, the
+			     * host refusing; or more sessions under way than a worker keeps):
+			     * ended there, never sent */
+	uint64_t steps;       /* requests the sessions sent (a step retried counts once) */
+	struct hist duration; /* completed and failed: start -> end (the last step's response,
+			       * or the end of a sleep after it), NAME_SUB_BITS layout */
+};
+
 /* HTTP/3 stream resets and connection closes by application error code:
  * H3_NO_ERROR..H3_VERSION_FALLBACK (0x100..0x110), QPACK's three
  * (0x200..0x202), then any other code. */
@@ -272,6 +292,7 @@ struct phase_stats {
 	char tls_reasons[RESULT_TLS_REASONS][RESULT_TLS_REASON_CAP];
 
 	struct h2_stats h2;        /* HTTP/2: zero otherwise */
+	struct session_stats sessions; /* scripts' sessions: zero (on false) otherwise */
 	struct h3_stats h3;        /* HTTP/3: zero otherwise */
 	struct quic_stats quic;    /* QUIC (HTTP/3): zero otherwise */
 

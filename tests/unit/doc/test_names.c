@@ -75,6 +75,13 @@ static void test_figures(void **state)
 	/* names that do not match the phase: no entries */
 	rn.n = 2;
 	assert_int_equal(report_name_count(&p, &rn), 0);
+	/* but a script's sessions count in room for every name they may meet
+	 * (more than they met): the names met are the entries */
+	p.sessions.on = true;
+	assert_int_equal(report_name_count(&p, &rn), 2);
+	rn.n = 4;
+	assert_int_equal(report_name_count(&p, &rn), 0);
+	p.sessions.on = false;
 	rn.n = 3;
 	assert_int_equal(report_name_count(&p, NULL), 0);
 	phase_stats_free(&p);

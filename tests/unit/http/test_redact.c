@@ -107,12 +107,27 @@ static void test_lines_and_args(void **state)
 	CHECK(strlen(got) == 19 && !strstr(got, "s3cret"), "%s", got);
 }
 
+/* A script's argument: always its fingerprint, unless redaction is off. */
+static void test_value(void **state)
+{
+	(void)state;
+	char out[REDACT_SHOWN_MAX], fp[REDACT_FP_HEX + 1], want[REDACT_SHOWN_MAX];
+	redact_fingerprint("s3cret", 6, fp);
+	snprintf(want, sizeof want, "[redacted fingerprint %s]", fp);
+	assert_string_equal(redact_value(NULL, "s3cret", out, sizeof out), want);
+	struct redact off = {.off = true};
+	assert_string_equal(redact_value(&off, "s3cret", out, sizeof out), "s3cret");
+	char small[8];
+	assert_string_equal(redact_value(NULL, "s3cret", small, sizeof small), "[redact");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_fingerprint),
 		cmocka_unit_test(test_lines_and_args),
+		cmocka_unit_test(test_value),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
