@@ -104,8 +104,10 @@ static void counters_reset(struct phase_stats *p)
 {
 	struct hist keep[TIM_COUNT];
 	memcpy(keep, p->timing, sizeof keep);
+	struct hist sdur = p->sessions.duration;
 	memset(p, 0, sizeof *p);
 	memcpy(p->timing, keep, sizeof keep);
+	p->sessions.duration = sdur;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

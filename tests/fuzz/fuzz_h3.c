@@ -237,8 +237,10 @@ static void counters_reset(struct phase_stats *p)
 {
 	struct hist keep[TIM_COUNT];
 	memcpy(keep, p->timing, sizeof keep);
+	struct hist sdur = p->sessions.duration;
 	memset(p, 0, sizeof *p);
 	memcpy(p->timing, keep, sizeof keep);
+	p->sessions.duration = sdur;
 }
 
 /* Send requests until want are in flight or the connection takes no more. */
