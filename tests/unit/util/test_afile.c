@@ -337,7 +337,7 @@ static void test_pending_removed(void **state)
 	assert_int_equal(afile_commit(&af), 0);
 	assert_int_equal(afile_unlink_pending(), 0);
 	/* full: -ENOSPC, and an afile is still written */
-	static char names[32][16];
+	static char names[32][32];
 	for (int i = 0; i < 32; i++) {
 		snprintf(names[i], sizeof names[i], "/nonexistent%d", i);
 		assert_int_equal(afile_pending_add(names[i]), 0);
