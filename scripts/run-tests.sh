@@ -62,7 +62,13 @@ step "$tmp/times" ""
 cpu_stages() {
 	local st=0 log=$tmp/cpu.times
 	step "$log" "unit tests and fuzz corpus replay (ASan+UBSan)"
-	make -s -j"$JOBS" SAN=1 test-unit || st=1
+	# a build that fails runs no test: it counts as one failure, named (the
+	# test binaries' own failures are counted by run-unit.sh)
+	if make -s -j"$JOBS" SAN=1 build-unit; then
+		make -s -j"$JOBS" SAN=1 test-unit || st=1
+	else
+		echo "FAIL unit test build (ASan+UBSan)"; echo "0 1" >> "$PACER_COUNTS"; st=1
+	fi
 	make -s -j"$JOBS" SAN=1 test-fuzz-replay || st=1
 
 	# Each libFuzzer harness for a short run beside the replay (the build,
@@ -79,8 +85,12 @@ cpu_stages() {
 
 	step "$log" "unit tests (ThreadSanitizer)"
 	# TSan needs its shadow memory where ASLR may put the binary: run without it.
-	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" setarch "$(uname -m)" -R \
-		make -s -j"$JOBS" SAN=thread test-unit || st=1
+	if make -s -j"$JOBS" SAN=thread build-unit; then
+		TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" setarch "$(uname -m)" -R \
+			make -s -j"$JOBS" SAN=thread test-unit || st=1
+	else
+		echo "FAIL unit test build (ThreadSanitizer)"; echo "0 1" >> "$PACER_COUNTS"; st=1
+	fi
 
 	# valgrind finds what the sanitizers cannot, reads of uninitialised
 	# memory, and it is slow (20-50x). The rule: it runs the unit tests of the
