@@ -514,7 +514,13 @@ static void term_brief(struct content_ctx *c, const struct cond_sink *k, size_t 
 			free(grp);
 			return;
 		}
-		grp[n++] = j;
+		/* a step with two notes of this subject (two checks that fired)
+		 * is named once */
+		bool named = false;
+		for (size_t g = 0; g < n && !named; g++)
+			named = k->v[grp[g]].step == k->v[j].step;
+		if (!named)
+			grp[n++] = j;
 	}
 	size_t l = (size_t)snprintf(out, cap, "%s, in step%s ", subj, n > 1 ? "s" : "");
 	for (size_t g = 0; g < n && l < cap; g++) {
