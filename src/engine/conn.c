@@ -245,26 +245,28 @@ void eng_conn_complete(struct worker *w, struct conn *c, uint64_t now)
 	}
 	if (w->by_name)
 		name_done(ph, c, ok, now);
-	hist_record(&ph->timing[TIM_LATENCY], now - c->sched_ns);
-	hist_record(&ph->timing[ok ? TIM_LATENCY_OK : TIM_LATENCY_FAILED], now - c->sched_ns);
+	uint64_t latency = now - c->sched_ns;
 	if (c->lagged)
-		hist_record(&ph->timing[TIM_LATENCY_LAGGED], now - c->sched_ns);
+		hist_record(&ph->timing[TIM_LATENCY_LAGGED], latency);
 	hist_record(&ph->timing[TIM_SERVICE], now - c->write_ns);
 	hist_record(&ph->timing[TIM_TTFB], c->first_byte_ns - c->write_ns);
 	if (now > c->deadline_ns)
 		ph->late++;
 	if (ph == &w->meas) {
 		w->last_completion_ns = now;
-		struct sec_rec *r = series_at(w, now);
+		struct sec_rec *r = series_at(w, now); /* may close the second before */
 		if (r) {
 			r->completed++;
 			r->errors += !ok;
 			if (st >= 100 && st <= 599)
 				r->by_class[st / 100 - 1]++;
-			hist_record(&w->sec_hist, now - c->sched_ns);
 		}
-	} else if (ph == &w->warm) {
-		eng_warm_second(w, now, now - c->sched_ns);
+		/* one record: the phase's and the second's views when it closes */
+		hist_record(&w->lat_sec[!ok], latency);
+	} else {
+		hist_record(&ph->timing[TIM_LATENCY], latency);
+		hist_record(&ph->timing[ok ? TIM_LATENCY_OK : TIM_LATENCY_FAILED], latency);
+		eng_warm_second(w, now, latency);
 	}
 	publish_completed(w);
 	if (!ok)

@@ -447,6 +447,13 @@ struct worker {
 
 	/* per-second series of the measured phase (series.c) */
 	struct hist sec_hist;
+	/* The measured phase's latencies of the current second, of the
+	 * requests that succeeded [0] and of those that failed [1]: the one
+	 * record a completed response makes (eng_conn_complete). When the
+	 * second closes (eng_series_close_sec) they move into the phase's
+	 * TIM_LATENCY_OK / _FAILED and TIM_LATENCY, and into sec_hist, reading
+	 * only the range the second held (eng_lat_move). */
+	struct hist lat_sec[2];
 	uint64_t sec_cur;
 	/* the warm-up's seconds, for the progress line only (series.c) */
 	struct hist warm_hist;
@@ -966,6 +973,9 @@ void eng_series_close_sec(struct worker *w);
  * since t0 for the progress line, whose p99 is then the last full warm-up
  * second's until a measured second closes. Never allocates. */
 void eng_warm_second(struct worker *w, uint64_t now, uint64_t latency_ns);
+/* Move the second's latencies (w->lat_sec) into the measured phase's
+ * histograms and, with `series`, into the second's (sec_hist). */
+void eng_lat_move(struct worker *w, bool series);
 /* Merge every worker's series into res->series (allocated here, owned by
  * res). 0 or -ENOMEM. */
 int eng_series_merge(struct engine *e, struct run_result *res);

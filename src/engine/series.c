@@ -56,6 +56,7 @@ void eng_series_close_sec(struct worker *w)
 {
 	struct sec_rec *r = &w->secs[w->secs_len - 1];
 	r->unsent = w->q_len;
+	eng_lat_move(w, true);
 	size_t cur = 0;
 	uint64_t v, n;
 	while (hist_next_nonzero(&w->sec_hist, &cur, &v, &n)) {
@@ -79,6 +80,16 @@ void eng_series_close_sec(struct worker *w)
 	atomic_store_explicit(&w->pub_p99_warm, false, memory_order_relaxed);
 	atomic_store_explicit(&w->pub_last_sec_completed, r->completed, memory_order_relaxed);
 	hist_reset(&w->sec_hist);
+}
+
+void eng_lat_move(struct worker *w, bool series)
+{
+	struct hist *to[2][2] = {
+		{&w->meas.timing[TIM_LATENCY_OK], &w->meas.timing[TIM_LATENCY]},
+		{&w->meas.timing[TIM_LATENCY_FAILED], &w->meas.timing[TIM_LATENCY]},
+	};
+	for (int k = 0; k < 2; k++) /* one layout: cannot fail */
+		(void)hist_move(&w->lat_sec[k], to[k], 2, series ? &w->sec_hist : NULL);
 }
 
 void eng_warm_second(struct worker *w, uint64_t now, uint64_t latency_ns)

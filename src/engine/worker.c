@@ -149,6 +149,8 @@ static void worker_reset(struct worker *w)
 	phase_stats_reset(&w->meas);
 	w->warm.n_hosts = w->meas.n_hosts = w->n_hosts;
 	hist_reset(&w->sec_hist);
+	hist_reset(&w->lat_sec[0]);
+	hist_reset(&w->lat_sec[1]);
 	hist_reset(&w->warm_hist);
 	w->warm_sec = UINT64_MAX;
 	w->secs_len = w->pairs_len = 0;
@@ -468,6 +470,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	}
 	if (cfg->flows)
 		eng_flow_step_end(w);
+	eng_lat_move(w, false); /* what completed after the last second closed */
 	live_gauges(w);
 	w->cpu_ns = clock_thread_cpu_ns() - cpu0;
 	uint64_t cpu_wait1 = clock_thread_cpu_wait_ns();
@@ -559,6 +562,8 @@ void eng_worker_free(struct worker *w)
 	free(w->secs);
 	free(w->pairs);
 	hist_free(&w->sec_hist);
+	hist_free(&w->lat_sec[0]);
+	hist_free(&w->lat_sec[1]);
 	hist_free(&w->floor_hist);
 	hist_free(&w->warm_hist);
 	phase_stats_free(&w->warm);
@@ -579,6 +584,8 @@ int eng_worker_init(struct worker *w, struct engine *e, uint32_t id)
 	if (phase_stats_init(&w->warm) || phase_stats_init(&w->meas) ||
 	    hist_init(&w->floor_hist, 7, HIST_MAX_NS) ||
 	    hist_init(&w->sec_hist, SERIES_SUB_BITS, HIST_MAX_NS) ||
+	    hist_init(&w->lat_sec[0], HIST_SUB_BITS, HIST_MAX_NS) ||
+	    hist_init(&w->lat_sec[1], HIST_SUB_BITS, HIST_MAX_NS) ||
 	    hist_init(&w->warm_hist, SERIES_SUB_BITS, HIST_MAX_NS))
 		return -ENOMEM;
 	/* Per-name figures only with several names: allocated here, once, so

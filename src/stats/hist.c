@@ -128,6 +128,45 @@ int hist_merge(struct hist *dst, const struct hist *src)
 	return 0;
 }
 
+int hist_move(struct hist *src, struct hist *const *dst, size_t n_dst, struct hist *coarse)
+{
+	if (!src || !src->counts ||
+	    (coarse && (!coarse->counts || coarse->sub_bits > src->sub_bits ||
+			coarse->max_value != src->max_value)))
+		return PACER_ELAYOUT;
+	for (size_t k = 0; k < n_dst; k++)
+		if (!dst[k] || !dst[k]->counts || dst[k]->sub_bits != src->sub_bits ||
+		    dst[k]->max_value != src->max_value || dst[k]->counts_len != src->counts_len)
+			return PACER_ELAYOUT;
+	if (src->total == 0)
+		return 0;
+	size_t lo = index_of(src->sub_bits, src->min), hi = index_of(src->sub_bits, src->max);
+	for (size_t i = lo; i <= hi; i++) {
+		uint64_t c = src->counts[i];
+		if (!c)
+			continue;
+		src->counts[i] = 0;
+		for (size_t k = 0; k < n_dst; k++)
+			dst[k]->counts[i] += c;
+		if (coarse) /* a bucket of src lies in one of coarse's */
+			coarse->counts[index_of(coarse->sub_bits, hist_bucket_low(src, i))] += c;
+	}
+	for (size_t k = 0; k <= n_dst; k++) {
+		struct hist *d = k < n_dst ? dst[k] : coarse;
+		if (!d)
+			break;
+		d->total += src->total;
+		d->clamped += src->clamped;
+		d->sum += src->sum;
+		if (src->min < d->min)
+			d->min = src->min;
+		if (src->max > d->max)
+			d->max = src->max;
+	}
+	clear_stats(src);
+	return 0;
+}
+
 int hist_subtract(struct hist *dst, const struct hist *src)
 {
 	if (!dst || !src || !dst->counts || !src->counts || dst->sub_bits != src->sub_bits ||

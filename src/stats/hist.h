@@ -52,6 +52,16 @@ void hist_record_n(struct hist *h, uint64_t value, uint64_t count);
  * layout (sub_bits and max_value): 0 or PACER_ELAYOUT, dst unchanged. */
 int hist_merge(struct hist *dst, const struct hist *src);
 
+/* Move src's recordings into each of dst[0..n_dst) (each of src's layout)
+ * and, when coarse is not NULL, into coarse (src's max_value, sub_bits no
+ * more than src's: each of its buckets is a union of src's), all exact, as
+ * hist_merge would; then empty src. Only src's counters from its min's to
+ * its max's are read and cleared: cheap for a histogram that holds a narrow
+ * range (a second's latencies), where hist_merge and hist_reset pass over
+ * every counter. PACER_ELAYOUT (nothing changed) when a layout does not
+ * fit. */
+int hist_move(struct hist *src, struct hist *const *dst, size_t n_dst, struct hist *coarse);
+
 /* Take src out of dst: the recordings of a subset (recorded into src as
  * well as dst). Both must share a layout: PACER_ELAYOUT; a counter of src
  * above dst's: PACER_ERANGE; dst unchanged on error. min and max stay exact

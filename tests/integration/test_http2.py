@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import signal
+import sys
 import socket
 import struct
 import threading
@@ -384,6 +385,10 @@ class Http2Test(PacerTestCase):
         # 0 protocol), though the run above reached nginx's HTTP/1.x answer;
         # not yet explained (issue 32's notes). Either way each failure is
         # counted and said; the causes are in the message when it is so.
+        if te["connect"]:  # the unexplained case: its causes into the log
+            print("test_h2c_against_http1_server: %d connect errors, causes %s, reasons %s"
+                  % (te["connect"], m.get("connect_failures"), m["tls"]["failure_reasons"]),
+                  file=sys.stderr)
         self.assertGreater(te["protocol"] + te["connect"], 0, te)
         self.assertEqual(te["protocol"] + te["connect"], te["total"], (te, m.get("connect_failures")))
         if te["protocol"]:

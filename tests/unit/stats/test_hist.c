@@ -569,6 +569,86 @@ static void test_subtract_subset(void **state)
 	hist_free(&b);
 }
 
+/* hist_move equals hist_merge into each target then hist_reset, and the
+ * coarse copy equals recording the same values at fewer sub_bits (its
+ * buckets are unions of the source's); src is empty and usable after, and
+ * a target of another layout changes nothing. */
+static void test_move_equals_merge_and_reset(void **state)
+{
+	(void)state;
+	struct hist src, a, b, ref_a, ref_b, coarse, ref_coarse, bad;
+	assert_int_equal(hist_init(&src, HIST_SUB_BITS, HIST_MAX_NS), 0);
+	assert_int_equal(hist_init(&a, HIST_SUB_BITS, HIST_MAX_NS), 0);
+	assert_int_equal(hist_init(&b, HIST_SUB_BITS, HIST_MAX_NS), 0);
+	assert_int_equal(hist_init(&ref_a, HIST_SUB_BITS, HIST_MAX_NS), 0);
+	assert_int_equal(hist_init(&ref_b, HIST_SUB_BITS, HIST_MAX_NS), 0);
+	assert_int_equal(hist_init(&coarse, 7, HIST_MAX_NS), 0);
+	assert_int_equal(hist_init(&ref_coarse, 7, HIST_MAX_NS), 0);
+	assert_int_equal(hist_init(&bad, 10, HIST_MAX_NS), 0);
+	uint64_t seed = 42;
+	hist_record(&a, 5); /* targets that already hold something */
+	hist_record(&ref_a, 5);
+	hist_record(&b, HIST_MAX_NS);
+	hist_record(&ref_b, HIST_MAX_NS);
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 5000; i++) {
+			uint64_t v = 20000 + rng_next(&seed) % (round == 1 ? 50000000 : 400000);
+			if (i == 7 && round == 2)
+				v = HIST_MAX_NS + 99; /* clamped */
+			hist_record(&src, v);
+			hist_record(&ref_coarse, v > HIST_MAX_NS ? HIST_MAX_NS : v);
+		}
+		struct hist *to[] = {&a, &b}, *wrong[] = {&a, &bad};
+		struct hist copy_total = {.total = src.total};
+		assert_int_equal(hist_move(&src, wrong, 2, &coarse), PACER_ELAYOUT);
+		assert_int_equal(src.total, copy_total.total);
+		assert_int_equal(hist_merge(&ref_a, &src), 0);
+		assert_int_equal(hist_merge(&ref_b, &src), 0);
+		assert_int_equal(hist_move(&src, to, 2, &coarse), 0);
+		assert_int_equal(src.total, 0);
+		assert_int_equal(src.min, UINT64_MAX);
+		assert_int_equal(src.max, 0);
+		for (size_t i = 0; i < src.counts_len; i++)
+			assert_int_equal(src.counts[i], 0);
+	}
+	const struct hist *pairs[][2] = {{&a, &ref_a}, {&b, &ref_b}};
+	for (int k = 0; k < 2; k++) {
+		const struct hist *x = pairs[k][0], *y = pairs[k][1];
+		assert_int_equal(x->total, y->total);
+		assert_int_equal(x->min, y->min);
+		assert_int_equal(x->max, y->max);
+		assert_int_equal(x->clamped, y->clamped);
+		assert_true(x->sum == y->sum);
+		assert_memory_equal(x->counts, y->counts, x->counts_len * sizeof *x->counts);
+	}
+	assert_int_equal(a.clamped, 1);
+	assert_int_equal(coarse.total, ref_coarse.total);
+	assert_int_equal(coarse.min, ref_coarse.min);
+	assert_int_equal(coarse.max, ref_coarse.max);
+	assert_true(coarse.sum == ref_coarse.sum);
+	assert_memory_equal(coarse.counts, ref_coarse.counts,
+			    coarse.counts_len * sizeof *coarse.counts);
+	/* an empty source moves nothing, a zeroed one is refused */
+	struct hist *to1[] = {&a};
+	assert_int_equal(hist_move(&src, to1, 1, NULL), 0);
+	assert_int_equal(a.total, ref_a.total);
+	struct hist zero = {0};
+	assert_int_equal(hist_move(&zero, to1, 1, NULL), PACER_ELAYOUT);
+	hist_record(&src, 1000);
+	assert_int_equal(hist_move(&src, to1, 1, &bad), 0); /* 10 sub_bits: coarser, fits */
+	hist_record(&src, 1000);
+	assert_int_equal(hist_move(&src, NULL, 0, &a), 0);
+	struct hist finer;
+	assert_int_equal(hist_init(&finer, HIST_SUB_BITS + 1, HIST_MAX_NS), 0);
+	hist_record(&src, 1000);
+	assert_int_equal(hist_move(&src, to1, 1, &finer), PACER_ELAYOUT);
+	assert_int_equal(src.total, 1);
+	hist_free(&finer);
+	struct hist *h[] = {&src, &a, &b, &ref_a, &ref_b, &coarse, &ref_coarse, &bad};
+	for (size_t i = 0; i < sizeof h / sizeof h[0]; i++)
+		hist_free(h[i]);
+}
+
 static void test_merge_rejects_other_layout(void **state)
 {
 	(void)state;
@@ -933,6 +1013,7 @@ int main(void)
 		cmocka_unit_test(test_clamp_above_max),
 		cmocka_unit_test(test_merge_equals_union),
 		cmocka_unit_test(test_merge_rejects_other_layout),
+		cmocka_unit_test(test_move_equals_merge_and_reset),
 		cmocka_unit_test(test_subtract_subset),
 		cmocka_unit_test(test_pairs_round_trip),
 		cmocka_unit_test(test_from_pairs_errors),
