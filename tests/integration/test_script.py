@@ -30,6 +30,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import tempfile
 import time
 import urllib.request
@@ -504,10 +505,67 @@ end
         self.check_counter(lines, 2)  # the counters go on from step to step
         since = self.mark()
         run = self.run_ok(["--variant", "A=" + url("/"), "--variant", "B=" + url("/"), "-s", s,
-                           "-r", 50, "-d", "0.5s", "--repeat", 1], subcommand="compare")
+                           "-r", 50, "-d", "0.5s", "--repeat", 2], subcommand="compare")
         for v in run.json["variants"]:
             self.assertEqual(v["script"]["mode"], "wrk", v["name"])
+            # done() once per variant, labelled with its name, with its
+            # repetitions' requests together
+            done = sum(r["completed"] for r in v["repetitions"])
+            self.assertEqual(run.stdout.count("step %s: " % v["name"]), 1, describe(run))
+            self.assertIn("step %s: %d requests\n" % (v["name"], done), run.stdout)
         self.assertGreater(len(self.logged(since)), 0)
+
+    def test_compare_sessions(self):
+        """compare with a session script: each variant's sessions and steps
+        (its repetitions pooled) in the result, the summary's Sessions
+        table (a row a variant, then its steps) and the Markdown report;
+        done() once per variant; the history keeps the baseline's sessions
+        as a compare's headline."""
+        s = self.script("cmp_session.lua", SESSION + """
+function done(summary, latency, requests)
+  io.write(string.format("done %s: %d requests\\n", summary.label, summary.requests))
+end
+""")
+        since = self.mark()
+        out = os.path.join(self.dir, "cmp_session.json")
+        db = os.path.join(self.dir, "cmp_session.db")
+        run = self.run_ok(["--variant", "A=" + url("/"), "--variant", "B=" + url("/"), "-s", s,
+                           "-r", 10, "-d", "1s", "-w", "0s", "--drain", "2s", "--repeat", 2,
+                           "-o", out, "--history", db], subcommand="compare")
+        steps_logged = 0
+        for v in run.json["variants"]:
+            ss = v["sessions"]
+            # 10/s for 1 s, twice: 20 sessions of 3 steps each
+            self.assertEqual((ss["started"], ss["completed"], ss["failed"], ss["abandoned"]),
+                             (20, 20, 0, 0), v["name"])
+            self.assertEqual(ss["steps"], 60)
+            self.assertEqual(ss["duration"]["count"], 20)
+            by = {e["name"]: e for e in v["by_name"]}
+            self.assertEqual(sorted(by), ["account", "again", "login"])
+            for e in by.values():
+                self.assertEqual((e["completed"], e["errors"]), (20, 0), e)
+            self.assertEqual(sum(r["completed"] for r in v["repetitions"]), 60)
+            self.assertIn("done %s: 60 requests\n" % v["name"], run.stdout, describe(run))
+            steps_logged += ss["steps"]
+        self.assertEqual(len(self.logged(since, steps_logged)), steps_logged)
+        self.assertRegex(run.stdout, r"Sessions: sums over repetitions\n  Variant +Started .*\n"
+                                     r"  A +20 +20 +0 +0 +0 +60 +100\.00%.*\n"
+                                     r"  B +20 +20 +0 +0 +0 +60 +100\.00%")
+        self.assertRegex(run.stdout, r"\n  A +login +20 +0 ")
+        self.assertRegex(run.stdout, r"\n  B +again +20 +0 ")
+        md = harness.run_pacer([out, "--format", "md"], subcommand="report", out=False)
+        self.assertEqual(md.code, 0, describe(md))
+        self.assertIn("Sessions: sums over repetitions", md.stdout)
+        self.assertRegex(md.stdout, r"\| B +\| +20 +\| +20 +\|")
+        con = sqlite3.connect(db)
+        try:
+            row = con.execute("SELECT kind, sessions_started, sessions_completed FROM runs"
+                              ).fetchone()
+            steps = [r[0] for r in con.execute("SELECT name FROM steps ORDER BY seq")]
+        finally:
+            con.close()
+        self.assertEqual(row, ("compare", 20, 20))
+        self.assertEqual(sorted(steps), ["account", "again", "login"])
 
     # -- HTTP/3
 
