@@ -348,16 +348,38 @@ static void test_migration_fills_sessions(void **state)
 	add_text(h, session_text(40000));
 	history_close(h);
 	assert_int_equal(sql_int("SELECT count(*) FROM sqlite_master WHERE name = 'steps'"), 0);
+	/* rows pacer did not write (the file is not trusted): not JSON, and
+	 * sessions and steps of the wrong types; the migration goes through */
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(
+		sqlite3_exec(db,
+			     "INSERT INTO runs (recorded_at, command, kind, result_json) VALUES "
+			     "('x', 'run', 'run', 'not json'), ('x', 'run', 'run', "
+			     "'{\"measure\":{\"sessions\":{\"started\":\"many\"},\"by_name\":"
+			     "[\"a\",1,{\"name\":2},{\"name\":\"ok\"}]}}'), ('x', 'run', 'run', "
+			     "'{\"measure\":{\"sessions\":{},\"by_name\":{\"name\":\"no\"}}}')",
+			     NULL, NULL, NULL),
+		SQLITE_OK);
+	sqlite3_close(db);
 	assert_int_equal(history_open(&h, path, NULL, err, sizeof err), 0);
 	assert_int_equal(history_schema_version(h), 3);
 	history_close(h);
+	assert_int_equal(sql_int("SELECT count(*) FROM runs WHERE id = 3 AND sessions_started IS "
+				 "NULL"),
+			 1);
+	assert_int_equal(sql_int("SELECT count(*) FROM steps WHERE run_id = 4"), 1);
+	assert_int_equal(sql_int("SELECT count(*) FROM steps WHERE run_id = 4 AND name = 'ok' AND "
+				 "seq = 3"),
+			 1);
+	assert_int_equal(sql_int("SELECT count(*) FROM steps WHERE run_id = 5"), 0);
 	assert_int_equal(sql_int("SELECT sessions_started FROM runs WHERE id = 2"), 20);
 	assert_int_equal(sql_int("SELECT session_p50_us FROM runs WHERE id = 2"), 40000);
 	assert_int_equal(sql_int("SELECT sessions_completed_pct FROM runs WHERE id = 2"), 95);
 	assert_int_equal(sql_int("SELECT count(*) FROM runs WHERE id = 1 AND sessions_started IS "
 				 "NULL"),
 			 1);
-	assert_int_equal(sql_int("SELECT count(*) FROM steps"), 2);
+	assert_int_equal(sql_int("SELECT count(*) FROM steps WHERE run_id = 2"), 2);
 	assert_int_equal(sql_int("SELECT p99_us FROM steps WHERE name = 'login' AND seq = 0"),
 			 1000);
 	/* the migrated file is pacer's schema: a reader opens it */
