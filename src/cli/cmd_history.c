@@ -544,7 +544,9 @@ static void diff_text(const struct loaded_result *ra, const struct loaded_result
 	for (size_t i = 0; i < nrules; i++) {
 		const struct diff_rule *u = &rules[i];
 		bool fired = diff_rule_fires(u, d);
-		printf("%s %s%c%+g%s\n", fired ? "FAIL" : "ok  ", headline_metric_name(u->m), u->op,
+		char mb[160];
+		printf("%s %s%c%+g%s\n", fired ? "FAIL" : "ok  ",
+		       SAFE(diff_rule_metric(u, mb, sizeof mb)), u->op,
 		       u->pp ? u->threshold : u->threshold * 100, u->pp ? "pp" : "%");
 	}
 }
@@ -634,9 +636,9 @@ static void diff_json(const char *old_src, const char *new_src, const struct dif
 	jw_key(&w, KEY_RULES);
 	jw_arr(&w);
 	for (size_t i = 0; i < nrules; i++) {
-		char txt[64];
-		snprintf(txt, sizeof txt, "%s%c%+g%s", headline_metric_name(rules[i].m), rules[i].op,
-			 rules[i].pp ? rules[i].threshold : rules[i].threshold * 100,
+		char txt[224], mb[160];
+		snprintf(txt, sizeof txt, "%s%c%+g%s", diff_rule_metric(&rules[i], mb, sizeof mb),
+			 rules[i].op, rules[i].pp ? rules[i].threshold : rules[i].threshold * 100,
 			 rules[i].pp ? "pp" : "%");
 		jw_obj(&w);
 		jw_key(&w, KEY_RULE);
@@ -655,7 +657,7 @@ int cmd_diff(int argc, char **argv)
 	const char *noise_arg = NULL, *fail_on = NULL;
 	bool force = false, json = false, help = false;
 	struct opt tab[] = {
-		{0, "fail-on", OPT_STR, &fail_on, "RULES", NULL, "exit 1 when a rule fires, e.g. 'p99>+10%,capacity<-5%,errors>+0.1pp'", false},
+		{0, "fail-on", OPT_STR, &fail_on, "RULES", NULL, "exit 1 when a rule fires, e.g. 'p99>+10%,capacity<-5%,errors>+0.1pp' (a session step: 'step:login.p99>+10%')", false},
 		{0, "force", OPT_FLAG, &force, NULL, NULL, "print (and gate) results that are not comparable", false},
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
 		{0, "json", OPT_FLAG, &json, NULL, NULL, "print the diff as JSON", false},

@@ -467,9 +467,32 @@ __attribute__((format(printf, 3, 4))) static int rule_err(char *err, size_t errl
 	return PACER_EPARSE;
 }
 
+const char *diff_rule_metric(const struct diff_rule *r, char *buf, size_t cap)
+{
+	if (!r->step[0])
+		return headline_metric_name(r->m);
+	snprintf(buf, cap, "step:%s.%s", r->step, headline_metric_name(r->m));
+	return buf;
+}
+
+/* "step:NAME.p50" or "step:NAME.p99" in buf into r. 0 or PACER_EPARSE. */
+static int parse_step(const char *buf, struct diff_rule *r)
+{
+	const char *name = buf + 5, *dot = strrchr(name, '.');
+	size_t nl = dot ? (size_t)(dot - name) : 0;
+	if (!dot || !nl || nl >= sizeof r->step ||
+	    (strcmp(dot + 1, "p50") && strcmp(dot + 1, "p99")))
+		return PACER_EPARSE;
+	memcpy(r->step, name, nl);
+	r->step[nl] = '\0';
+	r->m = strcmp(dot + 1, "p50") ? HM_P99 : HM_P50;
+	return 0;
+}
+
 static int parse_one(const char *s, size_t len, struct diff_rule *r, char *err, size_t errlen)
 {
-	char buf[64];
+	char buf[64 + HISTORY_STEP_NAME_CAP];
+	memset(r, 0, sizeof *r);
 	while (len && isspace((unsigned char)*s))
 		s++, len--;
 	while (len && isspace((unsigned char)s[len - 1]))
@@ -485,13 +508,22 @@ static int parse_one(const char *s, size_t len, struct diff_rule *r, char *err, 
 				buf);
 	r->op = *op;
 	*op = '\0';
-	int m = headline_metric_parse(buf);
-	if (m < 0)
-		return rule_err(err, errlen,
+	if (!strncmp(buf, "step:", 5)) {
+		if (parse_step(buf, r))
+			return rule_err(err, errlen,
+					"--fail-on '%s%c%s': expected step:NAME.p50 or "
+					"step:NAME.p99 (a session step's latency)",
+					buf, r->op, op + 1);
+	} else {
+		int m = headline_metric_parse(buf);
+		if (m < 0)
+			return rule_err(
+				err, errlen,
 				"--fail-on '%s%c%s': unknown metric '%s' (" HEADLINE_METRIC_LIST
-				")",
+				", or step:NAME.p50 / step:NAME.p99)",
 				buf, r->op, op + 1, buf);
-	r->m = (enum headline_metric)m;
+		r->m = (enum headline_metric)m;
+	}
 	char *num = op + 1, *end;
 	double v = strtod(num, &end);
 	if (end == num || !isfinite(v))
@@ -540,18 +572,28 @@ int diff_rules_parse(const char *expr, struct diff_rule *r, size_t cap, size_t *
 	return 0;
 }
 
+/* The row rule looks at in d, or NULL. */
+static const struct diff_row *rule_row(const struct diff_rule *rule, const struct diff_result *d)
+{
+	if (rule->step[0]) {
+		for (size_t i = 0; i < d->n_steps; i++)
+			if (!strcmp(d->steps[i].name, rule->step))
+				return rule->m == HM_P50 ? &d->steps[i].p50 : &d->steps[i].p99;
+		return NULL;
+	}
+	for (size_t i = 0; i < d->n_rows; i++)
+		if (d->rows[i].m == rule->m)
+			return &d->rows[i];
+	return NULL;
+}
+
 bool diff_rule_fires(const struct diff_rule *rule, const struct diff_result *d)
 {
-	for (size_t i = 0; i < d->n_rows; i++) {
-		const struct diff_row *row = &d->rows[i];
-		if (row->m != rule->m)
-			continue;
-		if (!row->significant)
-			return false;
-		double change = rule->pp ? row->delta : row->ratio - 1;
-		if (!isfinite(change))
-			return false;
-		return rule->op == '>' ? change > rule->threshold : change < rule->threshold;
-	}
-	return false;
+	const struct diff_row *row = rule_row(rule, d);
+	if (!row || !row->significant)
+		return false;
+	double change = rule->pp ? row->delta : row->ratio - 1;
+	if (!isfinite(change))
+		return false;
+	return rule->op == '>' ? change > rule->threshold : change < rule->threshold;
 }

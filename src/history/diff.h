@@ -80,13 +80,20 @@ void diff_results(const struct loaded_result *a, const struct loaded_result *b, 
 /* A --fail-on rule: "p99>+10%" fires when p99 rose by more than 10 % and
  * the rise is significant; "capacity<-5%" when capacity fell by more than
  * 5 %; "errors>+0.1pp" when errors rose by more than 0.1 percentage
- * points. */
+ * points; "step:login.p99>+10%" when the session step login's p99 did
+ * (a step that a side lacks never fires). */
 struct diff_rule {
 	enum headline_metric m;
 	char op;          /* '>' or '<' */
 	double threshold; /* a fraction (0.10) or, with pp, percentage points */
 	bool pp;
+	/* "step:NAME.p99>+10%": a session step's p50 or p99 (m HM_P50 or
+	 * HM_P99) instead of the headline's; "" for a headline metric */
+	char step[HISTORY_STEP_NAME_CAP];
 };
+
+/* The rule's metric as written: "p99", "step:login.p99". */
+const char *diff_rule_metric(const struct diff_rule *r, char *buf, size_t cap);
 
 #define DIFF_MAX_RULES 16
 

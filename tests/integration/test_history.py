@@ -326,9 +326,14 @@ class SessionHistoryTest(unittest.TestCase):
         self.assertRegex(t.stdout, r"\n  login p50 ")
         self.assertRegex(t.stdout, r"\n  account p99 ")
         # a gate on the sessions' duration reads the same rows
-        g = self.diff(self.db + ":1", self.db + ":1", "--fail-on", "session_p99>+10%")
+        g = self.diff(self.db + ":1", self.db + ":1", "--fail-on",
+                      "session_p99>+10%,step:login.p99>+10%")
         self.assertEqual(g.returncode, 0, g.stdout + g.stderr)
         self.assertIn("ok   session_p99>+10%", g.stdout)
+        self.assertIn("ok   step:login.p99>+10%", g.stdout)
+        bad = self.diff(self.db + ":1", self.db + ":2", "--fail-on", "step:login.p90>+10%")
+        self.assertEqual(bad.returncode, 2, bad.stdout + bad.stderr)
+        self.assertIn("step:NAME.p50 or step:NAME.p99", bad.stderr)
 
     def diff(self, *args):
         return pacer("diff", *args)

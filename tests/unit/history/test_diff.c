@@ -148,13 +148,29 @@ static void test_sessions_and_steps(void **state)
 	assert_int_equal(d.n_steps, 0);
 	for (size_t i = 0; i < d.n_rows; i++)
 		assert_true(d.rows[i].m < HM_SESSIONS);
-	/* a --fail-on rule on the sessions' p99 */
-	struct diff_rule rules[2];
+	/* --fail-on rules on the sessions' p99 and on steps */
+	struct diff_rule rules[4];
 	size_t n;
-	char err[256];
-	assert_int_equal(diff_rules_parse("session_p99>+50%", rules, 2, &n, err, sizeof err), 0);
+	char err[256], mb[160];
+	assert_int_equal(diff_rules_parse("session_p99>+50%, step:account.p50>+100%,"
+					  "step:login.p99>+500%,step:nope.p99>+1%",
+					  rules, 4, &n, err, sizeof err),
+			 0);
+	assert_int_equal(n, 4);
+	assert_string_equal(diff_rule_metric(&rules[1], mb, sizeof mb), "step:account.p50");
+	assert_string_equal(diff_rule_metric(&rules[0], mb, sizeof mb), "session_p99");
 	diff_results(&a, &b, 0.05, &d);
 	assert_true(diff_rule_fires(&rules[0], &d));
+	assert_true(diff_rule_fires(&rules[1], &d));  /* 3 times: +200% */
+	assert_false(diff_rule_fires(&rules[2], &d)); /* +200%, not past +500% */
+	assert_false(diff_rule_fires(&rules[3], &d)); /* no such step */
+	static const char *const bad[] = {"step:.p99>+1%", "step:login.p90>+1%", "step:login>+1%",
+					  "step:login.p99>+1pp"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_int_equal(diff_rules_parse(bad[i], rules, 4, &n, err, sizeof err),
+				 PACER_EPARSE);
+		assert_non_null(strstr(err, "--fail-on"));
+	}
 	result_free(&a);
 	result_free(&b);
 	result_free(&c);
