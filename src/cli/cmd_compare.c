@@ -411,13 +411,18 @@ int cmd_compare(int argc, char **argv)
 	ret = cr.interrupted ? EXIT_INTERRUPTED : EXIT_OK;
 	for (size_t i = 0; i < nv && !cr.interrupted; i++)
 		ret = cli_exit_code(&setup, ret, out.v[i].limited_reps > 0);
-	for (size_t i = 0; i < nv; i++) { /* -s: a hook that failed stopped the load */
-		int script_ret = cli_script_end(&vs[i].setup, NULL, NULL);
-		if (script_ret) {
-			ret = script_ret;
-			break;
-		}
-	}
+	/* -s: a hook that failed stopped the load; else done() per variant, as
+	 * wrk calls it once for a run: with the variant's figures over every
+	 * repetition (pooled) and its name as summary.label. With --steps it
+	 * is not called: each step's histograms are freed as the repetitions
+	 * go (compact_steps), so no step has a latency left to hand it. */
+	int script_ret = 0;
+	for (size_t i = 0; i < nv && !script_ret; i++)
+		script_ret = cli_script_end(&vs[i].setup, NULL, NULL);
+	for (size_t i = 0; i < nv && !script_ret && !cr.ramp; i++)
+		script_ret = cli_script_end(&vs[i].setup, &out.v[i].run, vs[i].name);
+	if (script_ret)
+		ret = script_ret;
 	if (sret || ((plan.out_path || setup.report_dir) &&
 		     cli_result_emit_buf("compare", json, json_len, plan.out_path, setup.report_dir)))
 		ret = EXIT_RUNTIME;

@@ -62,9 +62,12 @@ static const char *fmt_metric(char *out, size_t cap, enum headline_metric m, dou
 	case HM_P90:
 	case HM_P99:
 	case HM_P999:
+	case HM_SESSION_P50:
+	case HM_SESSION_P99:
 		units_fmt_duration(out, cap, v * 1e3);
 		break;
 	case HM_ERRORS:
+	case HM_SESSIONS:
 		snprintf(out, cap, "%.4g%%", v);
 		break;
 	case HM_CPU:
@@ -98,8 +101,10 @@ static const struct cli_help cli_help_history = {
 		    "pacer history FILE.db add RESULT.json",
 	.description = "FILE.db is a run history written by run, ramp, compare and bench with "
 		       "--history FILE.db (or PACER_HISTORY): list its runs (newest first), one "
-		       "metric over time (METRIC: achieved, p50, p90, p99, p99.9, errors, capacity, "
-		       "cpu, cost), a stored result, or store a saved one. ID may be last or prev.",
+		       "metric over time (METRIC: " HEADLINE_METRIC_LIST "; sessions is the "
+		       "sessions completed, % of started), a stored result, or store a saved one. "
+		       "A session run's listing has a second line: its sessions and each step's "
+		       "latency. ID may be last or prev.",
 	.examples = history_examples,
 	.n_examples = sizeof history_examples / sizeof history_examples[0],
 	.exits = cli_exits_plain,
@@ -110,6 +115,27 @@ static const struct cli_help cli_help_history = {
 static void history_usage(FILE *f, struct opt *tab, size_t n)
 {
 	cli_help_print(f, &cli_help_history, tab, n);
+}
+
+/* A session run's second line in the listing: its sessions (started,
+ * completed, failed, abandoned; duration p50 and p99) and each step's p50
+ * and p99 latency, from its due time. */
+static void sessions_line(const struct history_headline *h)
+{
+	char a[32], b[32], c[32];
+	printf("%5s  sessions %.0f started, %.0f completed (%s), %.0f failed, %.0f abandoned; "
+	       "duration p50 %s p99 %s",
+	       "", h->sess.started, h->sess.completed,
+	       fmt_metric(a, sizeof a, HM_SESSIONS, h->v[HM_SESSIONS]), h->sess.failed,
+	       h->sess.abandoned, fmt_metric(b, sizeof b, HM_SESSION_P50, h->v[HM_SESSION_P50]),
+	       fmt_metric(c, sizeof c, HM_SESSION_P99, h->v[HM_SESSION_P99]));
+	for (size_t k = 0; k < h->n_steps; k++) {
+		const struct history_step *s = &h->steps[k];
+		printf("%s %s p50 %s p99 %s", k ? "," : "; steps", SAFE(s->name),
+		       fmt_metric(b, sizeof b, HM_P50, s->p50_us),
+		       fmt_metric(c, sizeof c, HM_P99, s->p99_us));
+	}
+	putchar('\n');
 }
 
 struct list_ctx {
@@ -146,6 +172,8 @@ static int list_row(void *arg, const struct history_row *r)
 		       fmt_metric(f, sizeof f, HM_CAPACITY, h->v[HM_CAPACITY]),
 		       r->git_commit[0] ? SAFE(r->git_commit) : "-", SAFE(h->target),
 		       h->interrupted ? "  (interrupted)" : "");
+		if (isfinite(h->sess.started))
+			sessions_line(h);
 	} else {
 		if (!c->rows)
 			printf("%5s  %-16s  %10s  %s\n", "id", "recorded (UTC)",
@@ -360,8 +388,9 @@ int cmd_history(int argc, char **argv)
 	if (trend) {
 		int m = headline_metric_parse(trend);
 		if (m < 0) {
-			fprintf(stderr, "pacer history: --trend '%s': expected achieved, p50, p90, p99, "
-					"p99.9, errors, capacity, cpu or cost\n",
+			fprintf(stderr,
+				"pacer history: --trend '%s': expected one of " HEADLINE_METRIC_LIST
+				"\n",
 				trend);
 			return EXIT_USAGE;
 		}
@@ -462,6 +491,18 @@ static void fmt_change(char *out, size_t cap, const struct diff_row *r)
 		snprintf(out, cap, "-");
 }
 
+/* One metric's line of the diff's table. */
+static void diff_row_text(const char *name, const struct diff_row *r)
+{
+	char a[32], b[32], ch[24], ci[40] = "-";
+	fmt_change(ch, sizeof ch, r);
+	if (isfinite(r->lo) && isfinite(r->hi))
+		snprintf(ci, sizeof ci, "[%.3f, %.3f]", r->lo, r->hi);
+	printf("  %-11s %12s %12s %9s  %-17s %-27s %s\n", name,
+	       fmt_metric(a, sizeof a, r->m, r->old_v), fmt_metric(b, sizeof b, r->m, r->new_v), ch,
+	       ci, diff_method_name(r->method), verdict_of(r));
+}
+
 /* "SRC (kind, started AT, TARGET, pacer V)" */
 static void side_line(const char *what, const char *src, const struct loaded_result *r)
 {
@@ -484,24 +525,66 @@ static void diff_text(const struct loaded_result *ra, const struct loaded_result
 	else
 		printf("NOT COMPARABLE: %s differs (old %s, new %s); shown because of --force\n",
 		       SAFE(d->field), SAFE(d->old_s), SAFE(d->new_s));
-	printf("\n  %-9s %12s %12s %9s  %-17s %-27s %s\n", "metric", "old", "new", "change",
+	printf("\n  %-11s %12s %12s %9s  %-17s %-27s %s\n", "metric", "old", "new", "change",
 	       "ratio 95% CI", "method", "verdict");
-	for (size_t i = 0; i < d->n_rows; i++) {
-		const struct diff_row *r = &d->rows[i];
-		char a[32], b[32], ch[24], ci[40] = "-";
-		fmt_change(ch, sizeof ch, r);
-		if (isfinite(r->lo) && isfinite(r->hi))
-			snprintf(ci, sizeof ci, "[%.3f, %.3f]", r->lo, r->hi);
-		printf("  %-9s %12s %12s %9s  %-17s %-27s %s\n", headline_metric_name(r->m),
-		       fmt_metric(a, sizeof a, r->m, r->old_v), fmt_metric(b, sizeof b, r->m, r->new_v),
-		       ch, ci, diff_method_name(r->method), verdict_of(r));
+	for (size_t i = 0; i < d->n_rows; i++)
+		diff_row_text(headline_metric_name(d->rows[i].m), &d->rows[i]);
+	if (d->n_steps) {
+		/* a session run's steps: each one's latency from its due time */
+		printf("\n  %-11s %12s %12s %9s  %-17s %-27s %s\n", "step", "old", "new", "change",
+		       "ratio 95% CI", "method", "verdict");
+		for (size_t i = 0; i < d->n_steps; i++) {
+			char name[160];
+			snprintf(name, sizeof name, "%s p50", SAFE(d->steps[i].name));
+			diff_row_text(name, &d->steps[i].p50);
+			snprintf(name, sizeof name, "%s p99", SAFE(d->steps[i].name));
+			diff_row_text(name, &d->steps[i].p99);
+		}
 	}
 	for (size_t i = 0; i < nrules; i++) {
 		const struct diff_rule *u = &rules[i];
 		bool fired = diff_rule_fires(u, d);
-		printf("%s %s%c%+g%s\n", fired ? "FAIL" : "ok  ", headline_metric_name(u->m), u->op,
+		char mb[160];
+		printf("%s %s%c%+g%s\n", fired ? "FAIL" : "ok  ",
+		       SAFE(diff_rule_metric(u, mb, sizeof mb)), u->op,
 		       u->pp ? u->threshold : u->threshold * 100, u->pp ? "pp" : "%");
 	}
+}
+
+/* One metric of the diff as a JSON object. */
+static void diff_row_json(struct jsonw *w, const char *name, const struct diff_row *r)
+{
+	jw_obj(w);
+	jw_key(w, KEY_METRIC);
+	jw_str(w, name);
+	jw_key(w, "old");
+	jw_dbl(w, r->old_v, 6);
+	jw_key(w, "new");
+	jw_dbl(w, r->new_v, 6);
+	jw_key(w, KEY_RATIO);
+	if (isfinite(r->ratio))
+		jw_dbl(w, r->ratio, 6);
+	else
+		jw_null(w);
+	jw_key(w, "delta");
+	jw_dbl(w, r->delta, 6);
+	jw_key(w, KEY_CI95_LOW);
+	if (isfinite(r->lo))
+		jw_dbl(w, r->lo, 6);
+	else
+		jw_null(w);
+	jw_key(w, KEY_CI95_HIGH);
+	if (isfinite(r->hi))
+		jw_dbl(w, r->hi, 6);
+	else
+		jw_null(w);
+	jw_key(w, KEY_METHOD);
+	jw_str(w, diff_method_name(r->method));
+	jw_key(w, KEY_SIGNIFICANT);
+	jw_bool(w, r->significant);
+	jw_key(w, KEY_VERDICT);
+	jw_str(w, verdict_of(r));
+	jw_obj_end(w);
 }
 
 static void diff_json(const char *old_src, const char *new_src, const struct diff_result *d,
@@ -533,47 +616,29 @@ static void diff_json(const char *old_src, const char *new_src, const struct dif
 	}
 	jw_key(&w, "metrics");
 	jw_arr(&w);
-	for (size_t i = 0; i < d->n_rows; i++) {
-		const struct diff_row *r = &d->rows[i];
+	for (size_t i = 0; i < d->n_rows; i++)
+		diff_row_json(&w, headline_metric_name(d->rows[i].m), &d->rows[i]);
+	jw_arr_end(&w);
+	/* a session run's steps both sides have: [{name, p50: {...}, p99: {...}}] */
+	jw_key(&w, KEY_STEPS);
+	jw_arr(&w);
+	for (size_t i = 0; i < d->n_steps; i++) {
 		jw_obj(&w);
-		jw_key(&w, KEY_METRIC);
-		jw_str(&w, headline_metric_name(r->m));
-		jw_key(&w, "old");
-		jw_dbl(&w, r->old_v, 6);
-		jw_key(&w, "new");
-		jw_dbl(&w, r->new_v, 6);
-		jw_key(&w, KEY_RATIO);
-		if (isfinite(r->ratio))
-			jw_dbl(&w, r->ratio, 6);
-		else
-			jw_null(&w);
-		jw_key(&w, "delta");
-		jw_dbl(&w, r->delta, 6);
-		jw_key(&w, KEY_CI95_LOW);
-		if (isfinite(r->lo))
-			jw_dbl(&w, r->lo, 6);
-		else
-			jw_null(&w);
-		jw_key(&w, KEY_CI95_HIGH);
-		if (isfinite(r->hi))
-			jw_dbl(&w, r->hi, 6);
-		else
-			jw_null(&w);
-		jw_key(&w, KEY_METHOD);
-		jw_str(&w, diff_method_name(r->method));
-		jw_key(&w, KEY_SIGNIFICANT);
-		jw_bool(&w, r->significant);
-		jw_key(&w, KEY_VERDICT);
-		jw_str(&w, verdict_of(r));
+		jw_key(&w, KEY_NAME);
+		jw_str(&w, d->steps[i].name);
+		jw_key(&w, "p50");
+		diff_row_json(&w, "p50", &d->steps[i].p50);
+		jw_key(&w, "p99");
+		diff_row_json(&w, "p99", &d->steps[i].p99);
 		jw_obj_end(&w);
 	}
 	jw_arr_end(&w);
 	jw_key(&w, KEY_RULES);
 	jw_arr(&w);
 	for (size_t i = 0; i < nrules; i++) {
-		char txt[64];
-		snprintf(txt, sizeof txt, "%s%c%+g%s", headline_metric_name(rules[i].m), rules[i].op,
-			 rules[i].pp ? rules[i].threshold : rules[i].threshold * 100,
+		char txt[224], mb[160];
+		snprintf(txt, sizeof txt, "%s%c%+g%s", diff_rule_metric(&rules[i], mb, sizeof mb),
+			 rules[i].op, rules[i].pp ? rules[i].threshold : rules[i].threshold * 100,
 			 rules[i].pp ? "pp" : "%");
 		jw_obj(&w);
 		jw_key(&w, KEY_RULE);
@@ -592,7 +657,7 @@ int cmd_diff(int argc, char **argv)
 	const char *noise_arg = NULL, *fail_on = NULL;
 	bool force = false, json = false, help = false;
 	struct opt tab[] = {
-		{0, "fail-on", OPT_STR, &fail_on, "RULES", NULL, "exit 1 when a rule fires, e.g. 'p99>+10%,capacity<-5%,errors>+0.1pp'", false},
+		{0, "fail-on", OPT_STR, &fail_on, "RULES", NULL, "exit 1 when a rule fires, e.g. 'p99>+10%,capacity<-5%,errors>+0.1pp' (a session step: 'step:login.p99>+10%')", false},
 		{0, "force", OPT_FLAG, &force, NULL, NULL, "print (and gate) results that are not comparable", false},
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
 		{0, "json", OPT_FLAG, &json, NULL, NULL, "print the diff as JSON", false},

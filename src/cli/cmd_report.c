@@ -76,9 +76,18 @@ static int trend_row(void *arg, const struct history_row *row)
 
 static const char *trend_label(int m)
 {
-	static const char *const labels[HM_COUNT] = {
-		"achieved (req/s)", "p50 (us)", "p90 (us)", "p99 (us)", "p99.9 (us)",
-		"errors (%)", "capacity (req/s)", "target CPU (ms/request)", "USD per million requests"};
+	static const char *const labels[HM_COUNT] = {"achieved (req/s)",
+						     "p50 (us)",
+						     "p90 (us)",
+						     "p99 (us)",
+						     "p99.9 (us)",
+						     "errors (%)",
+						     "capacity (req/s)",
+						     "target CPU (ms/request)",
+						     "USD per million requests",
+						     "sessions completed (%)",
+						     "session p50 (us)",
+						     "session p99 (us)"};
 	return m >= 0 && m < HM_COUNT ? labels[m] : "?";
 }
 
@@ -93,8 +102,8 @@ static int trend_metrics(const char *list, struct trend_ctx *t)
 		int m = headline_metric_parse(tok);
 		if (m < 0 || t->n_metrics == REPORT_TREND_MAX_METRICS) {
 			fprintf(stderr,
-				m < 0 ? "pacer report: --trend '%s': expected up to 4 of achieved, p50, "
-					"p90, p99, p99.9, errors, capacity, cpu, cost\n"
+				m < 0 ? "pacer report: --trend '%s': expected up to 4 of " HEADLINE_METRIC_LIST
+					"\n"
 				      : "pacer report: --trend '%s': at most 4 metrics\n",
 				list);
 			return EXIT_USAGE;

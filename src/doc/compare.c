@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "doc/keys.h"
+#include "doc/names.h"
 #include "plan/inspect.h"
 #include "doc/json_parts.h"
 #include "doc/workload.h"
@@ -369,6 +370,12 @@ static void json_variant(struct jsonw *j, const struct compare_report *c, size_t
 		json_summary(j, vals, values(c, i, &ms[m], vals));
 	}
 	jw_obj_end(j);
+	if (r->run.measure.sessions.on) {
+		/* a session script's figures over every repetition (pooled, as
+		 * a run --repeat pools them): its steps by name, its sessions */
+		rj_by_name(j, &r->run.measure, v->plan->names);
+		rj_sessions(j, &r->run.measure);
+	}
 	jw_obj_end(j);
 }
 

@@ -283,6 +283,7 @@ struct conn {
 	uint32_t flow;                /* the flow the request belongs to (flow.c); ENG_FLOW_NONE */
 	struct h2req *h2_fields;      /* a flow's request as HTTP/2 fields (a stream; NULL: the
 	                           * engine's e->h2reqs entry) */
+	struct h3req *h3_fields;      /* the same over HTTP/3 (NULL: the e->h3reqs entry) */
 	size_t wr_off;
 	bool got_byte;
 	bool rx_ts;               /* the socket stamps what it receives (net_rx_timestamps) */

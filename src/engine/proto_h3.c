@@ -72,6 +72,33 @@ static struct h3req *reqs_of(const struct engine *e);
 
 /* ---- requests as header fields ------------------------------------------------- */
 
+/* rq's encoded HTTP/1.1 bytes as HTTP/3 header fields into r (zeroed by
+ * the caller; h3req_free releases it, also after a failure). 0, -ENOMEM,
+ * or h2req_from_h1's error for bytes the fields cannot carry. */
+static int h3req_build(struct h3req *r, const struct engine_req *rq)
+{
+	char err[160];
+	int rc = h2req_from_h1(&r->f, rq->buf, rq->len, "https", err, sizeof err);
+	if (rc)
+		return rc;
+	r->nv = calloc(r->f.n_nv, sizeof *r->nv);
+	if (!r->nv)
+		return -ENOMEM;
+	for (size_t k = 0; k < r->f.n_nv; k++)
+		r->nv[k] = (nghttp3_nv){.name = r->f.nv[k].name,
+					.value = r->f.nv[k].value,
+					.namelen = r->f.nv[k].namelen,
+					.valuelen = r->f.nv[k].valuelen,
+					.flags = NGHTTP3_NV_FLAG_NONE};
+	return 0;
+}
+
+static void h3req_free(struct h3req *r)
+{
+	h2req_free(&r->f);
+	free(r->nv);
+}
+
 /* Check cfg's HTTP/3 settings against its hosts and turn every request
  * into header fields (e->h3reqs). 0 (also over HTTP/1.1 and HTTP/2:
  * nothing to do), -EINVAL, -ENOMEM. */
@@ -92,20 +119,9 @@ static int h3_prepare(struct engine *e)
 		return -ENOMEM;
 	e->h3reqs = r;
 	for (size_t i = 0; i < cfg->n_reqs; i++) {
-		char err[160];
-		const struct engine_req *rq = &cfg->reqs[i];
-		int rc = h2req_from_h1(&r[i].f, rq->buf, rq->len, "https", err, sizeof err);
+		int rc = h3req_build(&r[i], &cfg->reqs[i]);
 		if (rc)
 			return rc;
-		r[i].nv = calloc(r[i].f.n_nv, sizeof *r[i].nv);
-		if (!r[i].nv)
-			return -ENOMEM;
-		for (size_t k = 0; k < r[i].f.n_nv; k++)
-			r[i].nv[k] = (nghttp3_nv){.name = r[i].f.nv[k].name,
-						  .value = r[i].f.nv[k].value,
-						  .namelen = r[i].f.nv[k].namelen,
-						  .valuelen = r[i].f.nv[k].valuelen,
-						  .flags = NGHTTP3_NV_FLAG_NONE};
 	}
 	return 0;
 }
@@ -115,15 +131,46 @@ static void h3_release(struct engine *e)
 	struct h3req *r = reqs_of(e);
 	if (!r)
 		return;
-	for (size_t i = 0; i < e->cfg.n_reqs; i++) {
-		h2req_free(&r[i].f);
-		free(r[i].nv);
-	}
+	for (size_t i = 0; i < e->cfg.n_reqs; i++)
+		h3req_free(&r[i]);
 	free(r);
 	e->h3reqs = NULL;
 }
 
 static struct h3req *reqs_of(const struct engine *e) { return e->h3reqs; }
+
+/* Stream s's request as fields: a flow's own (made when it was sent), or
+ * the engine's, built once. */
+static const struct h3req *fields_of(const struct engine *e, const struct conn *s)
+{
+	return s->h3_fields ? s->h3_fields : &reqs_of(e)[s->req - e->cfg.reqs];
+}
+
+/* A flow's request (a script made it while the load runs) as fields for
+ * stream s (s->h3_fields), as HTTP/2 makes its own. False: no memory, or
+ * a request the fields cannot carry. */
+static bool flow_fields(struct conn *s, const struct engine_req *rq)
+{
+	struct h3req *r = calloc(1, sizeof *r);
+	if (!r)
+		return false;
+	if (h3req_build(r, rq)) {
+		h3req_free(r);
+		free(r);
+		return false;
+	}
+	s->h3_fields = r;
+	return true;
+}
+
+static void drop_fields(struct conn *s)
+{
+	if (s->h3_fields) {
+		h3req_free(s->h3_fields);
+		free(s->h3_fields);
+		s->h3_fields = NULL;
+	}
+}
 
 /* ---- stream records ---------------------------------------------------------------- */
 
@@ -145,10 +192,10 @@ static struct conn *stream_get(struct worker *w)
 	s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
-	const struct inspect *in = w->inspect;
 	s->fd = -1;
-	s->cap.headers = w->capture && in->need_headers;
-	s->cap.body_cap = w->capture ? in->need_body : 0;
+	s->flow = ENG_FLOW_NONE;
+	s->cap.headers = w->cap_headers; /* rules, or a script's response() and sessions */
+	s->cap.body_cap = w->cap_body;
 	w->h3_all[w->h3_all_len++] = s;
 	return s;
 }
@@ -156,6 +203,7 @@ static struct conn *stream_get(struct worker *w)
 static void h3_worker_free(struct worker *w)
 {
 	for (size_t i = 0; i < w->h3_all_len; i++) {
+		drop_fields(w->h3_all[i]);
 		h1_capture_free(&w->h3_all[i]->cap);
 		free(w->h3_all[i]);
 	}
@@ -211,6 +259,8 @@ static void stream_release(struct worker *w, struct conn *s)
 	}
 	s->state = CS_FREE;
 	s->h3_parent = NULL;
+	drop_fields(s);
+	s->flow = ENG_FLOW_NONE;
 	s->next = w->h3_free;
 	w->h3_free = s;
 }
@@ -219,7 +269,8 @@ static void stream_release(struct worker *w, struct conn *s)
 static void stream_retry(struct worker *w, struct conn *s, uint64_t now)
 {
 	struct phase_stats *ph = phase_of(w, s->sched_ns);
-	uint32_t r = (uint32_t)(s->req - w->e->cfg.reqs);
+	uint32_t r = s->flow != ENG_FLOW_NONE ? s->flow | QE_FLOW
+					      : (uint32_t)(s->req - w->e->cfg.reqs);
 	struct hpool *p = &w->hp[s->host];
 	if (p->h3_refusals < H2_RETRY_RUN_MAX &&
 	    q_push(w, s->host, s->sched_ns, r | (s->lagged ? QE_LAGGED : 0))) {
@@ -227,6 +278,7 @@ static void stream_retry(struct worker *w, struct conn *s, uint64_t now)
 		ph->sent--;
 		ph->lagged_sent -= s->lagged;
 		ph->h3.retried++;
+		s->flow = ENG_FLOW_NONE; /* it waits in the backlog, its flow with it */
 	} else {
 		eng_count_error(w, s, ERRK_RESET, now);
 	}
@@ -427,8 +479,7 @@ static nghttp3_ssize read_body(nghttp3_conn *ng, int64_t sid, nghttp3_vec *vec, 
 		*flags |= NGHTTP3_DATA_FLAG_EOF;
 		return 0;
 	}
-	const struct engine *e = h->w->e;
-	const struct h3req *hr = &reqs_of(e)[s->req - e->cfg.reqs];
+	const struct h3req *hr = fields_of(h->w->e, s);
 	vec[0].base = (uint8_t *)(uintptr_t)hr->f.body;
 	vec[0].len = hr->f.body_len;
 	*flags |= NGHTTP3_DATA_FLAG_EOF;
@@ -730,32 +781,42 @@ static void h3_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 	const struct engine_cfg *cfg = &w->e->cfg;
 	struct h3_conn *h = c->h3;
 	uint64_t now = clock_now_ns();
-	if (flow != ENG_FLOW_NONE) {
-		/* a script's requests do not go over HTTP/3 yet (measure refuses
-		 * -s with --http3): dropped, should one come */
-		eng_flow_drop(w, flow, sched_ns, now);
-		return;
-	}
 	if (!rq)
 		rq = &cfg->reqs[pick_req(w)];
 	struct phase_stats *ph = phase_of(w, sched_ns);
 	struct conn *s = stream_get(w);
+	if (s && flow != ENG_FLOW_NONE && !flow_fields(s, rq)) {
+		s->next = w->h3_free; /* back, unused */
+		w->h3_free = s;
+		eng_flow_drop(w, flow, sched_ns, now); /* counted dropped */
+		return;
+	}
 	int64_t sid = -1;
 	if (!s || eng_quic_open_bidi(c, &sid, s)) {
 		if (c->in)
 			list_remove(c->in, c); /* no record, or no stream: this connection is full */
 		if (!s) {
-			eng_count_dropped(w, ph, now); /* out of memory for a stream record */
+			/* out of memory for a stream record */
+			if (flow != ENG_FLOW_NONE)
+				eng_flow_drop(w, flow, sched_ns, now);
+			else
+				eng_count_dropped(w, ph, now);
 			return;
 		}
+		drop_fields(s);
 		s->next = w->h3_free;
 		w->h3_free = s;
 		/* back to the backlog's tail (no credit after all): never lost */
-		uint32_t r = (uint32_t)(rq - cfg->reqs);
-		if (!q_push(w, c->host, sched_ns, r | (lagged ? QE_LAGGED : 0)))
-			eng_count_dropped(w, ph, now);
+		uint32_t r = flow != ENG_FLOW_NONE ? flow | QE_FLOW : (uint32_t)(rq - cfg->reqs);
+		if (!q_push(w, c->host, sched_ns, r | (lagged ? QE_LAGGED : 0))) {
+			if (flow != ENG_FLOW_NONE)
+				eng_flow_drop(w, flow, sched_ns, now);
+			else
+				eng_count_dropped(w, ph, now);
+		}
 		return;
 	}
+	s->flow = flow;
 	ph->sent++;
 	ph->lagged_sent += lagged;
 	live_add(&w->live.sent, 1);
@@ -778,7 +839,7 @@ static void h3_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 	h1_resp_init(&s->resp, rq->head);
 	if (w->capture)
 		h1_resp_capture(&s->resp, &s->cap);
-	const struct h3req *hr = &reqs_of(w->e)[rq - cfg->reqs];
+	const struct h3req *hr = fields_of(w->e, s);
 	s->h3_slot = h->n_act;
 	h->act[h->n_act++] = s;
 	list_push_tail(&w->timed, s);

@@ -202,16 +202,41 @@ static double quantile_of(enum headline_metric m)
 {
 	switch (m) {
 	case HM_P50:
+	case HM_SESSION_P50:
 		return 0.5;
 	case HM_P90:
 		return 0.9;
 	case HM_P99:
+	case HM_SESSION_P99:
 		return 0.99;
 	case HM_P999:
 		return 0.999;
 	default:
 		return NAN;
 	}
+}
+
+/* The sessions object of the headline's phase, or of a compare's first
+ * variant; NULL without sessions. */
+static const json_t *sessions_of(const struct loaded_result *r, const json_t *phase)
+{
+	if (r->kind == RESULT_KIND_COMPARE) {
+		const json_t *vars = rr_arr(r->root, KEY_VARIANTS);
+		return vars && json_array_size(vars) ? rr_obj(json_array_get(vars, 0), KEY_SESSIONS)
+						     : NULL;
+	}
+	return rr_obj(phase, KEY_SESSIONS);
+}
+
+/* by_name of the headline's phase or of a compare's first variant. */
+static const json_t *by_name_of(const struct loaded_result *r, const json_t *phase)
+{
+	if (r->kind == RESULT_KIND_COMPARE) {
+		const json_t *vars = rr_arr(r->root, KEY_VARIANTS);
+		return vars && json_array_size(vars) ? rr_arr(json_array_get(vars, 0), KEY_BY_NAME)
+						     : NULL;
+	}
+	return rr_arr(phase, KEY_BY_NAME);
 }
 
 /* The distribution-free 95 % interval of quantile q of h, in µs. */
@@ -238,11 +263,17 @@ static bool error_counts(const json_t *ph, double *errors, double *n)
 	       (rr_num(ph, "success.of", n) || rr_num(ph, "requests.completed", n)) && *n > 0;
 }
 
+/* Sessions completed and started for the z test. */
+static bool session_counts(const json_t *ss, double *completed, double *n)
+{
+	return ss && rr_num(ss, KEY_COMPLETED, completed) && rr_num(ss, KEY_STARTED, n) && *n > 0;
+}
+
 struct side {
 	const struct loaded_result *r;
-	const json_t *reps, *phase;
-	struct hist lat;
-	bool have_lat;
+	const json_t *reps, *phase, *sessions, *by_name;
+	struct hist lat, sess; /* the phase's latency, the sessions' duration */
+	bool have_lat, have_sess;
 };
 
 static void side_open(struct side *s, const struct loaded_result *r)
@@ -251,9 +282,33 @@ static void side_open(struct side *s, const struct loaded_result *r)
 	s->r = r;
 	s->reps = reps_of(r);
 	s->phase = phase_of(r);
+	s->sessions = sessions_of(r, s->phase);
+	s->by_name = by_name_of(r, s->phase);
 	char e[128];
 	if (s->phase && rr_timing_hist(rr_obj(s->phase, KEY_LATENCY), &s->lat, e, sizeof e) == 0)
 		s->have_lat = true;
+	if (s->sessions &&
+	    rr_timing_hist(rr_obj(s->sessions, KEY_DURATION), &s->sess, e, sizeof e) == 0)
+		s->have_sess = true;
+}
+
+/* Row's percentile q compared by the two histograms' intervals. False:
+ * a histogram is empty. */
+static bool pct_row(struct diff_row *row, const struct hist *a, const struct hist *b, double q,
+		    bool beyond)
+{
+	double alo, ahi, blo, bhi;
+	if (!pct_interval(a, q, &alo, &ahi) || !pct_interval(b, q, &blo, &bhi))
+		return false;
+	row->method = DIFF_PCT_CI;
+	row->n_old = (size_t)a->total;
+	row->n_new = (size_t)b->total;
+	if (ahi > 0 && alo > 0) {
+		row->lo = blo / ahi;
+		row->hi = bhi / alo;
+	}
+	row->significant = (blo > ahi || bhi < alo) && beyond;
+	return true;
 }
 
 static void one_row(struct diff_row *row, const struct side *a, const struct side *b, double noise)
@@ -286,23 +341,16 @@ static void one_row(struct diff_row *row, const struct side *a, const struct sid
 		return;
 	}
 	double q = quantile_of(m);
-	if (isfinite(q) && a->have_lat && b->have_lat) {
-		double alo, ahi, blo, bhi;
-		if (pct_interval(&a->lat, q, &alo, &ahi) && pct_interval(&b->lat, q, &blo, &bhi)) {
-			row->method = DIFF_PCT_CI;
-			row->n_old = (size_t)a->lat.total;
-			row->n_new = (size_t)b->lat.total;
-			if (ahi > 0 && alo > 0) {
-				row->lo = blo / ahi;
-				row->hi = bhi / alo;
-			}
-			row->significant = (blo > ahi || bhi < alo) && beyond;
-			return;
-		}
-	}
-	if (m == HM_ERRORS) {
+	bool sess = m == HM_SESSION_P50 || m == HM_SESSION_P99;
+	if (isfinite(q) && (sess ? a->have_sess && b->have_sess : a->have_lat && b->have_lat) &&
+	    pct_row(row, sess ? &a->sess : &a->lat, sess ? &b->sess : &b->lat, q, beyond))
+		return;
+	if (m == HM_ERRORS || m == HM_SESSIONS) {
 		double ea, n1, eb, n2;
-		if (error_counts(a->phase, &ea, &n1) && error_counts(b->phase, &eb, &n2)) {
+		if (m == HM_ERRORS
+			    ? error_counts(a->phase, &ea, &n1) && error_counts(b->phase, &eb, &n2)
+			    : session_counts(a->sessions, &ea, &n1) &&
+				      session_counts(b->sessions, &eb, &n2)) {
 			row->method = DIFF_ZTEST;
 			row->n_old = (size_t)n1;
 			row->n_new = (size_t)n2;
@@ -314,6 +362,67 @@ static void one_row(struct diff_row *row, const struct side *a, const struct sid
 	}
 	row->method = DIFF_THRESHOLD;
 	row->significant = m == HM_ERRORS ? fabs(row->delta) > noise * 100 : beyond;
+}
+
+/* The by_name entry named name, or NULL. */
+static const json_t *entry_named(const json_t *by_name, const char *name)
+{
+	for (size_t i = 0; by_name && i < json_array_size(by_name); i++) {
+		const json_t *e = json_array_get(by_name, i);
+		const char *n = rr_str(e, KEY_NAME);
+		if (n && !strcmp(n, name))
+			return e;
+	}
+	return NULL;
+}
+
+/* One step's p50 or p99 (m HM_P50 or HM_P99) of a and b. */
+static void step_row(struct diff_row *row, enum headline_metric m, const json_t *ea,
+		     const json_t *eb, const struct hist *ha, const struct hist *hb, double noise)
+{
+	const char *path = m == HM_P50 ? "latency.p50_us" : "latency.p99_us";
+	row->m = m;
+	row->old_v = rr_num_or(ea, path, NAN);
+	row->new_v = rr_num_or(eb, path, NAN);
+	row->ratio = row->old_v != 0 ? row->new_v / row->old_v : NAN;
+	row->delta = row->new_v - row->old_v;
+	row->lo = row->hi = NAN;
+	row->worse = row->new_v > row->old_v;
+	bool beyond = isfinite(row->ratio) && fabs(row->ratio - 1) > noise;
+	if (ha && hb && pct_row(row, ha, hb, quantile_of(m), beyond))
+		return;
+	row->method = DIFF_THRESHOLD;
+	row->significant = beyond;
+}
+
+/* A session run's steps that both sides have, in the new side's order. */
+static void diff_steps(const struct side *a, const struct side *b, double noise,
+		       struct diff_result *out)
+{
+	if (!a->sessions || !b->sessions)
+		return;
+	for (size_t i = 0;
+	     b->by_name && i < json_array_size(b->by_name) && out->n_steps < HISTORY_STEPS_MAX;
+	     i++) {
+		const json_t *eb = json_array_get(b->by_name, i);
+		const char *name = rr_str(eb, KEY_NAME);
+		const json_t *ea = name ? entry_named(a->by_name, name) : NULL;
+		if (!ea)
+			continue;
+		struct diff_step *s = &out->steps[out->n_steps++];
+		snprintf(s->name, sizeof s->name, "%s", name);
+		struct hist ha, hb;
+		char e[128];
+		bool have_a = rr_timing_hist(rr_obj(ea, KEY_LATENCY), &ha, e, sizeof e) == 0;
+		bool have_b = rr_timing_hist(rr_obj(eb, KEY_LATENCY), &hb, e, sizeof e) == 0;
+		const struct hist *pa = have_a ? &ha : NULL, *pb = have_b ? &hb : NULL;
+		step_row(&s->p50, HM_P50, ea, eb, pa, pb, noise);
+		step_row(&s->p99, HM_P99, ea, eb, pa, pb, noise);
+		if (have_a)
+			hist_free(&ha);
+		if (have_b)
+			hist_free(&hb);
+	}
 }
 
 void diff_results(const struct loaded_result *a, const struct loaded_result *b, double noise,
@@ -336,8 +445,11 @@ void diff_results(const struct loaded_result *a, const struct loaded_result *b, 
 		row->new_v = hb.v[m];
 		one_row(row, &sa, &sb, noise);
 	}
+	diff_steps(&sa, &sb, noise, out);
 	hist_free(&sa.lat);
 	hist_free(&sb.lat);
+	hist_free(&sa.sess);
+	hist_free(&sb.sess);
 }
 
 /* ---- --fail-on rules ------------------------------------------------------ */
@@ -355,9 +467,32 @@ __attribute__((format(printf, 3, 4))) static int rule_err(char *err, size_t errl
 	return PACER_EPARSE;
 }
 
+const char *diff_rule_metric(const struct diff_rule *r, char *buf, size_t cap)
+{
+	if (!r->step[0])
+		return headline_metric_name(r->m);
+	snprintf(buf, cap, "step:%s.%s", r->step, headline_metric_name(r->m));
+	return buf;
+}
+
+/* "step:NAME.p50" or "step:NAME.p99" in buf into r. 0 or PACER_EPARSE. */
+static int parse_step(const char *buf, struct diff_rule *r)
+{
+	const char *name = buf + 5, *dot = strrchr(name, '.');
+	size_t nl = dot ? (size_t)(dot - name) : 0;
+	if (!dot || !nl || nl >= sizeof r->step ||
+	    (strcmp(dot + 1, "p50") && strcmp(dot + 1, "p99")))
+		return PACER_EPARSE;
+	memcpy(r->step, name, nl);
+	r->step[nl] = '\0';
+	r->m = strcmp(dot + 1, "p50") ? HM_P99 : HM_P50;
+	return 0;
+}
+
 static int parse_one(const char *s, size_t len, struct diff_rule *r, char *err, size_t errlen)
 {
-	char buf[64];
+	char buf[64 + HISTORY_STEP_NAME_CAP];
+	memset(r, 0, sizeof *r);
 	while (len && isspace((unsigned char)*s))
 		s++, len--;
 	while (len && isspace((unsigned char)s[len - 1]))
@@ -373,13 +508,22 @@ static int parse_one(const char *s, size_t len, struct diff_rule *r, char *err, 
 				buf);
 	r->op = *op;
 	*op = '\0';
-	int m = headline_metric_parse(buf);
-	if (m < 0)
-		return rule_err(err, errlen,
-				"--fail-on '%s%c%s': unknown metric '%s' (achieved, p50, p90, p99, "
-				"p99.9, errors, capacity, cpu, cost)",
+	if (!strncmp(buf, "step:", 5)) {
+		if (parse_step(buf, r))
+			return rule_err(err, errlen,
+					"--fail-on '%s%c%s': expected step:NAME.p50 or "
+					"step:NAME.p99 (a session step's latency)",
+					buf, r->op, op + 1);
+	} else {
+		int m = headline_metric_parse(buf);
+		if (m < 0)
+			return rule_err(
+				err, errlen,
+				"--fail-on '%s%c%s': unknown metric '%s' (" HEADLINE_METRIC_LIST
+				", or step:NAME.p50 / step:NAME.p99)",
 				buf, r->op, op + 1, buf);
-	r->m = (enum headline_metric)m;
+		r->m = (enum headline_metric)m;
+	}
 	char *num = op + 1, *end;
 	double v = strtod(num, &end);
 	if (end == num || !isfinite(v))
@@ -428,18 +572,28 @@ int diff_rules_parse(const char *expr, struct diff_rule *r, size_t cap, size_t *
 	return 0;
 }
 
+/* The row rule looks at in d, or NULL. */
+static const struct diff_row *rule_row(const struct diff_rule *rule, const struct diff_result *d)
+{
+	if (rule->step[0]) {
+		for (size_t i = 0; i < d->n_steps; i++)
+			if (!strcmp(d->steps[i].name, rule->step))
+				return rule->m == HM_P50 ? &d->steps[i].p50 : &d->steps[i].p99;
+		return NULL;
+	}
+	for (size_t i = 0; i < d->n_rows; i++)
+		if (d->rows[i].m == rule->m)
+			return &d->rows[i];
+	return NULL;
+}
+
 bool diff_rule_fires(const struct diff_rule *rule, const struct diff_result *d)
 {
-	for (size_t i = 0; i < d->n_rows; i++) {
-		const struct diff_row *row = &d->rows[i];
-		if (row->m != rule->m)
-			continue;
-		if (!row->significant)
-			return false;
-		double change = rule->pp ? row->delta : row->ratio - 1;
-		if (!isfinite(change))
-			return false;
-		return rule->op == '>' ? change > rule->threshold : change < rule->threshold;
-	}
-	return false;
+	const struct diff_row *row = rule_row(rule, d);
+	if (!row || !row->significant)
+		return false;
+	double change = rule->pp ? row->delta : row->ratio - 1;
+	if (!isfinite(change))
+		return false;
+	return rule->op == '>' ? change > rule->threshold : change < rule->threshold;
 }

@@ -13,7 +13,11 @@
  *     n q ± 1.96 sqrt(n q (1 - q)), read from the saved histogram);
  *     significant when the two intervals do not overlap and the ratio is
  *     beyond the noise threshold;
- *   - errors: a two-proportion z test (|z| > 1.96);
+ *   - errors, and sessions completed of started: a two-proportion z test
+ *     (|z| > 1.96);
+ *   - sessions' duration percentiles (session_p50, session_p99) and each
+ *     step's p50 and p99 latency (a session run's by_name): the
+ *     percentile intervals of their histograms, as latency's;
  *   - other single figures (rate, capacity, CPU, cost): the noise threshold
  *     alone (the method says so).
  * Two results are comparable when they share kind, request-table hash,
@@ -50,12 +54,22 @@ struct diff_row {
 	size_t n_old, n_new; /* repetitions (bootstrap) or recorded values (histograms) */
 };
 
+/* A session step both sides have (by_name under the same name): its p50
+ * and p99 latency compared as the headline percentiles are, from each
+ * side's histogram of the step (rows with m HM_P50 and HM_P99). */
+struct diff_step {
+	char name[HISTORY_STEP_NAME_CAP];
+	struct diff_row p50, p99;
+};
+
 struct diff_result {
 	bool comparable;
 	char field[64];     /* the first differing field ("table hash", "cpu_model", ...) */
 	char old_s[160], new_s[160]; /* its two values */
 	size_t n_rows;
 	struct diff_row rows[HM_COUNT]; /* the metrics both sides have */
+	size_t n_steps;                 /* session runs: the steps both sides have */
+	struct diff_step steps[HISTORY_STEPS_MAX];
 };
 
 /* Compare b (new) against a (old); noise is a fraction (0.05 = 5 %). Never
@@ -66,13 +80,20 @@ void diff_results(const struct loaded_result *a, const struct loaded_result *b, 
 /* A --fail-on rule: "p99>+10%" fires when p99 rose by more than 10 % and
  * the rise is significant; "capacity<-5%" when capacity fell by more than
  * 5 %; "errors>+0.1pp" when errors rose by more than 0.1 percentage
- * points. */
+ * points; "step:login.p99>+10%" when the session step login's p99 did
+ * (a step that a side lacks never fires). */
 struct diff_rule {
 	enum headline_metric m;
 	char op;          /* '>' or '<' */
 	double threshold; /* a fraction (0.10) or, with pp, percentage points */
 	bool pp;
+	/* "step:NAME.p99>+10%": a session step's p50 or p99 (m HM_P50 or
+	 * HM_P99) instead of the headline's; "" for a headline metric */
+	char step[HISTORY_STEP_NAME_CAP];
 };
+
+/* The rule's metric as written: "p99", "step:login.p99". */
+const char *diff_rule_metric(const struct diff_rule *r, char *buf, size_t cap);
 
 #define DIFF_MAX_RULES 16
 

@@ -6,8 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const names[HM_COUNT] = {"achieved", "p50",      "p90", "p99",  "p99.9",
-					    "errors",   "capacity", "cpu", "cost"};
+static const char *const names[HM_COUNT] = {"achieved", "p50",      "p90",         "p99",
+					    "p99.9",    "errors",   "capacity",    "cpu",
+					    "cost",     "sessions", "session_p50", "session_p99"};
 
 const char *headline_metric_name(enum headline_metric m)
 {
@@ -32,7 +33,7 @@ int headline_metric_parse(const char *s)
 
 bool headline_metric_higher_better(enum headline_metric m)
 {
-	return m == HM_ACHIEVED || m == HM_CAPACITY;
+	return m == HM_ACHIEVED || m == HM_CAPACITY || m == HM_SESSIONS;
 }
 
 static const char *str_or(const json_t *o, const char *path)
@@ -52,6 +53,43 @@ static void phase_figures(const json_t *ph, double *v)
 	double e;
 	if (rr_num(ph, "errors.pct", &e) || rr_num(ph, KEY_ERROR_PCT, &e))
 		v[HM_ERRORS] = e;
+}
+
+/* A session run's figures: the sessions object ss (NULL: none) of a phase
+ * or variant, and its steps from by_name (each step a name). */
+static void session_figures(const json_t *ss, const json_t *by_name, struct history_headline *h)
+{
+	if (!ss)
+		return;
+	h->sess.started = rr_num_or(ss, KEY_STARTED, NAN);
+	h->sess.completed = rr_num_or(ss, KEY_COMPLETED, NAN);
+	h->sess.failed = rr_num_or(ss, KEY_FAILED, NAN);
+	h->sess.abandoned = rr_num_or(ss, KEY_ABANDONED, NAN);
+	h->v[HM_SESSIONS] = rr_num_or(ss, KEY_COMPLETED_PCT, NAN);
+	const json_t *d = rr_obj(ss, KEY_DURATION);
+	/* no completed or failed session: no duration to speak of */
+	if (rr_num_or(d, KEY_COUNT, 0) > 0) {
+		h->v[HM_SESSION_P50] = rr_num_or(d, KEY_P50_US, NAN);
+		h->v[HM_SESSION_P99] = rr_num_or(d, KEY_P99_US, NAN);
+	}
+	for (size_t i = 0;
+	     by_name && i < json_array_size(by_name) && h->n_steps < HISTORY_STEPS_MAX; i++) {
+		const json_t *e = json_array_get(by_name, i);
+		const char *name = rr_str(e, KEY_NAME);
+		if (!name)
+			continue;
+		struct history_step *s = &h->steps[h->n_steps++];
+		snprintf(s->name, sizeof s->name, "%s", name);
+		s->completed = rr_num_or(e, KEY_COMPLETED, NAN);
+		s->errors = rr_num_or(e, KEY_ERRORS, NAN);
+		s->p50_us = rr_num_or(e, "latency.p50_us", NAN);
+		s->p99_us = rr_num_or(e, "latency.p99_us", NAN);
+	}
+}
+
+static void phase_sessions(const json_t *ph, struct history_headline *h)
+{
+	session_figures(rr_obj(ph, KEY_SESSIONS), rr_arr(ph, KEY_BY_NAME), h);
 }
 
 /* The summary medians of a compare variant (docs/compare.md). */
@@ -102,6 +140,7 @@ void history_headline_of(const struct loaded_result *r, struct history_headline 
 	memset(h, 0, sizeof *h);
 	for (int i = 0; i < HM_COUNT; i++)
 		h->v[i] = NAN;
+	h->sess.started = h->sess.completed = h->sess.failed = h->sess.abandoned = NAN;
 	const json_t *root = r->root;
 	const json_t *plan = rr_obj(root, KEY_PLAN);
 	h->kind = result_kind_name(r->kind);
@@ -127,6 +166,7 @@ void history_headline_of(const struct loaded_result *r, struct history_headline 
 	switch (r->kind) {
 	case RESULT_KIND_RUN:
 		phase_figures(rr_obj(root, KEY_MEASURE), h->v);
+		phase_sessions(rr_obj(root, KEY_MEASURE), h);
 		h->v[HM_CPU] = rr_num_or(root, "target_resources.cpu_ms_per_request", NAN);
 		break;
 	case RESULT_KIND_RAMP: {
@@ -139,6 +179,7 @@ void history_headline_of(const struct loaded_result *r, struct history_headline 
 		    step <= (double)json_array_size(steps)) {
 			const json_t *s = json_array_get(steps, (size_t)step - 1);
 			phase_figures(rr_obj(s, KEY_MEASURE), h->v);
+			phase_sessions(rr_obj(s, KEY_MEASURE), h);
 			const char *bound = rr_str(root, "highest_passing.bound");
 			if (!bound || strcmp(bound, "lower") != 0)
 				h->v[HM_CAPACITY] =
@@ -152,6 +193,8 @@ void history_headline_of(const struct loaded_result *r, struct history_headline 
 		if (vars && json_array_size(vars) > 0) {
 			const json_t *v0 = json_array_get(vars, 0);
 			variant_figures(v0, h->v);
+			/* the variant's sessions over its repetitions (docs/compare.md) */
+			session_figures(rr_obj(v0, KEY_SESSIONS), rr_arr(v0, KEY_BY_NAME), h);
 			if (!h->table_hash)
 				h->table_hash = rr_str(v0, "workload.sha256");
 		}

@@ -297,6 +297,63 @@ static void iso_utc(int64_t ms, char *out, size_t cap)
 	"target, scenario, table_hash, hostname, cpu_model, cores, kernel, arch, interrupted, "  \
 	"report_id, achieved_per_s, p50_us, p90_us, p99_us, p99_9_us, errors_pct, "              \
 	"capacity_per_s, cpu_ms_per_request, usd_per_million"
+/* schema 3: a session run's figures, after ROW_COLS */
+#define SESSION_COLS                                                                               \
+	"sessions_started, sessions_completed, sessions_failed, sessions_abandoned, "              \
+	"sessions_completed_pct, session_p50_us, session_p99_us"
+/* The headline metrics with columns of their own since schema 1 (achieved
+ * to cost); the sessions' three are SESSION_COLS. */
+#define HM_SCHEMA1 (HM_COST + 1)
+#define SESSIONS_SCHEMA 3
+
+/* Run rid's session figures (schema 3): the columns, updated after the
+ * insert, and its steps. 0, or a code of history_sql_fail. */
+static int add_sessions(struct history_db *h, int64_t rid, const struct history_headline *hl,
+			char *err, size_t errlen)
+{
+	if (h->version < SESSIONS_SCHEMA || !isfinite(hl->sess.started))
+		return 0;
+	sqlite3_stmt *st = NULL;
+	int src =
+		sqlite3_prepare_v2(h->db,
+				   "UPDATE runs SET sessions_started = ?, sessions_completed = ?, "
+				   "sessions_failed = ?, sessions_abandoned = ?, "
+				   "sessions_completed_pct = ?, session_p50_us = ?, "
+				   "session_p99_us = ? WHERE id = ?",
+				   -1, &st, NULL);
+	if (src == SQLITE_OK) {
+		int i = 1;
+		bind_num(st, i++, hl->sess.started);
+		bind_num(st, i++, hl->sess.completed);
+		bind_num(st, i++, hl->sess.failed);
+		bind_num(st, i++, hl->sess.abandoned);
+		for (int m = HM_SESSIONS; m <= HM_SESSION_P99; m++)
+			bind_num(st, i++, hl->v[m]);
+		sqlite3_bind_int64(st, i++, rid);
+		src = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(h->db);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (src == SQLITE_OK)
+		src = sqlite3_prepare_v2(h->db,
+					 "INSERT INTO steps (run_id, seq, name, completed, errors, "
+					 "p50_us, p99_us) VALUES (?,?,?,?,?,?,?)",
+					 -1, &st, NULL);
+	for (size_t k = 0; src == SQLITE_OK && k < hl->n_steps; k++) {
+		const struct history_step *s = &hl->steps[k];
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, rid);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)k);
+		sqlite3_bind_text(st, 3, s->name, -1, SQLITE_TRANSIENT);
+		bind_num(st, 4, s->completed);
+		bind_num(st, 5, s->errors);
+		bind_num(st, 6, s->p50_us);
+		bind_num(st, 7, s->p99_us);
+		src = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(h->db);
+	}
+	sqlite3_finalize(st);
+	return src == SQLITE_OK ? 0 : history_sql_fail(h, src, "storing the sessions", err, errlen);
+}
 
 int history_add(struct history_db *h, const struct history_meta *m, const char *json, size_t len,
 		int64_t *id, char *err, size_t errlen)
@@ -343,7 +400,7 @@ int history_add(struct history_db *h, const struct history_meta *m, const char *
 	bind_text(st, i++, hl.arch);
 	sqlite3_bind_int(st, i++, hl.interrupted);
 	bind_text(st, i++, hl.report_id);
-	for (int k = 0; k < HM_COUNT; k++)
+	for (int k = 0; k < HM_SCHEMA1; k++)
 		bind_num(st, i++, hl.v[k]);
 	sqlite3_bind_text(st, i++, json, (int)len, SQLITE_STATIC);
 	src = sqlite3_step(st);
@@ -357,6 +414,8 @@ int history_add(struct history_db *h, const struct history_meta *m, const char *
 	/* what was written reads back, in the same transaction, before the
 	 * commit: pacer never says "stored" for a row that is not there */
 	rc = history_read_back(h, rid, when, json, len, err, errlen);
+	if (!rc) /* a session run's figures, in the same transaction */
+		rc = add_sessions(h, rid, &hl, err, errlen);
 	if (rc)
 		goto rollback;
 	if (id)
@@ -416,23 +475,58 @@ static int prepare_filtered(struct history_db *h, const char *cols, const struct
 	return 0;
 }
 
+/* Run id's steps into hl (st: the prepared SELECT of steps). */
+static int read_steps(sqlite3_stmt *st, int64_t id, struct history_headline *hl)
+{
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, id);
+	int src;
+	while ((src = sqlite3_step(st)) == SQLITE_ROW && hl->n_steps < HISTORY_STEPS_MAX) {
+		struct history_step *s = &hl->steps[hl->n_steps++];
+		snprintf(s->name, sizeof s->name, "%s", col_text(st, 0));
+		s->completed = col_num(st, 1);
+		s->errors = col_num(st, 2);
+		s->p50_us = col_num(st, 3);
+		s->p99_us = col_num(st, 4);
+	}
+	return src == SQLITE_ROW || src == SQLITE_DONE ? SQLITE_OK : src;
+}
+
 int history_list(struct history_db *h, const struct history_filter *f,
 		 int (*cb)(void *arg, const struct history_row *row), void *arg, char *err,
 		 size_t errlen)
 {
-	sqlite3_stmt *st;
-	int rc = prepare_filtered(h, ROW_COLS, f, &st, err, errlen);
+	bool sessions = h->version >= SESSIONS_SCHEMA;
+	sqlite3_stmt *st, *steps = NULL;
+	int rc = prepare_filtered(h, sessions ? ROW_COLS ", " SESSION_COLS : ROW_COLS, f, &st, err,
+				  errlen);
 	if (rc)
 		return rc;
 	int src;
+	if (sessions &&
+	    (src = sqlite3_prepare_v2(h->db,
+				      "SELECT name, completed, errors, p50_us, p99_us FROM steps "
+				      "WHERE run_id = ? ORDER BY seq",
+				      -1, &steps, NULL)) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return history_sql_fail(h, src, "reading", err, errlen);
+	}
+	/* a row is large (its steps): one, reused */
+	struct history_row *rowp = malloc(sizeof *rowp);
+	if (!rowp) {
+		sqlite3_finalize(st);
+		sqlite3_finalize(steps);
+		return -ENOMEM;
+	}
 	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
-		struct history_row row = {0};
+		struct history_row *row = rowp;
+		memset(row, 0, sizeof *row);
 		int i = 0;
-		row.id = sqlite3_column_int64(st, i++);
-		row.recorded_at = col_text(st, i++);
-		row.command = col_text(st, i++);
-		row.git_commit = col_text(st, i++);
-		struct history_headline *hl = &row.h;
+		row->id = sqlite3_column_int64(st, i++);
+		row->recorded_at = col_text(st, i++);
+		row->command = col_text(st, i++);
+		row->git_commit = col_text(st, i++);
+		struct history_headline *hl = &row->h;
 		hl->kind = col_text(st, i++);
 		hl->started_at = col_text(st, i++);
 		hl->pacer_version = col_text(st, i++);
@@ -448,14 +542,32 @@ int history_list(struct history_db *h, const struct history_filter *f,
 		hl->interrupted = sqlite3_column_int(st, i++) != 0;
 		hl->report_id = col_text(st, i++);
 		for (int k = 0; k < HM_COUNT; k++)
-			hl->v[k] = col_num(st, i++);
-		rc = cb(arg, &row);
-		if (rc) {
-			sqlite3_finalize(st);
-			return rc;
+			hl->v[k] = k < HM_SCHEMA1 ? col_num(st, i++) : NAN;
+		hl->sess.started = hl->sess.completed = hl->sess.failed = hl->sess.abandoned = NAN;
+		if (sessions) {
+			hl->sess.started = col_num(st, i++);
+			hl->sess.completed = col_num(st, i++);
+			hl->sess.failed = col_num(st, i++);
+			hl->sess.abandoned = col_num(st, i++);
+			for (int m = HM_SESSIONS; m <= HM_SESSION_P99; m++)
+				hl->v[m] = col_num(st, i++);
+			if (isfinite(hl->sess.started)) {
+				int s2 = read_steps(steps, row->id, hl);
+				if (s2 != SQLITE_OK) {
+					src = s2;
+					break;
+				}
+			}
 		}
+		rc = cb(arg, row);
+		if (rc)
+			break;
 	}
 	sqlite3_finalize(st);
+	sqlite3_finalize(steps);
+	free(rowp);
+	if (rc)
+		return rc;
 	if (src != SQLITE_DONE)
 		return history_sql_fail(h, src, "reading", err, errlen);
 	return 0;

@@ -38,7 +38,7 @@
 #include "history/headline.h"
 
 #define HISTORY_APP_ID 0x70616372 /* "pacr" */
-#define HISTORY_SCHEMA_VERSION 2  /* the schema this build writes */
+#define HISTORY_SCHEMA_VERSION 3  /* the schema this build writes */
 #define HISTORY_BUSY_MS 5000      /* default wait for a lock held by another process */
 
 struct history_db;

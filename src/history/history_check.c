@@ -40,6 +40,41 @@ const char *const history_migrations[HISTORY_SCHEMA_VERSION] = {
 	"CREATE INDEX runs_target ON runs(target, recorded_at);"
 	"CREATE INDEX runs_table_hash ON runs(table_hash, recorded_at);"
 	"CREATE INDEX runs_scenario ON runs(scenario, recorded_at);",
+	/* 2 → 3: a session run's figures (pacer.session; NULL without
+	 * sessions), its steps in a table of their own, and the runs stored
+	 * before filled in from their results (a run's measured phase) */
+	"ALTER TABLE runs ADD COLUMN sessions_started INTEGER;"
+	"ALTER TABLE runs ADD COLUMN sessions_completed INTEGER;"
+	"ALTER TABLE runs ADD COLUMN sessions_failed INTEGER;"
+	"ALTER TABLE runs ADD COLUMN sessions_abandoned INTEGER;"
+	"ALTER TABLE runs ADD COLUMN sessions_completed_pct REAL;"
+	"ALTER TABLE runs ADD COLUMN session_p50_us REAL;"
+	"ALTER TABLE runs ADD COLUMN session_p99_us REAL;"
+	"CREATE TABLE steps ("
+	" run_id INTEGER NOT NULL," /* runs.id */
+	" seq INTEGER NOT NULL,"    /* the step's place in the result's by_name */
+	" name TEXT NOT NULL,"
+	" completed INTEGER, errors INTEGER, p50_us REAL, p99_us REAL);"
+	"CREATE INDEX steps_run ON steps(run_id, seq);"
+	"UPDATE runs SET"
+	" sessions_started = json_extract(result_json, '$.measure.sessions.started'),"
+	" sessions_completed = json_extract(result_json, '$.measure.sessions.completed'),"
+	" sessions_failed = json_extract(result_json, '$.measure.sessions.failed'),"
+	" sessions_abandoned = json_extract(result_json, '$.measure.sessions.abandoned'),"
+	" sessions_completed_pct = json_extract(result_json, '$.measure.sessions.completed_pct'),"
+	" session_p50_us = json_extract(result_json, '$.measure.sessions.duration.p50_us'),"
+	" session_p99_us = json_extract(result_json, '$.measure.sessions.duration.p99_us')"
+	/* CASE: a file pacer does not trust may hold anything in result_json,
+	 * and a JSON function fails the statement on what is not JSON */
+	" WHERE kind = 'run' AND CASE WHEN json_valid(result_json) THEN"
+	" json_type(result_json, '$.measure.sessions') END = 'object';"
+	"INSERT INTO steps SELECT runs.id, s.key, json_extract(s.value, '$.name'),"
+	" json_extract(s.value, '$.completed'), json_extract(s.value, '$.errors'),"
+	" json_extract(s.value, '$.latency.p50_us'), json_extract(s.value, '$.latency.p99_us')"
+	" FROM runs, json_each(CASE WHEN runs.sessions_started IS NOT NULL THEN"
+	" runs.result_json ELSE '[]' END, '$.measure.by_name') AS s"
+	" WHERE s.key < 32 AND CASE WHEN s.type = 'object' THEN"
+	" json_type(s.value, '$.name') END = 'text';",
 };
 
 /* One SQLite failure as a code and a message naming the file. */

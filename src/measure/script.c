@@ -20,12 +20,6 @@ int measure_script_load(struct measure *s, struct run_plan *plan)
 			"-s %s: a script makes the requests; give it or a request table "
 			"(--requests-file, --bodies), not both",
 			s->script_path);
-	if (plan_http3(plan))
-		return measure_fail(
-			s, MEASURE_EUSAGE,
-			"-s %s: scripts do not go over HTTP/3 yet (--http3); HTTP/1.1 and "
-			"HTTP/2 (--h2c, --http2) take them",
-			s->script_path);
 	uint64_t mem = SCRIPT_MEM_DEFAULT;
 	if (s->script_memory &&
 	    (units_parse_size(s->script_memory, &mem) || mem < (1u << 20) || mem > (64ull << 30)))

@@ -141,6 +141,8 @@ int udp_send(int fd, struct udp_caps *caps, const uint8_t *buf, const size_t *le
 			msgs[m].msg_hdr.msg_iovlen = 1;
 			if (j - i > 1) {
 				struct msghdr *h = &msgs[m].msg_hdr;
+				/* zeroed: the padding after the data goes to the kernel too */
+				memset(ctl[m], 0, sizeof ctl[m]);
 				h->msg_control = ctl[m];
 				h->msg_controllen = sizeof ctl[m];
 				struct cmsghdr *c = CMSG_FIRSTHDR(h);

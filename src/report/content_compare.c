@@ -217,6 +217,70 @@ static void cmp_errors_table(struct content_ctx *c, const json_t *variants)
 		 "counted in any figure above.");
 }
 
+/* A session script's figures per variant, summed over its repetitions
+ * (variant.sessions, variant.by_name): the run summary's Sessions table
+ * with a row a variant, then each variant's steps; nothing without
+ * sessions. */
+static void cmp_sessions_table(struct content_ctx *c, const json_t *variants)
+{
+	size_t i;
+	const json_t *v;
+	bool any = false;
+	json_array_foreach(variants, i, v)
+		any = any || rr_obj(v, KEY_SESSIONS);
+	if (!any)
+		return;
+	page_heading(c->d, 3, "variant-sessions", "Sessions: sums over repetitions");
+	const char *hdr[12] = {"Variant",      "Started", "Completed", "Failed",
+			       "Abandoned",    "Dropped", "Steps",     "Completed %",
+			       "Duration p50", "p90",     "p99",       "max"};
+	page_table(c->d, 12, 0xffe, hdr);
+	json_array_foreach(variants, i, v) {
+		const json_t *s = rr_obj(v, KEY_SESSIONS);
+		if (i >= REPORT_MAX_VARIANTS || !s)
+			continue;
+		const json_t *d = rr_obj(s, KEY_DURATION);
+		const char *row[12] = {rr_str(v, KEY_NAME) ? rr_str(v, KEY_NAME) : "?",
+				       fmt_int(&c->f, rr_num_or(s, KEY_STARTED, NAN)),
+				       fmt_int(&c->f, rr_num_or(s, KEY_COMPLETED, NAN)),
+				       fmt_int(&c->f, rr_num_or(s, KEY_FAILED, NAN)),
+				       fmt_int(&c->f, rr_num_or(s, KEY_ABANDONED, NAN)),
+				       fmt_int(&c->f, rr_num_or(s, KEY_DROPPED, NAN)),
+				       fmt_int(&c->f, rr_num_or(s, KEY_STEPS, NAN)),
+				       fmt_pct(&c->f, rr_num_or(s, KEY_COMPLETED_PCT, NAN)),
+				       fmt_us(&c->f, rr_num_or(d, KEY_P50_US, NAN)),
+				       fmt_us(&c->f, rr_num_or(d, KEY_P90_US, NAN)),
+				       fmt_us(&c->f, rr_num_or(d, KEY_P99_US, NAN)),
+				       fmt_us(&c->f, rr_num_or(d, KEY_MAX_US, NAN))};
+		page_row(c->d, row);
+	}
+	const char *sh[7] = {"Variant", "Step", "Completed", "Errors", "p50", "p99", "max"};
+	page_table(c->d, 7, 0x7c, sh);
+	json_array_foreach(variants, i, v) {
+		const json_t *by = rr_arr(v, KEY_BY_NAME);
+		if (i >= REPORT_MAX_VARIANTS || !rr_obj(v, KEY_SESSIONS) || !by)
+			continue;
+		size_t k;
+		const json_t *e;
+		json_array_foreach(by, k, e) {
+			const json_t *l = rr_obj(e, KEY_LATENCY);
+			const char *row[7] = {rr_str(v, KEY_NAME) ? rr_str(v, KEY_NAME) : "?",
+					      rr_str(e, KEY_NAME) ? rr_str(e, KEY_NAME) : "?",
+					      fmt_int(&c->f, rr_num_or(e, KEY_COMPLETED, NAN)),
+					      fmt_int(&c->f, rr_num_or(e, KEY_ERRORS, NAN)),
+					      fmt_us(&c->f, rr_num_or(l, KEY_P50_US, NAN)),
+					      fmt_us(&c->f, rr_num_or(l, KEY_P99_US, NAN)),
+					      fmt_us(&c->f, rr_num_or(l, KEY_MAX_US, NAN))};
+			page_row(c->d, row);
+		}
+	}
+	page_para(c->d, false,
+		  "Each arrival started a session (docs/scripting.md); each step is a request "
+		  "under its name, timed from when it was due, and a session's duration runs "
+		  "from its arrival's due time to its end, think time included. Counts and "
+		  "histograms are every repetition's together.");
+}
+
 void content_results_compare(struct content_ctx *c)
 {
 	const json_t *variants = rr_arr(c->root, KEY_VARIANTS);
@@ -272,6 +336,7 @@ void content_results_compare(struct content_ctx *c)
 		page_row(c->d, row);
 	}
 	cmp_errors_table(c, variants);
+	cmp_sessions_table(c, variants);
 	const json_t *ratios = rr_arr(c->root, KEY_RATIOS);
 	if (ratios && json_array_size(ratios)) {
 		page_heading(c->d, 3, "ratios", "Against the baseline");

@@ -144,6 +144,57 @@ static __attribute__((unused)) json_t *fx_compare(void)
 	return j;
 }
 
+/* A histogram object of n values at v_ns, as pacer writes one (sub_bits 7). */
+static __attribute__((unused)) json_t *fx_hist_at(double v_ns, int n)
+{
+	json_t *h = fx_parse("{\"unit\":\"ns\",\"sub_bits\":7,\"max_value\":4398046511104}");
+	json_t *pair = json_array();
+	json_array_append_new(pair, json_integer((json_int_t)v_ns));
+	json_array_append_new(pair, json_integer(n));
+	json_t *counts = json_array();
+	json_array_append_new(counts, pair);
+	json_object_set_new(h, "counts", counts);
+	return h;
+}
+
+/* A timing object of n values all at v_us (its percentiles v_us). */
+static __attribute__((unused)) json_t *fx_timing_at(double v_us, int n)
+{
+	json_t *t = json_object();
+	json_object_set_new(t, "count", json_integer(n));
+	static const char *const keys[] = {"p50_us",   "p90_us", "p99_us",
+					   "p99_9_us", "max_us", "mean_us"};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		json_object_set_new(t, keys[i], json_real(v_us));
+	json_object_set_new(t, "sub_bits", json_integer(7));
+	json_object_set_new(t, "hist", fx_hist_at(v_us * 1e3, n));
+	return t;
+}
+
+/* Sessions in phase (a measured phase or a compare variant), as a session
+ * run has them: 20 started, 19 completed, 1 failed; durations all at
+ * dur_us; the steps "login" at step_us and "account" at 2 * step_us in
+ * by_name (replacing what was there), 20 requests each. */
+static __attribute__((unused)) void fx_sessions(json_t *phase, double dur_us, double step_us)
+{
+	json_t *ss = fx_parse("{\"started\":20,\"completed\":19,\"failed\":1,\"abandoned\":0,"
+			      "\"dropped\":0,\"steps\":40,\"completed_pct\":95.0}");
+	json_object_set_new(ss, "duration", fx_timing_at(dur_us, 20));
+	json_object_set_new(phase, "sessions", ss);
+	json_t *by = json_array();
+	static const char *const names[] = {"login", "account"};
+	for (int i = 0; i < 2; i++) {
+		json_t *e = json_object();
+		json_object_set_new(e, "name", json_string(names[i]));
+		json_object_set_new(e, "sent", json_integer(20));
+		json_object_set_new(e, "completed", json_integer(20));
+		json_object_set_new(e, "errors", json_integer(i));
+		json_object_set_new(e, "latency", fx_timing_at(step_us * (i + 1), 20));
+		json_array_append_new(by, e);
+	}
+	json_object_set_new(phase, "by_name", by);
+}
+
 /* Parse a fixture for editing (aborts the test on a fixture bug). */
 static json_t *fx_parse(const char *text)
 {

@@ -235,6 +235,110 @@ class HistoryTest(unittest.TestCase):
             self.assertEqual(f.read(), "not a database at all\n" * 10)
 
 
+SESSION = """
+pacer.session(function(s)
+  local status = s:get("/", {name = "login"})
+  if status ~= 200 then s:fail() end
+  s:sleep("20ms")
+  s:get("/", {name = "account"})
+end)
+"""
+
+
+class SessionHistoryTest(unittest.TestCase):
+    """A session run's figures in the history (schema 3): two session runs,
+    against the 2 ms and the 3 ms plan, stored with --history; the listing
+    says how many sessions started, completed, failed and were abandoned,
+    their duration and each step's latency; --trend takes the sessions'
+    metrics; diff compares them and each step."""
+
+    @classmethod
+    def setUpClass(cls):
+        harness.require_pacer()
+        cls.dir = tempfile.mkdtemp(prefix="pacer-history-sess-")
+        cls.db = os.path.join(cls.dir, "runs.db")
+        script = os.path.join(cls.dir, "session.lua")
+        with open(script, "w") as f:
+            f.write(SESSION)
+        cls.runs = []
+        for plan in ("cmp_lat2ms.yaml", "cmp_lat3ms.yaml"):
+            with PacerServe(os.path.join(PLANS, plan)) as srv:
+                cls.runs.append(harness.run_pacer(
+                    [URL, "--connect-to", "127.0.0.1:%d" % srv.port, "-s", script, "-r", 20,
+                     "-d", "1s", "--drain", "3s", "--history", cls.db], timeout=60))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, True)
+
+    def test_listing_trend_and_diff(self):
+        for r in self.runs:
+            self.assertEqual(r.code, 0, harness.describe(r))
+        con = sqlite3.connect(self.db)
+        try:
+            rows = con.execute("SELECT id, sessions_started, sessions_completed, "
+                               "sessions_failed, sessions_abandoned, session_p50_us "
+                               "FROM runs ORDER BY id").fetchall()
+            steps = con.execute("SELECT run_id, name FROM steps ORDER BY run_id, seq").fetchall()
+            version = con.execute("PRAGMA user_version").fetchone()[0]
+        finally:
+            con.close()
+        self.assertEqual(version, 3)
+        for r, run in zip(rows, self.runs):
+            ss = run.json["measure"]["sessions"]
+            self.assertEqual(r[1:5], (ss["started"], ss["completed"], ss["failed"],
+                                      ss["abandoned"]), run.json["measure"]["sessions"])
+            self.assertEqual(r[5], ss["duration"]["p50_us"])
+        self.assertEqual(rows[0][1], 20)
+        self.assertEqual(steps, [(1, "login"), (1, "account"), (2, "login"), (2, "account")])
+        out = pacer("history", self.db)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        lines = out.stdout.splitlines()
+        sess = [l for l in lines if l.strip().startswith("sessions ")]
+        self.assertEqual(len(sess), 2, out.stdout)
+        for l in sess:
+            self.assertRegex(l, r"sessions 20 started, \d+ completed \([\d.]+%\), \d+ failed, "
+                                r"\d+ abandoned; duration p50 \S+ \S+ p99 \S+ \S+; steps login "
+                                r"p50 .* p99 .*, account p50 .* p99 ")
+        # the session line follows its run's line
+        self.assertTrue(lines[1].split()[0] == "2" and lines[2] == sess[0], out.stdout)
+        out = pacer("history", self.db, "--trend", "session_p50")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual([int(l.split()[0]) for l in out.stdout.splitlines()[1:]], [1, 2])
+        self.assertIn("session_p50", out.stdout.splitlines()[0])
+        d = pacer("diff", self.db + ":1", self.db + ":2", "--json")
+        self.assertEqual(d.returncode, 0, d.stderr)
+        diff = json.loads(d.stdout)
+        self.assertTrue(diff["comparable"], diff)
+        for name in ("sessions", "session_p50", "session_p99"):
+            metric(diff, name)
+        self.assertEqual(metric(diff, "sessions")["method"], "two-proportion z test")
+        self.assertEqual(metric(diff, "session_p50")["method"], "percentile intervals")
+        self.assertEqual([s["name"] for s in diff["steps"]], ["login", "account"])
+        for s in diff["steps"]:
+            # each step's latency as each run measured it: the 3 ms plan's later
+            by = {e["name"]: e for e in self.runs[0].json["measure"]["by_name"]}
+            self.assertAlmostEqual(s["p50"]["old"], by[s["name"]]["latency"]["p50_us"], 3)
+            self.assertEqual(s["p99"]["method"], "percentile intervals")
+        t = self.diff(self.db + ":1", self.db + ":2")
+        self.assertEqual(t.returncode, 0, t.stderr)
+        self.assertRegex(t.stdout, r"\n  step +old +new")
+        self.assertRegex(t.stdout, r"\n  login p50 ")
+        self.assertRegex(t.stdout, r"\n  account p99 ")
+        # a gate on the sessions' duration reads the same rows
+        g = self.diff(self.db + ":1", self.db + ":1", "--fail-on",
+                      "session_p99>+10%,step:login.p99>+10%")
+        self.assertEqual(g.returncode, 0, g.stdout + g.stderr)
+        self.assertIn("ok   session_p99>+10%", g.stdout)
+        self.assertIn("ok   step:login.p99>+10%", g.stdout)
+        bad = self.diff(self.db + ":1", self.db + ":2", "--fail-on", "step:login.p90>+10%")
+        self.assertEqual(bad.returncode, 2, bad.stdout + bad.stderr)
+        self.assertIn("step:NAME.p50 or step:NAME.p99", bad.stderr)
+
+    def diff(self, *args):
+        return pacer("diff", *args)
+
+
 class RunSloTest(unittest.TestCase):
     """pacer run --slo: the measured phase judged, exit 1 on failure, the
     verdict in the JSON result (as the schema describes it)."""

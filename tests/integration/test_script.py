@@ -17,19 +17,27 @@ made:
   marked interrupted), each in one line naming the file, the line and the
   hook;
 - request()'s own time is pacer's lateness: a request() that spins 3 ms
-  at 200/s shows in the send lag (p50 at least 3 ms).
+  at 200/s shows in the send lag (p50 at least 3 ms);
+- over HTTP/3 (--http3) against Debian's caddy, whose JSON access log must
+  show exactly the counter's paths, each once, as HTTP/3.0; response() and
+  done() see every response; POST bodies a request() made reach nginx
+  behind caddy's reverse proxy as made; a login session (caddy proxies
+  /login and /account to the nginx above) carries the token to the next
+  steps over HTTP/3.
 """
 
 import json
 import os
 import re
 import shutil
+import sqlite3
 import tempfile
 import time
 import urllib.request
 
 import harness
 from harness import describe
+from test_http3 import Caddy, caddy_bin
 
 _ports = {}
 
@@ -173,8 +181,21 @@ class ScriptTest(harness.PacerTestCase):
 
     @classmethod
     def tearDownClass(cls):
+        if getattr(cls, "caddy", None):
+            cls.caddy.stop()
         cls.ngx.stop()
         shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def h3(self):
+        """Caddy (HTTPS and HTTP/3, "hello" at every path), started once for
+        the class, with /login, /account and /api/ proxied to the nginx
+        server above (its log has the bodies). Skips without caddy."""
+        if not caddy_bin():
+            self.skipTest("caddy not found (Debian package caddy; make deps installs it)")
+        if not getattr(type(self), "caddy", None):
+            type(self).caddy = Caddy(proxy={"/login": _ports["api"], "/account": _ports["api"],
+                                            "/api/": _ports["api"]}).start()
+        return type(self).caddy
 
     def script(self, name, text):
         p = os.path.join(self.dir, name)
@@ -484,10 +505,155 @@ end
         self.check_counter(lines, 2)  # the counters go on from step to step
         since = self.mark()
         run = self.run_ok(["--variant", "A=" + url("/"), "--variant", "B=" + url("/"), "-s", s,
-                           "-r", 50, "-d", "0.5s", "--repeat", 1], subcommand="compare")
+                           "-r", 50, "-d", "0.5s", "--repeat", 2], subcommand="compare")
         for v in run.json["variants"]:
             self.assertEqual(v["script"]["mode"], "wrk", v["name"])
+            # done() once per variant, labelled with its name, with its
+            # repetitions' requests together
+            done = sum(r["completed"] for r in v["repetitions"])
+            self.assertEqual(run.stdout.count("step %s: " % v["name"]), 1, describe(run))
+            self.assertIn("step %s: %d requests\n" % (v["name"], done), run.stdout)
         self.assertGreater(len(self.logged(since)), 0)
+
+    def test_compare_sessions(self):
+        """compare with a session script: each variant's sessions and steps
+        (its repetitions pooled) in the result, the summary's Sessions
+        table (a row a variant, then its steps) and the Markdown report;
+        done() once per variant; the history keeps the baseline's sessions
+        as a compare's headline."""
+        s = self.script("cmp_session.lua", SESSION + """
+function done(summary, latency, requests)
+  io.write(string.format("done %s: %d requests\\n", summary.label, summary.requests))
+end
+""")
+        since = self.mark()
+        out = os.path.join(self.dir, "cmp_session.json")
+        db = os.path.join(self.dir, "cmp_session.db")
+        run = self.run_ok(["--variant", "A=" + url("/"), "--variant", "B=" + url("/"), "-s", s,
+                           "-r", 10, "-d", "1s", "-w", "0s", "--drain", "2s", "--repeat", 2,
+                           "-o", out, "--history", db], subcommand="compare")
+        steps_logged = 0
+        for v in run.json["variants"]:
+            ss = v["sessions"]
+            # 10/s for 1 s, twice: 20 sessions of 3 steps each
+            self.assertEqual((ss["started"], ss["completed"], ss["failed"], ss["abandoned"]),
+                             (20, 20, 0, 0), v["name"])
+            self.assertEqual(ss["steps"], 60)
+            self.assertEqual(ss["duration"]["count"], 20)
+            by = {e["name"]: e for e in v["by_name"]}
+            self.assertEqual(sorted(by), ["account", "again", "login"])
+            for e in by.values():
+                self.assertEqual((e["completed"], e["errors"]), (20, 0), e)
+            self.assertEqual(sum(r["completed"] for r in v["repetitions"]), 60)
+            self.assertIn("done %s: 60 requests\n" % v["name"], run.stdout, describe(run))
+            steps_logged += ss["steps"]
+        self.assertEqual(len(self.logged(since, steps_logged)), steps_logged)
+        self.assertRegex(run.stdout, r"Sessions: sums over repetitions\n  Variant +Started .*\n"
+                                     r"  A +20 +20 +0 +0 +0 +60 +100\.00%.*\n"
+                                     r"  B +20 +20 +0 +0 +0 +60 +100\.00%")
+        self.assertRegex(run.stdout, r"\n  A +login +20 +0 ")
+        self.assertRegex(run.stdout, r"\n  B +again +20 +0 ")
+        md = harness.run_pacer([out, "--format", "md"], subcommand="report", out=False)
+        self.assertEqual(md.code, 0, describe(md))
+        self.assertIn("Sessions: sums over repetitions", md.stdout)
+        self.assertRegex(md.stdout, r"\| B +\| +20 +\| +20 +\|")
+        con = sqlite3.connect(db)
+        try:
+            row = con.execute("SELECT kind, sessions_started, sessions_completed FROM runs"
+                              ).fetchone()
+            steps = [r[0] for r in con.execute("SELECT name FROM steps ORDER BY seq")]
+        finally:
+            con.close()
+        self.assertEqual(row, ("compare", 20, 20))
+        self.assertEqual(sorted(steps), ["account", "again", "login"])
+
+    # -- HTTP/3
+
+    def test_http3_counter_response_done(self):
+        """wrk's hooks over HTTP/3: request()'s paths reach caddy exactly
+        (its access log: each thread's /tID/1..n once, GET, HTTP/3.0, as
+        many as completed), response() sees each status, header and body,
+        done() reads the threads' counts."""
+        caddy = self.h3()
+        s = self.script("h3.lua", COUNTER + """
+seen = 0
+function response(status, headers, body)
+  if status == 200 and headers["Server"] == "Caddy" and body == "hello" then seen = seen + 1 end
+end
+local threads = {}
+local setup0 = setup
+function setup(t) setup0(t); table.insert(threads, t) end
+function done(summary, latency)
+  local n = 0
+  for _, t in ipairs(threads) do n = n + t:get("seen") end
+  io.write(string.format("seen %d of %d, p50 %s\\n", n, summary.requests,
+                         tostring(latency:percentile(50) > 0)))
+end
+""")
+        since = caddy.log_mark()
+        run = self.run_ok([caddy.url("/"), "--http3", "--insecure", "-s", s, "-n", 300,
+                           "--concurrency", 2, "-t", 2])
+        ph = self.phase(run)
+        self.assertEqual(self.completed(run), 300, describe(run))
+        self.assertIn("seen 300 of 300, p50 true\n", run.stdout, describe(run))
+        logged = caddy.entries(since)
+        self.assertEqual(len(logged), 300, describe(run))
+        self.assertEqual({e["request"]["proto"] for e in logged}, {"HTTP/3.0"})
+        self.check_counter([(e["request"]["method"], e["request"]["uri"], "", "")
+                            for e in logged], 2)
+        self.assertGreater(ph["http3"]["connections_h3"], 0, ph["http3"])
+        self.assertEqual(run.json["plan"]["script"]["mode"], "wrk")
+
+    def test_http3_post_bodies(self):
+        """A request() that makes a JSON POST body each call, over HTTP/3:
+        caddy logs each as POST over HTTP/3.0, and nginx behind it gets the
+        bodies exactly as made (1..n once each, Content-Type as set)."""
+        caddy = self.h3()
+        s = self.script("h3post.lua", POST_REQUEST)
+        since, csince = self.mark(), caddy.log_mark()
+        out = os.path.join(self.dir, "h3post.json")
+        run = self.run_ok([caddy.url("/"), "--http3", "--insecure", "-s", s, "-r", 100, "-d",
+                           "1s", "-o", out, "--limited-ok", "--", "h3", "x"])
+        n = self.completed(run)
+        self.assertGreater(n, 50, describe(run))
+        logged = caddy.entries(csince)
+        self.assertEqual(len(logged), run.json["measure"]["requests"]["sent"])
+        self.assertEqual({(e["request"]["method"], e["request"]["uri"], e["request"]["proto"])
+                          for e in logged}, {("POST", "/api/item", "HTTP/3.0")})
+        lines = self.logged(since, n)
+        self.assertEqual(len(lines), n)
+        ids = []
+        for method, uri, ctype, body in lines:
+            self.assertEqual((method, uri, ctype), ("POST", "/api/item", "application/json"))
+            doc = json.loads(body)
+            self.assertEqual(doc["tag"], "h3-x")
+            ids.append(doc["id"])
+        self.assertEqual(sorted(ids), list(range(1, n + 1)))
+
+    def test_http3_session(self):
+        """The login session over HTTP/3: caddy proxies /login and
+        /account to nginx; the token from the login's body reaches the
+        next two steps (nginx answers 401 without it), every session
+        completes, and caddy logged 20 POST /login and 40 GET /account,
+        all HTTP/3.0 and 200."""
+        caddy = self.h3()
+        s = self.script("session.lua", SESSION)
+        csince = caddy.log_mark()
+        run = self.run_ok([caddy.url("/"), "--http3", "--insecure", "-s", s, "-r", 20, "-d",
+                           "1s", "--drain", "3s"])
+        ph = self.phase(run)
+        ss = ph["sessions"]
+        self.assertEqual((ss["started"], ss["completed"], ss["failed"], ss["abandoned"],
+                          ss["steps"]), (20, 20, 0, 0, 60), ss)
+        by = {e["name"]: e for e in ph["by_name"]}
+        for name in ("login", "account", "again"):
+            self.assertEqual((by[name]["completed"], by[name]["errors"]), (20, 0), by[name])
+        logged = caddy.entries(csince)
+        got = sorted((e["request"]["method"], e["request"]["uri"], e["request"]["proto"],
+                      e["status"]) for e in logged)
+        self.assertEqual(got, sorted([("POST", "/login", "HTTP/3.0", 200)] * 20 +
+                                     [("GET", "/account", "HTTP/3.0", 200)] * 40))
+        self.assertGreater(ph["http3"]["connections_h3"], 0, ph["http3"])
 
     # -- bad scripts
 

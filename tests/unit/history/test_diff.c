@@ -94,6 +94,88 @@ static void test_headline_of_each_kind(void **state)
 	result_free(&r);
 }
 
+/* A session run (fx_sessions: durations at dur_us, steps at step_us and
+ * twice that). */
+static json_t *session_run(double dur_us, double step_us)
+{
+	json_t *j = run_scaled(1, "abc");
+	fx_sessions(json_object_get(j, "measure"), dur_us, step_us);
+	return j;
+}
+
+/* Sessions in the headline and the diff: completed % by a two-proportion
+ * test, the duration percentiles and each step's p50/p99 by their
+ * histograms' intervals; a run without sessions has no such rows. */
+static void test_sessions_and_steps(void **state)
+{
+	(void)state;
+	struct loaded_result a, b, c;
+	load(session_run(40000, 1000), &a);
+	load(session_run(80000, 3000), &b);
+	load(run_scaled(1, "abc"), &c);
+	struct history_headline h;
+	history_headline_of(&a, &h);
+	assert_true(h.sess.started == 20 && h.sess.completed == 19 && h.sess.failed == 1 &&
+		    h.sess.abandoned == 0);
+	assert_true(h.v[HM_SESSIONS] == 95);
+	assert_true(h.v[HM_SESSION_P50] == 40000 && h.v[HM_SESSION_P99] == 40000);
+	assert_int_equal(h.n_steps, 2);
+	assert_string_equal(h.steps[1].name, "account");
+	assert_true(h.steps[1].p50_us == 2000);
+
+	static struct diff_result d;
+	diff_results(&a, &b, 0.05, &d);
+	assert_true(d.comparable);
+	const struct diff_row *sp = row(&d, HM_SESSION_P99);
+	assert_int_equal(sp->method, DIFF_PCT_CI);
+	assert_true(sp->significant && sp->worse);
+	assert_true(fabs(sp->ratio - 2) < 1e-9);
+	const struct diff_row *done = row(&d, HM_SESSIONS);
+	assert_int_equal(done->method, DIFF_ZTEST);
+	assert_false(done->significant); /* 19 of 20 both sides */
+	assert_int_equal(d.n_steps, 2);
+	assert_string_equal(d.steps[0].name, "login");
+	assert_int_equal(d.steps[0].p99.method, DIFF_PCT_CI);
+	assert_true(d.steps[0].p99.significant && d.steps[0].p99.worse);
+	assert_true(fabs(d.steps[1].p50.ratio - 3) < 1e-9);
+	assert_true(d.steps[1].p50.old_v == 2000 && d.steps[1].p50.new_v == 6000);
+	/* the same sessions: no significant change */
+	diff_results(&a, &a, 0.05, &d);
+	assert_false(row(&d, HM_SESSION_P99)->significant);
+	assert_false(d.steps[0].p99.significant);
+	/* against a run without sessions: no session rows, no steps */
+	diff_results(&a, &c, 0.05, &d);
+	assert_int_equal(d.n_steps, 0);
+	for (size_t i = 0; i < d.n_rows; i++)
+		assert_true(d.rows[i].m < HM_SESSIONS);
+	/* --fail-on rules on the sessions' p99 and on steps */
+	struct diff_rule rules[4];
+	size_t n;
+	char err[256], mb[160];
+	assert_int_equal(diff_rules_parse("session_p99>+50%, step:account.p50>+100%,"
+					  "step:login.p99>+500%,step:nope.p99>+1%",
+					  rules, 4, &n, err, sizeof err),
+			 0);
+	assert_int_equal(n, 4);
+	assert_string_equal(diff_rule_metric(&rules[1], mb, sizeof mb), "step:account.p50");
+	assert_string_equal(diff_rule_metric(&rules[0], mb, sizeof mb), "session_p99");
+	diff_results(&a, &b, 0.05, &d);
+	assert_true(diff_rule_fires(&rules[0], &d));
+	assert_true(diff_rule_fires(&rules[1], &d));  /* 3 times: +200% */
+	assert_false(diff_rule_fires(&rules[2], &d)); /* +200%, not past +500% */
+	assert_false(diff_rule_fires(&rules[3], &d)); /* no such step */
+	static const char *const bad[] = {"step:.p99>+1%", "step:login.p90>+1%", "step:login>+1%",
+					  "step:login.p99>+1pp"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_int_equal(diff_rules_parse(bad[i], rules, 4, &n, err, sizeof err),
+				 PACER_EPARSE);
+		assert_non_null(strstr(err, "--fail-on"));
+	}
+	result_free(&a);
+	result_free(&b);
+	result_free(&c);
+}
+
 static void test_slower_run_is_significant_same_is_not(void **state)
 {
 	(void)state;
@@ -347,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_slower_run_is_significant_same_is_not),
 		cmocka_unit_test(test_repetitions_use_the_bootstrap),
 		cmocka_unit_test(test_errors_two_proportions),
+		cmocka_unit_test(test_sessions_and_steps),
 		cmocka_unit_test(test_not_comparable_names_the_field),
 		cmocka_unit_test(test_rules_parse_and_fire),
 	};

@@ -2,6 +2,7 @@
  * refusing foreign, corrupt and newer databases, locks past the timeout,
  * two writer processes at once, and a writer killed mid-write. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -144,7 +145,8 @@ static void test_migration_keeps_rows(void **state)
 	add(h, 2000, "http://b/");
 	history_close(h);
 	assert_int_equal(sql_int("PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
-	assert_int_equal(sql_int("SELECT count(*) FROM sqlite_master WHERE type = 'index'"), 3);
+	/* runs' three and steps_run (schema 3) */
+	assert_int_equal(sql_int("SELECT count(*) FROM sqlite_master WHERE type = 'index'"), 4);
 	assert_int_equal(sql_int("SELECT count(*) FROM runs"), 2);
 	assert_int_equal(sql_int("SELECT p50_us FROM runs WHERE id = 1"), 1000);
 }
@@ -256,6 +258,134 @@ static void test_rejects_a_non_result(void **state)
 	assert_int_equal(history_add(h, &m, "{", 1, NULL, err, sizeof err), PACER_EPARSE);
 	history_close(h);
 	assert_int_equal(sql_int("SELECT count(*) FROM runs"), 0);
+}
+
+/* A session run (fx_sessions) as text. */
+static char *session_text(double dur_us)
+{
+	json_t *j = fx_run();
+	fx_sessions(json_object_get(j, "measure"), dur_us, 1000);
+	return fx_text(j);
+}
+
+static int64_t add_text(struct history_db *h, char *t)
+{
+	struct history_meta m = {.command = "run", .recorded_ms = 1700000000000};
+	char err[256] = "";
+	int64_t id = 0;
+	int rc = history_add(h, &m, t, strlen(t), &id, err, sizeof err);
+	free(t);
+	if (rc)
+		fail_msg("history_add: %d %s", rc, err);
+	return id;
+}
+
+struct sess_seen {
+	size_t n;
+	struct history_headline last;
+};
+
+static int sess_row(void *arg, const struct history_row *r)
+{
+	struct sess_seen *s = arg;
+	s->last = r->h;
+	s->n++;
+	return 0;
+}
+
+/* A session run's figures are columns and its steps rows of their own;
+ * listing gives them back; a run without sessions has none. */
+static void test_sessions_stored_and_listed(void **state)
+{
+	(void)state;
+	struct history_db *h;
+	char err[256];
+	assert_int_equal(history_open(&h, path, NULL, err, sizeof err), 0);
+	add(h, 1000, "http://a/");
+	int64_t id = add_text(h, session_text(50000));
+	assert_int_equal(sql_int("SELECT count(*) FROM runs WHERE sessions_started IS NULL"), 1);
+	assert_int_equal(sql_int("SELECT sessions_started FROM runs WHERE id = 2"), 20);
+	assert_int_equal(sql_int("SELECT sessions_completed FROM runs WHERE id = 2"), 19);
+	assert_int_equal(sql_int("SELECT sessions_failed FROM runs WHERE id = 2"), 1);
+	assert_int_equal(sql_int("SELECT sessions_completed_pct FROM runs WHERE id = 2"), 95);
+	assert_int_equal(sql_int("SELECT session_p99_us FROM runs WHERE id = 2"), 50000);
+	assert_int_equal(sql_int("SELECT count(*) FROM steps WHERE run_id = 2"), 2);
+	assert_int_equal(sql_int("SELECT p50_us FROM steps WHERE run_id = 2 AND name = 'account'"),
+			 2000);
+	struct sess_seen s = {0};
+	struct history_filter f = {.min_id = id};
+	assert_int_equal(history_list(h, &f, sess_row, &s, err, sizeof err), 0);
+	assert_int_equal(s.n, 1);
+	assert_int_equal((int)s.last.sess.started, 20);
+	assert_int_equal((int)s.last.sess.failed, 1);
+	assert_int_equal((int)s.last.v[HM_SESSIONS], 95);
+	assert_int_equal((int)s.last.v[HM_SESSION_P50], 50000);
+	assert_int_equal(s.last.n_steps, 2);
+	assert_string_equal(s.last.steps[0].name, "login");
+	assert_string_equal(s.last.steps[1].name, "account");
+	assert_int_equal((int)s.last.steps[1].p99_us, 2000);
+	assert_int_equal((int)s.last.steps[1].errors, 1);
+	/* the run without sessions lists none */
+	memset(&s, 0, sizeof s);
+	struct history_filter g = {.limit = 1, .oldest_first = true};
+	assert_int_equal(history_list(h, &g, sess_row, &s, err, sizeof err), 0);
+	assert_true(isnan(s.last.sess.started));
+	assert_int_equal(s.last.n_steps, 0);
+	assert_true(isnan(s.last.v[HM_SESSION_P99]));
+	history_close(h);
+}
+
+/* Schema 2 → 3: session runs stored before get their figures and steps
+ * from their results; other runs stay without. */
+static void test_migration_fills_sessions(void **state)
+{
+	(void)state;
+	struct history_db *h;
+	char err[256];
+	struct history_open_opts v2 = {.schema_version = 2};
+	assert_int_equal(history_open(&h, path, &v2, err, sizeof err), 0);
+	add(h, 1000, "http://a/");
+	add_text(h, session_text(40000));
+	history_close(h);
+	assert_int_equal(sql_int("SELECT count(*) FROM sqlite_master WHERE name = 'steps'"), 0);
+	/* rows pacer did not write (the file is not trusted): not JSON, and
+	 * sessions and steps of the wrong types; the migration goes through */
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(
+		sqlite3_exec(db,
+			     "INSERT INTO runs (recorded_at, command, kind, result_json) VALUES "
+			     "('x', 'run', 'run', 'not json'), ('x', 'run', 'run', "
+			     "'{\"measure\":{\"sessions\":{\"started\":\"many\"},\"by_name\":"
+			     "[\"a\",1,{\"name\":2},{\"name\":\"ok\"}]}}'), ('x', 'run', 'run', "
+			     "'{\"measure\":{\"sessions\":{},\"by_name\":{\"name\":\"no\"}}}')",
+			     NULL, NULL, NULL),
+		SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(history_open(&h, path, NULL, err, sizeof err), 0);
+	assert_int_equal(history_schema_version(h), 3);
+	history_close(h);
+	assert_int_equal(sql_int("SELECT count(*) FROM runs WHERE id = 3 AND sessions_started IS "
+				 "NULL"),
+			 1);
+	assert_int_equal(sql_int("SELECT count(*) FROM steps WHERE run_id = 4"), 1);
+	assert_int_equal(sql_int("SELECT count(*) FROM steps WHERE run_id = 4 AND name = 'ok' AND "
+				 "seq = 3"),
+			 1);
+	assert_int_equal(sql_int("SELECT count(*) FROM steps WHERE run_id = 5"), 0);
+	assert_int_equal(sql_int("SELECT sessions_started FROM runs WHERE id = 2"), 20);
+	assert_int_equal(sql_int("SELECT session_p50_us FROM runs WHERE id = 2"), 40000);
+	assert_int_equal(sql_int("SELECT sessions_completed_pct FROM runs WHERE id = 2"), 95);
+	assert_int_equal(sql_int("SELECT count(*) FROM runs WHERE id = 1 AND sessions_started IS "
+				 "NULL"),
+			 1);
+	assert_int_equal(sql_int("SELECT count(*) FROM steps WHERE run_id = 2"), 2);
+	assert_int_equal(sql_int("SELECT p99_us FROM steps WHERE name = 'login' AND seq = 0"),
+			 1000);
+	/* the migrated file is pacer's schema: a reader opens it */
+	struct history_open_opts ro = {.read_only = true};
+	assert_int_equal(history_open(&h, path, &ro, err, sizeof err), 0);
+	history_close(h);
 }
 
 struct collect {
@@ -483,13 +613,17 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_new_database_schema, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migration_keeps_rows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_refuses_foreign_corrupt_newer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refuses_foreign_corrupt_newer, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_missing_and_read_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rejects_a_non_result, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_filters_newest_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sessions_stored_and_listed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migration_fills_sessions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locked_past_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_processes_both_land, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_two_processes_create_it_at_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_processes_create_it_at_once, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_kill_mid_write_leaves_it_consistent, setup,
 						teardown),
 	};

@@ -184,6 +184,22 @@ static void test_md_sections_and_facts(void **state)
 	CHECK(has(md, "| throughput | b | a | 2.000 | 1.800–2.200 | faster |"), "ratio row");
 	CHECK(has(md, "Closed loop: each connection waits"), "no closed-loop caveat");
 	CHECK(has(md, "Only 3 repetitions per variant"), "no repetitions caveat");
+	CHECK(!has(md, "Sessions"), "sessions without a session script: %s", md);
+	free(md);
+
+	/* a session script's compare: the Sessions table, a row a variant, and
+	 * each variant's steps */
+	json_t *j = fx_compare();
+	json_t *vars = json_object_get(j, "variants");
+	fx_sessions(json_array_get(vars, 0), 40000, 1000);
+	fx_sessions(json_array_get(vars, 1), 80000, 3000);
+	md = render(j, REPORT_FMT_MD, NULL);
+	CHECK(has(md, "Sessions: sums over repetitions"), "no sessions table: %s", md);
+	CHECK(has(md, "| a | 20 | 19 | 1 | 0 | 0 | 40 | 95.00% | 40.0 ms |"), "a's sessions: %s",
+	      md);
+	CHECK(has(md, "| b | 20 | 19 | 1 | 0 | 0 | 40 | 95.00% | 80.0 ms |"), "b's sessions: %s",
+	      md);
+	CHECK(has(md, "| b | account | 20 | 1 | 6.00 ms | 6.00 ms |"), "b's step: %s", md);
 	free(md);
 }
 
