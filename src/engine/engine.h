@@ -319,7 +319,8 @@ void engine_progress(struct engine *e, struct engine_progress *p);
  * engine_open over every step and phase (warm-up included), never reset, so
  * that a scraper can take rates of them. Each worker keeps its own as
  * relaxed atomics written only by itself; engine_live sums them. */
-#define ENGINE_LIVE_BUCKETS 141 /* latency buckets, upper edges engine_live_edge_ns */
+#define ENGINE_LIVE_PER_DECADE 80 /* edges a decade: a ratio of 10^(1/80) = 1.029 */
+#define ENGINE_LIVE_BUCKETS 561   /* latency buckets (7 decades), upper edges engine_live_edge_ns */
 #define ENGINE_LIVE_OUTCOMES 16 /* = RESULT_MAX_OUTCOMES */
 
 struct engine_live {
@@ -353,8 +354,9 @@ struct engine_live {
 };
 
 /* Upper edge of live latency bucket i (0 <= i < ENGINE_LIVE_BUCKETS), in ns:
- * 20 a decade (1, 1.12, 1.25, 1.4, 1.6, 1.8, 2, 2.25, 2.5, 2.8, 3.2, 3.6, 4,
- * 4.5, 5, 5.6, 6.3, 7.1, 8, 9) from 10 us to 100 s; UINT64_MAX past the end. */
+ * 10 us * 10^(i/80) rounded to 4 significant digits (10000, 10290, 10590,
+ * ..., 100000000000: 10 us to 100 s), consecutive edges a factor 1.0285 to
+ * 1.0299 apart; UINT64_MAX past the end. */
 uint64_t engine_live_edge_ns(size_t i);
 /* The live bucket of a value in ns (ENGINE_LIVE_BUCKETS: above 100 s). */
 size_t engine_live_bucket(uint64_t ns);
