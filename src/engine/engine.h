@@ -340,6 +340,10 @@ struct engine_live {
 	 * edge before (not cumulative); [ENGINE_LIVE_BUCKETS] counts the rest */
 	uint64_t latency_bucket[ENGINE_LIVE_BUCKETS + 1];
 	uint64_t latency_sum_ns;
+	/* the same by the phase they were due in: [0] a warm-up, [1] a measured
+	 * phase (the responses a step's figures are of, drain included) */
+	uint64_t phase_bucket[2][ENGINE_LIVE_BUCKETS + 1];
+	uint64_t phase_sum_ns[2];
 	/* open loop: due time -> picked up by the worker's loop, per scheduled
 	 * request, in the same buckets */
 	uint64_t lag_bucket[ENGINE_LIVE_BUCKETS + 1];

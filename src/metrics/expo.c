@@ -165,30 +165,50 @@ static uint64_t g_conn(const struct metrics_variant *m) { return m->live.conns_c
 static uint64_t g_step(const struct metrics_variant *m) { return m->step; }
 static uint64_t g_threads(const struct metrics_variant *m) { return m->live.threads; }
 
+/* One series of a histogram: name_bucket{..,[phase="..",]le=".."} and its
+ * _sum and _count, from non-cumulative counts b (ENGINE_LIVE_BUCKETS + 1). */
+static void hist_series(struct out *o, const struct metrics_variant *mv, const char *name,
+			const char *phase, const uint64_t *b, uint64_t sum_ns, bool lag)
+{
+	char le[32];
+	uint64_t cum = 0;
+	for (size_t k = 0; k <= ENGINE_LIVE_BUCKETS; k++) {
+		cum += b[k];
+		if (k < ENGINE_LIVE_BUCKETS && !exported_edge(k, lag))
+			continue;
+		if (k < ENGINE_LIVE_BUCKETS) /* 4 significant digits are the edge exactly */
+			snprintf(le, sizeof le, "%.4g", (double)engine_live_edge_ns(k) / 1e9);
+		else
+			strcpy(le, "+Inf");
+		bool first = sample_open(o, mv, name, "_bucket");
+		if (phase)
+			label(o->f, &first, "phase", phase);
+		label(o->f, &first, "le", le);
+		fputc('}', o->f);
+		val_u64(o, cum);
+	}
+	sample(o, mv, name, "_sum", phase ? "phase" : NULL, phase);
+	val_double(o, (double)sum_ns / 1e9);
+	sample(o, mv, name, "_count", phase ? "phase" : NULL, phase);
+	val_u64(o, cum);
+}
+
+/* The latency histogram, a series per phase the responses were due in
+ * (warmup, measure: a step's figures are of the latter), or the loop lag's. */
 static void histogram(struct out *o, const char *name, const char *help, bool lag)
 {
 	family(o, name, "histogram", help);
-	char le[32];
 	for (size_t i = 0; i < o->v->n_variants; i++) {
 		const struct metrics_variant *mv = &o->v->v[i];
-		const uint64_t *b = lag ? mv->live.lag_bucket : mv->live.latency_bucket;
-		uint64_t cum = 0;
-		for (size_t k = 0; k < ENGINE_LIVE_BUCKETS; k++) {
-			cum += b[k];
-			if (!exported_edge(k, lag))
-				continue;
-			/* 4 significant digits are the edge exactly (live_buckets.c) */
-			snprintf(le, sizeof le, "%.4g", (double)engine_live_edge_ns(k) / 1e9);
-			sample(o, mv, name, "_bucket", "le", le);
-			val_u64(o, cum);
+		if (lag) {
+			hist_series(o, mv, name, NULL, mv->live.lag_bucket, mv->live.lag_sum_ns,
+				    true);
+			continue;
 		}
-		cum += b[ENGINE_LIVE_BUCKETS];
-		sample(o, mv, name, "_bucket", "le", "+Inf");
-		val_u64(o, cum);
-		sample(o, mv, name, "_sum", NULL, NULL);
-		val_double(o, (double)(lag ? mv->live.lag_sum_ns : mv->live.latency_sum_ns) / 1e9);
-		sample(o, mv, name, "_count", NULL, NULL);
-		val_u64(o, cum);
+		static const char *const phase[2] = {"warmup", "measure"};
+		for (int p = 0; p < 2; p++)
+			hist_series(o, mv, name, phase[p], mv->live.phase_bucket[p],
+				    mv->live.phase_sum_ns[p], false);
 	}
 }
 
@@ -302,8 +322,11 @@ int metrics_expo_write(FILE *f, const struct metrics_view *v, enum metrics_forma
 			val_u64(&o, v->v[i].phase == (enum metrics_phase)k);
 		}
 
-	histogram(&o, "pacer_latency_seconds",
-		  "Latency from the scheduled time to the last byte, of full responses.", false);
+	histogram(
+		&o, "pacer_latency_seconds",
+		"Latency from the scheduled time to the last byte, of full responses, by the phase "
+		"they were due in.",
+		false);
 
 	char help[160];
 	snprintf(

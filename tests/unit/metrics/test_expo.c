@@ -43,8 +43,9 @@ static void assert_contains(const char *text, const char *part)
 }
 
 /* One variant: 12 due, 11 sent, 10 complete (8 2xx, 2 5xx; 2 failed), one
- * timeout, one dropped; latencies: 5 <= 10 us, 3 in (22.5, 25] us, 2 above
- * 100 s, summing to 1.5 s. */
+ * timeout, one dropped; latencies of the measured phase: 5 <= 10 us, 3 in
+ * (12.23, 12.59] us, 2 above 100 s, summing to 1.5 s; of the warm-up: one in
+ * (97.16, 100] us. */
 static struct metrics_variant one(void)
 {
 	struct metrics_variant m = {.step = 3, .offered_per_s = 1000, .phase = MPH_MEASURE};
@@ -59,10 +60,12 @@ static struct metrics_variant one(void)
 	m.live.connect_fail[CONNF_TIMEOUT] = 1;
 	m.live.status_class[2] = 8;
 	m.live.status_class[5] = 2;
-	m.live.latency_bucket[0] = 5;
-	m.live.latency_bucket[8] = 3;
-	m.live.latency_bucket[ENGINE_LIVE_BUCKETS] = 2;
-	m.live.latency_sum_ns = 1500000000;
+	m.live.phase_bucket[1][0] = 5;
+	m.live.phase_bucket[1][8] = 3;
+	m.live.phase_bucket[1][ENGINE_LIVE_BUCKETS] = 2;
+	m.live.phase_sum_ns[1] = 1500000000;
+	m.live.phase_bucket[0][80] = 1;
+	m.live.phase_sum_ns[0] = 99000;
 	m.live.backlog = 4;
 	m.live.conns_open = 7;
 	m.live.cpu_ns = 250000000;
@@ -138,21 +141,25 @@ static void test_text_families(void **state)
 			   "pacer_phase{phase=\"measure\"} 1\n"
 			   "pacer_phase{phase=\"drain\"} 0\n");
 	assert_contains(t, "# HELP pacer_latency_seconds Latency from the scheduled time to the "
-			   "last byte, of full responses.\n"
+			   "last byte, of full responses, by the phase they were due in.\n"
 			   "# TYPE pacer_latency_seconds histogram\n"
-			   "pacer_latency_seconds_bucket{le=\"1e-05\"} 5\n"
-			   "pacer_latency_seconds_bucket{le=\"1.029e-05\"} 5\n");
-	assert_contains(t, "pacer_latency_seconds_bucket{le=\"1.223e-05\"} 5\n"
-			   "pacer_latency_seconds_bucket{le=\"1.259e-05\"} 8\n");
-	assert_contains(t, "pacer_latency_seconds_bucket{le=\"9.716e-05\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"0.0001\"} 8\n");
-	assert_contains(t, "pacer_latency_seconds_bucket{le=\"97.16\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"100\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"+Inf\"} 10\n"
-			   "pacer_latency_seconds_sum 1.5\n"
-			   "pacer_latency_seconds_count 10\n");
+			   "pacer_latency_seconds_bucket{phase=\"warmup\",le=\"1e-05\"} 0\n");
+	assert_contains(t, "pacer_latency_seconds_bucket{phase=\"warmup\",le=\"9.716e-05\"} 0\n"
+			   "pacer_latency_seconds_bucket{phase=\"warmup\",le=\"0.0001\"} 1\n");
+	assert_contains(t, "pacer_latency_seconds_bucket{phase=\"warmup\",le=\"+Inf\"} 1\n"
+			   "pacer_latency_seconds_sum{phase=\"warmup\"} 9.9e-05\n"
+			   "pacer_latency_seconds_count{phase=\"warmup\"} 1\n"
+			   "pacer_latency_seconds_bucket{phase=\"measure\",le=\"1e-05\"} 5\n"
+			   "pacer_latency_seconds_bucket{phase=\"measure\",le=\"1.029e-05\"} 5\n");
+	assert_contains(t, "pacer_latency_seconds_bucket{phase=\"measure\",le=\"1.223e-05\"} 5\n"
+			   "pacer_latency_seconds_bucket{phase=\"measure\",le=\"1.259e-05\"} 8\n");
+	assert_contains(t, "pacer_latency_seconds_bucket{phase=\"measure\",le=\"97.16\"} 8\n"
+			   "pacer_latency_seconds_bucket{phase=\"measure\",le=\"100\"} 8\n"
+			   "pacer_latency_seconds_bucket{phase=\"measure\",le=\"+Inf\"} 10\n"
+			   "pacer_latency_seconds_sum{phase=\"measure\"} 1.5\n"
+			   "pacer_latency_seconds_count{phase=\"measure\"} 10\n");
 	/* every live edge for the latency, every 4th for the loop lag */
-	assert_int_equal(count(t, "pacer_latency_seconds_bucket{"), ENGINE_LIVE_BUCKETS + 1);
+	assert_int_equal(count(t, "pacer_latency_seconds_bucket{"), 2 * (ENGINE_LIVE_BUCKETS + 1));
 	assert_int_equal(count(t, "pacer_generator_loop_lag_seconds_bucket{"),
 			 (ENGINE_LIVE_BUCKETS - 1) / 4 + 2);
 	assert_contains(t, "pacer_generator_loop_lag_seconds_bucket{le=\"1e-05\"} 0\n"
@@ -203,7 +210,8 @@ static void test_openmetrics_and_labels(void **state)
 			   "pacer_outcomes_total{variant=\"a\\\"b\\\\c\\nd\",outcome=\"empty\"} 0\n"
 			   "pacer_outcomes_total{variant=\"plain\",outcome=\"fill\"} 4\n"
 			   "pacer_outcomes_total{variant=\"plain\",outcome=\"empty\"} 1\n");
-	assert_contains(t, "pacer_latency_seconds_bucket{variant=\"plain\",le=\"+Inf\"} 10\n");
+	assert_contains(t, "pacer_latency_seconds_bucket{variant=\"plain\",phase=\"measure\","
+			   "le=\"+Inf\"} 10\n");
 	assert_contains(t, "# TYPE pacer_generator_cpu_seconds counter\n");
 	assert_null(strstr(t, "_total counter"));
 	free(t);
