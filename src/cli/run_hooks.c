@@ -265,8 +265,8 @@ static int metrics_start_for(struct cli_hooks *c, const struct measure *s,
 			((struct sockaddr_in *)&at.ss)->sin_port = htons(metrics_port(c->metrics));
 		else
 			((struct sockaddr_in6 *)&at.ss)->sin6_port = htons(metrics_port(c->metrics));
-		fprintf(stderr, "pacer %s: metrics at http://%s/metrics\n", s->cmd,
-			net_addr_str(&at, a, sizeof a));
+		fprintf(stderr, "pacer %s: metrics at http://%s/metrics (run=\"%s\")\n", s->cmd,
+			net_addr_str(&at, a, sizeof a), run);
 	}
 	return 0;
 }
