@@ -197,6 +197,33 @@ struct runner_hooks cli_hooks(struct cli_hooks *c)
 	return h;
 }
 
+/* The labels every metric carries (docs/metrics.md): the run's id, when
+ * pacer started (UTC, to the second) and its process id, unique on a host;
+ * the scenario, a bench scenario file's name without its directory and
+ * .yaml/.yml, else the command (run, ramp, compare). */
+static void metrics_labels(const struct measure *s, const struct measure_spec *spec, char *run,
+			   size_t run_cap, char *scen, size_t scen_cap)
+{
+	time_t now = (time_t)(clock_wall_ns() / NS_PER_S);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	char ts[32];
+	strftime(ts, sizeof ts, "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(run, run_cap, "%s-%ld", ts, (long)getpid());
+	const char *path = spec->v[0].plan->scenario;
+	if (!path) {
+		snprintf(scen, scen_cap, "%s", s->cmd);
+		return;
+	}
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t n = strlen(base);
+	const char *dot = strrchr(base, '.');
+	if (dot && dot != base && (!strcmp(dot, ".yaml") || !strcmp(dot, ".yml")))
+		n = (size_t)(dot - base);
+	snprintf(scen, scen_cap, "%.*s", (int)n, base);
+}
+
 /* --metrics-listen of s (nothing to do without it): start the endpoint for
  * the spec's variants, into c->metrics, and say where on stderr unless
  * quiet. 0, or EXIT_RUNTIME after one line. */
@@ -211,7 +238,13 @@ static int metrics_start_for(struct cli_hooks *c, const struct measure *s,
 		names[i] = spec->v[i].name;
 	const char *onames[INSPECT_MAX_OUTCOMES];
 	const struct inspect *in = spec->v[0].plan->inspect;
+	char run[64], scen[METRICS_LABEL_CAP];
+	metrics_labels(s, spec, run, sizeof run, scen, sizeof scen);
 	struct metrics_cfg mc = {
+		.run = run,
+		.scenario = scen,
+		.version = PACER_VERSION,
+		.commit = PACER_COMMIT,
 		.addr = s->metrics_addr,
 		.n_variants = spec->n,
 		.names = names,
@@ -232,8 +265,8 @@ static int metrics_start_for(struct cli_hooks *c, const struct measure *s,
 			((struct sockaddr_in *)&at.ss)->sin_port = htons(metrics_port(c->metrics));
 		else
 			((struct sockaddr_in6 *)&at.ss)->sin6_port = htons(metrics_port(c->metrics));
-		fprintf(stderr, "pacer %s: metrics at http://%s/metrics\n", s->cmd,
-			net_addr_str(&at, a, sizeof a));
+		fprintf(stderr, "pacer %s: metrics at http://%s/metrics (run=\"%s\")\n", s->cmd,
+			net_addr_str(&at, a, sizeof a), run);
 	}
 	return 0;
 }

@@ -235,7 +235,7 @@ void eng_conn_complete(struct worker *w, struct conn *c, uint64_t now)
 	int st = c->resp.status;
 	bool ok = w->inspect ? inspect_response(w->inspect, st, c->resp.cap, ph, w->live.outcome)
 			     : inspect_default_ok(st);
-	live_done(w, st, ok, now - c->sched_ns);
+	live_done(w, st, ok, now - c->sched_ns, ph == &w->meas);
 	ph->success_ok += ok;
 	ph->host[c->host].errors += !ok;
 	ph->lagged_failed += c->lagged && !ok;

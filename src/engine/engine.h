@@ -319,7 +319,8 @@ void engine_progress(struct engine *e, struct engine_progress *p);
  * engine_open over every step and phase (warm-up included), never reset, so
  * that a scraper can take rates of them. Each worker keeps its own as
  * relaxed atomics written only by itself; engine_live sums them. */
-#define ENGINE_LIVE_BUCKETS 141 /* latency buckets, upper edges engine_live_edge_ns */
+#define ENGINE_LIVE_PER_DECADE 80 /* edges a decade: a ratio of 10^(1/80) = 1.029 */
+#define ENGINE_LIVE_BUCKETS 561   /* latency buckets (7 decades), upper edges engine_live_edge_ns */
 #define ENGINE_LIVE_OUTCOMES 16 /* = RESULT_MAX_OUTCOMES */
 
 struct engine_live {
@@ -339,6 +340,10 @@ struct engine_live {
 	 * edge before (not cumulative); [ENGINE_LIVE_BUCKETS] counts the rest */
 	uint64_t latency_bucket[ENGINE_LIVE_BUCKETS + 1];
 	uint64_t latency_sum_ns;
+	/* the same by the phase they were due in: [0] a warm-up, [1] a measured
+	 * phase (the responses a step's figures are of, drain included) */
+	uint64_t phase_bucket[2][ENGINE_LIVE_BUCKETS + 1];
+	uint64_t phase_sum_ns[2];
 	/* open loop: due time -> picked up by the worker's loop, per scheduled
 	 * request, in the same buckets */
 	uint64_t lag_bucket[ENGINE_LIVE_BUCKETS + 1];
@@ -353,8 +358,9 @@ struct engine_live {
 };
 
 /* Upper edge of live latency bucket i (0 <= i < ENGINE_LIVE_BUCKETS), in ns:
- * 20 a decade (1, 1.12, 1.25, 1.4, 1.6, 1.8, 2, 2.25, 2.5, 2.8, 3.2, 3.6, 4,
- * 4.5, 5, 5.6, 6.3, 7.1, 8, 9) from 10 us to 100 s; UINT64_MAX past the end. */
+ * 10 us * 10^(i/80) rounded to 4 significant digits (10000, 10290, 10590,
+ * ..., 100000000000: 10 us to 100 s), consecutive edges a factor 1.0285 to
+ * 1.0299 apart; UINT64_MAX past the end. */
 uint64_t engine_live_edge_ns(size_t i);
 /* The live bucket of a value in ns (ENGINE_LIVE_BUCKETS: above 100 s). */
 size_t engine_live_bucket(uint64_t ns);

@@ -492,6 +492,8 @@ struct worker {
 		_Atomic uint64_t outcome[ENGINE_LIVE_OUTCOMES];
 		_Atomic uint64_t latency_bucket[ENGINE_LIVE_BUCKETS + 1];
 		_Atomic uint64_t latency_sum_ns;
+		_Atomic uint64_t phase_bucket[2][ENGINE_LIVE_BUCKETS + 1];
+		_Atomic uint64_t phase_sum_ns[2];
 		_Atomic uint64_t lag_bucket[ENGINE_LIVE_BUCKETS + 1];
 		_Atomic uint64_t lag_sum_ns;
 		_Atomic uint64_t backlog, conns_open, conns_connecting;
@@ -642,14 +644,20 @@ static inline void live_set(_Atomic uint64_t *a, uint64_t v)
 }
 
 /* A completed response for the live figures: its status class, success and
- * latency. */
-static inline void live_done(struct worker *w, int status, bool ok, uint64_t latency_ns)
+ * latency, the latter twice: over all and in its phase ([1]: it was due in a
+ * measured phase, [0]: in a warm-up). Each its own counter, so that each
+ * only ever grows as a reader sees it. */
+static inline void live_done(struct worker *w, int status, bool ok, uint64_t latency_ns,
+			     bool measured)
 {
 	live_add(&w->live.status_class[status >= 100 && status <= 599 ? status / 100 : 0], 1);
 	if (!ok)
 		live_add(&w->live.failed, 1);
-	live_add(&w->live.latency_bucket[engine_live_bucket(latency_ns)], 1);
+	size_t b = engine_live_bucket(latency_ns);
+	live_add(&w->live.latency_bucket[b], 1);
 	live_add(&w->live.latency_sum_ns, latency_ns);
+	live_add(&w->live.phase_bucket[measured][b], 1);
+	live_add(&w->live.phase_sum_ns[measured], latency_ns);
 }
 
 /* A request became due for the live figures (lag: open loop, else 0). */

@@ -39,9 +39,13 @@ void engine_live(struct engine *e, struct engine_live *out)
 			out->outcome[k] += ld(&l->outcome[k]);
 		for (size_t k = 0; k <= ENGINE_LIVE_BUCKETS; k++) {
 			out->latency_bucket[k] += ld(&l->latency_bucket[k]);
+			for (int ph = 0; ph < 2; ph++)
+				out->phase_bucket[ph][k] += ld(&l->phase_bucket[ph][k]);
 			out->lag_bucket[k] += ld(&l->lag_bucket[k]);
 		}
 		out->latency_sum_ns += ld(&l->latency_sum_ns);
+		for (int ph = 0; ph < 2; ph++)
+			out->phase_sum_ns[ph] += ld(&l->phase_sum_ns[ph]);
 		out->lag_sum_ns += ld(&l->lag_sum_ns);
 		out->backlog += ld(&l->backlog);
 		out->conns_open += ld(&l->conns_open);

@@ -9,12 +9,14 @@
 
 const double metrics_quantiles[METRICS_N_QUANTILES] = {0.5, 0.9, 0.99, 0.999};
 
-/* Exported histogram buckets: the live edges at 1, 2.5 and 5 of each decade
- * (10 us .. 100 s, 22 of them), so that their cumulative counts are exact. */
-static bool exported_edge(size_t i)
+/* Exported histogram buckets, live edges so that their cumulative counts
+ * are exact: for the latency every one (561, a factor 1.029 apart, so that
+ * histogram_quantile is within 3 % of the truth); for the generator's loop
+ * lag, a figure of pacer's own health, every 4th (141, a factor 1.122,
+ * 20 a decade), which keeps the scrape smaller. */
+static bool exported_edge(size_t i, bool lag)
 {
-	size_t m = i % 20;
-	return m == 0 || m == 8 || m == 14;
+	return !lag || i % 4 == 0;
 }
 
 struct out {
@@ -33,18 +35,54 @@ static void put_double(FILE *f, double x)
 		fprintf(f, "%.9g", x);
 }
 
-/* A label value, escaped as both formats want (\\, \", \n). */
-static void put_label_value(FILE *f, const char *s)
+/* The length of the valid UTF-8 sequence at s (1..4), or 0 when s does not
+ * start one (a stray continuation byte, an overlong form, a surrogate, past
+ * U+10FFFF, or cut short by the end of the string). */
+static size_t utf8_len(const unsigned char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\')
+	size_t n;
+	uint32_t min, c;
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2, min = 0x80, c = s[0] & 0x1fu;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, min = 0x800, c = s[0] & 0x0fu;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4, min = 0x10000, c = s[0] & 0x07u;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) /* the terminating NUL fails here too */
+			return 0;
+		c = c << 6 | (s[i] & 0x3fu);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* A label value, escaped as both formats want (\\, \", \n); the formats are
+ * UTF-8, so a byte that is not part of valid UTF-8 (a file name may hold
+ * any) is written as U+FFFD rather than break the scraper's parser. */
+static void put_label_value(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	while (*s) {
+		size_t n = utf8_len(s);
+		if (!n) {
+			fputs("\xef\xbf\xbd", f);
+			s++;
+		} else if (*s == '\\') {
 			fputs("\\\\", f);
-		else if (*s == '"')
+		} else if (*s == '"') {
 			fputs("\\\"", f);
-		else if (*s == '\n')
+		} else if (*s == '\n') {
 			fputs("\\n", f);
-		else
-			fputc(*s, f);
+		} else {
+			fwrite(s, 1, n, f);
+		}
+		s += n;
 	}
 }
 
@@ -56,26 +94,42 @@ static void family(struct out *o, const char *name, const char *type, const char
 	fprintf(o->f, "# HELP %s%s %s\n# TYPE %s%s %s\n", name, sfx, help, name, sfx, type);
 }
 
-/* name{variant="..",key="val"} (the labels that apply), without the value. */
+/* One label, after a comma unless it is the first. */
+static void label(FILE *f, bool *first, const char *key, const char *val)
+{
+	fprintf(f, "%s%s=\"", *first ? "{" : ",", key);
+	put_label_value(f, val);
+	fputc('"', f);
+	*first = false;
+}
+
+/* name{run="..",scenario="..",variant=".." (the labels that apply), the
+ * brace left open; returns whether no label was written (then no brace
+ * either). */
+static bool sample_open(struct out *o, const struct metrics_variant *mv, const char *name,
+			const char *suffix)
+{
+	fprintf(o->f, "%s%s", name, suffix);
+	bool first = true;
+	if (o->v->run && o->v->run[0])
+		label(o->f, &first, "run", o->v->run);
+	if (o->v->scenario && o->v->scenario[0])
+		label(o->f, &first, "scenario", o->v->scenario);
+	if (mv->name && mv->name[0])
+		label(o->f, &first, "variant", mv->name);
+	return first;
+}
+
+/* name{run="..",scenario="..",variant="..",key="val"} (the labels that
+ * apply), without the value. */
 static void sample(struct out *o, const struct metrics_variant *mv, const char *name,
 		   const char *suffix, const char *key, const char *val)
 {
-	fprintf(o->f, "%s%s", name, suffix);
-	bool has_var = mv->name && mv->name[0];
-	if (!has_var && !key)
-		return;
-	fputc('{', o->f);
-	if (has_var) {
-		fputs("variant=\"", o->f);
-		put_label_value(o->f, mv->name);
-		fputc('"', o->f);
-	}
-	if (key) {
-		fprintf(o->f, "%s%s=\"", has_var ? "," : "", key);
-		put_label_value(o->f, val);
-		fputc('"', o->f);
-	}
-	fputc('}', o->f);
+	bool first = sample_open(o, mv, name, suffix);
+	if (key)
+		label(o->f, &first, key, val);
+	if (!first)
+		fputc('}', o->f);
 }
 
 static void val_u64(struct out *o, uint64_t x) { fprintf(o->f, " %" PRIu64 "\n", x); }
@@ -111,35 +165,65 @@ static uint64_t g_conn(const struct metrics_variant *m) { return m->live.conns_c
 static uint64_t g_step(const struct metrics_variant *m) { return m->step; }
 static uint64_t g_threads(const struct metrics_variant *m) { return m->live.threads; }
 
+/* One series of a histogram: name_bucket{..,[phase="..",]le=".."} and its
+ * _sum and _count, from non-cumulative counts b (ENGINE_LIVE_BUCKETS + 1). */
+static void hist_series(struct out *o, const struct metrics_variant *mv, const char *name,
+			const char *phase, const uint64_t *b, uint64_t sum_ns, bool lag)
+{
+	char le[32];
+	uint64_t cum = 0;
+	for (size_t k = 0; k <= ENGINE_LIVE_BUCKETS; k++) {
+		cum += b[k];
+		if (k < ENGINE_LIVE_BUCKETS && !exported_edge(k, lag))
+			continue;
+		if (k < ENGINE_LIVE_BUCKETS) /* 4 significant digits are the edge exactly */
+			snprintf(le, sizeof le, "%.4g", (double)engine_live_edge_ns(k) / 1e9);
+		else
+			strcpy(le, "+Inf");
+		bool first = sample_open(o, mv, name, "_bucket");
+		if (phase)
+			label(o->f, &first, "phase", phase);
+		label(o->f, &first, "le", le);
+		fputc('}', o->f);
+		val_u64(o, cum);
+	}
+	sample(o, mv, name, "_sum", phase ? "phase" : NULL, phase);
+	val_double(o, (double)sum_ns / 1e9);
+	sample(o, mv, name, "_count", phase ? "phase" : NULL, phase);
+	val_u64(o, cum);
+}
+
+/* The latency histogram, a series per phase the responses were due in
+ * (warmup, measure: a step's figures are of the latter), or the loop lag's. */
 static void histogram(struct out *o, const char *name, const char *help, bool lag)
 {
 	family(o, name, "histogram", help);
-	char le[32];
 	for (size_t i = 0; i < o->v->n_variants; i++) {
 		const struct metrics_variant *mv = &o->v->v[i];
-		const uint64_t *b = lag ? mv->live.lag_bucket : mv->live.latency_bucket;
-		uint64_t cum = 0;
-		for (size_t k = 0; k < ENGINE_LIVE_BUCKETS; k++) {
-			cum += b[k];
-			if (!exported_edge(k))
-				continue;
-			snprintf(le, sizeof le, "%g", (double)engine_live_edge_ns(k) / 1e9);
-			sample(o, mv, name, "_bucket", "le", le);
-			val_u64(o, cum);
+		if (lag) {
+			hist_series(o, mv, name, NULL, mv->live.lag_bucket, mv->live.lag_sum_ns,
+				    true);
+			continue;
 		}
-		cum += b[ENGINE_LIVE_BUCKETS];
-		sample(o, mv, name, "_bucket", "le", "+Inf");
-		val_u64(o, cum);
-		sample(o, mv, name, "_sum", NULL, NULL);
-		val_double(o, (double)(lag ? mv->live.lag_sum_ns : mv->live.latency_sum_ns) / 1e9);
-		sample(o, mv, name, "_count", NULL, NULL);
-		val_u64(o, cum);
+		static const char *const phase[2] = {"warmup", "measure"};
+		for (int p = 0; p < 2; p++)
+			hist_series(o, mv, name, phase[p], mv->live.phase_bucket[p],
+				    mv->live.phase_sum_ns[p], false);
 	}
 }
 
 int metrics_expo_write(FILE *f, const struct metrics_view *v, enum metrics_format fmt)
 {
 	struct out o = {.f = f, .fmt = fmt, .v = v};
+	if (v->version) {
+		const struct metrics_variant none = {0}; /* the process's, no variant label */
+		family(&o, "pacer_build_info", "gauge",
+		       "Always 1; its labels name the pacer that serves these metrics.");
+		bool first = sample_open(&o, &none, "pacer_build_info", "");
+		label(f, &first, "version", v->version);
+		label(f, &first, "commit", v->commit ? v->commit : "");
+		fputs("} 1\n", f);
+	}
 	simple_u64(&o, "pacer_requests_scheduled", "counter",
 		   "Requests due by the schedule (open loop) or issued (closed loop).", g_sched);
 	simple_u64(&o, "pacer_requests_sent", "counter",
@@ -149,21 +233,44 @@ int metrics_expo_write(FILE *f, const struct metrics_view *v, enum metrics_forma
 	simple_u64(&o, "pacer_requests_dropped", "counter",
 		   "Due requests never sent: the backlog was full or the host refused.", g_drop);
 
-	family(&o, "pacer_errors", "counter",
-	       "Requests that did not succeed, by kind (connect and tls: per connection).");
+	/* errors in two families, so that summing one means something: the
+	 * requests that did not succeed (over pacer_requests_sent, pacer's
+	 * error rate), and the connections that failed, which no request was
+	 * waiting on */
+	family(&o, "pacer_request_errors", "counter",
+	       "Requests sent that did not succeed, by kind: failed on their connection (read, "
+	       "write, timeout, parse, closed, reset) or a full response that failed --success "
+	       "(failed_response). Their sum over pacer_requests_sent is pacer's error rate.");
 	for (size_t i = 0; i < v->n_variants; i++) {
 		const struct metrics_variant *mv = &v->v[i];
 		for (int k = 0; k < ERRK_COUNT; k++) {
-			sample(&o, mv, "pacer_errors", "_total", "kind", err_kind_name((enum err_kind)k));
+			if (err_kind_is_connection((enum err_kind)k))
+				continue;
+			sample(&o, mv, "pacer_request_errors", "_total", "kind",
+			       err_kind_name((enum err_kind)k));
 			val_u64(&o, mv->live.errors[k]);
 		}
-		sample(&o, mv, "pacer_errors", "_total", "kind", "failed_response");
+		sample(&o, mv, "pacer_request_errors", "_total", "kind", "failed_response");
 		val_u64(&o, mv->live.failed);
+	}
+	family(&o, "pacer_connection_errors", "counter",
+	       "Connections that failed, by kind: connect, tls (handshake), protocol (HTTP/2 or "
+	       "HTTP/3 ended by an error or by the peer before it took a request). Not requests: "
+	       "the requests they held back wait or are dropped.");
+	for (size_t i = 0; i < v->n_variants; i++) {
+		const struct metrics_variant *mv = &v->v[i];
+		for (int k = 0; k < ERRK_COUNT; k++) {
+			if (!err_kind_is_connection((enum err_kind)k))
+				continue;
+			sample(&o, mv, "pacer_connection_errors", "_total", "kind",
+			       err_kind_name((enum err_kind)k));
+			val_u64(&o, mv->live.errors[k]);
+		}
 	}
 
 	family(&o, "pacer_connect_failures", "counter",
-	       "Connects that failed (pacer_errors kind connect), by cause: refused (nothing "
-	       "listens), reset, timeout, other.");
+	       "Connects that failed (pacer_connection_errors kind connect), by cause: refused "
+	       "(nothing listens), reset, timeout, other.");
 	for (size_t i = 0; i < v->n_variants; i++) {
 		const struct metrics_variant *mv = &v->v[i];
 		for (int k = 0; k < CONNF_COUNT; k++) {
@@ -215,13 +322,17 @@ int metrics_expo_write(FILE *f, const struct metrics_view *v, enum metrics_forma
 			val_u64(&o, v->v[i].phase == (enum metrics_phase)k);
 		}
 
-	histogram(&o, "pacer_latency_seconds",
-		  "Latency from the scheduled time to the last byte, of full responses.", false);
+	histogram(
+		&o, "pacer_latency_seconds",
+		"Latency from the scheduled time to the last byte, of full responses, by the phase "
+		"they were due in.",
+		false);
 
 	char help[160];
-	snprintf(help, sizeof help,
-		 "Latency quantiles of the full responses of the last %g s (estimated, within 14.3%%).",
-		 v->window_s);
+	snprintf(
+		help, sizeof help,
+		"Latency quantiles of the full responses of the last %g s (estimated, within 3%%).",
+		v->window_s);
 	family(&o, "pacer_latency_recent_seconds", "summary", help);
 	char q[16];
 	for (size_t i = 0; i < v->n_variants; i++) {

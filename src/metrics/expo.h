@@ -36,6 +36,12 @@ struct metrics_variant {
 };
 
 struct metrics_view {
+	/* labels on every sample (borrowed; NULL or "": not written): the
+	 * run's id and its scenario (docs/metrics.md) */
+	const char *run, *scenario;
+	/* pacer_build_info's labels (borrowed; NULL: the family is not
+	 * written) */
+	const char *version, *commit;
 	size_t n_variants;         /* 1..METRICS_MAX_VARIANTS */
 	const struct metrics_variant *v;
 	const char *const *outcome_names; /* n_outcomes names of the --outcome rules (borrowed) */
@@ -67,8 +73,8 @@ enum metrics_format metrics_negotiate(const char *accept);
 /* Quantile q (0..1) of live latency buckets (ENGINE_LIVE_BUCKETS + 1
  * counts, not cumulative, as in struct engine_live), in seconds: linear
  * within the bucket holding the rank, as Prometheus' histogram_quantile
- * does (a bucket spans at most a factor 1.143, so the estimate is within
- * 14.3 % of the truth); the overflow bucket gives its lower edge. NaN when
+ * does (a bucket spans at most a factor 1.030, so the estimate is within
+ * 3.0 % of the truth); the overflow bucket gives its lower edge. NaN when
  * the buckets are empty. */
 double metrics_quantile(const uint64_t *buckets, double q);
 

@@ -49,6 +49,8 @@ struct metrics_server {
 	uint32_t n_outcomes;
 	struct mvar vars[METRICS_MAX_VARIANTS];
 	struct steal_sample steal0;   /* at the start: the steal counters count from it */
+	char run[METRICS_LABEL_CAP], scenario[METRICS_LABEL_CAP]; /* "": none */
+	char version[METRICS_LABEL_CAP], commit[METRICS_LABEL_CAP];
 	struct mconn *conns;          /* METRICS_MAX_CLIENTS slots, the server thread's */
 	atomic_size_t n_clients;      /* connections open */
 };
@@ -281,9 +283,15 @@ static void respond(struct metrics_server *m, struct mconn *c)
 	pthread_mutex_lock(&m->mu);
 	view_of(m, vv);
 	pthread_mutex_unlock(&m->mu);
-	struct metrics_view view = {.n_variants = m->n_variants, .v = vv,
+	struct metrics_view view = {.n_variants = m->n_variants,
+				    .v = vv,
 				    .outcome_names = m->outcome_names,
-				    .n_outcomes = m->n_outcomes, .window_s = METRICS_WINDOW_S};
+				    .n_outcomes = m->n_outcomes,
+				    .window_s = METRICS_WINDOW_S,
+				    .run = m->run,
+				    .scenario = m->scenario,
+				    .version = m->version[0] ? m->version : NULL,
+				    .commit = m->commit};
 	struct steal_sample now;
 	struct steal_span sp;
 	sysinfo_steal_sample(&now);
@@ -481,6 +489,10 @@ int metrics_start(struct metrics_server **out, const struct metrics_cfg *cfg)
 		m->conns[i].fd = -1;
 	m->n_variants = cfg->n_variants;
 	sysinfo_steal_sample(&m->steal0);
+	snprintf(m->run, sizeof m->run, "%s", cfg->run ? cfg->run : "");
+	snprintf(m->scenario, sizeof m->scenario, "%s", cfg->scenario ? cfg->scenario : "");
+	snprintf(m->version, sizeof m->version, "%s", cfg->version ? cfg->version : "");
+	snprintf(m->commit, sizeof m->commit, "%s", cfg->commit ? cfg->commit : "");
 	m->n_outcomes = cfg->n_outcomes < ENGINE_LIVE_OUTCOMES ? cfg->n_outcomes : ENGINE_LIVE_OUTCOMES;
 	for (uint32_t i = 0; i < m->n_outcomes; i++)
 		m->outcome_names[i] = cfg->outcome_names[i];

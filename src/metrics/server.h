@@ -37,7 +37,12 @@ struct metrics_cfg {
 	const char *const *outcome_names; /* --outcome names (the array is copied; the strings
 	                                   * are borrowed and must outlive the server) */
 	uint32_t n_outcomes;
+	/* labels on every sample and pacer_build_info's (metrics_view; copied,
+	 * each up to METRICS_LABEL_CAP - 1 bytes; NULL: none) */
+	const char *run, *scenario, *version, *commit;
 };
+
+#define METRICS_LABEL_CAP 256
 
 struct metrics_server;
 

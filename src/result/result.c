@@ -14,6 +14,11 @@ const char *err_kind_name(enum err_kind k)
 	return (unsigned)k < ERRK_COUNT ? names[k] : "unknown";
 }
 
+bool err_kind_is_connection(enum err_kind k)
+{
+	return k == ERRK_CONNECT || k == ERRK_TLS || k == ERRK_PROTOCOL;
+}
+
 const char *connect_cause_name(enum connect_cause k)
 {
 	static const char *names[CONNF_COUNT] = {"refused", "reset", "timeout", "other"};
@@ -327,8 +332,11 @@ uint64_t phase_stats_transport_errors(const struct phase_stats *p)
 
 uint64_t phase_stats_request_errors(const struct phase_stats *p)
 {
-	return phase_stats_transport_errors(p) - p->errors[ERRK_CONNECT] - p->errors[ERRK_TLS] -
-	       p->errors[ERRK_PROTOCOL];
+	uint64_t n = 0;
+	for (int k = 0; k < ERRK_COUNT; k++)
+		if (!err_kind_is_connection((enum err_kind)k))
+			n += p->errors[k];
+	return n;
 }
 
 uint64_t phase_stats_failed_responses(const struct phase_stats *p)

@@ -33,6 +33,10 @@ enum err_kind {
 
 /* JSON / text name of an error kind ("connect", "read", ...). */
 const char *err_kind_name(enum err_kind k);
+/* Whether a kind counts connections, not requests (connect, tls, protocol):
+ * no request was waiting on such a failure, so it is not among a phase's
+ * errors (phase_stats_request_errors). */
+bool err_kind_is_connection(enum err_kind k);
 
 /* Why a connect failed (errors[ERRK_CONNECT] split by cause): the target
  * refused it (ECONNREFUSED: nothing listens), reset or aborted it, it did

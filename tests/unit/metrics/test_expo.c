@@ -27,6 +27,15 @@ static char *written(const struct metrics_view *v, enum metrics_format fmt)
 	return buf;
 }
 
+/* Occurrences of part in text. */
+static int count(const char *text, const char *part)
+{
+	int n = 0;
+	for (const char *p = text; (p = strstr(p, part)); p += strlen(part))
+		n++;
+	return n;
+}
+
 static void assert_contains(const char *text, const char *part)
 {
 	if (!strstr(text, part))
@@ -34,8 +43,9 @@ static void assert_contains(const char *text, const char *part)
 }
 
 /* One variant: 12 due, 11 sent, 10 complete (8 2xx, 2 5xx; 2 failed), one
- * timeout, one dropped; latencies: 5 <= 10 us, 3 in (22.5, 25] us, 2 above
- * 100 s, summing to 1.5 s. */
+ * timeout, one dropped; latencies of the measured phase: 5 <= 10 us, 3 in
+ * (12.23, 12.59] us, 2 above 100 s, summing to 1.5 s; of the warm-up: one in
+ * (97.16, 100] us. */
 static struct metrics_variant one(void)
 {
 	struct metrics_variant m = {.step = 3, .offered_per_s = 1000, .phase = MPH_MEASURE};
@@ -50,10 +60,12 @@ static struct metrics_variant one(void)
 	m.live.connect_fail[CONNF_TIMEOUT] = 1;
 	m.live.status_class[2] = 8;
 	m.live.status_class[5] = 2;
-	m.live.latency_bucket[0] = 5;
-	m.live.latency_bucket[8] = 3;
-	m.live.latency_bucket[ENGINE_LIVE_BUCKETS] = 2;
-	m.live.latency_sum_ns = 1500000000;
+	m.live.phase_bucket[1][0] = 5;
+	m.live.phase_bucket[1][8] = 3;
+	m.live.phase_bucket[1][ENGINE_LIVE_BUCKETS] = 2;
+	m.live.phase_sum_ns[1] = 1500000000;
+	m.live.phase_bucket[0][80] = 1;
+	m.live.phase_sum_ns[0] = 99000;
 	m.live.backlog = 4;
 	m.live.conns_open = 7;
 	m.live.cpu_ns = 250000000;
@@ -88,17 +100,23 @@ static void test_text_families(void **state)
 	assert_contains(t, "\npacer_requests_sent_total 11\n");
 	assert_contains(t, "\npacer_requests_completed_total 10\n");
 	assert_contains(t, "\npacer_requests_dropped_total 1\n");
-	assert_contains(t, "# TYPE pacer_errors_total counter\n"
-			   "pacer_errors_total{kind=\"connect\"} 4\n"
-			   "pacer_errors_total{kind=\"read\"} 0\n"
-			   "pacer_errors_total{kind=\"write\"} 0\n"
-			   "pacer_errors_total{kind=\"timeout\"} 1\n"
-			   "pacer_errors_total{kind=\"parse\"} 0\n"
-			   "pacer_errors_total{kind=\"closed\"} 0\n"
-			   "pacer_errors_total{kind=\"tls\"} 0\n"
-			   "pacer_errors_total{kind=\"reset\"} 0\n"
-			   "pacer_errors_total{kind=\"protocol\"} 0\n"
-			   "pacer_errors_total{kind=\"failed_response\"} 2\n");
+	/* errors: per request (their sum is pacer's errors), per connection */
+	assert_contains(t, "# TYPE pacer_request_errors_total counter\n"
+			   "pacer_request_errors_total{kind=\"read\"} 0\n"
+			   "pacer_request_errors_total{kind=\"write\"} 0\n"
+			   "pacer_request_errors_total{kind=\"timeout\"} 1\n"
+			   "pacer_request_errors_total{kind=\"parse\"} 0\n"
+			   "pacer_request_errors_total{kind=\"closed\"} 0\n"
+			   "pacer_request_errors_total{kind=\"reset\"} 0\n"
+			   "pacer_request_errors_total{kind=\"failed_response\"} 2\n"
+			   "# HELP pacer_connection_errors_total ");
+	assert_contains(t, "# TYPE pacer_connection_errors_total counter\n"
+			   "pacer_connection_errors_total{kind=\"connect\"} 4\n"
+			   "pacer_connection_errors_total{kind=\"tls\"} 0\n"
+			   "pacer_connection_errors_total{kind=\"protocol\"} 0\n"
+			   "# HELP pacer_connect_failures_total ");
+	assert_null(strstr(t, "pacer_errors_total")); /* the mixed family is gone */
+	assert_null(strstr(t, "pacer_build_info"));   /* no version in the view */
 	assert_contains(t, "# TYPE pacer_connect_failures_total counter\n"
 			   "pacer_connect_failures_total{cause=\"refused\"} 3\n"
 			   "pacer_connect_failures_total{cause=\"reset\"} 0\n"
@@ -123,40 +141,36 @@ static void test_text_families(void **state)
 			   "pacer_phase{phase=\"measure\"} 1\n"
 			   "pacer_phase{phase=\"drain\"} 0\n");
 	assert_contains(t, "# HELP pacer_latency_seconds Latency from the scheduled time to the "
-			   "last byte, of full responses.\n"
+			   "last byte, of full responses, by the phase they were due in.\n"
 			   "# TYPE pacer_latency_seconds histogram\n"
-			   "pacer_latency_seconds_bucket{le=\"1e-05\"} 5\n"
-			   "pacer_latency_seconds_bucket{le=\"2.5e-05\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"5e-05\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"0.0001\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"0.00025\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"0.0005\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"0.001\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"0.0025\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"0.005\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"0.01\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"0.025\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"0.05\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"0.1\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"0.25\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"0.5\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"1\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"2.5\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"5\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"10\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"25\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"50\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"100\"} 8\n"
-			   "pacer_latency_seconds_bucket{le=\"+Inf\"} 10\n"
-			   "pacer_latency_seconds_sum 1.5\n"
-			   "pacer_latency_seconds_count 10\n");
+			   "pacer_latency_seconds_bucket{phase=\"warmup\",le=\"1e-05\"} 0\n");
+	assert_contains(t, "pacer_latency_seconds_bucket{phase=\"warmup\",le=\"9.716e-05\"} 0\n"
+			   "pacer_latency_seconds_bucket{phase=\"warmup\",le=\"0.0001\"} 1\n");
+	assert_contains(t, "pacer_latency_seconds_bucket{phase=\"warmup\",le=\"+Inf\"} 1\n"
+			   "pacer_latency_seconds_sum{phase=\"warmup\"} 9.9e-05\n"
+			   "pacer_latency_seconds_count{phase=\"warmup\"} 1\n"
+			   "pacer_latency_seconds_bucket{phase=\"measure\",le=\"1e-05\"} 5\n"
+			   "pacer_latency_seconds_bucket{phase=\"measure\",le=\"1.029e-05\"} 5\n");
+	assert_contains(t, "pacer_latency_seconds_bucket{phase=\"measure\",le=\"1.223e-05\"} 5\n"
+			   "pacer_latency_seconds_bucket{phase=\"measure\",le=\"1.259e-05\"} 8\n");
+	assert_contains(t, "pacer_latency_seconds_bucket{phase=\"measure\",le=\"97.16\"} 8\n"
+			   "pacer_latency_seconds_bucket{phase=\"measure\",le=\"100\"} 8\n"
+			   "pacer_latency_seconds_bucket{phase=\"measure\",le=\"+Inf\"} 10\n"
+			   "pacer_latency_seconds_sum{phase=\"measure\"} 1.5\n"
+			   "pacer_latency_seconds_count{phase=\"measure\"} 10\n");
+	/* every live edge for the latency, every 4th for the loop lag */
+	assert_int_equal(count(t, "pacer_latency_seconds_bucket{"), 2 * (ENGINE_LIVE_BUCKETS + 1));
+	assert_int_equal(count(t, "pacer_generator_loop_lag_seconds_bucket{"),
+			 (ENGINE_LIVE_BUCKETS - 1) / 4 + 2);
+	assert_contains(t, "pacer_generator_loop_lag_seconds_bucket{le=\"1e-05\"} 0\n"
+			   "pacer_generator_loop_lag_seconds_bucket{le=\"1.122e-05\"} 0\n");
 	assert_contains(t, "# TYPE pacer_latency_recent_seconds summary\n"
 			   "pacer_latency_recent_seconds{quantile=\"0.5\"} 0.001\n"
 			   "pacer_latency_recent_seconds{quantile=\"0.9\"} 0.0025\n"
 			   "pacer_latency_recent_seconds{quantile=\"0.99\"} NaN\n"
 			   "pacer_latency_recent_seconds{quantile=\"0.999\"} NaN\n"
 			   "pacer_latency_recent_seconds_count 9\n");
-	assert_contains(t, "last 10 s (estimated, within 14.3%).\n");
+	assert_contains(t, "last 10 s (estimated, within 3%).\n");
 	assert_contains(t, "pacer_generator_loop_lag_seconds_bucket{le=\"+Inf\"} 0\n"
 			   "pacer_generator_loop_lag_seconds_sum 0\n"
 			   "pacer_generator_loop_lag_seconds_count 0\n");
@@ -196,7 +210,8 @@ static void test_openmetrics_and_labels(void **state)
 			   "pacer_outcomes_total{variant=\"a\\\"b\\\\c\\nd\",outcome=\"empty\"} 0\n"
 			   "pacer_outcomes_total{variant=\"plain\",outcome=\"fill\"} 4\n"
 			   "pacer_outcomes_total{variant=\"plain\",outcome=\"empty\"} 1\n");
-	assert_contains(t, "pacer_latency_seconds_bucket{variant=\"plain\",le=\"+Inf\"} 10\n");
+	assert_contains(t, "pacer_latency_seconds_bucket{variant=\"plain\",phase=\"measure\","
+			   "le=\"+Inf\"} 10\n");
 	assert_contains(t, "# TYPE pacer_generator_cpu_seconds counter\n");
 	assert_null(strstr(t, "_total counter"));
 	free(t);
@@ -218,6 +233,52 @@ static void test_openmetrics_and_labels(void **state)
 	size_t n = strlen(t), k = strlen(tail);
 	assert_true(n > k);
 	assert_string_equal(t + n - k, tail);
+	free(t);
+}
+
+/* The run and scenario labels on every sample, first; pacer_build_info;
+ * label values with quotes, backslashes, newlines and bytes that are not
+ * UTF-8 (a scenario file's name may hold any). */
+static void test_run_labels_and_build_info(void **state)
+{
+	(void)state;
+	struct metrics_variant m[2] = {one(), one()};
+	m[0].name = "h1";
+	m[1].name = "caf\xc3\xa9"; /* valid UTF-8: kept */
+	struct metrics_view v = {.run = "20261202T101500Z-42",
+				 .scenario = "my \"api\"\\\n\xff\xc3(x",
+				 .version = "0.1.0",
+				 .commit = "bf9135ee8788",
+				 .n_variants = 2,
+				 .v = m,
+				 .window_s = 10};
+	v.steal_known = true;
+	char *t = written(&v, METRICS_TEXT);
+	const char *lbl = "{run=\"20261202T101500Z-42\",scenario=\"my \\\"api\\\"\\\\\\n"
+			  "\xef\xbf\xbd\xef\xbf\xbd(x\"";
+	char want[512];
+	snprintf(want, sizeof want,
+		 "# HELP pacer_build_info Always 1; its labels name the pacer that serves these "
+		 "metrics.\n# TYPE pacer_build_info gauge\n"
+		 "pacer_build_info%s,version=\"0.1.0\",commit=\"bf9135ee8788\"} 1\n"
+		 "# HELP pacer_requests_scheduled_total ",
+		 lbl);
+	assert_int_equal(strncmp(t, want, strlen(want)), 0);
+	snprintf(want, sizeof want, "\npacer_requests_sent_total%s,variant=\"caf\xc3\xa9\"} 11\n",
+		 lbl);
+	assert_contains(t, want);
+	snprintf(want, sizeof want, "\npacer_steal_cpus%s,cpus=\"machine\"} 0\n", lbl);
+	assert_contains(t, want);
+	/* every sample carries both */
+	size_t lines = 0, labelled = 0;
+	for (const char *p = t; *p; p = strchr(p, '\n') + 1) {
+		if (*p != '#') {
+			lines++;
+			labelled += !strncmp(strchr(p, '{'), lbl, strlen(lbl));
+		}
+	}
+	assert_true(lines > 1000);
+	assert_int_equal(labelled, lines);
 	free(t);
 }
 
@@ -247,23 +308,33 @@ static void test_edges(void **state)
 {
 	(void)state;
 	assert_int_equal(engine_live_edge_ns(0), 10000);
-	assert_int_equal(engine_live_edge_ns(1), 11200);
-	assert_int_equal(engine_live_edge_ns(19), 90000);
-	assert_int_equal(engine_live_edge_ns(20), 100000);
-	assert_int_equal(engine_live_edge_ns(128), 25000000000ull);
-	assert_int_equal(engine_live_edge_ns(140), 100000000000ull);
-	assert_true(engine_live_edge_ns(141) == UINT64_MAX);
+	assert_int_equal(engine_live_edge_ns(1), 10290);
+	assert_int_equal(engine_live_edge_ns(8), 12590);
+	assert_int_equal(engine_live_edge_ns(79), 97160);
+	assert_int_equal(engine_live_edge_ns(80), 100000);
+	assert_int_equal(engine_live_edge_ns(512), 25120000000ull);
+	assert_int_equal(engine_live_edge_ns(560), 100000000000ull);
+	assert_true(engine_live_edge_ns(561) == UINT64_MAX);
+	double rmin = 2, rmax = 0;
 	for (size_t i = 1; i < ENGINE_LIVE_BUCKETS; i++) {
 		uint64_t lo = engine_live_edge_ns(i - 1), hi = engine_live_edge_ns(i);
-		assert_true(hi > lo);
-		assert_true((double)hi / (double)lo < 1.1429); /* the 14.3 % bound */
+		double r = (double)hi / (double)lo;
+		rmin = r < rmin ? r : rmin;
+		rmax = r > rmax ? r : rmax;
+		if (i % ENGINE_LIVE_PER_DECADE == 0) /* each decade exact */
+			assert_true(hi == 10 * engine_live_edge_ns(i - ENGINE_LIVE_PER_DECADE));
 	}
+	/* the 3 % bound of docs/metrics.md, and the hot path's table's
+	 * assumption (at most one edge in a factor 65/64) */
+	assert_true(rmax < 1.030);
+	assert_true(rmin > 65.0 / 64);
 	assert_int_equal(engine_live_bucket(0), 0);
 	assert_int_equal(engine_live_bucket(10000), 0);
 	assert_int_equal(engine_live_bucket(10001), 1);
-	assert_int_equal(engine_live_bucket(11200), 1);
-	assert_int_equal(engine_live_bucket(99999), 20);
-	assert_int_equal(engine_live_bucket(100000000000ull), 140);
+	assert_int_equal(engine_live_bucket(10290), 1);
+	assert_int_equal(engine_live_bucket(10291), 2);
+	assert_int_equal(engine_live_bucket(99999), 80);
+	assert_int_equal(engine_live_bucket(100000000000ull), 560);
 	assert_int_equal(engine_live_bucket(100000000001ull), ENGINE_LIVE_BUCKETS);
 	assert_int_equal(engine_live_bucket(UINT64_MAX), ENGINE_LIVE_BUCKETS);
 	/* every edge, and its neighbours, against a plain linear search */
@@ -302,15 +373,15 @@ static void test_quantile(void **state)
 	(void)state;
 	uint64_t b[ENGINE_LIVE_BUCKETS + 1] = {0};
 	assert_true(isnan(metrics_quantile(b, 0.5)));
-	/* 10 in (90, 100] us: linear inside the bucket */
-	b[20] = 10;
-	assert_near(metrics_quantile(b, 0.5), 95e-6, 1e-15);
+	/* 10 in (97.16, 100] us: linear inside the bucket */
+	b[80] = 10;
+	assert_near(metrics_quantile(b, 0.5), 98.58e-6, 1e-15);
 	assert_near(metrics_quantile(b, 1.0), 100e-6, 1e-15);
-	assert_near(metrics_quantile(b, 0.0), 90e-6, 1e-15);
+	assert_near(metrics_quantile(b, 0.0), 97.16e-6, 1e-15);
 	/* and 10 more in the first bucket, [0, 10] us */
 	b[0] = 10;
 	assert_near(metrics_quantile(b, 0.25), 5e-6, 1e-15);
-	assert_near(metrics_quantile(b, 0.75), 95e-6, 1e-15);
+	assert_near(metrics_quantile(b, 0.75), 98.58e-6, 1e-15);
 	/* only overflow: the last edge, 100 s */
 	memset(b, 0, sizeof b);
 	b[ENGINE_LIVE_BUCKETS] = 3;
@@ -322,6 +393,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_families),
 		cmocka_unit_test(test_openmetrics_and_labels),
+		cmocka_unit_test(test_run_labels_and_build_info),
 		cmocka_unit_test(test_negotiate),
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_quantile),

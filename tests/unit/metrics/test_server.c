@@ -40,7 +40,7 @@ static char *exchange(uint16_t port, const char *req, size_t len)
 			break; /* the server may answer and close before reading it all */
 		off += (size_t)k;
 	}
-	size_t cap = 1 << 16, n = 0;
+	size_t cap = 1 << 22, n = 0; /* 8 variants of 561 buckets: about 600 KB */
 	char *buf = malloc(cap + 1);
 	assert_non_null(buf);
 	for (;;) {
