@@ -327,7 +327,10 @@ int cmd_history(int argc, char **argv)
 	if (npos > 1) {
 		const char *verb = pos[1];
 		if (strcmp(verb, "show") && strcmp(verb, "export") && strcmp(verb, "add")) {
-			fprintf(stderr, "pacer history: '%s': expected show, export or add\n", verb);
+			static const char *const words[] = {"show", "export", "add"};
+			char dym[64];
+			fprintf(stderr, "pacer history: '%s': expected show, export or add%s\n",
+				verb, opts_did_you_mean(dym, sizeof dym, verb, words, 3));
 			return EXIT_USAGE;
 		}
 		if (npos != 3) {
@@ -360,15 +363,23 @@ int cmd_history(int argc, char **argv)
 	if (trend) {
 		int m = headline_metric_parse(trend);
 		if (m < 0) {
-			fprintf(stderr, "pacer history: --trend '%s': expected achieved, p50, p90, p99, "
-					"p99.9, errors, capacity, cpu or cost\n",
-				trend);
+			const char *names[HM_COUNT];
+			for (int i = 0; i < HM_COUNT; i++)
+				names[i] = headline_metric_name((enum headline_metric)i);
+			char dym[64];
+			fprintf(stderr,
+				"pacer history: --trend '%s': expected achieved, p50, p90, p99, "
+				"p99.9, errors, capacity, cpu or cost%s\n",
+				trend, opts_did_you_mean(dym, sizeof dym, trend, names, HM_COUNT));
 			return EXIT_USAGE;
 		}
 		c.trend = (enum headline_metric)m;
 	}
 	if (kind && strcmp(kind, "run") && strcmp(kind, "ramp") && strcmp(kind, "compare")) {
-		fprintf(stderr, "pacer history: --kind '%s': expected run, ramp or compare\n", kind);
+		static const char *const words[] = {"run", "ramp", "compare"};
+		char dym[64];
+		fprintf(stderr, "pacer history: --kind '%s': expected run, ramp or compare%s\n",
+			kind, opts_did_you_mean(dym, sizeof dym, kind, words, 3));
 		return EXIT_USAGE;
 	}
 	struct history_db *h;

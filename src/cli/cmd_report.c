@@ -91,12 +91,20 @@ static int trend_metrics(const char *list, struct trend_ctx *t)
 	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		int m = headline_metric_parse(tok);
-		if (m < 0 || t->n_metrics == REPORT_TREND_MAX_METRICS) {
+		if (m < 0) {
+			const char *names[HM_COUNT];
+			for (int i = 0; i < HM_COUNT; i++)
+				names[i] = headline_metric_name((enum headline_metric)i);
+			char dym[64];
 			fprintf(stderr,
-				m < 0 ? "pacer report: --trend '%s': expected up to 4 of achieved, p50, "
-					"p90, p99, p99.9, errors, capacity, cpu, cost\n"
-				      : "pacer report: --trend '%s': at most 4 metrics\n",
-				list);
+				"pacer report: --trend '%s': '%s' is none of achieved, p50, p90, p99, "
+				"p99.9, errors, capacity, cpu, cost%s\n",
+				list, tok,
+				opts_did_you_mean(dym, sizeof dym, tok, names, HM_COUNT));
+			return EXIT_USAGE;
+		}
+		if (t->n_metrics == REPORT_TREND_MAX_METRICS) {
+			fprintf(stderr, "pacer report: --trend '%s': at most 4 metrics\n", list);
 			return EXIT_USAGE;
 		}
 		t->metrics[t->n_metrics++] = m;
@@ -144,8 +152,12 @@ int cmd_report(int argc, char **argv)
 	char err[1024];
 	enum report_format fmt;
 	if (report_format_parse(format, &fmt) != 0) {
-		fprintf(stderr, "pacer report: --format '%s': expected md, html, text, csv, hgrm or hlog\n",
-			format);
+		static const char *const words[] = {"md",   "html", "text",     "csv",
+						    "hgrm", "hlog", "markdown", "txt"};
+		char dym[64];
+		fprintf(stderr,
+			"pacer report: --format '%s': expected md, html, text, csv, hgrm or hlog%s\n",
+			format, opts_did_you_mean(dym, sizeof dym, format, words, 6));
 		return EXIT_USAGE;
 	}
 	if (dir && (opts_given(tab, ntab, "format") || opts_given(tab, ntab, "out"))) {
@@ -168,7 +180,10 @@ int cmd_report(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		if (strcmp(rows, "summary") && strcmp(rows, "kind")) {
-			fprintf(stderr, "pacer report: --rows '%s': expected kind or summary\n", rows);
+			static const char *const words[] = {"kind", "summary"};
+			char dym[64];
+			fprintf(stderr, "pacer report: --rows '%s': expected kind or summary%s\n",
+				rows, opts_did_you_mean(dym, sizeof dym, rows, words, 2));
 			return EXIT_USAGE;
 		}
 		csv_summary = !strcmp(rows, "summary");

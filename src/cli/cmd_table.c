@@ -431,7 +431,10 @@ int cmd_table(int argc, char **argv)
 		table_usage(stdout);
 		return EXIT_OK;
 	}
-	fprintf(stderr, "pacer table: unknown command '%s' (expected hash, show or generate)\n", sub);
+	static const char *const words[] = {"hash", "show", "generate"};
+	char dym[64];
+	fprintf(stderr, "pacer table: unknown command '%s' (expected hash, show or generate)%s\n",
+		sub, opts_did_you_mean(dym, sizeof dym, sub, words, 3));
 	return EXIT_USAGE;
 }
 

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/help.h"
+#include "cli/opts.h"
 #include "cli/signals.h"
 #include "target/plan.h"
 
@@ -85,6 +86,17 @@ static void usage(FILE *f)
 	cli_help_print(f, &h, NULL, 0);
 }
 
+/* " (did you mean CMD?)" for a mistyped command name, else "". */
+static const char *near_command(char *buf, size_t cap, const char *name)
+{
+	const char *names[N_COMMANDS + 2];
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		names[i] = commands[i].name;
+	names[N_COMMANDS] = "version";
+	names[N_COMMANDS + 1] = "help";
+	return opts_did_you_mean(buf, cap, name, names, N_COMMANDS + 2);
+}
+
 /* A command's --help in the current format. */
 static int command_help(const struct command *c)
 {
@@ -103,7 +115,9 @@ static int dump_man(const char *name)
 	}
 	const struct command *c = find(name);
 	if (!c) {
-		fprintf(stderr, "pacer --dump-man: unknown command '%s'\n", name);
+		char dym[64];
+		fprintf(stderr, "pacer --dump-man: unknown command '%s'%s\n", name,
+			near_command(dym, sizeof dym, name));
 		return EXIT_USAGE;
 	}
 	return command_help(c);
@@ -181,8 +195,10 @@ int main(int argc, char **argv)
 		if (argc > 2) {
 			c = find(argv[2]);
 			if (!c) {
-				fprintf(stderr, "pacer help: unknown command '%s' (see pacer help)\n",
-					argv[2]);
+				char dym[64];
+				fprintf(stderr,
+					"pacer help: unknown command '%s'%s (see pacer help)\n",
+					argv[2], near_command(dym, sizeof dym, argv[2]));
 				return EXIT_USAGE;
 			}
 			return command_help(c);
@@ -194,6 +210,8 @@ int main(int argc, char **argv)
 		return dump_man(argc > 2 ? argv[2] : NULL);
 	if (strcmp(cmd, "--dump-completion") == 0)
 		return dump_completion();
-	fprintf(stderr, "pacer: unknown command '%s' (see pacer help)\n", cmd);
+	char dym[64];
+	fprintf(stderr, "pacer: unknown command '%s'%s (see pacer help)\n", cmd,
+		near_command(dym, sizeof dym, cmd));
 	return EXIT_USAGE;
 }

@@ -50,8 +50,10 @@ int cli_parse_arrival(const char *cmd, const char *arrival, struct run_plan *pla
 	else if (strcmp(arrival, "poisson") == 0)
 		plan->arrival = SCHED_POISSON;
 	else {
-		fprintf(stderr, "pacer %s: --arrival '%s': expected constant or poisson\n", cmd,
-			arrival);
+		static const char *const words[] = {"constant", "poisson"};
+		char dym[64];
+		fprintf(stderr, "pacer %s: --arrival '%s': expected constant or poisson%s\n", cmd,
+			arrival, opts_did_you_mean(dym, sizeof dym, arrival, words, 2));
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -64,7 +66,10 @@ int cli_parse_order(const char *cmd, const char *order, struct run_plan *plan)
 	else if (!strcmp(order, "random"))
 		plan->order_random = true;
 	else {
-		fprintf(stderr, "pacer %s: --order '%s': expected sequential or random\n", cmd, order);
+		static const char *const words[] = {"sequential", "random"};
+		char dym[64];
+		fprintf(stderr, "pacer %s: --order '%s': expected sequential or random%s\n", cmd,
+			order, opts_did_you_mean(dym, sizeof dym, order, words, 2));
 		return EXIT_USAGE;
 	}
 	return 0;

@@ -37,7 +37,19 @@ static int start_embedded(struct measure *s, struct run_plan *plan)
 			return measure_fail(s, MEASURE_EUSAGE, "--self-contained: %s", err);
 		}
 	} else if (rc == PACER_EPARSE) {
-		return measure_fail(s, MEASURE_EUSAGE, "--self-contained=%s: no such built-in plan or plan file (see pacer serve --list-plans)", name);
+		size_t np;
+		const struct target_builtin *b = target_plan_builtins(&np);
+		struct text_near near;
+		text_near_init(&near, name);
+		for (size_t i = 0; i < np; i++)
+			text_near_offer(&near, b[i].name);
+		char dym[96] = "";
+		if (near.best)
+			snprintf(dym, sizeof dym, "; did you mean %s?", near.best);
+		return measure_fail(
+			s, MEASURE_EUSAGE,
+			"--self-contained=%s: no such built-in plan or plan file (see pacer serve --list-plans%s)",
+			name, dym);
 	} else if (rc) {
 		return measure_fail(s, MEASURE_ERUNTIME, "--self-contained=%s: %s", name, err_name(rc));
 	}
@@ -130,8 +142,12 @@ int measure_build(struct measure *s, struct run_plan *plan)
 	if (rc)
 		return rc;
 	if (plan->method && req_method_check(plan->method) < 0) {
-		return measure_fail(s, MEASURE_EUSAGE, "--method '%s': not a valid method token",
-			plan->method);
+		bool digits = strspn(plan->method, "0123456789") == strlen(plan->method);
+		return measure_fail(
+			s, MEASURE_EUSAGE, "--method '%s': %s", plan->method,
+			digits ? "a number is no method (h2load's -m N, streams per connection, is "
+				 "--max-streams here)"
+			       : "not a valid method token");
 	}
 	if ((rc = measure_req_body(s, plan)) || (rc = measure_script_load(s, plan)) ||
 	    (rc = measure_req_encode(s, plan)))
