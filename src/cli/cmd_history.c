@@ -254,13 +254,13 @@ static int add_file(const char *db, const char *file)
 	size_t len = 0;
 	int rc = file_read_all(file, RESULT_READ_CAP, &buf, &len);
 	if (rc) {
-		fprintf(stderr, "pacer history: %s: cannot read: %s\n", file,
+		fprintf(stderr, "pacer history: %s: cannot read: %s\n", file_shown(file),
 			rc == PACER_ETOOBIG ? "too big" : err_name(rc));
 		return EXIT_USAGE;
 	}
 	/* checked first, so a message about the result names its file */
 	struct loaded_result r;
-	rc = result_read_mem(&r, buf, len, file, err, sizeof err);
+	rc = result_read_mem(&r, buf, len, file_shown(file), err, sizeof err);
 	if (rc) {
 		free(buf);
 		print_err("history", rc == -ENOMEM ? "out of memory" : err);
@@ -632,6 +632,9 @@ int cmd_diff(int argc, char **argv)
 		print_err("diff", err);
 		return EXIT_USAGE;
 	}
+	if ((!strcmp(pos[0], "-") && !opts_stdin_take("diff", "OLD -")) ||
+	    (!strcmp(pos[1], "-") && !opts_stdin_take("diff", "NEW -")))
+		return EXIT_USAGE;
 	struct loaded_result a, b;
 	rc = cli_result_load_src(&a, pos[0], err, sizeof err);
 	if (rc) {

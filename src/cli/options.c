@@ -144,6 +144,13 @@ int cli_options_apply(struct measure *s, struct run_plan *p, const struct opt *t
 		}
 		p->start_at_text = s->start_at_arg;
 	}
+	/* standard input is one input: the first "-" takes it */
+	if ((s->requests_file && !strcmp(s->requests_file, "-") &&
+	     !opts_stdin_take(s->cmd, "--requests-file -")) ||
+	    (s->body_arg && !strcmp(s->body_arg, "@-") && !opts_stdin_take(s->cmd, "--body @-")) ||
+	    (s->script_path && !strcmp(s->script_path, "-") &&
+	     !opts_stdin_take(s->cmd, "--script -")))
+		return EXIT_USAGE;
 	p->headers = s->headers.v;
 	p->n_headers = s->headers.n;
 	for (size_t i = 0; i < s->redact_headers.n; i++)

@@ -511,3 +511,17 @@ const char *opts_did_you_mean(char *buf, size_t cap, const char *word, const cha
 		buf[0] = '\0';
 	return buf;
 }
+
+bool opts_stdin_take(const char *cmd, const char *what)
+{
+	static char first[64];
+	if (first[0]) {
+		fprintf(stderr,
+			"pacer %s: %s: standard input is already %s's (only one input can be "
+			"-)\n",
+			cmd, what, first);
+		return false;
+	}
+	snprintf(first, sizeof first, "%s", what);
+	return true;
+}

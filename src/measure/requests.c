@@ -367,7 +367,25 @@ int measure_req_body(struct measure *s, struct run_plan *plan)
 		return 0;
 	if (s->body_arg[0] == '@') {
 		size_t len = 0;
-		int rc = file_read_all(s->body_arg + 1, MAX_BODY_BYTES, &s->body_buf, &len);
+		int rc;
+		if (!strcmp(s->body_arg, "@-")) {
+			/* standard input, read once per process: compare's variants
+			 * each take a copy of the same bytes */
+			static char *in;
+			static size_t in_len;
+			static int in_rc = 1; /* 1: not read yet */
+			if (in_rc == 1)
+				in_rc = file_read_all("-", MAX_BODY_BYTES, &in, &in_len);
+			rc = in_rc;
+			if (!rc && !(s->body_buf = malloc(in_len + 1)))
+				rc = -ENOMEM;
+			if (!rc) {
+				memcpy(s->body_buf, in, in_len + 1);
+				len = in_len;
+			}
+		} else {
+			rc = file_read_all(s->body_arg + 1, MAX_BODY_BYTES, &s->body_buf, &len);
+		}
 		if (rc) {
 			return measure_fail(s, MEASURE_EUSAGE, "--body %s: cannot read: %s", s->body_arg,
 				rc == PACER_ETOOBIG ? "larger than 64 MiB" : err_name(rc));
