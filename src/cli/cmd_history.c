@@ -115,12 +115,28 @@ static void history_usage(FILE *f, struct opt *tab, size_t n)
 struct list_ctx {
 	enum headline_metric trend; /* HM_COUNT: a plain listing */
 	size_t rows;
-	/* --trend: the newest row's conditions, against which the others are
-	 * marked not comparable */
-	char ref_hash[80], ref_cpu[160], ref_target[512], ref_kind[16];
-	double ref_cores;
+	/* --trend: the newest row's result, against which the others are
+	 * judged comparable by pacer diff's rule (history/diff.h) */
+	struct history_db *db;
+	struct loaded_result ref;
+	char ref_target[512];
 	bool have_ref;
 };
+
+/* The stored result of row id, parsed. 0 or a code (then *r is empty). */
+static int load_row(struct history_db *db, int64_t id, struct loaded_result *r)
+{
+	char err[512], name[32];
+	char *json = NULL;
+	size_t len = 0;
+	memset(r, 0, sizeof *r);
+	int rc = history_get(db, id, &json, &len, err, sizeof err);
+	snprintf(name, sizeof name, "run %lld", (long long)id);
+	if (!rc)
+		rc = result_read_mem(r, json, len, name, err, sizeof err);
+	free(json);
+	return rc;
+}
 
 static int list_row(void *arg, const struct history_row *r)
 {
@@ -150,21 +166,27 @@ static int list_row(void *arg, const struct history_row *r)
 		if (!c->rows)
 			printf("%5s  %-16s  %10s  %s\n", "id", "recorded (UTC)",
 			       headline_metric_name(c->trend), "comparable with the newest");
-		const char *why = NULL;
-		/* self-contained: the loopback port is in the hash; the target names
-		 * the embedded plan instead (history/diff.h) */
-		bool sc = !strncmp(h->target, "self-contained:", 15) &&
-			  !strncmp(c->ref_target, "self-contained:", 15);
-		if (strcmp(c->ref_kind, h->kind))
-			why = "no: another kind";
-		else if (sc ? strcmp(c->ref_target, h->target) != 0 : strcmp(c->ref_hash, h->table_hash) != 0)
-			why = sc ? "no: another embedded plan" : "no: table hash differs";
-		else if (strcmp(c->ref_cpu, h->cpu_model) || c->ref_cores != h->cores)
-			why = "no: hardware differs";
-		else if (strcmp(c->ref_target, h->target))
-			why = "yes (another target)";
+		/* pacer diff's rule, the newest run as NEW */
+		char why[128] = "yes";
+		struct loaded_result row;
+		struct diff_result *dr = malloc(sizeof *dr);
+		if (!dr || !c->have_ref || load_row(c->db, r->id, &row)) {
+			snprintf(why, sizeof why, "no: %s",
+				 dr ? "the stored result does not read" : "out of memory");
+		} else {
+			diff_comparable(&row, &c->ref, dr);
+			result_free(&row);
+			if (!dr->comparable) {
+				char shown[64];
+				text_term_safe(shown, sizeof shown, dr->field);
+				snprintf(why, sizeof why, "no: %s differs", shown);
+			} else if (strcmp(c->ref_target, h->target)) {
+				snprintf(why, sizeof why, "yes (another target)");
+			}
+		}
+		free(dr);
 		printf("%5lld  %-16s  %10s  %s\n", (long long)r->id, when,
-		       fmt_metric(a, sizeof a, c->trend, h->v[c->trend]), why ? why : "yes");
+		       fmt_metric(a, sizeof a, c->trend, h->v[c->trend]), why);
 	}
 	c->rows++;
 	return 0;
@@ -173,12 +195,8 @@ static int list_row(void *arg, const struct history_row *r)
 static int ref_row(void *arg, const struct history_row *r)
 {
 	struct list_ctx *c = arg;
-	snprintf(c->ref_hash, sizeof c->ref_hash, "%s", r->h.table_hash);
-	snprintf(c->ref_kind, sizeof c->ref_kind, "%s", r->h.kind);
-	snprintf(c->ref_cpu, sizeof c->ref_cpu, "%s", r->h.cpu_model);
 	snprintf(c->ref_target, sizeof c->ref_target, "%s", r->h.target);
-	c->ref_cores = r->h.cores;
-	c->have_ref = true;
+	c->have_ref = load_row(c->db, r->id, &c->ref) == 0;
 	return 0;
 }
 
@@ -391,6 +409,7 @@ int cmd_history(int argc, char **argv)
 	}
 	struct history_filter f = {.target = target, .scenario = scenario, .table_hash = hash,
 				   .since = since, .until = until, .kind = kind, .limit = limit};
+	c.db = h;
 	if (trend) {
 		struct history_filter newest = f;
 		newest.limit = 1;
@@ -404,6 +423,8 @@ int cmd_history(int argc, char **argv)
 	}
 	if (!rc)
 		rc = history_list(h, &f, list_row, &c, err, sizeof err);
+	if (c.have_ref)
+		result_free(&c.ref);
 	history_close(h);
 	if (rc) {
 		print_err("history", err);

@@ -4,12 +4,14 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/history_io.h"
 #include "cli/opts.h"
 #include "cli/help.h"
+#include "history/diff.h"
 #include "history/headline.h"
 #include "history/history.h"
 #include "cli/report_io.h"
@@ -47,6 +49,8 @@ static void usage(FILE *f, struct opt *tab, size_t n)
  * target), oldest first, the newest REPORT_TREND_MAX_POINTS kept. */
 struct trend_ctx {
 	struct history_headline ref;
+	const struct loaded_result *res; /* the reported result */
+	struct history_db *db;
 	int metrics[REPORT_TREND_MAX_METRICS];
 	size_t n_metrics;
 	struct report_trend_point pts[REPORT_TREND_MAX_POINTS];
@@ -65,12 +69,20 @@ static int trend_row(void *arg, const struct history_row *row)
 	p->id = (double)row->id;
 	for (size_t m = 0; m < t->n_metrics; m++)
 		p->v[m] = h->v[t->metrics[m]];
-	/* self-contained: the loopback port is in the hash; the target (equal
-	 * here) names the plan instead */
-	bool sc = !strncmp(h->target, "self-contained:", 15);
-	p->comparable = (sc || !strcmp(h->table_hash, t->ref.table_hash ? t->ref.table_hash : "")) &&
-			!strcmp(h->cpu_model, t->ref.cpu_model) && !strcmp(h->arch, t->ref.arch) &&
-			(h->cores == t->ref.cores || (isnan(h->cores) && isnan(t->ref.cores)));
+	/* pacer diff's rule (history/diff.h), the reported result as NEW */
+	p->comparable = false;
+	char *json = NULL, err[256];
+	size_t len = 0;
+	struct loaded_result r;
+	struct diff_result *d = malloc(sizeof *d);
+	if (d && !history_get(t->db, row->id, &json, &len, err, sizeof err) &&
+	    !result_read_mem(&r, json, len, "history run", err, sizeof err)) {
+		diff_comparable(&r, t->res, d);
+		p->comparable = d->comparable;
+		result_free(&r);
+	}
+	free(json);
+	free(d);
 	return 0;
 }
 
@@ -218,6 +230,8 @@ int cmd_report(int argc, char **argv)
 		struct history_filter f = {.target = tc.ref.target, .kind = tc.ref.kind,
 					   .oldest_first = true};
 		if (!rc) {
+			tc.res = &res;
+			tc.db = h;
 			rc = history_list(h, &f, trend_row, &tc, err, sizeof err);
 			history_close(h);
 		}
