@@ -134,8 +134,16 @@ int measure_build(struct measure *s, struct run_plan *plan)
 		char shown[512]; /* its control bytes (ESC, CR, LF) not echoed to the terminal */
 		snprintf(shown, sizeof shown, "%s", plan->url_str);
 		text_one_line(shown);
-		return measure_fail(s, MEASURE_EUSAGE, "bad URL '%s': %s", shown,
-			why ? why : "not understood");
+		/* a script where the URL goes: k6's habit, or a wrk script without -s */
+		size_t ul = strlen(shown);
+		const char *hint = "";
+		if (ul > 3 && !strstr(shown, "://") && !strcmp(shown + ul - 3, ".js"))
+			hint = " (pacer runs no k6 JavaScript: -s takes wrk's Lua interface, a request "
+			       "table --requests-file; docs/migrating.md)";
+		else if (ul > 4 && !strstr(shown, "://") && !strcmp(shown + ul - 4, ".lua"))
+			hint = " (a wrk script goes with -s FILE.lua, then the URL)";
+		return measure_fail(s, MEASURE_EUSAGE, "bad URL '%s': %s%s", shown,
+			why ? why : "not understood", hint);
 	}
 	s->url_http = url_http;
 	int rc = measure_net_tls(s, plan);

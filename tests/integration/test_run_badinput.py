@@ -161,6 +161,10 @@ class BadInputTest(PacerTestCase):
             (["--rps", "100"], "-r/--rate"),
             (["-targets=t.txt"], "--requests-file"),
         ]
+        for url, want in (("script.js", "pacer runs no k6 JavaScript"),
+                          ("script.lua", "a wrk script goes with -s FILE.lua")):
+            with self.subTest(url=url):
+                self.assert_usage_error([url, "--duration", "200ms", "--rate", 10], want)
         for extra, *mentions in cases:
             with self.subTest(args=extra):
                 mark = _ngx.log_mark()

@@ -113,7 +113,7 @@ static void test_example_pastes(void **state)
 {
 	(void)state;
 	for (int cols = 40; cols <= 130; cols += 15) {
-		char c[8];
+		char c[16];
 		snprintf(c, sizeof c, "%d", cols);
 		setenv("COLUMNS", c, 1);
 		char *t = render(HELP_TEXT);
