@@ -14,6 +14,7 @@
 #include "plan/scenario.h"
 #include "table/table.h"
 #include "util/err.h"
+#include "cli/opts.h"
 #include "util/file.h"
 
 static const struct cli_example bench_examples[] = {
@@ -57,13 +58,15 @@ int cmd_bench(int argc, char **argv)
 	size_t len = 0;
 	int rc = file_read_all(path, SCENARIO_FILE_CAP, &text, &len);
 	if (rc) {
-		fprintf(stderr, "pacer bench: %s: cannot read: %s\n", path,
+		fprintf(stderr, "pacer bench: %s: cannot read: %s\n", file_shown(path),
 			rc == PACER_ETOOBIG ? "larger than 1 MiB" : err_name(rc));
 		return EXIT_USAGE;
 	}
 	static struct scenario sc;
 	char err[1024];
-	rc = scenario_parse(text, len, path, &sc, err, sizeof err);
+	rc = scenario_parse(text, len, file_shown(path), &sc, err, sizeof err);
+	if (!strcmp(path, "-"))
+		opts_stdin_take("bench", "the scenario -");
 	free(text);
 	if (rc) {
 		fprintf(stderr, "pacer bench: %s\n", err);

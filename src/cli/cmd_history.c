@@ -141,12 +141,28 @@ static void sessions_line(const struct history_headline *h)
 struct list_ctx {
 	enum headline_metric trend; /* HM_COUNT: a plain listing */
 	size_t rows;
-	/* --trend: the newest row's conditions, against which the others are
-	 * marked not comparable */
-	char ref_hash[80], ref_cpu[160], ref_target[512], ref_kind[16];
-	double ref_cores;
+	/* --trend: the newest row's result, against which the others are
+	 * judged comparable by pacer diff's rule (history/diff.h) */
+	struct history_db *db;
+	struct loaded_result ref;
+	char ref_target[512];
 	bool have_ref;
 };
+
+/* The stored result of row id, parsed. 0 or a code (then *r is empty). */
+static int load_row(struct history_db *db, int64_t id, struct loaded_result *r)
+{
+	char err[512], name[32];
+	char *json = NULL;
+	size_t len = 0;
+	memset(r, 0, sizeof *r);
+	int rc = history_get(db, id, &json, &len, err, sizeof err);
+	snprintf(name, sizeof name, "run %lld", (long long)id);
+	if (!rc)
+		rc = result_read_mem(r, json, len, name, err, sizeof err);
+	free(json);
+	return rc;
+}
 
 static int list_row(void *arg, const struct history_row *r)
 {
@@ -178,21 +194,27 @@ static int list_row(void *arg, const struct history_row *r)
 		if (!c->rows)
 			printf("%5s  %-16s  %10s  %s\n", "id", "recorded (UTC)",
 			       headline_metric_name(c->trend), "comparable with the newest");
-		const char *why = NULL;
-		/* self-contained: the loopback port is in the hash; the target names
-		 * the embedded plan instead (history/diff.h) */
-		bool sc = !strncmp(h->target, "self-contained:", 15) &&
-			  !strncmp(c->ref_target, "self-contained:", 15);
-		if (strcmp(c->ref_kind, h->kind))
-			why = "no: another kind";
-		else if (sc ? strcmp(c->ref_target, h->target) != 0 : strcmp(c->ref_hash, h->table_hash) != 0)
-			why = sc ? "no: another embedded plan" : "no: table hash differs";
-		else if (strcmp(c->ref_cpu, h->cpu_model) || c->ref_cores != h->cores)
-			why = "no: hardware differs";
-		else if (strcmp(c->ref_target, h->target))
-			why = "yes (another target)";
+		/* pacer diff's rule, the newest run as NEW */
+		char why[128] = "yes";
+		struct loaded_result row;
+		struct diff_result *dr = malloc(sizeof *dr);
+		if (!dr || !c->have_ref || load_row(c->db, r->id, &row)) {
+			snprintf(why, sizeof why, "no: %s",
+				 dr ? "the stored result does not read" : "out of memory");
+		} else {
+			diff_comparable(&row, &c->ref, dr);
+			result_free(&row);
+			if (!dr->comparable) {
+				char shown[64];
+				text_term_safe(shown, sizeof shown, dr->field);
+				snprintf(why, sizeof why, "no: %s differs", shown);
+			} else if (strcmp(c->ref_target, h->target)) {
+				snprintf(why, sizeof why, "yes (another target)");
+			}
+		}
+		free(dr);
 		printf("%5lld  %-16s  %10s  %s\n", (long long)r->id, when,
-		       fmt_metric(a, sizeof a, c->trend, h->v[c->trend]), why ? why : "yes");
+		       fmt_metric(a, sizeof a, c->trend, h->v[c->trend]), why);
 	}
 	c->rows++;
 	return 0;
@@ -201,12 +223,8 @@ static int list_row(void *arg, const struct history_row *r)
 static int ref_row(void *arg, const struct history_row *r)
 {
 	struct list_ctx *c = arg;
-	snprintf(c->ref_hash, sizeof c->ref_hash, "%s", r->h.table_hash);
-	snprintf(c->ref_kind, sizeof c->ref_kind, "%s", r->h.kind);
-	snprintf(c->ref_cpu, sizeof c->ref_cpu, "%s", r->h.cpu_model);
 	snprintf(c->ref_target, sizeof c->ref_target, "%s", r->h.target);
-	c->ref_cores = r->h.cores;
-	c->have_ref = true;
+	c->have_ref = load_row(c->db, r->id, &c->ref) == 0;
 	return 0;
 }
 
@@ -282,13 +300,13 @@ static int add_file(const char *db, const char *file)
 	size_t len = 0;
 	int rc = file_read_all(file, RESULT_READ_CAP, &buf, &len);
 	if (rc) {
-		fprintf(stderr, "pacer history: %s: cannot read: %s\n", file,
+		fprintf(stderr, "pacer history: %s: cannot read: %s\n", file_shown(file),
 			rc == PACER_ETOOBIG ? "too big" : err_name(rc));
 		return EXIT_USAGE;
 	}
 	/* checked first, so a message about the result names its file */
 	struct loaded_result r;
-	rc = result_read_mem(&r, buf, len, file, err, sizeof err);
+	rc = result_read_mem(&r, buf, len, file_shown(file), err, sizeof err);
 	if (rc) {
 		free(buf);
 		print_err("history", rc == -ENOMEM ? "out of memory" : err);
@@ -355,7 +373,10 @@ int cmd_history(int argc, char **argv)
 	if (npos > 1) {
 		const char *verb = pos[1];
 		if (strcmp(verb, "show") && strcmp(verb, "export") && strcmp(verb, "add")) {
-			fprintf(stderr, "pacer history: '%s': expected show, export or add\n", verb);
+			static const char *const words[] = {"show", "export", "add"};
+			char dym[64];
+			fprintf(stderr, "pacer history: '%s': expected show, export or add%s\n",
+				verb, opts_did_you_mean(dym, sizeof dym, verb, words, 3));
 			return EXIT_USAGE;
 		}
 		if (npos != 3) {
@@ -388,16 +409,22 @@ int cmd_history(int argc, char **argv)
 	if (trend) {
 		int m = headline_metric_parse(trend);
 		if (m < 0) {
+			const char *names[HM_COUNT];
+			for (int i = 0; i < HM_COUNT; i++)
+				names[i] = headline_metric_name((enum headline_metric)i);
+			char dym[64];
 			fprintf(stderr,
-				"pacer history: --trend '%s': expected one of " HEADLINE_METRIC_LIST
-				"\n",
-				trend);
+				"pacer history: --trend '%s': expected one of " HEADLINE_METRIC_LIST "%s\n",
+				trend, opts_did_you_mean(dym, sizeof dym, trend, names, HM_COUNT));
 			return EXIT_USAGE;
 		}
 		c.trend = (enum headline_metric)m;
 	}
 	if (kind && strcmp(kind, "run") && strcmp(kind, "ramp") && strcmp(kind, "compare")) {
-		fprintf(stderr, "pacer history: --kind '%s': expected run, ramp or compare\n", kind);
+		static const char *const words[] = {"run", "ramp", "compare"};
+		char dym[64];
+		fprintf(stderr, "pacer history: --kind '%s': expected run, ramp or compare%s\n",
+			kind, opts_did_you_mean(dym, sizeof dym, kind, words, 3));
 		return EXIT_USAGE;
 	}
 	struct history_db *h;
@@ -409,6 +436,7 @@ int cmd_history(int argc, char **argv)
 	}
 	struct history_filter f = {.target = target, .scenario = scenario, .table_hash = hash,
 				   .since = since, .until = until, .kind = kind, .limit = limit};
+	c.db = h;
 	if (trend) {
 		struct history_filter newest = f;
 		newest.limit = 1;
@@ -422,6 +450,8 @@ int cmd_history(int argc, char **argv)
 	}
 	if (!rc)
 		rc = history_list(h, &f, list_row, &c, err, sizeof err);
+	if (c.have_ref)
+		result_free(&c.ref);
 	history_close(h);
 	if (rc) {
 		print_err("history", err);
@@ -686,6 +716,9 @@ int cmd_diff(int argc, char **argv)
 		print_err("diff", err);
 		return EXIT_USAGE;
 	}
+	if ((!strcmp(pos[0], "-") && !opts_stdin_take("diff", "OLD -")) ||
+	    (!strcmp(pos[1], "-") && !opts_stdin_take("diff", "NEW -")))
+		return EXIT_USAGE;
 	struct loaded_result a, b;
 	rc = cli_result_load_src(&a, pos[0], err, sizeof err);
 	if (rc) {

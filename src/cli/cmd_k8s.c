@@ -227,7 +227,7 @@ int cmd_k8s(int argc, char **argv)
 	size_t len = 0;
 	rc = file_read_all(pos[0], SCENARIO_FILE_CAP, &text, &len);
 	if (rc) {
-		fprintf(stderr, "pacer k8s: %s: cannot read: %s\n", pos[0],
+		fprintf(stderr, "pacer k8s: %s: cannot read: %s\n", file_shown(pos[0]),
 			rc == PACER_ETOOBIG ? "larger than 1 MiB" : err_name(rc));
 		return EXIT_USAGE;
 	}
@@ -236,7 +236,7 @@ int cmd_k8s(int argc, char **argv)
 		free(text);
 		return EXIT_RUNTIME;
 	}
-	rc = scenario_parse(text, len, pos[0], sc, err, sizeof err);
+	rc = scenario_parse(text, len, file_shown(pos[0]), sc, err, sizeof err);
 	int code = EXIT_USAGE;
 	if (rc) {
 		fprintf(stderr, "pacer k8s: %s\n", err);

@@ -96,6 +96,8 @@ static int read_arg(const char *arg, struct srcs *s)
 {
 	const char *path = strcmp(arg, "-") ? arg : "/dev/stdin";
 	const char *shown = strcmp(arg, "-") ? arg : "stdin";
+	if (!strcmp(arg, "-") && !opts_stdin_take("merge", "SEGMENT -"))
+		return EXIT_USAGE;
 	char *buf;
 	size_t len;
 	int rc = file_read_all(path, MERGE_LOG_CAP, &buf, &len);

@@ -4,12 +4,14 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/history_io.h"
 #include "cli/opts.h"
 #include "cli/help.h"
+#include "history/diff.h"
 #include "history/headline.h"
 #include "history/history.h"
 #include "cli/report_io.h"
@@ -47,6 +49,8 @@ static void usage(FILE *f, struct opt *tab, size_t n)
  * target), oldest first, the newest REPORT_TREND_MAX_POINTS kept. */
 struct trend_ctx {
 	struct history_headline ref;
+	const struct loaded_result *res; /* the reported result */
+	struct history_db *db;
 	int metrics[REPORT_TREND_MAX_METRICS];
 	size_t n_metrics;
 	struct report_trend_point pts[REPORT_TREND_MAX_POINTS];
@@ -65,12 +69,20 @@ static int trend_row(void *arg, const struct history_row *row)
 	p->id = (double)row->id;
 	for (size_t m = 0; m < t->n_metrics; m++)
 		p->v[m] = h->v[t->metrics[m]];
-	/* self-contained: the loopback port is in the hash; the target (equal
-	 * here) names the plan instead */
-	bool sc = !strncmp(h->target, "self-contained:", 15);
-	p->comparable = (sc || !strcmp(h->table_hash, t->ref.table_hash ? t->ref.table_hash : "")) &&
-			!strcmp(h->cpu_model, t->ref.cpu_model) && !strcmp(h->arch, t->ref.arch) &&
-			(h->cores == t->ref.cores || (isnan(h->cores) && isnan(t->ref.cores)));
+	/* pacer diff's rule (history/diff.h), the reported result as NEW */
+	p->comparable = false;
+	char *json = NULL, err[256];
+	size_t len = 0;
+	struct loaded_result r;
+	struct diff_result *d = malloc(sizeof *d);
+	if (d && !history_get(t->db, row->id, &json, &len, err, sizeof err) &&
+	    !result_read_mem(&r, json, len, "history run", err, sizeof err)) {
+		diff_comparable(&r, t->res, d);
+		p->comparable = d->comparable;
+		result_free(&r);
+	}
+	free(json);
+	free(d);
 	return 0;
 }
 
@@ -100,12 +112,19 @@ static int trend_metrics(const char *list, struct trend_ctx *t)
 	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		int m = headline_metric_parse(tok);
-		if (m < 0 || t->n_metrics == REPORT_TREND_MAX_METRICS) {
+		if (m < 0) {
+			const char *names[HM_COUNT];
+			for (int i = 0; i < HM_COUNT; i++)
+				names[i] = headline_metric_name((enum headline_metric)i);
+			char dym[64];
 			fprintf(stderr,
-				m < 0 ? "pacer report: --trend '%s': expected up to 4 of " HEADLINE_METRIC_LIST
-					"\n"
-				      : "pacer report: --trend '%s': at most 4 metrics\n",
-				list);
+				"pacer report: --trend '%s': '%s' is none of " HEADLINE_METRIC_LIST "%s\n",
+				list, tok,
+				opts_did_you_mean(dym, sizeof dym, tok, names, HM_COUNT));
+			return EXIT_USAGE;
+		}
+		if (t->n_metrics == REPORT_TREND_MAX_METRICS) {
+			fprintf(stderr, "pacer report: --trend '%s': at most 4 metrics\n", list);
 			return EXIT_USAGE;
 		}
 		t->metrics[t->n_metrics++] = m;
@@ -153,8 +172,12 @@ int cmd_report(int argc, char **argv)
 	char err[1024];
 	enum report_format fmt;
 	if (report_format_parse(format, &fmt) != 0) {
-		fprintf(stderr, "pacer report: --format '%s': expected md, html, text, csv, hgrm or hlog\n",
-			format);
+		static const char *const words[] = {"md",   "html", "text",     "csv",
+						    "hgrm", "hlog", "markdown", "txt"};
+		char dym[64];
+		fprintf(stderr,
+			"pacer report: --format '%s': expected md, html, text, csv, hgrm or hlog%s\n",
+			format, opts_did_you_mean(dym, sizeof dym, format, words, 6));
 		return EXIT_USAGE;
 	}
 	if (dir && (opts_given(tab, ntab, "format") || opts_given(tab, ntab, "out"))) {
@@ -177,7 +200,10 @@ int cmd_report(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		if (strcmp(rows, "summary") && strcmp(rows, "kind")) {
-			fprintf(stderr, "pacer report: --rows '%s': expected kind or summary\n", rows);
+			static const char *const words[] = {"kind", "summary"};
+			char dym[64];
+			fprintf(stderr, "pacer report: --rows '%s': expected kind or summary%s\n",
+				rows, opts_did_you_mean(dym, sizeof dym, rows, words, 2));
 			return EXIT_USAGE;
 		}
 		csv_summary = !strcmp(rows, "summary");
@@ -212,6 +238,8 @@ int cmd_report(int argc, char **argv)
 		struct history_filter f = {.target = tc.ref.target, .kind = tc.ref.kind,
 					   .oldest_first = true};
 		if (!rc) {
+			tc.res = &res;
+			tc.db = h;
 			rc = history_list(h, &f, trend_row, &tc, err, sizeof err);
 			history_close(h);
 		}

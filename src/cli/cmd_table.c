@@ -274,9 +274,9 @@ static int hash_or_show(int argc, char **argv, bool show)
 		return rc;
 	}
 	struct table_wire w;
-	char hex[65];
+	char hex[65], whex[65];
 	int erc = table_encode(t, PACER_USER_AGENT, o.headers.v, o.headers.n, &w, err, sizeof err);
-	if (!erc && (erc = table_wire_hash(&w, hex)))
+	if (!erc && (erc = table_wire_hashes(&w, hex, whex)))
 		snprintf(err, sizeof err, "cannot compute SHA-256");
 	strlist_free(&o.headers);
 	if (erc) {
@@ -298,6 +298,7 @@ static int hash_or_show(int argc, char **argv, bool show)
 		printf("table     %s (%s)\n", t->source, table_format_name(t->format));
 		printf("requests  %s\n", units_fmt_thousands(a, sizeof a, (double)t->n, 0));
 		printf("sha256    %s\n", hex);
+		printf("workload  %s (what is sent, not where: docs/tables.md#the-hash)\n", whex);
 		counts("hosts", s.hosts, s.n_hosts, s.n);
 		counts("methods", s.methods, s.n_methods, s.n);
 		counts(s.shapes_known ? "shapes" : "shapes (path templates)", s.shapes, s.n_shapes, s.n);
@@ -431,7 +432,10 @@ int cmd_table(int argc, char **argv)
 		table_usage(stdout);
 		return EXIT_OK;
 	}
-	fprintf(stderr, "pacer table: unknown command '%s' (expected hash, show or generate)\n", sub);
+	static const char *const words[] = {"hash", "show", "generate"};
+	char dym[64];
+	fprintf(stderr, "pacer table: unknown command '%s' (expected hash, show or generate)%s\n",
+		sub, opts_did_you_mean(dym, sizeof dym, sub, words, 3));
 	return EXIT_USAGE;
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "history/headline.h"
 
 const struct cli_exit cli_exits_run[5] = {
 	{EXIT_OK, "the run finished (errors from the target are reported, not a failure of pacer)"},
@@ -278,6 +279,24 @@ static bool choice_words(const char *mv, char *out, size_t cap)
 	return true;
 }
 
+/* The values of an option whose metavar does not list them: a history
+ * metric (--trend), report's --timing. NULL: none known. */
+static const char *known_words(const struct opt *o, char *buf, size_t cap)
+{
+	const char *mv = o->metavar ? o->metavar : "";
+	if (!strcmp(mv, "METRIC") || !strcmp(mv, "METRICS")) {
+		size_t k = 0;
+		buf[0] = '\0';
+		for (int m = 0; m < HM_COUNT && k < cap; m++)
+			k += (size_t)snprintf(buf + k, cap - k, "%s%s", m ? " " : "",
+					      headline_metric_name((enum headline_metric)m));
+		return buf;
+	}
+	if (!strcmp(o->long_name, "timing"))
+		return "latency service_time ttfb connect_time send_lag loop_lag server_time";
+	return NULL;
+}
+
 static void opts_bash(FILE *f, const struct opt *tab, size_t n)
 {
 	fputs("\t\topts='", f);
@@ -293,6 +312,17 @@ static void opts_bash(FILE *f, const struct opt *tab, size_t n)
 	fputs("'\n\t\tcase $prev in\n", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct opt *o = &tab[i];
+		if (o->type == OPT_OPTSTR && o->metavar) {
+			/* a value only as --name=VALUE ($eq: the word before was '=') */
+			char words[128];
+			if (!strcmp(o->metavar, "PLAN"))
+				snprintf(words, sizeof words, "_pacer_words \"$plans\"");
+			else
+				snprintf(words, sizeof words, "_pacer_words '%s'", o->metavar);
+			fprintf(f, "\t\t--%s) [ -n \"$eq\" ] && { %s; return; } ;;\n", o->long_name,
+				words);
+			continue;
+		}
 		if (o->type == OPT_FLAG || o->type == OPT_HELP || o->type == OPT_OPTSTR)
 			continue;
 		char alias = opts_alias_of(tab, n, o);
@@ -301,9 +331,14 @@ static void opts_bash(FILE *f, const struct opt *tab, size_t n)
 			fprintf(f, "|-%c", o->short_name);
 		if (alias)
 			fprintf(f, "|-%c", alias);
-		char words[128];
+		char words[160];
 		const char *mv = o->metavar ? o->metavar : "";
-		if (choice_words(mv, words, sizeof words))
+		const char *known = known_words(o, words, sizeof words);
+		if (known && !strcmp(mv, "METRICS")) /* a comma-separated list */
+			fprintf(f, ") _pacer_list '%s'; return ;;\n", known);
+		else if (known)
+			fprintf(f, ") _pacer_words '%s'; return ;;\n", known);
+		else if (choice_words(mv, words, sizeof words))
 			fprintf(f, ") _pacer_words '%s'; return ;;\n", words);
 		else if (strstr(mv, "DIR"))
 			fputs(") _pacer_dirs; return ;;\n", f);
@@ -376,10 +411,72 @@ static void man_page(FILE *f, const struct cli_help *h, const struct opt *tab, s
 	fputs(".SH SEE ALSO\n", f);
 	if (*h->name)
 		fputs("\\fBpacer\\fR(1)", f);
+	for (size_t i = 0; i < h->n_pages; i++) {
+		fputs(i ? ",\n" : "", f);
+		fputs("\\fBpacer\\-", f);
+		cli_help_roff(f, h->pages[i]);
+		fputs("\\fR(1)", f);
+	}
 	if (h->see) {
-		fputs(*h->name ? ", " : "", f);
+		fputs(h->n_pages ? ",\n" : *h->name ? ", " : "", f);
 		cli_help_roff(f, h->see);
 		fputs(" (in the installed documentation)", f);
+	}
+	fputc('\n', f);
+}
+
+/* The length of the shell word at p: up to a space outside quotes. */
+static size_t shell_word(const char *p)
+{
+	const char *q = p;
+	char quote = 0;
+	while (*q && (quote || *q != ' ')) {
+		if (quote) {
+			if (*q == quote)
+				quote = 0;
+		} else if (*q == '\'' || *q == '"') {
+			quote = *q;
+		} else if (*q == '\\' && q[1]) {
+			q++;
+		}
+		q++;
+	}
+	return (size_t)(q - p);
+}
+
+/* An example's command line, from column 2: on one line when it fits, else
+ * broken between shell words (never inside quotes; an option with its
+ * value kept together) with a trailing backslash, so that pasting the
+ * lines runs the command. */
+static void example_cmd(FILE *f, const char *cmd, int width)
+{
+	fputs("  ", f);
+	if (2 + (int)strlen(cmd) <= width) {
+		fprintf(f, "%s\n", cmd);
+		return;
+	}
+	int col = 2, indent = 6;
+	bool first = true;
+	for (const char *p = cmd; *p;) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		size_t len = shell_word(p);
+		if (p[0] == '-' && !memchr(p, '=', len) && p[len] == ' ' && p[len + 1] &&
+		    p[len + 1] != '-') /* "-o result.json" */
+			len += 1 + shell_word(p + len + 1);
+		if (!first && col + 1 + (int)len + 2 > width) {
+			fprintf(f, " \\\n%*s", indent, "");
+			col = indent;
+		} else if (!first) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(p, 1, len, f);
+		col += (int)len;
+		first = false;
+		p += len;
 	}
 	fputc('\n', f);
 }
@@ -425,8 +522,7 @@ void cli_help_print(FILE *f, const struct cli_help *h, const struct opt *tab, si
 	if (h->n_examples)
 		fputs("Examples:\n", f);
 	for (size_t i = 0; i < h->n_examples; i++) {
-		fputs("  ", f);
-		wrap(f, h->examples[i].cmd, 2, 6, width);
+		example_cmd(f, h->examples[i].cmd, width);
 		fputs("      ", f);
 		wrap(f, h->examples[i].what, 6, 6, width);
 	}

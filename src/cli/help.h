@@ -40,6 +40,9 @@ struct cli_help {
 	const char *verbatim;    /* a list shown as it is: the commands (of pacer, of pacer
 	                          * table); the man page's COMMANDS */
 	const char *see;         /* "docs/run.md" */
+	const char *const *pages; /* pacer(1)'s SEE ALSO: the commands with a page
+	                           * pacer-NAME(1) */
+	size_t n_pages;
 	bool grouped;            /* options under cli_help_group's headings (the measuring
 	                          * commands), else one "Options" list */
 };

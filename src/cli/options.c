@@ -50,8 +50,10 @@ int cli_parse_arrival(const char *cmd, const char *arrival, struct run_plan *pla
 	else if (strcmp(arrival, "poisson") == 0)
 		plan->arrival = SCHED_POISSON;
 	else {
-		fprintf(stderr, "pacer %s: --arrival '%s': expected constant or poisson\n", cmd,
-			arrival);
+		static const char *const words[] = {"constant", "poisson"};
+		char dym[64];
+		fprintf(stderr, "pacer %s: --arrival '%s': expected constant or poisson%s\n", cmd,
+			arrival, opts_did_you_mean(dym, sizeof dym, arrival, words, 2));
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -64,7 +66,10 @@ int cli_parse_order(const char *cmd, const char *order, struct run_plan *plan)
 	else if (!strcmp(order, "random"))
 		plan->order_random = true;
 	else {
-		fprintf(stderr, "pacer %s: --order '%s': expected sequential or random\n", cmd, order);
+		static const char *const words[] = {"sequential", "random"};
+		char dym[64];
+		fprintf(stderr, "pacer %s: --order '%s': expected sequential or random%s\n", cmd,
+			order, opts_did_you_mean(dym, sizeof dym, order, words, 2));
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -139,6 +144,13 @@ int cli_options_apply(struct measure *s, struct run_plan *p, const struct opt *t
 		}
 		p->start_at_text = s->start_at_arg;
 	}
+	/* standard input is one input: the first "-" takes it */
+	if ((s->requests_file && !strcmp(s->requests_file, "-") &&
+	     !opts_stdin_take(s->cmd, "--requests-file -")) ||
+	    (s->body_arg && !strcmp(s->body_arg, "@-") && !opts_stdin_take(s->cmd, "--body @-")) ||
+	    (s->script_path && !strcmp(s->script_path, "-") &&
+	     !opts_stdin_take(s->cmd, "--script -")))
+		return EXIT_USAGE;
 	p->headers = s->headers.v;
 	p->n_headers = s->headers.n;
 	for (size_t i = 0; i < s->redact_headers.n; i++)

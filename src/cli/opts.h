@@ -85,6 +85,16 @@ bool opts_given(const struct opt *tab, size_t n, const char *long_name);
  * to the terminal, in the format of cli_help_format() (cli_help_print
  * groups a measuring command's options). */
 void opts_help(FILE *f, const struct opt *tab, size_t n);
-/* Append v (borrowed) to l. 0 or -ENOMEM. */
+/* Standard input ("-") as an input of this process: the first taker gets
+ * it; a later one is refused with one line on stderr, "pacer CMD: WHAT:
+ * standard input is already FIRST's (only one input can be -)". what names
+ * the input ("RESULT -", "--body @-"). true when taken. */
+bool opts_stdin_take(const char *cmd, const char *what);
+
+/* " (did you mean WORD?)" for the one of cands[0..n) closest to word when it
+ * is close enough to be a slip (util/text.h: text_near), else "": into
+ * buf[cap], returned. */
+const char *opts_did_you_mean(char *buf, size_t cap, const char *word, const char *const *cands,
+			      size_t n);
 
 #endif

@@ -23,22 +23,26 @@
 #include "util/file.h"
 #include "util/text.h"
 
-int cli_result_load(struct loaded_result *r, const char *path, char *err, size_t errlen)
+int cli_result_load(struct loaded_result *r, const char *file, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof *r);
+	/* "-": standard input, named so in messages */
+	const char *path = file_shown(file);
+	bool in = strcmp(file, "-") == 0;
 	char *buf = NULL;
 	size_t len = 0;
 	struct stat st;
 	/* refuse a big regular file before reading any of it */
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > RESULT_READ_CAP) {
+	if (!in && stat(file, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size > RESULT_READ_CAP) {
 		text_errf(err, errlen, "%s: larger than %u MiB", path, RESULT_READ_CAP >> 20);
 		return PACER_ETOOBIG;
 	}
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (!in && stat(file, &st) == 0 && S_ISDIR(st.st_mode)) {
 		text_errf(err, errlen, "%s: cannot read: is a directory", path);
 		return -EISDIR;
 	}
-	int rc = file_read_all(path, RESULT_READ_CAP, &buf, &len);
+	int rc = file_read_all(file, RESULT_READ_CAP, &buf, &len);
 	if (rc == PACER_ETOOBIG) {
 		text_errf(err, errlen, "%s: larger than %u MiB", path, RESULT_READ_CAP >> 20);
 		return rc;

@@ -293,5 +293,6 @@
 #define KEY_WARNINGS                   "warnings"
 #define KEY_WHY                        "why"
 #define KEY_WORKLOAD                   "workload"
+#define KEY_WORKLOAD_SHA256            "workload_sha256"
 
 #endif

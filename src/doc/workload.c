@@ -41,6 +41,10 @@ void rj_workload(struct jsonw *j, const struct plan_workload *w, bool order_rand
 	jw_str(j, order_random ? "random" : "sequential");
 	jw_key(j, KEY_SHA256);
 	jw_str(j, w->sha256[0] ? w->sha256 : NULL);
+	if (w->workload_sha256[0]) {
+		jw_key(j, KEY_WORKLOAD_SHA256);
+		jw_str(j, w->workload_sha256);
+	}
 	jw_key(j, KEY_METHODS);
 	jw_arr(j);
 	for (size_t i = 0; i < w->n_methods; i++)

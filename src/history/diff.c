@@ -73,6 +73,19 @@ static void major_of(const char *v, char *out, size_t cap)
 	snprintf(out, cap, "%.*s", (int)n, v);
 }
 
+/* The workload hash of r (plan.workload's, a compare's first variant's),
+ * or NULL: results from before it, and a script's requests. */
+static const char *workload_hash(const struct loaded_result *r)
+{
+	const json_t *w = rr_obj(rr_obj(r->root, KEY_PLAN), KEY_WORKLOAD);
+	if (r->kind == RESULT_KIND_COMPARE) {
+		const json_t *vars = rr_arr(r->root, KEY_VARIANTS);
+		w = vars && json_array_size(vars) ? rr_obj(json_array_get(vars, 0), KEY_WORKLOAD)
+						  : NULL;
+	}
+	return w ? rr_str(w, KEY_WORKLOAD_SHA256) : NULL;
+}
+
 /* The first field in which a and b differ, into d (comparable otherwise). */
 static void comparability(const struct loaded_result *a, const struct loaded_result *b,
 			  const struct history_headline *ha, const struct history_headline *hb,
@@ -84,7 +97,15 @@ static void comparability(const struct loaded_result *a, const struct loaded_res
 		return;
 	const json_t *pa = rr_obj(a->root, KEY_PLAN), *pb = rr_obj(b->root, KEY_PLAN);
 	bool sc = !strcmp(ha->mode, "self_contained") && !strcmp(hb->mode, "self_contained");
-	if (sc && !rr_str(pa, "table.sha256") && !rr_str(pb, "table.sha256")) {
+	const char *wa = workload_hash(a), *wb = workload_hash(b);
+	if (wa && wb) {
+		/* what was sent, not where: the target may differ, but the
+		 * embedded target's plan is part of a self-contained benchmark */
+		if (sc && differs(d, "target", ha->target, hb->target))
+			return;
+		if (differs(d, "workload hash", wa, wb))
+			return;
+	} else if (sc && !rr_str(pa, "table.sha256") && !rr_str(pb, "table.sha256")) {
 		/* the embedded target's loopback port is in the Host header, so in
 		 * the wire bytes' hash: compare the plan, path and requests instead */
 		if (differs(d, "target", ha->target, hb->target))
@@ -423,6 +444,16 @@ static void diff_steps(const struct side *a, const struct side *b, double noise,
 		if (have_b)
 			hist_free(&hb);
 	}
+}
+
+void diff_comparable(const struct loaded_result *a, const struct loaded_result *b,
+		     struct diff_result *out)
+{
+	memset(out, 0, sizeof *out);
+	struct history_headline ha, hb;
+	history_headline_of(a, &ha);
+	history_headline_of(b, &hb);
+	comparability(a, b, &ha, &hb, out);
 }
 
 void diff_results(const struct loaded_result *a, const struct loaded_result *b, double noise,

@@ -20,11 +20,16 @@
  *     percentile intervals of their histograms, as latency's;
  *   - other single figures (rate, capacity, CPU, cost): the noise threshold
  *     alone (the method says so).
- * Two results are comparable when they share kind, request-table hash,
- * workload (loop, rate, arrival, connections, concurrency, method, body
- * size, threads, mode; a ramp's steps, SLO and step length), hardware (CPU
- * model, cores, arch) and pacer's major version; otherwise diff_result
- * names the first field that differs. */
+ * Two results are comparable when they share kind, requests (the workload
+ * hash, plan.workload.workload_sha256: what was sent, not where, so two
+ * builds of one service on two ports compare; results from before it: the
+ * table hash, which holds the URL's host and port), workload (loop, rate,
+ * arrival, connections, concurrency, method, body size, threads, mode; a
+ * ramp's steps, SLO and step length), protocol, hardware (CPU model, cores,
+ * arch) and pacer's major version; a self-contained benchmark also its
+ * embedded plan. Otherwise diff_result names the first field that differs.
+ * This is the one rule: pacer diff, pacer history --trend and the trend
+ * chart of pacer report --history all call diff_comparable. */
 #ifndef PACER_HISTORY_DIFF_H
 #define PACER_HISTORY_DIFF_H
 
@@ -71,6 +76,11 @@ struct diff_result {
 	size_t n_steps;                 /* session runs: the steps both sides have */
 	struct diff_step steps[HISTORY_STEPS_MAX];
 };
+
+/* Only the comparability of b (new) with a (old): out->comparable, else
+ * out->field and its two values (no rows). Never fails. */
+void diff_comparable(const struct loaded_result *a, const struct loaded_result *b,
+		     struct diff_result *out);
 
 /* Compare b (new) against a (old); noise is a fraction (0.05 = 5 %). Never
  * fails: rows are the metrics both results carry. */

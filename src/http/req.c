@@ -20,10 +20,15 @@ int req_method_check(const char *method)
 {
 	if (!method || !*method || strlen(method) > 32)
 		return PACER_EPARSE;
-	for (const char *p = method; *p; p++)
+	bool digits = true;
+	for (const char *p = method; *p; p++) {
 		if (!is_tchar((unsigned char)*p))
 			return PACER_EPARSE;
-	return 0;
+		digits &= *p >= '0' && *p <= '9';
+	}
+	/* "10" is a token, but no method: a number where a method goes is
+	 * another tool's option (h2load's -m 10, streams per connection) */
+	return digits ? PACER_EPARSE : 0;
 }
 
 int req_header_check(const char *line, const char **why)

@@ -20,7 +20,8 @@ struct req_spec {
 /* Check a header line "Name: value": token name, no CR/LF/NUL anywhere.
  * Returns 0 or PACER_EHEADER with *why set to a static phrase. */
 int req_header_check(const char *line, const char **why);
-/* Check a method token. 0 or PACER_EPARSE. */
+/* Check a method: an HTTP token (RFC 9110) of 1 to 32 bytes that is not all
+ * digits. 0 or PACER_EPARSE. */
 int req_method_check(const char *method);
 
 /* Encode. *out is malloc'd (caller frees), *out_len its length. Headers given

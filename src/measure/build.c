@@ -37,7 +37,19 @@ static int start_embedded(struct measure *s, struct run_plan *plan)
 			return measure_fail(s, MEASURE_EUSAGE, "--self-contained: %s", err);
 		}
 	} else if (rc == PACER_EPARSE) {
-		return measure_fail(s, MEASURE_EUSAGE, "--self-contained=%s: no such built-in plan or plan file (see pacer serve --list-plans)", name);
+		size_t np;
+		const struct target_builtin *b = target_plan_builtins(&np);
+		struct text_near near;
+		text_near_init(&near, name);
+		for (size_t i = 0; i < np; i++)
+			text_near_offer(&near, b[i].name);
+		char dym[96] = "";
+		if (near.best)
+			snprintf(dym, sizeof dym, "; did you mean %s?", near.best);
+		return measure_fail(
+			s, MEASURE_EUSAGE,
+			"--self-contained=%s: no such built-in plan or plan file (see pacer serve --list-plans%s)",
+			name, dym);
 	} else if (rc) {
 		return measure_fail(s, MEASURE_ERUNTIME, "--self-contained=%s: %s", name, err_name(rc));
 	}
@@ -122,16 +134,28 @@ int measure_build(struct measure *s, struct run_plan *plan)
 		char shown[512]; /* its control bytes (ESC, CR, LF) not echoed to the terminal */
 		snprintf(shown, sizeof shown, "%s", plan->url_str);
 		text_one_line(shown);
-		return measure_fail(s, MEASURE_EUSAGE, "bad URL '%s': %s", shown,
-			why ? why : "not understood");
+		/* a script where the URL goes: k6's habit, or a wrk script without -s */
+		size_t ul = strlen(shown);
+		const char *hint = "";
+		if (ul > 3 && !strstr(shown, "://") && !strcmp(shown + ul - 3, ".js"))
+			hint = " (pacer runs no k6 JavaScript: -s takes wrk's Lua interface, a request "
+			       "table --requests-file; docs/migrating.md)";
+		else if (ul > 4 && !strstr(shown, "://") && !strcmp(shown + ul - 4, ".lua"))
+			hint = " (a wrk script goes with -s FILE.lua, then the URL)";
+		return measure_fail(s, MEASURE_EUSAGE, "bad URL '%s': %s%s", shown,
+			why ? why : "not understood", hint);
 	}
 	s->url_http = url_http;
 	int rc = measure_net_tls(s, plan);
 	if (rc)
 		return rc;
 	if (plan->method && req_method_check(plan->method) < 0) {
-		return measure_fail(s, MEASURE_EUSAGE, "--method '%s': not a valid method token",
-			plan->method);
+		bool digits = strspn(plan->method, "0123456789") == strlen(plan->method);
+		return measure_fail(
+			s, MEASURE_EUSAGE, "--method '%s': %s", plan->method,
+			digits ? "a number is no method (h2load's -m N, streams per connection, is "
+				 "--max-streams here)"
+			       : "not a valid method token");
 	}
 	if ((rc = measure_req_body(s, plan)) || (rc = measure_script_load(s, plan)) ||
 	    (rc = measure_req_encode(s, plan)))

@@ -158,7 +158,7 @@ static int hash_requests(struct measure *s)
 			memcpy(w.bytes + w.off[i], s->reqs[i].buf, s->reqs[i].len);
 			w.off[i + 1] = w.off[i] + s->reqs[i].len;
 		}
-		rc = table_wire_hash(&w, s->workload.sha256);
+		rc = table_wire_hashes(&w, s->workload.sha256, s->workload.workload_sha256);
 	}
 	free(w.bytes);
 	free(w.off);
@@ -214,13 +214,14 @@ static int encode_table(struct measure *s, struct run_plan *plan)
 {
 	char err[1024];
 	const struct table *t = s->table;
+	char wl_sha[65];
 	s->wire = calloc(1, sizeof *s->wire);
 	if (!s->wire)
 		return measure_fail(s, MEASURE_ERUNTIME, "out of memory");
 	int rc = table_encode(t, PACER_USER_AGENT, plan->headers, plan->n_headers, s->wire, err,
 			      sizeof err);
 	if (!rc)
-		rc = table_wire_hash(s->wire, s->table_sha256);
+		rc = table_wire_hashes(s->wire, s->table_sha256, wl_sha);
 	if (rc) {
 		return measure_fail(s, MEASURE_EUSAGE, "%s", err);
 	}
@@ -240,6 +241,7 @@ static int encode_table(struct measure *s, struct run_plan *plan)
 		plan_workload_add(&s->workload, t->reqs[i].method, t->reqs[i].target,
 				  strlen(t->reqs[i].target), t->reqs[i].body_len, t->reqs[i].name);
 	memcpy(s->workload.sha256, s->table_sha256, sizeof s->workload.sha256);
+	memcpy(s->workload.workload_sha256, wl_sha, sizeof wl_sha);
 	return 0;
 }
 
@@ -367,7 +369,25 @@ int measure_req_body(struct measure *s, struct run_plan *plan)
 		return 0;
 	if (s->body_arg[0] == '@') {
 		size_t len = 0;
-		int rc = file_read_all(s->body_arg + 1, MAX_BODY_BYTES, &s->body_buf, &len);
+		int rc;
+		if (!strcmp(s->body_arg, "@-")) {
+			/* standard input, read once per process: compare's variants
+			 * each take a copy of the same bytes */
+			static char *in;
+			static size_t in_len;
+			static int in_rc = 1; /* 1: not read yet */
+			if (in_rc == 1)
+				in_rc = file_read_all("-", MAX_BODY_BYTES, &in, &in_len);
+			rc = in_rc;
+			if (!rc && !(s->body_buf = malloc(in_len + 1)))
+				rc = -ENOMEM;
+			if (!rc) {
+				memcpy(s->body_buf, in, in_len + 1);
+				len = in_len;
+			}
+		} else {
+			rc = file_read_all(s->body_arg + 1, MAX_BODY_BYTES, &s->body_buf, &len);
+		}
 		if (rc) {
 			return measure_fail(s, MEASURE_EUSAGE, "--body %s: cannot read: %s", s->body_arg,
 				rc == PACER_ETOOBIG ? "larger than 64 MiB" : err_name(rc));
@@ -404,8 +424,10 @@ int measure_req_encode(struct measure *s, struct run_plan *plan)
 	}
 	if (!rc && !s->table)
 		rc = hash_requests(s);
-	if (!rc && si && si->mode != SCRIPT_STATIC) /* the requests are the script's */
+	if (!rc && si && si->mode != SCRIPT_STATIC) { /* the requests are the script's */
 		memcpy(s->workload.sha256, si->sha256, sizeof s->workload.sha256);
+		s->workload.workload_sha256[0] = '\0';
+	}
 	if (!rc && si && si->mode == SCRIPT_SESSION)
 		plan->names = &s->names; /* the steps' names, interned as they run */
 	else if (!rc && !s->spool)

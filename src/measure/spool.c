@@ -282,7 +282,8 @@ int measure_spool_table(struct measure *s, struct run_plan *plan,
 	/* spool_table says what stopped it; the rest is out of memory */
 	bool oom = !s->spool || req_namer_new(&nm) || table_hasher_new(&hs);
 	rc = oom ? MEASURE_ERUNTIME : spool_table(s, plan, st, &wf, &rf, nm, hs, dir);
-	if (!rc && (req_namer_finish(nm, &s->names) || table_hasher_end(hs, s->table_sha256)))
+	if (!rc && (req_namer_finish(nm, &s->names) ||
+		    table_hasher_end_workload(hs, s->table_sha256, s->workload.workload_sha256)))
 		oom = true, rc = MEASURE_ERUNTIME;
 	if (oom)
 		measure_fail(s, MEASURE_ERUNTIME, "out of memory");

@@ -55,6 +55,8 @@ struct plan_workload {
 	uint64_t with_body;    /* requests with a body (body_bytes > 0) */
 	uint64_t body_bytes_total, body_bytes_min, body_bytes_max; /* over those with one */
 	char sha256[65];       /* SHA-256 of the wire bytes (table_wire_hash's form); "" unknown */
+	char workload_sha256[65]; /* the workload hash (what was sent, not where:
+	                           * table_hasher_end_workload); "" unknown */
 };
 
 /* Empty, from `source` (a static string, one of the four above). */

@@ -11,6 +11,7 @@
 
 #include "table/table_int.h"
 #include "util/err.h"
+#include "util/file.h"
 
 struct har_ctx {
 	struct tb *b;
@@ -447,7 +448,7 @@ int table_har_import(const char *path, const struct table_har_opts *o,
 	int rc = tb_read_file(path, l.max_file_bytes, &text, &len, err, cap);
 	if (rc)
 		return rc;
-	rc = table_har_parse(text, len, path, o, &l, out, stats, err, cap);
+	rc = table_har_parse(text, len, file_shown(path), o, &l, out, stats, err, cap);
 	free(text);
 	return rc;
 }

@@ -24,9 +24,10 @@ int tb_read_file(const char *path, size_t max_bytes, char **text, size_t *len, c
 		return tb_err(err, cap, -EISDIR, "%s: cannot read: it is a folder", path);
 	int rc = file_read_all(path, max_bytes, text, len);
 	if (rc == PACER_ETOOBIG)
-		return tb_err(err, cap, rc, "%s: over the limit of %zu bytes", path, max_bytes);
+		return tb_err(err, cap, rc, "%s: over the limit of %zu bytes", file_shown(path),
+			      max_bytes);
 	if (rc)
-		return tb_err(err, cap, rc, "%s: cannot read: %s", path, strerror(-rc));
+		return tb_err(err, cap, rc, "%s: cannot read: %s", file_shown(path), strerror(-rc));
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "http/url.h"
 #include "table/mix_int.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/yaml_get.h"
 #include "util/units.h"
 
@@ -645,7 +646,7 @@ int table_mix_load(const char *path, struct table_mix **out, char *err, size_t c
 	int rc = tb_read_file(path, MIX_FILE_CAP, &text_in, &len, err, cap);
 	if (rc)
 		return rc;
-	rc = table_mix_parse(text_in, len, path, out, err, cap);
+	rc = table_mix_parse(text_in, len, file_shown(path), out, err, cap);
 	free(text_in);
 	return rc;
 }

@@ -10,6 +10,7 @@
 
 #include "table/table_int.h"
 #include "util/err.h"
+#include "util/file.h"
 
 const char *table_format_name(enum table_format f)
 {
@@ -113,7 +114,7 @@ int table_load(const char *path, enum table_format fmt, const struct table_limit
 		free(text);
 		return tb_err(err, cap, -ENOMEM, "%s: out of memory", path);
 	}
-	rc = table_parse(text, len, fmt, path, dir, &l, out, err, cap);
+	rc = table_parse(text, len, fmt, file_shown(path), dir, &l, out, err, cap);
 	free(dir);
 	free(text);
 	return rc;

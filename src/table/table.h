@@ -233,6 +233,20 @@ int table_hasher_new(struct table_hasher **out);
 void table_hasher_add(struct table_hasher *h, const char *req, size_t len);
 int table_hasher_end(struct table_hasher *h, char hex[65]);
 void table_hasher_free(struct table_hasher *h);
+
+/* The workload hash: what was sent, not where (docs/tables.md#the-hash).
+ * The table hash's canonical form taken over the wire bytes with the value
+ * of each Host header replaced by its number, in order of first
+ * appearance ("Host: #1", "#2", ...; the 65th distinct value and later are
+ * all "#65"), and pacer's own User-Agent ("pacer/VERSION") by "pacer". Two
+ * tables that differ only in their hosts' names or ports, or in pacer's
+ * version, have the same workload hash; which requests go to one host
+ * together still counts. The hasher takes it beside the table hash:
+ * table_hasher_end_workload instead of table_hasher_end gives both. 0 or
+ * -ENOMEM. */
+int table_hasher_end_workload(struct table_hasher *h, char hex[65], char workload_hex[65]);
+/* table_wire_hash with the workload hash too. */
+int table_wire_hashes(const struct table_wire *w, char hex[65], char workload_hex[65]);
 /* table_encode + table_wire_hash + table_wire_free. */
 int table_hash(const struct table *t, const char *user_agent, const char *const *extra,
                size_t n_extra, char hex[65], char *err, size_t cap);

@@ -154,9 +154,13 @@ int table_encode_each(const struct table *t, const char *user_agent, const char 
 	return 0;
 }
 
+#define HASH_HOSTS 64 /* distinct Host values numbered; the rest share #65 */
+
 struct table_hasher {
-	EVP_MD_CTX *ctx;
+	EVP_MD_CTX *ctx, *wctx; /* the table hash, the workload hash */
 	bool ok;
+	char *hosts[HASH_HOSTS]; /* the Host values seen, in order */
+	size_t n_hosts;
 };
 
 int table_hasher_new(struct table_hasher **out)
@@ -165,7 +169,9 @@ int table_hasher_new(struct table_hasher **out)
 	if (!*out)
 		return -ENOMEM;
 	(*out)->ctx = EVP_MD_CTX_new();
-	(*out)->ok = (*out)->ctx && EVP_DigestInit_ex((*out)->ctx, EVP_sha256(), NULL);
+	(*out)->wctx = EVP_MD_CTX_new();
+	(*out)->ok = (*out)->ctx && EVP_DigestInit_ex((*out)->ctx, EVP_sha256(), NULL) &&
+		     (*out)->wctx && EVP_DigestInit_ex((*out)->wctx, EVP_sha256(), NULL);
 	if (!(*out)->ok) {
 		table_hasher_free(*out);
 		*out = NULL;
@@ -174,31 +180,129 @@ int table_hasher_new(struct table_hasher **out)
 	return 0;
 }
 
-void table_hasher_add(struct table_hasher *h, const char *req, size_t len)
+static void put_len(EVP_MD_CTX *ctx, bool *ok, size_t len)
 {
 	unsigned char be[8];
 	for (int k = 0; k < 8; k++)
 		be[k] = (unsigned char)((uint64_t)len >> (56 - 8 * k));
-	h->ok = h->ok && EVP_DigestUpdate(h->ctx, be, sizeof be) &&
-	        (len == 0 || EVP_DigestUpdate(h->ctx, req, len));
+	*ok = *ok && EVP_DigestUpdate(ctx, be, sizeof be);
 }
 
-int table_hasher_end(struct table_hasher *h, char hex[65])
+/* The number of Host value v[n] (1-based; 65 past the 64th distinct). */
+static size_t host_number(struct table_hasher *h, const char *v, size_t n)
+{
+	for (size_t i = 0; i < h->n_hosts; i++)
+		if (strlen(h->hosts[i]) == n && !memcmp(h->hosts[i], v, n))
+			return i + 1;
+	if (h->n_hosts == HASH_HOSTS)
+		return HASH_HOSTS + 1;
+	char *c = strndup(v, n);
+	if (!c) {
+		h->ok = false;
+		return 0;
+	}
+	h->hosts[h->n_hosts++] = c;
+	return h->n_hosts;
+}
+
+/* The workload form of one request (table.h): pass 0 measures its length
+ * (*total), pass 1 feeds it to the workload digest. The header block ends
+ * at the first empty line; what follows (the body) is as it is. */
+static void workload_bytes(struct table_hasher *h, const char *req, size_t len, int pass,
+			   size_t *total)
+{
+	const char *end = req + len, *p = req;
+	size_t out = 0;
+	bool head = true;
+#define FEED(s, n)                                                                                 \
+	do {                                                                                       \
+		if (pass)                                                                          \
+			h->ok = h->ok && ((n) == 0 || EVP_DigestUpdate(h->wctx, (s), (n)));        \
+		out += (n);                                                                        \
+	} while (0)
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl + 1 : end; /* the line with its "\r\n" */
+		size_t ll = (size_t)(le - p);
+		if (!head || p == req) { /* the body, or the request line */
+			FEED(p, head ? ll : (size_t)(end - p));
+			if (!head)
+				break;
+			p = le;
+			continue;
+		}
+		if (ll <= 2 && (p[0] == '\r' || p[0] == '\n')) { /* the empty line */
+			FEED(p, ll);
+			head = false;
+			p = le;
+			continue;
+		}
+		const char *colon = memchr(p, ':', ll);
+		/* the line without its "\r\n" (or "\n") */
+		size_t nl_len = ll;
+		if (nl_len && p[nl_len - 1] == '\n')
+			nl_len--;
+		if (nl_len && p[nl_len - 1] == '\r')
+			nl_len--;
+		const char *v = colon ? colon + 1 : NULL;
+		while (v && v < p + nl_len && (*v == ' ' || *v == '\t'))
+			v++;
+		if (colon && colon - p == 4 && !strncasecmp(p, "Host", 4)) {
+			/* pass 0 numbers a new value, pass 1 finds it */
+			char num[32];
+			int k = snprintf(num, sizeof num, "Host: #%zu",
+					 host_number(h, v, (size_t)(p + nl_len - v)));
+			FEED(num, (size_t)k);
+			FEED(p + nl_len, ll - nl_len);
+		} else if (colon && colon - p == 10 && !strncasecmp(p, "User-Agent", 10) &&
+			   (size_t)(p + nl_len - v) > 6 && !strncmp(v, "pacer/", 6)) {
+			FEED("User-Agent: pacer", sizeof "User-Agent: pacer" - 1);
+			FEED(p + nl_len, ll - nl_len);
+		} else {
+			FEED(p, ll);
+		}
+		p = le;
+	}
+#undef FEED
+	*total = out;
+}
+
+void table_hasher_add(struct table_hasher *h, const char *req, size_t len)
+{
+	put_len(h->ctx, &h->ok, len);
+	h->ok = h->ok && (len == 0 || EVP_DigestUpdate(h->ctx, req, len));
+	size_t wlen = 0;
+	workload_bytes(h, req, len, 0, &wlen);
+	put_len(h->wctx, &h->ok, wlen);
+	workload_bytes(h, req, len, 1, &wlen);
+}
+
+static bool final_hex(EVP_MD_CTX *ctx, char hex[65])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
-	if (!h->ok || !EVP_DigestFinal_ex(h->ctx, md, &mdlen) || mdlen != 32) {
-		h->ok = false;
-		return -ENOMEM;
-	}
-	h->ok = false; /* finished: adds are refused from here */
+	if (!EVP_DigestFinal_ex(ctx, md, &mdlen) || mdlen != 32)
+		return false;
 	static const char hx[] = "0123456789abcdef";
 	for (unsigned i = 0; i < 32; i++) {
 		hex[2 * i] = hx[md[i] >> 4];
 		hex[2 * i + 1] = hx[md[i] & 15];
 	}
 	hex[64] = '\0';
-	return 0;
+	return true;
+}
+
+int table_hasher_end_workload(struct table_hasher *h, char hex[65], char workload_hex[65])
+{
+	bool ok = h->ok && final_hex(h->ctx, hex) &&
+		  (!workload_hex || final_hex(h->wctx, workload_hex));
+	h->ok = false; /* finished: adds are refused from here */
+	return ok ? 0 : -ENOMEM;
+}
+
+int table_hasher_end(struct table_hasher *h, char hex[65])
+{
+	return table_hasher_end_workload(h, hex, NULL);
 }
 
 void table_hasher_free(struct table_hasher *h)
@@ -206,10 +310,13 @@ void table_hasher_free(struct table_hasher *h)
 	if (!h)
 		return;
 	EVP_MD_CTX_free(h->ctx);
+	EVP_MD_CTX_free(h->wctx);
+	for (size_t i = 0; i < h->n_hosts; i++)
+		free(h->hosts[i]);
 	free(h);
 }
 
-int table_wire_hash(const struct table_wire *w, char hex[65])
+int table_wire_hashes(const struct table_wire *w, char hex[65], char workload_hex[65])
 {
 	struct table_hasher *h;
 	int rc = table_hasher_new(&h);
@@ -217,9 +324,14 @@ int table_wire_hash(const struct table_wire *w, char hex[65])
 		return rc;
 	for (size_t i = 0; i < w->n; i++)
 		table_hasher_add(h, w->bytes + w->off[i], w->off[i + 1] - w->off[i]);
-	rc = table_hasher_end(h, hex);
+	rc = table_hasher_end_workload(h, hex, workload_hex);
 	table_hasher_free(h);
 	return rc;
+}
+
+int table_wire_hash(const struct table_wire *w, char hex[65])
+{
+	return table_wire_hashes(w, hex, NULL);
 }
 
 int table_hash(const struct table *t, const char *user_agent, const char *const *extra,

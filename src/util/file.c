@@ -1,6 +1,7 @@
 #include "util/file.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,14 +9,21 @@
 
 #include "util/err.h"
 
+const char *file_shown(const char *path)
+{
+	return strcmp(path, "-") ? path : "stdin";
+}
+
 int file_read_all(const char *path, size_t cap, char **out, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
+	bool in = !strcmp(path, "-");
+	FILE *f = in ? stdin : fopen(path, "rb");
 	if (!f)
 		return -errno;
 	struct stat st;
 	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		fclose(f); /* fopen opens a folder; reading it fails with EISDIR, shown as EIO */
+		if (!in)
+			fclose(f); /* fopen opens a folder; reading it fails with EISDIR, shown as EIO */
 		return -EISDIR;
 	}
 	size_t size = cap < 4096 ? cap : 4096, n = 0;
@@ -45,7 +53,8 @@ int file_read_all(const char *path, size_t cap, char **out, size_t *len)
 			break;
 		}
 	}
-	fclose(f);
+	if (!in)
+		fclose(f);
 	if (rc) {
 		free(buf);
 		return rc;

@@ -1,7 +1,9 @@
 #include "util/text.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 void text_one_line(char *s)
@@ -118,4 +120,56 @@ void text_errf(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	text_one_line(err);
+}
+
+size_t text_edit_distance(const char *a, const char *b)
+{
+	size_t la = strnlen(a, TEXT_NEAR_MAX), lb = strnlen(b, TEXT_NEAR_MAX);
+	/* three rows of the dynamic programme: i - 2, i - 1, i */
+	size_t rows[3][TEXT_NEAR_MAX + 1];
+	size_t *pp = rows[0], *prev = rows[1], *cur = rows[2];
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			int ca = tolower((unsigned char)a[i - 1]),
+			    cb = tolower((unsigned char)b[j - 1]);
+			size_t cost = ca != cb;
+			size_t d = prev[j] + 1; /* deletion */
+			if (cur[j - 1] + 1 < d)
+				d = cur[j - 1] + 1; /* insertion */
+			if (prev[j - 1] + cost < d)
+				d = prev[j - 1] + cost; /* substitution */
+			if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == cb && pp[j - 2] + 1 < d)
+				d = pp[j - 2] + 1; /* two neighbours swapped */
+			cur[j] = d;
+		}
+		size_t *t = pp;
+		pp = prev;
+		prev = cur;
+		cur = t;
+	}
+	return prev[lb];
+}
+
+void text_near_init(struct text_near *n, const char *word)
+{
+	n->word = word;
+	n->best = NULL;
+	n->best_d = SIZE_MAX;
+}
+
+void text_near_offer(struct text_near *n, const char *cand)
+{
+	if (!cand || !*cand || !strcmp(cand, n->word))
+		return;
+	size_t lw = strlen(n->word), lc = strlen(cand);
+	size_t limit = lw <= 4 ? 1 : lw <= 8 ? 2 : 3;
+	size_t d = text_edit_distance(n->word, cand);
+	if (d > limit || d >= lc || d >= lw || d >= n->best_d)
+		return;
+	n->best = cand;
+	n->best_d = d;
 }

@@ -36,4 +36,25 @@ size_t text_columns(const char *s);
  * plus the bytes of s beyond its text_columns. */
 int text_field(const char *s, int cols);
 
+/* The Damerau-Levenshtein distance between a and b (the optimal string
+ * alignment form: each insertion, deletion, substitution, or swap of two
+ * neighbouring bytes counts 1), ASCII letters compared without case. For
+ * "did you mean": only the first TEXT_NEAR_MAX bytes of each are compared. */
+#define TEXT_NEAR_MAX 64
+size_t text_edit_distance(const char *a, const char *b);
+
+/* "Did you mean": offer each candidate in turn; best is the closest one
+ * that is close enough to be a slip of the fingers, else NULL. Close
+ * enough: at most 1 edit for a word of up to 4 bytes, 2 up to 8, 3 beyond,
+ * and fewer edits than the candidate and the word have bytes (so "x" never
+ * suggests "md"). The first of equally close candidates wins; the word
+ * itself (same case) is never suggested. */
+struct text_near {
+	const char *word;
+	const char *best; /* NULL: none close enough (yet) */
+	size_t best_d;
+};
+void text_near_init(struct text_near *n, const char *word);
+void text_near_offer(struct text_near *n, const char *cand);
+
 #endif

@@ -153,13 +153,13 @@ class HistoryTest(unittest.TestCase):
         r = self.diff("%s:1" % self.db, "%s:4" % self.db)
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertEqual(r.stdout, "")
-        self.assertIn("not comparable: table hash differs", r.stderr)
+        self.assertIn("not comparable: workload hash differs", r.stderr)
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
         r = self.diff("%s:1" % self.db, "%s:4" % self.db, "--force", "--json")
         self.assertEqual(r.returncode, 0, r.stderr)
         d = json.loads(r.stdout)
         self.assertFalse(d["comparable"])
-        self.assertEqual(d["differs"]["field"], "table hash")
+        self.assertEqual(d["differs"]["field"], "workload hash")
         self.assertGreater(len(d["metrics"]), 0)
         # a run against a ramp: another kind
         r = self.diff("%s:1" % self.db, "%s:last" % self.db)
@@ -187,7 +187,7 @@ class HistoryTest(unittest.TestCase):
         self.assertEqual(trend.returncode, 0, trend.stderr)
         lines = trend.stdout.splitlines()[1:]
         self.assertEqual([int(x.split()[0]) for x in lines], [1, 2, 3, 4])  # oldest first
-        self.assertIn("no: table hash differs", lines[0])
+        self.assertIn("no: workload hash differs", lines[0])
         self.assertTrue(lines[3].endswith("yes"), lines[3])
         # the trend chart of a report: the runs of the same kind and target
         r = pacer("report", "%s:1" % self.db, "--format", "html", "--history", self.db,
@@ -535,6 +535,60 @@ class HostileHistoryTest(unittest.TestCase):
         stored = con.execute("SELECT result_json FROM runs WHERE id = 1").fetchone()[0]
         con.close()
         self.assertEqual(r.stdout, stored.encode())
+
+
+class TwoPortsTest(unittest.TestCase):
+    """issue 30 item 7: two builds of one service on two ports were "not
+    comparable" (the table hash holds the URL's host and port, sent in the
+    Host header), although the target may differ; and `history --trend`
+    called a rate change comparable that `diff` refused. One rule now: the
+    workload hash (what was sent, not where) and diff's comparability, in
+    diff, history --trend and report's trend chart alike."""
+
+    @classmethod
+    def setUpClass(cls):
+        harness.require_pacer()
+        cls.dir = tempfile.mkdtemp(prefix="pacer-history-ports-")
+        cls.db = os.path.join(cls.dir, "runs.db")
+        plan = os.path.join(PLANS, "cmp_lat2ms.yaml")
+        with PacerServe(plan) as a, PacerServe(plan) as b:
+            cls.ports = (a.port, b.port)
+            cls.runs = []
+            for port, rate in ((a.port, "200"), (b.port, "200"), (a.port, "300"),
+                               (b.port, "200")):
+                cls.runs.append(harness.run_pacer(
+                    ["http://127.0.0.1:%d/" % port, "--rate", rate, "-d", "0.4s", "-c", "4",
+                     "--history", cls.db], timeout=60))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, True)
+
+    def test_two_ports_compare_a_rate_change_does_not(self):
+        for r in self.runs:
+            self.assertEqual(r.code, 0, r.stderr)
+        w = [r.json["plan"]["workload"] for r in self.runs]
+        # the bytes sent differ (Host: 127.0.0.1:PORT), the workload does not
+        self.assertNotEqual(w[0]["sha256"], w[1]["sha256"])
+        self.assertEqual(w[0]["workload_sha256"], w[1]["workload_sha256"])
+        self.assertRegex(w[0]["workload_sha256"], r"^[0-9a-f]{64}$")
+        r = pacer("diff", "%s:1" % self.db, "%s:2" % self.db, "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(json.loads(r.stdout)["comparable"])
+        r = pacer("diff", "%s:3" % self.db, "%s:4" % self.db)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("not comparable: plan.rate_per_s differs (old 300, new 200)", r.stderr)
+        # the trend judges each run against the newest by the same rule
+        t = pacer("history", self.db, "--trend", "p99")
+        self.assertEqual(t.returncode, 0, t.stderr)
+        why = {int(l.split()[0]): l.split("  ")[-1].strip() for l in t.stdout.splitlines()[1:]}
+        self.assertEqual(why, {1: "yes (another target)", 2: "yes",
+                               3: "no: plan.rate_per_s differs", 4: "yes"})
+        # the report's trend chart takes the runs of the reported one's
+        # target (runs 2 and 4) and judges them by the same rule
+        r = pacer("report", "%s:4" % self.db, "--format", "html", "--history", self.db)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Trend over 2 stored runs", r.stdout)
 
 
 if __name__ == "__main__":

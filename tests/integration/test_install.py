@@ -128,6 +128,78 @@ class InstallTest(PacerTestCase):
         self.assertEqual(self.complete("pacer", "table", "s"), ["show"])
         self.assertEqual(self.complete("pacer", "serve", "--list"), ["--listen", "--list-plans"])
 
+    def complete_opts(self, *words):
+        """(COMPREPLY, whether compopt -o nospace was asked) for words."""
+        script = self.path("share/bash-completion/completions/pacer")
+        arr = " ".join("'" + w + "'" for w in words)
+        prog = ("compopt() { [ \"$*\" = '-o nospace' ] && echo NOSPACE; return 0; }; "
+                f"source '{script}'; COMP_WORDS=({arr}); COMP_CWORD={len(words) - 1}; "
+                "_pacer; printf '%s\\n' \"${COMPREPLY[@]}\"")
+        r = subprocess.run(["bash", "--norc", "--noprofile", "-c", prog], capture_output=True,
+                           text=True, timeout=30, cwd=self.tmp)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = [w for w in r.stdout.split("\n") if w]
+        return [w for w in out if w != "NOSPACE"], "NOSPACE" in out
+
+    def test_completion_values(self):
+        # issue 30 item 7: --self-contained= and --http2= got a trailing
+        # space; nothing completed after --opt=, for --trend or for history's
+        # subcommands
+        self.assertEqual(self.complete_opts("pacer", "run", "--self-cont"),
+                         (["--self-contained="], True))
+        self.assertEqual(self.complete_opts("pacer", "run", "--http2"), (["--http2="], True))
+        self.assertEqual(self.complete_opts("pacer", "run", "--no-keep"),
+                         (["--no-keepalive"], False))
+        self.assertEqual(self.complete("pacer", "run", "--http2", "=", ""), ["prefer"])
+        self.assertEqual(self.complete("pacer", "report", "r.json", "--format", "=", "ht"),
+                         ["html"])
+        self.assertEqual(sorted(self.complete("pacer", "report", "r.json", "--format", "=")),
+                         ["csv", "hgrm", "hlog", "html", "md", "text"])
+        self.assertEqual(self.complete("pacer", "run", "--arrival", "=", "p"), ["poisson"])
+        self.assertEqual(self.complete("pacer", "history", "h.db", "--trend", "p9"),
+                         ["p90", "p99", "p99.9"])
+        self.assertEqual(self.complete("pacer", "history", "h.db", "--trend", "=", "cap"),
+                         ["capacity"])
+        self.assertEqual(self.complete_opts("pacer", "report", "r.json", "--history", "h.db",
+                                            "--trend", "p50,p9"),
+                         (["p50,p90", "p50,p99", "p50,p99.9"], True))
+        self.assertEqual(self.complete("pacer", "report", "r.json", "--timing", "tt"), ["ttfb"])
+        self.assertEqual(self.complete("pacer", "history", "h.db", ""), ["show", "export", "add"])
+        self.assertEqual(self.complete("pacer", "history", "--kind", "run", "h.db", "ex"),
+                         ["export"])
+        self.assertEqual(self.complete("pacer", "history", "h.db", "show", ""), ["last", "prev"])
+        with open(os.path.join(self.tmp, "result.json"), "w") as f:
+            f.write("{}")
+        self.assertIn("result.json", self.complete("pacer", "history", "h.db", "add", "res"))
+
+    def test_man_see_also_and_examples_paste(self):
+        # pacer(1) lists every command's page; the --help examples break
+        # between words with a backslash, so a pasted example is one command
+        top = self.man("pacer")
+        see = top.split("SEE ALSO")[1]
+        for cmd in ["run", "ramp", "bench", "compare", "serve", "demo", "calibrate", "table",
+                    "import", "report", "merge", "k8s", "history", "diff"]:
+            self.assertIn("pacer-%s(1)" % cmd, see.replace("\u2010", "-"))
+            self.assertTrue(os.path.isfile(self.path("share/man/man1/pacer-%s.1" % cmd)), cmd)
+        for cmd in ["run", "ramp", "compare", "report", "history", "diff"]:
+            text = pacer(cmd, "--help", env=dict(os.environ, COLUMNS="60")).stdout
+            ex = text.split("Examples:\n")[1].split("\n\n")[0].split("\n")
+            i = 0
+            while i < len(ex):
+                line = ex[i]
+                if line.startswith("  pacer "):
+                    cmdline = line[2:]
+                    while cmdline.endswith(" \\"):
+                        i += 1
+                        self.assertTrue(ex[i].startswith("      "), ex[i])
+                        cmdline = cmdline[:-1] + ex[i].strip()
+                    # the shell reads the pasted lines as one command
+                    r = subprocess.run(["bash", "-c", "printf '%s\\n' " + cmdline.split(" ", 1)[1]],
+                                       capture_output=True, text=True, timeout=10)
+                    self.assertEqual(r.returncode, 0, cmdline)
+                    self.assertLessEqual(max(len(l) for l in ex), 60 + 40, ex)
+                i += 1
+
     def test_uninstall(self):
         dest = os.path.join(self.tmp, "again")
         make = [a if not a.startswith("DESTDIR=") else "DESTDIR=" + dest for a in self.make]

@@ -142,6 +142,66 @@ class BadInputTest(PacerTestCase):
                 self.assertIn(extra[1], run.stderr)
                 self.assertEqual(_ngx.count(mark), 0, "a load was sent: " + run.stderr)
 
+    # issue 30 item 3: other tools' flags that mean something else here are
+    # refused, naming pacer's option, before anything is sent (h2load's -m 10
+    # sent the method "10": 1,000 x 404 and exit 0; oha's -q 500 said
+    # "expected one URL, got 2 arguments")
+    def test_peer_flags_name_pacers_option(self):
+        cases = [
+            (["-m", "10"], "--max-streams", "pacer's -m is the method"),
+            (["--method", "10"], "--max-streams", "a number is no method"),
+            (["-q", "500"], "-r/--rate", "pacer's -q is --quiet"),
+            (["-rate=50/1s"], "two dashes: --rate=50/1s"),
+            (["-h2"], "--http2"),
+            (["-D", "5"], "-d/--duration"),
+            (["-d", '{"a":1}'], "--body @FILE"),
+            (["-t", "5s"], "--timeout"),
+            (["-T", "application/json"], "--timeout", "Content-Type"),
+            (["--vus", "10"], "--concurrency"),
+            (["--rps", "100"], "-r/--rate"),
+            (["-targets=t.txt"], "--requests-file"),
+        ]
+        for url, want in (("script.js", "pacer runs no k6 JavaScript"),
+                          ("script.lua", "a wrk script goes with -s FILE.lua")):
+            with self.subTest(url=url):
+                self.assert_usage_error([url, "--duration", "200ms", "--rate", 10], want)
+        for extra, *mentions in cases:
+            with self.subTest(args=extra):
+                mark = _ngx.log_mark()
+                run = self.assert_usage_error(self.ok_args() + extra, *mentions)
+                for m in mentions:
+                    self.assertIn(m, run.stderr)
+                self.assertEqual(_ngx.count(mark), 0, "a load was sent: " + run.stderr)
+
+    def test_peer_flags_that_mean_the_same_work(self):
+        # wrk's -t -c -d -H --latency, wrk2's -R, hey's and oha's -z -m -n
+        for extra in (["-t", "1", "-c", "2", "-d", "300ms", "-H", "X-A: 1", "--latency", "-R", "20"],
+                      ["-z", "300ms", "-m", "POST", "-c", "2"], ["-n", "5", "-c", "2", "-m", "GET"]):
+            with self.subTest(args=extra):
+                run = harness.run_pacer([_ngx.url("/hello")] + extra, timeout=30.0)
+                self.assertEqual(run.code, 0, harness.describe(run))
+
+    def test_did_you_mean(self):
+        cases = [
+            (self.ok_args() + ["--duraton", "1s"], "(did you mean --duration?)"),
+            (self.ok_args() + ["--arrival", "poison"], "(did you mean poisson?)"),
+            (["--self-contained=helo", "-n", "1"], "did you mean hello?"),
+        ]
+        for args, want in cases:
+            with self.subTest(args=args):
+                run = self.assert_usage_error(args, want)
+        for argv, want in ((["rnu", "x"], "unknown command 'rnu' (did you mean run?)"),
+                           (["help", "rmap"], "(did you mean ramp?)"),
+                           (["report", "x.json", "--format", "htm"], "(did you mean html?)"),
+                           (["history", "x.db", "--trend", "p99x"], "(did you mean p99?)"),
+                           (["table", "hsah"], "(did you mean hash?)")):
+            with self.subTest(argv=argv):
+                r = harness.run_pacer(argv[1:], subcommand=argv[0], out=False, timeout=20.0,
+                                      limited_ok=False)
+                self.assertEqual(r.code, 2, harness.describe(r))
+                self.assertIn(want, r.stderr)
+                self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()

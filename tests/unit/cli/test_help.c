@@ -36,6 +36,9 @@ static struct opt tab[] = {
 static const struct cli_example ex[] = {
 	{"pacer run http://h/ -R 2k", "2,000 req/s"},
 	{".start -x \\ back", "a line that needs roff escapes"},
+	{"pacer run --self-contained=vast_ortb_mix -r 1k -d 1m30s -o result.json --slo 'p99 < 20 ms' "
+	 "--outcome fill='body contains \"<Ad\"'",
+	 "a command longer than the line"},
 };
 static const struct cli_exit exits[] = {{0, "done"}, {4, "generator-limited"}};
 static const struct cli_help h = {
@@ -103,6 +106,52 @@ static void test_text(void **state)
 	free(t);
 }
 
+/* A long example is broken between shell words with a trailing backslash
+ * (never inside quotes, an option beside its value): the lines pasted into
+ * a shell give back the command, word for word. */
+static void test_example_pastes(void **state)
+{
+	(void)state;
+	for (int cols = 40; cols <= 130; cols += 15) {
+		char c[16];
+		snprintf(c, sizeof c, "%d", cols);
+		setenv("COLUMNS", c, 1);
+		char *t = render(HELP_TEXT);
+		unsetenv("COLUMNS");
+		const char *start = strstr(t, "a line that needs roff escapes\n");
+		assert_non_null(start);
+		start += strlen("a line that needs roff escapes\n");
+		assert_true(strncmp(start, "  pacer run ", 12) == 0);
+		/* the command's lines: joined at each " \\\n" and the indent */
+		char joined[512] = "";
+		size_t k = 0;
+		const char *p = start + 2;
+		for (;;) {
+			const char *nl = strchr(p, '\n');
+			assert_non_null(nl);
+			size_t len = (size_t)(nl - p);
+			assert_true((int)len + (p == start + 2 ? 2 : 6) <=
+				    (cols < 60 ? 200 : cols));
+			bool more = len >= 2 && p[len - 1] == '\\' && p[len - 2] == ' ';
+			memcpy(joined + k, p, more ? len - 2 : len);
+			k += more ? len - 2 : len;
+			if (!more)
+				break;
+			joined[k++] = ' ';
+			p = nl + 1;
+			assert_true(strncmp(p, "      ", 6) == 0);
+			p += 6;
+		}
+		joined[k] = '\0';
+		assert_string_equal(joined, ex[2].cmd);
+		if (cols >= 130)
+			assert_null(strstr(start, " \\\n")); /* fits: one line */
+		else
+			assert_non_null(strstr(start, "--slo 'p99 < 20 ms'")); /* kept whole */
+		free(t);
+	}
+}
+
 static void test_man(void **state)
 {
 	(void)state;
@@ -158,8 +207,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_groups), cmocka_unit_test(test_text),
-		cmocka_unit_test(test_man),    cmocka_unit_test(test_bash),
-		cmocka_unit_test(test_width),
+		cmocka_unit_test(test_man),    cmocka_unit_test(test_example_pastes),
+		cmocka_unit_test(test_bash),   cmocka_unit_test(test_width),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -268,48 +268,50 @@ struct err_case {
 
 static const struct err_case errors[] = {
 	/* unknown options */
-	{ { "--nope" }, "unknown option '--nope' (see --help)" },
-	{ { "--nope=3" }, "unknown option '--nope' (see --help)" },
-	{ { "--r", "5" }, "option '--r' is ambiguous: --requests, --rate" }, /* two prefixes */
-	{ { "--r=5" }, "option '--r' is ambiguous: --requests, --rate" },
-	{ { "--rates", "5" }, "unknown option '--rates' (see --help)" },
-	{ { "--Rate", "5" }, "unknown option '--Rate' (see --help)" },
-	{ { "-j" }, "unknown option '-j' (see --help)" },
-	{ { "-jvalue" }, "unknown option '-j' (see --help)" },
-	{ { "--=5" }, "unknown option '--' (see --help)" },
+	{{"--nope"}, "unknown option '--nope' (see --help)"},
+	{{"--nope=3"}, "unknown option '--nope' (see --help)"},
+	{{"--r", "5"}, "option '--r' is ambiguous: --requests, --rate"}, /* two prefixes */
+	{{"--r=5"}, "option '--r' is ambiguous: --requests, --rate"},
+	{{"--rates", "5"}, "unknown option '--rates' (did you mean --rate?)"},
+	{{"--Rate", "5"}, "unknown option '--Rate' (did you mean --rate?)"},
+	{{"-j"}, "unknown option '-j' (see --help)"},
+	{{"-jvalue"}, "unknown option '-j' (see --help)"},
+	{{"--=5"}, "unknown option '--' (see --help)"},
 	/* missing values */
-	{ { "--rate" }, "--rate needs a value (R)" },
-	{ { "-v", "-r" }, "--rate needs a value (R)" },
-	{ { "-t" }, "--threads needs a value (value)" },
-	{ { "--header" }, "--header needs a value (LINE)" },
+	{{"--rate"}, "--rate needs a value (R)"},
+	{{"-v", "-r"}, "--rate needs a value (R)"},
+	{{"-t"}, "--threads needs a value (value)"},
+	{{"--header"}, "--header needs a value (LINE)"},
 	/* flags take no value */
-	{ { "--verbose=1" }, "--verbose takes no value" },
-	{ { "--verbose=" }, "--verbose takes no value" },
-	{ { "--verb=1" }, "--verbose takes no value" }, /* a prefix names the option */
-	{ { "-vq" }, "unknown option '-q' (see --help)" }, /* bundled: -v then -q */
-	{ { "-vt" }, "--threads needs a value (value)" },
-	{ { "--rat" }, "--rate needs a value (R)" },
+	{{"--verbose=1"}, "--verbose takes no value"},
+	{{"--verbose="}, "--verbose takes no value"},
+	{{"--verb=1"}, "--verbose takes no value"},    /* a prefix names the option */
+	{{"-vq"}, "unknown option '-q' (see --help)"}, /* bundled: -v then -q */
+	{{"-vt"}, "--threads needs a value (value)"},
+	{{"--rat"}, "--rate needs a value (R)"},
 	/* typed errors name the option, the value and the expected form */
-	{ { "--rate", "abc" },
-	  "--rate 'abc': not understood (expected a rate of at least 0.001 such as 500, 2.5k, 1M or 50/1s)" },
-	{ { "-r0" }, "--rate '0': out of range (expected a rate of at least 0.001 such as 500, 2.5k, 1M or 50/1s)" },
-	{ { "--rate=" }, "--rate '': not understood (expected a rate of at least 0.001 such as 500, 2.5k, 1M or 50/1s)" },
-	{ { "-r", "-5" },
-	  "--rate '-5': not understood (expected a rate of at least 0.001 such as 500, 2.5k, 1M or 50/1s)" },
-	{ { "--duration", "10x" },
-	  "--duration '10x': not understood (expected a duration such as 250ms, 10s, 1m30s or 1h)" },
-	{ { "-d", "-1s" },
-	  "--duration '-1s': not understood (expected a duration such as 250ms, 10s, 1m30s or 1h)" },
-	{ { "-d", "400000000h" },
-	  "--duration '400000000h': out of range (expected a duration such as 250ms, 10s, 1m30s or 1h)" },
-	{ { "-n", "1.5" },
-	  "--requests '1.5': not understood (expected a whole number such as 1000 or 10k)" },
-	{ { "--requests=2000000000G" },
-	  "--requests '2000000000G': out of range (expected a whole number such as 1000 or 10k)" },
-	{ { "--threads", "4294967296" },
-	  "--threads '4294967296': out of range (expected a whole number)" },
-	{ { "-t", "2.5" }, "--threads '2.5': not understood (expected a whole number)" },
-	{ { "-t", "many" }, "--threads 'many': not understood (expected a whole number)" },
+	{{"--rate", "abc"},
+	 "--rate 'abc': not understood (expected a rate of at least 0.001 such as 500, 2.5k, 1M or 50/1s)"},
+	{{"-r0"},
+	 "--rate '0': out of range (expected a rate of at least 0.001 such as 500, 2.5k, 1M or 50/1s)"},
+	{{"--rate="},
+	 "--rate '': not understood (expected a rate of at least 0.001 such as 500, 2.5k, 1M or 50/1s)"},
+	{{"-r", "-5"},
+	 "--rate '-5': not understood (expected a rate of at least 0.001 such as 500, 2.5k, 1M or 50/1s)"},
+	{{"--duration", "10x"},
+	 "--duration '10x': not understood (expected a duration such as 250ms, 10s, 1m30s or 1h)"},
+	{{"-d", "-1s"},
+	 "--duration '-1s': not understood (expected a duration such as 250ms, 10s, 1m30s or 1h)"},
+	{{"-d", "400000000h"},
+	 "--duration '400000000h': out of range (expected a duration such as 250ms, 10s, 1m30s or 1h)"},
+	{{"-n", "1.5"},
+	 "--requests '1.5': not understood (expected a whole number such as 1000 or 10k)"},
+	{{"--requests=2000000000G"},
+	 "--requests '2000000000G': out of range (expected a whole number such as 1000 or 10k)"},
+	{{"--threads", "4294967296"},
+	 "--threads '4294967296': out of range (expected a whole number)"},
+	{{"-t", "2.5"}, "--threads '2.5': not understood (expected a whole number)"},
+	{{"-t", "many"}, "--threads 'many': not understood (expected a whole number)"},
 };
 
 static void test_errors(void **state)
@@ -556,6 +558,81 @@ static void test_parse_cmd(void **state)
 	assert_int_equal(strchr(msg, '\n') - msg + 1, (long)strlen(msg)); /* one line */
 }
 
+/* Other tools' spellings that pacer would take for something else are
+ * refused with the option meant; a mistyped long option names the closest
+ * one; opts_did_you_mean. */
+static void test_peers_and_near(void **state)
+{
+	(void)state;
+	bool quiet = false;
+	const char *method = NULL, *body = NULL;
+	double rate = 0;
+	uint64_t dur = 0;
+	uint32_t threads = 0, streams = 0, conc = 0;
+	struct opt tab[] = {
+		{'b', "body", OPT_STR, &body, "DATA", NULL, "body", false},
+		{0, "concurrency", OPT_U32, &conc, "P", NULL, "concurrency", false},
+		{'d', "duration", OPT_DURATION, &dur, "D", NULL, "duration", false},
+		{0, "max-streams", OPT_U32, &streams, "N", NULL, "streams", false},
+		{'X', "method", OPT_STR, &method, "M", NULL, "method", false},
+		{'q', "quiet", OPT_FLAG, &quiet, NULL, NULL, "quiet", false},
+		{'r', "rate", OPT_RATE, &rate, "R", NULL, "rate", false},
+		{'t', "threads", OPT_U32, &threads, "T", NULL, "threads", false},
+		{0, "timeout", OPT_DURATION, &dur, "D", NULL, "timeout", false},
+	};
+	const char *pos[3];
+	size_t npos;
+	char err[512];
+	static const struct {
+		const char *args[4];
+		const char *want; /* a part of the message; NULL: parses */
+	} cases[] = {
+		{{"-m", "10"},
+		 "pacer's -m is the method (as hey's and oha's); h2load's -m (streams per connection) is --max-streams"},
+		{{"-m10"}, "'-m 10'"},
+		{{"-m", "POST"}, NULL}, /* hey's and oha's -m: the method */
+		{{"-q", "500"}, "pacer's -q is --quiet; oha's -q (requests/s) is -r/--rate"},
+		{{"-q2.5k"}, "'-q 2.5k'"},
+		{{"-q", "http://h/"}, NULL}, /* quiet, then the URL */
+		{{"-rate=50/1s"}, "pacer's long options take two dashes: --rate=50/1s"},
+		{{"-duration", "5s"}, "two dashes: --duration"},
+		{{"-h2"}, "hey's -h2 is --http2"},
+		{{"-targets=t.txt"}, "vegeta's -targets is --requests-file"},
+		{{"-b", "-rate"}, NULL}, /* a value, not an option */
+		{{"-D", "30"}, "h2load's -D (duration) is -d/--duration here"},
+		{{"-T", "text/plain"}, "wrk's -T is --timeout here"},
+		{{"--vus", "10"}, "k6's --vus is --concurrency"},
+		{{"--rps", "100"}, "k6's --rps is -r/--rate here"},
+		{{"-d", "{\"a\":1}"}, "a request body is --body DATA or --body @FILE"},
+		{{"-t", "5s"}, "a timeout is --timeout here"},
+		{{"--duraton", "5s"}, "unknown option '--duraton' (did you mean --duration?)"},
+		{{"--max-stream=4"}, NULL}, /* a prefix is fine */
+		{{"--concurency", "4"}, "(did you mean --concurrency?)"},
+		{{"--xyzzy"}, "unknown option '--xyzzy' (see --help)"},
+		{{"--", "-m", "10"}, NULL}, /* after --: positionals */
+	};
+	for (size_t i = 0; i < N(cases); i++) {
+		char *argv[6] = {"run"};
+		int argc = 1;
+		for (size_t k = 0; k < 4 && cases[i].args[k]; k++)
+			argv[argc++] = (char *)cases[i].args[k];
+		int rc = opts_parse(tab, N(tab), argc, argv, pos, N(pos), &npos, err, sizeof err);
+		if (!cases[i].want) {
+			if (rc != 0)
+				fail_msg("case %zu (%s): refused: %s", i, cases[i].args[0], err);
+			continue;
+		}
+		if (rc != -1 || !strstr(err, cases[i].want))
+			fail_msg("case %zu (%s): rc %d, message \"%s\", expected \"%s\"", i,
+				 cases[i].args[0], rc, rc ? err : "", cases[i].want);
+	}
+	static const char *const words[] = {"md", "html", "text"};
+	char buf[64];
+	assert_string_equal(opts_did_you_mean(buf, sizeof buf, "htm", words, 3),
+			    " (did you mean html?)");
+	assert_string_equal(opts_did_you_mean(buf, sizeof buf, "pdf", words, 3), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -572,6 +649,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bundles_and_prefixes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_aliases, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse_cmd, setup, teardown),
+		cmocka_unit_test(test_peers_and_near),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

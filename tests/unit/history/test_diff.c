@@ -375,6 +375,59 @@ static void test_not_comparable_names_the_field(void **state)
 	result_free(&a);
 }
 
+/* The workload hash (what was sent, not where) decides when both results
+ * have it; a result from before it falls back to the table hash; and
+ * diff_comparable is diff_results' rule alone. */
+static void test_workload_hash_decides(void **state)
+{
+	(void)state;
+	struct loaded_result a, b;
+	static struct diff_result d;
+	json_t *ja = run_scaled(1, "aaaa"), *jb = run_scaled(1, "bbbb");
+	json_object_set_new(json_object_get(json_object_get(ja, "plan"), "workload"),
+			    "workload_sha256", json_string("1111"));
+	json_object_set_new(json_object_get(json_object_get(jb, "plan"), "workload"),
+			    "workload_sha256", json_string("1111"));
+	load(ja, &a);
+	load(jb, &b);
+	diff_results(&a, &b, 0.05, &d); /* two ports: other bytes, one workload */
+	assert_true(d.comparable);
+	diff_comparable(&a, &b, &d);
+	assert_true(d.comparable);
+	assert_int_equal(d.n_rows, 0);
+	result_free(&b);
+
+	jb = run_scaled(1, "aaaa"); /* the same bytes, but another workload hash */
+	json_object_set_new(json_object_get(json_object_get(jb, "plan"), "workload"),
+			    "workload_sha256", json_string("2222"));
+	load(jb, &b);
+	diff_comparable(&a, &b, &d);
+	assert_false(d.comparable);
+	assert_string_equal(d.field, "workload hash");
+	result_free(&b);
+
+	load(run_scaled(1, "bbbb"), &b); /* older: no workload hash, the table hash decides */
+	diff_comparable(&a, &b, &d);
+	assert_false(d.comparable);
+	assert_string_equal(d.field, "table hash");
+	result_free(&b);
+	load(run_scaled(1, "aaaa"), &b);
+	diff_comparable(&a, &b, &d);
+	assert_true(d.comparable);
+	result_free(&b);
+
+	jb = run_scaled(1, "bbbb"); /* a rate change: diff's and the trend's one rule */
+	json_object_set_new(json_object_get(json_object_get(jb, "plan"), "workload"),
+			    "workload_sha256", json_string("1111"));
+	json_object_set_new(json_object_get(jb, "plan"), "rate_per_s", json_real(1000));
+	load(jb, &b);
+	diff_comparable(&a, &b, &d);
+	assert_false(d.comparable);
+	assert_string_equal(d.field, "plan.rate_per_s");
+	result_free(&b);
+	result_free(&a);
+}
+
 static void test_rules_parse_and_fire(void **state)
 {
 	(void)state;
@@ -431,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_errors_two_proportions),
 		cmocka_unit_test(test_sessions_and_steps),
 		cmocka_unit_test(test_not_comparable_names_the_field),
+		cmocka_unit_test(test_workload_hash_decides),
 		cmocka_unit_test(test_rules_parse_and_fire),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -218,11 +218,20 @@ static void test_encode_rejects_bad_header(void **state)
 static void test_method_check(void **state)
 {
 	(void)state;
-	static const char *ok[] = { "GET", "POST", "M-SEARCH", "PROPFIND", "x", "A!#$%&'*+.^_`|~9",
-	                            "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345" /* 32 */ };
-	static const char *bad[] = { "", "GE T", "GET\r\n", "GET/", "G(T)",
-	                             "G\xc3\x89\x54" /* non-ASCII */, "G:T",
-	                             "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456" /* 33 */ };
+	static const char *ok[] = {"GET",
+				   "POST",
+				   "M-SEARCH",
+				   "PROPFIND",
+				   "x",
+				   "A!#$%&'*+.^_`|~9",
+				   "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345" /* 32 */,
+				   "H2",
+				   "1X"};
+	static const char *bad[] = {"",        "GE T",
+				    "GET\r\n", "GET/",
+				    "G(T)",    "G\xc3\x89\x54" /* non-ASCII */,
+				    "G:T",     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456" /* 33 */,
+				    "10",      "0" /* all digits: h2load's -m 10 */};
 	for (size_t i = 0; i < N(ok); i++) {
 		if (req_method_check(ok[i]) != 0)
 			print_message("method \"%s\" rejected\n", ok[i]);

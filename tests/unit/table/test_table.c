@@ -350,16 +350,79 @@ static void test_limits(void **state)
 	table_wire_free(NULL);
 }
 
+/* The workload hash of text, with user agent ua and extra headers. */
+static void workload_of(const char *text, const char *ua, const char *const *extra, size_t n,
+			char hex[65], char whex[65])
+{
+	struct table *t = parse(text);
+	char err[256];
+	struct table_wire w;
+	assert_int_equal(table_encode(t, ua, extra, n, &w, err, sizeof err), 0);
+	assert_int_equal(table_wire_hashes(&w, hex, whex), 0);
+	/* the incremental hasher gives the same two */
+	struct table_hasher *h;
+	char a[65], b[65];
+	assert_int_equal(table_hasher_new(&h), 0);
+	for (size_t i = 0; i < w.n; i++)
+		table_hasher_add(h, w.bytes + w.off[i], w.off[i + 1] - w.off[i]);
+	assert_int_equal(table_hasher_end_workload(h, a, b), 0);
+	table_hasher_free(h);
+	assert_string_equal(a, hex);
+	assert_string_equal(b, whex);
+	table_wire_free(&w);
+	table_free(t);
+}
+
+/* What was sent, not where (issue 30): each Host value becomes its
+ * number, pacer's User-Agent "pacer"; everything else stays. */
+static void test_workload_hash(void **state)
+{
+	(void)state;
+	write_file("abc.txt", "abc", 3);
+	char h1[65], w1[65], h2[65], w2[65];
+	/* sha256(be64(len) || "GET / HTTP/1.1\r\nHost: #1\r\nUser-Agent: pacer\r\n\r\n"),
+	 * from Python's hashlib */
+	workload_of("GET http://127.0.0.1:8080/\n", "pacer/0.1.0", NULL, 0, h1, w1);
+	assert_string_equal(w1, "146f695ba4802f57f2f081024cc3b646ee71fa9abbcd771125a1a9d7a37cf091");
+	/* another port, host and pacer version: another table hash, one workload */
+	workload_of("GET http://localhost:9090/\n", "pacer/9.9.9", NULL, 0, h2, w2);
+	assert_string_not_equal(h1, h2);
+	assert_string_equal(w1, w2);
+	/* two hosts, a body: numbered in order of first appearance */
+	workload_of("GET http://a:81/a\n\nPOST http://b:82/b\n@abc.txt\n", UA, NULL, 0, h1, w1);
+	assert_string_equal(w1, "26fb51938036e1ce07586b42198ede0d1fe893ae20f6f443cba3eae3aede56d9");
+	workload_of("GET http://x/a\n\nPOST http://y/b\n@abc.txt\n", UA, NULL, 0, h2, w2);
+	assert_string_equal(w1, w2);
+	/* which requests share a host still counts: a,b,a against a,a,b */
+	workload_of("GET http://a/1\n\nGET http://b/1\n\nGET http://a/1\n", UA, NULL, 0, h1, w1);
+	workload_of("GET http://a/1\n\nGET http://a/1\n\nGET http://b/1\n", UA, NULL, 0, h2, w2);
+	assert_string_not_equal(w1, w2);
+	/* what is sent: a path, a header, a body, another User-Agent */
+	static const char *const alt[] = {"GET http://h/2\n", "GET http://h/\nX-A: 1\n",
+					  "POST http://h/\n@abc.txt\n"};
+	workload_of("GET http://h/\n", UA, NULL, 0, h1, w1);
+	for (size_t i = 0; i < sizeof alt / sizeof alt[0]; i++) {
+		workload_of(alt[i], UA, NULL, 0, h2, w2);
+		assert_string_not_equal(w1, w2);
+	}
+	static const char *const curl[] = {"User-Agent: curl/8"};
+	workload_of("GET http://h/\n", UA, curl, 1, h2, w2);
+	assert_string_not_equal(w1, w2);
+	/* a Host given by -H is numbered too: where, not what */
+	static const char *const host_a[] = {"Host: a.test"}, *const host_b[] = {"Host: b.test:81"};
+	workload_of("GET http://h/\n", UA, host_a, 1, h1, w1);
+	workload_of("GET http://h/\n", UA, host_b, 1, h2, w2);
+	assert_string_not_equal(h1, h2);
+	assert_string_equal(w1, w2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_encode),
-		cmocka_unit_test(test_encode_each),
-		cmocka_unit_test(test_extra_headers),
-		cmocka_unit_test(test_hash_vectors),
-		cmocka_unit_test(test_hash_changes),
-		cmocka_unit_test(test_bodies),
-		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_encode),        cmocka_unit_test(test_encode_each),
+		cmocka_unit_test(test_extra_headers), cmocka_unit_test(test_hash_vectors),
+		cmocka_unit_test(test_hash_changes),  cmocka_unit_test(test_workload_hash),
+		cmocka_unit_test(test_bodies),        cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_limits),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -141,6 +141,90 @@ static void test_term_safe(void **state)
 	assert_string_equal(text_term_safe(small, 1, "abc"), "");
 }
 
+/* Damerau-Levenshtein (optimal string alignment) against distances worked
+ * out by hand, and "did you mean"'s choice and threshold. */
+static void test_edit_distance(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *a, *b;
+		size_t d;
+	} cases[] = {
+		{"", "", 0},
+		{"", "abc", 3},
+		{"abc", "", 3},
+		{"run", "run", 0},
+		{"rnu", "run", 1},            /* a swap is one edit */
+		{"duraton", "duration", 1},   /* a letter left out */
+		{"durattion", "duration", 1}, /* one too many */
+		{"poison", "poisson", 1},
+		{"htm", "html", 1},
+		{"HTML", "html", 0}, /* ASCII case ignored */
+		{"kitten", "sitting", 3},
+		{"ca", "abc", 3}, /* OSA, not 2 */
+		{"abcdef", "badcfe", 3},
+		{"connetcions", "connections", 1},
+		{"steps", "step", 1},
+		{"xyz", "abc", 3},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		size_t d = text_edit_distance(cases[i].a, cases[i].b);
+		if (d != cases[i].d)
+			fail_msg("distance('%s', '%s') = %zu, expected %zu", cases[i].a, cases[i].b,
+				 d, cases[i].d);
+		/* symmetric */
+		assert_int_equal(text_edit_distance(cases[i].b, cases[i].a), d);
+	}
+	/* longer than TEXT_NEAR_MAX: the first 64 bytes only, no overflow */
+	char l1[200], l2[200];
+	memset(l1, 'a', sizeof l1 - 1);
+	l1[sizeof l1 - 1] = '\0';
+	memcpy(l2, l1, sizeof l2);
+	l2[150] = 'b';
+	assert_int_equal(text_edit_distance(l1, l2), 0);
+	l2[10] = 'b';
+	assert_int_equal(text_edit_distance(l1, l2), 1);
+}
+
+static const char *nearest(const char *word, const char *const *cands, size_t n)
+{
+	struct text_near t;
+	text_near_init(&t, word);
+	for (size_t i = 0; i < n; i++)
+		text_near_offer(&t, cands[i]);
+	return t.best;
+}
+
+static void test_near(void **state)
+{
+	(void)state;
+	static const char *const fmts[] = {"md", "html", "text", "csv", "hgrm", "hlog"};
+	static const char *const opts[] = {"duration", "drain",       "rate",        "requests",
+					   "repeat",   "connections", "concurrency", "max-streams"};
+#define NEAR(w, c) nearest((w), (c), sizeof(c) / sizeof((c)[0]))
+	assert_string_equal(NEAR("htm", fmts), "html");
+	assert_string_equal(NEAR("HTML", fmts), "html");
+	assert_string_equal(NEAR("txet", fmts), "text");
+	assert_string_equal(NEAR("mdd", fmts), "md");
+	assert_string_equal(NEAR("duraton", opts), "duration");
+	assert_string_equal(NEAR("rates", opts), "rate");
+	assert_string_equal(NEAR("connectoins", opts), "connections");
+	assert_string_equal(NEAR("concurency", opts), "concurrency");
+	assert_string_equal(NEAR("max-stream", opts), "max-streams");
+	/* too far, or too short to tell: nothing */
+	assert_null(NEAR("x", fmts));
+	assert_null(NEAR("pdf", fmts));  /* 3 edits from md */
+	assert_null(NEAR("json", fmts)); /* 2 edits from text/hlog: too many for 4 bytes */
+	assert_null(NEAR("vus", opts));
+	assert_null(NEAR("iterations", opts));
+	assert_null(NEAR("", fmts));
+	/* the word itself is no suggestion; the first of equals wins */
+	static const char *const same[] = {"rate", "rats", "rare"};
+	assert_string_equal(NEAR("rat", same), "rate");
+	assert_null(nearest("rate", same, 1));
+#undef NEAR
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +233,8 @@ int main(void)
 		cmocka_unit_test(test_shell_round_trip),
 		cmocka_unit_test(test_field),
 		cmocka_unit_test(test_term_safe),
+		cmocka_unit_test(test_edit_distance),
+		cmocka_unit_test(test_near),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
