@@ -63,8 +63,12 @@ static int trend_row(void *arg, const struct history_row *row)
 	struct report_trend_point *p = &t->pts[t->n++];
 	const struct history_headline *h = &row->h;
 	p->id = (double)row->id;
-	for (size_t m = 0; m < t->n_metrics; m++)
-		p->v[m] = h->v[t->metrics[m]];
+	/* latencies are stored in µs and charted in ms, as every other chart */
+	for (size_t m = 0; m < t->n_metrics; m++) {
+		int hm = t->metrics[m];
+		bool lat = hm == HM_P50 || hm == HM_P90 || hm == HM_P99 || hm == HM_P999;
+		p->v[m] = lat ? h->v[hm] / 1000 : h->v[hm];
+	}
 	/* self-contained: the loopback port is in the hash; the target (equal
 	 * here) names the plan instead */
 	bool sc = !strncmp(h->target, "self-contained:", 15);
@@ -76,9 +80,15 @@ static int trend_row(void *arg, const struct history_row *row)
 
 static const char *trend_label(int m)
 {
-	static const char *const labels[HM_COUNT] = {
-		"achieved (req/s)", "p50 (us)", "p90 (us)", "p99 (us)", "p99.9 (us)",
-		"errors (%)", "capacity (req/s)", "target CPU (ms/request)", "USD per million requests"};
+	static const char *const labels[HM_COUNT] = {"achieved (req/s)",
+						     "p50 (ms)",
+						     "p90 (ms)",
+						     "p99 (ms)",
+						     "p99.9 (ms)",
+						     "errors (%)",
+						     "capacity (req/s)",
+						     "target CPU (ms/request)",
+						     "USD per million requests"};
 	return m >= 0 && m < HM_COUNT ? labels[m] : "?";
 }
 

@@ -155,6 +155,38 @@ static void run_name(struct content_ctx *c, char *out, size_t cap)
 		snprintf(out + l, cap - l, ")");
 }
 
+/* The charts, right after the summary: the answer first, then what it
+ * rests on (a kind's charts in its order, then the trend of --history). */
+static void content_charts(struct content_ctx *c)
+{
+	static const char *const run[] = {"timeline", "spectrum", "histogram", "status", NULL};
+	static const char *const ramp[] = {"latency-vs-load", "timeline", "spectrum",
+					   "histogram",       "status",   NULL};
+	static const char *const cmp[] = {"compare-ratios", "compare-latency", "compare-throughput",
+					  NULL};
+	const char *const *names = c->r->kind == RESULT_KIND_RAMP      ? ramp
+				   : c->r->kind == RESULT_KIND_COMPARE ? cmp
+								       : run;
+	bool any = charts_find(c->cs, "trend") != NULL;
+	for (size_t i = 0; names[i]; i++)
+		any = any || charts_find(c->cs, names[i]);
+	if (!any)
+		return;
+	page_heading(c->d, 2, "charts", "Charts");
+	for (size_t i = 0; names[i]; i++)
+		chart_ref(c, names[i]);
+	const struct chart *trend = charts_find(c->cs, "trend");
+	if (trend) {
+		page_heading(c->d, 3, "trend", "Trend");
+		page_para(
+			c->d, false,
+			"The same benchmark over the runs of its history (pacer report --history): "
+			"runs with the same request table and hardware as this one in one series, "
+			"the others apart, as they are not comparable with it.");
+		page_chart(c->d, trend->name, trend->title);
+	}
+}
+
 int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, struct page *d)
 {
 	struct content_ctx c;
@@ -189,6 +221,7 @@ int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, 
 	case RESULT_KIND_RAMP: content_summary_ramp(&c); break;
 	case RESULT_KIND_COMPARE: content_summary_compare(&c); break;
 	}
+	content_charts(&c);
 	content_identity(&c);
 	content_methodology(&c);
 	content_conditions(&c);
@@ -206,15 +239,6 @@ int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, 
 	page_audience(d, ramp ? PAGE_REPORT : PAGE_ALL);
 	content_cost(&c);
 	page_audience(d, PAGE_ALL);
-	const struct chart *trend = charts_find(cs, "trend");
-	if (trend) {
-		page_heading(d, 2, "trend", "Trend");
-		page_para(d, false,
-			 "The same benchmark over the runs of its history (pacer report --history): "
-			 "runs with the same request table and hardware as this one in one series, "
-			 "the others apart, as they are not comparable with it.");
-		page_chart(d, trend->name, trend->title);
-	}
 	content_meaning(&c);
 	return d->oom ? -ENOMEM : 0;
 }

@@ -33,6 +33,7 @@ enum page_kind {
 enum page_audience {
 	PAGE_ALL,
 	PAGE_REPORT,
+	PAGE_TERMINAL, /* the terminal's summary only (what to look at next) */
 };
 
 struct page_block {
@@ -45,6 +46,8 @@ struct page_block {
 	size_t n_items;
 	size_t cols;      /* table columns */
 	uint32_t right;   /* table: bit c set = column c right-aligned */
+	uint32_t wide;    /* table: bit c set = column c left out of the terminal */
+	bool key;         /* table: the key figures (one row), the answer at a glance */
 	enum page_audience audience;
 	char **briefs;    /* list: each item's short form for the terminal (NULL: the
 	                   * item itself; "": not in the terminal), n_items of them */
@@ -83,6 +86,13 @@ void page_item_brief(struct page *d, const char *brief, const char *fmt, ...)
  * columns as a bit mask. page_row adds a row of `cols` cells (NULL = empty). */
 void page_table(struct page *d, size_t cols, uint32_t right, const char *const *header);
 void page_row(struct page *d, const char *const *cells);
+/* The last table's columns the terminal leaves out (bit c: column c) to fit
+ * 80 columns; the report keeps them. */
+void page_table_wide(struct page *d, uint32_t wide);
+/* The key figures: a table of one row (label i over value i), every value
+ * right-aligned; HTML shows them as large figures under the headline. */
+void page_key_figures(struct page *d, size_t n, const char *const *labels,
+		      const char *const *values);
 /* A chart by name (its SVG lives in a struct chart_set) with a caption. */
 void page_chart(struct page *d, const char *name, const char *caption);
 

@@ -42,7 +42,7 @@ struct report_trend_point {
 
 struct report_trend {
 	const char *source;                   /* the history's name, for the caption */
-	const char *metrics[REPORT_TREND_MAX_METRICS]; /* labels ("p99 (us)") */
+	const char *metrics[REPORT_TREND_MAX_METRICS]; /* labels ("p99 (ms)") */
 	size_t n_metrics;
 	const struct report_trend_point *pts; /* oldest first; borrowed */
 	size_t n;
