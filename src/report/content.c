@@ -240,5 +240,6 @@ int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, 
 	content_cost(&c);
 	page_audience(d, PAGE_ALL);
 	content_meaning(&c);
+	content_next(&c);
 	return d->oom ? -ENOMEM : 0;
 }

@@ -411,7 +411,11 @@ void content_results_ramp(struct content_ctx *c)
 		hdr[nc++] = "Target CPU/request";
 	hdr[nc++] = "Within SLO";
 	uint32_t right = ((1u << (nc - 1)) - 1) & ~1u;
+	/* the steps table and the verdict are the terminal's one screen; the
+	 * drop rate and the target's CPU stay in the report there, to fit */
+	page_screen(c->d, true);
 	page_table(c->d, nc, right, hdr);
+	page_table_wide(c->d, (1u << (nc - 2)) | (cpu != RCPU_NONE ? 1u << (nc - 3) : 0));
 	size_t i;
 	const json_t *s;
 	bool reps = false;
@@ -498,6 +502,8 @@ void content_results_ramp(struct content_ctx *c)
 				 dl);
 		char hl[32];
 		const char *bound = rr_str(hp, KEY_BOUND);
+		/* the screen's headline says it: its lines go to the caveats */
+		page_screen(c->d, false);
 		page_para(c->d, false,
 			  "Highest passing step: step %s, %s requests/s offered (%s achieved)%s%s.",
 			  report_step_label(c->root, (long)rr_num_or(hp, KEY_STEP, 0) - 1, hl,
@@ -508,6 +514,7 @@ void content_results_ramp(struct content_ctx *c)
 				  ? ": a lower bound of the capacity, since a step above it stayed "
 				    "inconclusive"
 				  : "");
+		page_screen(c->d, true);
 		if (why[0]) {
 			page_audience(c->d, PAGE_REPORT);
 			page_para(c->d, false, "%s", why + 1);
@@ -533,6 +540,7 @@ void content_results_ramp(struct content_ctx *c)
 	if (rr_num(c->plan, KEY_REQUIRE_PER_S, &req))
 		page_para(c->d, false, "Required %s requests/s: %s.", fmt_rate(&c->f, req),
 			  rr_true(c->root, KEY_REACHED_REQUIRE) ? "reached" : "NOT reached");
+	page_screen(c->d, false);
 	page_audience(c->d, PAGE_REPORT);
 	ramp_warmups(c, steps);
 	long k = report_focus_step(c->root);

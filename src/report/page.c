@@ -52,7 +52,13 @@ static struct page_block *push(struct page *d, enum page_kind kind)
 	memset(b, 0, sizeof *b);
 	b->kind = kind;
 	b->audience = d->audience;
+	b->screen = d->screen;
 	return b;
+}
+
+void page_screen(struct page *d, bool on)
+{
+	d->screen = on;
 }
 
 void page_audience(struct page *d, enum page_audience a)

@@ -48,6 +48,7 @@ struct page_block {
 	uint32_t right;   /* table: bit c set = column c right-aligned */
 	uint32_t wide;    /* table: bit c set = column c left out of the terminal */
 	bool key;         /* table: the key figures (one row), the answer at a glance */
+	bool screen;      /* in the terminal's one-screen summary too (page_screen) */
 	enum page_audience audience;
 	char **briefs;    /* list: each item's short form for the terminal (NULL: the
 	                   * item itself; "": not in the terminal), n_items of them */
@@ -58,6 +59,7 @@ struct page {
 	size_t n, cap;
 	bool oom;
 	enum page_audience audience; /* of the blocks added from now on */
+	bool screen;                 /* the blocks added from now on are on the screen */
 };
 
 void page_init(struct page *d);
@@ -67,6 +69,12 @@ void page_free(struct page *d);
  * list item goes into the last list only when that list has the same
  * audience. */
 void page_audience(struct page *d, enum page_audience a);
+
+/* Whether the blocks added from now on are in the terminal's one-screen
+ * summary (txt.c, for a terminal): there a run or ramp shows its summary
+ * section, the results blocks marked so, the caveats that fit and what to
+ * look at next. */
+void page_screen(struct page *d, bool on);
 
 /* A heading; id names the section (e.g. "summary") and becomes the HTML id. */
 void page_heading(struct page *d, int level, const char *id, const char *fmt, ...)
