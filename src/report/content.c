@@ -160,22 +160,28 @@ static void run_name(struct content_ctx *c, char *out, size_t cap)
 static void content_charts(struct content_ctx *c)
 {
 	static const char *const run[] = {"timeline", "spectrum", "histogram", "status", NULL};
-	static const char *const ramp[] = {"latency-vs-load", "timeline", "spectrum",
-					   "histogram",       "status",   NULL};
-	static const char *const cmp[] = {"compare-ratios", "compare-latency", "compare-throughput",
-					  NULL};
-	const char *const *names = c->r->kind == RESULT_KIND_RAMP      ? ramp
-				   : c->r->kind == RESULT_KIND_COMPARE ? cmp
-								       : run;
-	bool any = charts_find(c->cs, "trend") != NULL;
+	static const char *const ramp[] = {
+		"latency-vs-load", "timeline", "spectrum", "histogram", "status", NULL,
+	};
+	static const char *const cmp[] = {
+		"compare-ratios",
+		"compare-latency",
+		"compare-throughput",
+		NULL,
+	};
+	const char *const *names = run;
+	if (c->r->kind == RESULT_KIND_RAMP)
+		names = ramp;
+	else if (c->r->kind == RESULT_KIND_COMPARE)
+		names = cmp;
+	const struct chart *trend = charts_find(c->cs, "trend");
+	bool own = false;
 	for (size_t i = 0; names[i]; i++)
-		any = any || charts_find(c->cs, names[i]);
-	if (!any)
+		own = own || charts_find(c->cs, names[i]);
+	if (!own && !trend)
 		return;
 	page_heading(c->d, 2, "charts", "Charts");
-	for (size_t i = 0; names[i]; i++)
-		chart_ref(c, names[i]);
-	const struct chart *trend = charts_find(c->cs, "trend");
+	/* asked for with --history: the trend first, then this result's own */
 	if (trend) {
 		page_heading(c->d, 3, "trend", "Trend");
 		page_para(
@@ -184,7 +190,14 @@ static void content_charts(struct content_ctx *c)
 			"runs with the same request table and hardware as this one in one series, "
 			"the others apart, as they are not comparable with it.");
 		page_chart(c->d, trend->name, trend->title);
+		if (own)
+			page_heading(c->d, 3, "charts-this", "This %s",
+				     c->r->kind == RESULT_KIND_COMPARE ? "comparison"
+				     : c->r->kind == RESULT_KIND_RAMP  ? "ramp"
+								       : "run");
 	}
+	for (size_t i = 0; names[i]; i++)
+		chart_ref(c, names[i]);
 }
 
 int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, struct page *d)

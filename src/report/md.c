@@ -35,7 +35,8 @@ int md_write(FILE *f, const struct page *d, const char *chart_prefix)
 		if (b->audience == PAGE_TERMINAL)
 			continue;
 		/* without chart files the charts' heading has nothing under it */
-		if (!chart_prefix && b->kind == PAGE_HEADING && b->id && !strcmp(b->id, "charts"))
+		if (!chart_prefix && b->kind == PAGE_HEADING && b->id &&
+		    (!strcmp(b->id, "charts") || !strcmp(b->id, "charts-this")))
 			continue;
 		switch (b->kind) {
 		case PAGE_HEADING:

@@ -241,7 +241,7 @@ class HtmlReportTest(PacerTestCase):
             self.assertEqual(run.code, 0, harness.describe(run))
         r2 = os.path.join(d, "r2.json")
         for kind, extra, charts in (("run", [], RUN_CHARTS),
-                                    ("trend", ["--history", db], RUN_CHARTS + ["chart-trend"])):
+                                    ("trend", ["--history", db], ["chart-trend"] + RUN_CHARTS)):
             html = os.path.join(d, kind + ".html")
             p = harness.run_pacer([r2, "--format", "html", "-o", html] + extra,
                                   subcommand="report", out=False)
