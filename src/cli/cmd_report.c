@@ -67,8 +67,13 @@ static int trend_row(void *arg, const struct history_row *row)
 	struct report_trend_point *p = &t->pts[t->n++];
 	const struct history_headline *h = &row->h;
 	p->id = (double)row->id;
-	for (size_t m = 0; m < t->n_metrics; m++)
-		p->v[m] = h->v[t->metrics[m]];
+	/* latencies are stored in µs and charted in ms, as every other chart */
+	for (size_t m = 0; m < t->n_metrics; m++) {
+		int hm = t->metrics[m];
+		bool lat = hm == HM_P50 || hm == HM_P90 || hm == HM_P99 || hm == HM_P999 ||
+			   hm == HM_SESSION_P50 || hm == HM_SESSION_P99;
+		p->v[m] = lat ? h->v[hm] / 1000 : h->v[hm];
+	}
 	/* pacer diff's rule (history/diff.h), the reported result as NEW */
 	p->comparable = false;
 	char *json = NULL, err[256];
@@ -89,17 +94,17 @@ static int trend_row(void *arg, const struct history_row *row)
 static const char *trend_label(int m)
 {
 	static const char *const labels[HM_COUNT] = {"achieved (req/s)",
-						     "p50 (us)",
-						     "p90 (us)",
-						     "p99 (us)",
-						     "p99.9 (us)",
+						     "p50 (ms)",
+						     "p90 (ms)",
+						     "p99 (ms)",
+						     "p99.9 (ms)",
 						     "errors (%)",
 						     "capacity (req/s)",
 						     "target CPU (ms/request)",
 						     "USD per million requests",
 						     "sessions completed (%)",
-						     "session p50 (us)",
-						     "session p99 (us)"};
+						     "session p50 (ms)",
+						     "session p99 (ms)"};
 	return m >= 0 && m < HM_COUNT ? labels[m] : "?";
 }
 

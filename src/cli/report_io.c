@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -396,13 +397,28 @@ void cli_summary_next(FILE *out, const char *out_path, const char *report_dir)
 	fflush(out);
 }
 
+/* A terminal's rows when out is one (24 when it does not say), else 0. */
+static unsigned terminal_rows(FILE *out)
+{
+	int fd = fileno(out);
+	if (fd < 0 || !isatty(fd))
+		return 0;
+	struct winsize ws;
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0)
+		return ws.ws_row;
+	return 24;
+}
+
 int cli_summary_print(const char *cmd, const char *json, size_t len, FILE *out)
 {
 	struct loaded_result r;
 	char err[512] = "";
 	int rc = result_read_mem(&r, json, len, "result", err, sizeof err);
 	if (!rc) {
-		rc = report_render(&r, REPORT_FMT_TEXT, out, err, sizeof err);
+		struct report_options o;
+		report_options_default(&o);
+		o.screen_rows = terminal_rows(out);
+		rc = report_render_opts(&r, REPORT_FMT_TEXT, &o, out, err, sizeof err);
 		result_free(&r);
 	}
 	if (rc) {

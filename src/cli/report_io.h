@@ -32,8 +32,11 @@ int cli_report_folder_write(const struct loaded_result *r, const char *dir, char
 /* The terminal summary of a finished command: the len bytes of its JSON
  * result (the bytes --out gets) read back and rendered to out as `pacer
  * report RESULT --format text` renders that file, so the two print the
- * same text (report/txt.c is the one terminal renderer). cmd names the
- * subcommand in the message. 0, or EXIT_RUNTIME after printing one line. */
+ * same text (report/txt.c is the one terminal renderer); when out is a
+ * terminal, a run's or ramp's summary fits its rows (report_options
+ * screen_rows: 24 when it does not say), the full text being the
+ * report's. cmd names the subcommand in the message. 0, or EXIT_RUNTIME
+ * after printing one line. */
 int cli_summary_print(const char *cmd, const char *json, size_t len, FILE *out);
 /* After the summary, once the files are written, one line: where the full
  * report is (every table, the conditions with their figures and advice,

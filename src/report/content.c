@@ -155,6 +155,51 @@ static void run_name(struct content_ctx *c, char *out, size_t cap)
 		snprintf(out + l, cap - l, ")");
 }
 
+/* The charts, right after the summary: the answer first, then what it
+ * rests on (a kind's charts in its order, then the trend of --history). */
+static void content_charts(struct content_ctx *c)
+{
+	static const char *const run[] = {"timeline", "spectrum", "histogram", "status", NULL};
+	static const char *const ramp[] = {
+		"latency-vs-load", "timeline", "spectrum", "histogram", "status", NULL,
+	};
+	static const char *const cmp[] = {
+		"compare-ratios",
+		"compare-latency",
+		"compare-throughput",
+		NULL,
+	};
+	const char *const *names = run;
+	if (c->r->kind == RESULT_KIND_RAMP)
+		names = ramp;
+	else if (c->r->kind == RESULT_KIND_COMPARE)
+		names = cmp;
+	const struct chart *trend = charts_find(c->cs, "trend");
+	bool own = false;
+	for (size_t i = 0; names[i]; i++)
+		own = own || charts_find(c->cs, names[i]);
+	if (!own && !trend)
+		return;
+	page_heading(c->d, 2, "charts", "Charts");
+	/* asked for with --history: the trend first, then this result's own */
+	if (trend) {
+		page_heading(c->d, 3, "trend", "Trend");
+		page_para(
+			c->d, false,
+			"The same benchmark over the runs of its history (pacer report --history): "
+			"runs with the same request table and hardware as this one in one series, "
+			"the others apart, as they are not comparable with it.");
+		page_chart(c->d, trend->name, trend->title);
+		if (own)
+			page_heading(c->d, 3, "charts-this", "This %s",
+				     c->r->kind == RESULT_KIND_COMPARE ? "comparison"
+				     : c->r->kind == RESULT_KIND_RAMP  ? "ramp"
+								       : "run");
+	}
+	for (size_t i = 0; names[i]; i++)
+		chart_ref(c, names[i]);
+}
+
 int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, struct page *d)
 {
 	struct content_ctx c;
@@ -189,6 +234,7 @@ int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, 
 	case RESULT_KIND_RAMP: content_summary_ramp(&c); break;
 	case RESULT_KIND_COMPARE: content_summary_compare(&c); break;
 	}
+	content_charts(&c);
 	content_identity(&c);
 	content_methodology(&c);
 	content_conditions(&c);
@@ -206,15 +252,7 @@ int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, 
 	page_audience(d, ramp ? PAGE_REPORT : PAGE_ALL);
 	content_cost(&c);
 	page_audience(d, PAGE_ALL);
-	const struct chart *trend = charts_find(cs, "trend");
-	if (trend) {
-		page_heading(d, 2, "trend", "Trend");
-		page_para(d, false,
-			 "The same benchmark over the runs of its history (pacer report --history): "
-			 "runs with the same request table and hardware as this one in one series, "
-			 "the others apart, as they are not comparable with it.");
-		page_chart(d, trend->name, trend->title);
-	}
 	content_meaning(&c);
+	content_next(&c);
 	return d->oom ? -ENOMEM : 0;
 }

@@ -95,6 +95,34 @@ void content_summary_compare(struct content_ctx *c)
 	}
 	page_para(c->d, true, "%s", buf);
 	free(buf);
+	/* the figures that matter, at a glance: the first variant against the
+	 * baseline (the headline names every one) */
+	const char *kl[6], *kv_[6];
+	char lab[6][96], val[6][128];
+	size_t nk = 0;
+	size_t i;
+	const json_t *r;
+	json_array_foreach(ratios, i, r) {
+		if (i >= REPORT_MAX_RATIOS || nk == N(kl))
+			break;
+		const char *vn = rr_str(r, KEY_VARIANT), *base = rr_str(r, KEY_BASELINE);
+		const char *metric = rr_str(r, KEY_METRIC), *verdict = rr_str(r, KEY_VERDICT);
+		const char *first = rr_str(json_array_get(variants, 1), KEY_NAME);
+		if (!vn || !first || strcmp(vn, first) != 0 || !metric ||
+		    (strcmp(metric, "throughput") && strcmp(metric, "capacity") &&
+		     strcmp(metric, "p50") && strcmp(metric, "p99")))
+			continue;
+		snprintf(lab[nk], sizeof lab[nk], "%s %s/%s", cmp_metric_label(metric), vn,
+			 base ? base : "?");
+		snprintf(val[nk], sizeof val[nk], "%s (%s)",
+			 fmt_ratio(&c->f, rr_num_or(r, KEY_RATIO, NAN)), verdict ? verdict : "?");
+		kl[nk] = lab[nk];
+		kv_[nk] = val[nk];
+		nk++;
+	}
+	page_audience(c->d, PAGE_REPORT); /* the terminal has the verdict table */
+	page_key_figures(c->d, nk, kl, kv_);
+	page_audience(c->d, PAGE_ALL);
 }
 
 static const struct {
@@ -397,7 +425,4 @@ void content_results_compare(struct content_ctx *c)
 			free(buf);
 		}
 	}
-	chart_ref(c, "compare-ratios");
-	chart_ref(c, "compare-latency");
-	chart_ref(c, "compare-throughput");
 }

@@ -189,5 +189,7 @@ void content_results_compare(struct content_ctx *c);
 void content_cost(struct content_ctx *c);
 /* 7. What the number means and does not establish (content_meaning.c). */
 void content_meaning(struct content_ctx *c);
+/* The terminal's last word: what to look at next (content_next.c). */
+void content_next(struct content_ctx *c);
 
 #endif

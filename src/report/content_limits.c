@@ -131,9 +131,8 @@ static void note(struct content_ctx *c, struct cond_sink *k, const char *label,
 		b = "";
 	} else if (kind == CK_GEN_FIRED) {
 		snprintf(brief, sizeof brief,
-			 "%s%s: %s; the generator, not the target, may have set these figures (the "
-			 "report has the finding and the advice).",
-			 label, cut_at_paren(what, subj, sizeof subj), cut_at_paren(fig, val, sizeof val));
+			 "%s%s: %s; pacer, not the target, may have set these figures.", label,
+			 cut_at_paren(what, subj, sizeof subj), cut_at_paren(fig, val, sizeof val));
 		b = brief;
 	} else if (kind == CK_CPU_WAIT) {
 		snprintf(brief, sizeof brief, "%s%s: %s.", label,
@@ -633,16 +632,17 @@ void content_conditions(struct content_ctx *c)
 				 "process, so driver and target shared the process and competed for the "
 				 "machine's cores: a variant's figures include that contention.");
 		else
-			page_item_brief(c->d,
-				 "Self-contained: driver and target shared one process and its cores; "
-				 "not a real server's capacity or latency.",
-				 "Self-contained: the driver and the target (pacer's embedded plan %s) "
-				 "shared one process and one machine, so they competed for the same cores. "
-				 "The target's CPU figures (CPU per request, cost) count only the embedded "
-				 "target's own threads, not the driver's; its memory figure is the whole "
-				 "process's, driver included. Capacity and latency here are not those of a "
-				 "real server.",
-				 rr_str(c->root, "target.plan") ? rr_str(c->root, "target.plan") : "?");
+			page_item_brief(
+				c->d,
+				"Self-contained: driver and target in one process; not a real server.",
+				"Self-contained: the driver and the target (pacer's embedded plan %s) "
+				"shared one process and one machine, so they competed for the same cores. "
+				"The target's CPU figures (CPU per request, cost) count only the embedded "
+				"target's own threads, not the driver's; its memory figure is the whole "
+				"process's, driver included. Capacity and latency here are not those of a "
+				"real server.",
+				rr_str(c->root, "target.plan") ? rr_str(c->root, "target.plan")
+							       : "?");
 	}
 	if (rr_str(c->plan, KEY_UNIX_SOCKET))
 		page_item(c->d,

@@ -280,6 +280,38 @@ void content_summary_ramp(struct content_ctx *c)
 		snprintf(tail + strlen(tail), sizeof tail - strlen(tail),
 			 " The ramp was interrupted before its planned end.");
 	page_para(c->d, true, "%s%s%s", lead, body, tail);
+	/* the figures that matter, at a glance; the terminal has the steps
+	 * table under the headline */
+	const char *kl[7], *kv_[7];
+	size_t nk = 0;
+	char cap[64] = "none", passed[64];
+	struct phase_fig m;
+	report_phase_fig(k >= 0 ? rr_get(step_at(c, k), KEY_MEASURE) : NULL, &m);
+	if (k >= 0) {
+		const char *bound = rr_str(hp, KEY_BOUND);
+		snprintf(cap, sizeof cap, "%s%s", bound && !strcmp(bound, "lower") ? "≥ " : "",
+			 fmt_rate(&c->f, rr_num_or(hp, KEY_OFFERED_PER_S, NAN)));
+	}
+	size_t npass = 0;
+	json_array_foreach(steps, i, s)
+		npass += rr_true(s, "verdict.pass");
+	snprintf(passed, sizeof passed, "%zu of %zu", npass, n);
+	kl[nk] = slo ? "Capacity/s" : "Highest step/s";
+	kv_[nk++] = cap;
+	kl[nk] = "Achieved/s";
+	kv_[nk++] = k >= 0 ? fmt_rate(&c->f, rr_num_or(hp, KEY_ACHIEVED_PER_S, m.achieved)) : "–";
+	kl[nk] = "p50 there";
+	kv_[nk++] = k >= 0 ? fmt_us(&c->f, m.p50) : "–";
+	kl[nk] = "p99 there";
+	kv_[nk++] = k >= 0 ? fmt_us(&c->f, m.p99) : "–";
+	kl[nk] = "Error rate there";
+	kv_[nk++] = k >= 0 ? fmt_pct(&c->f, rr_num_or(step_at(c, k), KEY_ERROR_PCT, m.error_pct))
+			   : "–";
+	kl[nk] = slo ? "Steps within SLO" : "Steps";
+	kv_[nk++] = passed;
+	page_audience(c->d, PAGE_REPORT);
+	page_key_figures(c->d, nk, kl, kv_);
+	page_audience(c->d, PAGE_ALL);
 }
 
 /* What the steps table says of the target's CPU: its cores busy when a
@@ -379,7 +411,11 @@ void content_results_ramp(struct content_ctx *c)
 		hdr[nc++] = "Target CPU/request";
 	hdr[nc++] = "Within SLO";
 	uint32_t right = ((1u << (nc - 1)) - 1) & ~1u;
+	/* the steps table and the verdict are the terminal's one screen; the
+	 * drop rate and the target's CPU stay in the report there, to fit */
+	page_screen(c->d, true);
 	page_table(c->d, nc, right, hdr);
+	page_table_wide(c->d, (1u << (nc - 2)) | (cpu != RCPU_NONE ? 1u << (nc - 3) : 0));
 	size_t i;
 	const json_t *s;
 	bool reps = false;
@@ -466,6 +502,8 @@ void content_results_ramp(struct content_ctx *c)
 				 dl);
 		char hl[32];
 		const char *bound = rr_str(hp, KEY_BOUND);
+		/* the screen's headline says it: its lines go to the caveats */
+		page_screen(c->d, false);
 		page_para(c->d, false,
 			  "Highest passing step: step %s, %s requests/s offered (%s achieved)%s%s.",
 			  report_step_label(c->root, (long)rr_num_or(hp, KEY_STEP, 0) - 1, hl,
@@ -476,6 +514,7 @@ void content_results_ramp(struct content_ctx *c)
 				  ? ": a lower bound of the capacity, since a step above it stayed "
 				    "inconclusive"
 				  : "");
+		page_screen(c->d, true);
 		if (why[0]) {
 			page_audience(c->d, PAGE_REPORT);
 			page_para(c->d, false, "%s", why + 1);
@@ -501,9 +540,9 @@ void content_results_ramp(struct content_ctx *c)
 	if (rr_num(c->plan, KEY_REQUIRE_PER_S, &req))
 		page_para(c->d, false, "Required %s requests/s: %s.", fmt_rate(&c->f, req),
 			  rr_true(c->root, KEY_REACHED_REQUIRE) ? "reached" : "NOT reached");
+	page_screen(c->d, false);
 	page_audience(c->d, PAGE_REPORT);
 	ramp_warmups(c, steps);
-	chart_ref(c, "latency-vs-load");
 	long k = report_focus_step(c->root);
 	if (k >= 0) {
 		char fl[32];
@@ -514,9 +553,5 @@ void content_results_ramp(struct content_ctx *c)
 		content_outcomes_table(c, rr_get(step_at(c, k), KEY_MEASURE));
 		content_by_name_table(c, rr_get(step_at(c, k), KEY_MEASURE), false);
 	}
-	chart_ref(c, "spectrum");
-	chart_ref(c, "histogram");
-	chart_ref(c, "timeline");
-	chart_ref(c, "status");
 	page_audience(c->d, PAGE_ALL);
 }

@@ -99,8 +99,32 @@ void content_summary_run(struct content_ctx *c)
 			 " pacer flagged the load generator itself as a possible limit.");
 	page_para(c->d, true, "%s%s%s", s ? s : "", extra, tail);
 	free(s);
-	/* --slo: the judgement of the measured phase, as `pacer run` printed it */
+	/* the figures that matter, at a glance (the terminal's table) */
 	const json_t *slo = rr_obj(c->root, KEY_SLO);
+	const char *kl[8], *kv_[8];
+	size_t nk = 0;
+	if (c->open_loop) {
+		kl[nk] = "Offered/s";
+		kv_[nk++] = fmt_rate(&c->f, m.offered);
+	}
+	kl[nk] = "Achieved/s";
+	kv_[nk++] = fmt_rate(&c->f, m.achieved);
+	kl[nk] = "p50";
+	kv_[nk++] = answered ? fmt_us(&c->f, m.p50) : "–";
+	kl[nk] = "p99";
+	kv_[nk++] = answered ? fmt_us(&c->f, m.p99) : "–";
+	kl[nk] = "p99.9";
+	kv_[nk++] = answered ? fmt_us(&c->f, m.p999) : "–";
+	kl[nk] = "max";
+	kv_[nk++] = answered ? fmt_us(&c->f, m.max) : "–";
+	kl[nk] = "Error rate";
+	kv_[nk++] = sent ? fmt_pct(&c->f, m.error_pct) : "–";
+	if (slo) {
+		kl[nk] = "SLO";
+		kv_[nk++] = rr_true(slo, KEY_PASS) ? "Pass" : "Fail";
+	}
+	page_key_figures(c->d, nk, kl, kv_);
+	/* --slo: the judgement of the measured phase, as `pacer run` printed it */
 	if (slo) {
 		const char *reason = rr_str(slo, KEY_REASON);
 		page_para(c->d, false, "SLO %s: %s.",
@@ -419,8 +443,4 @@ void content_results_run(struct content_ctx *c)
 			page_row(c->d, rw);
 		}
 	}
-	chart_ref(c, "spectrum");
-	chart_ref(c, "histogram");
-	chart_ref(c, "timeline");
-	chart_ref(c, "status");
 }

@@ -32,6 +32,12 @@ int md_write(FILE *f, const struct page *d, const char *chart_prefix)
 {
 	for (size_t i = 0; i < d->n; i++) {
 		const struct page_block *b = &d->b[i];
+		if (b->audience == PAGE_TERMINAL)
+			continue;
+		/* without chart files the charts' heading has nothing under it */
+		if (!chart_prefix && b->kind == PAGE_HEADING && b->id &&
+		    (!strcmp(b->id, "charts") || !strcmp(b->id, "charts-this")))
+			continue;
 		switch (b->kind) {
 		case PAGE_HEADING:
 			for (int l = 0; l < b->level; l++)

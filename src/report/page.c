@@ -52,7 +52,13 @@ static struct page_block *push(struct page *d, enum page_kind kind)
 	memset(b, 0, sizeof *b);
 	b->kind = kind;
 	b->audience = d->audience;
+	b->screen = d->screen;
 	return b;
+}
+
+void page_screen(struct page *d, bool on)
+{
+	d->screen = on;
 }
 
 void page_audience(struct page *d, enum page_audience a)
@@ -202,6 +208,23 @@ void page_row(struct page *d, const char *const *cells)
 	for (size_t c = 0; c < b->cols; c++)
 		if (!add_item(d, b, dup(d, cells[c])))
 			return;
+}
+
+void page_table_wide(struct page *d, uint32_t wide)
+{
+	if (!d->oom && d->n && d->b[d->n - 1].kind == PAGE_TABLE)
+		d->b[d->n - 1].wide = wide;
+}
+
+void page_key_figures(struct page *d, size_t n, const char *const *labels,
+		      const char *const *values)
+{
+	if (n == 0 || n > PAGE_MAX_COLS)
+		return;
+	page_table(d, n, (uint32_t)((1ull << n) - 1), labels);
+	page_row(d, values);
+	if (!d->oom && d->n && d->b[d->n - 1].kind == PAGE_TABLE)
+		d->b[d->n - 1].key = true;
 }
 
 void page_chart(struct page *d, const char *name, const char *caption)

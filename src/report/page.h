@@ -33,6 +33,7 @@ enum page_kind {
 enum page_audience {
 	PAGE_ALL,
 	PAGE_REPORT,
+	PAGE_TERMINAL, /* the terminal's summary only (what to look at next) */
 };
 
 struct page_block {
@@ -45,6 +46,9 @@ struct page_block {
 	size_t n_items;
 	size_t cols;      /* table columns */
 	uint32_t right;   /* table: bit c set = column c right-aligned */
+	uint32_t wide;    /* table: bit c set = column c left out of the terminal */
+	bool key;         /* table: the key figures (one row), the answer at a glance */
+	bool screen;      /* in the terminal's one-screen summary too (page_screen) */
 	enum page_audience audience;
 	char **briefs;    /* list: each item's short form for the terminal (NULL: the
 	                   * item itself; "": not in the terminal), n_items of them */
@@ -55,6 +59,7 @@ struct page {
 	size_t n, cap;
 	bool oom;
 	enum page_audience audience; /* of the blocks added from now on */
+	bool screen;                 /* the blocks added from now on are on the screen */
 };
 
 void page_init(struct page *d);
@@ -64,6 +69,12 @@ void page_free(struct page *d);
  * list item goes into the last list only when that list has the same
  * audience. */
 void page_audience(struct page *d, enum page_audience a);
+
+/* Whether the blocks added from now on are in the terminal's one-screen
+ * summary (txt.c, for a terminal): there a run or ramp shows its summary
+ * section, the results blocks marked so, the caveats that fit and what to
+ * look at next. */
+void page_screen(struct page *d, bool on);
 
 /* A heading; id names the section (e.g. "summary") and becomes the HTML id. */
 void page_heading(struct page *d, int level, const char *id, const char *fmt, ...)
@@ -83,6 +94,13 @@ void page_item_brief(struct page *d, const char *brief, const char *fmt, ...)
  * columns as a bit mask. page_row adds a row of `cols` cells (NULL = empty). */
 void page_table(struct page *d, size_t cols, uint32_t right, const char *const *header);
 void page_row(struct page *d, const char *const *cells);
+/* The last table's columns the terminal leaves out (bit c: column c) to fit
+ * 80 columns; the report keeps them. */
+void page_table_wide(struct page *d, uint32_t wide);
+/* The key figures: a table of one row (label i over value i), every value
+ * right-aligned; HTML shows them as large figures under the headline. */
+void page_key_figures(struct page *d, size_t n, const char *const *labels,
+		      const char *const *values);
 /* A chart by name (its SVG lives in a struct chart_set) with a caption. */
 void page_chart(struct page *d, const char *name, const char *caption);
 

@@ -58,7 +58,7 @@ static int page_format(const struct loaded_result *r, enum report_format fmt,
 	switch (fmt) {
 	case REPORT_FMT_MD: rc = md_write(out, &d, o->chart_prefix); break;
 	case REPORT_FMT_HTML: rc = html_write(out, &d, &cs); break;
-	default: rc = txt_write(out, &d); break;
+	default: rc = txt_write(out, &d, o->screen_rows); break;
 	}
 	if (rc)
 		snprintf(err, errlen, "cannot write: %s", err_name(rc));

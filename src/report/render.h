@@ -42,7 +42,7 @@ struct report_trend_point {
 
 struct report_trend {
 	const char *source;                   /* the history's name, for the caption */
-	const char *metrics[REPORT_TREND_MAX_METRICS]; /* labels ("p99 (us)") */
+	const char *metrics[REPORT_TREND_MAX_METRICS]; /* labels ("p99 (ms)") */
 	size_t n_metrics;
 	const struct report_trend_point *pts; /* oldest first; borrowed */
 	size_t n;
@@ -66,6 +66,11 @@ struct report_options {
 	bool csv_summary;
 	/* md, html: also a trend chart of these runs (NULL: none); borrowed. */
 	const struct report_trend *trend;
+	/* text: 0, the whole text; else a summary that fits a terminal of this
+	 * many rows (at least 12) with 2 to spare for the caller's trailer: a
+	 * run's or ramp's headline, its table, its verdict, the caveats that fit
+	 * (the others counted) and what to look at next; wrapped at 78 columns. */
+	unsigned screen_rows;
 };
 
 /* Defaults: latency, step 0, no chart files. */

@@ -87,8 +87,9 @@ int report_doc_build(const struct loaded_result *r, const struct chart_set *cs, 
 int md_write(FILE *f, const struct page *d, const char *chart_prefix);
 /* One self-contained HTML page with the charts inline. */
 int html_write(FILE *f, const struct page *d, const struct chart_set *cs);
-/* The compact terminal summary. */
-int txt_write(FILE *f, const struct page *d);
+/* The terminal text; screen_rows: 0 the whole text, else a summary that
+ * fits that many rows (report_options.screen_rows). */
+int txt_write(FILE *f, const struct page *d, unsigned screen_rows);
 /* o->csv_summary: the summary rows (a row per phase/step, per request
  * name, per repetition); else the rows of each kind (csv.c). o may be NULL. */
 int csv_write(FILE *f, const struct loaded_result *r, const struct report_options *o, char *err,

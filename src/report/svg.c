@@ -73,7 +73,7 @@ static double nice_step(double raw)
 }
 
 /* Fix the range of a scale from the transformed data range [lo, hi]. */
-static void scale_fit(struct scale *s, double lo, double hi, bool from_zero)
+static void scale_fit(struct scale *s, double lo, double hi, bool from_zero, bool integer)
 {
 	switch (s->kind) {
 	case SVG_LINEAR:
@@ -89,6 +89,8 @@ static void scale_fit(struct scale *s, double lo, double hi, bool from_zero)
 			hi += pad;
 		}
 		s->step = nice_step((hi - lo) / 5);
+		if (integer && s->step < 1)
+			s->step = 1;
 		s->lo = floor(lo / s->step + 1e-9) * s->step;
 		s->hi = ceil(hi / s->step - 1e-9) * s->step;
 		if (s->hi <= s->lo)
@@ -322,8 +324,8 @@ static void draw_panel(FILE *f, const struct svg_panel *p, double top)
 		text_el(f, W / 2, top + PANEL_H / 2, "middle", 12, NULL, "no data");
 		return;
 	}
-	scale_fit(&xs, xlo, xhi, p->x.from_zero);
-	scale_fit(&ys, ylo, yhi, p->y.from_zero);
+	scale_fit(&xs, xlo, xhi, p->x.from_zero, p->x.integer);
+	scale_fit(&ys, ylo, yhi, p->y.from_zero, p->y.integer);
 	axes(f, &xs, &ys, true, p->x.label, p->y.label, plot_top, plot_bottom);
 
 	double lx = ML;
@@ -481,7 +483,7 @@ char *svg_bar_chart(const char *title, const char *y_label, const struct svg_bar
 	double top = TITLE_H, plot_top = top + LEGEND_H + 6, plot_bottom = top + PANEL_H - BOTTOM_H;
 	struct scale xs = {.kind = SVG_LINEAR, .lo = 0, .hi = 1, .px0 = ML, .px1 = W - MR};
 	struct scale ys = {.kind = kind, .px0 = plot_bottom, .px1 = plot_top};
-	scale_fit(&ys, lo, hi, true);
+	scale_fit(&ys, lo, hi, true, false);
 	axes(f, &xs, &ys, false, NULL, y_label, plot_top, plot_bottom);
 	double lx = ML;
 	for (size_t k = 0; k < n_labels; k++)

@@ -23,6 +23,7 @@ struct svg_axis {
 	const char *label;
 	enum svg_scale scale;
 	bool from_zero;      /* linear: the range includes 0 */
+	bool integer;        /* linear: ticks at whole numbers only (run ids) */
 };
 
 struct svg_series {

@@ -48,8 +48,9 @@ int charts_add_trend(struct chart_set *cs, const struct report_trend *t)
 						.x = ox, .y = oy, .n = no, .color = 3,
 						.dashed = true, .markers = true};
 		panels[m] = (struct svg_panel){
-			.x = {.label = "run (history id)", .scale = SVG_LINEAR},
-			.y = {.label = t->metrics[m] ? t->metrics[m] : "?", .scale = SVG_LINEAR,
+			.x = {.label = "run (history id)", .scale = SVG_LINEAR, .integer = true},
+			.y = {.label = t->metrics[m] ? t->metrics[m] : "?",
+			      .scale = SVG_LINEAR,
 			      .from_zero = true},
 			.series = ser[m],
 			.n_series = 2,

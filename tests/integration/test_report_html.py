@@ -17,6 +17,41 @@ import cdp
 import harness
 from harness import PacerTestCase
 
+# Issue 30: what a 1,280 x 800 window shows first, every report kind. Page
+# coordinates (scrollY added) of the title, the headline, the key figures and
+# the first chart; the widest table's right edge; and each table box's
+# scroll width against its own width.
+LEAD_JS = r"""JSON.stringify((() => {
+  const box = e => { if (!e) return null; const r = e.getBoundingClientRect();
+    return {top: r.top + scrollY, bottom: r.bottom + scrollY, left: r.left, right: r.right,
+            width: r.width}; };
+  const main = document.querySelector('main');
+  const cs = getComputedStyle(main);
+  const squeezed = [];
+  document.querySelectorAll('td, th').forEach(c => {
+    const t = c.innerText.trim();
+    if (t.length >= 30 && c.clientWidth < 120) squeezed.push([t.slice(0, 40), c.clientWidth]);
+  });
+  return {
+    h1: box(document.querySelector('h1')),
+    headline: box(document.querySelector('p.headline')),
+    key: box(document.querySelector('.key')),
+    figures: [...document.querySelectorAll('.key .fig')].map(f => [
+      f.querySelector('.label').innerText, box(f)]),
+    chart: box(document.querySelector('figure.chart')),
+    charts: [...document.querySelectorAll('figure.chart')].map(f => f.id),
+    svgText: [...document.querySelectorAll('figure.chart svg text')].map(t => t.textContent),
+    text: document.body.innerText,
+    scrollWidth: document.documentElement.scrollWidth, innerWidth: innerWidth,
+    contentRight: main.getBoundingClientRect().right - parseFloat(cs.paddingRight),
+    tables: [...document.querySelectorAll('.table-wrap')].map(w => ({
+      head: w.querySelector('th').innerText, right: w.firstElementChild.getBoundingClientRect().right,
+      scroll: w.scrollWidth, client: w.clientWidth})),
+    squeezed: squeezed};
+})())"""
+
+RUN_CHARTS = ["chart-timeline", "chart-spectrum", "chart-histogram", "chart-status"]
+
 EVIL_HDR = "X-Evil: <script>window.__pwned=1</script><img src=x onerror=window.__pwned=3>"
 EVIL_RULE = 'x=body contains "<script>window.__pwned=2</script>"'
 
@@ -151,6 +186,119 @@ class HtmlReportTest(PacerTestCase):
         ids = {b["id"] for b in boxes}
         self.assertTrue(any("load" in i or "ramp" in i for i in ids), ids)
         self.assertTrue({"chart-histogram", "chart-status"} <= ids, ids)
+
+    def _lead(self, path, charts, shot=None):
+        """The report at path, in a 1,280 x 800 window, leads with its answer:
+        the headline, then the key figures, wholly on the first screen, and
+        the first chart starting on it; nothing wider than the window, every
+        table inside the page's column (a table too wide would scroll in its
+        own box), no long value squeezed into a narrow column; the charts
+        named (in order), latencies in µs/ms. Returns the positions."""
+        with cdp.Browser() as b:
+            page = b.page()
+            page.send("Page.enable")
+            page.send("Emulation.setDeviceMetricsOverride",
+                      {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
+            page.open_page("file://" + os.path.abspath(path))
+            page.drain(quiet=0.5)
+            m = json.loads(page.evaluate(LEAD_JS))
+            if shot:
+                r = page.send("Page.captureScreenshot", {"format": "png"})
+                with open(shot, "wb") as f:
+                    f.write(base64.b64decode(r["data"]))
+        where = {k: m[k] for k in ("h1", "headline", "key", "chart", "scrollWidth", "tables")}
+        self.assertIsNotNone(m["key"], where)
+        self.assertLess(m["h1"]["bottom"], m["headline"]["top"], where)
+        self.assertLessEqual(m["headline"]["bottom"], m["key"]["top"], where)
+        self.assertLessEqual(m["key"]["bottom"], 800, where)
+        self.assertGreaterEqual(len(m["figures"]), 3, m["figures"])
+        for label, fb in m["figures"]:
+            self.assertLessEqual(fb["bottom"], 800, (label, fb))
+        self.assertLessEqual(m["key"]["bottom"], m["chart"]["top"], where)
+        self.assertLess(m["chart"]["top"], 800 - 150, where)  # a chart's top part shows
+        self.assertEqual(m["charts"], charts)
+        self.assertLessEqual(m["scrollWidth"], m["innerWidth"], where)
+        for t in m["tables"]:
+            self.assertLessEqual(t["right"], m["contentRight"] + 0.5, t)
+            self.assertLessEqual(t["scroll"], t["client"] + 1, t)
+        self.assertEqual(m["squeezed"], [], m["squeezed"])
+        for t in m["svgText"]:
+            self.assertNotRegex(t, r"\(us\)|\d us\b", t)
+        self.assertNotRegex(m["text"], r"\d us\b")
+        return m
+
+    def _shot(self, name):
+        d = os.environ.get("PACER_SCREENSHOT_DIR")
+        return os.path.join(d, name + ".png") if d else None
+
+    def test_run_and_trend_lead_with_the_answer(self):
+        d = self.tmpdir()
+        db = os.path.join(d, "h.db")
+        for i in (1, 2):
+            run = harness.run_pacer(["--self-contained", "--rate", "200", "--duration", "2s",
+                                     "--slo", "p99<10s", "--history", db, "-o",
+                                     os.path.join(d, "r%d.json" % i)])
+            self.assertEqual(run.code, 0, harness.describe(run))
+        r2 = os.path.join(d, "r2.json")
+        for kind, extra, charts in (("run", [], RUN_CHARTS),
+                                    ("trend", ["--history", db], ["chart-trend"] + RUN_CHARTS)):
+            html = os.path.join(d, kind + ".html")
+            p = harness.run_pacer([r2, "--format", "html", "-o", html] + extra,
+                                  subcommand="report", out=False)
+            self.assertEqual(p.code, 0, harness.describe(p))
+            m = self._lead(html, charts, self._shot(kind))
+            labels = [f[0] for f in m["figures"]]
+            self.assertEqual(labels, ["Offered/s", "Achieved/s", "p50", "p99", "p99.9", "max",
+                                      "Error rate", "SLO"])
+            if kind == "trend":
+                self.assertIn("p99 (ms)", m["svgText"])
+
+    def test_ramp_leads_with_the_answer(self):
+        d = self.tmpdir()
+        run = harness.run_pacer(["--self-contained", "--steps", "200,400", "--step-duration", "1s",
+                                 "--step-warmup", "0.2s", "--slo", "p99<10s", "--report-dir", d],
+                                subcommand="ramp")
+        self.assertEqual(run.code, 0, harness.describe(run))
+        m = self._lead(os.path.join(d, "report.html"), ["chart-latency-vs-load"] + RUN_CHARTS,
+                       self._shot("ramp"))
+        self.assertEqual([f[0] for f in m["figures"]][:4],
+                         ["Capacity/s", "Achieved/s", "p50 there", "p99 there"])
+
+    def test_merged_has_a_single_runs_charts(self):
+        d = self.tmpdir()
+        segs = []
+        for k in (0, 1):
+            segs.append(os.path.join(d, "s%d.json" % k))
+            run = harness.run_pacer(["--self-contained", "--rate", "200", "--duration", "2s",
+                                     "--segment", "%d/2" % k, "-o", segs[-1]])
+            self.assertEqual(run.code, 0, harness.describe(run))
+        merged = os.path.join(d, "merged.json")
+        p = harness.run_pacer(segs + ["-o", merged], subcommand="merge", out=False)
+        self.assertEqual(p.code, 0, harness.describe(p))
+        html = os.path.join(d, "merged.html")
+        p = harness.run_pacer([merged, "--format", "html", "-o", html], subcommand="report",
+                              out=False)
+        self.assertEqual(p.code, 0, harness.describe(p))
+        self._lead(html, RUN_CHARTS, self._shot("merged"))
+
+    def test_compare_with_long_urls_fits_the_window(self):
+        """Before: the variants table was 1,550 px wide in a 980 px column (p99.9,
+        max and error rate off-screen) with the target URL one character per
+        line, and the first chart 3,819 px down."""
+        d = self.tmpdir()
+        with harness.PacerServe("hello") as srv:
+            url = srv.url("/api/v2/catalogue/products/search/by-category/electronics"
+                          "?query=wireless-headphones&sort=price_ascending&page=1&per_page=50")
+            run = harness.run_pacer(["--variant", "A=" + url, "--variant", "B=" + url + "&x=1",
+                                     "--concurrency", "2", "-d", "0.3s", "-w", "0", "--repeat",
+                                     "2", "--report-dir", d], subcommand="compare")
+        self.assertEqual(run.code, 0, harness.describe(run))
+        m = self._lead(os.path.join(d, "report.html"),
+                       ["chart-compare-ratios", "chart-compare-latency",
+                        "chart-compare-throughput"], self._shot("compare"))
+        heads = [t["head"] for t in m["tables"]]
+        self.assertIn("Variant", heads)
+        self.assertTrue(any(f[0].startswith("p99 B/A") for f in m["figures"]), m["figures"])
 
     def tmpdir(self):
         d = tempfile.mkdtemp(prefix="pacer-html-")

@@ -3,10 +3,20 @@
 byte (report/txt.c). Before it a ramp prints its header and a progress line
 per step, a compare its header and a row per measurement; the step table
 itself is printed once, in the summary. Short self-contained loads (about
-5 s in all)."""
+5 s in all). On a terminal a run's and a ramp's summary fit its screen
+(ScreenSummaryTest)."""
 
+import fcntl
+import json
+import os
+import pty
 import re
+import select
+import struct
 import subprocess
+import tempfile
+import termios
+import time
 import unittest
 
 import harness
@@ -144,6 +154,118 @@ class SummaryIsTheTextReportTest(PacerTestCase):
                              r"\(100\.00%–100\.00%\)\n")
         self.assertIn("ok", table)
         self.assertRegex(rep, r"\n  Variant +Target CPU per request +Target peak memory\n")
+
+
+def run_on_terminal(args, subcommand, rows=24, cols=80, timeout=60.0):
+    """`pacer SUBCOMMAND ARGS... --limited-ok -o DIR/result.json` with its
+    stdout on a pseudo-terminal of rows x cols (stderr to a pipe, read at
+    the end): returns (exit code, what the terminal got with CR LF as LF,
+    the result's path). Killed by PID at the timeout."""
+    d = tempfile.mkdtemp(prefix="pacer-tty-")
+    out = os.path.join(d, "result.json")
+    argv = [harness.pacer_bin(), subcommand] + [str(a) for a in args] + ["--limited-ok", "-o", out]
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    with open(os.path.join(d, "stderr"), "wb") as err:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=slave, stderr=err)
+    os.close(slave)
+    got = b""
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            r, _, _ = select.select([master], [], [], 0.5)
+            if r:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # EIO: the terminal's last writer closed it
+                    break
+                if not chunk:
+                    break
+                got += chunk
+            elif proc.poll() is not None:
+                break
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        os.close(master)
+    return proc.returncode, got.decode(errors="replace").replace("\r\n", "\n"), out
+
+
+class ScreenSummaryTest(PacerTestCase):
+    """Issue 30: on a terminal (80x24 here) a run's and a ramp's end summary
+    fit the screen: the headline, the table, the verdict, the caveats that
+    fit, each once and the others counted, what to look at next and where
+    the full report is; no line wider than 80 columns. The full text (stdout
+    not a terminal) and the report keep every caveat."""
+
+    def screen(self, args, subcommand, title):
+        code, tty, out = run_on_terminal(args, subcommand)
+        self.assertIn(code, (0, 1, 4), tty)
+        self.assertIn(title, tty)
+        summary = tty[tty.rindex(title):].rstrip("\n").split("\n")
+        self.assertLessEqual(len(summary), 24, "\n".join(summary))
+        wide = [ln for ln in summary[:-1] if len(ln) > 80]  # the last: a path, whole
+        self.assertEqual(wide, [], "\n".join(summary))
+        self.assertEqual(summary[-1], harness.summary_trailer(out).strip("\n"))
+        self.assertTrue(any(ln.startswith("  Next: ") for ln in summary), "\n".join(summary))
+        bullets = [ln for ln in summary if ln.startswith("  - ")]
+        self.assertEqual(len(bullets), len(set(bullets)), "\n".join(summary))
+        full = report_text(out)
+        md = subprocess.run([harness.pacer_bin(), "report", out], capture_output=True, text=True,
+                            check=True).stdout
+        counted = [ln for ln in summary if re.fullmatch(r"  - and \d+ more in the full report\.", ln)]
+        for b in bullets:
+            if b not in counted:
+                self.assertIn(b, full)  # the brief, as the full text says it
+        start = full.index("\nTest conditions and limits\n")
+        in_full = [ln for ln in full[start:].split("\n") if ln.startswith("  - ")]
+        only = [m for m in (re.fullmatch(r"  Test conditions and limits: (\d+) in the full "
+                                         r"report\.", ln) for ln in summary) if m]
+        if only:  # no room for one: their number
+            self.assertEqual((bullets, int(only[0].group(1))), ([], len(in_full)))
+        elif counted:
+            n = int(counted[0].split()[2])
+            self.assertEqual(len(bullets) - 1 + n, len(in_full), "\n".join(summary))
+        else:
+            self.assertEqual(len(bullets), len(in_full), "\n".join(summary))
+        with open(out) as f:
+            res = json.load(f)
+        for w in res["warnings"]:
+            self.assertIn(w.split(" ")[0], md)
+        return summary, res, out
+
+    def test_run_fits_80x24(self):
+        summary, res, out = self.screen(["--self-contained", "-r", "200", "-d", "1s", "-w", "0.2s",
+                                    "--slo", "p99<10s"], "run", "pacer run report: ")
+        text = "\n".join(summary)
+        self.assertRegex(text, r"\n  Offered/s  Achieved/s +p50 +p99 +p99\.9 +max +Error rate +SLO\n")
+        self.assertIn("\n  SLO p99<10s: Pass.\n", text)
+        # the whole text (what a file gets) keeps its tables
+        self.assertIn("\n  Latency\n", report_text(out))
+
+    def test_ramp_with_many_caveats_fits_80x24(self):
+        """The ramp of test_ramp_summary_fits_a_screen_and_says_each_caveat_once
+        (nginx limiting to 300 requests/s fails the last step on errors) on
+        a terminal: without the drop rate and the target's CPU its steps
+        table fits 80 columns."""
+        port = harness.free_port()
+        extra = ("limit_req_zone $server_port zone=pacer_tty300:1m rate=300r/s;\n"
+                 "server { listen 127.0.0.1:%d; location = /ready { access_log off; "
+                 "return 200; } location = /lim { limit_req zone=pacer_tty300 burst=10 "
+                 "nodelay; empty_gif; } }\n" % port)
+        with harness.Nginx(extra_http=extra):
+            harness.wait_port(port)
+            summary, res, _ = self.screen(["http://127.0.0.1:%d/lim" % port, "--steps",
+                                        "100,200,250,600", "--step-duration", "1s",
+                                        "--step-warmup", "0.3s", "--slo",
+                                        "p99<100ms,errors<1%"], "ramp", "pacer ramp report: ")
+        text = "\n".join(summary)
+        self.assertFalse(res["steps"][-1]["verdict"]["pass"], res["steps"][-1])
+        self.assertRegex(text, r"\n  Step  Offered/s  Achieved/s +p50 +p99 +Error rate +Within SLO\n")
+        self.assertNotIn("Drop rate", text)
+        self.assertEqual(len(re.findall(r"\n  [1-4]  +[\d,]+ ", text)), 4, text)
+        self.assertIn("no: errors", text)
 
 
 if __name__ == "__main__":

@@ -826,7 +826,7 @@ static void test_text_briefs(void **state)
 	char *t = NULL, *m = NULL;
 	size_t tn = 0, mn = 0;
 	FILE *f = open_memstream(&t, &tn);
-	CHECK(f && txt_write(f, &d) == 0, "txt_write");
+	CHECK(f && txt_write(f, &d, 0) == 0, "txt_write");
 	fclose(f);
 	f = open_memstream(&m, &mn);
 	CHECK(f && md_write(f, &d, NULL) == 0, "md_write");
@@ -863,6 +863,88 @@ static void test_text_briefs(void **state)
 	      "%s", m);
 	free(t);
 	free(m);
+}
+
+/* Lines of s, and its widest in columns (UTF-8 characters). */
+static size_t text_shape(const char *s, size_t *widest)
+{
+	size_t lines = 0, cols = 0;
+	*widest = 0;
+	for (; *s; s++) {
+		if (*s == '\n') {
+			lines++;
+			cols = 0;
+		} else if (((unsigned char)*s & 0xc0) != 0x80 && ++cols > *widest) {
+			*widest = cols;
+		}
+	}
+	return lines;
+}
+
+/* Issue 30: on a terminal (screen_rows) a run's and a ramp's summary fit
+ * that many rows less the 2 of the caller's trailer, and 78 columns: the
+ * headline, the table (a ramp's without the drop rate and the target's
+ * CPU), the verdict, the caveats that fit, each once (the others counted),
+ * and what to look at next; the whole text (screen_rows 0) and the report
+ * keep every caveat. */
+static void test_text_screen(void **state)
+{
+	(void)state;
+	struct report_options o;
+	report_options_default(&o);
+	for (int kind = 0; kind < 2; kind++) {
+		json_t *j = kind ? fx_ramp() : fx_run();
+		/* caveats enough to overflow a screen */
+		json_t *w = json_object_get(j, "warnings");
+		for (int i = 0; i < 12; i++) {
+			char msg[96];
+			snprintf(msg, sizeof msg,
+				 "caveat number %d of the ones pacer recorded here", i);
+			json_array_append_new(w, json_string(msg));
+		}
+		o.screen_rows = 0;
+		char *full = render(json_incref(j), REPORT_FMT_TEXT, &o);
+		char *md = render(json_incref(j), REPORT_FMT_MD, NULL);
+		o.screen_rows = 24;
+		char *t = render(json_incref(j), REPORT_FMT_TEXT, &o);
+		o.screen_rows = 200;
+		char *tall = render(json_incref(j), REPORT_FMT_TEXT, &o);
+		json_decref(j);
+		size_t widest, lines = text_shape(t, &widest);
+		CHECK(lines <= 22 && widest <= 78, "%zu lines, %zu columns:\n%s", lines, widest, t);
+		CHECK(has(t, kind ? "pacer ramp report: " : "pacer run report: ") &&
+			      has(t, kind ? "\n  Step  Offered/s  Achieved/s "
+					  : "\n  Offered/s  Achieved/s ") &&
+			      has(t, "\nTest conditions and limits\n") && has(t, "\n  Next: ") &&
+			      has(t, " more in the full report.\n"),
+		      "%s", t);
+		CHECK(!has(t, "Drop rate") && (!kind || has(full, "Drop rate")), "%s", t);
+		CHECK(!has(t, "caveat number 11 ") && has(full, "caveat number 11 ") &&
+			      has(tall, "caveat number 11 ") &&
+			      !has(tall, " more in the full report") &&
+			      has(md, "caveat number 11 "),
+		      "%s", t);
+		/* each caveat once */
+		for (const char *a = strstr(t, "\n  - "); a; a = strstr(a + 1, "\n  - ")) {
+			const char *e = strchr(a + 1, '\n');
+			char line[200];
+			snprintf(line, sizeof line, "%.*s", (int)(e - a), a);
+			CHECK(strstr(strstr(t, line) + 1, line) == NULL, "said twice: %s", line);
+		}
+		/* the next step is the screen's, not the whole text's or the report's */
+		CHECK(!has(full, "Next: ") && !has(md, "Next: "), "%s", md);
+		free(t);
+		free(tall);
+		free(full);
+		free(md);
+	}
+	/* a comparison has no one-screen form: its whole text */
+	o.screen_rows = 24;
+	char *t = render(fx_compare(), REPORT_FMT_TEXT, &o);
+	char *full = render(fx_compare(), REPORT_FMT_TEXT, NULL);
+	CHECK(!strcmp(t, full), "%s", t);
+	free(t);
+	free(full);
 }
 
 /* ---- CSV ------------------------------------------------------------------------------- */
@@ -1514,6 +1596,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_text_briefs),
+		cmocka_unit_test(test_text_screen),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_charts_drain_status),
 		cmocka_unit_test(test_conditions_folded),

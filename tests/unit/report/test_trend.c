@@ -43,19 +43,34 @@ static const struct report_trend_point pts[] = {
 static void test_html_and_md_get_the_chart(void **state)
 {
 	(void)state;
-	struct report_trend t = {.source = "perf.db", .metrics = {"p50 (us)", "p99 (us)"},
-				 .n_metrics = 2, .pts = pts, .n = 3};
+	struct report_trend t = {.source = "perf.db",
+				 .metrics = {"p50 (ms)", "p99 (ms)"},
+				 .n_metrics = 2,
+				 .pts = pts,
+				 .n = 3};
 	char *html = render(&t, REPORT_FMT_HTML, NULL);
 	assert_non_null(strstr(html, "Trend over 3 stored runs of perf.db"));
 	assert_non_null(strstr(html, "id=\"trend\""));
 	assert_non_null(strstr(html, "comparable with this run"));
 	assert_non_null(strstr(html, "not comparable (other table or hardware)"));
-	assert_non_null(strstr(html, "p99 (us)"));
+	assert_non_null(strstr(html, "p99 (ms)"));
 	free(html);
 	char *md = render(&t, REPORT_FMT_MD, "");
 	assert_non_null(strstr(md, "## Trend"));
 	assert_non_null(strstr(md, "(chart-trend.svg)"));
 	free(md);
+	/* runs 1, 2 and 3: the run axis is ticked at whole ids (it read 1.0, 1.5, ...) */
+	struct report_trend t3 = {
+		.source = "perf.db", .metrics = {"p50 (ms)"}, .n_metrics = 1, .pts = pts, .n = 2};
+	html = render(&t3, REPORT_FMT_HTML, NULL);
+	const char *fig = strstr(html, "<figure class=\"chart\" id=\"chart-trend\">");
+	assert_non_null(fig);
+	const char *end = strstr(fig, "</figure>");
+	assert_non_null(end);
+	for (const char *p = fig; p < end; p++)
+		assert_false(!strncmp(p, ">1.5<", 5) || !strncmp(p, ">1.0<", 5));
+	assert_true(strstr(fig, ">2<") && strstr(fig, ">2<") < end);
+	free(html);
 	/* text has no charts: the section is not there either */
 	char *txt = render(&t, REPORT_FMT_TEXT, NULL);
 	assert_null(strstr(txt, "Trend over"));
