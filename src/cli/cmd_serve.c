@@ -30,20 +30,16 @@
 #include "util/units.h"
 
 static const struct cli_example serve_examples[] = {
-	{"pacer serve --plan hello --listen 127.0.0.1:8080",
-	 "the smallest plan: 200 OK, \"hello\""},
-	{"pacer serve --plan vast_ortb_mix -t 2 --listen 0",
-	 "the ad-serving mix on two threads, "
+	{"pacer serve --plan hello --listen 127.0.0.1:8080", "the smallest plan: 200 OK, \"hello\""},
+	{"pacer serve --plan vast_ortb_mix -t 2 --listen 0", "the ad-serving mix on two threads, "
 	 "on any free port (printed as \"listening on ADDR:PORT\")"},
 	{"pacer serve --plan examples/plans/kv.yaml --tls", "a plan file, over HTTPS with a "
-							    "generated certificate"},
-	{"pacer serve --plan hello --h2c --listen 0",
-	 "HTTP/2 in cleartext (prior knowledge), "
+	 "generated certificate"},
+	{"pacer serve --plan hello --h2c --listen 0", "HTTP/2 in cleartext (prior knowledge), "
 	 "HTTP/1.1 for clients that do not start with the HTTP/2 preface"},
 	{"pacer serve --plan hello --http2", "HTTP/2 over TLS (ALPN h2; http/1.1 still offered), "
-					     "with a generated certificate"},
-	{"pacer serve --plan hello --http3 --listen 0",
-	 "HTTP/3 over QUIC on the UDP port of the "
+	 "with a generated certificate"},
+	{"pacer serve --plan hello --http3 --listen 0", "HTTP/3 over QUIC on the UDP port of the "
 	 "same number as HTTPS's TCP port, with a generated certificate (docs/http3.md)"},
 };
 
@@ -148,36 +144,18 @@ int cmd_serve(int argc, char **argv)
 	uint32_t max_streams = TARGET_H2_STREAMS_DEFAULT;
 	const char *tls_cert = NULL, *tls_key = NULL;
 	struct opt tab[] = {
-		{'p', "plan", OPT_STR, &plan_arg, "NAME|FILE", NULL,
-		 "built-in plan name or YAML plan file (required)", false},
-		{'l', "listen", OPT_STR, &listen_arg, "ADDR", "127.0.0.1:8080",
-		 "address to listen on: HOST:PORT, [IPv6]:PORT or PORT; port 0 = any free port",
-		 false},
-		{'t', "threads", OPT_U32, &threads, "N", "1",
-		 "server threads, each with its own event loop (1 to 256)", false},
-		{0, "seed", OPT_U64, &seed, "S", "the plan's, else 1",
-		 "seed of the plan's randomness", false},
-		{0, "list-plans", OPT_FLAG, &list, NULL, NULL, "list the built-in plans and exit",
-		 false},
-		{0, "tls", OPT_FLAG, &tls_gen, NULL, NULL,
-		 "serve HTTPS with a generated self-signed certificate (localhost, 127.0.0.1, ::1; its SHA-256 fingerprint goes to stderr)",
-		 false},
-		{0, "tls-cert", OPT_STR, &tls_cert, "FILE", NULL,
-		 "serve HTTPS with this PEM certificate (chain)", false},
-		{0, "tls-key", OPT_STR, &tls_key, "FILE", "in --tls-cert", "its PEM private key",
-		 false},
-		{0, "http2", OPT_FLAG, &http2, NULL, NULL,
-		 "HTTP/2 over TLS by ALPN h2, http/1.1 still offered (with --tls-cert, or a generated certificate as --tls)",
-		 false},
-		{0, "h2c", OPT_FLAG, &h2c, NULL, NULL,
-		 "HTTP/2 in cleartext with prior knowledge (a connection starting with the HTTP/2 preface); others get HTTP/1.1",
-		 false},
-		{0, "http3", OPT_FLAG, &http3, NULL, NULL,
-		 "HTTP/3 over QUIC v1 too, on the UDP port of the same number (with --tls-cert, or a generated certificate as --tls); TCP still serves HTTPS",
-		 false},
-		{0, "max-streams", OPT_U32, &max_streams, "N", "100",
-		 "HTTP/2 and HTTP/3: streams at once per connection (SETTINGS_MAX_CONCURRENT_STREAMS, QUIC's MAX_STREAMS; 1 to 1000)",
-		 false},
+		{'p', "plan", OPT_STR, &plan_arg, "NAME|FILE", NULL, "built-in plan name or YAML plan file (required)", false},
+		{'l', "listen", OPT_STR, &listen_arg, "ADDR", "127.0.0.1:8080", "address to listen on: HOST:PORT, [IPv6]:PORT or PORT; port 0 = any free port", false},
+		{'t', "threads", OPT_U32, &threads, "N", "1", "server threads, each with its own event loop (1 to 256)", false},
+		{0, "seed", OPT_U64, &seed, "S", "the plan's, else 1", "seed of the plan's randomness", false},
+		{0, "list-plans", OPT_FLAG, &list, NULL, NULL, "list the built-in plans and exit", false},
+		{0, "tls", OPT_FLAG, &tls_gen, NULL, NULL, "serve HTTPS with a generated self-signed certificate (localhost, 127.0.0.1, ::1; its SHA-256 fingerprint goes to stderr)", false},
+		{0, "tls-cert", OPT_STR, &tls_cert, "FILE", NULL, "serve HTTPS with this PEM certificate (chain)", false},
+		{0, "tls-key", OPT_STR, &tls_key, "FILE", "in --tls-cert", "its PEM private key", false},
+		{0, "http2", OPT_FLAG, &http2, NULL, NULL, "HTTP/2 over TLS by ALPN h2, http/1.1 still offered (with --tls-cert, or a generated certificate as --tls)", false},
+		{0, "h2c", OPT_FLAG, &h2c, NULL, NULL, "HTTP/2 in cleartext with prior knowledge (a connection starting with the HTTP/2 preface); others get HTTP/1.1", false},
+		{0, "http3", OPT_FLAG, &http3, NULL, NULL, "HTTP/3 over QUIC v1 too, on the UDP port of the same number (with --tls-cert, or a generated certificate as --tls); TCP still serves HTTPS", false},
+		{0, "max-streams", OPT_U32, &max_streams, "N", "100", "HTTP/2 and HTTP/3: streams at once per connection (SETTINGS_MAX_CONCURRENT_STREAMS, QUIC's MAX_STREAMS; 1 to 1000)", false},
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
@@ -214,8 +192,7 @@ int cmd_serve(int argc, char **argv)
 	if (h2c && (tls_gen || tls_cert))
 		return usage_error("%s", "--h2c is HTTP/2 in cleartext; over TLS give --http2");
 	if (http3 && h2c)
-		return usage_error(
-			"%s", "--http3 is always encrypted (QUIC); --h2c is cleartext: give one");
+		return usage_error("%s", "--http3 is always encrypted (QUIC); --h2c is cleartext: give one");
 	if (opts_given(tab, ntab, "max-streams") && !http2 && !h2c && !http3)
 		return usage_error("%s", "--max-streams: only with --http2, --h2c or --http3");
 	if (max_streams < 1 || max_streams > TARGET_H2_STREAMS_MAX) {
@@ -224,8 +201,7 @@ int cmd_serve(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if ((http2 || http3) && !tls_cert)
-		tls_gen =
-			true; /* HTTP/2 over TLS, HTTP/3: a generated certificate unless given one */
+		tls_gen = true; /* HTTP/2 over TLS, HTTP/3: a generated certificate unless given one */
 
 	struct net_addr addr;
 	const char *why = NULL;
@@ -296,10 +272,10 @@ int cmd_serve(int argc, char **argv)
 		char err[512] = "", *cert_pem = NULL, *key_pem = NULL;
 		rc = tls_id ? tls_identity_pem(tls_id, &cert_pem, &key_pem) : 0;
 		if (rc)
-			snprintf(err, sizeof err, "--http3: out of memory");
+			snprintf(err, sizeof err, "out of memory");
 		else
 			rc = quic_server_ctx_new(&quic, tls_cert, tls_key, cert_pem, key_pem, err,
-						 sizeof err);
+			                         sizeof err);
 		free(cert_pem);
 		free(key_pem);
 		if (rc) {
@@ -339,8 +315,7 @@ int cmd_serve(int argc, char **argv)
 		quic_ctx_free(quic);
 		tls_identity_free(tls_id);
 		fprintf(stderr, "pacer serve: cannot listen on %s%s: %s\n",
-			net_addr_str(&addr, a, sizeof a), http3 ? " (TCP and UDP)" : "",
-			err_name(rc));
+		        net_addr_str(&addr, a, sizeof a), http3 ? " (TCP and UDP)" : "", err_name(rc));
 		return rc == -ENOMEM || rc == -EAGAIN ? EXIT_RUNTIME : EXIT_USAGE;
 	}
 	struct net_addr bound = addr;
@@ -353,11 +328,11 @@ int cmd_serve(int argc, char **argv)
 	if (tls) {
 		/* before the ready line: whoever waits for that has this too */
 		fprintf(stderr, "pacer serve: HTTPS%s%s with %s%s; certificate SHA-256 %s\n",
-			http2 ? " (HTTP/2 by ALPN h2, and HTTP/1.1)" : "",
-			http3 ? ", and HTTP/3 over QUIC on the UDP port of the same number" : "",
-			tls_gen ? "a generated self-signed certificate (localhost, 127.0.0.1, ::1)"
-				: "certificate ",
-			tls_gen ? "" : tls_cert, fp);
+		        http2 ? " (HTTP/2 by ALPN h2, and HTTP/1.1)" : "",
+		        http3 ? ", and HTTP/3 over QUIC on the UDP port of the same number" : "",
+		        tls_gen ? "a generated self-signed certificate (localhost, 127.0.0.1, ::1)"
+		                : "certificate ",
+		        tls_gen ? "" : tls_cert, fp);
 		fflush(stderr);
 	}
 	printf("listening on %s\n", net_addr_str(&bound, a, sizeof a));
@@ -371,11 +346,11 @@ int cmd_serve(int argc, char **argv)
 	target_stop(t);
 	/* what was served, for whoever counts both ends */
 	fprintf(stderr,
-		"pacer serve: served %llu requests on %llu connections (%llu bad requests, %llu "
-		"timeouts, %llu misbehaviours, %llu connections rejected)\n",
-		(unsigned long long)ts.requests, (unsigned long long)ts.connections,
-		(unsigned long long)ts.bad_requests, (unsigned long long)ts.timeouts,
-		(unsigned long long)ts.misbehaved, (unsigned long long)ts.rejected);
+	        "pacer serve: served %llu requests on %llu connections (%llu bad requests, %llu "
+	        "timeouts, %llu misbehaviours, %llu connections rejected)\n",
+	        (unsigned long long)ts.requests, (unsigned long long)ts.connections,
+	        (unsigned long long)ts.bad_requests, (unsigned long long)ts.timeouts,
+	        (unsigned long long)ts.misbehaved, (unsigned long long)ts.rejected);
 	target_plan_free(plan);
 	tls_ctx_free(tls);
 	quic_ctx_free(quic);
