@@ -139,6 +139,29 @@ class ServeHttp3Test(PacerTestCase):
             got = served(srv)
         self.assertEqual(got["requests"], sent_total(run), got)
 
+    def test_connections_over_the_plans_cap_are_refused_and_counted(self):
+        """max_connections: 2 and a client with 4: the two over the cap get
+        CONNECTION_CLOSE (CONNECTION_REFUSED), counted by the server as
+        rejected and by pacer as failed connections; what the other two
+        carried is answered and counted the same on both ends."""
+        plan = "name: h3-cap\nmax_connections: 2\nroutes:\n  - path: /\n"
+        with ServeH3(text=plan) as srv:
+            run = harness.run_pacer([srv.https(), "--http3", "--insecure", "--rate", 200,
+                                     "--duration", "1s", "--connections", 4])
+            self.assertFalse(run.timed_out, describe(run))
+            self.assertIsNotNone(run.json, describe(run))
+            m = self.phase(run)
+            done = m["requests"]["completed"] + run.json.get("warmup", {}).get(
+                "requests", {}).get("completed", 0)
+            self.assertGreater(done, 0, describe(run))
+            # 2, or 1 if the check's connection before the run still held a slot
+            h3 = m["http3"]["connections_h3"]
+            self.assertIn(h3, (1, 2), m["http3"])
+            got = served(srv)
+        self.assertGreaterEqual(got["rejected"], 4 - h3, got)
+        self.assertEqual(got["connections"], h3 + 1, got)  # and the check before the run
+        self.assertEqual(got["requests"], done, got)
+
     def test_self_contained(self):
         run = harness.run_pacer(["--self-contained", "--http3", "-n", 300, "--concurrency", 3,
                                  "--max-streams", 10])
