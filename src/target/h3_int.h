@@ -73,8 +73,16 @@ struct h3_worker {
 	struct iovec *tiov;
 };
 
-/* quic.c: c has packets to send (flushed after this round). */
-void h3_dirty(struct h3c *c);
+/* c has packets to send: on its thread's dirty list, flushed by quic.c
+ * after this round (an ended connection, c->q NULL, is not put there). */
+static inline void h3_dirty(struct h3c *c)
+{
+	if (c->dirty || !c->q)
+		return;
+	c->dirty = true;
+	c->dirty_next = c->w->h3->dirty;
+	c->w->h3->dirty = c;
+}
 
 /* h3.c: the HTTP/3 session of c (its control and QPACK streams opened and
  * bound). 0 or an ngtcp2 / nghttp3 error. */

@@ -126,15 +126,6 @@ static void send_raw(struct worker *w, const struct sockaddr_storage *to, sockle
 
 static void conn_arm(struct h3c *c);
 
-void h3_dirty(struct h3c *c)
-{
-	if (c->dirty || !c->q)
-		return;
-	c->dirty = true;
-	c->dirty_next = c->w->h3->dirty;
-	c->w->h3->dirty = c;
-}
-
 /* Free c's QUIC and HTTP/3 state at once; its struct waits on the dirty
  * list (if there) until the flush passes it. */
 static void conn_end(struct h3c *c)
