@@ -103,6 +103,21 @@ class ServeHttp3Test(PacerTestCase):
         # one handshake of its check before the run
         self.assertEqual(got["connections"], opened + 1, (got, opened))
 
+    def test_two_threads_each_with_its_socket(self):
+        """--threads 2: a UDP socket per thread on one port (SO_REUSEPORT);
+        every connection stays on the thread the kernel gave it, so every
+        request is answered and counted once."""
+        with ServeH3(extra=["--threads", 2]) as srv:
+            run = self.run_h3(srv.https(), ["--rate", "1k", "--duration", "1s",
+                                            "--connections", 8])
+            m = self.phase(run)
+            self.assert_no_errors(m, run)
+            self.assertEqual(m["responses"]["by_status"], {"200": 1000})
+            self.assertEqual(m["connections"]["opened"], 8, m["connections"])
+            got = served(srv)
+        self.assertEqual(got["requests"], sent_total(run), got)
+        self.assertEqual(got["connections"], 8 + 1, got)
+
     def test_known_delay_is_in_the_latency_and_routes_answer_as_planned(self):
         plan = ("name: h3-delay\nroutes:\n"
                 "  - path: /slow\n    latency: {dist: fixed, value: 40ms}\n"
