@@ -20,14 +20,16 @@
  * max_idle_timeout) and the server's own idleness: a connection where no
  * request's bytes moved either way for the plan's idle timeout (and no
  * request waits on its latency) is closed (H3_NO_ERROR), counted as a
- * timeout, even if the client keeps it alive with ACKs or PINGs, so a
+ * timeout (as are ngtcp2's idle and handshake timeouts), even if the client keeps it alive with ACKs or PINGs, so a
  * client that stops reading holds its streams only that long. Connection
  * IDs of the packets of a connection that ended are unknown afterwards:
  * its late packets are dropped.
  *
  * Packets go out in batches (sendmmsg) to the connection's address; a
  * datagram the socket does not take is dropped (QUIC resends what it
- * carried). No GSO on the server side. */
+ * carried). No GSO on the server side. A connection that sent GOAWAY
+ * (the plan's close_after) is closed (H3_NO_ERROR) once its last stream
+ * has ended. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -260,6 +262,12 @@ static void conn_flush(struct h3c *c)
 	if (n)
 		send_to(c, n);
 	ngtcp2_conn_update_pkt_tx_time(c->q, w->now);
+	if (c->goaway && c->n_streams == 0) {
+		/* close_after: GOAWAY sent and every stream before it answered and
+		 * acknowledged (a record lives until its stream closes) */
+		conn_close(c, 0, NGHTTP3_H3_NO_ERROR, false);
+		return;
+	}
 	conn_arm(c);
 }
 
@@ -292,7 +300,7 @@ static void conn_timer(struct h3c *c)
 		return;
 	}
 	int rv = ngtcp2_conn_handle_expiry(c->q, w->now);
-	if (rv == NGTCP2_ERR_IDLE_CLOSE) {
+	if (rv == NGTCP2_ERR_IDLE_CLOSE || rv == NGTCP2_ERR_HANDSHAKE_TIMEOUT) {
 		stat_inc(&w->st.timeouts);
 		conn_close(c, 0, 0, true);
 		return;

@@ -141,6 +141,35 @@ class ServeHttp3Test(PacerTestCase):
             got = served(srv)
         self.assertEqual(got["requests"], sent_total(run) + sent_total(run2), got)
 
+    def test_misbehaviours_over_http3(self):
+        """The plan's misbehaviours, HTTP/3's way: garbage is a reset stream
+        (H3_INTERNAL_ERROR), close_after a GOAWAY (the requests past it
+        rejected, retried on a new connection, never counted twice), a slow
+        body its pauses in the latency; the server's count is pacer's."""
+        plan = os.path.join(harness.HERE, "plans", "behaviour.yaml")
+        with ServeH3(plan) as srv:
+            run = self.run_h3(srv.https("/garbage"), ["-n", 50, "--concurrency", 2])
+            m = self.phase(run)
+            self.assertEqual(m["requests"]["completed"], 0, m["requests"])
+            self.assertEqual(m["transport_errors"]["reset"], 50, m["transport_errors"])
+            self.assertEqual(m["http3"]["resets"], {"H3_INTERNAL_ERROR": 50}, m["http3"])
+            run2 = self.run_h3(srv.https("/close-after"), ["-n", 100, "--concurrency", 2])
+            m2 = self.phase(run2)
+            self.assert_no_errors(m2, run2)
+            self.assertEqual(m2["responses"]["by_status"], {"200": 100})
+            # one after a connection's 10th answer (the streams it had begun are
+            # answered too, so a connection may carry a few more)
+            goaways = m2["http3"]["goaway"]
+            self.assertTrue(5 <= goaways <= 10, m2["http3"])
+            run3 = self.run_h3(srv.https("/slow"), ["-n", 20, "--concurrency", 2])
+            m3 = self.phase(run3)
+            self.assertEqual(m3["responses"]["by_status"], {"200": 20})
+            # 160 bytes 16 at a time, 10 ms apart: 9 pauses
+            self.assertGreaterEqual(m3["latency"]["min_us"], 90000, m3["latency"])
+            got = served(srv)
+        self.assertEqual(got["requests"], 50 + 100 + 20, got)
+        self.assertEqual(got["misbehaved"], 50 + goaways, got)
+
     def test_ramp_against_it(self):
         with ServeH3() as srv:
             run = self.run_h3(srv.https(), ["--steps", "100,200", "--step-duration", "1s",
