@@ -99,8 +99,9 @@ class ServeHttp3Test(PacerTestCase):
         # every request pacer sent was answered by the server, and nothing else
         self.assertEqual(got["requests"], sent_total(run), (got, describe(run)))
         self.assertEqual((got["bad_requests"], got["misbehaved"], got["rejected"]), (0, 0, 0), got)
-        # QUIC connections that completed their handshake: pacer's, and the
-        # one handshake of its check before the run
+        # connections: pacer's QUIC ones, and the harness's TCP connect that
+        # waited for the port (the QUIC check pacer makes before a run closes
+        # before its handshake completes on the server's side: not counted)
         self.assertEqual(got["connections"], opened + 1, (got, opened))
 
     def test_two_threads_each_with_its_socket(self):
@@ -116,7 +117,7 @@ class ServeHttp3Test(PacerTestCase):
             self.assertEqual(m["connections"]["opened"], 8, m["connections"])
             got = served(srv)
         self.assertEqual(got["requests"], sent_total(run), got)
-        self.assertEqual(got["connections"], 8 + 1, got)
+        self.assertEqual(got["connections"], 8 + 1, got)  # and the harness's TCP connect
 
     def test_known_delay_is_in_the_latency_and_routes_answer_as_planned(self):
         plan = ("name: h3-delay\nroutes:\n"
@@ -198,12 +199,12 @@ class ServeHttp3Test(PacerTestCase):
             done = m["requests"]["completed"] + run.json.get("warmup", {}).get(
                 "requests", {}).get("completed", 0)
             self.assertGreater(done, 0, describe(run))
-            # 2, or 1 if the check's connection before the run still held a slot
+            # 2, or 1 if the QUIC check before the run still held a slot
             h3 = m["http3"]["connections_h3"]
             self.assertIn(h3, (1, 2), m["http3"])
             got = served(srv)
         self.assertGreaterEqual(got["rejected"], 4 - h3, got)
-        self.assertEqual(got["connections"], h3 + 1, got)  # and the check before the run
+        self.assertEqual(got["connections"], h3 + 1, got)  # and the harness's TCP connect
         self.assertEqual(got["requests"], done, got)
 
     def test_self_contained(self):
@@ -215,6 +216,33 @@ class ServeHttp3Test(PacerTestCase):
         self.assertEqual(m["responses"]["by_status"], {"200": 300})
         self.assertEqual(run.json["plan"]["http"], "h3")
         self.assertEqual(m["http3"]["connections_h3"], 3, m["http3"])
+
+    def test_served_to_ngtcp2s_own_client(self):
+        """Another HTTP/3 implementation than pacer's: ngtcp2's example
+        client (Debian's ngtcp2-client, gtlsclient) gets the plan's bodies on
+        10 streams of one connection, counted by the server."""
+        exe = shutil.which("gtlsclient")
+        if not exe:
+            self.skipTest("gtlsclient (Debian's ngtcp2-client) not installed")
+        plan = "name: h3-interop\nroutes:\n  - path: /a\n    body: alpha\n  - path: /b\n    status: 404\n"
+        d = tempfile.mkdtemp(prefix="pacer-h3-dl-")
+        try:
+            with ServeH3(text=plan) as srv:
+                p = subprocess.run([exe, "-q", "--exit-on-all-streams-close", "--download", d,
+                                    "-n", "10", "127.0.0.1", str(srv.port), srv.https("/a")],
+                                   capture_output=True, text=True, timeout=30)
+                self.assertEqual(p.returncode, 0, p.stdout[-2000:] + p.stderr[-2000:])
+                with open(os.path.join(d, "a")) as f:
+                    self.assertEqual(f.read(), "alpha")
+                p = subprocess.run([exe, "--exit-on-all-streams-close", "127.0.0.1",
+                                    str(srv.port), srv.https("/b")],
+                                   capture_output=True, text=True, timeout=30)
+                self.assertIn("[:status: 404]", p.stdout + p.stderr)
+                got = served(srv)
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+        # two QUIC connections, and the harness's TCP connect
+        self.assertEqual((got["requests"], got["connections"]), (11, 3), got)
 
     def test_unknown_quic_version_gets_version_negotiation(self):
         with ServeH3() as srv:
