@@ -25,7 +25,8 @@
  * IDs of the packets of a connection that ended are unknown afterwards:
  * its late packets are dropped.
  *
- * Packets go out in batches (sendmmsg) to the connection's address; a
+ * Packets go out in batches (sendmmsg) to the address the connection
+ * began from (active migration is refused in the transport parameters); a
  * datagram the socket does not take is dropped (QUIC resends what it
  * carried). No GSO on the server side. A connection that sent GOAWAY
  * (the plan's close_after) is closed (H3_NO_ERROR) once its last stream
@@ -538,6 +539,7 @@ static struct h3c *conn_new(struct worker *w, const ngtcp2_pkt_hd *hd,
 	tp.initial_max_streams_uni = 3; /* the client's control and QPACK streams */
 	tp.max_idle_timeout = plan->idle_timeout_ns;
 	tp.max_udp_payload_size = RX_CAP;
+	tp.disable_active_migration = 1; /* answers go to the address the connection began from */
 	ngtcp2_path path = {
 		.local = {.addr = (ngtcp2_sockaddr *)&hw->local.ss, .addrlen = hw->local.len},
 		.remote = {.addr = (ngtcp2_sockaddr *)&c->peer, .addrlen = c->peer_len},
