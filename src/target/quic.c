@@ -644,6 +644,9 @@ void target_quic_input(struct worker *w)
 			continue;
 		if (n <= 0)
 			return;
+		/* these datagrams may have come after the loop woke: a request's
+		 * delay counts from now, not from then */
+		w->now = clock_now_ns();
 		for (int i = 0; i < n; i++) {
 			if (hw->rmsgs[i].msg_hdr.msg_flags & MSG_TRUNC)
 				continue; /* larger than the server said it takes */
