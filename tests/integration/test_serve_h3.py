@@ -266,6 +266,30 @@ class ServeHttp3Test(PacerTestCase):
             self.assertIn(1, versions)
             self.assertTrue(srv.alive())
 
+    def test_flood_of_bogus_initials_holds_nothing(self):
+        """3,000 datagrams that look like QUIC v1 Initials (a valid long
+        header whose length covers the datagram's 1,200 bytes, a payload
+        that does not decrypt), each with a new connection ID: none keeps a
+        connection, the server's RSS stays where it was,
+        and a real client is served after them."""
+        with ServeH3() as srv:
+            base = srv.rss_kib()
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
+                for i in range(3000):
+                    hdr = (bytes([0xc3]) + struct.pack("!I", 1) + bytes([8]) + os.urandom(8)
+                           + bytes([8]) + os.urandom(8) + b"\x00" + b"\x44\x96" + bytes(4))
+                    u.sendto(hdr + os.urandom(1200 - len(hdr)), ("127.0.0.1", srv.port))
+                    if i % 200 == 199:
+                        time.sleep(0.01)  # within the socket's buffer
+            time.sleep(0.5)
+            grown = srv.rss_kib() - base
+            run = self.run_h3(srv.https(), ["-n", 50, "--concurrency", 2])
+            self.assertEqual(self.phase(run)["responses"]["by_status"], {"200": 50})
+            got = served(srv)
+        self.assertLess(grown, 16 * 1024, "RSS grew by %d KiB" % grown)
+        self.assertEqual(got["requests"], 50, got)
+        self.assertEqual(got["connections"], 2 + 1, got)  # and the harness's TCP connect
+
     def test_client_that_stops_reading_holds_bounded_memory(self):
         """Four connections x 100 streams of 1 MiB answers, then the client
         is stopped (SIGSTOP): it reads and acknowledges nothing more. The
