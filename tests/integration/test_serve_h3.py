@@ -216,6 +216,17 @@ class ServeHttp3Test(PacerTestCase):
         self.assertEqual(m["responses"]["by_status"], {"200": 300})
         self.assertEqual(run.json["plan"]["http"], "h3")
         self.assertEqual(m["http3"]["connections_h3"], 3, m["http3"])
+        # the ad-serving mix: GETs and POSTs with bodies, rendered answers,
+        # a status mix: every request answered with one of the plan's
+        run = harness.run_pacer(["--self-contained=vast_ortb_mix", "--http3", "-n", 400,
+                                 "--concurrency", 4])
+        self.assertEqual(run.code, 0, describe(run))
+        m = self.phase(run)
+        by = m["responses"]["by_status"]
+        self.assertEqual(sum(by.values()), 400, by)
+        self.assertLessEqual(set(by), {"200", "204", "500", "503"}, by)
+        self.assertGreater(by.get("204", 0), 0, by)
+        self.assertEqual(m["transport_errors"]["total"], 0, m["transport_errors"])
 
     def test_served_to_ngtcp2s_own_client(self):
         """Another HTTP/3 implementation than pacer's: ngtcp2's example
