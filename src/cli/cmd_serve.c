@@ -2,13 +2,14 @@
  *
  *   pacer serve --plan NAME|FILE [--listen 127.0.0.1:8080] [--threads N]
  *               [--seed S] [--list-plans] [--tls | --tls-cert FILE [--tls-key FILE]]
- *               [--http2 | --h2c] [--max-streams N]
+ *               [--http2 | --h2c] [--http3] [--max-streams N]
  *
  * Prints "listening on ADDR:PORT" on stdout once the socket listens; errors
  * as one line "pacer serve: <what>" on stderr. Exit: 0 after a clean stop,
  * 2 on usage errors (bad option or value, unknown plan, invalid plan file,
  * address that cannot be bound), 3 when the server cannot start for lack of
- * resources. See docs/serve.md. */
+ * resources. On a clean stop it prints what it served on stderr ("pacer
+ * serve: served N requests on C connections ..."). See docs/serve.md. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -21,6 +22,7 @@
 #include "cli/cli.h"
 #include "cli/help.h"
 #include "cli/opts.h"
+#include "net/quic.h"
 #include "net/sock.h"
 #include "net/tls.h"
 #include "target/target.h"
@@ -37,6 +39,8 @@ static const struct cli_example serve_examples[] = {
 	 "HTTP/1.1 for clients that do not start with the HTTP/2 preface"},
 	{"pacer serve --plan hello --http2", "HTTP/2 over TLS (ALPN h2; http/1.1 still offered), "
 	 "with a generated certificate"},
+	{"pacer serve --plan hello --http3 --listen 0", "HTTP/3 over QUIC on the UDP port of the "
+	 "same number as HTTPS's TCP port, with a generated certificate (docs/http3.md)"},
 };
 
 static const struct cli_exit serve_exits[] = {
@@ -51,7 +55,8 @@ static const struct cli_help serve_help = {
 	.summary = "run the embedded target server (pacer serve --list-plans)",
 	.synopsis = "pacer serve --plan NAME|FILE [options]",
 	.description = "Run pacer's embedded HTTP/1.1 target server until Ctrl-C / SIGTERM; with "
-		       "--http2 or --h2c it speaks HTTP/2 too (docs/http2.md). "
+		       "--http2 or --h2c it speaks HTTP/2 too (docs/http2.md), with --http3 HTTP/3 "
+		       "over QUIC on the same port number, UDP (docs/http3.md). "
 		       "Prints \"listening on ADDR:PORT\" once ready. Plan files: see "
 		       "docs/serve.md.",
 	.examples = serve_examples,
@@ -135,7 +140,7 @@ int cmd_serve(int argc, char **argv)
 	const char *plan_arg = NULL, *listen_arg = "127.0.0.1:8080";
 	uint32_t threads = 1;
 	uint64_t seed = 0;
-	bool tls_gen = false, list = false, help = false, http2 = false, h2c = false;
+	bool tls_gen = false, list = false, help = false, http2 = false, h2c = false, http3 = false;
 	uint32_t max_streams = TARGET_H2_STREAMS_DEFAULT;
 	const char *tls_cert = NULL, *tls_key = NULL;
 	struct opt tab[] = {
@@ -149,7 +154,8 @@ int cmd_serve(int argc, char **argv)
 		{0, "tls-key", OPT_STR, &tls_key, "FILE", "in --tls-cert", "its PEM private key", false},
 		{0, "http2", OPT_FLAG, &http2, NULL, NULL, "HTTP/2 over TLS by ALPN h2, http/1.1 still offered (with --tls-cert, or a generated certificate as --tls)", false},
 		{0, "h2c", OPT_FLAG, &h2c, NULL, NULL, "HTTP/2 in cleartext with prior knowledge (a connection starting with the HTTP/2 preface); others get HTTP/1.1", false},
-		{0, "max-streams", OPT_U32, &max_streams, "N", "100", "HTTP/2: streams at once per connection (SETTINGS_MAX_CONCURRENT_STREAMS, 1 to 1000)", false},
+		{0, "http3", OPT_FLAG, &http3, NULL, NULL, "HTTP/3 over QUIC v1 too, on the UDP port of the same number (with --tls-cert, or a generated certificate as --tls); TCP still serves HTTPS", false},
+		{0, "max-streams", OPT_U32, &max_streams, "N", "100", "HTTP/2 and HTTP/3: streams at once per connection (SETTINGS_MAX_CONCURRENT_STREAMS, QUIC's MAX_STREAMS; 1 to 1000)", false},
 		{'h', "help", OPT_HELP, &help, NULL, NULL, "show this help", false},
 	};
 	size_t ntab = sizeof tab / sizeof tab[0];
@@ -185,15 +191,17 @@ int cmd_serve(int argc, char **argv)
 		return usage_error("%s", "--http2 and --h2c: give one (--http2 over TLS, --h2c in cleartext)");
 	if (h2c && (tls_gen || tls_cert))
 		return usage_error("%s", "--h2c is HTTP/2 in cleartext; over TLS give --http2");
-	if (opts_given(tab, ntab, "max-streams") && !http2 && !h2c)
-		return usage_error("%s", "--max-streams: only with --http2 or --h2c");
+	if (http3 && h2c)
+		return usage_error("%s", "--http3 is always encrypted (QUIC); --h2c is cleartext: give one");
+	if (opts_given(tab, ntab, "max-streams") && !http2 && !h2c && !http3)
+		return usage_error("%s", "--max-streams: only with --http2, --h2c or --http3");
 	if (max_streams < 1 || max_streams > TARGET_H2_STREAMS_MAX) {
 		fprintf(stderr, "pacer serve: --max-streams %u: expected a whole number from 1 to %d\n",
 			max_streams, TARGET_H2_STREAMS_MAX);
 		return EXIT_USAGE;
 	}
-	if (http2 && !tls_cert)
-		tls_gen = true; /* HTTP/2 over TLS: a generated certificate unless given one */
+	if ((http2 || http3) && !tls_cert)
+		tls_gen = true; /* HTTP/2 over TLS, HTTP/3: a generated certificate unless given one */
 
 	struct net_addr addr;
 	const char *why = NULL;
@@ -243,6 +251,7 @@ int cmd_serve(int argc, char **argv)
 
 	struct tls_identity *tls_id = NULL;
 	struct tls_ctx *tls = NULL;
+	struct quic_ctx *quic = NULL;
 	char fp[TLS_FINGERPRINT_CAP] = "";
 	if (tls_gen || tls_cert) {
 		char err[512] = "";
@@ -258,6 +267,24 @@ int cmd_serve(int argc, char **argv)
 		tls_ctx_fingerprint(tls, fp, sizeof fp);
 		if (http2)
 			tls_server_ctx_offer_h2(tls);
+	}
+	if (http3) {
+		char err[512] = "", *cert_pem = NULL, *key_pem = NULL;
+		rc = tls_id ? tls_identity_pem(tls_id, &cert_pem, &key_pem) : 0;
+		if (rc)
+			snprintf(err, sizeof err, "out of memory");
+		else
+			rc = quic_server_ctx_new(&quic, tls_cert, tls_key, cert_pem, key_pem, err,
+			                         sizeof err);
+		free(cert_pem);
+		free(key_pem);
+		if (rc) {
+			fprintf(stderr, "pacer serve: --http3: %s\n", err);
+			tls_ctx_free(tls);
+			tls_identity_free(tls_id);
+			target_plan_free(plan);
+			return rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+		}
 	}
 
 	/* SIGINT/SIGTERM are taken synchronously with sigwait: block them
@@ -275,7 +302,8 @@ int cmd_serve(int argc, char **argv)
 	sigaction(SIGTERM, &sa, &old_term);
 
 	struct target *t = NULL;
-	struct target_opts topts = {.tls = tls, .h2 = http2 || h2c, .max_streams = max_streams};
+	struct target_opts topts = {
+		.tls = tls, .h2 = http2 || h2c, .max_streams = max_streams, .quic = quic};
 	rc = target_start_opts(&t, plan, &addr, (unsigned)threads, &topts);
 	if (rc < 0) {
 		char a[80];
@@ -284,9 +312,10 @@ int cmd_serve(int argc, char **argv)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		target_plan_free(plan);
 		tls_ctx_free(tls);
+		quic_ctx_free(quic);
 		tls_identity_free(tls_id);
-		fprintf(stderr, "pacer serve: cannot listen on %s: %s\n", net_addr_str(&addr, a, sizeof a),
-		        err_name(rc));
+		fprintf(stderr, "pacer serve: cannot listen on %s%s: %s\n",
+		        net_addr_str(&addr, a, sizeof a), http3 ? " (TCP and UDP)" : "", err_name(rc));
 		return rc == -ENOMEM || rc == -EAGAIN ? EXIT_RUNTIME : EXIT_USAGE;
 	}
 	struct net_addr bound = addr;
@@ -298,8 +327,9 @@ int cmd_serve(int argc, char **argv)
 	char a[80];
 	if (tls) {
 		/* before the ready line: whoever waits for that has this too */
-		fprintf(stderr, "pacer serve: HTTPS%s with %s%s; certificate SHA-256 %s\n",
+		fprintf(stderr, "pacer serve: HTTPS%s%s with %s%s; certificate SHA-256 %s\n",
 		        http2 ? " (HTTP/2 by ALPN h2, and HTTP/1.1)" : "",
+		        http3 ? ", and HTTP/3 over QUIC on the UDP port of the same number" : "",
 		        tls_gen ? "a generated self-signed certificate (localhost, 127.0.0.1, ::1)"
 		                : "certificate ",
 		        tls_gen ? "" : tls_cert, fp);
@@ -311,9 +341,19 @@ int cmd_serve(int argc, char **argv)
 	int sig = 0;
 	while (sigwait(&sigs, &sig) != 0)
 		;
+	struct target_stats ts;
+	target_stats(t, &ts);
 	target_stop(t);
+	/* what was served, for whoever counts both ends */
+	fprintf(stderr,
+	        "pacer serve: served %llu requests on %llu connections (%llu bad requests, %llu "
+	        "timeouts, %llu misbehaviours, %llu connections rejected)\n",
+	        (unsigned long long)ts.requests, (unsigned long long)ts.connections,
+	        (unsigned long long)ts.bad_requests, (unsigned long long)ts.timeouts,
+	        (unsigned long long)ts.misbehaved, (unsigned long long)ts.rejected);
 	target_plan_free(plan);
 	tls_ctx_free(tls);
+	quic_ctx_free(quic);
 	tls_identity_free(tls_id);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);

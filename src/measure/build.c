@@ -53,9 +53,9 @@ static int start_embedded(struct measure *s, struct run_plan *plan)
 	} else if (rc) {
 		return measure_fail(s, MEASURE_ERUNTIME, "--self-contained=%s: %s", name, err_name(rc));
 	}
-	bool h2 = plan->http.http2 || plan->http.h2c;
-	if (plan->http.http2)
-		plan->tls.self_signed = true; /* HTTP/2 over TLS: the target's own certificate */
+	bool h2 = plan->http.http2 || plan->http.h2c, h3 = plan_http3(plan);
+	if (plan->http.http2 || h3)
+		plan->tls.self_signed = true; /* HTTP/2 over TLS, HTTP/3: the target's own certificate */
 	if (plan->tls.self_signed) {
 		/* a certificate of its own, trusted by this driver alone */
 		rc = tls_identity_self_signed(&s->tls_id, err, sizeof err);
@@ -67,6 +67,20 @@ static int start_embedded(struct measure *s, struct run_plan *plan)
 		if (plan->http.http2)
 			tls_server_ctx_offer_h2(s->tls_server);
 	}
+	if (h3) {
+		/* HTTP/3: QUIC on the UDP port of the target's number, the same certificate */
+		char *cert_pem = NULL, *key_pem = NULL;
+		rc = tls_identity_pem(s->tls_id, &cert_pem, &key_pem);
+		if (!rc)
+			rc = quic_server_ctx_new(&s->quic_server, NULL, NULL, cert_pem, key_pem, err,
+						 sizeof err);
+		else
+			snprintf(err, sizeof err, "out of memory");
+		free(cert_pem);
+		free(key_pem);
+		if (rc)
+			return measure_fail(s, MEASURE_ERUNTIME, "--http3: %s", err);
+	}
 	struct net_addr listen;
 	net_resolve("127.0.0.1", 0, &listen, NULL);
 	unsigned threads = s->target_threads ? s->target_threads : 1;
@@ -75,7 +89,8 @@ static int start_embedded(struct measure *s, struct run_plan *plan)
 	uint32_t streams = plan->http.max_streams;
 	struct target_opts topts = {.tls = s->tls_server,
 				    .h2 = h2,
-				    .max_streams = streams <= TARGET_H2_STREAMS_MAX ? streams : 0};
+				    .max_streams = streams <= TARGET_H2_STREAMS_MAX ? streams : 0,
+				    .quic = s->quic_server};
 	rc = target_start_opts(&s->srv, s->tplan, &listen, threads, &topts);
 	if (rc) {
 		return measure_fail(s, MEASURE_ERUNTIME, "cannot start the embedded target: %s",

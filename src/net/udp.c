@@ -30,6 +30,24 @@ int net_udp_connect(const struct net_addr *a)
 	return fd;
 }
 
+int net_udp_bind(const struct net_addr *a, bool reuseport)
+{
+	sa_family_t f = a->ss.ss_family;
+	if (f != AF_INET && f != AF_INET6)
+		return -EAFNOSUPPORT;
+	int fd = socket(f, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
+	if (fd < 0)
+		return -errno;
+	int one = 1;
+	if ((reuseport && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) < 0) ||
+	    bind(fd, (const struct sockaddr *)&a->ss, a->len) < 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
 void net_udp_caps(int fd, struct udp_caps *caps)
 {
 	int v = 0;

@@ -48,6 +48,12 @@ struct udp_rx {
  * kernel has it (receive stamps: net_rx_timestamps). The fd, or a negative
  * errno. */
 int net_udp_connect(const struct net_addr *a);
+/* A non-blocking UDP socket bound to a, for a server (the embedded
+ * target's HTTP/3): its datagrams' sources come with each receive. With
+ * reuseport, SO_REUSEPORT: several sockets on one port, the kernel handing
+ * each client's datagrams (by its address and port) to one of them. The
+ * fd, or a negative errno. */
+int net_udp_bind(const struct net_addr *a, bool reuseport);
 /* What fd can do (GSO, GRO on). */
 void net_udp_caps(int fd, struct udp_caps *caps);
 

@@ -145,18 +145,13 @@ static nghttp2_nv nv_of(const char *name, size_t nl, const char *value, size_t v
 	return v;
 }
 
-/* r->head is "HTTP/1.1 S R\r\n" then "Name: value\r\n" lines. */
-static int hdrs_build(struct h2_hdrs *h, const struct target_resp *r)
+int target_head_fields(const struct target_resp *r, char *names, struct target_field *f, size_t cap,
+		       size_t *n)
 {
-	snprintf(h->status, sizeof h->status, "%03u", (unsigned)r->status % 1000u);
-	h->n = 0;
-	h->nv[h->n++] = nv_of(":status", 7, h->status, 3, true);
-	h->names = malloc(r->head_len + 1);
-	if (!h->names)
-		return -ENOMEM;
+	*n = 0;
 	const char *p = memchr(r->head, '\n', r->head_len);
 	const char *end = r->head + r->head_len;
-	char *nm = h->names;
+	char *nm = names;
 	for (p = p ? p + 1 : end; p < end;) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
@@ -172,14 +167,34 @@ static int hdrs_build(struct h2_hdrs *h, const struct target_resp *r)
 			for (size_t i = 0; i < nl; i++)
 				nm[i] = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] + 32 : p[i]);
 			if (!hop_by_hop(nm, nl)) {
-				if (h->n + 3 > H2_NV_MAX)
-					return -E2BIG; /* room for content-length, server-timing */
-				h->nv[h->n++] = nv_of(nm, nl, v, (size_t)(ve - v), true);
+				if (*n >= cap)
+					return -E2BIG;
+				f[(*n)++] = (struct target_field){nm, v, nl, (size_t)(ve - v)};
 				nm += nl;
 			}
 		}
 		p = eol + 1;
 	}
+	return 0;
+}
+
+/* r->head is "HTTP/1.1 S R\r\n" then "Name: value\r\n" lines. */
+static int hdrs_build(struct h2_hdrs *h, const struct target_resp *r)
+{
+	snprintf(h->status, sizeof h->status, "%03u", (unsigned)r->status % 1000u);
+	h->n = 0;
+	h->nv[h->n++] = nv_of(":status", 7, h->status, 3, true);
+	h->names = malloc(r->head_len + 1);
+	if (!h->names)
+		return -ENOMEM;
+	struct target_field f[H2_NV_MAX];
+	size_t n;
+	/* room for content-length, server-timing */
+	int rc = target_head_fields(r, h->names, f, H2_NV_MAX - 3, &n);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		h->nv[h->n++] = nv_of(f[i].name, f[i].nl, f[i].value, f[i].vl, true);
 	return 0;
 }
 

@@ -4,6 +4,7 @@
  * bodies in render.c (see target/server_int.h). */
 #include <errno.h>
 #include <malloc.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -24,6 +25,7 @@
 #define ACCEPT_BURST 64      /* accepts per readable listener event */
 #define TIMERS_PER_ROUND 4096 /* expired timers run per loop round; the rest next round */
 #define LISTEN_BACKLOG 4096
+#define LISTEN_TRIES 8        /* ephemeral ports tried for a TCP port whose UDP twin is free */
 #define TIMER_SLACK_NS 1000UL /* the thread's timer slack: timers within ~1 us */
 /* Memory freed is given back to the system (malloc_trim) once this much was
  * freed since the last time, at most once per TRIM_EVERY_NS a thread: the
@@ -153,6 +155,8 @@ static void *worker_main(void *arg)
 			first = sfirst;
 		uint64_t at = first ? first->deadline_ns : UINT64_MAX;
 		at = at < trim_due(w) ? at : trim_due(w);
+		uint64_t qat = target_quic_next(w); /* HTTP/3 */
+		at = at < qat ? at : qat;
 		if (at != UINT64_MAX)
 			timeout = at > w->now ? at - w->now : 0;
 		int n = loop_wait(&w->loop, ev, MAX_EVENTS, timeout);
@@ -164,6 +168,8 @@ static void *worker_main(void *arg)
 				drain_inbox(w);
 			} else if (p == &w->listen_tag) {
 				on_accept(w);
+			} else if (p == &w->udp_tag) {
+				target_quic_input(w);
 			} else {
 				struct conn *c = p;
 				if (!c->dead)
@@ -173,6 +179,8 @@ static void *worker_main(void *arg)
 		run_timers(w);
 		target_h2_timers(w);
 		target_conn_settle_dirty(w);
+		target_quic_timers(w);
+		target_quic_flush(w);
 		target_conn_reap(w);
 		mem_trim(w);
 	}
@@ -192,15 +200,28 @@ static void *worker_main(void *arg)
 	}
 	w->n_free = 0;
 	target_h2_worker_free(w);
+	target_quic_worker_free(w);
 	return NULL;
 }
 
 /* ---- public --------------------------------------------------------- */
 
+static unsigned addr_port(const struct net_addr *a)
+{
+	if (a->ss.ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)&a->ss)->sin_port);
+	if (a->ss.ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)&a->ss)->sin6_port);
+	return 0;
+}
+
 static void worker_destroy(struct worker *w)
 {
 	theap_free(&w->heap);
 	theap_free(&w->sheap);
+	theap_free(&w->qheap);
+	theap_free(&w->h3heap);
+	target_quic_worker_free(w); /* when the thread never ran */
 	loop_close(&w->loop);
 	pthread_mutex_destroy(&w->mu);
 }
@@ -232,31 +253,55 @@ int target_start_opts(struct target **out, const struct target_plan *plan,
 	t->tls = o->tls;
 	t->n = threads;
 	t->h2 = o->h2;
+	t->quic = o->quic;
 	t->max_streams = o->max_streams ? o->max_streams : TARGET_H2_STREAMS_DEFAULT;
 	atomic_init(&t->stop, false);
 	atomic_init(&t->ticket, 0);
 	atomic_init(&t->open, 0);
 	target_canned_build(t);
 	int brc = target_h2_build(t);
+	if (!brc)
+		brc = target_h3_build(t);
 	if (brc < 0) {
 		target_h2_free_plan(t);
+		target_h3_free_plan(t);
 		free(t);
 		return brc;
 	}
-	t->lfd = net_listen(listen, LISTEN_BACKLOG, false);
-	if (t->lfd < 0) {
-		int rc = t->lfd;
-		target_h2_free_plan(t);
-		free(t);
-		return rc;
-	}
-	t->port = net_local_port(t->lfd);
 	t->w = calloc(threads, sizeof *t->w);
 	if (!t->w) {
-		close(t->lfd);
 		target_h2_free_plan(t);
+		target_h3_free_plan(t);
 		free(t);
 		return -ENOMEM;
+	}
+	/* the TCP listener, and with HTTP/3 a UDP socket per thread on the same
+	 * port (an ephemeral TCP port whose UDP twin is taken: another try) */
+	int lrc = 0;
+	for (int attempt = 0; attempt < LISTEN_TRIES; attempt++) {
+		t->lfd = net_listen(listen, LISTEN_BACKLOG, false);
+		if (t->lfd < 0) {
+			lrc = t->lfd;
+			break;
+		}
+		t->port = net_local_port(t->lfd);
+		t->n = threads;
+		lrc = target_quic_open(t, listen);
+		if (lrc == 0)
+			break;
+		for (unsigned i = 0; i < threads; i++)
+			target_quic_worker_free(&t->w[i]);
+		close(t->lfd);
+		t->lfd = -1;
+		if (lrc != -EADDRINUSE || addr_port(listen) != 0)
+			break;
+	}
+	if (lrc < 0) {
+		free(t->w);
+		target_h2_free_plan(t);
+		target_h3_free_plan(t);
+		free(t);
+		return lrc;
 	}
 	int rc = 0;
 	unsigned inited = 0;
@@ -266,6 +311,8 @@ int target_start_opts(struct target **out, const struct target_plan *plan,
 		w->idx = inited;
 		theap_init(&w->heap);
 		theap_init(&w->sheap);
+		theap_init(&w->qheap);
+		theap_init(&w->h3heap);
 		theap_node_init(&w->accept_tn);
 		rng_seed(&w->rng, plan->seed ^ (TARGET_GOLDEN_GAMMA * (inited + 1)));
 		pthread_mutex_init(&w->mu, NULL);
@@ -273,7 +320,10 @@ int target_start_opts(struct target **out, const struct target_plan *plan,
 			pthread_mutex_destroy(&w->mu);
 			break;
 		}
-		if ((rc = loop_add(&w->loop, t->lfd, EPOLLIN | EPOLLEXCLUSIVE, &w->listen_tag)) < 0) {
+		if ((rc = loop_add(&w->loop, t->lfd, EPOLLIN | EPOLLEXCLUSIVE, &w->listen_tag)) <
+			    0 ||
+		    (w->udp_fd >= 0 &&
+		     (rc = loop_add(&w->loop, w->udp_fd, EPOLLIN, &w->udp_tag)) < 0)) {
 			worker_destroy(w);
 			break;
 		}
@@ -305,9 +355,12 @@ int target_start_opts(struct target **out, const struct target_plan *plan,
 			}
 			worker_destroy(&t->w[i]);
 		}
+		for (unsigned i = inited; i < threads; i++)
+			target_quic_worker_free(&t->w[i]); /* never set up as workers */
 		close(t->lfd);
 		free(t->w);
 		target_h2_free_plan(t);
+		target_h3_free_plan(t);
 		free(t);
 		return rc;
 	}
@@ -378,5 +431,6 @@ void target_stop(struct target *t)
 	close(t->lfd);
 	free(t->w);
 	target_h2_free_plan(t);
+	target_h3_free_plan(t);
 	free(t);
 }

@@ -8,6 +8,10 @@
  *             choice of answer and its delay are shared with h2.c
  *   h2.c      HTTP/2 connections: an nghttp2 server session per connection,
  *             many streams each answered as exec.c answers a request
+ *   quic.c    HTTP/3's transport: a UDP socket per thread, datagrams routed
+ *             to QUIC connections (ngtcp2) by connection ID, their timers
+ *   h3.c      HTTP/3 streams: an nghttp3 server session per QUIC
+ *             connection, each request stream answered as h2.c answers one
  *   render.c  dynamic bodies, pure (target/render.h)
  * Everything here runs on the thread that owns the connection; the only
  * cross-thread state is marked in struct worker and struct target. Not for
@@ -52,6 +56,7 @@ enum cstate {
 };
 
 struct worker;
+struct h3_worker;
 struct h2_sess;
 struct h2_stream;
 struct h2_plan;
@@ -144,6 +149,12 @@ struct worker {
 	struct conn *h2_dirty;       /* connections with answers a timer made */
 	size_t h2_held;              /* c->h2_held over this thread's connections */
 	size_t h2_dyn;               /* c->h2_dyn over them */
+	/* HTTP/3 (quic.c, h3.c) */
+	int udp_fd; /* its own UDP socket on the port (SO_REUSEPORT); -1: none */
+	char udp_tag;
+	struct h3_worker *h3; /* its QUIC connections, their table and buffers */
+	struct theap qheap;   /* the QUIC connections' timers (ngtcp2's expiry, idleness) */
+	struct theap h3heap;  /* the HTTP/3 streams' timers (latency, slow bodies, timeouts) */
 	/* memory given back (mem_trim) */
 	size_t freed;                /* bytes of buffers freed since the last trim */
 	uint64_t trim_ns;            /* when it last trimmed */
@@ -165,6 +176,8 @@ struct target {
 	bool h2;              /* serve HTTP/2: ALPN h2 over TLS, prior knowledge in cleartext */
 	uint32_t max_streams; /* HTTP/2: SETTINGS_MAX_CONCURRENT_STREAMS */
 	struct h2_plan *h2p;  /* HTTP/2: the plan's answers as header fields (h2.c) */
+	struct quic_ctx *quic; /* HTTP/3: the server's credentials (borrowed); NULL: no HTTP/3 */
+	struct h3_plan *h3p;   /* HTTP/3: the plan's answers as header fields (h3.c) */
 };
 
 /* One thread writes a counter, others read it: a relaxed store suffices. */
@@ -262,6 +275,19 @@ void target_conn_settle_dirty(struct worker *w);
 
 /* ---- h2.c ---- */
 
+/* One header field of an answer, pointing into the plan or a names buffer. */
+struct target_field {
+	const char *name, *value;
+	size_t nl, vl;
+};
+
+/* r's head ("HTTP/1.1 S R" then "Name: value" lines) as header fields: the
+ * names lower-cased into names (r->head_len bytes at least), the
+ * connection-specific ones HTTP/2 and HTTP/3 forbid left out, at most cap
+ * of them in f. 0, or -E2BIG over cap. */
+int target_head_fields(const struct target_resp *r, char *names, struct target_field *f, size_t cap,
+		       size_t *n);
+
 #define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 #define H2_PREFACE_LEN 24
 
@@ -291,5 +317,28 @@ void target_h2_timers(struct worker *w);
 
 /* Free w's kept stream records (the thread is ending). */
 void target_h2_worker_free(struct worker *w);
+
+/* ---- quic.c and h3.c ---- */
+
+/* Open a UDP socket on t's port for each thread (SO_REUSEPORT: the kernel
+ * keeps each client's datagrams on one socket, so on one thread) and make
+ * each thread's QUIC state, when t->quic. 0 or -errno (-EADDRINUSE: the
+ * UDP port is taken). */
+int target_quic_open(struct target *t, const struct net_addr *listen);
+/* The thread's socket is readable: take its datagrams. */
+void target_quic_input(struct worker *w);
+/* Run the expired connection and stream timers, then send what the
+ * connections touched since the last flush have to send. */
+void target_quic_timers(struct worker *w);
+void target_quic_flush(struct worker *w);
+/* The earliest deadline of w's QUIC and HTTP/3 timers (UINT64_MAX: none). */
+uint64_t target_quic_next(const struct worker *w);
+/* Close every connection of w and free its QUIC state (the thread ends). */
+void target_quic_worker_free(struct worker *w);
+
+/* Build and free t->h3p (the plan's answers for HTTP/3). 0 or -ENOMEM /
+ * -E2BIG. */
+int target_h3_build(struct target *t);
+void target_h3_free_plan(struct target *t);
 
 #endif

@@ -68,6 +68,7 @@ int target_start(struct target **out, const struct target_plan *plan, const stru
                  unsigned threads);
 
 struct tls_ctx;
+struct quic_ctx;
 
 /* target_start serving HTTPS: every accepted connection does a TLS
  * handshake (non-blocking, bounded by the idle timeout) with `tls`, a server
@@ -83,8 +84,11 @@ struct target_opts {
 	                       * (tls_server_ctx_offer_h2) */
 	bool h2;              /* HTTP/2 too: ALPN h2 over TLS; in cleartext, connections
 	                       * that begin with the client preface (h2c, prior knowledge) */
-	uint32_t max_streams; /* HTTP/2: streams at once per connection (0: the default;
-	                       * at most TARGET_H2_STREAMS_MAX) */
+	uint32_t max_streams; /* HTTP/2 and HTTP/3: streams at once per connection (0: the
+	                       * default; at most TARGET_H2_STREAMS_MAX) */
+	struct quic_ctx *quic; /* HTTP/3 too: QUIC v1 on UDP, on the same port as TCP, with
+	                        * these server credentials (quic_server_ctx_new; borrowed
+	                        * until target_stop). NULL: no HTTP/3 */
 };
 
 /* target_start with the options in o (borrowed for the call; o->tls until

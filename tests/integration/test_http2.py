@@ -801,7 +801,7 @@ class ServeHttp2Test(PacerTestCase):
         cases = (
             (["--h2c", "--http2"], "give one"),
             (["--h2c", "--tls"], "over TLS give --http2"),
-            (["--max-streams", 10], "only with --http2 or --h2c"),
+            (["--max-streams", 10], "only with --http2, --h2c or --http3"),
             (["--h2c", "--max-streams", 0], "--max-streams 0"),
             (["--h2c", "--max-streams", 1001], "from 1 to 1000"),
         )
