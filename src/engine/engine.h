@@ -287,6 +287,8 @@ struct engine_progress {
 	uint64_t p99_ns;        /* highest per-thread p99 of the last full second: measured, or
 	                         * until one closes, the warm-up's (p99_warmup) */
 	bool p99_warmup;
+	uint64_t max_ns;         /* highest latency of the same second (exact) */
+	uint64_t max_measure_ns; /* highest of the step's measured seconds closed so far */
 	double rate_per_s;      /* completions in the last full measured second */
 	uint64_t backlog;       /* open loop: requests due and waiting for a connection */
 	bool in_drain;          /* the measured phase ended; waiting for its responses */

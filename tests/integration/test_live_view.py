@@ -1,0 +1,233 @@
+"""The live view on stderr (cli/live_view.c, docs/run.md "The live view"),
+watched in a real terminal: tmux, on a server socket of its own, its pane
+captured with `tmux capture-pane -p` while pacer runs against `pacer serve`
+and after it ended.
+
+- At 80x24 and 200x50: the view's lines (the head with elapsed and
+  remaining, rate, last second, the phase so far, status, errors, backlog)
+  are each present once, fit the width (cols - 1), and the achieved rate is
+  near the offered one; stdout goes to a file (`> file`) and the view is
+  still on the terminal; at the end the view is cleared (the pane holds no
+  line of it).
+- A resize mid-run (resize-window) re-flows the view: after it every line
+  fits the new width, each label once, no fragment of a wider line left.
+- --quiet: no view. TERM=dumb: plain lines, at most one a second. stderr to
+  a file: nothing of the view in it.
+- A ramp with its rows in a file shows the ladder of landed steps, with
+  their verdicts, above the live lines.
+
+Each load is a few seconds at a few hundred requests/s of the embedded
+target on loopback; tmux's server is stopped at the end (kill-server on its
+own socket)."""
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+import time
+import unittest
+
+import harness
+from harness import PacerServe, PacerTestCase
+
+LABELS = ("pacer ", "rate ", "last second ", "measured ", "status ", "errors ", "backlog ")
+
+
+def setUpModule():
+    harness.require_pacer()
+    if not shutil.which("tmux"):
+        raise unittest.SkipTest("tmux not installed")
+
+
+class LiveViewTest(PacerTestCase):
+    RATE = 400
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.sock = "pacer-live-%d" % os.getpid()
+        cls.dir = tempfile.mkdtemp(prefix="pacer-live-")
+        cls.srv = PacerServe("hello").start()
+        cls.n = 0
+
+    @classmethod
+    def tearDownClass(cls):
+        subprocess.run(["tmux", "-L", cls.sock, "kill-server"], capture_output=True)
+        cls.srv.stop()
+        shutil.rmtree(cls.dir, True)
+
+    def tmux(self, *args):
+        r = subprocess.run(["tmux", "-L", self.sock] + list(args), capture_output=True,
+                           text=True, timeout=10)
+        return r.stdout
+
+    def start(self, args, cols, rows, env="", redirect=None, sub="run"):
+        """pacer SUB ARGS in a new tmux session cols x rows, stdout to a file
+        (unless redirect says otherwise); the exit code is written to a file
+        when it ends and the pane stays. Returns (session, rc path, out path)."""
+        LiveViewTest.n += 1
+        name = "t%d" % self.n
+        rc = os.path.join(self.dir, name + ".rc")
+        out = os.path.join(self.dir, name + ".out")
+        cmd = "%s %s %s %s --limited-ok %s" % (
+            env, shlex.quote(harness.pacer_bin()), sub,
+            " ".join(shlex.quote(str(a)) for a in args),
+            redirect if redirect is not None else "> " + shlex.quote(out))
+        script = "%s; echo $? > %s; sleep 60" % (cmd, shlex.quote(rc))
+        self.tmux("new-session", "-d", "-s", name, "-x", str(cols), "-y", str(rows),
+                  "sh", "-c", script)
+        self.addCleanup(self.tmux, "kill-session", "-t", name)
+        return name, rc, out
+
+    def capture(self, name):
+        return self.tmux("capture-pane", "-p", "-t", name).split("\n")
+
+    def wait_end(self, rc, timeout=60):
+        t_end = time.monotonic() + timeout
+        while time.monotonic() < t_end:
+            if os.path.exists(rc) and open(rc).read().strip():
+                return int(open(rc).read())
+            time.sleep(0.2)
+        self.fail("pacer did not end within %d s" % timeout)
+
+    def view_lines(self, lines):
+        return [l for l in lines if l.startswith(LABELS) and not l.startswith("pacer run report")]
+
+    def wait_frame(self, name, pred, timeout=20):
+        """Captures until pred(lines) holds (a frame with measured figures)."""
+        t_end = time.monotonic() + timeout
+        last = []
+        while time.monotonic() < t_end:
+            last = self.capture(name)
+            if pred(last):
+                return last
+            time.sleep(0.25)
+        self.fail("no such frame within %d s; last capture:\n%s" % (timeout, "\n".join(last)))
+
+    def measured_frame(self, lines):
+        return any(l.startswith("measured ") and re.search(r"\(\d[\d,]*\)", l)
+                   and "(0)" not in l for l in lines)
+
+    def check_frame(self, lines, cols):
+        view = self.view_lines(lines)
+        for l in lines:
+            self.assertLessEqual(len(l), cols - 1, "a line wider than the pane:\n%s" % "\n".join(lines))
+        for lab in LABELS:
+            hits = [l for l in view if l.startswith(lab)]
+            self.assertEqual(len(hits), 1, "label %r not once:\n%s" % (lab, "\n".join(lines)))
+        # nothing but the view's lines and blank rows: no stale fragment
+        for l in lines:
+            if l.strip():
+                self.assertTrue(l.startswith(LABELS), "stray line %r in:\n%s" % (l, "\n".join(lines)))
+        return view
+
+    def achieved(self, view):
+        rate = [l for l in view if l.startswith("rate ")][0]
+        m = re.search(r"achieved ([\d,.]+)/s", rate)
+        self.assertIsNotNone(m, rate)
+        return float(m.group(1).replace(",", ""))
+
+    def run_at(self, cols, rows):
+        args = ["-r", self.RATE, "-d", "5s", self.srv.url("/")]
+        name, rc, out = self.start(args, cols, rows)
+        lines = self.wait_frame(name, self.measured_frame)
+        view = self.check_frame(lines, cols)
+        got = self.achieved(view)
+        self.assertLess(abs(got - self.RATE), 0.3 * self.RATE, "\n".join(view))
+        self.assertRegex([l for l in view if l.startswith("last second")][0],
+                         r"p50 \d.* p99 \d")
+        self.assertRegex(view[0], r"measure.*\d+\.\ds / 5\.0s +\d+\.\ds left")
+        if cols >= 100:
+            self.assertRegex(view[0], r"\[#+\.*\]")
+        self.assertEqual(self.wait_end(rc), 0)
+        time.sleep(0.3)
+        end = self.capture(name)
+        self.assertEqual(self.view_lines(end), [], "the view was not cleared:\n%s" % "\n".join(end))
+        with open(out) as f:
+            self.assertIn("pacer run report", f.read())  # the summary went to the file
+
+    def test_80x24(self):
+        self.run_at(80, 24)
+
+    def test_200x50(self):
+        self.run_at(200, 50)
+
+    def test_resize_reflows(self):
+        args = ["-r", self.RATE, "-d", "8s", self.srv.url("/")]
+        name, rc, _ = self.start(args, 120, 30)
+        self.check_frame(self.wait_frame(name, self.measured_frame), 120)
+        for cols, rows in ((50, 30), (200, 40), (80, 12)):
+            self.tmux("resize-window", "-t", name, "-x", str(cols), "-y", str(rows))
+            time.sleep(1.5)  # a redraw at once on SIGWINCH, and one tick
+            if os.path.exists(rc):
+                break
+            lines = self.capture(name)
+            self.assertEqual(len(lines[-1]) <= cols, True)
+            self.check_frame(lines, cols)
+        self.assertEqual(self.wait_end(rc), 0)
+
+    def test_short_terminal_keeps_to_its_height(self):
+        args = ["-r", self.RATE, "-d", "4s", self.srv.url("/")]
+        name, rc, _ = self.start(args, 80, 5)
+        lines = self.wait_frame(name, lambda ls: any(l.startswith("rate ") for l in ls))
+        view = self.view_lines(lines)
+        self.assertLessEqual(len(view), 4, "\n".join(lines))
+        self.assertTrue(view[0].startswith("pacer run"), "\n".join(lines))
+        self.assertEqual(self.wait_end(rc), 0)
+
+    def test_quiet_shows_nothing(self):
+        args = ["--quiet", "-r", self.RATE, "-d", "3s", self.srv.url("/")]
+        name, rc, _ = self.start(args, 80, 24)
+        seen = []
+        while not os.path.exists(rc) or not open(rc).read().strip():
+            seen += self.view_lines(self.capture(name))
+            time.sleep(0.3)
+        self.assertEqual(seen, [])
+        self.assertEqual(self.wait_end(rc), 0)
+
+    def test_dumb_terminal_one_line_a_second(self):
+        args = ["-r", self.RATE, "-d", "4s", self.srv.url("/")]
+        t0 = time.monotonic()
+        name, rc, _ = self.start(args, 100, 40, env="env TERM=dumb")
+        self.assertEqual(self.wait_end(rc), 0)
+        took = time.monotonic() - t0
+        lines = [l for l in self.capture(name) if l.startswith("[run ")]
+        self.assertGreaterEqual(len(lines), 2, "\n".join(self.capture(name)))
+        self.assertLessEqual(len(lines), took + 1)
+        for l in lines:
+            self.assertLessEqual(len(l), 99)
+            self.assertRegex(l, r"^\[run (warm-up|measure|drain)\] \d+\.\ds +[\d,.]+/s of 400/s +p99 ")
+
+    def test_stderr_to_a_file_gets_no_view(self):
+        err = os.path.join(self.dir, "stderr.txt")
+        args = ["-r", self.RATE, "-d", "3s", self.srv.url("/")]
+        name, rc, out = self.start(args, 80, 24, redirect="> %s 2> %s" % (
+            shlex.quote(os.path.join(self.dir, "so.txt")), shlex.quote(err)))
+        self.assertEqual(self.wait_end(rc), 0)
+        with open(err, "rb") as f:
+            data = f.read()
+        self.assertNotIn(b"\x1b[", data)
+        self.assertNotIn(b"achieved", data)
+
+    def test_ramp_shows_its_ladder(self):
+        args = ["--steps", "200,300,400", "--step-duration", "2s", "--step-warmup", "0.5s",
+                "--slo", "errors<50%", self.srv.url("/")]
+        name, rc, out = self.start(args, 100, 30, sub="ramp")
+        lines = self.wait_frame(name, lambda ls: any(
+            l.startswith("step 2 ") for l in ls) and any(l.startswith("pacer ramp step 3/3") for l in ls),
+            timeout=40)
+        ladder = [l for l in lines if l.startswith("step ")]
+        self.assertEqual(len(ladder), 2, "\n".join(lines))
+        self.assertRegex(ladder[0], r"^step 1 +200/s +achieved [\d.,]+/s +p99 \S+ \S+ +errors [\d.]+% +Pass")
+        self.assertRegex(ladder[1], r"^step 2 +300/s .*Pass")
+        self.assertEqual(self.wait_end(rc), 0)
+        time.sleep(0.3)
+        end = self.capture(name)
+        self.assertEqual([l for l in end if l.startswith(("step ", "pacer ramp step"))], [],
+                         "\n".join(end))
+
+
+if __name__ == "__main__":
+    unittest.main()
