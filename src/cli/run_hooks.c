@@ -70,6 +70,8 @@ static bool wait_engine(struct engine *e, struct cli_live *live, const struct ru
 static bool hook_wait(void *arg, struct engine *e, const struct runner_at *at)
 {
 	const struct cli_hooks *c = arg;
+	if (at->in_ramp)
+		metrics_live_step(c->metrics, at->variant, at->step, at->planned_steps);
 	metrics_begin(c->metrics, at->variant, e, at->measurement == 0, at->offered_per_s);
 	bool interrupted = wait_engine(e, c->live, at, c->metrics, at->variant);
 	metrics_end(c->metrics, at->variant);
@@ -169,8 +171,8 @@ static int metrics_start_for(struct cli_hooks *c, const struct measure *s,
 			((struct sockaddr_in *)&at.ss)->sin_port = htons(metrics_port(c->metrics));
 		else
 			((struct sockaddr_in6 *)&at.ss)->sin6_port = htons(metrics_port(c->metrics));
-		fprintf(stderr, "pacer %s: metrics at http://%s/metrics\n", s->cmd,
-			net_addr_str(&at, a, sizeof a));
+		fprintf(stderr, "pacer %s: metrics at http://%s/metrics, live page at http://%s/\n",
+			s->cmd, net_addr_str(&at, a, sizeof a), a);
 	}
 	return 0;
 }

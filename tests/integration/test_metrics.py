@@ -152,7 +152,7 @@ class MetricsTest(PacerTestCase):
             seen["om"] = http_get(port, "/metrics", {
                 "Accept": "application/openmetrics-text;version=1.0.0,text/plain;q=0.5"})
             seen["head"] = http_get(port, "/metrics", method="HEAD")
-            seen["404"] = http_get(port, "/")
+            seen["404"] = http_get(port, "/nothing")  # / is the live page
 
         try:
             t_start = time.time()
