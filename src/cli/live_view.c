@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "doc/doc.h"
@@ -346,6 +347,15 @@ enum cli_live_mode cli_live_mode(bool quiet)
 	return CLI_LIVE_TTY;
 }
 
+bool cli_live_rows_hidden(FILE *text)
+{
+	int fd = fileno(text);
+	struct stat st;
+	if (fd < 0 || isatty(fd) || fstat(fd, &st))
+		return false;
+	return !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode);
+}
+
 static void read_size(struct cli_live *v)
 {
 	struct winsize ws;
@@ -480,8 +490,8 @@ void cli_live_begin(struct cli_live *v, struct engine *e, const struct runner_at
 			 at && at->in_ramp ? at->planned_steps : 0, at ? at->offered_per_s : 0);
 	v->next_ns = t + NS_PER_S;
 	v->active = true;
-	if (v->mode == CLI_LIVE_TTY)
-		draw(v); /* at once: the step, the ladder */
+	if (v->mode == CLI_LIVE_TTY && v->ladder && v->n_steps)
+		draw(v); /* at once: the ladder and the step under way */
 }
 
 void cli_live_tick(struct cli_live *v, struct engine *e)

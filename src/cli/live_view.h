@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "engine/engine.h"
 #include "metrics/live.h"
@@ -56,6 +57,11 @@ void cli_live_render_line(const struct cli_live_in *in, int cols, char *out, siz
 size_t cli_live_cols(const char *s);
 
 struct cli_live;
+
+/* Whether rows written to text are out of the person's sight, so that the
+ * view should show a ramp's ladder itself: a file (or /dev/null), not a
+ * terminal, and not a pipe or socket (`| tee` shows them). */
+bool cli_live_rows_hidden(FILE *text);
 
 /* Which view stderr gets: none with quiet or when stderr is no terminal,
  * one line a second with TERM=dumb, else the view. */

@@ -220,14 +220,14 @@ int cli_measure(struct cli_hooks *ch, const struct measure_spec *spec,
 	cli_signals_block(&old);
 	int ret = metrics_start_for(ch, m0, spec, quiet);
 	/* the live view: on stderr, whatever stdout is; a ramp's ladder in it
-	 * when the step rows are not on the terminal */
+	 * when the step rows go to a file */
 	const char *names[RUNNER_MAX_VARIANTS];
 	for (size_t i = 0; i < spec->n && i < RUNNER_MAX_VARIANTS; i++)
 		names[i] = spec->v[i].name;
 	FILE *text = ch->text ? ch->text : stdout;
 	ch->live = ret || !ch->progress ? NULL
 					: cli_live_open(cli_live_mode(quiet), m0->cmd,
-							!isatty(fileno(text)), names, spec->n);
+							cli_live_rows_hidden(text), names, spec->n);
 	int rc = ret ? 0 : measure_run(spec, hooks, out);
 	cli_live_close(ch->live);
 	ch->live = NULL;

@@ -228,6 +228,20 @@ class LiveViewTest(PacerTestCase):
         self.assertEqual([l for l in end if l.startswith(("step ", "pacer ramp step"))], [],
                          "\n".join(end))
 
+    def test_ramp_rows_through_a_pipe(self):
+        # `| cat` shows the rows on the terminal: no ladder in the view (it
+        # would say each step twice), and the rows and the view do not mix
+        args = ["--steps", "200,300", "--step-duration", "1.5s", "--step-warmup", "0.5s",
+                "--slo", "errors<50%", self.srv.url("/")]
+        name, rc, _ = self.start(args, 100, 40, sub="ramp", redirect="| cat")
+        self.assertEqual(self.wait_end(rc), 0)
+        time.sleep(0.3)
+        end = self.capture(name)
+        rows = [l for l in end if re.match(r"  step \d: ", l)]
+        self.assertEqual(len(rows), 2, "\n".join(end))
+        self.assertEqual([l for l in end if l.startswith(("step ",) + LABELS[1:])
+                          or re.match(r"pacer ramp (step|  )", l)], [], "\n".join(end))
+
 
 if __name__ == "__main__":
     unittest.main()
