@@ -54,7 +54,10 @@ static void lb_put_cut(struct lb *b, const char *s, size_t cols)
 		if (lead && c == cols)
 			break;
 		c += lead;
-		b->s[b->len++] = (char)*p++;
+		/* a control character (a name from the command line) is shown,
+		 * made harmless, never sent to the terminal as such */
+		b->s[b->len++] = *p < 0x20 || *p == 0x7f ? '?' : (char)*p;
+		p++;
 	}
 	b->s[b->len] = 0;
 	b->cols += c;

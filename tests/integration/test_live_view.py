@@ -228,6 +228,22 @@ class LiveViewTest(PacerTestCase):
         self.assertEqual([l for l in end if l.startswith(("step ", "pacer ramp step"))], [],
                          "\n".join(end))
 
+    def test_compare_side_by_side(self):
+        args = ["--variant", "A=" + self.srv.url("/"), "--variant", "B=" + self.srv.url("/b"),
+                "-r", 300, "-d", "2s", "-w", "0.5s", "--repeat", 1]
+        name, rc, _ = self.start(args, 100, 30, sub="compare")
+        # B under way, A's figures kept from its measurement
+        lines = self.wait_frame(name, lambda ls: any(l.startswith("> B ") for l in ls)
+                                and any(l.startswith("pacer compare B") for l in ls)
+                                and any(re.match(r"  A  [\d,.]+/s", l) for l in ls), timeout=40)
+        a = [l for l in lines if l.startswith("  A  ")][0]
+        self.assertRegex(a, r"^  A  [\d,.]+/s  p99 \d\S* \S+  errors 0$")
+        got = float(re.match(r"  A  ([\d,.]+)/s", a).group(1).replace(",", ""))
+        self.assertLess(abs(got - 300), 90, a)
+        for l in lines:
+            self.assertLessEqual(len(l), 99)
+        self.assertEqual(self.wait_end(rc), 0)
+
     def test_ramp_rows_through_a_pipe(self):
         # `| cat` shows the rows on the terminal: no ladder in the view (it
         # would say each step twice), and the rows and the view do not mix

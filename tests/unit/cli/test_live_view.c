@@ -123,7 +123,7 @@ static void test_variants(void **state)
 	(void)state;
 	struct live_figs cur = figs(), a = figs();
 	a.achieved_per_s = 999;
-	const char *names[] = {"old", "new"};
+	const char *names[] = {"old", "new\033[2J"};
 	const struct live_figs *last[] = {&a, NULL};
 	struct cli_live_in in = {.cmd = "compare",
 				 .cur = &cur,
@@ -134,9 +134,11 @@ static void test_variants(void **state)
 	static char lines[CLI_LIVE_MAX_LINES][CLI_LIVE_LINE_CAP];
 	size_t n = cli_live_render(&in, 80, 24, lines);
 	assert_int_equal(n, 9);
-	assert_non_null(strstr(lines[0], "pacer compare new"));
+	assert_non_null(strstr(lines[0], "pacer compare new?[2J"));
+	for (size_t i = 0; i < n; i++)
+		assert_null(strchr(lines[i], '\033'));
 	assert_non_null(strstr(lines[7], "  old  999/s"));
-	assert_non_null(strstr(lines[8], "> new  12,488/s"));
+	assert_non_null(strstr(lines[8], "> new?[2J  12,488/s"));
 }
 
 static void test_line(void **state)
