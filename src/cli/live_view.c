@@ -507,11 +507,18 @@ void cli_live_tick(struct cli_live *v, struct engine *e)
 		if (v->mode == CLI_LIVE_TTY && v->drawn)
 			draw(v);
 	}
+	struct engine_live now;
+	struct engine_progress p;
+	if (v->tr.phase == LIVE_WARMUP) { /* the measured phase's start, to a slice */
+		engine_progress(e, &p);
+		if (!p.in_warmup) {
+			engine_live(e, &now);
+			live_track_phase_start(&v->tr, &now);
+		}
+	}
 	uint64_t t = clock_now_ns();
 	if (t < v->next_ns)
 		return;
-	struct engine_live now;
-	struct engine_progress p;
 	engine_live(e, &now);
 	engine_progress(e, &p);
 	live_track_tick(&v->tr, &now, &p, t);

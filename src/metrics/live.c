@@ -74,6 +74,14 @@ void live_track_begin(struct live_track *t, const struct engine_live *now, uint6
 	t->begun = true;
 }
 
+void live_track_phase_start(struct live_track *t, const struct engine_live *now)
+{
+	if (t->phase != LIVE_WARMUP)
+		return;
+	t->at_phase = *now;
+	t->phase = LIVE_MEASURE;
+}
+
 static enum live_phase phase_of(const struct engine_progress *p)
 {
 	if (p->in_warmup)

@@ -61,6 +61,10 @@ struct live_track {
  * monotonic time. step/planned_steps: ramp (0 otherwise). */
 void live_track_begin(struct live_track *t, const struct engine_live *now, uint64_t now_ns,
 		      uint32_t step, uint32_t planned_steps, double offered_per_s);
+/* The warm-up ended (looked at more often than the ticks): the measured
+ * phase's figures count from now's counters. Once a step; a tick that
+ * finds the warm-up over without it counts from the tick before. */
+void live_track_phase_start(struct live_track *t, const struct engine_live *now);
 /* A tick: the live counters and the progress now; fills t->figs. A tick
  * less than 0.2 s after the last one keeps the last second's figures. */
 void live_track_tick(struct live_track *t, const struct engine_live *now,

@@ -643,7 +643,12 @@ void metrics_phase(struct metrics_server *m, size_t variant, enum metrics_phase 
 	if (!m || variant >= m->n_variants)
 		return;
 	pthread_mutex_lock(&m->mu);
-	m->vars[variant].phase = ph;
+	struct mvar *v = &m->vars[variant];
+	if (ph != MPH_WARMUP && v->phase == MPH_WARMUP && v->e) { /* the live page's phase */
+		refresh(v);
+		live_track_phase_start(&v->tr, &v->last);
+	}
+	v->phase = ph;
 	pthread_mutex_unlock(&m->mu);
 }
 

@@ -204,6 +204,13 @@ static void test_track(void **state)
 	assert_int_equal(t.figs.errors_total, 2);
 	assert_int_equal(t.figs.status_class[2], 1000);
 	assert_int_equal(t.figs.step, 2);
+	/* the measured phase marked between ticks counts from there */
+	live_track_begin(&t, &a, 1000000000ull, 0, 0, 500);
+	live_track_phase_start(&t, &b); /* b: the warm-up's 500 in */
+	live_track_tick(&t, &c, &p, 2000000000ull);
+	assert_int_equal(t.figs.phase_n, 1000);
+	live_track_phase_start(&t, &c); /* once a step */
+	assert_int_equal(t.at_phase.completed, b.completed);
 	/* and the JSON of it */
 	char *buf = NULL;
 	size_t len = 0;
