@@ -491,6 +491,10 @@ void cli_live_begin(struct cli_live *v, struct engine *e, const struct runner_at
 	v->variant = at && at->variant < v->n_variants ? at->variant : 0;
 	live_track_begin(&v->tr, &now, t, at && at->in_ramp ? at->step : 0,
 			 at && at->in_ramp ? at->planned_steps : 0, at ? at->offered_per_s : 0);
+	struct engine_progress p;
+	engine_progress(e, &p);
+	if (!p.warmup_ns) /* no warm-up: the measured phase is the step */
+		live_track_phase_start(&v->tr, &now);
 	v->next_ns = t + NS_PER_S;
 	v->active = true;
 	if (v->mode == CLI_LIVE_TTY && v->ladder && v->n_steps)

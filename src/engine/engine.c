@@ -339,6 +339,7 @@ void engine_progress(struct engine *e, struct engine_progress *p)
 	uint64_t now = clock_now_ns();
 	p->elapsed_ns = now > e->t0_ns ? now - e->t0_ns : 0;
 	p->in_warmup = now < e->warm_end_ns;
+	p->warmup_ns = e->warm_end_ns - e->t0_ns;
 	p->in_drain = now >= e->meas_end_ns;
 	if (e->meas_end_ns != UINT64_MAX)
 		p->total_ns = e->meas_end_ns - e->t0_ns;

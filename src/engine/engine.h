@@ -282,6 +282,7 @@ struct engine_progress {
 	uint64_t elapsed_ns;    /* since the step's load started (warm-up included) */
 	uint64_t total_ns;      /* planned warm-up + measure; 0 if unknown */
 	bool in_warmup;
+	uint64_t warmup_ns;     /* the step's planned warm-up (0: none) */
 	uint64_t completed;     /* all phases and steps */
 	uint64_t errors;
 	uint64_t p99_ns;        /* highest per-thread p99 of the last full second: measured, or

@@ -624,6 +624,12 @@ void metrics_begin(struct metrics_server *m, size_t variant, struct engine *e, b
 	refresh(v);
 	live_track_begin(&v->tr, &v->last, clock_now_ns(), v->ramp_step, v->planned_steps,
 			 offered_per_s);
+	struct engine_progress p;
+	if (e) {
+		engine_progress(e, &p);
+		if (!p.warmup_ns) /* no warm-up: the measured phase is the step */
+			live_track_phase_start(&v->tr, &v->last);
+	}
 	pthread_mutex_unlock(&m->mu);
 }
 
