@@ -51,6 +51,11 @@ class LiveViewTest(PacerTestCase):
         cls.dir = tempfile.mkdtemp(prefix="pacer-live-")
         cls.srv = PacerServe("hello").start()
         cls.n = 0
+        # a session that stays while the tests' sessions come and go: the
+        # server exits with its last session, and a new-session racing that
+        # exit fails
+        subprocess.run(["tmux", "-L", cls.sock, "new-session", "-d", "-s", "keep", "-x", "80",
+                        "-y", "24", "sleep", "600"], check=True, timeout=10)
 
     @classmethod
     def tearDownClass(cls):
@@ -76,9 +81,11 @@ class LiveViewTest(PacerTestCase):
             " ".join(shlex.quote(str(a)) for a in args),
             redirect if redirect is not None else "> " + shlex.quote(out))
         script = "%s; echo $? > %s; sleep 60" % (cmd, shlex.quote(rc))
-        self.tmux("new-session", "-d", "-s", name, "-x", str(cols), "-y", str(rows),
-                  "sh", "-c", script)
-        self.addCleanup(self.tmux, "kill-session", "-t", name)
+        r = subprocess.run(["tmux", "-L", self.sock, "new-session", "-d", "-s", name, "-x",
+                            str(cols), "-y", str(rows), "sh", "-c", script],
+                           capture_output=True, text=True, timeout=10)
+        self.assertEqual(r.returncode, 0, "tmux new-session: %s" % r.stderr)
+        self.addCleanup(self.tmux, "kill-session", "-t", "=" + name)
         return name, rc, out
 
     def capture(self, name):
@@ -95,16 +102,24 @@ class LiveViewTest(PacerTestCase):
     def view_lines(self, lines):
         return [l for l in lines if l.startswith(LABELS) and not l.startswith("pacer run report")]
 
-    def wait_frame(self, name, pred, timeout=20):
-        """Captures until pred(lines) holds (a frame with measured figures)."""
+    def wait_frame(self, name, pred, timeout=30, rc=None):
+        """Captures until pred(lines) holds (a frame with measured figures);
+        fails at once when pacer ended first (rc: its exit code's file)."""
         t_end = time.monotonic() + timeout
         last = []
         while time.monotonic() < t_end:
             last = self.capture(name)
             if pred(last):
                 return last
+            if rc and os.path.exists(rc) and open(rc).read().strip():
+                self.fail("pacer ended (exit %s) before such a frame; the pane:\n%s"
+                          % (open(rc).read().strip(), "\n".join(self.capture(name))))
             time.sleep(0.25)
-        self.fail("no such frame within %d s; last capture:\n%s" % (timeout, "\n".join(last)))
+        ps = subprocess.run(["ps", "-eo", "pid,stat,wchan:24,etime,args"], capture_output=True,
+                            text=True).stdout
+        ps = "\n".join(l for l in ps.splitlines() if harness.pacer_bin() in l)
+        self.fail("no such frame within %d s; last capture:\n%s\npacer processes:\n%s"
+                  % (timeout, "\n".join(last), ps))
 
     def measured_frame(self, lines):
         return any(l.startswith("measured ") and re.search(r"\(\d[\d,]*\)", l)
@@ -117,8 +132,11 @@ class LiveViewTest(PacerTestCase):
         for lab in LABELS:
             hits = [l for l in view if l.startswith(lab)]
             self.assertEqual(len(hits), 1, "label %r not once:\n%s" % (lab, "\n".join(lines)))
-        # nothing but the view's lines and blank rows: no stale fragment
-        for l in lines:
+        # from the view's head down, nothing but its lines and blank rows:
+        # no stale fragment (a notice pacer wrote before the load may stand
+        # above it)
+        top = [i for i, l in enumerate(lines) if l.startswith(LABELS[0])][0]
+        for l in lines[top:]:
             if l.strip():
                 self.assertTrue(l.startswith(LABELS), "stray line %r in:\n%s" % (l, "\n".join(lines)))
         return view
@@ -130,15 +148,15 @@ class LiveViewTest(PacerTestCase):
         return float(m.group(1).replace(",", ""))
 
     def run_at(self, cols, rows):
-        args = ["-r", self.RATE, "-d", "5s", self.srv.url("/")]
+        args = ["-r", self.RATE, "-d", "8s", self.srv.url("/")]
         name, rc, out = self.start(args, cols, rows)
-        lines = self.wait_frame(name, self.measured_frame)
+        lines = self.wait_frame(name, self.measured_frame, rc=rc)
         view = self.check_frame(lines, cols)
         got = self.achieved(view)
         self.assertLess(abs(got - self.RATE), 0.3 * self.RATE, "\n".join(view))
         self.assertRegex([l for l in view if l.startswith("last second")][0],
                          r"p50 \d.* p99 \d")
-        self.assertRegex(view[0], r"measure.*\d+\.\ds / 5\.0s +\d+\.\ds left")
+        self.assertRegex(view[0], r"measure.*\d+\.\ds / 8\.0s +\d+\.\ds left")
         if cols >= 100:
             self.assertRegex(view[0], r"\[#+\.*\]")
         self.assertEqual(self.wait_end(rc), 0)
@@ -157,7 +175,7 @@ class LiveViewTest(PacerTestCase):
     def test_resize_reflows(self):
         args = ["-r", self.RATE, "-d", "8s", self.srv.url("/")]
         name, rc, _ = self.start(args, 120, 30)
-        self.check_frame(self.wait_frame(name, self.measured_frame), 120)
+        self.check_frame(self.wait_frame(name, self.measured_frame, rc=rc), 120)
         for cols, rows in ((50, 30), (200, 40), (80, 12)):
             self.tmux("resize-window", "-t", name, "-x", str(cols), "-y", str(rows))
             time.sleep(1.5)  # a redraw at once on SIGWINCH, and one tick
@@ -181,7 +199,8 @@ class LiveViewTest(PacerTestCase):
         args = ["--quiet", "-r", self.RATE, "-d", "3s", self.srv.url("/")]
         name, rc, _ = self.start(args, 80, 24)
         seen = []
-        while not os.path.exists(rc) or not open(rc).read().strip():
+        t_end = time.monotonic() + 60
+        while (not os.path.exists(rc) or not open(rc).read().strip()) and time.monotonic() < t_end:
             seen += self.view_lines(self.capture(name))
             time.sleep(0.3)
         self.assertEqual(seen, [])
