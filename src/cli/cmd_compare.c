@@ -363,7 +363,7 @@ int cmd_compare(int argc, char **argv)
 	cr.noise = noise;
 	struct measure_variant mv[MAX_VARIANTS];
 	/* with the JSON on stdout, what people read goes to stderr */
-	struct cli_hooks ch = {.progress = false,
+	struct cli_hooks ch = {.progress = cli_progress_wanted(plan.quiet),
 			       .text = afile_is_stdout(plan.out_path) ? stderr : stdout,
 			       .arg = &cr};
 	bool any_sc = false;

@@ -73,6 +73,7 @@ static void step_row(void *arg, const struct runner_at *at, const struct ramp_re
 	if (rp->run.quiet)
 		return;
 	const struct ramp_step *s = &r->steps[r->n_steps - 1];
+	cli_live_ramp_step(ch->live, s);
 	ramp_text_row(ch->text, s, r->n_steps - 1, rp->run.inspect);
 	if (rp->run.by_name) {
 		report_text_by_name(ch->text, &s->run.measure, rp->run.names);
@@ -144,8 +145,10 @@ int cmd_ramp_offered(int argc, char **argv, struct table *table)
 	struct measure_spec spec = {.n = 1, .v = &var, .ramp = &rp};
 	/* with the JSON on stdout, what people read goes to stderr */
 	FILE *text = afile_is_stdout(plan->out_path) ? stderr : stdout;
-	struct cli_hooks ch = {.setup = {&setup}, .progress = cli_progress_wanted(text, plan->quiet),
-			       .text = text, .arg = &rp};
+	struct cli_hooks ch = {.setup = {&setup},
+			       .progress = cli_progress_wanted(plan->quiet),
+			       .text = text,
+			       .arg = &rp};
 	struct runner_hooks hooks = cli_hooks(&ch);
 	hooks.ramp_step = step_row;
 	if (!plan->quiet)

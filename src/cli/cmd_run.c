@@ -214,8 +214,10 @@ int cmd_run_offered(int argc, char **argv, struct table *table)
 	struct measure_spec spec = {.n = 1, .v = &var};
 	/* with the JSON on stdout, what people read goes to stderr */
 	FILE *text = afile_is_stdout(plan.out_path) ? stderr : stdout;
-	struct cli_hooks ch = {.setup = {&setup}, .progress = cli_progress_wanted(text, plan.quiet),
-			       .text = text, .arg = &plan};
+	struct cli_hooks ch = {.setup = {&setup},
+			       .progress = cli_progress_wanted(plan.quiet),
+			       .text = text,
+			       .arg = &plan};
 	struct runner_hooks hooks = cli_hooks(&ch);
 	hooks.run_measurement = run_row;
 	if ((ret = cli_measure(&ch, &spec, &hooks, &rr, plan.quiet)))

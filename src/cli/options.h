@@ -132,7 +132,7 @@
 	 "order of a table's requests (random: seeded by --seed)", false},                         \
 	{'o', "out", OPT_STR, &(p).out_path, "FILE", NULL, "write the JSON result (docs/result.md)", \
 	 false},                                                                                   \
-	{'q', "quiet", OPT_FLAG, &(p).quiet, NULL, NULL, "no progress line, no table, no summary", \
+	{'q', "quiet", OPT_FLAG, &(p).quiet, NULL, NULL, "no live view, no table, no summary", \
 	 false},                                                                                   \
 	{0, "realtime", OPT_FLAG, &(p).realtime, NULL, NULL,                                       \
 	 "run the worker threads at a real-time priority (root or CAP_SYS_NICE; docs/run.md#realtime)", \

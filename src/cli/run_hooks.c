@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/dist_io.h"
+#include "cli/live_view.h"
 #include "cli/signals.h"
 #include "history/history.h"
 #include "plan/inspect.h"
@@ -18,80 +19,28 @@
 #include "util/err.h"
 #include "util/units.h"
 
-bool cli_progress_wanted(FILE *text, bool quiet)
+bool cli_progress_wanted(bool quiet)
 {
-	const char *term = getenv("TERM");
-	return !quiet && isatty(fileno(text)) && !(term && strcmp(term, "dumb") == 0);
-}
-
-/* The live rate: completions since the last line over the time since it
- * (warm-up included, which the engine's per-second figure is not). */
-struct progress_prev {
-	uint64_t completed, at_ns;
-};
-
-static void progress_line(FILE *out, struct engine *e, const struct runner_at *at,
-			  struct progress_prev *prev)
-{
-	struct engine_progress p;
-	engine_progress(e, &p);
-	uint64_t now = clock_now_ns();
-	/* from the later of the last line and the step's start */
-	uint64_t since = prev->at_ns;
-	if (p.elapsed_ns && now - p.elapsed_ns > since)
-		since = now - p.elapsed_ns;
-	double live = 0;
-	if (now > since && p.completed >= prev->completed)
-		live = (double)(p.completed - prev->completed) * 1e9 / (double)(now - since);
-	prev->completed = p.completed;
-	prev->at_ns = now;
-	char st[64] = "", a[32], b[32], c[32], d[32];
-	if (at && at->in_ramp && at->step) {
-		if (at->step <= at->planned_steps)
-			snprintf(st, sizeof st, "step %u/%u %s/s ", at->step, at->planned_steps,
-				 units_fmt_thousands(d, sizeof d, at->offered_per_s, 0));
-		else
-			snprintf(st, sizeof st, "step r%u %s/s ", at->step,
-				 units_fmt_thousands(d, sizeof d, at->offered_per_s, 0));
-	}
-	if (p.total_ns)
-		snprintf(a, sizeof a, "%5.1fs/%.1fs", (double)p.elapsed_ns / 1e9,
-			 (double)p.total_ns / 1e9);
-	else
-		snprintf(a, sizeof a, "%5.1fs", (double)p.elapsed_ns / 1e9);
-	const char *phase = p.in_warmup ? "warm-up" : p.in_drain ? "drain" : "measure";
-	/* p99 is of the last full second: a warm-up one (labelled so once the
-	 * measured phase has begun) until a measured second closes; none in
-	 * the first second */
-	fprintf(out, "\r\033[K[%s%s] %s  %s req/s  p99 %s%s  backlog %llu  errors %llu", st, a,
-		phase, units_fmt_thousands(b, sizeof b, live, 0),
-		p.p99_ns ? units_fmt_duration(c, sizeof c, (double)p.p99_ns) : "-",
-		p.p99_ns && p.p99_warmup && !p.in_warmup ? " (warm-up)" : "",
-		(unsigned long long)p.backlog, (unsigned long long)p.errors);
-	fflush(out);
+	return !quiet;
 }
 
 /* How long the wait sleeps between looks at the signals, the engine and
  * the clock: the latency of Ctrl-C. */
 #define WAIT_SLICE_NS (100 * 1000 * 1000)
 
-/* Wait as cli_wait_engine does; with m, telling it the phase of `variant`
- * each slice. */
-static bool wait_engine(struct engine *e, FILE *progress, const struct runner_at *at,
+/* Wait for the engine's current step, turning SIGINT/SIGTERM (blocked by
+ * the caller) into engine_interrupt, with the live view (NULL: none)
+ * ticking; with m, telling it the phase of `variant` each slice. True when
+ * interrupted. */
+static bool wait_engine(struct engine *e, struct cli_live *live, const struct runner_at *at,
 			struct metrics_server *m, size_t variant)
 {
-	struct progress_prev prev = {0, clock_now_ns()};
-	if (progress) {
-		struct engine_progress p0;
-		engine_progress(e, &p0); /* the count is over every step so far */
-		prev.completed = p0.completed;
-	}
+	cli_live_begin(live, e, at);
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	bool interrupted = false;
-	uint64_t next_draw = clock_now_ns() + NS_PER_S;
 	while (!engine_done(e)) {
 		if (engine_aborted(e))
 			interrupted = true; /* a script's hook failed and stopped the step */
@@ -112,29 +61,19 @@ static bool wait_engine(struct engine *e, FILE *progress, const struct runner_at
 			cli_signal_taken();
 			engine_interrupt(e);
 		}
-		if (progress && clock_now_ns() >= next_draw) {
-			progress_line(progress, e, at, &prev);
-			next_draw += NS_PER_S;
-		}
+		cli_live_tick(live, e);
 	}
-	if (progress) {
-		fprintf(progress, "\r\033[K");
-		fflush(progress);
-	}
+	cli_live_end(live);
 	return interrupted || engine_aborted(e);
-}
-
-bool cli_wait_engine(struct engine *e, FILE *progress, const struct runner_at *at)
-{
-	return wait_engine(e, progress, at, NULL, 0);
 }
 
 static bool hook_wait(void *arg, struct engine *e, const struct runner_at *at)
 {
 	const struct cli_hooks *c = arg;
+	if (at->in_ramp)
+		metrics_live_step(c->metrics, at->variant, at->step, at->planned_steps);
 	metrics_begin(c->metrics, at->variant, e, at->measurement == 0, at->offered_per_s);
-	bool interrupted = wait_engine(e, c->progress ? (c->text ? c->text : stdout) : NULL, at,
-				       c->metrics, at->variant);
+	bool interrupted = wait_engine(e, c->live, at, c->metrics, at->variant);
 	metrics_end(c->metrics, at->variant);
 	return interrupted;
 }
@@ -265,8 +204,9 @@ static int metrics_start_for(struct cli_hooks *c, const struct measure *s,
 			((struct sockaddr_in *)&at.ss)->sin_port = htons(metrics_port(c->metrics));
 		else
 			((struct sockaddr_in6 *)&at.ss)->sin6_port = htons(metrics_port(c->metrics));
-		fprintf(stderr, "pacer %s: metrics at http://%s/metrics (run=\"%s\")\n", s->cmd,
-			net_addr_str(&at, a, sizeof a), run);
+		fprintf(stderr,
+			"pacer %s: metrics at http://%s/metrics, live page at http://%s/ (run=\"%s\")\n",
+			s->cmd, net_addr_str(&at, a, sizeof a), a, run);
 	}
 	return 0;
 }
@@ -313,7 +253,18 @@ int cli_measure(struct cli_hooks *ch, const struct measure_spec *spec,
 	sigset_t old;
 	cli_signals_block(&old);
 	int ret = metrics_start_for(ch, m0, spec, quiet);
+	/* the live view: on stderr, whatever stdout is; a ramp's ladder in it
+	 * when the step rows go to a file */
+	const char *names[RUNNER_MAX_VARIANTS];
+	for (size_t i = 0; i < spec->n && i < RUNNER_MAX_VARIANTS; i++)
+		names[i] = spec->v[i].name;
+	FILE *text = ch->text ? ch->text : stdout;
+	ch->live = ret || !ch->progress ? NULL
+					: cli_live_open(cli_live_mode(quiet), m0->cmd,
+							cli_live_rows_hidden(text), names, spec->n);
 	int rc = ret ? 0 : measure_run(spec, hooks, out);
+	cli_live_close(ch->live);
+	ch->live = NULL;
 	metrics_stop_for(ch);
 	/* a signal from here on finds the handler, not the default action */
 	cli_test_signal("measured");

@@ -1,5 +1,5 @@
 /* pacer — what the commands hand the runner (runner/runner.h): waiting with
- * Ctrl-C and the progress line, the embedded target's CPU and the target
+ * Ctrl-C and the live view, the embedded target's CPU and the target
  * probes of each variant's set-up. CLI layer. */
 #ifndef PACER_CLI_RUN_HOOKS_H
 #define PACER_CLI_RUN_HOOKS_H
@@ -8,35 +8,28 @@
 #include <stdio.h>
 
 #include "measure/measure.h"
+#include "cli/live_view.h"
 #include "cli/signals.h"
 #include "metrics/server.h"
 #include "runner/runner.h"
 
 struct cli_hooks {
 	struct measure *setup[RUNNER_MAX_VARIANTS]; /* per variant (borrowed) */
-	bool progress;                                /* draw the progress line */
-	FILE *text; /* rows, summary and progress line: stdout, or stderr when the
-		     * JSON result goes to stdout (NULL: stdout) */
+	bool progress;                              /* show the live view (on stderr) */
+	FILE *text; /* rows and summary: stdout, or stderr when the JSON result
+		     * goes to stdout (NULL: stdout) */
 	void *arg;                                    /* the command's own, for its row hooks */
 	struct metrics_server *metrics;               /* --metrics-listen (cli_metrics_start), or NULL */
+	struct cli_live *live; /* the live view during cli_measure, or NULL */
 };
 
 /* A runner_hooks with wait, target_cpu_ns and measured filled from c (its
  * arg is c); the command adds its row hooks. */
 struct runner_hooks cli_hooks(struct cli_hooks *c);
 
-/* Wait for the engine's current step, turning SIGINT/SIGTERM (blocked by
- * the caller) into engine_interrupt, and drawing each second a progress
- * line on `progress` (NULL: none): the phase (warm-up, measure, drain), the
- * live completion rate (warm-up included), p99 of the last full measured
- * second, the backlog, the errors and, within a ramp (at->in_ramp), the
- * step and its offered rate. at may be NULL. Returns true when
- * interrupted. */
-bool cli_wait_engine(struct engine *e, FILE *progress, const struct runner_at *at);
-
-/* Whether to draw the progress line on text: not --quiet, text a terminal,
- * and TERM not "dumb". */
-bool cli_progress_wanted(FILE *text, bool quiet);
+/* Whether to show the live view (cli/live_view.h; on stderr, when it is a
+ * terminal): not --quiet. */
+bool cli_progress_wanted(bool quiet);
 
 /* A failed step of a measurement (MEASURE_E*): its line once on stderr,
  * "pacer CMD: ...", and the exit status it means. */

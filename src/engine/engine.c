@@ -339,6 +339,7 @@ void engine_progress(struct engine *e, struct engine_progress *p)
 	uint64_t now = clock_now_ns();
 	p->elapsed_ns = now > e->t0_ns ? now - e->t0_ns : 0;
 	p->in_warmup = now < e->warm_end_ns;
+	p->warmup_ns = e->warm_end_ns - e->t0_ns;
 	p->in_drain = now >= e->meas_end_ns;
 	if (e->meas_end_ns != UINT64_MAX)
 		p->total_ns = e->meas_end_ns - e->t0_ns;
@@ -351,6 +352,12 @@ void engine_progress(struct engine *e, struct engine_progress *p)
 			p->p99_ns = p99;
 			p->p99_warmup = atomic_load_explicit(&w->pub_p99_warm, memory_order_relaxed);
 		}
+		uint64_t mx = atomic_load_explicit(&w->pub_max_ns, memory_order_relaxed);
+		if (mx > p->max_ns)
+			p->max_ns = mx;
+		mx = atomic_load_explicit(&w->pub_max_meas_ns, memory_order_relaxed);
+		if (mx > p->max_measure_ns)
+			p->max_measure_ns = mx;
 		p->rate_per_s += (double)atomic_load_explicit(&w->pub_last_sec_completed,
 							      memory_order_relaxed);
 		p->backlog += atomic_load_explicit(&w->pub_backlog, memory_order_relaxed);

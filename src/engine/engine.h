@@ -282,11 +282,14 @@ struct engine_progress {
 	uint64_t elapsed_ns;    /* since the step's load started (warm-up included) */
 	uint64_t total_ns;      /* planned warm-up + measure; 0 if unknown */
 	bool in_warmup;
+	uint64_t warmup_ns;     /* the step's planned warm-up (0: none) */
 	uint64_t completed;     /* all phases and steps */
 	uint64_t errors;
 	uint64_t p99_ns;        /* highest per-thread p99 of the last full second: measured, or
 	                         * until one closes, the warm-up's (p99_warmup) */
 	bool p99_warmup;
+	uint64_t max_ns;         /* highest latency of the same second (exact) */
+	uint64_t max_measure_ns; /* highest of the step's measured seconds closed so far */
 	double rate_per_s;      /* completions in the last full measured second */
 	uint64_t backlog;       /* open loop: requests due and waiting for a connection */
 	bool in_drain;          /* the measured phase ended; waiting for its responses */

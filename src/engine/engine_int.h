@@ -480,6 +480,8 @@ struct worker {
 	_Atomic uint64_t pub_p99_ns;
 	_Atomic bool pub_p99_warm;    /* pub_p99_ns is of a warm-up second */
 	_Atomic uint64_t pub_last_sec_completed;
+	_Atomic uint64_t pub_max_ns;      /* the highest latency of the second of pub_p99_ns */
+	_Atomic uint64_t pub_max_meas_ns; /* the highest of the measured seconds closed so far */
 	_Atomic uint64_t pub_backlog; /* q_len, as of its last change */
 	_Atomic bool done;
 

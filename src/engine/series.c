@@ -78,6 +78,10 @@ void eng_series_close_sec(struct worker *w)
 	atomic_store_explicit(&w->pub_p99_ns, hist_percentile(&w->sec_hist, 99.0),
 			      memory_order_relaxed);
 	atomic_store_explicit(&w->pub_p99_warm, false, memory_order_relaxed);
+	uint64_t mx = w->sec_hist.total ? w->sec_hist.max : 0;
+	atomic_store_explicit(&w->pub_max_ns, mx, memory_order_relaxed);
+	if (mx > atomic_load_explicit(&w->pub_max_meas_ns, memory_order_relaxed))
+		atomic_store_explicit(&w->pub_max_meas_ns, mx, memory_order_relaxed);
 	atomic_store_explicit(&w->pub_last_sec_completed, r->completed, memory_order_relaxed);
 	hist_reset(&w->sec_hist);
 }
@@ -101,6 +105,8 @@ void eng_warm_second(struct worker *w, uint64_t now, uint64_t latency_ns)
 			atomic_store_explicit(&w->pub_p99_ns, hist_percentile(&w->warm_hist, 99.0),
 					      memory_order_relaxed);
 			atomic_store_explicit(&w->pub_p99_warm, true, memory_order_relaxed);
+			atomic_store_explicit(&w->pub_max_ns, w->warm_hist.max,
+					      memory_order_relaxed);
 		}
 		hist_reset(&w->warm_hist);
 		w->warm_sec = sec;

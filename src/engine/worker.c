@@ -175,6 +175,8 @@ static void worker_reset(struct worker *w)
 	atomic_store_explicit(&w->pub_p99_ns, 0, memory_order_relaxed);
 	atomic_store_explicit(&w->pub_p99_warm, false, memory_order_relaxed);
 	atomic_store_explicit(&w->pub_last_sec_completed, 0, memory_order_relaxed);
+	atomic_store_explicit(&w->pub_max_ns, 0, memory_order_relaxed);
+	atomic_store_explicit(&w->pub_max_meas_ns, 0, memory_order_relaxed);
 	if (cfg->open_loop && cfg->segments > 1) {
 		/* a segment: one lane of the global schedule (engine.h) */
 		uint32_t stride = cfg->segments * cfg->threads;

@@ -16,6 +16,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "metrics/live.h"
+#include "metrics/live_page.h"
 #include "util/clock.h"
 #include "util/sysinfo.h"
 
@@ -34,6 +36,8 @@ struct mvar {
 	enum metrics_phase phase;
 	uint64_t ring[RING][ENGINE_LIVE_BUCKETS + 1]; /* latency buckets, once a second */
 	size_t ring_n, ring_head;     /* entries in use; the next to write */
+	struct live_track tr;         /* the live view's figures (/live.json), once a second */
+	uint32_t ramp_step, planned_steps; /* metrics_live_step: a ramp's (0: none) */
 };
 
 struct mconn;
@@ -132,6 +136,11 @@ static void tick(struct metrics_server *m)
 	for (size_t i = 0; i < m->n_variants; i++) {
 		struct mvar *v = &m->vars[i];
 		refresh(v);
+		if (v->e) {
+			struct engine_progress p;
+			engine_progress(v->e, &p);
+			live_track_tick(&v->tr, &v->last, &p, clock_now_ns());
+		}
 		memcpy(v->ring[v->ring_head], v->last.latency_bucket, sizeof v->ring[0]);
 		v->ring_head = (v->ring_head + 1) % RING;
 		if (v->ring_n < RING)
@@ -207,15 +216,18 @@ static void conn_close(struct metrics_server *m, struct mconn *c)
 	atomic_fetch_sub_explicit(&m->n_clients, 1, memory_order_relaxed);
 }
 
-/* The answer into c->out: status line, headers and (unless head) body. */
-static void answer(struct mconn *c, const char *status, const char *ctype, const char *body,
-		   size_t len, bool head)
+/* The answer into c->out: status line, headers (extra: more of them, each
+ * ending in CRLF) and (unless head) body. */
+static void answer_with(struct mconn *c, const char *status, const char *ctype, const char *extra,
+			const char *body, size_t len, bool head)
 {
-	char h[256];
+	char h[768];
 	int n = snprintf(h, sizeof h,
 			 "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-			 "Connection: close\r\n\r\n",
-			 status, ctype, len);
+			 "%sConnection: close\r\n\r\n",
+			 status, ctype, len, extra);
+	if (n < 0 || (size_t)n >= sizeof h)
+		n = 0; /* cannot be: the extra headers are this file's own */
 	size_t total = (size_t)n + (head ? 0 : len);
 	c->out = malloc(total);
 	c->writing = true;
@@ -228,6 +240,74 @@ static void answer(struct mconn *c, const char *status, const char *ctype, const
 	if (!head && len)
 		memcpy(c->out + n, body, len);
 	c->out_len = total;
+}
+
+static void answer(struct mconn *c, const char *status, const char *ctype, const char *body,
+		   size_t len, bool head)
+{
+	answer_with(c, status, ctype, "", body, len, head);
+}
+
+/* The live page's routes: / (the page), /live.js (its script) and
+ * /live.json (the figures). False when path is none of them. */
+static bool respond_live(struct metrics_server *m, struct mconn *c, const char *path, size_t plen,
+			 bool head)
+{
+	static char page_headers[512];
+	if (!page_headers[0])
+		snprintf(page_headers, sizeof page_headers,
+			 "Content-Security-Policy: %s\r\nX-Content-Type-Options: nosniff\r\n"
+			 "Cache-Control: no-store\r\n",
+			 live_page_csp);
+	const char *const *parts = NULL;
+	const char *ctype = NULL;
+	if (plen == 1 && path[0] == '/') {
+		parts = live_page_html;
+		ctype = "text/html; charset=utf-8";
+	} else if (plen == 8 && !strncmp(path, "/live.js", 8)) {
+		parts = live_page_js;
+		ctype = "text/javascript; charset=utf-8";
+	}
+	if (parts) {
+		char text[16384]; /* both are under 8 KiB */
+		size_t n = 0;
+		for (; *parts; parts++) {
+			size_t k = strlen(*parts);
+			if (n + k > sizeof text)
+				break;
+			memcpy(text + n, *parts, k);
+			n += k;
+		}
+		answer_with(c, "200 OK", ctype, page_headers, text, n, head);
+		return true;
+	}
+	if (plen != 10 || strncmp(path, "/live.json", 10))
+		return false;
+	struct live_figs figs[METRICS_MAX_VARIANTS];
+	const struct live_figs *fp[METRICS_MAX_VARIANTS];
+	const char *names[METRICS_MAX_VARIANTS];
+	pthread_mutex_lock(&m->mu);
+	for (size_t i = 0; i < m->n_variants; i++) {
+		figs[i] = m->vars[i].tr.figs;
+		fp[i] = &figs[i];
+		names[i] = m->vars[i].name;
+	}
+	pthread_mutex_unlock(&m->mu);
+	char *body = NULL;
+	size_t blen = 0;
+	FILE *f = open_memstream(&body, &blen);
+	int rc = f ? live_json_write(f, fp, names, m->n_variants) : -ENOMEM;
+	if (f && fclose(f))
+		rc = -EIO;
+	if (rc) {
+		static const char msg[] = "out of memory\n";
+		answer(c, "500 Internal Server Error", "text/plain; charset=utf-8", msg,
+		       sizeof msg - 1, head);
+	} else {
+		answer_with(c, "200 OK", "application/json", page_headers, body, blen, head);
+	}
+	free(body);
+	return true;
 }
 
 /* The value of header `name` in a request head (NUL-terminated), copied
@@ -271,8 +351,10 @@ static void respond(struct metrics_server *m, struct mconn *c)
 	}
 	const char *path = req + (head ? 5 : 4);
 	size_t plen = strcspn(path, " ?\r");
+	if (respond_live(m, c, path, plen, head))
+		return;
 	if (plen != 8 || strncmp(path, "/metrics", 8)) {
-		static const char msg[] = "pacer serves /metrics\n";
+		static const char msg[] = "pacer serves /metrics, / (a live page) and /live.json\n";
 		answer(c, "404 Not Found", text, msg, sizeof msg - 1, head);
 		return;
 	}
@@ -552,6 +634,25 @@ void metrics_begin(struct metrics_server *m, size_t variant, struct engine *e, b
 	v->offered_per_s = offered_per_s;
 	v->phase = MPH_WARMUP;
 	refresh(v);
+	live_track_begin(&v->tr, &v->last, clock_now_ns(), v->ramp_step, v->planned_steps,
+			 offered_per_s);
+	struct engine_progress p;
+	if (e) {
+		engine_progress(e, &p);
+		if (!p.warmup_ns) /* no warm-up: the measured phase is the step */
+			live_track_phase_start(&v->tr, &v->last);
+	}
+	pthread_mutex_unlock(&m->mu);
+}
+
+void metrics_live_step(struct metrics_server *m, size_t variant, uint32_t step,
+		       uint32_t planned_steps)
+{
+	if (!m || variant >= m->n_variants)
+		return;
+	pthread_mutex_lock(&m->mu);
+	m->vars[variant].ramp_step = step;
+	m->vars[variant].planned_steps = planned_steps;
 	pthread_mutex_unlock(&m->mu);
 }
 
@@ -560,7 +661,12 @@ void metrics_phase(struct metrics_server *m, size_t variant, enum metrics_phase 
 	if (!m || variant >= m->n_variants)
 		return;
 	pthread_mutex_lock(&m->mu);
-	m->vars[variant].phase = ph;
+	struct mvar *v = &m->vars[variant];
+	if (ph != MPH_WARMUP && v->phase == MPH_WARMUP && v->e) { /* the live page's phase */
+		refresh(v);
+		live_track_phase_start(&v->tr, &v->last);
+	}
+	v->phase = ph;
 	pthread_mutex_unlock(&m->mu);
 }
 
@@ -573,6 +679,7 @@ void metrics_end(struct metrics_server *m, size_t variant)
 	refresh(v);
 	v->e = NULL;
 	v->phase = MPH_IDLE;
+	v->tr.figs.phase = LIVE_IDLE;
 	pthread_mutex_unlock(&m->mu);
 }
 

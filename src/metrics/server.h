@@ -1,7 +1,8 @@
 /* pacer — the live metrics endpoint (--metrics-listen): a thread of its own
  * with a small non-blocking HTTP/1.1 server answering GET /metrics in the
  * Prometheus text format, or OpenMetrics when the Accept header asks
- * (metrics/expo.h). Whatever its clients do, it holds at most
+ * (metrics/expo.h), and a live page: GET / and /live.js (metrics/
+ * live_page.h) drawing GET /live.json (metrics/live.h) in a browser. Whatever its clients do, it holds at most
  * METRICS_MAX_CLIENTS connections, each for at most METRICS_CONN_MS, and
  * metrics_stop returns without waiting for any of them. It reads the engines' live figures (engine_live:
  * relaxed atomics); the workers never wait for it. Its one mutex is shared
@@ -60,6 +61,10 @@ size_t metrics_clients(const struct metrics_server *m);
  * its offered rate (0: closed loop). */
 void metrics_begin(struct metrics_server *m, size_t variant, struct engine *e, bool new_step,
 		   double offered_per_s);
+/* A ramp's step for the live page (/live.json), before its metrics_begin
+ * (0: not a ramp; the default). */
+void metrics_live_step(struct metrics_server *m, size_t variant, uint32_t step,
+		       uint32_t planned_steps);
 /* Where the measurement is (from engine_progress, on the runner's thread). */
 void metrics_phase(struct metrics_server *m, size_t variant, enum metrics_phase ph);
 /* The measurement ended: its last figures are kept, the engine is not read

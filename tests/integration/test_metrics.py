@@ -205,7 +205,7 @@ class MetricsTest(BuildInfoCheck, PacerTestCase):
             seen["om"] = http_get(port, "/metrics", {
                 "Accept": "application/openmetrics-text;version=1.0.0,text/plain;q=0.5"})
             seen["head"] = http_get(port, "/metrics", method="HEAD")
-            seen["404"] = http_get(port, "/")
+            seen["404"] = http_get(port, "/nothing")  # / is the live page
 
         try:
             t_start = time.time()
@@ -214,7 +214,7 @@ class MetricsTest(BuildInfoCheck, PacerTestCase):
                               timeout=60, actions=[(SCRAPE_AT_S, scrape)])
             self.assertIn("metrics at http://127.0.0.1:%d/metrics" % port, run.stderr)
             # the run's id, which every sample carries
-            rid = re.search(r'/metrics \(run="(\d{8}T\d{6}Z-\d+)"\)\n', run.stderr)
+            rid = re.search(r'/metrics, live page at \S+ \(run="(\d{8}T\d{6}Z-\d+)"\)\n', run.stderr)
             self.assertTrue(rid, run.stderr)
 
             # our own text scrape: promtool, and figures that hold together

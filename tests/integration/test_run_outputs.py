@@ -6,6 +6,7 @@ runs (about 1 s each)."""
 
 import json
 import os
+import re
 import select
 import shutil
 import stat
@@ -150,11 +151,12 @@ class OutputsTest(PacerTestCase):
         self.assertTrue(stat.S_ISCHR(os.stat("/dev/null").st_mode))
 
     def on_a_terminal(self, args, env):
-        """pacer run ARGS with stdout a pseudo-terminal: what it drew there."""
+        """pacer run ARGS with stdout and stderr a pseudo-terminal: what it
+        drew there (raw, escapes and all)."""
         master, slave = os.openpty()
         try:
             p = subprocess.Popen([harness.pacer_bin(), "run"] + args, stdin=subprocess.DEVNULL,
-                                 stdout=slave, stderr=subprocess.DEVNULL,
+                                 stdout=slave, stderr=slave,
                                  env=dict(os.environ, **env))
         finally:
             os.close(slave)
@@ -174,28 +176,35 @@ class OutputsTest(PacerTestCase):
         self.assertIn(p.returncode, (0, 4))
         return b"".join(out).decode(errors="replace")
 
-    def test_progress_line(self):
-        # issue 18: "0 req/s p99 -" all through the warm-up
+    def test_live_view(self):
+        # issue 18: "0 req/s p99 -" all through the warm-up; issue 30: the
+        # live view on stderr (tests/integration/test_live_view.py watches
+        # it in tmux)
         args = ["--self-contained", "--rate", "400", "--warmup", "2.2s", "--duration", "1s",
                 "--limited-ok"]
-        text = self.on_a_terminal(args, {"TERM": "xterm"})
-        lines = [l for l in text.replace("\r", "\n").split("\n") if "req/s  p99" in l]
-        warm = [l for l in lines if "] warm-up " in l]
-        self.assertGreaterEqual(len(warm), 2, text)
-        rates = [float(l.split("] warm-up ")[1].split(" req/s")[0].replace(",", ""))
-                 for l in warm]
-        self.assertTrue(all(r > 200 for r in rates), warm)  # live, not 0
-        # the warm-up's own p99 from its second second on, not "-"
-        p99s = [l.split("p99 ")[1].split("  ")[0] for l in warm]
-        self.assertTrue(any(v != "-" for v in p99s[1:]), warm)
-        for v in p99s:
-            self.assertTrue(v == "-" or v[0].isdigit(), warm)
-        self.assertTrue(all("backlog " in l for l in lines), lines)
-        self.assertTrue(any("] measure " in l for l in lines), lines)
+        raw = self.on_a_terminal(args, {"TERM": "xterm"})
+        text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", raw).replace("\r", "\n")
+        lines = text.split("\n")
+        heads = [l for l in lines if l.startswith("pacer run  ")]
+        self.assertTrue(any("  warm-up  " in l for l in heads), text)
+        self.assertTrue(any("  measure  " in l for l in heads), text)
+        rates = [float(m.group(1).replace(",", "")) for l in lines
+                 for m in [re.search(r"^rate .* achieved ([\d,.]+)/s", l)] if m]
+        self.assertGreaterEqual(len(rates), 2, text)
+        self.assertTrue(all(r > 200 for r in rates), rates)  # live, not 0
+        # the warm-up's own p99 from its first second on, not "-"
+        warm = [l for l in lines if l.startswith("warm-up ")]
+        self.assertTrue(any(re.search(r"p99 \d", l) for l in warm), warm)
+        self.assertTrue(any(l.startswith("backlog ") for l in lines), text)
+        self.assertIn("latency", text)  # the summary after it
         dumb = self.on_a_terminal(["--self-contained", "--rate", "400", "--warmup", "1.2s",
                                    "--duration", "0.5s", "--limited-ok"], {"TERM": "dumb"})
-        self.assertIn("latency", dumb)  # the summary, but no progress line
-        self.assertEqual(dumb.count("req/s  p99"), 0, dumb)
+        self.assertIn("latency", dumb)  # the summary
+        self.assertNotIn("\x1b[", dumb)  # no escapes
+        plain = [l for l in dumb.replace("\r", "").split("\n") if l.startswith("[run ")]
+        self.assertLessEqual(len(plain), 2, dumb)  # one line a second at most (1.7 s)
+        for l in plain:
+            self.assertRegex(l, r"^\[run (warm-up|measure|drain)\] \d")
 
 
 def _drain(fd):

@@ -182,6 +182,41 @@ static void test_http(void **state)
 	metrics_stop(m);
 }
 
+/* The live page: / and /live.js with the CSP that allows scripts and
+ * fetches from this server only, /live.json with the variants' figures
+ * (zeros and nulls before any measurement). */
+static void test_live_page(void **state)
+{
+	(void)state;
+	struct metrics_server *m = start();
+	uint16_t port = metrics_port(m);
+	char *r = get(port, "GET / HTTP/1.1\r\n\r\n");
+	assert_int_equal(strncmp(r, "HTTP/1.1 200 OK\r\n", 17), 0);
+	assert_contains(r, "Content-Type: text/html; charset=utf-8\r\n");
+	assert_contains(r, "Content-Security-Policy: default-src 'none'; script-src 'self'; "
+			   "connect-src 'self';");
+	assert_contains(r, "<script src=\"live.js\"></script>");
+	assert_null(strstr(r, "http://")); /* nothing from elsewhere */
+	assert_null(strstr(r, "https://"));
+	free(r);
+	r = get(port, "GET /live.js HTTP/1.1\r\n\r\n");
+	assert_int_equal(strncmp(r, "HTTP/1.1 200 OK\r\n", 17), 0);
+	assert_contains(r, "Content-Type: text/javascript; charset=utf-8\r\n");
+	assert_contains(r, "fetch(\"live.json\"");
+	assert_null(strstr(r, "https://"));
+	free(r);
+	r = get(port, "GET /live.json?x=1 HTTP/1.1\r\n\r\n");
+	assert_int_equal(strncmp(r, "HTTP/1.1 200 OK\r\n", 17), 0);
+	assert_contains(r, "Content-Type: application/json\r\n");
+	assert_contains(r, "\r\n\r\n{\"variants\":[{\"name\":\"\",\"phase\":\"idle\"");
+	assert_contains(r, "\"p99_s\":null");
+	free(r);
+	r = get(port, "HEAD /live.json HTTP/1.1\r\n\r\n");
+	assert_string_equal(strstr(r, "\r\n\r\n"), "\r\n\r\n"); /* no body */
+	free(r);
+	metrics_stop(m);
+}
+
 static void test_step_and_phase(void **state)
 {
 	(void)state;
@@ -339,6 +374,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_http),
+		cmocka_unit_test(test_live_page),
 		cmocka_unit_test(test_step_and_phase),
 		cmocka_unit_test(test_port_in_use),
 		cmocka_unit_test(test_slow_head),
