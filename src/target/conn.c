@@ -371,7 +371,7 @@ static uint64_t conn_deadline(const struct conn *c)
 	if (c->req_start_ns) {
 		uint64_t x = c->req_start_ns + p->request_timeout_ns;
 		d = d < x ? d : x;
-	} else if (c->state == C_READ && !out_pending(c) && !c->h2_timed) {
+	} else if (c->state == C_READ && !out_pending(c) && !c->h2s.n_timed) {
 		uint64_t x = c->last_io_ns + p->idle_timeout_ns;
 		d = d < x ? d : x;
 	}
@@ -428,7 +428,7 @@ static void conn_settle(struct conn *c)
 			return;
 	}
 	if (c->peer_eof && c->state != C_LINGER && c->state != C_WAIT && !out_pending(c) &&
-	    !c->closing && !c->h2_streams) {
+	    !c->closing && !c->h2s.n) {
 		/* the client is done sending: everything complete it sent is
 		 * answered, and an incomplete request never will be */
 		target_conn_close(c);
@@ -614,7 +614,7 @@ void target_conn_timer(struct conn *c)
 		c->state = C_READ;
 		target_emit_canned(c, 408);
 	} else if (!c->req_start_ns && c->state == C_READ && !out_pending(c) && !c->closing &&
-	           !c->h2_timed && now >= c->last_io_ns + p->idle_timeout_ns) {
+		   !c->h2s.n_timed && now >= c->last_io_ns + p->idle_timeout_ns) {
 		stat_inc(&w->st.timeouts);
 		target_conn_close(c);
 		return;

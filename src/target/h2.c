@@ -3,24 +3,20 @@
  * buffers, so plain sockets and TLS, flushing, lingering and the idle and
  * write timeouts are conn.c's as for HTTP/1.1).
  *
- * Each request is a stream record of its own (struct h2_stream, from a
- * per-thread pool, made on demand and reused), answered as exec.c answers an
- * HTTP/1.1 request: the route match, the answer drawn from the status mix, a
- * rendered body, the CPU work, and a latency timer of its own (w->sheap), so
- * many requests of one connection wait at once and are answered in the order
- * their timers end.
+ * Each request is a stream (tstream.c, shared with HTTP/3: its record from
+ * a per-thread pool, made on demand and reused), answered as exec.c
+ * answers an HTTP/1.1 request: the route match, the answer drawn from the
+ * status mix, a rendered body, the CPU work, and a latency timer of its own
+ * (w->sheap), so many requests of one connection wait at once and are
+ * answered in the order their timers end. This file is HTTP/2's framing:
+ * nghttp2's callbacks, the answers' header fields, the session over the
+ * connection's buffers.
  *
  * Memory is bounded: at most max_streams streams per connection
- * (SETTINGS_MAX_CONCURRENT_STREAMS; nghttp2 refuses the ones above), a
- * request's header fields at most H2_HEADERS_CAP bytes (431 above), the
- * long :path buffers (over H2_KEEP_PATH) held by streams whose request is
- * still coming at most H2_CONN_HELD_MAX a connection and H2_THREAD_HELD_MAX
- * a thread (a stream begun past them is refused, REFUSED_STREAM; a :path
- * that would pass them gets 431), a long :path freed as soon as its request
- * is whole, the
- * rendered answers (templates, kv) its streams hold at most conn_dyn_max()
- * a connection and H2_THREAD_DYN_MAX a thread (past them: 503), and the
- * input is taken in only while the output is below OUT_HIGH and nghttp2
+ * (SETTINGS_MAX_CONCURRENT_STREAMS; nghttp2 refuses the ones above), the
+ * budgets of a stream's request and answer as tstream.h states them (a
+ * stream begun past the long :path budget is refused, REFUSED_STREAM), and
+ * the input is taken in only while the output is below OUT_HIGH and nghttp2
  * holds few frames to send: a client that never reads stops being read,
  * and its connection is closed by the idle timeout of a blocked write. A
  * connection is idle when no stream frame (HEADERS, DATA) went either way:
@@ -34,23 +30,10 @@
 
 #include "target/server_int.h"
 
-#define H2_HEADERS_CAP H1REQ_HEADERS_CAP /* a request's header fields, counted as
-                                          * SETTINGS_MAX_HEADER_LIST_SIZE counts them */
+#define H2_HEADERS_CAP TSTREAM_HEADERS_CAP
 #define H2_SLICE 4096        /* input fed to nghttp2 at a time, between looks at the output */
 #define H2_QUEUE_CAP 256     /* frames (not DATA) nghttp2 may hold before input waits */
-#define H2_PATH_INIT 256     /* first size of a stream's :path buffer */
-#define H2_METHOD_CAP 16     /* longest method taken (longer: 501) */
-#define H2_FREE_KEEP 1024    /* stream records kept for reuse per thread */
-#define H2_KEEP_PATH 1024u   /* a kept record keeps a :path buffer up to this size */
-#define H2_KEEP_DYN (4 * TARGET_DYN_INIT) /* and a rendered-body buffer up to this */
 #define H2_NV_MAX (2 * TARGET_MAX_HEADERS + 8) /* header fields of one answer */
-#define H2_TIMERS_PER_ROUND 4096
-#define H2_CONN_HELD_MAX (4 * H2_HEADERS_CAP) /* long :path bytes a connection's
-                                               * incomplete requests may hold */
-#define H2_THREAD_HELD_MAX (16u << 20)        /* ... and a thread's, over its connections */
-#define H2_CONN_DYN_MAX (4 * TARGET_DYN_CAP)  /* rendered answers a connection's streams hold, */
-#define H2_STREAM_DYN (2 * TARGET_DYN_INIT)   /* or this much a stream if that is more */
-#define H2_THREAD_DYN_MAX (64u << 20)         /* ... and a thread's */
 #define H2_SESSION_BYTES 16384 /* about what an nghttp2 session holds (HPACK tables,
                                 * buffers): counted as freed when one ends */
 
@@ -83,43 +66,9 @@ struct h2_plan {
 	struct h2_canned canned[H2_N_CANNED];
 };
 
-enum h2_st {
-	ST_HEAD,  /* reading the request's header fields */
-	ST_BODY,  /* reading (discarding) its body */
-	ST_WAIT,  /* answered later: its latency timer runs */
-	ST_SENT,  /* answer submitted; the record lives until nghttp2 closes the stream */
-};
-
-struct h2_stream {
-	struct theap_node tn; /* first: the timer node leads to the stream */
-	struct conn *c;
-	struct h2_stream *prev, *next; /* the session's streams, or the free list (next) */
-	int32_t id;
-	enum h2_st state;
-	bool head_req, too_big, long_method, garbage;
-	bool slow, deferred;
-	bool held;         /* its :path is held (its request is still coming): path_weight */
-	uint32_t dyn_held; /* its rendered answer's capacity, counted in the budgets */
-	uint8_t method_len;
-	char method[H2_METHOD_CAP];
-	char *path;
-	uint32_t path_len, path_cap;
-	uint32_t hdr_bytes;
-	uint64_t begin_ns; /* its HEADERS began: the request timeout counts from here */
-	const struct target_route *rt;
-	const struct target_resp *resp;
-	uint64_t dispatch_ns, ready_ns;
-	const char *body;
-	size_t body_len, body_off;
-	size_t slow_budget;
-	uint64_t slow_next_ns;
-	struct target_dyn dyn;
-};
-
 struct h2_sess {
 	nghttp2_session *ng;
 	struct conn *c;
-	struct h2_stream *streams;
 	bool goaway; /* close_after: GOAWAY submitted */
 };
 
@@ -255,107 +204,9 @@ void target_h2_free_plan(struct target *t)
 	t->h2p = NULL;
 }
 
-/* ---- stream records -------------------------------------------------- */
+/* ---- stream records ------------------------------------------------- */
 
-static struct h2_stream *stream_get(struct conn *c, int32_t id)
-{
-	struct worker *w = c->w;
-	struct h2_stream *st = w->h2_free;
-	if (st) {
-		w->h2_free = st->next;
-		w->h2_n_free--;
-	} else {
-		st = calloc(1, sizeof *st);
-		if (!st)
-			return NULL;
-	}
-	char *path = st->path;
-	uint32_t path_cap = st->path_cap;
-	struct target_dyn dyn = {st->dyn.buf, 0, st->dyn.cap};
-	memset(st, 0, sizeof *st);
-	st->path = path;
-	st->path_cap = path_cap;
-	st->dyn = dyn;
-	theap_node_init(&st->tn);
-	st->c = c;
-	st->id = id;
-	st->state = ST_HEAD;
-	st->begin_ns = w->now;
-	st->held = true; /* a kept buffer is short: it weighs nothing */
-	struct h2_sess *s = c->h2;
-	st->next = s->streams;
-	if (s->streams)
-		s->streams->prev = st;
-	s->streams = st;
-	c->h2_streams++;
-	return st;
-}
-
-static void stream_free(struct worker *w, struct h2_stream *st)
-{
-	w->freed += sizeof *st + st->path_cap + st->dyn.cap;
-	free(st->path);
-	free(st->dyn.buf);
-	free(st);
-}
-
-/* What a :path buffer of cap bytes weighs in the budgets: a short one (as
- * kept for reuse) nothing, so that streams with ordinary paths are never
- * refused; a long one its size. */
-static uint32_t path_weight(uint32_t cap) { return cap > H2_KEEP_PATH ? cap : 0; }
-
-/* st's request is whole (or given up on): its :path is no longer held, and a
- * long one is freed now rather than while the answer waits (the route and
- * the query were taken from it). */
-static void path_release(struct h2_stream *st)
-{
-	struct conn *c = st->c;
-	if (!st->held)
-		return;
-	st->held = false;
-	c->h2_held -= path_weight(st->path_cap);
-	c->w->h2_held -= path_weight(st->path_cap);
-	if (st->path_cap > H2_KEEP_PATH) {
-		c->w->freed += st->path_cap;
-		free(st->path);
-		st->path = NULL;
-		st->path_cap = st->path_len = 0;
-	}
-}
-
-static void stream_put(struct h2_stream *st)
-{
-	struct conn *c = st->c;
-	struct worker *w = c->w;
-	struct h2_sess *s = c->h2;
-	theap_cancel(&w->sheap, &st->tn);
-	path_release(st);
-	c->h2_dyn -= st->dyn_held;
-	w->h2_dyn -= st->dyn_held;
-	st->dyn_held = 0;
-	if (st->state == ST_WAIT || st->deferred)
-		c->h2_timed--;
-	if (st->prev)
-		st->prev->next = st->next;
-	else
-		s->streams = st->next;
-	if (st->next)
-		st->next->prev = st->prev;
-	c->h2_streams--;
-	if (w->h2_n_free < H2_FREE_KEEP) {
-		/* kept small: a few large answers do not pin memory in the pool */
-		if (st->dyn.cap > H2_KEEP_DYN) {
-			w->freed += st->dyn.cap;
-			free(st->dyn.buf);
-			st->dyn = (struct target_dyn){0};
-		}
-		st->next = w->h2_free;
-		w->h2_free = st;
-		w->h2_n_free++;
-	} else {
-		stream_free(w, st);
-	}
-}
+#define SC(st) ((struct conn *)(st)->set->conn) /* a stream's connection */
 
 static void mark_dirty(struct conn *c)
 {
@@ -366,13 +217,6 @@ static void mark_dirty(struct conn *c)
 	c->w->h2_dirty = c;
 }
 
-static void stream_arm(struct h2_stream *st, uint64_t at)
-{
-	if (theap_arm(&st->c->w->sheap, &st->tn, at) < 0)
-		nghttp2_submit_rst_stream(st->c->h2->ng, NGHTTP2_FLAG_NONE, st->id,
-		                          NGHTTP2_INTERNAL_ERROR);
-}
-
 /* ---- answering ------------------------------------------------------ */
 
 static ssize_t body_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len,
@@ -381,25 +225,11 @@ static ssize_t body_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t l
 	(void)ng;
 	(void)id;
 	(void)ud;
-	struct h2_stream *st = src->ptr;
+	struct tstream *st = src->ptr;
 	size_t n = st->body_len - st->body_off;
-	n = n < len ? n : len;
-	if (st->slow) {
-		uint64_t now = st->c->w->now;
-		if (st->slow_budget == 0 && now >= st->slow_next_ns) {
-			st->slow_budget = st->rt->mis.slow_bytes;
-			st->slow_next_ns = now + st->rt->mis.slow_every_ns;
-		}
-		if (st->slow_budget == 0) {
-			if (!st->deferred)
-				st->c->h2_timed++;
-			st->deferred = true;
-			stream_arm(st, st->slow_next_ns);
-			return NGHTTP2_ERR_DEFERRED;
-		}
-		n = n < st->slow_budget ? n : st->slow_budget;
-		st->slow_budget -= n;
-	}
+	n = tstream_slow_take(st, n < len ? n : len);
+	if (st->deferred)
+		return NGHTTP2_ERR_DEFERRED; /* its timer resumes it */
 	memcpy(buf, st->body + st->body_off, n);
 	st->body_off += n;
 	if (st->body_off == st->body_len)
@@ -407,19 +237,26 @@ static ssize_t body_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t l
 	return (ssize_t)n;
 }
 
-static void submit(struct h2_stream *st, const nghttp2_nv *nv, size_t n, bool body)
+/* st fails: its stream is reset (INTERNAL_ERROR). */
+static void stream_reset(struct tstream *st)
+{
+	nghttp2_submit_rst_stream(SC(st)->h2->ng, NGHTTP2_FLAG_NONE, (int32_t)st->id,
+				  NGHTTP2_INTERNAL_ERROR);
+}
+
+static void submit(struct tstream *st, const nghttp2_nv *nv, size_t n, bool body)
 {
 	nghttp2_data_provider prd = {.source = {.ptr = st}, .read_callback = body_read};
-	st->state = ST_SENT;
-	if (nghttp2_submit_response(st->c->h2->ng, st->id, nv, n, body ? &prd : NULL) != 0)
-		nghttp2_submit_rst_stream(st->c->h2->ng, NGHTTP2_FLAG_NONE, st->id,
-		                          NGHTTP2_INTERNAL_ERROR);
+	st->state = TS_SENT;
+	if (nghttp2_submit_response(SC(st)->h2->ng, (int32_t)st->id, nv, n, body ? &prd : NULL) !=
+	    0)
+		stream_reset(st);
 }
 
 /* The server's own error for st (400, 408, 431, 501). */
-static void answer_canned(struct h2_stream *st, int status)
+static void answer_canned(struct tstream *st, int status)
 {
-	struct worker *w = st->c->w;
+	struct worker *w = SC(st)->w;
 	const struct h2_plan *hp = w->t->h2p;
 	const struct h2_canned *k = &hp->canned[0];
 	for (int i = 0; i < H2_N_CANNED; i++)
@@ -434,14 +271,14 @@ static void answer_canned(struct h2_stream *st, int status)
 	st->body_len = st->head_req ? 0 : k->body_len;
 	st->body_off = 0;
 	stat_inc(&w->st.requests);
-	st->c->nreq++;
+	SC(st)->nreq++;
 	submit(st, nv, 3, st->body_len > 0);
 }
 
 /* The answer st->resp, now. */
-static void answer(struct h2_stream *st)
+static void answer(struct tstream *st)
 {
-	struct conn *c = st->c;
+	struct conn *c = SC(st);
 	struct worker *w = c->w;
 	const struct target_route *rt = st->rt;
 	const struct target_resp *r = st->resp;
@@ -450,16 +287,13 @@ static void answer(struct h2_stream *st)
 	stat_inc(&w->st.requests);
 	if (st->garbage) {
 		/* HTTP/2's broken answer: the stream is reset */
-		st->state = ST_SENT;
-		nghttp2_submit_rst_stream(c->h2->ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_INTERNAL_ERROR);
+		st->state = TS_SENT;
+		stream_reset(st);
 		stat_inc(&w->st.misbehaved);
 		return;
 	}
 	const struct h2_hdrs *h = rt ? &hp->route[rt - w->t->plan->routes][r - rt->resps] : &hp->nf;
-	bool dynamic = r->wire == NULL;
-	st->body = dynamic ? st->dyn.buf : r->wire + r->wire_body_off;
-	st->body_len = dynamic ? st->dyn.len : r->wire_len - r->wire_body_off;
-	st->body_off = 0;
+	bool body = tstream_body_of(st);
 	nghttp2_nv nv[H2_NV_MAX];
 	memcpy(nv, h->nv, h->n * sizeof nv[0]);
 	size_t n = h->n;
@@ -468,13 +302,7 @@ static void answer(struct h2_stream *st)
 		nv[n++] = nv_of("content-length", 14, cl, target_fmt_u64(cl, st->body_len), false);
 	if (rt && rt->server_timing)
 		nv[n++] = nv_of("server-timing", 13, timing,
-		                target_fmt_timing(timing, clock_now_ns() - st->dispatch_ns), false);
-	bool body = !st->head_req && !r->no_body_allowed && st->body_len > 0;
-	if (body && rt && rt->mis.slow_bytes) {
-		st->slow = true;
-		st->slow_budget = rt->mis.slow_bytes;
-		st->slow_next_ns = w->now + rt->mis.slow_every_ns;
-	}
+				target_fmt_timing(timing, clock_now_ns() - st->dispatch_ns), false);
 	submit(st, nv, n, body);
 	if (rt && rt->mis.close_after && c->nreq >= rt->mis.close_after && !c->h2->goaway) {
 		/* the connection ends: the streams opened so far are answered */
@@ -486,91 +314,23 @@ static void answer(struct h2_stream *st)
 	}
 }
 
-/* The bytes of rendered answers a connection's streams may hold: a few of
- * the largest, or a small one on each stream it may have. */
-static size_t conn_dyn_max(const struct target *t)
+static void stream_resume(struct tstream *st)
 {
-	size_t per_stream = (size_t)t->max_streams * H2_STREAM_DYN;
-	return per_stream > H2_CONN_DYN_MAX ? per_stream : H2_CONN_DYN_MAX;
+	nghttp2_session_resume_data(SC(st)->h2->ng, (int32_t)st->id);
 }
 
-/* The whole request of st has arrived. */
-static void request_done(struct h2_stream *st)
+static void stream_timed(struct tstream *st)
 {
-	struct conn *c = st->c;
-	struct worker *w = c->w;
-	theap_cancel(&w->sheap, &st->tn); /* its request timeout */
-	st->head_req = st->method_len == 4 && !memcmp(st->method, "HEAD", 4);
-	if (st->too_big || st->long_method) {
-		path_release(st);
-		stat_inc(&w->st.bad_requests);
-		answer_canned(st, st->too_big ? 431 : 501);
-		return;
-	}
-	const char *path = st->path ? st->path : "", *query = NULL;
-	size_t plen = st->path_len, qlen = 0;
-	const char *q = memchr(path, '?', plen);
-	if (q) {
-		query = q + 1;
-		qlen = plen - (size_t)(query - path);
-		plen = (size_t)(q - path);
-	}
-	const struct target_route *rt =
-		target_plan_match(w->t->plan, st->method, st->method_len, path, plen);
-	st->rt = rt;
-	st->resp = target_choose(w, rt, &st->garbage, &st->dyn, query, qlen);
-	path_release(st);
-	if (st->dyn.len) {
-		/* a rendered answer, held until it is sent: within the budgets,
-		 * else the server is too busy for it (503) */
-		if (c->h2_dyn + st->dyn.cap > conn_dyn_max(w->t) ||
-		    w->h2_dyn + st->dyn.cap > H2_THREAD_DYN_MAX) {
-			w->freed += st->dyn.cap;
-			free(st->dyn.buf);
-			st->dyn = (struct target_dyn){0};
-			answer_canned(st, 503);
-			return;
-		}
-		st->dyn_held = st->dyn.cap;
-		c->h2_dyn += st->dyn_held;
-		w->h2_dyn += st->dyn_held;
-	}
-	if (!rt || rt->simple) {
-		answer(st);
-		return;
-	}
-	uint64_t ready = target_ready_at(w, rt, &st->dispatch_ns);
-	if (ready > w->now) {
-		st->ready_ns = ready;
-		st->state = ST_WAIT;
-		c->h2_timed++;
-		stream_arm(st, ready);
-		return;
-	}
-	answer(st);
+	mark_dirty(SC(st));
 }
 
-static void stream_timer(struct h2_stream *st)
-{
-	struct conn *c = st->c;
-	struct worker *w = c->w;
-	if (st->state == ST_WAIT) {
-		c->h2_timed--;
-		answer(st);
-	} else if (st->state == ST_SENT) {
-		if (st->deferred) {
-			c->h2_timed--;
-			st->deferred = false;
-			nghttp2_session_resume_data(c->h2->ng, st->id);
-		}
-	} else {
-		/* the request did not arrive whole within the plan's request timeout */
-		path_release(st);
-		stat_inc(&w->st.timeouts);
-		answer_canned(st, 408);
-	}
-	mark_dirty(c);
-}
+static const struct tstream_ops h2_ops = {
+	.answer = answer,
+	.canned = answer_canned,
+	.resume = stream_resume,
+	.reset = stream_reset,
+	.timed = stream_timed,
+};
 
 /* ---- nghttp2 callbacks ------------------------------------------------ */
 
@@ -579,7 +339,7 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *u
 	struct conn *c = ud;
 	if (f->hd.type != NGHTTP2_HEADERS || f->headers.cat != NGHTTP2_HCAT_REQUEST)
 		return 0;
-	if (c->h2_held >= H2_CONN_HELD_MAX || c->w->h2_held >= H2_THREAD_HELD_MAX) {
+	if (!tstream_may_begin(&c->w->h2pool, &c->h2s)) {
 		/* the requests still coming hold enough already: not processed,
 		 * the client may retry it later (its header block is decoded, not
 		 * kept) */
@@ -589,11 +349,10 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *u
 			return NGHTTP2_ERR_CALLBACK_FAILURE;
 		return 0;
 	}
-	struct h2_stream *st = stream_get(c, f->hd.stream_id);
+	struct tstream *st = tstream_get(&c->w->h2pool, &c->h2s, f->hd.stream_id);
 	if (!st)
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* the stream is reset */
 	nghttp2_session_set_stream_user_data(ng, f->hd.stream_id, st);
-	stream_arm(st, st->begin_ns + c->w->t->plan->request_timeout_ns);
 	return 0;
 }
 
@@ -604,45 +363,13 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t 
 	(void)ud;
 	if (f->hd.type != NGHTTP2_HEADERS || f->headers.cat != NGHTTP2_HCAT_REQUEST)
 		return 0;
-	struct h2_stream *st = nghttp2_session_get_stream_user_data(ng, f->hd.stream_id);
-	if (!st || st->too_big)
+	struct tstream *st = nghttp2_session_get_stream_user_data(ng, f->hd.stream_id);
+	if (!st)
 		return 0;
-	st->hdr_bytes += (uint32_t)(nl + vl + 32);
-	if (st->hdr_bytes > H2_HEADERS_CAP) {
-		st->too_big = true; /* 431 once the block ends; nothing more is kept */
-		return 0;
-	}
-	if (nl == 7 && !memcmp(name, ":method", 7)) {
-		if (vl >= H2_METHOD_CAP) {
-			st->long_method = true;
-		} else {
-			memcpy(st->method, value, vl);
-			st->method_len = (uint8_t)vl;
-		}
-	} else if (nl == 5 && !memcmp(name, ":path", 5)) {
-		if (vl > st->path_cap) {
-			struct conn *c = st->c;
-			uint32_t cap = st->path_cap ? st->path_cap : H2_PATH_INIT;
-			while (cap < vl)
-				cap *= 2;
-			uint32_t more = path_weight(cap) - path_weight(st->path_cap);
-			if (c->h2_held + more > H2_CONN_HELD_MAX ||
-			    c->w->h2_held + more > H2_THREAD_HELD_MAX) {
-				st->too_big = true; /* 431, as for a header list over the cap */
-				return 0;
-			}
-			char *p = realloc(st->path, cap);
-			if (!p)
-				return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
-			st->path = p;
-			st->path_cap = cap;
-			c->h2_held += more;
-			c->w->h2_held += more;
-		}
-		memcpy(st->path, value, vl);
-		st->path_len = (uint32_t)vl;
-	}
-	return 0;
+	enum tstream_field k = nl == 7 && !memcmp(name, ":method", 7) ? TF_METHOD
+			       : nl == 5 && !memcmp(name, ":path", 5) ? TF_PATH
+								      : TF_OTHER;
+	return tstream_header(st, k, nl, value, vl) ? NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE : 0;
 }
 
 static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
@@ -651,13 +378,13 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 	if (f->hd.type != NGHTTP2_HEADERS && f->hd.type != NGHTTP2_DATA)
 		return 0;
 	c->last_io_ns = c->w->now; /* a request's frame: not idle (a PING is no activity) */
-	struct h2_stream *st = nghttp2_session_get_stream_user_data(ng, f->hd.stream_id);
-	if (!st || st->state > ST_BODY)
+	struct tstream *st = nghttp2_session_get_stream_user_data(ng, f->hd.stream_id);
+	if (!st || st->state > TS_BODY)
 		return 0;
 	if (f->hd.flags & NGHTTP2_FLAG_END_STREAM)
-		request_done(st);
+		tstream_request_done(st);
 	else
-		st->state = ST_BODY;
+		st->state = TS_BODY;
 	return 0;
 }
 
@@ -665,10 +392,10 @@ static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t code, void 
 {
 	(void)code;
 	(void)ud;
-	struct h2_stream *st = nghttp2_session_get_stream_user_data(ng, id);
+	struct tstream *st = nghttp2_session_get_stream_user_data(ng, id);
 	if (st) {
 		nghttp2_session_set_stream_user_data(ng, id, NULL);
-		stream_put(st);
+		tstream_put(st);
 	}
 	return 0;
 }
@@ -706,12 +433,15 @@ int target_h2_start(struct conn *c)
 	struct h2_sess *s = calloc(1, sizeof *s);
 	if (!s)
 		return -ENOMEM;
+	if (!c->w->h2pool.w)
+		tstream_pool_init(&c->w->h2pool, c->w, &c->w->sheap, &h2_ops);
 	s->c = c;
 	if (nghttp2_session_server_new2(&s->ng, t->h2p->cbs, c, t->h2p->opt) != 0) {
 		free(s);
 		return -ENOMEM;
 	}
 	c->h2 = s;
+	c->h2s = (struct tstream_set){.conn = c};
 	c->proto_known = true;
 	c->req_start_ns = 0; /* a preface in pieces was waited for as a request */
 	nghttp2_settings_entry set[] = {
@@ -727,9 +457,9 @@ int target_h2_start(struct conn *c)
 void target_h2_close(struct conn *c)
 {
 	struct h2_sess *s = c->h2;
-	while (s->streams) {
-		nghttp2_session_set_stream_user_data(s->ng, s->streams->id, NULL);
-		stream_put(s->streams);
+	while (c->h2s.head) {
+		nghttp2_session_set_stream_user_data(s->ng, (int32_t)c->h2s.head->id, NULL);
+		tstream_put(c->h2s.head);
 	}
 	nghttp2_session_del(s->ng);
 	free(s);
@@ -810,20 +540,10 @@ int target_h2_run(struct conn *c)
 
 void target_h2_timers(struct worker *w)
 {
-	for (int i = 0; i < H2_TIMERS_PER_ROUND; i++) {
-		struct theap_node *n = theap_pop_expired(&w->sheap, w->now);
-		if (!n)
-			break;
-		stream_timer((struct h2_stream *)n);
-	}
+	tstream_run_timers(&w->h2pool);
 }
 
 void target_h2_worker_free(struct worker *w)
 {
-	while (w->h2_free) {
-		struct h2_stream *st = w->h2_free;
-		w->h2_free = st->next;
-		stream_free(w, st);
-	}
-	w->h2_n_free = 0;
+	tstream_pool_free(&w->h2pool);
 }

@@ -1,22 +1,22 @@
 /* The embedded target server: HTTP/3 request streams, over an nghttp3 server
  * session per QUIC connection (quic.c carries its bytes).
  *
- * Each request is a stream record (struct h3_stream, from a per-thread pool,
- * made on demand and reused), answered as h2.c answers a stream: the route
- * match, the answer drawn from the status mix, a rendered body, the CPU
- * work, a latency timer of its own (w->h3heap), a slow body sent a piece
- * per interval, garbage as a reset stream (H3_INTERNAL_ERROR), close_after
- * as a GOAWAY.
+ * Each request is a stream (tstream.c, shared with HTTP/2: its record from
+ * a per-thread pool, made on demand and reused), answered as h2.c answers
+ * a stream: the route match, the answer drawn from the status mix, a
+ * rendered body, the CPU work, a latency timer of its own (w->h3heap), a
+ * slow body sent a piece per interval, garbage as a reset stream
+ * (H3_INTERNAL_ERROR), close_after as a GOAWAY. This file is HTTP/3's
+ * framing: nghttp3's callbacks and the answers' header fields.
  *
  * Memory is bounded as on HTTP/2: at most max_streams request streams at
  * once per connection (the transport's MAX_STREAMS, extended by one as
- * each ends), a request's header fields at most H3_HEADERS_CAP bytes (431
- * above; nghttp3 is told the same limit, and the QPACK dynamic table the
- * client may use is 0 bytes, so decoding holds nothing), long :path buffers
- * of incomplete requests at most H3_CONN_HELD_MAX a connection and
- * H3_THREAD_HELD_MAX a thread (431 past them), rendered answers at most
- * H3_CONN_DYN_MAX a connection and H3_THREAD_DYN_MAX a thread (503 past
- * them). Bodies are sent from where they are (the plan's wire bytes, the
+ * each ends), a request's header fields at most TSTREAM_HEADERS_CAP bytes
+ * (431 above; nghttp3 is told the same limit, and the QPACK dynamic table
+ * the client may use is 0 bytes, so decoding holds nothing), and the
+ * budgets of long :path buffers and rendered answers tstream.h states (a
+ * stream begun past the :path budget is rejected, H3_REQUEST_REJECTED; 431
+ * and 503 past them). Bodies are sent from where they are (the plan's wire bytes, the
  * stream's rendered buffer), never copied: what a client that never reads
  * holds is its streams' records and what ngtcp2 keeps in flight, within
  * its congestion window. */
@@ -27,18 +27,8 @@
 
 #include "target/h3_int.h"
 
-#define H3_HEADERS_CAP H1REQ_HEADERS_CAP
-#define H3_METHOD_CAP 16
-#define H3_PATH_INIT 256
-#define H3_KEEP_PATH 1024u
-#define H3_KEEP_DYN (4 * TARGET_DYN_INIT)
-#define H3_FREE_KEEP 1024
+#define H3_HEADERS_CAP TSTREAM_HEADERS_CAP
 #define H3_NV_MAX (2 * TARGET_MAX_HEADERS + 8)
-#define H3_TIMERS_PER_ROUND 4096
-#define H3_CONN_HELD_MAX (64u << 10)   /* long :path bytes of a connection's requests */
-#define H3_THREAD_HELD_MAX (16u << 20) /* ... of a thread's */
-#define H3_CONN_DYN_MAX (1u << 20)     /* rendered answers a connection's streams hold */
-#define H3_THREAD_DYN_MAX (64u << 20)  /* ... a thread's */
 
 /* An answer's header fields (":status" first). */
 struct h3_hdrs {
@@ -62,31 +52,6 @@ struct h3_plan {
 	struct h3_hdrs **route; /* [route][variant] */
 	struct h3_hdrs nf;
 	struct h3_canned canned[H3_N_CANNED];
-};
-
-enum h3_st { ST_HEAD, ST_BODY, ST_WAIT, ST_SENT };
-
-struct h3_stream {
-	struct theap_node tn; /* first: its timer on w->h3heap */
-	struct h3c *c;
-	struct h3_stream *prev, *next;
-	int64_t id;
-	enum h3_st state;
-	bool head_req, too_big, long_method, garbage, slow, deferred, held;
-	uint8_t method_len;
-	char method[H3_METHOD_CAP];
-	char *path;
-	uint32_t path_len, path_cap;
-	uint32_t hdr_bytes;
-	uint32_t dyn_held;
-	const struct target_route *rt;
-	const struct target_resp *resp;
-	uint64_t dispatch_ns;
-	const char *body;
-	size_t body_len, body_off;
-	size_t slow_budget;
-	uint64_t slow_next_ns;
-	struct target_dyn dyn;
 };
 
 /* ---- the plan's answers ------------------------------------------------ */
@@ -171,104 +136,12 @@ void target_h3_free_plan(struct target *t)
 
 /* ---- stream records ----------------------------------------------------- */
 
-static uint32_t path_weight(uint32_t cap)
-{
-	return cap > H3_KEEP_PATH ? cap : 0;
-}
+#define SC(st) ((struct h3c *)(st)->set->conn) /* a stream's connection */
 
-static struct h3_stream *stream_get(struct h3c *c, int64_t id)
+/* st fails: its stream is reset (H3_INTERNAL_ERROR). */
+static void stream_reset(struct tstream *st)
 {
-	struct h3_worker *hw = c->w->h3;
-	struct h3_stream *st = hw->free;
-	if (st) {
-		hw->free = st->next;
-		hw->n_free--;
-	} else {
-		st = calloc(1, sizeof *st);
-		if (!st)
-			return NULL;
-	}
-	char *path = st->path;
-	uint32_t path_cap = st->path_cap;
-	struct target_dyn dyn = {st->dyn.buf, 0, st->dyn.cap};
-	memset(st, 0, sizeof *st);
-	st->path = path;
-	st->path_cap = path_cap;
-	st->dyn = dyn;
-	theap_node_init(&st->tn);
-	st->c = c;
-	st->id = id;
-	st->state = ST_HEAD;
-	st->held = true;
-	st->next = c->streams;
-	if (c->streams)
-		c->streams->prev = st;
-	c->streams = st;
-	c->n_streams++;
-	return st;
-}
-
-static void stream_free(struct worker *w, struct h3_stream *st)
-{
-	w->freed += sizeof *st + st->path_cap + st->dyn.cap;
-	free(st->path);
-	free(st->dyn.buf);
-	free(st);
-}
-
-static void path_release(struct h3_stream *st)
-{
-	struct h3c *c = st->c;
-	if (!st->held)
-		return;
-	st->held = false;
-	c->held -= path_weight(st->path_cap);
-	c->w->h3->held -= path_weight(st->path_cap);
-	if (st->path_cap > H3_KEEP_PATH) {
-		c->w->freed += st->path_cap;
-		free(st->path);
-		st->path = NULL;
-		st->path_cap = st->path_len = 0;
-	}
-}
-
-static void stream_put(struct h3_stream *st)
-{
-	struct h3c *c = st->c;
-	struct worker *w = c->w;
-	struct h3_worker *hw = w->h3;
-	theap_cancel(&w->h3heap, &st->tn);
-	path_release(st);
-	c->dyn -= st->dyn_held;
-	hw->dyn -= st->dyn_held;
-	st->dyn_held = 0;
-	if (st->state == ST_WAIT || st->deferred)
-		c->n_timed--;
-	if (st->prev)
-		st->prev->next = st->next;
-	else
-		c->streams = st->next;
-	if (st->next)
-		st->next->prev = st->prev;
-	c->n_streams--;
-	if (hw->n_free < H3_FREE_KEEP) {
-		if (st->dyn.cap > H3_KEEP_DYN) {
-			w->freed += st->dyn.cap;
-			free(st->dyn.buf);
-			st->dyn = (struct target_dyn){0};
-		}
-		st->next = hw->free;
-		hw->free = st;
-		hw->n_free++;
-	} else {
-		stream_free(w, st);
-	}
-}
-
-static void stream_arm(struct h3_stream *st, uint64_t at)
-{
-	if (theap_arm(&st->c->w->h3heap, &st->tn, at) < 0)
-		ngtcp2_conn_shutdown_stream(st->c->q, st->id, NGHTTP3_H3_INTERNAL_ERROR);
+	ngtcp2_conn_shutdown_stream(SC(st)->q, st->id, NGHTTP3_H3_INTERNAL_ERROR);
 }
 
 /* ---- answering ---------------------------------------------------------- */
@@ -277,28 +150,14 @@ static nghttp3_ssize body_read(nghttp3_conn *ng, int64_t sid, nghttp3_vec *vec, 
 			       uint32_t *flags, void *ud, void *sud)
 {
 	(void)ng, (void)sid, (void)ud;
-	struct h3_stream *st = sud;
+	struct tstream *st = sud;
 	if (!st || veccnt == 0) {
 		*flags |= NGHTTP3_DATA_FLAG_EOF;
 		return 0;
 	}
-	size_t n = st->body_len - st->body_off;
-	if (st->slow) {
-		uint64_t now = st->c->w->now;
-		if (st->slow_budget == 0 && now >= st->slow_next_ns) {
-			st->slow_budget = st->rt->mis.slow_bytes;
-			st->slow_next_ns = now + st->rt->mis.slow_every_ns;
-		}
-		if (st->slow_budget == 0) {
-			if (!st->deferred)
-				st->c->n_timed++;
-			st->deferred = true;
-			stream_arm(st, st->slow_next_ns);
-			return NGHTTP3_ERR_WOULDBLOCK;
-		}
-		n = n < st->slow_budget ? n : st->slow_budget;
-		st->slow_budget -= n;
-	}
+	size_t n = tstream_slow_take(st, st->body_len - st->body_off);
+	if (st->deferred)
+		return NGHTTP3_ERR_WOULDBLOCK; /* its timer resumes it */
 	vec[0].base = (uint8_t *)(uintptr_t)(st->body + st->body_off);
 	vec[0].len = n;
 	st->body_off += n;
@@ -307,18 +166,19 @@ static nghttp3_ssize body_read(nghttp3_conn *ng, int64_t sid, nghttp3_vec *vec, 
 	return 1;
 }
 
-static void submit(struct h3_stream *st, const nghttp3_nv *nv, size_t n, bool body)
+static void submit(struct tstream *st, const nghttp3_nv *nv, size_t n, bool body)
 {
+	struct h3c *c = SC(st);
 	nghttp3_data_reader dr = {.read_data = body_read};
-	st->state = ST_SENT;
-	st->c->last_act_ns = st->c->w->now;
-	if (nghttp3_conn_submit_response(st->c->h3, st->id, nv, n, body ? &dr : NULL) != 0)
-		ngtcp2_conn_shutdown_stream(st->c->q, st->id, NGHTTP3_H3_INTERNAL_ERROR);
+	st->state = TS_SENT;
+	c->last_act_ns = c->w->now;
+	if (nghttp3_conn_submit_response(c->h3, st->id, nv, n, body ? &dr : NULL) != 0)
+		stream_reset(st);
 }
 
-static void answer_canned(struct h3_stream *st, int status)
+static void answer_canned(struct tstream *st, int status)
 {
-	struct worker *w = st->c->w;
+	struct worker *w = SC(st)->w;
 	const struct h3_plan *hp = w->t->h3p;
 	const struct h3_canned *k = &hp->canned[0];
 	for (int i = 0; i < H3_N_CANNED; i++)
@@ -333,13 +193,13 @@ static void answer_canned(struct h3_stream *st, int status)
 	st->body_len = st->head_req ? 0 : k->body_len;
 	st->body_off = 0;
 	stat_inc(&w->st.requests);
-	st->c->nreq++;
+	SC(st)->nreq++;
 	submit(st, nv, 3, st->body_len > 0);
 }
 
-static void answer(struct h3_stream *st)
+static void answer(struct tstream *st)
 {
-	struct h3c *c = st->c;
+	struct h3c *c = SC(st);
 	struct worker *w = c->w;
 	const struct target_route *rt = st->rt;
 	const struct target_resp *r = st->resp;
@@ -348,17 +208,14 @@ static void answer(struct h3_stream *st)
 	stat_inc(&w->st.requests);
 	if (st->garbage) {
 		/* HTTP/3's broken answer: the stream is reset */
-		st->state = ST_SENT;
+		st->state = TS_SENT;
 		c->last_act_ns = w->now;
-		ngtcp2_conn_shutdown_stream(c->q, st->id, NGHTTP3_H3_INTERNAL_ERROR);
+		stream_reset(st);
 		stat_inc(&w->st.misbehaved);
 		return;
 	}
 	const struct h3_hdrs *h = rt ? &hp->route[rt - w->t->plan->routes][r - rt->resps] : &hp->nf;
-	bool dynamic = r->wire == NULL;
-	st->body = dynamic ? st->dyn.buf : r->wire + r->wire_body_off;
-	st->body_len = dynamic ? st->dyn.len : r->wire_len - r->wire_body_off;
-	st->body_off = 0;
+	bool body = tstream_body_of(st);
 	nghttp3_nv nv[H3_NV_MAX];
 	memcpy(nv, h->nv, h->n * sizeof nv[0]);
 	size_t n = h->n;
@@ -372,12 +229,6 @@ static void answer(struct h3_stream *st)
 			    target_fmt_timing(timing, clock_now_ns() - st->dispatch_ns));
 		nv[n++].flags = NGHTTP3_NV_FLAG_NO_COPY_NAME;
 	}
-	bool body = !st->head_req && !r->no_body_allowed && st->body_len > 0;
-	if (body && rt && rt->mis.slow_bytes) {
-		st->slow = true;
-		st->slow_budget = rt->mis.slow_bytes;
-		st->slow_next_ns = w->now + rt->mis.slow_every_ns;
-	}
 	submit(st, nv, n, body);
 	if (rt && rt->mis.close_after && c->nreq >= rt->mis.close_after && !c->goaway) {
 		/* the connection ends: the streams opened so far are answered */
@@ -387,88 +238,27 @@ static void answer(struct h3_stream *st)
 	}
 }
 
-static void request_done(struct h3_stream *st)
+static void stream_resume(struct tstream *st)
 {
-	struct h3c *c = st->c;
-	struct worker *w = c->w;
-	theap_cancel(&w->h3heap, &st->tn); /* its request timeout */
-	st->head_req = st->method_len == 4 && !memcmp(st->method, "HEAD", 4);
-	if (st->too_big || st->long_method || !st->method_len) {
-		path_release(st);
-		stat_inc(&w->st.bad_requests);
-		answer_canned(st, st->too_big ? 431 : st->long_method ? 501 : 400);
-		return;
-	}
-	const char *path = st->path ? st->path : "", *query = NULL;
-	size_t plen = st->path_len, qlen = 0;
-	const char *q = memchr(path, '?', plen);
-	if (q) {
-		query = q + 1;
-		qlen = plen - (size_t)(query - path);
-		plen = (size_t)(q - path);
-	}
-	const struct target_route *rt =
-		target_plan_match(w->t->plan, st->method, st->method_len, path, plen);
-	st->rt = rt;
-	st->resp = target_choose(w, rt, &st->garbage, &st->dyn, query, qlen);
-	path_release(st);
-	if (st->dyn.len) {
-		if (c->dyn + st->dyn.cap > H3_CONN_DYN_MAX ||
-		    w->h3->dyn + st->dyn.cap > H3_THREAD_DYN_MAX) {
-			w->freed += st->dyn.cap;
-			free(st->dyn.buf);
-			st->dyn = (struct target_dyn){0};
-			answer_canned(st, 503);
-			return;
-		}
-		st->dyn_held = st->dyn.cap;
-		c->dyn += st->dyn_held;
-		w->h3->dyn += st->dyn_held;
-	}
-	if (!rt || rt->simple) {
-		answer(st);
-		return;
-	}
-	uint64_t ready = target_ready_at(w, rt, &st->dispatch_ns);
-	if (ready > w->now) {
-		st->state = ST_WAIT;
-		c->n_timed++;
-		stream_arm(st, ready);
-		return;
-	}
-	answer(st);
+	nghttp3_conn_resume_stream(SC(st)->h3, st->id);
 }
 
-static void stream_timer(struct h3_stream *st)
+static void stream_timed(struct tstream *st)
 {
-	struct h3c *c = st->c;
-	struct worker *w = c->w;
-	if (st->state == ST_WAIT) {
-		c->n_timed--;
-		answer(st);
-	} else if (st->state == ST_SENT) {
-		if (st->deferred) {
-			c->n_timed--;
-			st->deferred = false;
-			nghttp3_conn_resume_stream(c->h3, st->id);
-		}
-	} else {
-		/* the request did not arrive whole within the plan's request timeout */
-		path_release(st);
-		stat_inc(&w->st.timeouts);
-		answer_canned(st, 408);
-	}
-	h3_dirty(c);
+	h3_dirty(SC(st));
 }
+
+static const struct tstream_ops h3_ops = {
+	.answer = answer,
+	.canned = answer_canned,
+	.resume = stream_resume,
+	.reset = stream_reset,
+	.timed = stream_timed,
+};
 
 void h3_stream_timers(struct worker *w)
 {
-	for (int i = 0; i < H3_TIMERS_PER_ROUND; i++) {
-		struct theap_node *n = theap_pop_expired(&w->h3heap, w->now);
-		if (!n)
-			break;
-		stream_timer((struct h3_stream *)n);
-	}
+	tstream_run_timers(&w->h3->pool);
 }
 
 /* ---- nghttp3 callbacks ---------------------------------------------------- */
@@ -477,12 +267,19 @@ static int on_begin_headers(nghttp3_conn *ng, int64_t sid, void *ud, void *sud)
 {
 	(void)sud;
 	struct h3c *c = ud;
-	struct h3_stream *st = stream_get(c, sid);
+	struct tstream_pool *p = &c->w->h3->pool;
+	c->last_act_ns = c->w->now;
+	if (!tstream_may_begin(p, &c->s)) {
+		/* the requests still coming hold enough already: not processed,
+		 * the client may retry it later */
+		stat_inc(&c->w->st.bad_requests);
+		ngtcp2_conn_shutdown_stream(c->q, sid, NGHTTP3_H3_REQUEST_REJECTED);
+		return 0;
+	}
+	struct tstream *st = tstream_get(p, &c->s, sid);
 	if (!st)
 		return NGHTTP3_ERR_CALLBACK_FAILURE;
 	nghttp3_conn_set_stream_user_data(ng, sid, st);
-	c->last_act_ns = c->w->now;
-	stream_arm(st, c->w->now + c->w->t->plan->request_timeout_ns);
 	return 0;
 }
 
@@ -490,68 +287,35 @@ static int on_header(nghttp3_conn *ng, int64_t sid, int32_t token, nghttp3_rcbuf
 		     nghttp3_rcbuf *value, uint8_t flags, void *ud, void *sud)
 {
 	(void)ng, (void)sid, (void)flags, (void)ud;
-	struct h3_stream *st = sud;
-	if (!st || st->too_big || st->state != ST_HEAD)
+	struct tstream *st = sud;
+	if (!st || st->state != TS_HEAD)
 		return 0;
 	nghttp3_vec n = nghttp3_rcbuf_get_buf(name), v = nghttp3_rcbuf_get_buf(value);
-	st->hdr_bytes += (uint32_t)(n.len + v.len + 32);
-	if (st->hdr_bytes > H3_HEADERS_CAP) {
-		st->too_big = true; /* 431 once the request ends; nothing more is kept */
-		return 0;
-	}
-	if (token == NGHTTP3_QPACK_TOKEN__METHOD) {
-		if (v.len >= H3_METHOD_CAP) {
-			st->long_method = true;
-		} else {
-			memcpy(st->method, v.base, v.len);
-			st->method_len = (uint8_t)v.len;
-		}
-	} else if (token == NGHTTP3_QPACK_TOKEN__PATH) {
-		if (v.len > st->path_cap) {
-			struct h3c *c = st->c;
-			struct h3_worker *hw = c->w->h3;
-			uint32_t cap = st->path_cap ? st->path_cap : H3_PATH_INIT;
-			while (cap < v.len)
-				cap *= 2;
-			uint32_t more = path_weight(cap) - path_weight(st->path_cap);
-			if (c->held + more > H3_CONN_HELD_MAX ||
-			    hw->held + more > H3_THREAD_HELD_MAX) {
-				st->too_big = true; /* 431, as for header fields over the cap */
-				return 0;
-			}
-			char *p = realloc(st->path, cap);
-			if (!p)
-				return NGHTTP3_ERR_CALLBACK_FAILURE;
-			st->path = p;
-			st->path_cap = cap;
-			c->held += more;
-			hw->held += more;
-		}
-		memcpy(st->path, v.base, v.len);
-		st->path_len = (uint32_t)v.len;
-	}
-	return 0;
+	enum tstream_field k = token == NGHTTP3_QPACK_TOKEN__METHOD ? TF_METHOD
+			       : token == NGHTTP3_QPACK_TOKEN__PATH ? TF_PATH
+								    : TF_OTHER;
+	return tstream_header(st, k, n.len, v.base, v.len) ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
 }
 
 static int on_end_headers(nghttp3_conn *ng, int64_t sid, int fin, void *ud, void *sud)
 {
 	(void)ng, (void)sid, (void)ud;
-	struct h3_stream *st = sud;
-	if (!st || st->state != ST_HEAD)
+	struct tstream *st = sud;
+	if (!st || st->state != TS_HEAD)
 		return 0;
 	if (fin)
-		request_done(st);
+		tstream_request_done(st);
 	else
-		st->state = ST_BODY;
+		st->state = TS_BODY;
 	return 0;
 }
 
 static int on_end_stream(nghttp3_conn *ng, int64_t sid, void *ud, void *sud)
 {
 	(void)ng, (void)sid, (void)ud;
-	struct h3_stream *st = sud;
-	if (st && st->state <= ST_BODY)
-		request_done(st);
+	struct tstream *st = sud;
+	if (st && st->state <= TS_BODY)
+		tstream_request_done(st);
 	return 0;
 }
 
@@ -579,10 +343,10 @@ static int on_deferred_consume(nghttp3_conn *ng, int64_t sid, size_t n, void *ud
 static int on_stream_close(nghttp3_conn *ng, int64_t sid, uint64_t code, void *ud, void *sud)
 {
 	(void)code, (void)ud;
-	struct h3_stream *st = sud;
+	struct tstream *st = sud;
 	if (st) {
 		nghttp3_conn_set_stream_user_data(ng, sid, NULL);
-		stream_put(st);
+		tstream_put(st);
 	}
 	return 0;
 }
@@ -620,6 +384,9 @@ static const nghttp3_callbacks h3_cbs = {
 
 int h3_session_new(struct h3c *c)
 {
+	struct h3_worker *hw = c->w->h3;
+	if (!hw->pool.w)
+		tstream_pool_init(&hw->pool, c->w, &c->w->h3heap, &h3_ops);
 	nghttp3_settings st;
 	nghttp3_settings_default(&st);
 	st.max_field_section_size = H3_HEADERS_CAP;
@@ -646,10 +413,10 @@ int h3_session_new(struct h3c *c)
 
 void h3_session_free(struct h3c *c)
 {
-	while (c->streams) {
+	while (c->s.head) {
 		if (c->h3)
-			nghttp3_conn_set_stream_user_data(c->h3, c->streams->id, NULL);
-		stream_put(c->streams);
+			nghttp3_conn_set_stream_user_data(c->h3, c->s.head->id, NULL);
+		tstream_put(c->s.head);
 	}
 	if (c->h3)
 		nghttp3_conn_del(c->h3);
@@ -658,11 +425,5 @@ void h3_session_free(struct h3c *c)
 
 void h3_worker_free_streams(struct worker *w)
 {
-	struct h3_worker *hw = w->h3;
-	while (hw->free) {
-		struct h3_stream *st = hw->free;
-		hw->free = st->next;
-		stream_free(w, st);
-	}
-	hw->n_free = 0;
+	tstream_pool_free(&w->h3->pool);
 }

@@ -22,8 +22,6 @@
 #define H3_KEY_LEN 8    /* every CID of one connection begins with its key */
 #define H3_HT_SIZE 4096 /* hash buckets per thread (chained) */
 
-struct h3_stream;
-
 /* One QUIC connection, with its HTTP/3 session once the handshake lets
  * the server open its control and QPACK streams. */
 struct h3c {
@@ -39,11 +37,7 @@ struct h3c {
 	nghttp3_conn *h3; /* NULL until the session is made */
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
-	struct h3_stream *streams; /* its request streams with a record */
-	uint32_t n_streams;        /* records held */
-	uint32_t n_timed;          /* of them, waiting on their own timer */
-	uint32_t held;             /* bytes of long :path its incomplete requests hold */
-	size_t dyn;                /* bytes of rendered answers its streams hold */
+	struct tstream_set s;      /* its request streams (tstream.h) */
 	uint64_t nreq;             /* requests answered */
 	uint64_t last_act_ns;      /* a request's bytes went either way (idleness) */
 	bool dirty;                /* on w->h3->dirty: to be flushed */
@@ -58,9 +52,7 @@ struct h3_worker {
 	struct h3c **ht; /* H3_HT_SIZE chains */
 	struct h3c *live;
 	struct h3c *dirty;
-	size_t held, dyn;       /* c->held and c->dyn over the thread's connections */
-	struct h3_stream *free; /* stream records kept for reuse */
-	unsigned n_free;
+	struct tstream_pool pool; /* its request streams (tstream.h) */
 	struct net_addr local; /* the socket's own address (the paths' local end) */
 	/* datagram buffers, made once */
 	uint8_t *rx;

@@ -263,7 +263,7 @@ static void conn_flush(struct h3c *c)
 	if (n)
 		send_to(c, n);
 	ngtcp2_conn_update_pkt_tx_time(c->q, w->now);
-	if (c->goaway && c->n_streams == 0) {
+	if (c->goaway && c->s.n == 0) {
 		/* close_after: GOAWAY sent and every stream before it answered and
 		 * acknowledged (a record lives until its stream closes) */
 		conn_close(c, 0, NGHTTP3_H3_NO_ERROR, false);
@@ -277,7 +277,7 @@ static void conn_flush(struct h3c *c)
 static uint64_t idle_at(const struct h3c *c)
 {
 	uint64_t idle = c->w->t->plan->idle_timeout_ns;
-	if (!idle || !c->established || c->n_timed)
+	if (!idle || !c->established || c->s.n_timed)
 		return UINT64_MAX;
 	return c->last_act_ns + idle;
 }
@@ -504,6 +504,7 @@ static struct h3c *conn_new(struct worker *w, const ngtcp2_pkt_hd *hd,
 		return NULL;
 	theap_node_init(&c->tn);
 	c->w = w;
+	c->s.conn = c;
 	c->peer = *from;
 	c->peer_len = flen;
 	c->odcid = hd->dcid;

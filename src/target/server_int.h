@@ -31,6 +31,7 @@
 #include "target/render.h"
 #include "target/target.h"
 #include "target/theap.h"
+#include "target/tstream.h"
 #include "util/clock.h"
 #include "util/rng.h"
 
@@ -107,12 +108,7 @@ struct conn {
 
 	/* HTTP/2 (h2.c): the session, NULL for HTTP/1.1 */
 	struct h2_sess *h2;
-	uint32_t h2_streams;   /* streams open on it (requests not yet answered and sent) */
-	uint32_t h2_timed;     /* of them, waiting on their own timer (latency, slow body):
-	                        * the connection is not idle while one does */
-	uint32_t h2_held;      /* bytes of :path its streams still receiving their request
-	                        * hold (h2.c bounds them per connection and per thread) */
-	uint32_t h2_dyn;       /* bytes of rendered answers its streams hold (bounded too) */
+	struct tstream_set h2s; /* its streams (tstream.h): open ones, timed ones, budgets */
 	bool proto_known;      /* h2c: the first bytes were not the client preface: HTTP/1.1 */
 	bool h2_dirty;         /* on w->h2_dirty: streams answered by a timer, to be sent */
 	struct conn *dirty_next;
@@ -144,11 +140,8 @@ struct worker {
 	struct target_stats st; /* written by this thread only, read by any */
 	/* HTTP/2 (h2.c) */
 	struct theap sheap;          /* the streams' timers (latency, slow bodies, timeouts) */
-	struct h2_stream *h2_free;   /* stream records kept for reuse */
-	unsigned h2_n_free;
+	struct tstream_pool h2pool;  /* its HTTP/2 streams (tstream.h) */
 	struct conn *h2_dirty;       /* connections with answers a timer made */
-	size_t h2_held;              /* c->h2_held over this thread's connections */
-	size_t h2_dyn;               /* c->h2_dyn over them */
 	/* HTTP/3 (quic.c, h3.c) */
 	int udp_fd; /* its own UDP socket on the port (SO_REUSEPORT); -1: none */
 	char udp_tag;
