@@ -617,7 +617,7 @@ class H3Target:
         self.port = free_tcp_udp_port()
         self.err = open(os.path.join(tmp, f"h3-{kind}.err"), "w+")
         if kind == "serve":
-            argv = [PACER, "serve", "--plan", "hello", "--http3", "--threads", "1",
+            argv = [PACER, "serve", "--plan", "hello", "--http3", "--http2", "--threads", "1",
                     "--max-streams", str(H3_STREAMS), "--listen", f"127.0.0.1:{self.port}"]
             env = None
         else:
@@ -721,11 +721,12 @@ def gtls_flat(target, tmp, n_each):
             "steal_pct": steal}
 
 
-def pacer_h3(target, tmp, args):
-    """pacer --http3 against a fresh target; the target's count and CPU
-    per response beside pacer's figures."""
+def pacer_h3(target, tmp, args, proto="--http3"):
+    """pacer --http3 (or proto: --http2, over TLS on the target's TCP
+    port) against a fresh target; the target's count and CPU per response
+    beside pacer's figures."""
     try:
-        row = pacer_run(target.url(), ["--http3", "--insecure", "--max-streams", str(H3_STREAMS),
+        row = pacer_run(target.url(), [proto, "--insecure", "--max-streams", str(H3_STREAMS),
                                        "-w", "1s"] + args, tmp)
     finally:
         served, tcpu = target.stop()
@@ -734,9 +735,10 @@ def pacer_h3(target, tmp, args):
         d = json.load(f)
     m = d["measure"]
     row["sent"] = m["requests"]["sent"] + d.get("warmup", {}).get("requests", {}).get("sent", 0)
-    row["packets_lost"] = m["quic"]["packets_lost"]
-    row["cwnd_stalls"] = m["quic"]["cwnd_stalls"]
-    row["smoothed_rtt_mean_us"] = m["quic"]["smoothed_rtt"]["mean_us"]
+    if "quic" in m:
+        row["packets_lost"] = m["quic"]["packets_lost"]
+        row["cwnd_stalls"] = m["quic"]["cwnd_stalls"]
+        row["smoothed_rtt_mean_us"] = m["quic"]["smoothed_rtt"]["mean_us"]
     row["limited"] = bool(d.get("generator_limited", {}).get("flagged"))
     if tcpu is not None and served:
         row["target_cpu_us_per_resp"] = tcpu * 1e6 / served
@@ -761,10 +763,13 @@ def h3_section(a, tmp):
             rows = res.setdefault(f"{kind}_{mode}", {"pacer": [], "peer": []})
             for i in range(a.reps):
                 for who in (["pacer", "peer"] if i % 2 == 0 else ["peer", "pacer"]):
-                    if who == "peer" and mode == "rate":
-                        continue  # gtlsclient has no rate: no comparable
                     t = H3Target(kind, tmp)
-                    if who == "peer":
+                    if who == "peer" and mode == "rate":
+                        # gtlsclient has no rate: the comparable is pacer's
+                        # own HTTP/2 over TLS, same rate, same server
+                        r = pacer_h3(t, tmp, ["--rate", f"{rate:g}", "-c", str(H3_CONNS),
+                                              "-d", f"{a.secs}s"], "--http2")
+                    elif who == "peer":
                         n = n_each.get(kind, 2000)
                         r = gtls_flat(t, tmp, n)
                         n_each[kind] = max(500, int(r["rps"] * a.secs / H3_CONNS))
@@ -781,78 +786,95 @@ def h3_section(a, tmp):
 
     summ = {}
     md = head + [
-        "Debian's h2load (nghttp2 1.52) is built without QUIC: `--npn-list h3` offers h3 over "
-        "TCP and TLS and every request fails, so the peer is ngtcp2's example client "
-        "(`gtlsclient`, Debian ngtcp2-client 0.12, GnuTLS like pacer): one QUIC connection per "
-        f"process, so {H3_CONNS} processes at once, each asking for N requests "
-        "(`-n N --exit-on-all-streams-close -q --no-quic-dump --no-http-dump`, N sized to take "
-        f"about {a.secs} s); it opens as many streams at once as the server's `MAX_STREAMS` "
-        f"allows. pacer: `--http3 --concurrency {H3_CONNS} --max-streams {H3_STREAMS} -d "
-        f"{a.secs}s -w 1s` flat out (closed loop), `--rate {rate:g} -c {H3_CONNS} --max-streams "
-        f"{H3_STREAMS}` at a fixed rate (open loop, default pacing). gtlsclient has no rate "
-        "option (nor a delay between requests), so the fixed-rate rows have no peer.", "",
-        f"Targets on CPU 0, started afresh for each run: `pacer serve --plan hello --http3 "
-        f"--threads 1 --max-streams {H3_STREAMS}` (`MAX_STREAMS` {H3_STREAMS}, so gtlsclient runs "
-        f"{H3_STREAMS} streams a connection as pacer does: the like-for-like target), and Caddy "
-        "(`tls internal`, `respond \"hello\"`, a JSON access log to count by), whose quic-go "
-        "offers 100 streams a connection (not configurable in Caddy 2.6): gtlsclient keeps up "
-        f"to 100 in flight there, pacer {H3_STREAMS}. Generators on CPU 1. Responses are the "
-        "target's count (its closing line, its access log); CPU per response: the generator "
-        "processes' user+sys over them (pacer's 1 s warm-up included; gtlsclient's handshakes "
-        "and process start included); gtlsclient's rate: responses over the wall time of its "
-        "run.", "",
+        "Debian's h2load (nghttp2 1.52) is built without QUIC (not linked with ngtcp2; "
+        "`--npn-list h3` opens a TCP connection, offers h3 in TLS and every request fails), so "
+        "the peer is ngtcp2's example client (`gtlsclient`, Debian ngtcp2-client 0.12, GnuTLS "
+        f"like pacer): one QUIC connection per process, so {H3_CONNS} processes at once, each "
+        "asking for N requests (`-n N --exit-on-all-streams-close -q --no-quic-dump "
+        f"--no-http-dump`, N sized from its last rate to take about {a.secs} s); it opens as "
+        "many streams at once as the server's `MAX_STREAMS` allows. pacer: `--http3 "
+        f"--concurrency {H3_CONNS} --max-streams {H3_STREAMS} -d {a.secs}s -w 1s` flat out "
+        f"(closed loop), `--rate {rate:g} -c {H3_CONNS} --max-streams {H3_STREAMS}` at a fixed "
+        "rate (open loop, default pacing). gtlsclient has no rate option (nor a delay between "
+        "requests), so no peer runs at a fixed rate: beside pacer's HTTP/3 there is pacer's "
+        "HTTP/2 over TLS (`--http2`, the same options) against the same server's TCP port.", "",
+        "Targets on CPU 0, started afresh for each run: `pacer serve --plan hello --http3 "
+        f"--http2 --threads 1 --max-streams {H3_STREAMS}` (`MAX_STREAMS` {H3_STREAMS}, so "
+        f"gtlsclient runs {H3_STREAMS} streams a connection as pacer does: the like-for-like "
+        "target), and Caddy (`tls internal`, `respond \"hello\"`, a JSON access log to count "
+        "by), whose quic-go offers 100 streams a connection (not configurable in Caddy 2.6): "
+        f"gtlsclient keeps up to 100 in flight there, pacer {H3_STREAMS}. Generators on CPU 1. "
+        "Responses are the target's count (its closing line, its access log); CPU per "
+        "response: the generator processes' user+sys over them (pacer's 1 s warm-up included; "
+        "gtlsclient's process starts and handshakes included); gtlsclient's rate: responses "
+        "over the wall time of its run.", "",
         "Flat out:", "",
         "| target | pacer req/s | gtlsclient req/s | pacer CPU µs/resp | gtlsclient CPU µs/resp "
         "| pacer / gtlsclient CPU | target CPU µs/resp (pacer's run, gtlsclient's) |",
         "|---|---|---|---|---|---|---|"]
     names = {"serve": "`pacer serve --http3`", "caddy": "Caddy"}
     for key, rows in res.items():
+        peer = "gtlsclient" if key.endswith("_flat") else "h2"
         p_rps, g_rps = med(rows["pacer"], "rps"), med(rows["peer"], "rps")
         p_cpu, g_cpu = med(rows["pacer"], "cpu_us_per_resp"), med(rows["peer"], "cpu_us_per_resp")
         tp, tg = med(rows["pacer"], "target_cpu_us_per_resp"), med(rows["peer"], "target_cpu_us_per_resp")
-        summ[f"h3_{key}_pacer_rps"], summ[f"h3_{key}_gtlsclient_rps"] = p_rps, g_rps
-        summ[f"h3_{key}_pacer_cpu_us"], summ[f"h3_{key}_gtlsclient_cpu_us"] = p_cpu, g_cpu
-        summ[f"h3_{key}_pacer_over_gtlsclient_cpu"] = ratio(p_cpu, g_cpu)
-        summ[f"h3_{key}_pacer_over_gtlsclient_rps"] = ratio(p_rps, g_rps)
+        summ[f"h3_{key}_pacer_rps"], summ[f"h3_{key}_{peer}_rps"] = p_rps, g_rps
+        summ[f"h3_{key}_pacer_cpu_us"], summ[f"h3_{key}_{peer}_cpu_us"] = p_cpu, g_cpu
+        summ[f"h3_{key}_pacer_over_{peer}_cpu"] = ratio(p_cpu, g_cpu)
+        summ[f"h3_{key}_pacer_over_{peer}_rps"] = ratio(p_rps, g_rps)
         summ[f"h3_{key}_target_cpu_us"] = [tp, tg]
         summ[f"h3_{key}_spread_pacer_cpu_us"] = [r["cpu_us_per_resp"] for r in rows["pacer"]]
-        summ[f"h3_{key}_spread_gtlsclient_cpu_us"] = [r["cpu_us_per_resp"] for r in rows["peer"]]
+        summ[f"h3_{key}_spread_{peer}_cpu_us"] = [r["cpu_us_per_resp"] for r in rows["peer"]]
         summ[f"h3_{key}_pacer_limited_runs"] = sum(r["limited"] for r in rows["pacer"])
-        if key.endswith("_flat"):
+        summ[f"h3_{key}_{peer}_limited_runs"] = sum(r.get("limited", 0) for r in rows["peer"])
+        if peer == "gtlsclient":
             md.append(f"| {names[key[:-5]]} | {fmt(p_rps)} | {fmt(g_rps)} | {fmt(p_cpu, 2)} | "
                       f"{fmt(g_cpu, 2)} | {fmt(ratio(p_cpu, g_cpu), 2)} | {fmt(tp, 2)}, {fmt(tg, 2)} |")
-    md += ["", f"At a fixed {rate:g} req/s (pacer alone: no peer has a rate):", "",
-           "| target | achieved/s | send-lag p99 µs | latency p99 µs | pacer CPU µs/resp | "
-           "target CPU µs/resp | runs pacer flagged generator-limited |", "|---|---|---|---|---|---|---|"]
+    md += ["", f"At a fixed {rate:g} req/s (no peer has a rate: pacer's HTTP/3 beside its "
+           "HTTP/2 over TLS on the same server):", "",
+           "| target | achieved/s h3, h2 | send-lag p99 µs h3, h2 | latency p99 µs h3, h2 | "
+           "pacer CPU µs/resp h3 | pacer CPU µs/resp h2 | h3 / h2 CPU | target CPU µs/resp "
+           "h3, h2 | runs pacer flagged generator-limited h3, h2 |",
+           "|---|---|---|---|---|---|---|---|---|"]
     for key, rows in res.items():
         if key.endswith("_rate"):
-            md.append(f"| {names[key[:-5]]} | {fmt(med(rows['pacer'], 'rps'))} | "
-                      f"{fmt(med(rows['pacer'], 'send_lag_p99_us'))} | "
-                      f"{fmt(med(rows['pacer'], 'latency_p99_us'))} | "
-                      f"{fmt(summ[f'h3_{key}_pacer_cpu_us'], 2)} | "
-                      f"{fmt(med(rows['pacer'], 'target_cpu_us_per_resp'), 2)} | "
-                      f"{summ[f'h3_{key}_pacer_limited_runs']} of {len(rows['pacer'])} |")
+            p, h = rows["pacer"], rows["peer"]
+
+            def both(k, d=1):
+                return f"{fmt(med(p, k), d)}, {fmt(med(h, k), d)}"
+            pc, hc = summ[f"h3_{key}_pacer_cpu_us"], summ[f"h3_{key}_h2_cpu_us"]
+            md.append(f"| {names[key[:-5]]} | {both('rps')} | {both('send_lag_p99_us', 0)} | "
+                      f"{both('latency_p99_us', 0)} | {fmt(pc, 2)} | {fmt(hc, 2)} | "
+                      f"{fmt(ratio(pc, hc), 2)} | {both('target_cpu_us_per_resp', 2)} | "
+                      f"{summ[f'h3_{key}_pacer_limited_runs']} of {len(p)}, "
+                      f"{summ[f'h3_{key}_h2_limited_runs']} of {len(h)} |")
     top = max((r["rps"] for rows in (res.get("caddy_flat"),) if rows
                for rs in rows.values() for r in rs), default=None)
     if top is not None and top < rate:
-        md += ["", f"Caddy on one CPU, writing its access log, answered at most {top:,.0f}/s flat "
-               f"out here: below {rate:g} req/s, so the fixed-rate run against it is bound by the "
-               "target (requests queue in pacer, as its send lag shows), not a measure of pacer."]
+        md += ["", f"Caddy on one CPU, writing its access log, answered HTTP/3 at most "
+               f"{top:,.0f}/s flat out here: below {rate:g} req/s, so the fixed-rate HTTP/3 run "
+               "against it is bound by the target (requests queue in pacer, as its send lag "
+               "shows), not a measure of pacer."]
     names = {"serve_flat": "`pacer serve --http3`, flat out",
              "serve_rate": f"`pacer serve --http3`, {rate:g} req/s",
              "caddy_flat": "Caddy, flat out", "caddy_rate": f"Caddy, {rate:g} req/s"}
-    bad = [(k, r["sent"], r["served"]) for k, rows in res.items() for r in rows["pacer"]
-           if r["served"] != r["sent"]]
-    md += ["", "Spread of the repetitions (generator CPU µs per response): " + "; ".join(
-        f"{names[k]}: pacer " + ", ".join(fmt(v, 2) for v in summ[f'h3_{k}_spread_pacer_cpu_us'])
-        + ((", gtlsclient " + ", ".join(fmt(v, 2) for v in summ[f'h3_{k}_spread_gtlsclient_cpu_us']))
-           if summ[f'h3_{k}_spread_gtlsclient_cpu_us'] else "")
-        for k in res), "",
-        steal_line([r for rows in res.values() for rs in rows.values() for r in rs],
-                   retried=False), "",
-        ("Every request pacer sent was counted by the target." if not bad else
-         "Runs where the target's count differs from pacer's requests sent (key, sent, "
-         "counted): " + ", ".join(map(str, bad))), ""]
+    bad = [(k, r["sent"], r["served"]) for k, rows in res.items() for rs in rows.values()
+           for r in rs if "sent" in r and r["served"] != r["sent"]]
+
+    def spread(k):
+        peer = "gtlsclient" if k.endswith("_flat") else "pacer --http2"
+        other = summ[f"h3_{k}_spread_{'gtlsclient' if k.endswith('_flat') else 'h2'}_cpu_us"]
+        return (f"{names[k]}: pacer " + ", ".join(fmt(v, 2) for v in summ[f"h3_{k}_spread_pacer_cpu_us"])
+                + (f"; {peer} " + ", ".join(fmt(v, 2) for v in other) if other else ""))
+    md += ["", "Spread of the repetitions (generator CPU µs per response): "
+           + "; ".join(spread(k) for k in res), "",
+           steal_line([r for rows in res.values() for rs in rows.values() for r in rs],
+                      retried=False), "",
+           ("Every request pacer sent was counted by the target." if not bad else
+            "Runs where the target's count differs from pacer's requests sent (key, sent, "
+            "counted): " + ", ".join(map(str, bad))), "",
+           "On a shared machine the fixed-rate runs' send lag and generator-limited flags are "
+           "its scheduling more than pacer: read the CPU per response and the ratios.", ""]
     return res, summ, md
 
 
