@@ -31,6 +31,11 @@ Targets run on CPU 0, generators on CPU 1 (taskset), one thread each.
                                (h2load --rps); `--only-h2` runs just this section. Beside them,
                                `self-contained h2c`: `pacer run --self-contained --h2c` (driver
                                and target in one process) against h2load driving `pacer serve --h2c`
+  http3                        --http3, 10 connections x 10 streams, beside ngtcp2's example client
+                               (gtlsclient; Debian's h2load has no QUIC), against `pacer serve --http3
+                               --max-streams 10` and Caddy, each started afresh per run on CPU 0:
+                               flat out (both) and at a fixed rate (pacer alone: gtlsclient has no
+                               rate); `--only-h3` runs just this section
 """
 import argparse
 import datetime
@@ -582,6 +587,297 @@ def h2_section(a, tmp):
     return res, summ, md
 
 
+H3_CONNS, H3_STREAMS = 10, 10
+SERVED_RE = re.compile(r"pacer serve: served (\d+) requests on (\d+) connections")
+
+
+def free_tcp_udp_port():
+    """A port free for both TCP and UDP on 127.0.0.1 a moment ago (HTTP/3
+    targets listen on TCP and on the UDP port of the same number)."""
+    for _ in range(50):
+        p = free_port()
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
+            try:
+                u.bind(("127.0.0.1", p))
+            except OSError:
+                continue
+        return p
+    raise RuntimeError("no port free for both TCP and UDP")
+
+
+class H3Target:
+    """An HTTP/3 target on CPU 0, started afresh for each run so that its
+    count of requests is that run's: `pacer serve --plan hello --http3
+    --max-streams 10` (one thread; its closing line has the count) or
+    Debian's Caddy (`tls internal`, "hello"; its JSON access log has the
+    count). Stopped by PID."""
+
+    def __init__(self, kind, tmp):
+        self.kind, self.tmp = kind, tmp
+        self.port = free_tcp_udp_port()
+        self.err = open(os.path.join(tmp, f"h3-{kind}.err"), "w+")
+        if kind == "serve":
+            argv = [PACER, "serve", "--plan", "hello", "--http3", "--http2", "--threads", "1",
+                    "--max-streams", str(H3_STREAMS), "--listen", f"127.0.0.1:{self.port}"]
+            env = None
+        else:
+            d = os.path.join(tmp, "caddy")  # its CA and certificates, kept between runs
+            os.makedirs(d, exist_ok=True)
+            self.log = os.path.join(tmp, "caddy-access.log")
+            if os.path.exists(self.log):
+                os.unlink(self.log)
+            conf = os.path.join(tmp, "Caddyfile")
+            with open(conf, "w") as f:
+                # localhost too: ngtcp2's example client sends SNI "localhost"
+                # for an IP address, and Caddy refuses a name it has no
+                # certificate for
+                f.write(f"""{{
+	admin off
+	auto_https disable_redirects
+	skip_install_trust
+	storage file_system {d}/data
+	http_port {free_port()}
+	https_port {self.port}
+	servers {{
+		protocols h1 h2 h3
+	}}
+}}
+https://127.0.0.1:{self.port}, https://localhost:{self.port} {{
+	bind 127.0.0.1
+	tls internal
+	log {{
+		output file {self.log}
+		format json
+	}}
+	respond "hello" 200
+}}
+""")
+            argv = ["caddy", "run", "--config", conf, "--adapter", "caddyfile"]
+            env = dict(os.environ, HOME=d, XDG_DATA_HOME=os.path.join(d, "xdg"),
+                       XDG_CONFIG_HOME=os.path.join(d, "xdg"))
+        self.p = subprocess.Popen(["taskset", "-c", "0"] + argv, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=self.err,
+                                  cwd=tmp if kind == "caddy" else None, env=env)
+        wait_port(self.port, 30)
+        end = time.time() + 30
+        while kind == "caddy" and "enabling HTTP/3 listener" not in self.output():
+            if time.time() > end or self.p.poll() is not None:
+                self.stop()
+                raise RuntimeError("caddy: no HTTP/3 listener: " + self.output()[-2000:])
+            time.sleep(0.05)
+        self.cpu0 = proc_cpu_s(self.p.pid)
+
+    def output(self):
+        with open(self.err.name, errors="replace") as f:
+            return f.read()
+
+    def url(self):
+        return f"https://127.0.0.1:{self.port}/"
+
+    def stop(self):
+        """Stop it; (requests it counted, its CPU seconds since start())."""
+        cpu = proc_cpu_s(self.p.pid) - self.cpu0 if self.p.poll() is None else None
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGINT)
+            try:
+                self.p.wait(10)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+        self.err.close()
+        if self.kind == "serve":
+            m = SERVED_RE.search(self.output())
+            n = int(m.group(1)) if m else None
+        else:
+            n = 0
+            if os.path.exists(self.log):
+                with open(self.log) as f:
+                    n = sum(1 for line in f if '"status":200' in line)
+        return n, cpu
+
+
+def gtls_flat(target, tmp, n_each):
+    """ngtcp2's example client (Debian ngtcp2-client, gtlsclient) as the
+    HTTP/3 peer: H3_CONNS processes at once, each one QUIC connection
+    asking for n_each requests of the URL and exiting when all its streams
+    have closed; it opens as many streams at a time as the server's
+    MAX_STREAMS credit allows. CPU from rusage of the shell that waits for
+    them (their user+sys summed); responses from the target's own count."""
+    errs = os.path.join(tmp, "gtls-err")
+    script = ('pids=""; for i in $(seq %d); do gtlsclient -q --no-quic-dump --no-http-dump '
+              '--exit-on-all-streams-close -n %d 127.0.0.1 %d %s >/dev/null 2>%s.$i & '
+              'pids="$pids $!"; done; rc=0; for p in $pids; do wait $p || rc=1; done; exit $rc'
+              % (H3_CONNS, n_each, target.port, target.url(), errs))
+    t0 = time.monotonic()
+    rc, _, cpu, rss = rusage_run(["sh", "-c", script])
+    wall = time.monotonic() - t0
+    steal = dict(last_steal)
+    served, tcpu = target.stop()
+    if rc != 0 or served is None:
+        raise RuntimeError(f"gtlsclient failed ({rc}), target counted {served}")
+    return {"responses": served, "asked": n_each * H3_CONNS, "rps": served / wall,
+            "wall_s": wall, "cpu_us_per_resp": cpu * 1e6 / max(served, 1), "rss_kib": rss,
+            "target_cpu_us_per_resp": tcpu * 1e6 / max(served, 1) if tcpu is not None else None,
+            "steal_pct": steal}
+
+
+def pacer_h3(target, tmp, args, proto="--http3"):
+    """pacer --http3 (or proto: --http2, over TLS on the target's TCP
+    port) against a fresh target; the target's count and CPU per response
+    beside pacer's figures."""
+    try:
+        row = pacer_run(target.url(), [proto, "--insecure", "--max-streams", str(H3_STREAMS),
+                                       "-w", "1s"] + args, tmp)
+    finally:
+        served, tcpu = target.stop()
+    row["served"] = served
+    with open(os.path.join(tmp, "r.json")) as f:
+        d = json.load(f)
+    m = d["measure"]
+    row["sent"] = m["requests"]["sent"] + d.get("warmup", {}).get("requests", {}).get("sent", 0)
+    if "quic" in m:
+        row["packets_lost"] = m["quic"]["packets_lost"]
+        row["cwnd_stalls"] = m["quic"]["cwnd_stalls"]
+        row["smoothed_rtt_mean_us"] = m["quic"]["smoothed_rtt"]["mean_us"]
+    row["limited"] = bool(d.get("generator_limited", {}).get("flagged"))
+    if tcpu is not None and served:
+        row["target_cpu_us_per_resp"] = tcpu * 1e6 / served
+    return row
+
+
+def h3_section(a, tmp):
+    """pacer --http3 beside ngtcp2's example client (Debian's h2load has no
+    QUIC), H3_CONNS connections x H3_STREAMS streams, against `pacer serve
+    --http3` and against Caddy, flat out and at a fixed rate, interleaved;
+    each run against a target started for it."""
+    res = {}
+    head = [f"## HTTP/3 beside ngtcp2's example client ({H3_CONNS} connections x {H3_STREAMS} "
+            "streams)", ""]
+    if not shutil.which("gtlsclient"):
+        return res, {}, head + ["gtlsclient not found (Debian ngtcp2-client): not measured.", ""]
+    targets = ["serve"] + (["caddy"] if shutil.which("caddy") else [])
+    rate = a.h3_rate
+    n_each = {}  # requests per gtlsclient connection, sized from its last rate
+    for kind in targets:
+        for mode in ("flat", "rate"):
+            rows = res.setdefault(f"{kind}_{mode}", {"pacer": [], "peer": []})
+            for i in range(a.reps):
+                for who in (["pacer", "peer"] if i % 2 == 0 else ["peer", "pacer"]):
+                    t = H3Target(kind, tmp)
+                    if who == "peer" and mode == "rate":
+                        # gtlsclient has no rate: the comparable is pacer's
+                        # own HTTP/2 over TLS, same rate, same server
+                        r = pacer_h3(t, tmp, ["--rate", f"{rate:g}", "-c", str(H3_CONNS),
+                                              "-d", f"{a.secs}s"], "--http2")
+                    elif who == "peer":
+                        n = n_each.get(kind, 2000)
+                        r = gtls_flat(t, tmp, n)
+                        n_each[kind] = max(500, int(r["rps"] * a.secs / H3_CONNS))
+                    elif mode == "flat":
+                        r = pacer_h3(t, tmp, ["--concurrency", str(H3_CONNS), "-d",
+                                              f"{a.secs}s", "--limited-ok"])
+                    else:
+                        r = pacer_h3(t, tmp, ["--rate", f"{rate:g}", "-c", str(H3_CONNS),
+                                              "-d", f"{a.secs}s"])
+                    rows[who].append(r)
+
+    def fmt(v, d=1):
+        return "—" if v is None else f"{v:,.{d}f}"
+
+    summ = {}
+    md = head + [
+        "Debian's h2load (nghttp2 1.52) is built without QUIC (not linked with ngtcp2; "
+        "`--npn-list h3` opens a TCP connection, offers h3 in TLS and every request fails), so "
+        "the peer is ngtcp2's example client (`gtlsclient`, Debian ngtcp2-client 0.12, GnuTLS "
+        f"like pacer): one QUIC connection per process, so {H3_CONNS} processes at once, each "
+        "asking for N requests (`-n N --exit-on-all-streams-close -q --no-quic-dump "
+        f"--no-http-dump`, N sized from its last rate to take about {a.secs} s); it opens as "
+        "many streams at once as the server's `MAX_STREAMS` allows. pacer: `--http3 "
+        f"--concurrency {H3_CONNS} --max-streams {H3_STREAMS} -d {a.secs}s -w 1s` flat out "
+        f"(closed loop), `--rate {rate:g} -c {H3_CONNS} --max-streams {H3_STREAMS}` at a fixed "
+        "rate (open loop, default pacing). gtlsclient has no rate option (nor a delay between "
+        "requests), so no peer runs at a fixed rate: beside pacer's HTTP/3 there is pacer's "
+        "HTTP/2 over TLS (`--http2`, the same options) against the same server's TCP port.", "",
+        "Targets on CPU 0, started afresh for each run: `pacer serve --plan hello --http3 "
+        f"--http2 --threads 1 --max-streams {H3_STREAMS}` (`MAX_STREAMS` {H3_STREAMS}, so "
+        f"gtlsclient runs {H3_STREAMS} streams a connection as pacer does: the like-for-like "
+        "target), and Caddy (`tls internal`, `respond \"hello\"`, a JSON access log to count "
+        "by), whose quic-go offers 100 streams a connection (not configurable in Caddy 2.6): "
+        f"gtlsclient keeps up to 100 in flight there, pacer {H3_STREAMS}. Generators on CPU 1. "
+        "Responses are the target's count (its closing line, its access log); CPU per "
+        "response: the generator processes' user+sys over them (pacer's 1 s warm-up included; "
+        "gtlsclient's process starts and handshakes included); gtlsclient's rate: responses "
+        "over the wall time of its run.", "",
+        "Flat out:", "",
+        "| target | pacer req/s | gtlsclient req/s | pacer CPU µs/resp | gtlsclient CPU µs/resp "
+        "| pacer / gtlsclient CPU | target CPU µs/resp (pacer's run, gtlsclient's) |",
+        "|---|---|---|---|---|---|---|"]
+    names = {"serve": "`pacer serve --http3`", "caddy": "Caddy"}
+    for key, rows in res.items():
+        peer = "gtlsclient" if key.endswith("_flat") else "h2"
+        p_rps, g_rps = med(rows["pacer"], "rps"), med(rows["peer"], "rps")
+        p_cpu, g_cpu = med(rows["pacer"], "cpu_us_per_resp"), med(rows["peer"], "cpu_us_per_resp")
+        tp, tg = med(rows["pacer"], "target_cpu_us_per_resp"), med(rows["peer"], "target_cpu_us_per_resp")
+        summ[f"h3_{key}_pacer_rps"], summ[f"h3_{key}_{peer}_rps"] = p_rps, g_rps
+        summ[f"h3_{key}_pacer_cpu_us"], summ[f"h3_{key}_{peer}_cpu_us"] = p_cpu, g_cpu
+        summ[f"h3_{key}_pacer_over_{peer}_cpu"] = ratio(p_cpu, g_cpu)
+        summ[f"h3_{key}_pacer_over_{peer}_rps"] = ratio(p_rps, g_rps)
+        summ[f"h3_{key}_target_cpu_us"] = [tp, tg]
+        summ[f"h3_{key}_spread_pacer_cpu_us"] = [r["cpu_us_per_resp"] for r in rows["pacer"]]
+        summ[f"h3_{key}_spread_{peer}_cpu_us"] = [r["cpu_us_per_resp"] for r in rows["peer"]]
+        summ[f"h3_{key}_pacer_limited_runs"] = sum(r["limited"] for r in rows["pacer"])
+        summ[f"h3_{key}_{peer}_limited_runs"] = sum(r.get("limited", 0) for r in rows["peer"])
+        if peer == "gtlsclient":
+            md.append(f"| {names[key[:-5]]} | {fmt(p_rps)} | {fmt(g_rps)} | {fmt(p_cpu, 2)} | "
+                      f"{fmt(g_cpu, 2)} | {fmt(ratio(p_cpu, g_cpu), 2)} | {fmt(tp, 2)}, {fmt(tg, 2)} |")
+    md += ["", f"At a fixed {rate:g} req/s (no peer has a rate: pacer's HTTP/3 beside its "
+           "HTTP/2 over TLS on the same server):", "",
+           "| target | achieved/s h3, h2 | send-lag p99 µs h3, h2 | latency p99 µs h3, h2 | "
+           "pacer CPU µs/resp h3 | pacer CPU µs/resp h2 | h3 / h2 CPU | target CPU µs/resp "
+           "h3, h2 | runs pacer flagged generator-limited h3, h2 |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for key, rows in res.items():
+        if key.endswith("_rate"):
+            p, h = rows["pacer"], rows["peer"]
+
+            def both(k, d=1):
+                return f"{fmt(med(p, k), d)}, {fmt(med(h, k), d)}"
+            pc, hc = summ[f"h3_{key}_pacer_cpu_us"], summ[f"h3_{key}_h2_cpu_us"]
+            md.append(f"| {names[key[:-5]]} | {both('rps')} | {both('send_lag_p99_us', 0)} | "
+                      f"{both('latency_p99_us', 0)} | {fmt(pc, 2)} | {fmt(hc, 2)} | "
+                      f"{fmt(ratio(pc, hc), 2)} | {both('target_cpu_us_per_resp', 2)} | "
+                      f"{summ[f'h3_{key}_pacer_limited_runs']} of {len(p)}, "
+                      f"{summ[f'h3_{key}_h2_limited_runs']} of {len(h)} |")
+    top = max((r["rps"] for rows in (res.get("caddy_flat"),) if rows
+               for rs in rows.values() for r in rs), default=None)
+    if top is not None and top < rate:
+        md += ["", f"Caddy on one CPU, writing its access log, answered HTTP/3 at most "
+               f"{top:,.0f}/s flat out here: below {rate:g} req/s, so the fixed-rate HTTP/3 run "
+               "against it is bound by the target (requests queue in pacer, as its send lag "
+               "shows), not a measure of pacer."]
+    names = {"serve_flat": "`pacer serve --http3`, flat out",
+             "serve_rate": f"`pacer serve --http3`, {rate:g} req/s",
+             "caddy_flat": "Caddy, flat out", "caddy_rate": f"Caddy, {rate:g} req/s"}
+    bad = [(k, r["sent"], r["served"]) for k, rows in res.items() for rs in rows.values()
+           for r in rs if "sent" in r and r["served"] != r["sent"]]
+
+    def spread(k):
+        peer = "gtlsclient" if k.endswith("_flat") else "pacer --http2"
+        other = summ[f"h3_{k}_spread_{'gtlsclient' if k.endswith('_flat') else 'h2'}_cpu_us"]
+        return (f"{names[k]}: pacer " + ", ".join(fmt(v, 2) for v in summ[f"h3_{k}_spread_pacer_cpu_us"])
+                + (f"; {peer} " + ", ".join(fmt(v, 2) for v in other) if other else ""))
+    md += ["", "Spread of the repetitions (generator CPU µs per response): "
+           + "; ".join(spread(k) for k in res), "",
+           steal_line([r for rows in res.values() for rs in rows.values() for r in rs],
+                      retried=False), "",
+           ("Every request pacer sent was counted by the target." if not bad else
+            "Runs where the target's count differs from pacer's requests sent (key, sent, "
+            "counted): " + ", ".join(map(str, bad))), "",
+           "On a shared machine the fixed-rate runs' send lag and generator-limited flags are "
+           "its scheduling more than pacer: read the CPU per response and the ratios.", ""]
+    return res, summ, md
+
+
 def proc_cpu_s(pid):
     """User + system CPU seconds of process pid so far (/proc/PID/stat)."""
     with open(f"/proc/{pid}/stat") as f:
@@ -859,6 +1155,10 @@ def main():
                     help="run only the perf breakdown of pacer's CPU (printed)")
     ap.add_argument("--only-h2", action="store_true",
                     help="run only the HTTP/2 section beside h2load (printed)")
+    ap.add_argument("--h3-rate", type=float, default=2000,
+                    help="fixed rate of the HTTP/3 section, req/s")
+    ap.add_argument("--only-h3", action="store_true",
+                    help="run only the HTTP/3 section beside ngtcp2's example client (printed)")
     ap.add_argument("--only-realtime", action="store_true",
                     help="run only the --realtime section against a CPU hog (printed)")
     ap.add_argument("--only-script", action="store_true",
@@ -878,6 +1178,7 @@ def main():
     for only, name, section in ((a.only_perf, "perf", perf_only),
                                 (a.only_fixed, "fixed", fixed_rate_section),
                                 (a.only_h2, "h2", h2_section), (a.only_tls, "tls", tls_section),
+                                (a.only_h3, "h3", h3_section),
                                 (a.only_realtime, "realtime", realtime_section),
                                 (a.only_script, "script", script_section)):
         if not only:
@@ -937,6 +1238,9 @@ def main():
     # HTTP/2 beside h2load
     hres, hsum, hmd = h2_section(a, tmp)
     res["http2"] = hres
+    # HTTP/3 beside ngtcp2's example client
+    h3res, h3sum, h3md = h3_section(a, tmp)
+    res["http3"] = h3res
     # --realtime against a CPU hog on pacer's CPU
     rtres, rtsum, rtmd = realtime_section(a, tmp)
     res["realtime"] = rtres
@@ -1025,9 +1329,10 @@ def main():
     summary.update(tsum)
     summary.update(fsum)
     summary.update(hsum)
+    summary.update(h3sum)
     summary.update(rtsum)
     summary.update(scsum)
-    md += tmd + fmd + pmd + hmd + rtmd + scmd
+    md += tmd + fmd + pmd + hmd + h3md + rtmd + scmd
     text = "\n".join(md)
     with open(os.path.join(a.out_dir, f"bench-{stamp}.md"), "w") as f:
         f.write(text)

@@ -8,6 +8,7 @@ back) gives one error naming the target and the exit code of a refused
 HTTPS target; a UDP port that never answers: failed handshakes counted, and
 the run ends on time. Skipped with a reason when caddy is not installed."""
 
+import collections
 import json
 import os
 import select
@@ -172,27 +173,39 @@ https://127.0.0.1:%(port)d {
 
 class LossyRelay:
     """A UDP relay on 127.0.0.1 in front of a QUIC server that drops every
-    `every`-th datagram from the client (loss on loopback without tc
-    netem, which needs a kernel module and privileges). One upstream
-    socket per client address, as a NAT would; a thread, stopped by
-    stop()."""
+    `every`-th datagram from the client (0: none) and holds each datagram,
+    both ways, `delay` seconds (loss and a round-trip time on loopback
+    without tc netem: this kernel has no sch_netem, not even in a network
+    namespace of its own). One upstream socket per client address, as a
+    NAT would; order kept; a thread, stopped by stop()."""
 
-    def __init__(self, upstream_port, every):
+    def __init__(self, upstream_port, every, delay=0.0):
         self.up = ("127.0.0.1", upstream_port)
         self.every = every
+        self.delay = delay
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.by_client, self.by_up = {}, {}
+        self.held = collections.deque()  # (due, send) in order of arrival
         self.seen = self.dropped = 0
         self.stopping = False
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
+    def _hold(self, send):
+        if self.delay > 0:
+            self.held.append((time.monotonic() + self.delay, send))
+        else:
+            send()
+
     def _run(self):
         while not self.stopping:
+            wait = 0.05
+            if self.held:
+                wait = min(wait, max(self.held[0][0] - time.monotonic(), 0.0))
             socks = [self.sock] + list(self.by_up)
-            ready, _, _ = select.select(socks, [], [], 0.05)
+            ready, _, _ = select.select(socks, [], [], wait)
             for s in ready:
                 try:
                     data, addr = s.recvfrom(65536)
@@ -206,19 +219,34 @@ class LossyRelay:
                         self.by_client[addr] = u
                         self.by_up[u] = addr
                     self.seen += 1
-                    if self.seen % self.every == 0:
+                    if self.every and self.seen % self.every == 0:
                         self.dropped += 1
                         continue
-                    u.send(data)
+                    self._hold(lambda u=u, data=data: u.send(data))
                 else:
-                    self.sock.sendto(data, self.by_up[s])
+                    to = self.by_up[s]
+                    self._hold(lambda data=data, to=to: self.sock.sendto(data, to))
+            now = time.monotonic()
+            while self.held and self.held[0][0] <= now:
+                try:
+                    self.held.popleft()[1]()
+                except OSError:
+                    pass
 
     def stop(self):
+        if self.stopping:
+            return
         self.stopping = True
         self.thread.join(2)
         for u in self.by_up:
             u.close()
         self.sock.close()
+
+
+def slower_than(latency, limit_us):
+    """Requests of a latency object (its exact histogram) at limit_us or
+    more: the buckets whose lowest value is at least that."""
+    return sum(c for v, c in latency["hist"]["counts"] if v >= limit_us * 1000)
 
 
 def setUpModule():
@@ -422,32 +450,71 @@ class Http3CaddyTest(PacerTestCase):
         self.assertEqual([e.message for e in v.iter_errors(run.json)], [])
         self.assertEqual(test_report.undescribed_fields(test_report.schema(), run.json), [])
 
-    def test_loss_is_counted_and_every_request_still_answered(self):
-        """Every 8th datagram pacer sends is dropped on its way to Caddy:
-        QUIC sends the lost data again, so the counts still match Caddy's
-        log exactly, and the losses are counted (per phase and per second)."""
-        relay = LossyRelay(_caddy.port, every=8)
+    # each way through the relay: a round-trip time of about 50 ms, so that
+    # a retransmission (2.1 RTTs or more) stands out of this shared
+    # machine's scheduling noise (stalls of tens of ms)
+    RELAY_DELAY = 0.025
+
+    def relayed_run(self, every):
+        """pacer at 200 req/s for 2 s (after a 1 s warm-up that opens the
+        connections) through a relay that holds each datagram RELAY_DELAY
+        each way and drops every `every`-th from pacer (0: none); the
+        counts match Caddy's log. Returns (run, measured phase, relay)."""
+        relay = LossyRelay(_caddy.port, every=every, delay=self.RELAY_DELAY)
         self.addCleanup(relay.stop)
         mark = _caddy.log_mark()
         run = harness.run_pacer([_caddy.url(), "--connect-to", "127.0.0.1:%d" % relay.port,
                                  "--http3", "--insecure", "--rate", 200, "--duration", "2s",
-                                 "--connections", 2])
+                                 "--warmup", "1s", "--connections", 2])
+        relay.stop()
         self.assertEqual(run.code, 0, describe(run))
         m = self.phase(run)
         self.assert_no_errors(m, run)
         r = m["requests"]
         self.assertEqual((r["sent"], r["completed"]), (400, 400), r)
-        self.assertEqual(len(_caddy.entries(mark)), 400)
+        self.assertEqual(len(_caddy.entries(mark)), 400 + run.json["warmup"]["requests"]["sent"])
+        return run, m, relay
+
+    def test_loss_is_counted_and_shows_in_latency(self):
+        """Every 8th datagram pacer sends is dropped on its way to Caddy,
+        each datagram held 25 ms each way: QUIC sends the lost data again,
+        so every request is still answered and Caddy's count is exact; the
+        losses are counted (per phase and per second); and the latency
+        shows them. A request whose packet was lost waits for the loss to
+        be detected (an acknowledgement of a later packet, at least 9/8 of
+        the RTT after it was sent, or a probe timeout) and then another
+        round trip, so it takes about twice the RTT or more. The same run
+        without loss is the measure of an untouched request: with loss
+        there are more requests past 1.6 times its median, at least one
+        for every two lost packets, and the p99 is past it."""
+        clean, c, _ = self.relayed_run(0)
+        run, m, relay = self.relayed_run(8)
         q = m["quic"]
         self.assertGreater(relay.dropped, 40, relay.dropped)
         self.assertGreater(q["packets_lost"], 0, q)
         self.assertLessEqual(q["packets_lost"], relay.dropped, q)
-        self.assertGreater(q["packets_sent"], relay.seen * 0.9, (q, relay.seen))
+        # what pacer sent over warm-up and measurement is what the relay saw
+        sent = q["packets_sent"] + run.json["warmup"]["quic"]["packets_sent"]
+        self.assertGreater(sent, relay.seen * 0.9, (q, relay.seen))
         self.assertGreater(q["congestion_events"], 0, q)  # a loss cuts the window
         self.assertEqual(sum(x["quic"]["packets_lost"] for x in run.json["series"]),
                          q["packets_lost"])
         self.assertIn("packets of requests declared lost %d" % q["packets_lost"],
                       harness.words(run.stdout))
+        # latency: distributions against each other, not the machine's timings
+        lat, base = m["latency"], c["latency"]
+        rtt = 2 * self.RELAY_DELAY * 1e6
+        self.assertGreaterEqual(base["p50_us"], rtt, base)  # the relay's round trip is in it
+        limit = 1.6 * base["p50_us"]
+        slow, slow_clean = slower_than(lat, limit), slower_than(base, limit)
+        figures = {"lost": q["packets_lost"], "pto": q["probe_timeouts"],
+                   "dropped": relay.dropped, "limit_us": limit, "slow": slow,
+                   "slow_clean": slow_clean, "lost_clean": c["quic"]["packets_lost"],
+                   "p50": (base["p50_us"], lat["p50_us"]), "p99": (base["p99_us"], lat["p99_us"]),
+                   "max": (base["max_us"], lat["max_us"])}
+        self.assertGreaterEqual(slow, q["packets_lost"] // 2, figures)
+        self.assertGreater(slow, slow_clean, figures)
+        self.assertGreaterEqual(lat["p99_us"], limit, figures)
 
     def test_diff_says_a_protocol_change_is_not_comparable(self):
         """The same table over HTTPS (HTTP/1.1) and over HTTP/3 are two
