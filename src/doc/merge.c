@@ -89,6 +89,9 @@ static int merge_generator(struct mctx *m, json_t *out, uint64_t responses)
 		json_decref(tc);
 		return rc;
 	}
+	/* each segment's pacing is its own (its windows, spin and send lag
+	 * against its latency): under segments[] only */
+	json_object_del(g, KEY_PACING);
 	rc = set_new(g, KEY_THREADS, json_integer((json_int_t)threads));
 	if (!rc)
 		rc = set_new(g, KEY_CPU_S, real_dp(cpu, 6));

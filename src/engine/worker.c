@@ -140,6 +140,22 @@ static uint64_t rt_breathe(struct worker *w)
 	return now;
 }
 
+/* --precise: a timed wake-up for a due time came `late` after it was
+ * asked for. The poll before each due time follows the recent worst
+ * lateness (a decaying maximum) and a margin for the loop's own pass, at
+ * most --spin: a wake-up later than the poll is send lag, a poll longer
+ * than the lateness is CPU spent for nothing. */
+static void spin_adapt(struct worker *w, uint64_t late)
+{
+	uint64_t cap = w->e->cfg.spin_ns;
+	if (!cap)
+		return;
+	late = late < 10 * NS_PER_MS ? late : 10 * NS_PER_MS;
+	w->oversleep_ns = late > w->oversleep_ns ? late : w->oversleep_ns - (w->oversleep_ns >> 7);
+	uint64_t want = w->oversleep_ns + w->oversleep_ns / 2 + SPIN_MARGIN_NS;
+	w->spin_eff_ns = want < cap ? want : cap;
+}
+
 /* Per-step state back to the start; connections stay. */
 static void worker_reset(struct worker *w)
 {
@@ -169,6 +185,9 @@ static void worker_reset(struct worker *w)
 	}
 	w->sched_active = false;
 	w->shadow_until_ns = 0;
+	w->win_ns = cfg->send_window_ns; /* --precision-budget: until a second's latency is known */
+	w->spin_eff_ns = cfg->spin_ns;   /* until wake-ups have been timed */
+	w->spun_ns = 0;
 	if (cfg->flows &&
 	    eng_flow_reserve(w, cfg->open_loop ? 2 * (uint64_t)w->q_cap : w->closed_outstanding))
 		w->oom = -ENOMEM;
@@ -253,8 +272,13 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	 * then take the events that came meanwhile (responses read late are
 	 * timed by their stamps; reading them first would delay the sends). */
 	bool woke_from_nap = false;
+	uint64_t spin_from = 0; /* the last iteration only polled for a due time: its start */
 	for (;;) {
 		now = clock_now_ns();
+		if (spin_from) {
+			w->spun_ns += now - spin_from;
+			spin_from = 0;
+		}
 		if (e->rt_status == 0 && now >= w->rt_breathe_ns)
 			now = rt_breathe(w);
 		/* every second of the load gets its point, events or not (an
@@ -370,7 +394,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 				 * oversleep and a guard for its tail, with everything due
 				 * by then. A request due after the last wake-up is thus
 				 * sent within the window. */
-				uint64_t win = cfg->send_window_ns;
+				uint64_t win = w->win_ns;
 				uint64_t guard = w->oversleep_ns + win / 16; /* the oversleep's tail */
 				uint64_t next = w->last_wake_ns + (win > guard ? win - guard : 0);
 				at = due > next ? due : next;
@@ -378,7 +402,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 				/* Sleep until spin_ns before the next due time, then
 				 * poll: timer wake-ups overshoot (tens of us on some
 				 * VMs), and a late wake-up is send lag. */
-				at = due > cfg->spin_ns ? due - cfg->spin_ns : 0;
+				at = due > w->spin_eff_ns ? due - w->spin_eff_ns : 0;
 			}
 			if (at <= wake) {
 				wake = at;
@@ -407,8 +431,10 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 				uint64_t woke = clock_now_ns();
 				w->last_wake_ns = woke;
 				w->rt_breathe_ns = woke + ENGINE_RT_SLICE_NS; /* it slept */
-				if (sched_wake) {
-					uint64_t ov = woke - wake, cap = cfg->send_window_ns / 2;
+				if (sched_wake && !e->batched) {
+					spin_adapt(w, woke - wake);
+				} else if (sched_wake) {
+					uint64_t ov = woke - wake, cap = w->win_ns / 2;
 					ov = ov < cap ? ov : cap;
 					w->oversleep_ns = ov > w->oversleep_ns
 								  ? ov
@@ -420,9 +446,16 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 			n = loop_wait(&w->loop, ev, MAX_EVENTS, 0);
 		} else {
 			n = loop_wait(&w->loop, ev, MAX_EVENTS, wake > now ? wake - now : 0);
-			if (n == 0 && wake > now) /* it slept to the time-out */
-				w->rt_breathe_ns = clock_now_ns() + ENGINE_RT_SLICE_NS;
+			if (n == 0 && wake > now) { /* it slept to the time-out */
+				uint64_t woke = clock_now_ns();
+				w->rt_breathe_ns = woke + ENGINE_RT_SLICE_NS;
+				if (sched_wake && !e->batched)
+					spin_adapt(w, woke - wake);
+			}
 		}
+		/* a poll for a due time that found nothing: spin, counted */
+		if (n == 0 && sched_wake && !e->batched && wake <= now)
+			spin_from = now;
 		more_events = n == MAX_EVENTS;
 		if (held) {
 			held_from = now;
