@@ -333,8 +333,13 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 				/* lagged: picked up late, so it leaves in a clump with
 				 * those due after it, or in such a clump's shadow (as
 				 * long again after it: the target still absorbs it) */
-				bool lagged = lag > w->lag_limit_ns || now < w->shadow_until_ns;
-				if (lag > w->lag_limit_ns && now + lag > w->shadow_until_ns)
+				/* (a budget's window, when longer than the limit, is
+				 * lateness chosen: not counted lagged) */
+				uint64_t lim = cfg->precision > 0 && w->win_ns > w->lag_limit_ns
+						       ? w->win_ns
+						       : w->lag_limit_ns;
+				bool lagged = lag > lim || now < w->shadow_until_ns;
+				if (lag > lim && now + lag > w->shadow_until_ns)
 					w->shadow_until_ns = now + lag;
 				/* chosen now, so that it waits for its own host */
 				uint32_t r = pick_req(w);
