@@ -426,8 +426,11 @@ struct worker {
 	uint64_t win_ns;        /* batched: the send window (cfg.send_window_ns, or sized by
 	                         * --precision-budget once a second) */
 	uint64_t spin_eff_ns;   /* precise: how long before a due time the loop polls: the
-	                         * recent worst wake-up lateness and a margin, at most
-	                         * cfg.spin_ns */
+	                         * wake-ups' smoothed lateness and 4 mean deviations and a
+	                         * margin, at most cfg.spin_ns */
+	int64_t spin_mean_ns, spin_dev_ns; /* precise: the wake-ups' lateness, smoothed, and
+	                                    * its mean deviation */
+	bool spin_seen;                    /* a wake-up's lateness has been measured this step */
 	uint64_t spun_ns;       /* precise: time spent polling for a due time over the step */
 	bool spinning;          /* the last iteration polled for a due time */
 	uint64_t rt_off_ns;     /* CLOCK_REALTIME - CLOCK_MONOTONIC, refreshed at each wake */

@@ -141,18 +141,29 @@ static uint64_t rt_breathe(struct worker *w)
 }
 
 /* --precise: a timed wake-up for a due time came `late` after it was
- * asked for. The poll before each due time follows the recent worst
- * lateness (a decaying maximum) and a margin for the loop's own pass, at
- * most --spin: a wake-up later than the poll is send lag, a poll longer
- * than the lateness is CPU spent for nothing. */
+ * asked for. The poll before each due time follows the lateness as TCP's
+ * retransmission timer follows round trips: a smoothed mean and four mean
+ * deviations (what all but the rare wake-up needs), and a margin for the
+ * loop's own pass, at most --spin. A wake-up later than the poll is send
+ * lag; a poll longer than the lateness is CPU spent for nothing, and one
+ * sized to the rare worst (a scheduler slice, milliseconds) would be all
+ * CPU and still miss it. */
 static void spin_adapt(struct worker *w, uint64_t late)
 {
 	uint64_t cap = w->e->cfg.spin_ns;
 	if (!cap)
 		return;
-	late = late < 10 * NS_PER_MS ? late : 10 * NS_PER_MS;
-	w->oversleep_ns = late > w->oversleep_ns ? late : w->oversleep_ns - (w->oversleep_ns >> 7);
-	uint64_t want = w->oversleep_ns + w->oversleep_ns / 2 + SPIN_MARGIN_NS;
+	int64_t x = (int64_t)(late < 10 * NS_PER_MS ? late : 10 * NS_PER_MS);
+	if (!w->spin_seen) {
+		w->spin_mean_ns = x;
+		w->spin_dev_ns = x / 2;
+		w->spin_seen = true;
+	} else {
+		int64_t err = x - w->spin_mean_ns;
+		w->spin_mean_ns += err / 8;
+		w->spin_dev_ns += ((err < 0 ? -err : err) - w->spin_dev_ns) / 4;
+	}
+	uint64_t want = (uint64_t)(w->spin_mean_ns + 4 * w->spin_dev_ns) + SPIN_MARGIN_NS;
 	w->spin_eff_ns = want < cap ? want : cap;
 }
 
@@ -187,6 +198,7 @@ static void worker_reset(struct worker *w)
 	w->shadow_until_ns = 0;
 	w->win_ns = cfg->send_window_ns; /* --precision-budget: until a second's latency is known */
 	w->spin_eff_ns = cfg->spin_ns;   /* until wake-ups have been timed */
+	w->spin_seen = false;
 	w->spun_ns = 0;
 	if (cfg->flows &&
 	    eng_flow_reserve(w, cfg->open_loop ? 2 * (uint64_t)w->q_cap : w->closed_outstanding))
