@@ -300,6 +300,9 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		if (!meas_snapped && now >= e->warm_end_ns) {
 			w->meas.conns_open_at_start = w->n_open - w->n_connecting;
 			meas_snapped = true;
+			/* the warm-up's last second, however short, sizes the
+			 * first measured second's window */
+			eng_precision_adapt(w, &w->warm_hist);
 		}
 		if (!warm_cing && now >= e->t0_ns) {
 			w->warm.conns_connecting_at_start = w->n_connecting;
