@@ -431,8 +431,7 @@ struct worker {
 	int64_t spin_mean_ns, spin_dev_ns; /* precise: the wake-ups' lateness, smoothed, and
 	                                    * its mean deviation */
 	bool spin_seen;                    /* a wake-up's lateness has been measured this step */
-	uint64_t spun_ns;       /* precise: time spent polling for a due time over the step */
-	bool spinning;          /* the last iteration polled for a due time */
+	uint64_t spun_ns;       /* precise: CPU spent polling for due times over the step */
 	uint64_t rt_off_ns;     /* CLOCK_REALTIME - CLOCK_MONOTONIC, refreshed at each wake */
 	uint64_t rt_off_err_ns; /* how far off rt_off_ns can be */
 

@@ -284,13 +284,17 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	 * then take the events that came meanwhile (responses read late are
 	 * timed by their stamps; reading them first would delay the sends). */
 	bool woke_from_nap = false;
-	uint64_t spin_from = 0; /* the last iteration only polled for a due time: its start */
+	/* precise: the thread's CPU at this iteration's start, and whether the
+	 * last iteration only polled for a due time (its CPU is spin) */
+	uint64_t cpu_top = 0;
+	bool polled = false;
 	for (;;) {
 		now = clock_now_ns();
-		if (spin_from) {
-			w->spun_ns += now - spin_from;
-			spin_from = 0;
-		}
+		uint64_t cpu_last = cpu_top;
+		cpu_top = !e->batched && w->sched_active ? clock_thread_cpu_ns() : 0;
+		if (polled && cpu_last && cpu_top > cpu_last)
+			w->spun_ns += cpu_top - cpu_last;
+		polled = false;
 		if (e->rt_status == 0 && now >= w->rt_breathe_ns)
 			now = rt_breathe(w);
 		/* every second of the load gets its point, events or not (an
@@ -473,9 +477,8 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 					spin_adapt(w, woke - wake);
 			}
 		}
-		/* a poll for a due time that found nothing: spin, counted */
-		if (n == 0 && sched_wake && !e->batched && wake <= now)
-			spin_from = now;
+		/* a poll for a due time that found nothing: spin, its CPU counted */
+		polled = n == 0 && sched_wake && !e->batched && wake <= now;
 		more_events = n == MAX_EVENTS;
 		if (held) {
 			held_from = now;
