@@ -72,7 +72,7 @@ static const struct {
 	const char *names;
 } groups[] = {
 	{"Load", " rate duration requests concurrency connections threads warmup drain arrival burst-size "
-		 "spin send-window precise repeat seed timeout steps from to factor step-duration "
+		 "spin send-window precision-budget precise repeat seed timeout steps from to factor step-duration "
 		 "step-warmup after-fail refine precision segment start-at "},
 	{"Requests", " method header body bodies max-body requests-file requests-format lazy order "
 		     "self-contained target-threads script script-memory script-timeout "},

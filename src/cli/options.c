@@ -10,6 +10,7 @@
 #include "cli/run_hooks.h"
 #include "metrics/server.h"
 #include "plan/inspect.h"
+#include "plan/precision.h"
 #include "target/target.h"
 #include "util/clock.h"
 #include "util/err.h"
@@ -89,6 +90,22 @@ int cli_options_apply(struct measure *s, struct run_plan *p, const struct opt *t
 		p->drain_ns = p->timeout_ns;
 	if (cli_parse_arrival(s->cmd, s->arrival, p) || cli_parse_order(s->cmd, s->order, p))
 		return EXIT_USAGE;
+	if (s->precision_arg) {
+		if (precision_parse(s->precision_arg, &p->precision)) {
+			fprintf(stderr,
+				"pacer %s: --precision-budget '%s': expected a share of the latency's p50 "
+				"between %g%% and %g%%, e.g. 5%%\n",
+				s->cmd, s->precision_arg, PRECISION_MIN * 100, PRECISION_MAX * 100);
+			return EXIT_USAGE;
+		}
+		if (opts_given(tab, n, "send-window")) {
+			fprintf(stderr,
+				"pacer %s: --precision-budget and --send-window: give one "
+				"(--precision-budget sizes the send window itself)\n",
+				s->cmd);
+			return EXIT_USAGE;
+		}
+	}
 	if (s->target_threads > TARGET_MAX_THREADS) {
 		fprintf(stderr, "pacer %s: --target-threads %u: at most %d\n", s->cmd, s->target_threads,
 			TARGET_MAX_THREADS);

@@ -164,6 +164,9 @@
 	 false},                                                                                   \
 	{0, "send-window", OPT_DURATION, &(p).send_window_ns, "D", "1ms",                          \
 	 "open loop: requests due within D leave at one wake-up (send lag under D)", false},       \
+	{0, "precision-budget", OPT_STR, &(s).precision_arg, "P%", NULL,                           \
+	 "open loop: size the send window to P% of the last second's latency p50, 50us to 10ms " \
+	 "(run.md#precision-budget)", false},                                                     \
 	{0, "start-at", OPT_STR, &(s).start_at_arg, "TIME", NULL,                                  \
 	 "start the load at this wall-clock time: RFC 3339 (2026-12-01T12:00:00Z) or +30s",        \
 	 false},                                                                                   \

@@ -65,6 +65,27 @@ static int merge_worst_steal(json_t *dst, const json_t *const *src, size_t n, co
 	return rc;
 }
 
+/* generator.pacing: the least precise segment's (the highest send lag p99
+ * as a share of its latency p50); each segment's own under segments[]. */
+static int merge_pacing(struct mctx *m, json_t *g)
+{
+	const json_t *worst = NULL;
+	double worst_pct = -1;
+	for (size_t s = 0; s < m->n; s++) {
+		const json_t *p = jget(jget(m->in[s].root, KEY_GENERATOR), KEY_PACING);
+		if (!json_is_object(p))
+			continue;
+		double pct = num_at(p, KEY_SEND_LAG_P99_PCT_OF_P50, 0);
+		if (!worst || pct > worst_pct) {
+			worst = p;
+			worst_pct = pct;
+		}
+	}
+	if (!worst)
+		return 0;
+	return set_new(g, KEY_PACING, json_deep_copy(worst));
+}
+
 static int merge_generator(struct mctx *m, json_t *out, uint64_t responses)
 {
 	json_t *g = json_object_get(out, KEY_GENERATOR);
@@ -109,6 +130,8 @@ static int merge_generator(struct mctx *m, json_t *out, uint64_t responses)
 	if (!rc)
 		rc = merge_worst_steal(g, gs, m->n, KEY_MACHINE_STEAL_PCT);
 	free(gs);
+	if (!rc)
+		rc = merge_pacing(m, g);
 	return rc;
 }
 

@@ -63,6 +63,9 @@ static const struct merge_rule rules[] = {
 	{".generator.floor", MERGE_WORST, true,
 	 "the floor of the segment with the highest wake_p99_us (the machine that let pacer "
 	 "promise least); each segment's own under segments[]"},
+	{".generator.pacing", MERGE_WORST, true,
+	 "the least precise segment's (the highest send_lag_p99_pct_of_p50); each segment's own "
+	 "under segments[]"},
 	{".generator.realtime.requested", MERGE_SAME, false, NULL},
 	{".generator.realtime.granted", MERGE_ALL, false, NULL},
 	{".generator.realtime.refused", MERGE_FIRST, false, "the first refusal among the segments"},

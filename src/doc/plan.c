@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -206,14 +207,19 @@ void rj_plan_fields(struct jsonw *j, const struct run_plan *p)
 		jw_str(j, p->scenario);
 	}
 	const char *why, *pacing = plan_pacing(p, &why);
-	jw_key(j, "pacing");
+	jw_key(j, KEY_PACING);
 	if (pacing) {
 		jw_obj(j);
 		jw_key(j, KEY_MODE);
 		jw_str(j, pacing);
-		jw_key(j, "send_window_us");
+		jw_key(j, KEY_SEND_WINDOW_US); /* --precision-budget: the first second's */
 		if (strcmp(pacing, "batched") == 0)
 			jw_dbl(j, (double)p->send_window_ns / 1e3, 3);
+		else
+			jw_null(j);
+		jw_key(j, KEY_PRECISION_BUDGET_PCT);
+		if (p->precision > 0)
+			jw_dbl(j, p->precision * 100, 3);
 		else
 			jw_null(j);
 		jw_key(j, "why_precise");
@@ -482,6 +488,76 @@ void rj_verdict_fields(struct jsonw *j, const struct slo_verdict *v, const struc
 	j->indent = saved;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* What the open loop's pacing cost and bought: the send windows used
+ * (batched: min, median and max over every worker's measured seconds),
+ * the time spent spinning (precise), and the send lag's p99 as a share
+ * of the latency's p50 (the arrival precision achieved). */
+static void rj_gen_pacing(struct jsonw *j, const struct run_result *r)
+{
+	jw_key(j, KEY_PACING);
+	if (!r->open_loop) {
+		jw_null(j);
+		return;
+	}
+	jw_obj(j);
+	jw_key(j, KEY_SEND_WINDOW_US);
+	uint64_t *w = r->n_pace_windows ? malloc(r->n_pace_windows * sizeof *w) : NULL;
+	if (w) {
+		memcpy(w, r->pace_windows_ns, r->n_pace_windows * sizeof *w);
+		qsort(w, r->n_pace_windows, sizeof *w, cmp_u64);
+		size_t n = r->n_pace_windows;
+		double med = n % 2 ? (double)w[n / 2]
+				   : ((double)w[n / 2 - 1] + (double)w[n / 2]) / 2;
+		jw_obj(j);
+		jw_key(j, KEY_MIN);
+		jw_dbl(j, (double)w[0] / 1e3, 3);
+		jw_key(j, KEY_MEDIAN);
+		jw_dbl(j, med / 1e3, 3);
+		jw_key(j, KEY_MAX);
+		jw_dbl(j, (double)w[n - 1] / 1e3, 3);
+		jw_obj_end(j);
+		free(w);
+	} else {
+		jw_null(j);
+	}
+	jw_key(j, KEY_SPIN_S);
+	if (r->pace_batched)
+		jw_null(j);
+	else
+		jw_dbl(j, (double)r->gen_spin_ns / 1e9, 6);
+	jw_key(j, KEY_SPIN_PCT_OF_CPU);
+	if (r->pace_batched || !r->gen_cpu_ns)
+		jw_null(j);
+	else
+		jw_dbl(j, 100.0 * (double)r->gen_spin_ns / (double)r->gen_cpu_ns, 2);
+	const struct hist *lag = &r->measure.timing[TIM_SEND_LAG];
+	const struct hist *lat = &r->measure.timing[TIM_LATENCY];
+	uint64_t lag99 = lag->total ? hist_percentile(lag, 99.0) : 0;
+	uint64_t p50 = lat->total ? hist_percentile(lat, 50.0) : 0;
+	jw_key(j, KEY_SEND_LAG_P99_MS);
+	if (lag->total)
+		jw_dbl(j, (double)lag99 / 1e6, 4);
+	else
+		jw_null(j);
+	jw_key(j, KEY_LATENCY_P50_MS);
+	if (lat->total)
+		jw_dbl(j, (double)p50 / 1e6, 4);
+	else
+		jw_null(j);
+	jw_key(j, KEY_SEND_LAG_P99_PCT_OF_P50);
+	if (lag->total && p50)
+		jw_dbl(j, 100.0 * (double)lag99 / (double)p50, 2);
+	else
+		jw_null(j);
+	jw_obj_end(j);
+}
+
 void rj_generator(struct jsonw *j, const struct run_result *r, uint64_t responses,
 		  const struct report_ctx *c)
 {
@@ -506,5 +582,6 @@ void rj_generator(struct jsonw *j, const struct run_result *r, uint64_t response
 		jw_dbl(j, run_result_steal_pct(r, k == 1), 2); /* NAN, not known: null */
 	}
 	rj_gen_session(j, c);
+	rj_gen_pacing(j, r);
 	jw_obj_end(j);
 }

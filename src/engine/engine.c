@@ -364,6 +364,26 @@ void engine_progress(struct engine *e, struct engine_progress *p)
 	}
 }
 
+/* Batched pacing: the send window of every worker's every measured second
+ * (the series' seconds), for the result's min, median and max. */
+static int pace_windows(struct engine *e, struct run_result *res)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < e->n_threads; i++)
+		n += e->w[i].secs_len;
+	if (!n)
+		return 0;
+	res->pace_windows_ns = malloc(n * sizeof *res->pace_windows_ns);
+	if (!res->pace_windows_ns)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < e->n_threads; i++)
+		for (size_t k = 0; k < e->w[i].secs_len; k++)
+			if (e->w[i].secs[k].window_ns)
+				res->pace_windows_ns[res->n_pace_windows++] =
+					e->w[i].secs[k].window_ns;
+	return 0;
+}
+
 int engine_step_finish(struct engine *e, struct run_result *res)
 {
 	while (!engine_done(e)) {
@@ -391,6 +411,7 @@ int engine_step_finish(struct engine *e, struct run_result *res)
 		if (w->last_completion_ns > last)
 			last = w->last_completion_ns;
 		res->gen_cpu_ns += w->cpu_ns;
+		res->gen_spin_ns += w->spun_ns;
 		if (w->cpu_wait_ns == UINT64_MAX)
 			res->gen_cpu_wait_known = false;
 		else
@@ -404,8 +425,11 @@ int engine_step_finish(struct engine *e, struct run_result *res)
 	}
 	if (!rc)
 		rc = eng_series_merge(e, res);
+	if (!rc && e->batched)
+		rc = pace_windows(e, res);
 	res->interrupted = atomic_load(&e->stop);
 	res->open_loop = e->cfg.open_loop;
+	res->pace_batched = e->batched;
 	/* a segment offers its share of the global rate */
 	res->offered_rate_per_s = e->cfg.open_loop ? e->step.rate_per_s /
 							     (e->cfg.segments > 1 ? e->cfg.segments : 1)

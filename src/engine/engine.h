@@ -149,6 +149,10 @@ struct engine_cfg {
 	                          * for each due time (precise pacing). Batched needs receive
 	                          * timestamps: with a Unix-socket host the engine paces
 	                          * precisely (engine_batched says which) */
+	double precision;       /* open loop, batched: --precision-budget's share (0.05: 5 %):
+	                         * each worker sizes its window once a second from the last second's
+	                         * latency p50 (plan/precision.h), send_window_ns until one is
+	                         * known. 0: send_window_ns throughout */
 	bool no_keepalive;      /* close each connection after its response: one per request */
 	size_t queue_cap;       /* open loop: per-thread backlog cap; 0 = 30 s of the step's rate */
 	struct tls_ctx *tls;    /* n_hosts 0: NULL (plain) or TLS with this client context

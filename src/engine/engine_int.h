@@ -95,6 +95,9 @@
 #define EV_IN (EPOLLIN | EPOLLRDHUP)
 /* The workers' timer slack (PR_SET_TIMERSLACK): they wake within microseconds. */
 #define TIMER_SLACK_NS 1ul
+/* --precise: the poll before a due time is this much longer than the recent
+ * worst wake-up lateness (the loop's own pass) */
+#define SPIN_MARGIN_NS (10 * NS_PER_US)
 /* The per-second series is sized at each step's start for the step's
  * measured phase and drain (so it does not grow during the load), up to a
  * day of seconds and 1 Mi pairs (16 MiB) a worker; longer runs grow it. */
@@ -388,6 +391,7 @@ struct sec_rec {
 	uint64_t dropped;     /* measured requests dropped in it (never sent) */
 	uint64_t unsent;      /* the backlog when the second was closed (due, not sent) */
 	uint64_t quic_lost, quic_stalls; /* QUIC: packets declared lost, congestion-window stalls */
+	uint64_t window_ns; /* batched: the send window in force at its end */
 	size_t pairs_off, pairs_n;
 };
 
@@ -419,6 +423,15 @@ struct worker {
 	 * due; responses read late are timed by their kernel arrival stamps. */
 	uint64_t oversleep_ns;  /* recent worst overshoot of a timed sleep (decays) */
 	uint64_t last_wake_ns;  /* end of the last batched sleep */
+	uint64_t win_ns;        /* batched: the send window (cfg.send_window_ns, or sized by
+	                         * --precision-budget once a second) */
+	uint64_t spin_eff_ns;   /* precise: how long before a due time the loop polls: the
+	                         * wake-ups' smoothed lateness and 4 mean deviations and a
+	                         * margin, at most cfg.spin_ns */
+	int64_t spin_mean_ns, spin_dev_ns; /* precise: the wake-ups' lateness, smoothed, and
+	                                    * its mean deviation */
+	bool spin_seen;                    /* a wake-up's lateness has been measured this step */
+	uint64_t spun_ns;       /* precise: CPU spent polling for due times over the step */
 	uint64_t rt_off_ns;     /* CLOCK_REALTIME - CLOCK_MONOTONIC, refreshed at each wake */
 	uint64_t rt_off_err_ns; /* how far off rt_off_ns can be */
 
@@ -987,6 +1000,9 @@ void eng_warm_second(struct worker *w, uint64_t now, uint64_t latency_ns);
 /* Move the second's latencies (w->lat_sec) into the measured phase's
  * histograms and, with `series`, into the second's (sec_hist). */
 void eng_lat_move(struct worker *w, bool series);
+/* --precision-budget: size w's send window from a second's latencies h (no
+ * latency: the window stays). */
+void eng_precision_adapt(struct worker *w, const struct hist *h);
 /* Merge every worker's series into res->series (allocated here, owned by
  * res). 0 or -ENOMEM. */
 int eng_series_merge(struct engine *e, struct run_result *res);

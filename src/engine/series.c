@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine/engine_int.h"
+#include "plan/precision.h"
 
 int eng_series_reserve(struct worker *w, uint64_t span_ns)
 {
@@ -56,7 +57,9 @@ void eng_series_close_sec(struct worker *w)
 {
 	struct sec_rec *r = &w->secs[w->secs_len - 1];
 	r->unsent = w->q_len;
+	r->window_ns = w->e->batched ? w->win_ns : 0;
 	eng_lat_move(w, true);
+	eng_precision_adapt(w, &w->sec_hist);
 	size_t cur = 0;
 	uint64_t v, n;
 	while (hist_next_nonzero(&w->sec_hist, &cur, &v, &n)) {
@@ -96,12 +99,24 @@ void eng_lat_move(struct worker *w, bool series)
 		(void)hist_move(&w->lat_sec[k], to[k], 2, series ? &w->sec_hist : NULL);
 }
 
+void eng_precision_adapt(struct worker *w, const struct hist *h)
+{
+	const struct engine_cfg *cfg = &w->e->cfg;
+	if (!(cfg->precision > 0) || !w->e->batched || !h->total)
+		return;
+	uint64_t win = precision_window_ns(hist_percentile(h, 50.0), cfg->precision, w->rate_per_s,
+					   cfg->burst, cfg->arrival);
+	if (win)
+		w->win_ns = win;
+}
+
 void eng_warm_second(struct worker *w, uint64_t now, uint64_t latency_ns)
 {
 	uint64_t t0 = w->e->t0_ns;
 	uint64_t sec = now > t0 ? (now - t0) / NS_PER_S : 0;
 	if (sec != w->warm_sec) {
 		if (w->warm_sec != UINT64_MAX && w->warm_hist.total) {
+			eng_precision_adapt(w, &w->warm_hist);
 			atomic_store_explicit(&w->pub_p99_ns, hist_percentile(&w->warm_hist, 99.0),
 					      memory_order_relaxed);
 			atomic_store_explicit(&w->pub_p99_warm, true, memory_order_relaxed);

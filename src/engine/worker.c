@@ -140,6 +140,33 @@ static uint64_t rt_breathe(struct worker *w)
 	return now;
 }
 
+/* --precise: a timed wake-up for a due time came `late` after it was
+ * asked for. The poll before each due time follows the lateness as TCP's
+ * retransmission timer follows round trips: a smoothed mean and four mean
+ * deviations (what all but the rare wake-up needs), and a margin for the
+ * loop's own pass, at most --spin. A wake-up later than the poll is send
+ * lag; a poll longer than the lateness is CPU spent for nothing, and one
+ * sized to the rare worst (a scheduler slice, milliseconds) would be all
+ * CPU and still miss it. */
+static void spin_adapt(struct worker *w, uint64_t late)
+{
+	uint64_t cap = w->e->cfg.spin_ns;
+	if (!cap)
+		return;
+	int64_t x = (int64_t)(late < 10 * NS_PER_MS ? late : 10 * NS_PER_MS);
+	if (!w->spin_seen) {
+		w->spin_mean_ns = x;
+		w->spin_dev_ns = x / 2;
+		w->spin_seen = true;
+	} else {
+		int64_t err = x - w->spin_mean_ns;
+		w->spin_mean_ns += err / 8;
+		w->spin_dev_ns += ((err < 0 ? -err : err) - w->spin_dev_ns) / 4;
+	}
+	uint64_t want = (uint64_t)(w->spin_mean_ns + 4 * w->spin_dev_ns) + SPIN_MARGIN_NS;
+	w->spin_eff_ns = want < cap ? want : cap;
+}
+
 /* Per-step state back to the start; connections stay. */
 static void worker_reset(struct worker *w)
 {
@@ -169,6 +196,10 @@ static void worker_reset(struct worker *w)
 	}
 	w->sched_active = false;
 	w->shadow_until_ns = 0;
+	w->win_ns = cfg->send_window_ns; /* --precision-budget: until a second's latency is known */
+	w->spin_eff_ns = cfg->spin_ns;   /* until wake-ups have been timed */
+	w->spin_seen = false;
+	w->spun_ns = 0;
 	if (cfg->flows &&
 	    eng_flow_reserve(w, cfg->open_loop ? 2 * (uint64_t)w->q_cap : w->closed_outstanding))
 		w->oom = -ENOMEM;
@@ -255,8 +286,17 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 	 * then take the events that came meanwhile (responses read late are
 	 * timed by their stamps; reading them first would delay the sends). */
 	bool woke_from_nap = false;
+	/* precise: the thread's CPU at this iteration's start, and whether the
+	 * last iteration only polled for a due time (its CPU is spin) */
+	uint64_t cpu_top = 0;
+	bool polled = false;
 	for (;;) {
 		now = clock_now_ns();
+		uint64_t cpu_last = cpu_top;
+		cpu_top = !e->batched && w->sched_active ? clock_thread_cpu_ns() : 0;
+		if (polled && cpu_last && cpu_top > cpu_last)
+			w->spun_ns += cpu_top - cpu_last;
+		polled = false;
 		if (e->rt_status == 0 && now >= w->rt_breathe_ns)
 			now = rt_breathe(w);
 		/* every second of the load gets its point, events or not (an
@@ -266,6 +306,9 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 		if (!meas_snapped && now >= e->warm_end_ns) {
 			w->meas.conns_open_at_start = w->n_open - w->n_connecting;
 			meas_snapped = true;
+			/* the warm-up's last second, however short, sizes the
+			 * first measured second's window */
+			eng_precision_adapt(w, &w->warm_hist);
 		}
 		if (!warm_cing && now >= e->t0_ns) {
 			w->warm.conns_connecting_at_start = w->n_connecting;
@@ -311,8 +354,13 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 				/* lagged: picked up late, so it leaves in a clump with
 				 * those due after it, or in such a clump's shadow (as
 				 * long again after it: the target still absorbs it) */
-				bool lagged = lag > w->lag_limit_ns || now < w->shadow_until_ns;
-				if (lag > w->lag_limit_ns && now + lag > w->shadow_until_ns)
+				/* (a budget's window, when longer than the limit, is
+				 * lateness chosen: not counted lagged) */
+				uint64_t lim = cfg->precision > 0 && w->win_ns > w->lag_limit_ns
+						       ? w->win_ns
+						       : w->lag_limit_ns;
+				bool lagged = lag > lim || now < w->shadow_until_ns;
+				if (lag > lim && now + lag > w->shadow_until_ns)
 					w->shadow_until_ns = now + lag;
 				/* chosen now, so that it waits for its own host */
 				uint32_t r = pick_req(w);
@@ -372,7 +420,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 				 * oversleep and a guard for its tail, with everything due
 				 * by then. A request due after the last wake-up is thus
 				 * sent within the window. */
-				uint64_t win = cfg->send_window_ns;
+				uint64_t win = w->win_ns;
 				uint64_t guard = w->oversleep_ns + win / 16; /* the oversleep's tail */
 				uint64_t next = w->last_wake_ns + (win > guard ? win - guard : 0);
 				at = due > next ? due : next;
@@ -380,7 +428,7 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 				/* Sleep until spin_ns before the next due time, then
 				 * poll: timer wake-ups overshoot (tens of us on some
 				 * VMs), and a late wake-up is send lag. */
-				at = due > cfg->spin_ns ? due - cfg->spin_ns : 0;
+				at = due > w->spin_eff_ns ? due - w->spin_eff_ns : 0;
 			}
 			if (at <= wake) {
 				wake = at;
@@ -409,8 +457,10 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 				uint64_t woke = clock_now_ns();
 				w->last_wake_ns = woke;
 				w->rt_breathe_ns = woke + ENGINE_RT_SLICE_NS; /* it slept */
-				if (sched_wake) {
-					uint64_t ov = woke - wake, cap = cfg->send_window_ns / 2;
+				if (sched_wake && !e->batched) {
+					spin_adapt(w, woke - wake);
+				} else if (sched_wake) {
+					uint64_t ov = woke - wake, cap = w->win_ns / 2;
 					ov = ov < cap ? ov : cap;
 					w->oversleep_ns = ov > w->oversleep_ns
 								  ? ov
@@ -422,9 +472,15 @@ static void worker_step(struct worker *w, struct epoll_event *ev)
 			n = loop_wait(&w->loop, ev, MAX_EVENTS, 0);
 		} else {
 			n = loop_wait(&w->loop, ev, MAX_EVENTS, wake > now ? wake - now : 0);
-			if (n == 0 && wake > now) /* it slept to the time-out */
-				w->rt_breathe_ns = clock_now_ns() + ENGINE_RT_SLICE_NS;
+			if (n == 0 && wake > now) { /* it slept to the time-out */
+				uint64_t woke = clock_now_ns();
+				w->rt_breathe_ns = woke + ENGINE_RT_SLICE_NS;
+				if (sched_wake && !e->batched)
+					spin_adapt(w, woke - wake);
+			}
 		}
+		/* a poll for a due time that found nothing: spin, its CPU counted */
+		polled = n == 0 && sched_wake && !e->batched && wake <= now;
 		more_events = n == MAX_EVENTS;
 		if (held) {
 			held_from = now;

@@ -91,6 +91,7 @@ struct measure {
 	struct strlist redact_headers; /* --redact-header NAME (repeatable) */
 	const char *order;          /* --order sequential|random */
 	const char *arrival;        /* --arrival constant|poisson */
+	const char *precision_arg;  /* --precision-budget P% (plan.precision) */
 	const char *report_dir;     /* --report-dir DIR */
 	char report_json[4096];     /* DIR/result.json when --report-dir has no --out */
 	const char *metrics_listen; /* --metrics-listen ADDR:PORT (NULL: no metrics endpoint) */

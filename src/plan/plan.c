@@ -82,6 +82,14 @@ int plan_validate(const struct run_plan *p, char *err, size_t cap)
 		FAIL("--timeout: must be at least 1ms");
 	if (p->burst_size < 1 || p->burst_size > PLAN_BURST_MAX)
 		FAIL("--burst-size %u: between 1 and %u", p->burst_size, PLAN_BURST_MAX);
+	if (p->precision > 0 && !p->open_loop)
+		FAIL("--precision-budget: open loop only (give --rate)");
+	if (p->precision > 0 && p->precise)
+		FAIL("--precision-budget and --precise: give one (--precision-budget sizes the "
+		     "send window of batched pacing; --precise wakes for every due time)");
+	if (p->precision > 0 && p->unix_socket)
+		FAIL("--precision-budget and --unix-socket: give one (Unix stream sockets carry no "
+		     "receive timestamps, so pacing is precise and has no send window to size)");
 	if (p->burst_size > 1 && !p->open_loop)
 		FAIL("--burst-size: open loop only (give --rate)");
 	if (p->open_loop) {

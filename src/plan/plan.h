@@ -74,6 +74,8 @@ struct run_plan {
 	uint64_t send_window_ns;     /* open loop: requests due within it leave at one wake-up
 	                              * (--send-window; batched pacing) */
 	bool precise;                /* --precise: wake for each due time (send_window ignored) */
+	double precision;            /* --precision-budget P%: the share (0.05) of the latency's
+	                              * p50 the send window is sized to (plan/precision.h); 0: off */
 	bool no_keepalive;           /* --no-keepalive: a new connection for every request */
 	bool duration_given;
 	uint32_t connections, concurrency, threads;

@@ -30,7 +30,7 @@ struct key {
 	{"drain", 0}, {"history", 0}, {"lazy", 1}, {"max-body", 0}, {"method", 0}, {"order", 0}, {"out", 0},    \
 	{"quiet", 1}, {"realtime", 1}, {"calibrate", 0},                                           \
 	{"report-dir", 0}, {"requests-file", 0}, {"requests-format", 0}, {"seed", 0}, {"spin", 0}, \
-	{"precise", 1}, {"send-window", 0}, {"target-threads", 0}, {"threads", 0}, {"timeout", 0}, {"success", 0}, {"server-time", 0}, \
+	{"precise", 1}, {"send-window", 0}, {"precision-budget", 0}, {"target-threads", 0}, {"threads", 0}, {"timeout", 0}, {"success", 0}, {"server-time", 0}, \
 	{"inspect-body", 0}, {"target-pid", 0}, {"target-children", 1}, {"target-cgroup", 0},      \
 	{"target-cores", 0}, {"lag-limit", 0}, {"limited-ok", 1}, {"insecure", 1}, {"cacert", 0},  \
 	{"cert", 0}, {"key", 0}, {"unix-socket", 0}, {"connect-to", 0}, {"tls", 1},            \

@@ -10,7 +10,55 @@
 #include "stats/summary.h"
 #include "util/text.h"
 
+/* --precise above this rate per thread: the gaps between due times are
+ * shorter than a wake-up is late, so the loop spins all the time */
+#define PRECISE_CORE_RATE 10000.0
+
 /* argv as a shell command line, each argument quoted when it needs it. */
+
+/* What the pacing cost and bought (generator.pacing): the windows the
+ * precision budget chose and the send lag they left, or precise pacing's
+ * spin, with a word on rates where a spin needs a core. */
+static void pacing_cost(struct content_ctx *c)
+{
+	const json_t *g = rr_obj(c->root, KEY_GENERATOR);
+	const json_t *gp = g ? rr_obj(g, KEY_PACING) : NULL;
+	const json_t *pp = rr_obj(c->plan, KEY_PACING);
+	if (!gp || !pp)
+		return;
+	double budget = rr_num_or(pp, KEY_PRECISION_BUDGET_PCT, NAN);
+	double lag99 = rr_num_or(gp, KEY_SEND_LAG_P99_MS, NAN);
+	double share = rr_num_or(gp, KEY_SEND_LAG_P99_PCT_OF_P50, NAN);
+	const json_t *win = rr_obj(gp, KEY_SEND_WINDOW_US);
+	double spin = rr_num_or(gp, KEY_SPIN_S, NAN);
+	char lag[160] = "";
+	if (isfinite(lag99) && isfinite(share))
+		snprintf(lag, sizeof lag, "; send lag p99 %s = %s of the latency's p50",
+			 fmt_us(&c->f, lag99 * 1e3), fmt_pct(&c->f, share));
+	if (isfinite(budget) && win) {
+		page_item(
+			c->d,
+			"Send window adapted to %s of the last second's p50: %s–%s (median %s)%s.",
+			fmt_pct(&c->f, budget), fmt_us(&c->f, rr_num_or(win, KEY_MIN, NAN)),
+			fmt_us(&c->f, rr_num_or(win, KEY_MAX, NAN)),
+			fmt_us(&c->f, rr_num_or(win, KEY_MEDIAN, NAN)), lag);
+	} else if (isfinite(spin)) {
+		double rate = rr_num_or(c->plan, KEY_RATE_PER_S, NAN);
+		double threads = rr_num_or(c->plan, KEY_THREADS, 1);
+		double pct = rr_num_or(gp, KEY_SPIN_PCT_OF_CPU, NAN);
+		char of[64] = "";
+		if (isfinite(pct))
+			snprintf(of, sizeof of, " (%s of pacer's CPU)", fmt_pct(&c->f, pct));
+		page_item(
+			c->d, "Precise pacing spun %s before due times%s%s.%s", fmt_s(&c->f, spin),
+			of, lag,
+			isfinite(rate) && rate / (threads > 0 ? threads : 1) > PRECISE_CORE_RATE
+				? " Above about 10k requests/s per thread the gaps are shorter than a "
+				  "wake-up's lateness: precise pacing needs a core per thread."
+				: "");
+	}
+}
+
 static char *command_line(const json_t *argv)
 {
 	char *buf = NULL;
@@ -288,6 +336,7 @@ void content_methodology(struct content_ctx *c)
 		page_item(c->d, "Up to %s %s over %s worker %s.", fmt_int(&c->f, conns),
 			 plural(conns, "connection", "connections"), fmt_int(&c->f, threads),
 			 plural(threads, "thread", "threads"));
+		pacing_cost(c);
 	} else {
 		double reqs;
 		char bound[96] = "";

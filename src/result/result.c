@@ -501,6 +501,17 @@ int run_result_pool(struct run_result *into, const struct run_result *add)
 	into->measure_ns += add->measure_ns;
 	into->window_ns += add->window_ns;
 	into->gen_cpu_ns += add->gen_cpu_ns;
+	into->gen_spin_ns += add->gen_spin_ns;
+	if (add->n_pace_windows) {
+		uint64_t *pw = realloc(into->pace_windows_ns,
+				       (into->n_pace_windows + add->n_pace_windows) * sizeof *pw);
+		if (!pw)
+			return -ENOMEM;
+		memcpy(pw + into->n_pace_windows, add->pace_windows_ns,
+		       add->n_pace_windows * sizeof *pw);
+		into->pace_windows_ns = pw;
+		into->n_pace_windows += add->n_pace_windows;
+	}
 	into->gen_cpu_wait_known = into->gen_cpu_wait_known && add->gen_cpu_wait_known;
 	into->gen_cpu_wait_ns += add->gen_cpu_wait_ns;
 	into->gen_steal_known = into->gen_steal_known && add->gen_steal_known;
@@ -523,6 +534,7 @@ int run_result_pool(struct run_result *into, const struct run_result *add)
 void run_result_free(struct run_result *r)
 {
 	free(r->gen_thread_cpu_ns);
+	free(r->pace_windows_ns);
 	r->gen_thread_cpu_ns = NULL;
 	free(r->reps);
 	r->reps = NULL;

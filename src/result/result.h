@@ -494,6 +494,12 @@ struct run_result {
 
 	/* generator self-check inputs */
 	uint64_t gen_cpu_ns;         /* worker threads' CPU, measured phase + drain */
+	uint64_t gen_spin_ns;        /* precise pacing: time the workers spent polling for due
+				      * times (their CPU), over the same span */
+	uint64_t *pace_windows_ns;   /* batched pacing: the send window of each worker's each
+				      * measured second (owned; repetitions appended) */
+	size_t n_pace_windows;
+	bool pace_batched;             /* the open loop paced in batches (else precisely) */
 	double gen_busiest_thread_pct; /* the busiest worker's CPU over its step, % of one core */
 	uint64_t *gen_thread_cpu_ns; /* per worker thread (threads entries), owned; NULL if unknown */
 	bool gen_cpu_wait_known;     /* the kernel reported the run delay below */

@@ -130,6 +130,54 @@ static const char *const sections[7] = {
 	"## Summary", "## Identity", "## Methodology", "## Test conditions and limits",
 	"## Results", "## Cost and resources", "## What this number means / does not establish"};
 
+/* What pacing bought (generator.pacing), in the method section: a budget's
+ * windows and send lag; --precise's spin, and a core above ~10k/s a thread. */
+static void test_pacing_sentence(void **state)
+{
+	(void)state;
+	json_t *j = fx_run();
+	json_t *plan = json_object_get(j, "plan");
+	json_object_set_new(plan, "pacing",
+			    json_pack("{s:s, s:f, s:f, s:n}", "mode", "batched", "send_window_us",
+				      1000.0, "precision_budget_pct", 5.0, "why_precise"));
+	json_t *gen = json_object_get(j, "generator");
+	json_object_set_new(gen, "pacing",
+			    json_pack("{s:{s:f, s:f, s:f}, s:n, s:n, s:f, s:f, s:f}",
+				      "send_window_us", "min", 600.0, "median", 800.0, "max",
+				      1100.0, "spin_s", "spin_pct_of_cpu", "send_lag_p99_ms", 0.9,
+				      "latency_p50_ms", 22.0, "send_lag_p99_pct_of_p50", 4.09));
+	char *md = render(j, REPORT_FMT_MD, NULL);
+	CHECK(has(md, "Send window adapted to 5"), "no budget sentence:\n%s", md);
+	CHECK(has(md,
+		  "600 µs–1.10 ms (median 800 µs); send lag p99 900 µs = 4.09% of the latency's p50"),
+	      "budget sentence:\n%s", md);
+	CHECK(!has(md, "Precise pacing spun"), "a spin without precise pacing");
+	free(md);
+
+	for (int fast = 0; fast < 2; fast++) {
+		j = fx_run();
+		plan = json_object_get(j, "plan");
+		json_object_set_new(plan, "rate_per_s", json_real(fast ? 20000.0 : 1000.0));
+		json_object_set_new(plan, "pacing",
+				    json_pack("{s:s, s:n, s:n, s:n}", "mode", "precise",
+					      "send_window_us", "precision_budget_pct",
+					      "why_precise"));
+		gen = json_object_get(j, "generator");
+		json_object_set_new(gen, "pacing",
+				    json_pack("{s:n, s:f, s:f, s:f, s:f, s:f}", "send_window_us",
+					      "spin_s", 0.25, "spin_pct_of_cpu", 31.5,
+					      "send_lag_p99_ms", 0.05, "latency_p50_ms", 20.0,
+					      "send_lag_p99_pct_of_p50", 0.25));
+		md = render(j, REPORT_FMT_MD, NULL);
+		CHECK(has(md,
+			  "Precise pacing spun 0.250 s before due times (31.50% of pacer's CPU)"),
+		      "no spin sentence:\n%s", md);
+		CHECK(has(md, "needs a core per thread") == (fast == 1), "core sentence at %s/s",
+		      fast ? "20k" : "1k");
+		free(md);
+	}
+}
+
 static void test_md_sections_and_facts(void **state)
 {
 	(void)state;
@@ -1586,6 +1634,7 @@ int main(void)
 		cmocka_unit_test(test_escape_html),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_md_sections_and_facts),
+		cmocka_unit_test(test_pacing_sentence),
 		cmocka_unit_test(test_conditions_from_facts),
 		cmocka_unit_test(test_headline_failures_and_unanswered),
 		cmocka_unit_test(test_workload_sentences),
