@@ -155,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			timers(w);
 	}
 	/* let every timer that is due within a second run, reading all */
-	for (int k = 0; k < 50 && !c->dead && (theap_peek(&w->sheap) || c->h2_streams); k++) {
+	for (int k = 0; k < 50 && !c->dead && (theap_peek(&w->sheap) || c->h2s.n); k++) {
 		drain(sv[1]);
 		if (c->write_blocked)
 			target_conn_event(c, EPOLLOUT);
@@ -165,12 +165,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			timers(w);
 	}
 	if (!c->dead) {
-		CHECK(c->h2_timed <= c->h2_streams);
+		CHECK(c->h2s.n_timed <= c->h2s.n);
 		target_conn_close(c);
 	}
 	CHECK(c->h2 == NULL);
-	CHECK(c->h2_streams == 0);
-	CHECK(c->h2_timed == 0);
+	CHECK(c->h2s.n == 0);
+	CHECK(c->h2s.n_timed == 0);
+	CHECK(w->h2pool.b.held == 0); /* every stream's holdings given back */
+	CHECK(w->h2pool.b.dyn == 0);
 	CHECK(theap_peek(&w->sheap) == NULL);
 	CHECK(theap_peek(&w->heap) == NULL);
 	CHECK(w->h2_dirty == NULL);
