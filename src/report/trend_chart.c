@@ -43,14 +43,13 @@ int charts_add_trend(struct chart_set *cs, const struct report_trend *t)
 	}
 	for (size_t r = 0; r < n_reasons; r++)
 		if (reason[r][0])
-			snprintf(labels[r], sizeof labels[r],
-				 "not comparable: %.47s differs (pacer diff would refuse)",
+			snprintf(labels[r], sizeof labels[r], "not comparable: %.47s differs",
 				 reason[r]);
 		else
 			snprintf(labels[r], sizeof labels[r],
 				 "not comparable (pacer diff would refuse)");
 	snprintf(labels[TREND_REASONS], sizeof labels[TREND_REASONS],
-		 "not comparable: other fields differ (pacer diff would refuse)");
+		 "not comparable: another field differs");
 	size_t ns = 1 + n_reasons + (other ? 1 : 0);
 	/* per metric and series: x then y, n each */
 	double *buf = malloc(sizeof(double) * 2 * n * nm * ns);

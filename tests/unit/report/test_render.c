@@ -761,6 +761,86 @@ static void test_html_structure(void **state)
 	}
 }
 
+/* The figure with id in html, its text up to </svg> (malloc'd), or NULL. */
+static char *figure(const char *html, const char *id)
+{
+	char open[96];
+	snprintf(open, sizeof open, "<figure class=\"chart\" id=\"%s\">", id);
+	const char *at = strstr(html, open);
+	const char *end = at ? strstr(at, "</svg>") : NULL;
+	return end ? strndup(at, (size_t)(end - at)) : NULL;
+}
+
+/* Issue 30: a comparison whose variants carry measure and series gets the
+ * charts a single run has, the variants overlaid with a legend naming
+ * each; a comparison written before (no measure, no series) keeps its
+ * three bar charts and draws no empty ones. */
+static void test_compare_overlays_the_variants(void **state)
+{
+	(void)state;
+	json_t *j = fx_compare();
+	json_t *vs = json_object_get(j, "variants");
+	for (size_t i = 0; i < 2; i++) {
+		json_t *v = json_array_get(vs, i);
+		json_t *m = json_object();
+		json_object_set_new(m, "duration_s", json_real(2));
+		json_object_set_new(m, "latency", fx_timing_at(i ? 2000 : 9000, 100));
+		json_object_set_new(v, "measure", m);
+		json_t *series = json_array();
+		for (int t = 0; t < 2; t++) {
+			char pt[256];
+			snprintf(pt, sizeof pt,
+				 "{\"t_s\":%d,\"completed\":%d,\"errors\":%d,\"p99_us\":%d,"
+				 "\"transport_errors\":0,\"by_class\":{\"1xx\":0,\"2xx\":%d,"
+				 "\"3xx\":0,\"4xx\":%d,\"5xx\":0}}",
+				 t, 50 + 10 * (int)i, i ? 5 : 0, i ? 2500 : 9500, 50 + 5 * (int)i,
+				 i ? 5 : 0);
+			json_array_append_new(series, fx_parse(pt));
+		}
+		json_object_set_new(v, "series", series);
+	}
+	char *html = render(j, REPORT_FMT_HTML, NULL);
+	static const char *const ids[] = {"chart-compare-spectrum", "chart-compare-histogram",
+					  "chart-compare-timeline", "chart-compare-status"};
+	for (size_t k = 0; k < 4; k++) {
+		char *fig = figure(html, ids[k]);
+		CHECK(fig, "no %s", ids[k]);
+		if (!fig)
+			continue;
+		size_t lines = 0;
+		for (const char *p = fig; (p = strstr(p, "<polyline")); p++)
+			lines++;
+		CHECK(lines >= 2, "%s: %zu lines, want one per variant", ids[k], lines);
+		if (k < 3)
+			CHECK(has(fig, ">a</text>") && has(fig, ">b</text>"), "%s: legend", ids[k]);
+		free(fig);
+	}
+	/* status: each variant's 2xx above; only b answered 4xx */
+	char *st = figure(html, "chart-compare-status");
+	CHECK(st && has(st, ">a 2xx/s<") && has(st, ">b 2xx/s<") && has(st, ">b 4xx/s<") &&
+		      !has(st, ">a 4xx/s<"),
+	      "status legend");
+	free(st);
+	/* in the page's order: the bar charts, then the overlays */
+	const char *prev = html;
+	static const char *const order[] = {"chart-compare-ratios",   "chart-compare-throughput",
+					    "chart-compare-spectrum", "chart-compare-histogram",
+					    "chart-compare-timeline", "chart-compare-status"};
+	for (size_t k = 0; k < 6; k++) {
+		char open[96];
+		snprintf(open, sizeof open, "id=\"%s\"", order[k]);
+		const char *at = strstr(html, open);
+		CHECK(at && at > prev, "%s out of order", order[k]);
+		if (at)
+			prev = at;
+	}
+	free(html);
+	html = render(fx_compare(), REPORT_FMT_HTML, NULL);
+	for (size_t k = 0; k < 4; k++)
+		CHECK(!has(html, ids[k]), "%s drawn without data", ids[k]);
+	free(html);
+}
+
 static void test_deterministic(void **state)
 {
 	(void)state;
@@ -1593,6 +1673,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_wait),
 		cmocka_unit_test(test_hostile_strings),
 		cmocka_unit_test(test_html_structure),
+		cmocka_unit_test(test_compare_overlays_the_variants),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_text_briefs),
