@@ -195,7 +195,7 @@ static int section(FILE *f, const struct page *d, const char *want, bool screen)
 			cur = b->id ? b->id : "";
 		if (strcmp(cur, want) != 0 || b->level == 1 || b->audience == PAGE_REPORT)
 			continue;
-		if (screen && !own && !b->screen)
+		if (screen ? !own && !b->screen : b->audience == PAGE_SCREEN)
 			continue;
 		switch (b->kind) {
 		case PAGE_HEADING:
@@ -309,7 +309,8 @@ static int caveats(FILE *f, const struct page *d, size_t room)
 	return rc;
 }
 
-/* Whether the page has the one-screen form (a run's or ramp's: its "next"). */
+/* Whether the page has the one-screen form (a run's, ramp's or
+ * comparison's: its "next"). */
 static bool has_screen(const struct page *d)
 {
 	for (size_t i = 0; i < d->n; i++)
