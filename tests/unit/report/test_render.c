@@ -1031,6 +1031,11 @@ static void test_text_screen(void **state)
 		      has(t, "\n  b        2.000 faster  0.500 faster  0.500 faster  –\n") &&
 		      has(t, "\n  Next: ") && !has(t, "median (min–max)"),
 	      "%s", t);
+	/* no room for one caveat: their number in one line, not a heading
+	 * over "- and 4 more" */
+	CHECK(has(t, "\n  Test conditions and limits: 4 in the full report.\n") &&
+		      !has(t, "limits\n  - and "),
+	      "%s", t);
 	CHECK(has(full, "median (min–max)") && !has(full, "ratio and verdict") &&
 		      !has(full, "Next: "),
 	      "%s", full);
