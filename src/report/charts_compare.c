@@ -148,13 +148,14 @@ static int overlay_seconds(const json_t *root, const json_t *variants, struct ch
 		const json_t *v = json_array_get(variants, i);
 		const json_t *series = rr_arr(v, KEY_SERIES);
 		/* the seconds of the schedule (measure.duration_s sums the
-		 * repetitions; the series is the first's) */
+		 * repetitions; the series is the first's); a schedule under a
+		 * second keeps its only second, which holds both */
 		double meas_s = rr_num_or(root, "plan.duration_s", NAN);
 		size_t k;
 		const json_t *pt;
 		json_array_foreach(series, k, pt) {
 			double rel = rr_num_or(pt, KEY_T_S, (double)k), c, p99;
-			if (isfinite(meas_s) && meas_s > 0 && rel + 0.5 >= meas_s)
+			if (isfinite(meas_s) && meas_s >= 1 && rel + 0.5 >= meas_s)
 				break;
 			double ts = rel + 0.5;
 			struct xy *va = &a[i * CS_N];
