@@ -176,11 +176,15 @@ static int list_row(void *arg, const struct history_row *r)
 	char a[32], b[32], d[32], e[32], f[32];
 	if (c->trend == HM_COUNT) {
 		if (!c->rows)
-			printf("%5s  %-16s  %-7s  %-12s  %10s  %9s  %9s  %8s  %10s  %-12s  %s\n", "id",
-			       "recorded (UTC)", "kind", "table", "achieved", "p50", "p99", "errors",
-			       "capacity", "commit", "target");
+			printf("%5s  %-16s  %-7s  %-12s  %10s  %9s  %9s  %8s  %10s  %-12s  %s\n",
+			       "id", "recorded (UTC)", "kind", "workload", "achieved", "p50", "p99",
+			       "errors", "capacity", "commit", "target");
 		printf("%5lld  %-16s  %-7s  %-12.12s  %10s  %9s  %9s  %8s  %10s  %-12.12s  %s%s\n",
-		       (long long)r->id, when, SAFE(h->kind), SAFE(h->table_hash),
+		       (long long)r->id, when, SAFE(h->kind),
+		       /* what was sent, not where (pacer diff's rule); older
+			* results: their request table's hash */
+		       h->workload_hash && *h->workload_hash ? SAFE(h->workload_hash)
+							     : SAFE(h->table_hash),
 		       fmt_metric(a, sizeof a, HM_ACHIEVED, h->v[HM_ACHIEVED]),
 		       fmt_metric(b, sizeof b, HM_P50, h->v[HM_P50]),
 		       fmt_metric(d, sizeof d, HM_P99, h->v[HM_P99]),
@@ -355,7 +359,7 @@ int cmd_history(int argc, char **argv)
 		{'o', "out", OPT_STR, &out, "FILE", NULL, "export: write the result here (atomically)", false},
 		{0, "scenario", OPT_STR, &scenario, "NAME", NULL, "only runs of this scenario", false},
 		{0, "since", OPT_STR, &since, "DATE", NULL, "only runs recorded at or after DATE (2026-12-01, UTC)", false},
-		{0, "table-hash", OPT_STR, &hash, "HEX", NULL, "only runs whose request-table hash starts so", false},
+		{0, "table-hash", OPT_STR, &hash, "HEX", NULL, "only runs whose workload hash (as listed) or request-table hash starts so", false},
 		{0, "target", OPT_STR, &target, "URL", NULL, "only runs against this target (as listed)", false},
 		{0, "trend", OPT_STR, &trend, "METRIC", NULL, "list one metric, oldest first, marking runs not comparable with the newest", false},
 		{0, "until", OPT_STR, &until, "DATE", NULL, "only runs recorded before DATE", false},

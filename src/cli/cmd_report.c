@@ -76,6 +76,7 @@ static int trend_row(void *arg, const struct history_row *row)
 	}
 	/* pacer diff's rule (history/diff.h), the reported result as NEW */
 	p->comparable = false;
+	snprintf(p->why, sizeof p->why, "the stored result does not read");
 	char *json = NULL, err[256];
 	size_t len = 0;
 	struct loaded_result r;
@@ -84,6 +85,7 @@ static int trend_row(void *arg, const struct history_row *row)
 	    !result_read_mem(&r, json, len, "history run", err, sizeof err)) {
 		diff_comparable(&r, t->res, d);
 		p->comparable = d->comparable;
+		snprintf(p->why, sizeof p->why, "%.47s", d->comparable ? "" : d->field);
 		result_free(&r);
 	}
 	free(json);

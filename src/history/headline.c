@@ -154,6 +154,7 @@ void history_headline_of(const struct loaded_result *r, struct history_headline 
 	h->table_hash = rr_str(plan, "table.sha256");
 	if (!h->table_hash)
 		h->table_hash = rr_str(plan, "workload.sha256");
+	h->workload_hash = rr_str(plan, "workload." KEY_WORKLOAD_SHA256);
 	h->hostname = str_or(root, "environment.hostname");
 	h->cpu_model = str_or(root, "environment.cpu_model");
 	h->kernel = str_or(root, "environment.kernel");
@@ -197,6 +198,7 @@ void history_headline_of(const struct loaded_result *r, struct history_headline 
 			session_figures(rr_obj(v0, KEY_SESSIONS), rr_arr(v0, KEY_BY_NAME), h);
 			if (!h->table_hash)
 				h->table_hash = rr_str(v0, "workload.sha256");
+			h->workload_hash = rr_str(v0, "workload." KEY_WORKLOAD_SHA256);
 		}
 		break;
 	}

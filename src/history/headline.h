@@ -49,6 +49,10 @@ struct history_headline {
 			    * compare's compare:NAME=TARGET,... (cut to fit) */
 	const char *scenario;
 	const char *table_hash; /* plan.table.sha256, else plan.workload.sha256 */
+	/* plan.workload.workload_sha256 (a compare's first variant's): the
+	 * requests as sent, not where (pacer diff's rule); NULL or "" when the
+	 * result has none (older results, a script's requests) */
+	const char *workload_hash;
 	const char *hostname, *cpu_model, *kernel, *arch;
 	double cores;
 	bool interrupted;

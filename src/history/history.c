@@ -305,6 +305,7 @@ static void iso_utc(int64_t ms, char *out, size_t cap)
  * to cost); the sessions' three are SESSION_COLS. */
 #define HM_SCHEMA1 (HM_COST + 1)
 #define SESSIONS_SCHEMA 3
+#define WORKLOAD_SCHEMA 4 /* runs.workload_hash */
 
 /* Run rid's session figures (schema 3): the columns, updated after the
  * insert, and its steps. 0, or a code of history_sql_fail. */
@@ -353,6 +354,27 @@ static int add_sessions(struct history_db *h, int64_t rid, const struct history_
 	}
 	sqlite3_finalize(st);
 	return src == SQLITE_OK ? 0 : history_sql_fail(h, src, "storing the sessions", err, errlen);
+}
+
+/* Run rid's workload hash (schema 4), updated after the insert. 0, or a
+ * code of history_sql_fail. */
+static int add_workload_hash(struct history_db *h, int64_t rid, const char *hash, char *err,
+			     size_t errlen)
+{
+	if (h->version < WORKLOAD_SCHEMA || !hash || !*hash)
+		return 0;
+	sqlite3_stmt *st = NULL;
+	int src = sqlite3_prepare_v2(h->db, "UPDATE runs SET workload_hash = ? WHERE id = ?", -1,
+				     &st, NULL);
+	if (src == SQLITE_OK) {
+		bind_text(st, 1, hash);
+		sqlite3_bind_int64(st, 2, rid);
+		src = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(h->db);
+	}
+	sqlite3_finalize(st);
+	return src == SQLITE_OK
+		       ? 0
+		       : history_sql_fail(h, src, "storing the workload hash", err, errlen);
 }
 
 int history_add(struct history_db *h, const struct history_meta *m, const char *json, size_t len,
@@ -416,6 +438,8 @@ int history_add(struct history_db *h, const struct history_meta *m, const char *
 	rc = history_read_back(h, rid, when, json, len, err, errlen);
 	if (!rc) /* a session run's figures, in the same transaction */
 		rc = add_sessions(h, rid, &hl, err, errlen);
+	if (!rc)
+		rc = add_workload_hash(h, rid, hl.workload_hash, err, errlen);
 	if (rc)
 		goto rollback;
 	if (id)
@@ -453,13 +477,18 @@ static int prepare_filtered(struct history_db *h, const char *cols, const struct
 	struct history_filter none = {0};
 	if (!f)
 		f = &none;
-	char sql[1024];
-	int n = snprintf(sql, sizeof sql,
-			 "SELECT %s FROM runs WHERE (?1 IS NULL OR target = ?1) AND "
-			 "(?2 IS NULL OR scenario = ?2) AND (?3 IS NULL OR substr(table_hash, 1, "
-			 "length(?3)) = ?3) AND (?4 IS NULL OR recorded_at >= ?4) AND (?5 IS NULL OR "
-			 "recorded_at < ?5) AND (?6 IS NULL OR kind = ?6) AND id >= ?7 ORDER BY id %s",
-			 cols, f->oldest_first ? "ASC" : "DESC");
+	char sql[1280];
+	/* a hash prefix: the workload's (schema 4) or the table's */
+	int n = snprintf(
+		sql, sizeof sql,
+		"SELECT %s FROM runs WHERE (?1 IS NULL OR target = ?1) AND "
+		"(?2 IS NULL OR scenario = ?2) AND (?3 IS NULL OR substr(table_hash, 1, "
+		"length(?3)) = ?3%s) AND (?4 IS NULL OR recorded_at >= ?4) AND (?5 IS NULL OR "
+		"recorded_at < ?5) AND (?6 IS NULL OR kind = ?6) AND id >= ?7 ORDER BY id %s",
+		cols,
+		h->version >= WORKLOAD_SCHEMA ? " OR substr(workload_hash, 1, length(?3)) = ?3"
+					      : "",
+		f->oldest_first ? "ASC" : "DESC");
 	if (f->limit)
 		snprintf(sql + n, sizeof sql - (size_t)n, " LIMIT %u", f->limit);
 	int rc = sqlite3_prepare_v2(h->db, sql, -1, st, NULL);
@@ -497,9 +526,13 @@ int history_list(struct history_db *h, const struct history_filter *f,
 		 size_t errlen)
 {
 	bool sessions = h->version >= SESSIONS_SCHEMA;
+	bool workload = h->version >= WORKLOAD_SCHEMA;
 	sqlite3_stmt *st, *steps = NULL;
-	int rc = prepare_filtered(h, sessions ? ROW_COLS ", " SESSION_COLS : ROW_COLS, f, &st, err,
-				  errlen);
+	int rc = prepare_filtered(h,
+				  workload   ? ROW_COLS ", " SESSION_COLS ", workload_hash"
+				  : sessions ? ROW_COLS ", " SESSION_COLS
+					     : ROW_COLS,
+				  f, &st, err, errlen);
 	if (rc)
 		return rc;
 	int src;
@@ -559,6 +592,7 @@ int history_list(struct history_db *h, const struct history_filter *f,
 				}
 			}
 		}
+		hl->workload_hash = workload ? col_text(st, i++) : "";
 		rc = cb(arg, row);
 		if (rc)
 			break;

@@ -38,7 +38,7 @@
 #include "history/headline.h"
 
 #define HISTORY_APP_ID 0x70616372 /* "pacr" */
-#define HISTORY_SCHEMA_VERSION 3  /* the schema this build writes */
+#define HISTORY_SCHEMA_VERSION 4  /* the schema this build writes */
 #define HISTORY_BUSY_MS 5000      /* default wait for a lock held by another process */
 
 struct history_db;
@@ -93,7 +93,8 @@ struct history_row {
 struct history_filter {
 	const char *target;     /* exact; NULL: any */
 	const char *scenario;   /* exact; NULL: any */
-	const char *table_hash; /* a prefix of the hash; NULL: any */
+	const char *table_hash; /* a prefix of the workload hash (schema 4) or of the
+				 * request table's hash; NULL: any */
 	const char *since;      /* recorded_at >= since (ISO date or time); NULL: any */
 	const char *until;      /* recorded_at < until; NULL: any */
 	const char *kind;       /* "run", "ramp", "compare"; NULL: any */

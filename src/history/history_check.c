@@ -75,6 +75,18 @@ const char *const history_migrations[HISTORY_SCHEMA_VERSION] = {
 	" runs.result_json ELSE '[]' END, '$.measure.by_name') AS s"
 	" WHERE s.key < 32 AND CASE WHEN s.type = 'object' THEN"
 	" json_type(s.value, '$.name') END = 'text';",
+	/* 3 → 4: the workload hash (plan.workload.workload_sha256, a compare's
+	 * first variant's: what was sent, not where, the hash pacer diff
+	 * compares), listed and filtered by `pacer history`, and the runs
+	 * stored before filled in from their results; a value that is not a
+	 * string (a file pacer does not trust) is left NULL, one cut at 64 */
+	"ALTER TABLE runs ADD COLUMN workload_hash TEXT;"
+	"CREATE INDEX runs_workload_hash ON runs(workload_hash, recorded_at);"
+	"UPDATE runs SET workload_hash = (SELECT CASE WHEN json_type(result_json, p) = 'text'"
+	" THEN substr(json_extract(result_json, p), 1, 64) END FROM (SELECT CASE WHEN kind ="
+	" 'compare' THEN '$.variants[0].workload.workload_sha256' ELSE"
+	" '$.plan.workload.workload_sha256' END AS p))"
+	" WHERE CASE WHEN json_valid(result_json) THEN 1 ELSE 0 END;",
 };
 
 /* One SQLite failure as a code and a message naming the file. */

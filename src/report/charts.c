@@ -19,6 +19,10 @@
  *   compare-latency  compare: median latency percentiles per variant with
  *                    min-max whiskers
  *   compare-throughput  compare: median throughput (or capacity) per variant
+ *   compare-spectrum, compare-histogram, compare-timeline, compare-status
+ *                    compare (run mode): a single run's charts with the
+ *                    variants overlaid, one color each (the timeline and
+ *                    status from each variant's first measurement)
  *
  * This file chooses the families for a result: charts_phase.c (spectrum,
  * histogram, timeline, status), charts_ramp.c and charts_compare.c. The set

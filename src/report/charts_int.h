@@ -43,6 +43,14 @@ struct timeline {
 	size_t n_marks;
 };
 
+/* Percentile rows of a timing's histogram (a phase's "latency" object)
+ * into a: x = fraction, y = ms. Nothing when it holds no histogram. */
+void spectrum_points(const json_t *timing, struct xy *a);
+/* The latency distribution of a timing's histogram as a step outline into
+ * a: the share of its requests in each log-spaced bin (10 a decade; a
+ * bucket goes to the bin holding its low value: bins are far wider than
+ * the buckets' 0.1 %), x = ms, y = percent. */
+void histogram_points(const json_t *timing, struct xy *a);
 /* The spectrum and the histogram of a phase object; `what` names it in the title. */
 int spectrum_chart(struct chart_set *cs, const json_t *phase, const char *what);
 int histogram_chart(struct chart_set *cs, const json_t *phase, const char *what);

@@ -11,9 +11,7 @@
 #include "report/svg.h"
 #include "stats/hist.h"
 
-
-/* Percentile rows of a timing's histogram into a: x = fraction, y = ms. */
-static void spectrum_of(const json_t *timing, struct xy *a)
+void spectrum_points(const json_t *timing, struct xy *a)
 {
 	struct hist h;
 	char err[128];
@@ -37,8 +35,8 @@ static void spectrum_of(const json_t *timing, struct xy *a)
 int spectrum_chart(struct chart_set *cs, const json_t *phase, const char *what)
 {
 	struct xy lat = {0}, svc = {0};
-	spectrum_of(rr_get(phase, KEY_LATENCY), &lat);
-	spectrum_of(rr_get(phase, KEY_SERVICE_TIME), &svc);
+	spectrum_points(rr_get(phase, KEY_LATENCY), &lat);
+	spectrum_points(rr_get(phase, KEY_SERVICE_TIME), &svc);
 	int rc = lat.oom || svc.oom ? -ENOMEM : 0;
 	if (!rc && (lat.n || svc.n)) {
 		double lo = INFINITY, hi = 0;
@@ -80,16 +78,12 @@ int spectrum_chart(struct chart_set *cs, const json_t *phase, const char *what)
 #define HISTO_BINS_PER_DECADE 10
 #define HISTO_MAX_BINS 160 /* 16 decades: 1 ns to 10^16 ns */
 
-/* The latency distribution of a phase: the share of its requests in each
- * log-spaced bin, drawn as a step outline over a log latency axis (a
- * bucket of the histogram goes to the bin holding its low value: bins are
- * far wider than the buckets' 0.1 %). */
-int histogram_chart(struct chart_set *cs, const json_t *phase, const char *what)
+void histogram_points(const json_t *timing, struct xy *a)
 {
 	struct hist h;
 	char err[128];
-	if (rr_timing_hist(rr_get(phase, KEY_LATENCY), &h, err, sizeof err) != 0)
-		return 0;
+	if (rr_timing_hist(timing, &h, err, sizeof err) != 0)
+		return;
 	double bins[HISTO_MAX_BINS] = {0};
 	long first = HISTO_MAX_BINS, last = -1;
 	double total = 0;
@@ -111,19 +105,27 @@ int histogram_chart(struct chart_set *cs, const json_t *phase, const char *what)
 	}
 	hist_free(&h);
 	if (last < 0 || total <= 0)
-		return 0;
-	struct xy a = {0};
+		return;
 	/* ns → ms on the axis: bin b spans [10^(b/10), 10^((b+1)/10)) ns */
 	double lo_ms = pow(10.0, (double)first / HISTO_BINS_PER_DECADE) / 1e6;
-	xy_push(&a, lo_ms, 0);
+	xy_push(a, lo_ms, 0);
 	for (long b = first; b <= last; b++) {
 		double x0 = pow(10.0, (double)b / HISTO_BINS_PER_DECADE) / 1e6;
 		double x1 = pow(10.0, (double)(b + 1) / HISTO_BINS_PER_DECADE) / 1e6;
 		double pct = bins[b] / total * 100;
-		xy_push(&a, x0, pct);
-		xy_push(&a, x1, pct);
+		xy_push(a, x0, pct);
+		xy_push(a, x1, pct);
 	}
-	xy_push(&a, pow(10.0, (double)(last + 1) / HISTO_BINS_PER_DECADE) / 1e6, 0);
+	xy_push(a, pow(10.0, (double)(last + 1) / HISTO_BINS_PER_DECADE) / 1e6, 0);
+}
+
+/* The latency distribution of a phase (histogram_points). */
+int histogram_chart(struct chart_set *cs, const json_t *phase, const char *what)
+{
+	struct xy a = {0};
+	histogram_points(rr_get(phase, KEY_LATENCY), &a);
+	if (!a.n && !a.oom)
+		return 0;
 	int rc = a.oom ? -ENOMEM : 0;
 	if (!rc) {
 		struct svg_series s = {"share of requests per bin (10 a decade)", a.x, a.y, a.n, 0,

@@ -164,10 +164,8 @@ static void content_charts(struct content_ctx *c)
 		"latency-vs-load", "timeline", "spectrum", "histogram", "status", NULL,
 	};
 	static const char *const cmp[] = {
-		"compare-ratios",
-		"compare-latency",
-		"compare-throughput",
-		NULL,
+		"compare-ratios",    "compare-latency",  "compare-throughput", "compare-spectrum",
+		"compare-histogram", "compare-timeline", "compare-status",     NULL,
 	};
 	const char *const *names = run;
 	if (c->r->kind == RESULT_KIND_RAMP)
@@ -187,8 +185,8 @@ static void content_charts(struct content_ctx *c)
 		page_para(
 			c->d, false,
 			"The same benchmark over the runs of its history (pacer report --history): "
-			"runs with the same request table and hardware as this one in one series, "
-			"the others apart, as they are not comparable with it.");
+			"runs pacer diff calls comparable with this one in one series, the others "
+			"apart, labelled with the field that makes them not comparable.");
 		page_chart(c->d, trend->name, trend->title);
 		if (own)
 			page_heading(c->d, 3, "charts-this", "This %s",

@@ -309,6 +309,115 @@ static void cmp_sessions_table(struct content_ctx *c, const json_t *variants)
 		  "histograms are every repetition's together.");
 }
 
+/* The median of summary[key] alone: a rate, a latency (us) or a percentage. */
+static const char *median_of(struct content_ctx *c, char *out, size_t cap, const json_t *summary,
+			     const char *key, int kind)
+{
+	double med;
+	if (!rr_num(rr_obj(summary, key), KEY_MEDIAN, &med))
+		snprintf(out, cap, "–");
+	else
+		snprintf(out, cap, "%s",
+			 kind == 0   ? fmt_rate(&c->f, med)
+			 : kind == 1 ? fmt_us(&c->f, med)
+				     : fmt_pct(&c->f, med));
+	return out;
+}
+
+/* A verdict in a word, for the one-screen table. */
+static const char *verdict_word(const char *v)
+{
+	static const struct {
+		const char *full, *word;
+	} words[] = {
+		{"no significant difference", "same"},
+		{"not enough repetitions", "too few"},
+		{"higher capacity", "higher"},
+		{"lower capacity", "lower"},
+		{"more errors", "more"},
+		{"fewer errors", "fewer"},
+	};
+	if (!v)
+		return "?";
+	for (size_t k = 0; k < N(words); k++)
+		if (!strcmp(v, words[k].full))
+			return words[k].word;
+	return v; /* "faster", "slower", an outcome's "a higher rate" */
+}
+
+/* The one-screen summary's form of the results (PAGE_SCREEN: the full text
+ * and the reports have the tables whole): each variant's medians in six
+ * columns, and each variant's ratio to the baseline with its verdict in a
+ * word for the figures the headline names, within 78 columns. */
+static void cmp_screen_tables(struct content_ctx *c, const json_t *variants)
+{
+	const json_t *s0 = rr_obj(json_array_get(variants, 0), KEY_SUMMARY);
+	bool cap = rr_obj(s0, KEY_CAPACITY_PER_S) != NULL;
+	const char *rate_key = cap ? KEY_CAPACITY_PER_S : KEY_ACHIEVED_PER_S;
+	page_audience(c->d, PAGE_SCREEN);
+	page_screen(c->d, true);
+	page_heading(c->d, 3, "variants-screen", "Variants: median over %u %s", c->repeat,
+		     plural(c->repeat, "repetition", "repetitions"));
+	const char *hdr[6] = {"Variant", cap ? "Capacity/s" : "Throughput/s", "p50", "p99", "max",
+			      "Errors"};
+	page_table(c->d, 6, 0x3e, hdr);
+	size_t i;
+	const json_t *v;
+	json_array_foreach(variants, i, v) {
+		char name[40], cell[5][64];
+		const json_t *sum = rr_obj(v, KEY_SUMMARY);
+		const char *vn = rr_str(v, KEY_NAME) ? rr_str(v, KEY_NAME) : "?";
+		snprintf(name, sizeof name, "%.24s%s", vn, i == 0 ? " (base)" : "");
+		const char *row[6] = {name,
+				      median_of(c, cell[0], sizeof cell[0], sum, rate_key, 0),
+				      median_of(c, cell[1], sizeof cell[1], sum, KEY_P50_US, 1),
+				      median_of(c, cell[2], sizeof cell[2], sum, KEY_P99_US, 1),
+				      median_of(c, cell[3], sizeof cell[3], sum, KEY_MAX_US, 1),
+				      median_of(c, cell[4], sizeof cell[4], sum, KEY_ERROR_PCT, 2)};
+		page_row(c->d, row);
+	}
+	const json_t *ratios = rr_arr(c->root, KEY_RATIOS);
+	const char *base = rr_str(json_array_get(variants, 0), KEY_NAME);
+	if (json_array_size(variants) > 1 && json_array_size(ratios)) {
+		page_heading(c->d, 3, "ratios-screen", "Against baseline %s: ratio and verdict",
+			     base ? base : "?");
+		const char *h[5] = {"Variant", cap ? "Capacity" : "Throughput", "p50", "p99",
+				    "Errors"};
+		const char *metric[5] = {NULL, cap ? "capacity" : "throughput", "p50", "p99",
+					 "errors"};
+		page_table(c->d, 5, 0, h);
+		json_array_foreach(variants, i, v) {
+			const char *vn = rr_str(v, KEY_NAME);
+			if (i == 0 || !vn)
+				continue;
+			char name[40], cell[5][64];
+			const char *row[5];
+			snprintf(name, sizeof name, "%.24s", vn);
+			row[0] = name;
+			for (size_t m = 1; m < 5; m++) {
+				snprintf(cell[m], sizeof cell[m], "–");
+				size_t k;
+				const json_t *r;
+				json_array_foreach(ratios, k, r) {
+					const char *rv = rr_str(r, KEY_VARIANT),
+						   *rm = rr_str(r, KEY_METRIC);
+					if (!rv || !rm || strcmp(rv, vn) || strcmp(rm, metric[m]))
+						continue;
+					double x = rr_num_or(r, KEY_RATIO, NAN);
+					snprintf(cell[m], sizeof cell[m], "%s %.24s",
+						 isfinite(x) ? fmt_ratio(&c->f, x) : "–",
+						 verdict_word(rr_str(r, KEY_VERDICT)));
+					break;
+				}
+				row[m] = cell[m];
+			}
+			page_row(c->d, row);
+		}
+	}
+	page_screen(c->d, false);
+	page_audience(c->d, PAGE_ALL);
+}
+
 void content_results_compare(struct content_ctx *c)
 {
 	const json_t *variants = rr_arr(c->root, KEY_VARIANTS);
@@ -326,6 +435,7 @@ void content_results_compare(struct content_ctx *c)
 		snprintf(okey[k], sizeof okey[k], "outcome_%s_pct", onames[k]);
 		snprintf(ohdr[k], sizeof ohdr[k], "%s rate", onames[k]);
 	}
+	cmp_screen_tables(c, variants);
 	page_heading(c->d, 3, "variants", "Variants: median (min–max) over repetitions");
 	const char *hdr[PAGE_MAX_COLS];
 	size_t nc = 0;

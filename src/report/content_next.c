@@ -1,5 +1,5 @@
-/* pacer — what to look at next: one sentence for the terminal, after a run's
- * or ramp's caveats (PAGE_TERMINAL: the report itself has the charts and
+/* pacer — what to look at next: one sentence for the terminal, after a run's,
+ * ramp's or comparison's caveats (PAGE_TERMINAL: the report itself has the charts and
  * the sections it points to). The first of these that holds: nothing was
  * answered; pacer's own lateness may have set the figures (its advice);
  * requests failed; a ramp whose steps all passed or all failed; a tail
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report/content_int.h"
+#include "stats/summary.h"
 
 /* The advice of the first generator check that fired in gl
  * (generator_limited), or NULL. */
@@ -104,6 +105,44 @@ static void next_ramp(struct content_ctx *c, char *out, size_t cap)
 			 "passing step's latency per second and distribution.");
 }
 
+static void next_compare(struct content_ctx *c, char *out, size_t cap)
+{
+	const json_t *variants = rr_arr(c->root, KEY_VARIANTS);
+	bool any = false, few = false;
+	size_t limited = 0, i;
+	const json_t *v;
+	json_array_foreach(variants, i, v) {
+		double x;
+		if (rr_num(v, "summary." KEY_ACHIEVED_PER_S ".median", &x) && x > 0)
+			any = true;
+		if (rr_num(v, "summary." KEY_CAPACITY_PER_S ".median", &x) && x > 0)
+			any = true;
+		if (rr_num_or(v, "generator_limited_repetitions", 0) > 0)
+			limited++;
+	}
+	json_array_foreach(rr_arr(c->root, KEY_RATIOS), i, v) {
+		const char *verdict = rr_str(v, KEY_VERDICT);
+		few = few || (verdict && !strcmp(verdict, "not enough repetitions"));
+	}
+	if (!any)
+		snprintf(out, cap,
+			 "no variant was answered: the full report's conditions and warnings say "
+			 "what failed.");
+	else if (few)
+		snprintf(out, cap,
+			 "--repeat %d or more for a verdict (%u per variant now, too few).",
+			 SUMMARY_MIN_N, c->repeat);
+	else if (limited)
+		snprintf(out, cap,
+			 "pacer's own lateness may have moved %zu %s figures: add --threads or run "
+			 "pacer on another machine.",
+			 limited, plural(limited, "variant's", "variants'"));
+	else
+		snprintf(out, cap,
+			 "the full report overlays the variants' latency spectra, distributions "
+			 "and responses per second.");
+}
+
 void content_next(struct content_ctx *c)
 {
 	char out[700];
@@ -112,7 +151,7 @@ void content_next(struct content_ctx *c)
 	else if (c->r->kind == RESULT_KIND_RAMP)
 		next_ramp(c, out, sizeof out);
 	else
-		return;
+		next_compare(c, out, sizeof out);
 	page_audience(c->d, PAGE_TERMINAL);
 	page_heading(c->d, 2, "next", "What to look at next");
 	page_para(c->d, false, "Next: %s", out);

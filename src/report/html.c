@@ -124,7 +124,7 @@ int html_write(FILE *f, const struct page *d, const struct chart_set *cs)
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", css);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct page_block *b = &d->b[i];
-		if (b->audience == PAGE_TERMINAL)
+		if (b->audience == PAGE_TERMINAL || b->audience == PAGE_SCREEN)
 			continue;
 		switch (b->kind) {
 		case PAGE_HEADING:

@@ -32,7 +32,7 @@ int md_write(FILE *f, const struct page *d, const char *chart_prefix)
 {
 	for (size_t i = 0; i < d->n; i++) {
 		const struct page_block *b = &d->b[i];
-		if (b->audience == PAGE_TERMINAL)
+		if (b->audience == PAGE_TERMINAL || b->audience == PAGE_SCREEN)
 			continue;
 		/* without chart files the charts' heading has nothing under it */
 		if (!chart_prefix && b->kind == PAGE_HEADING && b->id &&

@@ -34,6 +34,8 @@ enum page_audience {
 	PAGE_ALL,
 	PAGE_REPORT,
 	PAGE_TERMINAL, /* the terminal's summary only (what to look at next) */
+	PAGE_SCREEN,   /* the terminal's one-screen summary only: a compact form of
+			* what the full text has whole (a comparison's variants) */
 };
 
 struct page_block {

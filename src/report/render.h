@@ -37,7 +37,9 @@ const char *report_format_name(enum report_format f);
 struct report_trend_point {
 	double id;                            /* the run's id in the history */
 	double v[REPORT_TREND_MAX_METRICS];   /* NaN: the run lacks the figure */
-	bool comparable;                      /* same request table and hardware */
+	bool comparable;                      /* pacer diff's rule (history/diff.h) */
+	char why[48];                         /* not comparable: the first field that
+					       * differs ("rate", "cpu_model"); "" unknown */
 };
 
 struct report_trend {

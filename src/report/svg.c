@@ -15,6 +15,7 @@
 #define ML 78.0  /* left margin: y tick labels and the y label */
 #define MR 24.0
 #define LEGEND_H 24.0
+#define LEGEND_MAX_ROWS 4 /* a panel's legend wraps to at most this many rows */
 #define BOTTOM_H 46.0 /* x tick labels and the x label */
 
 static const char *const palette[8] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
@@ -221,6 +222,12 @@ static char *finish(FILE *f, char **buf)
 	return *buf;
 }
 
+/* The width of a legend entry (legend_entry) with this label. */
+static double legend_width(const char *label)
+{
+	return 34 + 6.5 * (double)strlen(label ? label : "");
+}
+
 /* A legend row: entries left to right from x. */
 static void legend_entry(FILE *f, double *x, double y, const char *col, bool dashed, bool box,
 			 const char *label)
@@ -234,7 +241,7 @@ static void legend_entry(FILE *f, double *x, double y, const char *col, bool das
 			"stroke-width=\"2.5\"%s/>\n",
 			*x, y - 4, *x + 18, y - 4, col, dashed ? " stroke-dasharray=\"6 3\"" : "");
 	text_el(f, *x + 22, y, "start", 11, NULL, label ? label : "");
-	*x += 34 + 6.5 * (double)strlen(label ? label : "");
+	*x += legend_width(label);
 }
 
 /* Axes, grid and tick labels of a plot area. */
@@ -318,7 +325,19 @@ static void draw_panel(FILE *f, const struct svg_panel *p, double top)
 {
 	double xlo, xhi, ylo, yhi;
 	struct scale xs = {.kind = p->x.scale, .px0 = ML, .px1 = W - MR};
-	double plot_top = top + LEGEND_H + 6, plot_bottom = top + PANEL_H - BOTTOM_H;
+	/* the legend in as many rows as its entries need (at most
+	 * LEGEND_MAX_ROWS), the plot below it */
+	size_t rows = 1;
+	double lw = ML;
+	for (size_t s = 0; s < p->n_series; s++) {
+		double w = legend_width(p->series[s].label);
+		if (lw > ML && lw + w > W - MR && rows < LEGEND_MAX_ROWS) {
+			rows++;
+			lw = ML;
+		}
+		lw += w;
+	}
+	double plot_top = top + LEGEND_H * (double)rows + 6, plot_bottom = top + PANEL_H - BOTTOM_H;
 	struct scale ys = {.kind = p->y.scale, .px0 = plot_bottom, .px1 = plot_top};
 	if (!panel_range(p, &xlo, &xhi, &ylo, &yhi)) {
 		text_el(f, W / 2, top + PANEL_H / 2, "middle", 12, NULL, "no data");
@@ -328,10 +347,16 @@ static void draw_panel(FILE *f, const struct svg_panel *p, double top)
 	scale_fit(&ys, ylo, yhi, p->y.from_zero, p->y.integer);
 	axes(f, &xs, &ys, true, p->x.label, p->y.label, plot_top, plot_bottom);
 
-	double lx = ML;
-	for (size_t s = 0; s < p->n_series; s++)
-		legend_entry(f, &lx, top + LEGEND_H - 4, color(p->series[s].color),
-			     p->series[s].dashed, false, p->series[s].label);
+	double lx = ML, ly = top + LEGEND_H - 4;
+	for (size_t s = 0, row = 1; s < p->n_series; s++) {
+		if (lx > ML && lx + legend_width(p->series[s].label) > W - MR && row < rows) {
+			row++;
+			lx = ML;
+			ly += LEGEND_H;
+		}
+		legend_entry(f, &lx, ly, color(p->series[s].color), p->series[s].dashed, false,
+			     p->series[s].label);
+	}
 
 	for (size_t i = 0; i < p->n_vmarks; i++) {
 		double t;

@@ -195,7 +195,7 @@ static int section(FILE *f, const struct page *d, const char *want, bool screen)
 			cur = b->id ? b->id : "";
 		if (strcmp(cur, want) != 0 || b->level == 1 || b->audience == PAGE_REPORT)
 			continue;
-		if (screen && !own && !b->screen)
+		if (screen ? !own && !b->screen : b->audience == PAGE_SCREEN)
 			continue;
 		switch (b->kind) {
 		case PAGE_HEADING:
@@ -239,6 +239,36 @@ static size_t lines_of(const char *buf, size_t len)
 	return n;
 }
 
+/* Whether the conditions' first brief item fits `room` lines, with a
+ * line left for the count when there are others (total). */
+static bool first_fits(const struct page *d, size_t total, size_t room)
+{
+	const char *cur = "";
+	for (size_t i = 0; i < d->n; i++) {
+		const struct page_block *b = &d->b[i];
+		if (b->kind == PAGE_HEADING && b->level <= 2)
+			cur = b->id ? b->id : "";
+		if (strcmp(cur, "conditions") || b->kind != PAGE_LIST || b->audience == PAGE_REPORT)
+			continue;
+		for (size_t k = 0; k < b->n_items; k++) {
+			const char *s = b->briefs && b->briefs[k] ? b->briefs[k] : b->items[k];
+			if (!*s)
+				continue;
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&buf, &len);
+			if (!m)
+				return true; /* caveats() says so */
+			int rc = wrap(m, s, "  - ", "    ");
+			fclose(m);
+			size_t need = rc ? 0 : lines_of(buf, len);
+			free(buf);
+			return need + (total > 1 ? 1 : 0) <= room;
+		}
+	}
+	return true;
+}
+
 /* The caveats of the one-screen summary: the conditions' list items in
  * brief, as many as fit `room` lines (the heading included), the others
  * counted in one last line. */
@@ -264,6 +294,8 @@ static int caveats(FILE *f, const struct page *d, size_t room)
 	}
 	if (!heading || total == 0)
 		return 0;
+	if (room >= 3 && !first_fits(d, total, room - 2))
+		room = 2; /* not one fits under the heading: their number alone */
 	if (room < 3) {
 		/* no room for one: their number, once (a line over when there is
 		 * no room at all: that there are caveats is not left out) */
@@ -309,7 +341,8 @@ static int caveats(FILE *f, const struct page *d, size_t room)
 	return rc;
 }
 
-/* Whether the page has the one-screen form (a run's or ramp's: its "next"). */
+/* Whether the page has the one-screen form (a run's, ramp's or
+ * comparison's: its "next"). */
 static bool has_screen(const struct page *d)
 {
 	for (size_t i = 0; i < d->n; i++)

@@ -283,7 +283,7 @@ class SessionHistoryTest(unittest.TestCase):
             version = con.execute("PRAGMA user_version").fetchone()[0]
         finally:
             con.close()
-        self.assertEqual(version, 3)
+        self.assertEqual(version, 4)
         for r, run in zip(rows, self.runs):
             ss = run.json["measure"]["sessions"]
             self.assertEqual(r[1:5], (ss["started"], ss["completed"], ss["failed"],
@@ -589,6 +589,34 @@ class TwoPortsTest(unittest.TestCase):
         r = pacer("report", "%s:4" % self.db, "--format", "html", "--history", self.db)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("Trend over 2 stored runs", r.stdout)
+
+    def test_listing_shows_and_filters_the_workload_hash(self):
+        """Before: the listing's column and --table-hash were the bytes' hash,
+        so the two ports showed two prefixes while --trend called them
+        comparable. Now the workload hash, one for both ports."""
+        for r in self.runs:
+            self.assertEqual(r.code, 0, r.stderr)
+        whash = self.runs[0].json["plan"]["workload"]["workload_sha256"]
+        out = pacer("history", self.db)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        lines = out.stdout.splitlines()
+        self.assertRegex(lines[0], r"^ +id +recorded \(UTC\) +kind +workload +achieved ")
+        shown = {int(l.split()[0]): l.split()[4] for l in lines[1:]}
+        self.assertEqual(shown, {i: whash[:12] for i in (1, 2, 3, 4)}, out.stdout)
+        # the prefix of the workload hash finds both ports' runs, as does
+        # the bytes' hash its own
+        out = pacer("history", self.db, "--table-hash", whash[:8])
+        self.assertEqual([int(l.split()[0]) for l in out.stdout.splitlines()[1:]], [4, 3, 2, 1])
+        bytes1 = self.runs[1].json["plan"]["workload"]["sha256"]
+        out = pacer("history", self.db, "--table-hash", bytes1[:16])
+        self.assertEqual([int(l.split()[0]) for l in out.stdout.splitlines()[1:]], [4, 2])
+        con = sqlite3.connect(self.db)
+        try:
+            self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 4)
+            self.assertEqual({r[0] for r in con.execute("SELECT workload_hash FROM runs")},
+                             {whash})
+        finally:
+            con.close()
 
 
 if __name__ == "__main__":

@@ -50,6 +50,9 @@ LEAD_JS = r"""JSON.stringify((() => {
     squeezed: squeezed};
 })())"""
 
+COMPARE_CHARTS = ["chart-compare-ratios", "chart-compare-latency",
+                  "chart-compare-throughput", "chart-compare-spectrum",
+                  "chart-compare-histogram", "chart-compare-timeline", "chart-compare-status"]
 RUN_CHARTS = ["chart-timeline", "chart-spectrum", "chart-histogram", "chart-status"]
 
 EVIL_HDR = "X-Evil: <script>window.__pwned=1</script><img src=x onerror=window.__pwned=3>"
@@ -293,12 +296,64 @@ class HtmlReportTest(PacerTestCase):
                                      "--concurrency", "2", "-d", "0.3s", "-w", "0", "--repeat",
                                      "2", "--report-dir", d], subcommand="compare")
         self.assertEqual(run.code, 0, harness.describe(run))
-        m = self._lead(os.path.join(d, "report.html"),
-                       ["chart-compare-ratios", "chart-compare-latency",
-                        "chart-compare-throughput"], self._shot("compare"))
+        m = self._lead(os.path.join(d, "report.html"), COMPARE_CHARTS, self._shot("compare"))
         heads = [t["head"] for t in m["tables"]]
         self.assertIn("Variant", heads)
         self.assertTrue(any(f[0].startswith("p99 B/A") for f in m["figures"]), m["figures"])
+
+    def test_compare_has_a_single_runs_charts(self):
+        """Issue 30: a comparison draws the charts a single run has (spectrum,
+        histogram, timeline, status), every variant overlaid in one chart each
+        with a legend naming it; before, it drew only the three bar charts."""
+        d = self.tmpdir()
+        with harness.PacerServe("hello") as srv:
+            run = harness.run_pacer(["--variant", "base=" + srv.url("/"),
+                                     "--variant", "other=" + srv.url("/x"),
+                                     "--rate", "200", "-d", "2s", "-w", "0", "--repeat", "2",
+                                     "--report-dir", d], subcommand="compare")
+        self.assertEqual(run.code, 0, harness.describe(run))
+        doc = run.json
+        for v in doc["variants"]:
+            # what the charts need, in the document: a histogram of sparse
+            # pairs pooled over the repetitions, status counts, a series
+            lat = v["measure"]["latency"]
+            self.assertEqual(lat["count"], v["measure"]["responses"]["by_class"]["2xx"],
+                             v["name"])
+            self.assertGreater(len(lat["hist"]["counts"]), 0)
+            self.assertGreaterEqual(len(v["series"]), 1)
+        html = os.path.join(d, "report.html")
+        m = self._lead(html, COMPARE_CHARTS, self._shot("compare-charts"))
+        boxes = {b["id"]: b for b in self._check_html_boxes(html)}
+        for name in ("spectrum", "histogram", "timeline", "status"):
+            bx = boxes["chart-compare-" + name]
+            self.assertGreater(bx["w"], 100, bx)
+            self.assertGreater(bx["h"], 150, bx)
+            # one legend entry per variant, inside the chart
+            self.assertIn("base", bx["text"])
+            self.assertIn("other", bx["text"])
+            self.assertLessEqual(bx["x"] + bx["w"], m["innerWidth"], bx)
+        # the overlaid charts follow the bar charts, one under the other
+        ys = [boxes["chart-" + n[len("chart-"):]]["y"] for n in COMPARE_CHARTS]
+        self.assertEqual(ys, sorted(ys), ys)
+        # the status chart names each variant's class; no errors: no 4xx line
+        self.assertIn("base 2xx/s", boxes["chart-compare-status"]["text"])
+        self.assertIn("other 2xx/s", boxes["chart-compare-status"]["text"])
+        self.assertNotIn("4xx/s", boxes["chart-compare-status"]["text"])
+
+    def _check_html_boxes(self, path):
+        with cdp.Browser() as b:
+            page = b.page()
+            page.send("Page.enable")
+            page.send("Emulation.setDeviceMetricsOverride",
+                      {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
+            page.open_page("file://" + os.path.abspath(path))
+            page.drain(quiet=0.5)
+            self._check_layout(page)
+            return json.loads(page.evaluate(
+                "JSON.stringify([...document.querySelectorAll('figure.chart')].map(f => {"
+                " const s = f.querySelector('svg'); const r = s.getBoundingClientRect();"
+                " return {id: f.id, x: r.left + scrollX, y: r.top + scrollY,"
+                " w: r.width, h: r.height, text: s.textContent}; }))"))
 
     def tmpdir(self):
         d = tempfile.mkdtemp(prefix="pacer-html-")

@@ -267,6 +267,30 @@ class ScreenSummaryTest(PacerTestCase):
         self.assertEqual(len(re.findall(r"\n  [1-4]  +[\d,]+ ", text)), 4, text)
         self.assertIn("no: errors", text)
 
+    def test_compare_fits_80x24(self):
+        """Before: a comparison's summary was the whole text on a terminal too,
+        78 lines and up to 212 columns (the variants table with every
+        median (min-max)). On a terminal: the headline, each variant's
+        medians and its ratios to the baseline with their verdicts in a word,
+        within 78 columns, the caveats that fit, Next: and the paths."""
+        summary, res, out = self.screen(["--variant", "a=@hello", "--variant", "b=@hello",
+                                         "--repeat", "2", "-d", "0.5s", "-w", "0.1s",
+                                         "-r", "200"], "compare", "pacer compare report: ")
+        text = "\n".join(summary)
+        self.assertRegex(text, r"\n  Variant +Throughput/s +p50 +p99 +max +Errors\n")
+        self.assertEqual(len(re.findall(r"\n  (a \(base\)|b) +[\d,.]+ +[\d.]+ [µm]?s ", text)), 2,
+                         text)
+        self.assertRegex(text, r"\n  Variant +Throughput +p50 +p99 +Errors\n  b +[\d.]+ too few ")
+        self.assertIn("  Next: --repeat 5 or more for a verdict (2 per variant now, too few).",
+                      text)
+        self.assertTrue(all(len(ln) <= 78 for ln in summary[:-1]), text)
+        # the full text (a file, a pipe) keeps the tables whole
+        full = report_text(out)
+        self.assertIn("\n  Variants: median (min–max) over repetitions\n", full)
+        self.assertIn("\n  Against the baseline\n", full)
+        self.assertNotIn("too few", full)
+        self.assertEqual(len(res["variants"]), 2)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -145,8 +145,8 @@ static void test_migration_keeps_rows(void **state)
 	add(h, 2000, "http://b/");
 	history_close(h);
 	assert_int_equal(sql_int("PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
-	/* runs' three and steps_run (schema 3) */
-	assert_int_equal(sql_int("SELECT count(*) FROM sqlite_master WHERE type = 'index'"), 4);
+	/* runs' three, steps_run (schema 3) and runs_workload_hash (schema 4) */
+	assert_int_equal(sql_int("SELECT count(*) FROM sqlite_master WHERE type = 'index'"), 5);
 	assert_int_equal(sql_int("SELECT count(*) FROM runs"), 2);
 	assert_int_equal(sql_int("SELECT p50_us FROM runs WHERE id = 1"), 1000);
 }
@@ -363,7 +363,7 @@ static void test_migration_fills_sessions(void **state)
 		SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(history_open(&h, path, NULL, err, sizeof err), 0);
-	assert_int_equal(history_schema_version(h), 3);
+	assert_int_equal(history_schema_version(h), HISTORY_SCHEMA_VERSION);
 	history_close(h);
 	assert_int_equal(sql_int("SELECT count(*) FROM runs WHERE id = 3 AND sessions_started IS "
 				 "NULL"),
@@ -401,6 +401,98 @@ static int collect(void *arg, const struct history_row *r)
 	snprintf(c->targets[c->n], sizeof c->targets[0], "%s", r->h.target);
 	c->n++;
 	return 0;
+}
+
+/* A run result whose requests hash to `whash` (plan.workload), sent to
+ * `url` (its bytes' hash: `thash`). */
+static char *workload_text(const char *whash, const char *thash, const char *url)
+{
+	json_t *j = fx_run();
+	json_t *plan = json_object_get(j, "plan");
+	json_object_set_new(plan, "url", json_string(url));
+	json_t *w = json_object();
+	json_object_set_new(w, "sha256", json_string(thash));
+	json_object_set_new(w, "workload_sha256", json_string(whash));
+	json_object_set_new(plan, "workload", w);
+	return fx_text(j);
+}
+
+struct hashes {
+	char shown[8][80];
+	int64_t ids[8];
+	size_t n;
+};
+
+static int collect_hash(void *arg, const struct history_row *r)
+{
+	struct hashes *c = arg;
+	if (c->n < 8) {
+		snprintf(c->shown[c->n], sizeof c->shown[0], "%s", r->h.workload_hash);
+		c->ids[c->n++] = r->id;
+	}
+	return 0;
+}
+
+/* Issue 30: the workload hash (what was sent, not where) is stored and
+ * listed, and the hash filter takes its prefix: two ports of one service
+ * show one hash, as pacer diff calls them comparable. A schema-3 file's
+ * rows get it from their results; rows pacer did not write (not JSON, a
+ * hash that is not a string, one far too long) do not stop the migration. */
+static void test_workload_hash_stored_listed_migrated(void **state)
+{
+	(void)state;
+	struct history_db *h;
+	char err[256];
+	struct history_open_opts v3 = {.schema_version = 3};
+	assert_int_equal(history_open(&h, path, &v3, err, sizeof err), 0);
+	add_text(h, workload_text("aaaa1111", "bbbb0001", "http://127.0.0.1:1001/"));
+	history_close(h);
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	char long_hash[300];
+	memset(long_hash, 'f', sizeof long_hash - 1);
+	long_hash[sizeof long_hash - 1] = '\0';
+	char sql[1024];
+	snprintf(sql, sizeof sql,
+		 "INSERT INTO runs (recorded_at, command, kind, result_json) VALUES "
+		 "('x', 'run', 'run', 'not json'), ('x', 'run', 'run', "
+		 "'{\"plan\":{\"workload\":{\"workload_sha256\":[1,2]}}}'), ('x', 'run', 'run', "
+		 "'{\"plan\":{\"workload\":{\"workload_sha256\":\"%s\"}}}'), ('x', 'compare', "
+		 "'compare', '{\"variants\":[{\"workload\":{\"workload_sha256\":\"cccc\"}}]}')",
+		 long_hash);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(history_open(&h, path, NULL, err, sizeof err), 0);
+	assert_int_equal(history_schema_version(h), 4);
+	/* another port, the same requests; other requests */
+	add_text(h, workload_text("aaaa1111", "bbbb0002", "http://127.0.0.1:1002/"));
+	add_text(h, workload_text("dddd2222", "bbbb0003", "http://127.0.0.1:1002/x"));
+	struct hashes c = {0};
+	assert_int_equal(history_list(h, NULL, collect_hash, &c, err, sizeof err), 0);
+	assert_int_equal(c.n, 7);
+	assert_string_equal(c.shown[0], "dddd2222");
+	assert_string_equal(c.shown[1], "aaaa1111");
+	assert_string_equal(c.shown[2], "cccc");     /* a compare's first variant's */
+	assert_int_equal(strlen(c.shown[3]), 64);    /* cut */
+	assert_string_equal(c.shown[4], "");         /* not a string */
+	assert_string_equal(c.shown[5], "");         /* not JSON */
+	assert_string_equal(c.shown[6], "aaaa1111"); /* migrated from its result */
+	/* the filter: the workload hash's prefix, or the table's */
+	memset(&c, 0, sizeof c);
+	struct history_filter f = {.table_hash = "aaaa"};
+	assert_int_equal(history_list(h, &f, collect_hash, &c, err, sizeof err), 0);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.ids[0], 6);
+	assert_int_equal(c.ids[1], 1);
+	memset(&c, 0, sizeof c);
+	struct history_filter g = {.table_hash = "bbbb0003"};
+	assert_int_equal(history_list(h, &g, collect_hash, &c, err, sizeof err), 0);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(c.ids[0], 7);
+	history_close(h);
+	struct history_open_opts ro = {.read_only = true};
+	assert_int_equal(history_open(&h, path, &ro, err, sizeof err), 0);
+	history_close(h);
 }
 
 static void test_list_filters_newest_first(void **state)
@@ -617,6 +709,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_missing_and_read_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rejects_a_non_result, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_workload_hash_stored_listed_migrated, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_list_filters_newest_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sessions_stored_and_listed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migration_fills_sessions, setup, teardown),

@@ -809,6 +809,86 @@ static void test_html_structure(void **state)
 	}
 }
 
+/* The figure with id in html, its text up to </svg> (malloc'd), or NULL. */
+static char *figure(const char *html, const char *id)
+{
+	char open[96];
+	snprintf(open, sizeof open, "<figure class=\"chart\" id=\"%s\">", id);
+	const char *at = strstr(html, open);
+	const char *end = at ? strstr(at, "</svg>") : NULL;
+	return end ? strndup(at, (size_t)(end - at)) : NULL;
+}
+
+/* Issue 30: a comparison whose variants carry measure and series gets the
+ * charts a single run has, the variants overlaid with a legend naming
+ * each; a comparison written before (no measure, no series) keeps its
+ * three bar charts and draws no empty ones. */
+static void test_compare_overlays_the_variants(void **state)
+{
+	(void)state;
+	json_t *j = fx_compare();
+	json_t *vs = json_object_get(j, "variants");
+	for (size_t i = 0; i < 2; i++) {
+		json_t *v = json_array_get(vs, i);
+		json_t *m = json_object();
+		json_object_set_new(m, "duration_s", json_real(2));
+		json_object_set_new(m, "latency", fx_timing_at(i ? 2000 : 9000, 100));
+		json_object_set_new(v, "measure", m);
+		json_t *series = json_array();
+		for (int t = 0; t < 2; t++) {
+			char pt[256];
+			snprintf(pt, sizeof pt,
+				 "{\"t_s\":%d,\"completed\":%d,\"errors\":%d,\"p99_us\":%d,"
+				 "\"transport_errors\":0,\"by_class\":{\"1xx\":0,\"2xx\":%d,"
+				 "\"3xx\":0,\"4xx\":%d,\"5xx\":0}}",
+				 t, 50 + 10 * (int)i, i ? 5 : 0, i ? 2500 : 9500, 50 + 5 * (int)i,
+				 i ? 5 : 0);
+			json_array_append_new(series, fx_parse(pt));
+		}
+		json_object_set_new(v, "series", series);
+	}
+	char *html = render(j, REPORT_FMT_HTML, NULL);
+	static const char *const ids[] = {"chart-compare-spectrum", "chart-compare-histogram",
+					  "chart-compare-timeline", "chart-compare-status"};
+	for (size_t k = 0; k < 4; k++) {
+		char *fig = figure(html, ids[k]);
+		CHECK(fig, "no %s", ids[k]);
+		if (!fig)
+			continue;
+		size_t lines = 0;
+		for (const char *p = fig; (p = strstr(p, "<polyline")); p++)
+			lines++;
+		CHECK(lines >= 2, "%s: %zu lines, want one per variant", ids[k], lines);
+		if (k < 3)
+			CHECK(has(fig, ">a</text>") && has(fig, ">b</text>"), "%s: legend", ids[k]);
+		free(fig);
+	}
+	/* status: each variant's 2xx above; only b answered 4xx */
+	char *st = figure(html, "chart-compare-status");
+	CHECK(st && has(st, ">a 2xx/s<") && has(st, ">b 2xx/s<") && has(st, ">b 4xx/s<") &&
+		      !has(st, ">a 4xx/s<"),
+	      "status legend");
+	free(st);
+	/* in the page's order: the bar charts, then the overlays */
+	const char *prev = html;
+	static const char *const order[] = {"chart-compare-ratios",   "chart-compare-throughput",
+					    "chart-compare-spectrum", "chart-compare-histogram",
+					    "chart-compare-timeline", "chart-compare-status"};
+	for (size_t k = 0; k < 6; k++) {
+		char open[96];
+		snprintf(open, sizeof open, "id=\"%s\"", order[k]);
+		const char *at = strstr(html, open);
+		CHECK(at && at > prev, "%s out of order", order[k]);
+		if (at)
+			prev = at;
+	}
+	free(html);
+	html = render(fx_compare(), REPORT_FMT_HTML, NULL);
+	for (size_t k = 0; k < 4; k++)
+		CHECK(!has(html, ids[k]), "%s drawn without data", ids[k]);
+	free(html);
+}
+
 static void test_deterministic(void **state)
 {
 	(void)state;
@@ -986,13 +1066,33 @@ static void test_text_screen(void **state)
 		free(full);
 		free(md);
 	}
-	/* a comparison has no one-screen form: its whole text */
+	/* a comparison (issue 30): its medians and its ratios in a word within
+	 * 78 columns, on one screen; the whole text and the report keep the
+	 * tables whole and have no screen table */
 	o.screen_rows = 24;
 	char *t = render(fx_compare(), REPORT_FMT_TEXT, &o);
 	char *full = render(fx_compare(), REPORT_FMT_TEXT, NULL);
-	CHECK(!strcmp(t, full), "%s", t);
+	char *md = render(fx_compare(), REPORT_FMT_MD, NULL);
+	size_t widest, lines = text_shape(t, &widest);
+	CHECK(lines <= 22 && widest <= 78, "%zu lines, %zu columns:\n%s", lines, widest, t);
+	CHECK(has(t, "\n  Variant   Throughput/s      p50      p99  max  Errors\n") &&
+		      has(t, "\n  b        2.000 faster  0.500 faster  0.500 faster  –\n") &&
+		      has(t, "\n  Next: ") && !has(t, "median (min–max)"),
+	      "%s", t);
+	/* no room for one caveat: their number in one line, not a heading
+	 * over "- and 4 more" */
+	CHECK(has(t, "\n  Test conditions and limits: 4 in the full report.\n") &&
+		      !has(t, "limits\n  - and "),
+	      "%s", t);
+	CHECK(has(full, "median (min–max)") && !has(full, "ratio and verdict") &&
+		      !has(full, "Next: "),
+	      "%s", full);
+	CHECK(!has(md, "ratio and verdict") && !has(md, "Next: ") &&
+		      !has(md, "Variants: median over"),
+	      "%s", md);
 	free(t);
 	free(full);
+	free(md);
 }
 
 /* ---- CSV ------------------------------------------------------------------------------- */
@@ -1642,6 +1742,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_wait),
 		cmocka_unit_test(test_hostile_strings),
 		cmocka_unit_test(test_html_structure),
+		cmocka_unit_test(test_compare_overlays_the_variants),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_text_briefs),

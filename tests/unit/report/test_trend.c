@@ -37,7 +37,11 @@ static char *render(const struct report_trend *t, enum report_format fmt, const 
 static const struct report_trend_point pts[] = {
 	{.id = 1, .v = {1000, 5000}, .comparable = true},
 	{.id = 2, .v = {1100, NAN}, .comparable = true},
-	{.id = 5, .v = {3000, 9000}, .comparable = false},
+	{.id = 5, .v = {3000, 9000}, .comparable = false, .why = "rate"},
+	{.id = 6, .v = {3100, 9100}, .comparable = false, .why = "cpu_model"},
+	{.id = 7, .v = {3200, 9200}, .comparable = false, .why = "rate"},
+	{.id = 8, .v = {3300, 9300}, .comparable = false, .why = "workload"},
+	{.id = 9, .v = {3400, 9400}, .comparable = false, .why = "pacer major"},
 };
 
 static void test_html_and_md_get_the_chart(void **state)
@@ -47,12 +51,18 @@ static void test_html_and_md_get_the_chart(void **state)
 				 .metrics = {"p50 (ms)", "p99 (ms)"},
 				 .n_metrics = 2,
 				 .pts = pts,
-				 .n = 3};
+				 .n = 7};
 	char *html = render(&t, REPORT_FMT_HTML, NULL);
-	assert_non_null(strstr(html, "Trend over 3 stored runs of perf.db"));
+	assert_non_null(strstr(html, "Trend over 7 stored runs of perf.db"));
 	assert_non_null(strstr(html, "id=\"trend\""));
 	assert_non_null(strstr(html, "comparable with this run"));
-	assert_non_null(strstr(html, "not comparable (other table or hardware)"));
+	/* the others by the field pacer diff names: three apart, the rest together */
+	assert_non_null(strstr(html, "not comparable: rate differs"));
+	assert_non_null(strstr(html, "not comparable: cpu_model differs"));
+	assert_non_null(strstr(html, "not comparable: workload differs"));
+	assert_null(strstr(html, "pacer major differs"));
+	assert_non_null(strstr(html, "not comparable: another field differs"));
+	assert_null(strstr(html, "other table or hardware"));
 	assert_non_null(strstr(html, "p99 (ms)"));
 	free(html);
 	char *md = render(&t, REPORT_FMT_MD, "");
