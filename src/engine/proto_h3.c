@@ -501,13 +501,19 @@ static const nghttp3_callbacks h3_cbs = {
 /* ---- the stream interface the transport calls ------------------------------------------ */
 
 /* nghttp3 failed on what the server sent: the connection ends with
- * nghttp3's code for it. */
+ * nghttp3's code for it, named as the reason ("HTTP/3: the server broke
+ * HTTP/3: QPACK_ENCODER_STREAM_ERROR (...)"). */
 static int h3_broke(struct worker *w, struct conn *c, int liberr)
 {
 	char why[RESULT_TLS_REASON_CAP];
 	uint64_t code = nghttp3_err_infer_quic_app_error_code(liberr);
 	const char *n = h3_err_name(h3_err_index(code));
-	snprintf(why, sizeof why, "HTTP/3: %s (%s)", nghttp3_strerror(liberr), n);
+	if (code != NGHTTP3_H3_INTERNAL_ERROR && strcmp(n, "OTHER"))
+		snprintf(why, sizeof why,
+			 "HTTP/3: the server broke HTTP/3: %s (pacer closed the connection; %s)", n,
+			 nghttp3_strerror(liberr));
+	else
+		snprintf(why, sizeof why, "HTTP/3: %s (%s)", nghttp3_strerror(liberr), n);
 	eng_quic_fail(w, c, code, why);
 	return -1;
 }
