@@ -217,6 +217,18 @@ class HostileHttp3Test(PacerTestCase):
         self.assertGreaterEqual(h["stream_credit_waits"], 1, h)
         self.assertGreaterEqual(h["connections_h3"], 1, h)
         self.assertEqual(m["transport_errors"]["total"], 0, m["transport_errors"])
+        # a closed loop bounded by a count only: it ends too (nothing can be
+        # sent, nothing is in flight), its requests still queued
+        srv = H3Hostile("no_streams")
+        try:
+            run = harness.run_pacer([srv.url(), "--http3", "--insecure", "--timeout", "1s",
+                                     "-n", 10, "--concurrency", 2], timeout=30.0)
+        finally:
+            srv.stop()
+        self.assertFalse(run.timed_out, describe(run))
+        self.assertLess(run.elapsed_s, 10.0, describe(run))
+        r = self.phase(run)["requests"]
+        self.assertEqual((r["sent"], r["queued_at_end"]), (0, 10), r)
 
     def test_qpack_encoder_stream_without_end(self):
         # inserts into the dynamic table without end, each within the
