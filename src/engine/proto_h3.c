@@ -55,6 +55,7 @@ struct h3_conn {
 	uint32_t cap;        /* max_streams: the size of act */
 	bool going;          /* GOAWAY received: no new streams */
 	bool used;           /* a request was sent on it */
+	bool answered;       /* a response began on it: the server processes requests */
 	bool spent;          /* --no-keepalive: it took its request; closes when done */
 	bool out_of_credit;  /* the server's MAX_STREAMS ran out (counted once a time) */
 	bool dirty;          /* on its host's h3_dirty list */
@@ -306,6 +307,10 @@ static int on_begin_headers(nghttp3_conn *ng, int64_t sid, void *ud, void *sud)
 	(void)ng, (void)sid;
 	struct h3_conn *h = ud;
 	struct conn *s = live_stream(sud);
+	if (s && !h->answered) { /* connected for good: failures in a row end here */
+		h->answered = true;
+		h->w->hp[h->c->host].connect_fails = 0;
+	}
 	if (s && !s->got_byte) {
 		s->got_byte = true;
 		s->first_byte_ns = eng_arrival_ns(h->w, eng_quic_rx_rt(h->c), s->write_ns,
@@ -756,9 +761,24 @@ static bool h3_after(struct worker *w, struct conn *c, uint64_t now)
 	if (!h)
 		return true;
 	if ((h->going || h->spent) && !h->n_act) {
-		if (h->going)
-			phase_of(w, now)->closed_by_server++; /* GOAWAY: done with it */
-		h3_wasted(w, c, now);
+		if (h->going && !h->answered && (h->used || needed_unused(w, c))) {
+			/* GOAWAY before the server answered any request on c (those
+			 * sent are retried elsewhere) while requests waited: a failed
+			 * connection, counted once and backed off like a failed
+			 * connect, so that a server that sends GOAWAY at once is not
+			 * reconnected to without end (before: 109 connections and
+			 * 1,024 retries in 2 s at 50/s, then the requests counted as
+			 * resets) */
+			eng_quic_fail(
+				w, c, NGHTTP3_H3_NO_ERROR,
+				"HTTP/3: the server sent GOAWAY before it answered any request "
+				"on the connection");
+			eng_connect_failed(w, c->host, now);
+		} else {
+			if (h->going)
+				phase_of(w, now)->closed_by_server++; /* GOAWAY: done with it */
+			h3_wasted(w, c, now);
+		}
 		eng_conn_close(w, c);
 		return false;
 	}
@@ -859,10 +879,7 @@ static void h3_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 		mark_dirty(w, c);
 		return;
 	}
-	if (!h->used) { /* connected for good: failures in a row end here */
-		h->used = true;
-		w->hp[c->host].connect_fails = 0;
-	}
+	h->used = true; /* failures in a row end with its first answer (on_begin_headers) */
 	if (cfg->no_keepalive)
 		h->spent = true; /* one request a connection */
 	ph->h3.streams_n++;

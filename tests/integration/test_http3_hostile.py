@@ -251,6 +251,28 @@ class HostileHttp3Test(PacerTestCase):
         # that came before it were complete, and count)
         self.assertLess(m["requests"]["completed"], m["requests"]["sent"], m["requests"])
 
+    def test_goaway_at_once(self):
+        # SETTINGS and GOAWAY 0 right after the handshake; the requests
+        # pacer sent before reading it are rejected (H3_REQUEST_REJECTED).
+        # Each such connection is counted once as failed and backed off like
+        # a failed connect; the requests the server never processed wait in
+        # the backlog, not counted as errors. Before: 109 connections in
+        # 2 s, the host's 1,024 retries spent and the requests then counted
+        # as resets
+        srv, run, m = self.hostile("goaway_at_once")
+        r, e, h = m["requests"], m["transport_errors"], m["http3"]
+        self.assertEqual(srv.stats["answered"], 0, srv.stats)
+        self.assertEqual(r["completed"], 0, r)
+        self.assertEqual(e["requests"], 0, e)
+        self.assertGreaterEqual(e["protocol"], 1, e)
+        self.assertIn("HTTP/3: the server sent GOAWAY before it answered any request",
+                      self.reasons(m))
+        self.assertEqual(r["queued_at_end"] + r["dropped"], r["scheduled"], r)
+        self.assertGreater(h["retried"], 0, h)
+        self.assertLess(h["retried"], 1024, h)
+        # backoff doubling from 10 ms: a dozen or two connections, not 100
+        self.assertLess(m["connections"]["opened"], 40, m["connections"])
+
     # ---- bad options
 
     def test_header_over_the_limit_is_one_clear_error(self):

@@ -43,6 +43,9 @@
  *   qpack_overflow the ok answers, and an encoder stream whose first
  *                  instruction sets a dynamic table of 1 MiB (more than the
  *                  client allows)
+ *   goaway_at_once GOAWAY 0 on the control stream right after SETTINGS:
+ *                  no request will be processed (those that come anyway
+ *                  are answered with a stream reset, H3_REQUEST_REJECTED)
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -89,11 +92,13 @@ enum mode {
 	M_NO_STREAMS,
 	M_QPACK_FLOOD,
 	M_QPACK_OVERFLOW,
+	M_GOAWAY_AT_ONCE,
 };
 
 static const char *const MODE_NAMES[] = {
-	"ok",         "vn_unknown", "vn_own",     "silent",      "garbage",     "reset",
-	"bad_frame",  "huge_frame", "ncid_flood", "no_streams", "qpack_flood", "qpack_overflow",
+	"ok",          "vn_unknown",     "vn_own",         "silent",     "garbage",
+	"reset",       "bad_frame",      "huge_frame",     "ncid_flood", "no_streams",
+	"qpack_flood", "qpack_overflow", "goaway_at_once",
 };
 
 struct out {
@@ -142,6 +147,8 @@ static struct {
 
 /* Control stream: type 0x00, an empty SETTINGS frame. */
 static const uint8_t CONTROL[] = {0x00, 0x04, 0x00};
+/* The same and GOAWAY 0: no request stream will be processed. */
+static const uint8_t CONTROL_GOAWAY[] = {0x00, 0x04, 0x00, 0x07, 0x01, 0x00};
 /* A response: HEADERS (QPACK: no dynamic table, static index 25 ":status
  * 200"), DATA "ok". */
 static const uint8_t RESPONSE[] = {0x01, 0x03, 0x00, 0x00, 0xd9, 0x00, 0x02, 'o', 'k'};
@@ -428,7 +435,10 @@ static int open_uni(struct hconn *c)
 	int64_t ctrl, enc;
 	if (ngtcp2_conn_open_uni_stream(c->q, &ctrl, NULL))
 		return 0; /* not allowed yet: without */
-	queue(c, ctrl, CONTROL, sizeof CONTROL, false);
+	if (mode == M_GOAWAY_AT_ONCE)
+		queue(c, ctrl, CONTROL_GOAWAY, sizeof CONTROL_GOAWAY, false);
+	else
+		queue(c, ctrl, CONTROL, sizeof CONTROL, false);
 	if ((mode == M_QPACK_FLOOD || mode == M_QPACK_OVERFLOW) &&
 	    !ngtcp2_conn_open_uni_stream(c->q, &enc, NULL)) {
 		queue(c, enc, ENC_OPEN, ENC_OPEN_LEN, false);
@@ -471,6 +481,9 @@ static int on_recv_stream_data(ngtcp2_conn *q, uint32_t flags, int64_t sid, uint
 	case M_NCID_FLOOD:
 		c->tamper = -1;
 		queue(c, sid, BIG_RESPONSE, BIG_LEN, true);
+		break;
+	case M_GOAWAY_AT_ONCE:
+		ngtcp2_conn_shutdown_stream(q, sid, 0x10b); /* H3_REQUEST_REJECTED */
 		break;
 	case M_HUGE_FRAME:
 		queue(c, sid, HUGE_HEAD, sizeof HUGE_HEAD, false);
