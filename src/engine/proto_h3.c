@@ -24,7 +24,10 @@
  * at or above a GOAWAY's id) go back to their host's backlog with their
  * first scheduled time and are counted in http3.retried, not twice in
  * sent; a host that refuses H2_RETRY_RUN_MAX in a row gets the rest
- * counted as resets. Request bytes that wait for the server's flow-control
+ * counted as resets. A connection whose server sends GOAWAY before it
+ * answered any request is a failed connection (errors.protocol, once),
+ * backed off like a failed connect; a host's failures in a row end with a
+ * first answer. Request bytes that wait for the server's flow-control
  * credit are counted (http3.fc_blocked), and wait: their latency runs.
  *
  * Bounds: response header fields H1_HEADERS_CAP (nghttp3's field section
