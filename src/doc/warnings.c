@@ -42,10 +42,10 @@ static void warn(struct report_warnings *w, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Connection failures of kind k (TLS handshakes, or HTTP/2 connections),
- * once, with the reasons seen (warm-up included: pre-opened connections
- * count there). The reasons of both kinds share one list; those of HTTP/2
- * name it. */
+/* Connection failures of kind k (TLS handshakes, or HTTP/2 or HTTP/3
+ * connections), once, with the reasons seen (warm-up included: pre-opened
+ * connections count there). The reasons of both kinds share one list;
+ * those of HTTP/2 name it, those of HTTP/3 begin with "HTTP/3: ". */
 static void conn_fail_warning(struct report_warnings *w, const struct phase_stats *warm,
 			      const struct phase_stats *m, enum err_kind k)
 {
@@ -58,7 +58,8 @@ static void conn_fail_warning(struct report_warnings *w, const struct phase_stat
 	for (int p = 0; p < 2; p++)
 		for (uint32_t i = 0; i < ph[p]->n_tls_reasons && len < sizeof reasons; i++) {
 			const char *r = ph[p]->tls_reasons[i];
-			if ((strstr(r, "HTTP/2") != NULL) != (k == ERRK_PROTOCOL) ||
+			bool proto = strstr(r, "HTTP/2") != NULL || !strncmp(r, "HTTP/3: ", 8);
+			if (proto != (k == ERRK_PROTOCOL) ||
 			    (p == 1 && memmem(reasons, len, r, strlen(r))))
 				continue;
 			int wr = snprintf(reasons + len, sizeof reasons - len, "%s%s", len ? "; " : "", r);
@@ -70,9 +71,10 @@ static void conn_fail_warning(struct report_warnings *w, const struct phase_stat
 		     reasons[0] ? reasons : "no reason recorded");
 	else
 		warn(w,
-		     "%" PRIu64 " connection%s failed as HTTP/2 (transport_errors.protocol, not "
+		     "%" PRIu64 " connection%s failed as HTTP/%c (transport_errors.protocol, not "
 		     "counted as requests): %s",
-		     n, n == 1 ? "" : "s", reasons[0] ? reasons : "no reason recorded");
+		     n, n == 1 ? "" : "s", phase_stats_quic(m) || phase_stats_quic(warm) ? '3' : '2',
+		     reasons[0] ? reasons : "no reason recorded");
 }
 
 bool report_steal_words(char *out, size_t cap, const struct run_result *r)

@@ -24,7 +24,10 @@
  * at or above a GOAWAY's id) go back to their host's backlog with their
  * first scheduled time and are counted in http3.retried, not twice in
  * sent; a host that refuses H2_RETRY_RUN_MAX in a row gets the rest
- * counted as resets. Request bytes that wait for the server's flow-control
+ * counted as resets. A connection whose server sends GOAWAY before it
+ * answered any request is a failed connection (errors.protocol, once),
+ * backed off like a failed connect; a host's failures in a row end with a
+ * first answer. Request bytes that wait for the server's flow-control
  * credit are counted (http3.fc_blocked), and wait: their latency runs.
  *
  * Bounds: response header fields H1_HEADERS_CAP (nghttp3's field section
@@ -55,6 +58,7 @@ struct h3_conn {
 	uint32_t cap;        /* max_streams: the size of act */
 	bool going;          /* GOAWAY received: no new streams */
 	bool used;           /* a request was sent on it */
+	bool answered;       /* a response began on it: the server processes requests */
 	bool spent;          /* --no-keepalive: it took its request; closes when done */
 	bool out_of_credit;  /* the server's MAX_STREAMS ran out (counted once a time) */
 	bool dirty;          /* on its host's h3_dirty list */
@@ -306,6 +310,10 @@ static int on_begin_headers(nghttp3_conn *ng, int64_t sid, void *ud, void *sud)
 	(void)ng, (void)sid;
 	struct h3_conn *h = ud;
 	struct conn *s = live_stream(sud);
+	if (s && !h->answered) { /* connected for good: failures in a row end here */
+		h->answered = true;
+		h->w->hp[h->c->host].connect_fails = 0;
+	}
 	if (s && !s->got_byte) {
 		s->got_byte = true;
 		s->first_byte_ns = eng_arrival_ns(h->w, eng_quic_rx_rt(h->c), s->write_ns,
@@ -501,13 +509,19 @@ static const nghttp3_callbacks h3_cbs = {
 /* ---- the stream interface the transport calls ------------------------------------------ */
 
 /* nghttp3 failed on what the server sent: the connection ends with
- * nghttp3's code for it. */
+ * nghttp3's code for it, named as the reason ("HTTP/3: the server broke
+ * HTTP/3: QPACK_ENCODER_STREAM_ERROR (...)"). */
 static int h3_broke(struct worker *w, struct conn *c, int liberr)
 {
 	char why[RESULT_TLS_REASON_CAP];
 	uint64_t code = nghttp3_err_infer_quic_app_error_code(liberr);
 	const char *n = h3_err_name(h3_err_index(code));
-	snprintf(why, sizeof why, "HTTP/3: %s (%s)", nghttp3_strerror(liberr), n);
+	if (code != NGHTTP3_H3_INTERNAL_ERROR && strcmp(n, "OTHER"))
+		snprintf(why, sizeof why,
+			 "HTTP/3: the server broke HTTP/3: %s (pacer closed the connection; %s)", n,
+			 nghttp3_strerror(liberr));
+	else
+		snprintf(why, sizeof why, "HTTP/3: %s (%s)", nghttp3_strerror(liberr), n);
 	eng_quic_fail(w, c, code, why);
 	return -1;
 }
@@ -750,9 +764,24 @@ static bool h3_after(struct worker *w, struct conn *c, uint64_t now)
 	if (!h)
 		return true;
 	if ((h->going || h->spent) && !h->n_act) {
-		if (h->going)
-			phase_of(w, now)->closed_by_server++; /* GOAWAY: done with it */
-		h3_wasted(w, c, now);
+		if (h->going && !h->answered && (h->used || needed_unused(w, c))) {
+			/* GOAWAY before the server answered any request on c (those
+			 * sent are retried elsewhere) while requests waited: a failed
+			 * connection, counted once and backed off like a failed
+			 * connect, so that a server that sends GOAWAY at once is not
+			 * reconnected to without end (before: 109 connections and
+			 * 1,024 retries in 2 s at 50/s, then the requests counted as
+			 * resets) */
+			eng_quic_fail(
+				w, c, NGHTTP3_H3_NO_ERROR,
+				"HTTP/3: the server sent GOAWAY before it answered any request "
+				"on the connection");
+			eng_connect_failed(w, c->host, now);
+		} else {
+			if (h->going)
+				phase_of(w, now)->closed_by_server++; /* GOAWAY: done with it */
+			h3_wasted(w, c, now);
+		}
 		eng_conn_close(w, c);
 		return false;
 	}
@@ -853,10 +882,7 @@ static void h3_send(struct worker *w, struct conn *c, uint64_t sched_ns,
 		mark_dirty(w, c);
 		return;
 	}
-	if (!h->used) { /* connected for good: failures in a row end here */
-		h->used = true;
-		w->hp[c->host].connect_fails = 0;
-	}
+	h->used = true; /* failures in a row end with its first answer (on_begin_headers) */
 	if (cfg->no_keepalive)
 		h->spent = true; /* one request a connection */
 	ph->h3.streams_n++;

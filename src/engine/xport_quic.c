@@ -50,6 +50,9 @@
 #define QUIC_UNI_STREAMS 16   /* the server's unidirectional streams (HTTP/3 opens 3) */
 #define QUIC_STREAM_VECS 16
 #define H3_NO_ERROR 0x100
+#define HS_ANSWERED \
+	"the QUIC handshake did not complete within --timeout (the server answered, with " \
+	"nothing that completed it)"
 
 struct eng_quic_worker {
 	struct udp_rx rx;
@@ -130,6 +133,16 @@ static void look_at_recovery(struct worker *w, struct eng_quic *q, uint64_t now)
 	q->pto_seen = cs.pto_count;
 }
 
+/* A connection of host h failed as HTTP/3 (errors.protocol), for why: its
+ * reason begins "HTTP/3: ", as the protocol's own do (eng_quic_fail), which
+ * is how reports tell these reasons from the TLS handshakes'. */
+static void count_failed(struct worker *w, uint32_t h, uint64_t now, const char *why)
+{
+	char r[QUIC_REASON_CAP + 8];
+	snprintf(r, sizeof r, "HTTP/3: %s", why);
+	phase_stats_tls_reason(eng_conn_error(w, h, ERRK_PROTOCOL, now), r);
+}
+
 /* c's QUIC connection ended: liberr the ngtcp2 error (NGTCP2_ERR_DRAINING:
  * the server closed it, or reset it), or sock_err a socket's error (the
  * ICMP of a port where nothing listens), or the protocol's failure
@@ -175,8 +188,7 @@ static void quic_end(struct worker *w, struct conn *c, int liberr, int sock_err)
 		q->silent = true;
 		if (q->reset) {
 			ph->quic.close_reset++;
-			phase_stats_tls_reason(eng_conn_error(w, h, ERRK_PROTOCOL, now),
-					       "the server reset the QUIC connection (stateless reset)");
+			count_failed(w, h, now, "the server reset the QUIC connection (stateless reset)");
 			break;
 		}
 		ngtcp2_connection_close_error e;
@@ -193,9 +205,10 @@ static void quic_end(struct worker *w, struct conn *c, int liberr, int sock_err)
 			ph->closed_by_server++;
 		} else {
 			bool tls = !app && e.error_code >= 0x100 && e.error_code <= 0x1ff;
-			phase_stats_tls_reason(
-				eng_conn_error(w, h, tls && !q->hs_done ? ERRK_TLS : ERRK_PROTOCOL, now),
-				why);
+			if (tls && !q->hs_done)
+				phase_stats_tls_reason(eng_conn_error(w, h, ERRK_TLS, now), why);
+			else
+				count_failed(w, h, now, why);
 		}
 		break;
 	}
@@ -204,26 +217,31 @@ static void quic_end(struct worker *w, struct conn *c, int liberr, int sock_err)
 		ph->quic.close_idle++;
 		break;
 	case NGTCP2_ERR_HANDSHAKE_TIMEOUT:
+		/* ngtcp2's own deadline (--timeout) before the engine's: counted as
+		 * the engine's would count it (quic_hs_timeout) */
 		q->silent = true;
-		eng_connect_error(w, h, ETIMEDOUT, now);
+		if (q->got_pkt)
+			phase_stats_tls_reason(eng_conn_error(w, h, ERRK_TLS, now), HS_ANSWERED);
+		else
+			eng_connect_error(w, h, ETIMEDOUT, now);
 		break;
 	case NGTCP2_ERR_RECV_VERSION_NEGOTIATION:
 	case NGTCP2_ERR_VERSION_NEGOTIATION_FAILURE:
 		q->silent = true;
 		ph->quic.version_negotiation++;
-		phase_stats_tls_reason(eng_conn_error(w, h, ERRK_PROTOCOL, now), why);
+		count_failed(w, h, now, why);
 		break;
 	case NGTCP2_ERR_CRYPTO:
-		phase_stats_tls_reason(eng_conn_error(w, h, q->hs_done ? ERRK_PROTOCOL : ERRK_TLS, now),
-				       why);
+		if (q->hs_done)
+			count_failed(w, h, now, why);
+		else
+			phase_stats_tls_reason(eng_conn_error(w, h, ERRK_TLS, now), why);
 		break;
 	default:
 		ph->quic.close_local++;
-		phase_stats_tls_reason(eng_conn_error(w, h, ERRK_PROTOCOL, now), why);
+		count_failed(w, h, now, why);
 	}
-	if (!q->hs_done && liberr != NGTCP2_ERR_HANDSHAKE_TIMEOUT)
-		eng_connect_failed(w, h, now);
-	else if (!q->hs_done)
+	if (!q->hs_done)
 		eng_connect_failed(w, h, now);
 }
 
@@ -607,9 +625,7 @@ static void quic_hs_timeout(struct worker *w, struct conn *c, uint64_t now)
 		eng_connect_error(w, c->host, ETIMEDOUT, now);
 		return;
 	}
-	phase_stats_tls_reason(eng_conn_error(w, c->host, ERRK_TLS, now),
-			       "the QUIC handshake did not complete within --timeout (the server "
-			       "answered)");
+	phase_stats_tls_reason(eng_conn_error(w, c->host, ERRK_TLS, now), HS_ANSWERED);
 }
 
 /* A connection's smoothed RTT, counted in the phase of now (once the

@@ -50,10 +50,25 @@ int h2req_from_h1(struct h2req *out, const char *buf, size_t len, const char *sc
 	h1req_init(&r);
 	int head = h1req_parse(&r, buf, len);
 	if (head <= 0) {
-		snprintf(err, errlen, "%s", head == 0 ? "the request head is incomplete"
-					: r.error_status == 411 || r.error_status == 501
-					? "HTTP/2 requests need a Content-Length body (no Transfer-Encoding)"
-					: "the request head does not parse");
+		if (r.error_status == 431)
+			snprintf(
+				err, errlen,
+				"the request line and header fields are more than %u bytes (16 KiB, "
+				"the most an HTTP/2 or HTTP/3 request may carry here)",
+				H1REQ_HEADERS_CAP);
+		else if (r.error_status == 414)
+			snprintf(
+				err, errlen,
+				"the request line is more than %u bytes (8 KiB, the most an HTTP/2 or "
+				"HTTP/3 request may carry here)",
+				H1REQ_LINE_CAP);
+		else
+			snprintf(err, errlen, "%s",
+				 head == 0 ? "the request head is incomplete"
+				 : r.error_status == 411 || r.error_status == 501
+					 ? "HTTP/2 requests need a Content-Length body (no "
+					   "Transfer-Encoding)"
+					 : "the request head does not parse");
 		return -EINVAL;
 	}
 	if ((uint64_t)(len - (size_t)head) != r.content_length) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "measure/measure_int.h"
+#include "http/h2req.h"
 #include "http/req.h"
 #include "script/script.h"
 #include "table/table.h"
@@ -403,6 +404,64 @@ int measure_req_body(struct measure *s, struct run_plan *plan)
 	return 0;
 }
 
+/* The longest header line of the request head buf[len]: its name (at most
+ * 63 bytes) into name, its length returned (0: none). */
+static size_t longest_field(const char *buf, size_t len, char *name, size_t cap)
+{
+	const char *p = memchr(buf, '\n', len), *end = buf + len;
+	size_t best = 0;
+	name[0] = '\0';
+	for (p = p ? p + 1 : end; p < end;) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *le = eol ? eol : end;
+		if (le - p <= 2)
+			break; /* the blank line */
+		const char *colon = memchr(p, ':', (size_t)(le - p));
+		if ((size_t)(le - p) > best && colon) {
+			best = (size_t)(le - p);
+			size_t n = (size_t)(colon - p) < cap - 1 ? (size_t)(colon - p) : cap - 1;
+			memcpy(name, p, n);
+			name[n] = '\0';
+		}
+		p = eol ? eol + 1 : end;
+	}
+	return best;
+}
+
+/* Over HTTP/2 and HTTP/3 every request is turned into header fields before
+ * the load (http/h2req.h): a request that cannot be (a head over
+ * H1REQ_HEADERS_CAP bytes) is refused here, with one error naming it and
+ * its largest header field, not by the engine as a bare errno. */
+static int check_fields(struct measure *s, const struct run_plan *plan)
+{
+	const char *opt = plan_http3(plan) ? "--http3" : plan->http.h2c ? "--h2c" : "--http2";
+	if ((!plan->http.http2 && !plan->http.h2c && !plan_http3(plan)) || s->spool)
+		return 0;
+	for (size_t i = 0; i < s->n_reqs; i++) {
+		struct h2req f;
+		char err[160] = "", name[64];
+		int rc =
+			h2req_from_h1(&f, s->reqs[i].buf, s->reqs[i].len, "https", err, sizeof err);
+		h2req_free(&f);
+		if (rc == -ENOMEM)
+			return measure_fail(s, MEASURE_ERUNTIME, "out of memory");
+		if (!rc)
+			continue;
+		size_t longest = longest_field(s->reqs[i].buf, s->reqs[i].len, name, sizeof name);
+		char which[48] = "";
+		if (s->n_reqs > 1)
+			snprintf(which, sizeof which, " %zu", i + 1);
+		if (longest)
+			return measure_fail(
+				s, MEASURE_EUSAGE,
+				"%s: request%s: %s; its longest header field is %s (%zu "
+				"bytes)",
+				opt, which, err, name, longest);
+		return measure_fail(s, MEASURE_EUSAGE, "%s: request%s: %s", opt, which, err);
+	}
+	return 0;
+}
+
 int measure_req_encode(struct measure *s, struct run_plan *plan)
 {
 	int rc;
@@ -432,6 +491,8 @@ int measure_req_encode(struct measure *s, struct run_plan *plan)
 		plan->names = &s->names; /* the steps' names, interned as they run */
 	else if (!rc && !s->spool)
 		rc = name_requests(s, plan); /* --lazy named them as they passed */
+	if (!rc && !(si && si->mode != SCRIPT_STATIC))
+		rc = check_fields(s, plan);
 	if (rc)
 		return rc;
 	plan_workload_finish(&s->workload);

@@ -427,8 +427,17 @@ void quic_client_reason(struct quic_client *q, int liberr, char *out, size_t cap
 					 alert ? gnutls_alert_get_strname(alert) : "none");
 		}
 		return;
-	default:
-		snprintf(out, cap, "QUIC: %s", ngtcp2_strerror(liberr));
+	default: {
+		/* a violation pacer found in what the server sent: named by the
+		 * QUIC transport error pacer closed the connection with */
+		uint64_t code = ngtcp2_err_infer_quic_transport_error_code(liberr);
+		const char *n = quic_transport_error_name(code);
+		if (code != NGTCP2_INTERNAL_ERROR && n)
+			snprintf(out, cap, "the server broke QUIC: %s (pacer closed the connection; %s)",
+				 n, ngtcp2_strerror(liberr));
+		else
+			snprintf(out, cap, "QUIC: %s", ngtcp2_strerror(liberr));
+	}
 	}
 }
 

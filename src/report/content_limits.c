@@ -185,12 +185,15 @@ static void phase_conditions(struct content_ctx *c, const json_t *ph, bool inter
 	double h2_failed = rr_num_or(ph, "transport_errors.protocol", 0);
 	if (h2_failed > 0) {
 		content_fail_reasons(ph, true, reasons, sizeof reasons);
-		snprintf(full, sizeof full, "%s %s failed as HTTP/2 (not counted as requests)%s.",
+		bool h3 = rr_obj(ph, KEY_HTTP3) != NULL;
+		snprintf(full, sizeof full, "%s %s failed as HTTP/%c (not counted as requests)%s.",
 			 fmt_int(&c->f, h2_failed), plural(h2_failed, "connection", "connections"),
-			 reasons);
+			 h3 ? '3' : '2', reasons);
 		snprintf(fig, sizeof fig, "%s%s", fmt_int(&c->f, h2_failed), reasons);
 		note(c, k, label, CK_H2, NULL, full, fig,
-		     "Connections that failed as HTTP/2 (not counted as requests)", NULL);
+		     h3 ? "Connections that failed as HTTP/3 (not counted as requests)"
+			: "Connections that failed as HTTP/2 (not counted as requests)",
+		     NULL);
 	}
 	/* the end of the phase's step: the drain's, or an interrupt's */
 	const char *ended = interrupted ? "at the interrupt" : "when the drain ended";
@@ -599,6 +602,7 @@ static bool warning_said(const struct content_ctx *c, const char *w)
 		"requests timed out",
 		"TLS handshake failed",
 		"failed as HTTP/2",
+		"failed as HTTP/3",
 	};
 	bool cmp = c->r->kind == RESULT_KIND_COMPARE;
 	if ((c->self_contained && (!strncmp(w, "self-contained:", 15) ||

@@ -250,7 +250,7 @@ const char *content_fail_reasons(const json_t *ph, bool h2, char *out, size_t ca
 	out[0] = '\0';
 	json_array_foreach(rr_arr(ph, "tls.failure_reasons"), i, r) {
 		const char *s = json_string_value(r);
-		if (s && (strstr(s, "HTTP/2") != NULL) == h2)
+		if (s && (strstr(s, "HTTP/2") != NULL || !strncmp(s, "HTTP/3: ", 8)) == h2)
 			o = addf(out, cap, o, "%s%s", o ? "; " : ": ", s);
 	}
 	return out;
@@ -289,8 +289,9 @@ const char *content_conn_failures(struct content_ctx *c, const json_t *ph, char 
 	}
 	if (h2 > 0) {
 		content_fail_reasons(ph, true, why, sizeof why);
-		addf(out, cap, o, "%s%s %s failed as HTTP/2%s%s%s", o ? ", " : "",
+		addf(out, cap, o, "%s%s %s failed as HTTP/%c%s%s%s", o ? ", " : "",
 		     fmt_int(&c->f, h2), plural(h2, "connection", "connections"),
+		     rr_obj(ph, KEY_HTTP3) ? '3' : '2',
 		     why[0] ? " (" : "", why[0] ? why + 2 : "", why[0] ? ")" : "");
 	}
 	return out;

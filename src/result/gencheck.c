@@ -247,12 +247,12 @@ static void check_rate(const struct run_result *r, double target_cores, struct g
 		v->blame = GENCHECK_BLAME_TARGET;
 		snprintf(c->finding, sizeof c->finding,
 			 "%s of the offered rate achieved, the target's fault: %llu of its connections "
-			 "failed (connect, TLS or HTTP/2), and the requests due meanwhile could not be "
+			 "failed (connect, TLS or HTTP/%c), and the requests due meanwhile could not be "
 			 "sent%s",
 			 pct(p, sizeof p, c->value),
 			 (unsigned long long)(m->errors[ERRK_CONNECT] + m->errors[ERRK_TLS] +
 					      m->errors[ERRK_PROTOCOL]),
-			 tgt);
+			 phase_stats_quic(m) ? '3' : '2', tgt);
 	} else if (v->c[0].fired || r->gen_busiest_thread_pct > GENCHECK_THREAD_PCT) {
 		v->blame = GENCHECK_BLAME_GENERATOR;
 		snprintf(c->finding, sizeof c->finding,

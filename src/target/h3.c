@@ -230,10 +230,13 @@ static void answer(struct tstream *st)
 		nv[n++].flags = NGHTTP3_NV_FLAG_NO_COPY_NAME;
 	}
 	submit(st, nv, n, body);
-	if (rt && rt->mis.close_after && c->nreq >= rt->mis.close_after && !c->goaway) {
-		/* the connection ends: the streams opened so far are answered */
-		c->goaway = true;
-		nghttp3_conn_shutdown(c->h3);
+	if (rt && rt->mis.close_after && c->nreq >= rt->mis.close_after && !c->goaway_due) {
+		/* the connection ends: the GOAWAY goes with the next flush, after
+		 * every datagram of this batch is read, so that it names (and the
+		 * server answers) all the streams the client sent so far, not just
+		 * those in the packets read before this one (which made a client
+		 * that opens many streams at once retry most of them) */
+		c->goaway_due = true;
 		stat_inc(&w->st.misbehaved);
 	}
 }

@@ -42,6 +42,7 @@ struct h3c {
 	uint64_t last_act_ns;      /* a request's bytes went either way (idleness) */
 	bool dirty;                /* on w->h3->dirty: to be flushed */
 	bool established;          /* the handshake completed (counted) */
+	bool goaway_due;           /* close_after reached: GOAWAY at the next flush */
 	bool goaway;               /* close_after: GOAWAY sent */
 	bool failed;               /* a callback failed: close it after the packet */
 	uint64_t fail_code;        /* ... with this HTTP/3 error code */

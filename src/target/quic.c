@@ -203,6 +203,11 @@ static void conn_flush(struct h3c *c)
 	pmax = pmax > TX_SLOT ? TX_SLOT : pmax;
 	ngtcp2_path_storage ps;
 	ngtcp2_path_storage_zero(&ps);
+	if (c->goaway_due && !c->goaway && c->h3) {
+		/* close_after: the streams received so far are answered */
+		c->goaway = true;
+		nghttp3_conn_shutdown(c->h3);
+	}
 	size_t n = 0;
 	for (int batches = 0; batches < FLUSH_BATCHES;) {
 		int64_t sid = -1;

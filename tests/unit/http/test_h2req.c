@@ -116,6 +116,17 @@ static void test_refused(void **state)
 		n += (size_t)snprintf(many + n, sizeof many - n, "X-%d: v\r\n", i);
 	snprintf(many + n, sizeof many - n, "\r\n");
 	refuse(many, "more than");
+	/* a head over 16 KiB (a long -H): the limit named, not "does not parse" */
+	static char big[17100];
+	n = (size_t)snprintf(big, sizeof big, "GET / HTTP/1.1\r\nHost: h\r\nX-Big: ");
+	memset(big + n, 'a', 17000);
+	memcpy(big + n + 17000, "\r\n\r\n", 5);
+	refuse(big, "more than 16384 bytes (16 KiB");
+	static char line[9000];
+	n = (size_t)snprintf(line, sizeof line, "GET /");
+	memset(line + n, 'a', 8500);
+	snprintf(line + n + 8500, sizeof line - n - 8500, " HTTP/1.1\r\nHost: h\r\n\r\n");
+	refuse(line, "request line is more than 8192 bytes");
 }
 
 int main(void)
