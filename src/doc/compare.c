@@ -308,22 +308,6 @@ static void json_steps(struct jsonw *j, const struct ramp_result *r)
  * repetition (latency and service time as histograms of sparse pairs,
  * responses by status class, errors) and the per-second series of its
  * first measurement. */
-/* "by_status": the statuses counted, as a run's phase has them. */
-static void by_status(struct jsonw *j, const uint64_t *count)
-{
-	jw_key(j, KEY_BY_STATUS);
-	jw_obj(j);
-	for (int s = STATUS_MIN; s <= STATUS_MAX; s++) {
-		if (!count[s])
-			continue;
-		char k[16];
-		snprintf(k, sizeof k, "%d", s);
-		jw_key(j, k);
-		jw_u64(j, count[s]);
-	}
-	jw_obj_end(j);
-}
-
 static void json_variant_charts(struct jsonw *j, const struct run_result *r)
 {
 	const struct phase_stats *p = &r->measure;
@@ -331,31 +315,7 @@ static void json_variant_charts(struct jsonw *j, const struct run_result *r)
 	jw_obj(j);
 	jw_key(j, KEY_DURATION_S);
 	jw_dbl(j, (double)r->measure_ns / 1e9, 6);
-	jw_key(j, KEY_RESPONSES);
-	jw_obj(j);
-	jw_key(j, KEY_BY_CLASS);
-	jw_obj(j);
-	for (int cls = 1; cls <= 5; cls++) {
-		char k[16];
-		snprintf(k, sizeof k, "%dxx", cls);
-		jw_key(j, k);
-		jw_u64(j, phase_stats_class(p, cls));
-	}
-	jw_obj_end(j);
-	by_status(j, p->status);
-	jw_obj_end(j);
-	jw_key(j, KEY_ERRORS);
-	jw_obj(j);
-	jw_key(j, KEY_TOTAL);
-	jw_u64(j, phase_stats_errors(p));
-	jw_key(j, KEY_PCT);
-	jw_dbl(j, phase_stats_error_pct(p), 4);
-	jw_key(j, KEY_FAILED_RESPONSES);
-	jw_u64(j, phase_stats_failed_responses(p));
-	jw_key(j, "transport");
-	jw_u64(j, phase_stats_request_errors(p));
-	by_status(j, p->status_failed);
-	jw_obj_end(j);
+	rj_responses_errors(j, p);
 	jw_key(j, timing_name(TIM_LATENCY));
 	rj_hist(j, &p->timing[TIM_LATENCY]);
 	jw_key(j, timing_name(TIM_SERVICE));

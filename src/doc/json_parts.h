@@ -55,6 +55,10 @@ struct table_host;
 void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duration_ns,
 		    double offered, bool open_loop, double achieved, const struct inspect *in,
 		    const struct table_host *hosts, size_t n_hosts, const struct req_names *names);
+/* Keys "responses" (by_class, by_status) and "errors" (total, pct,
+ * failed_responses, transport, by_status) of phase p, in an open object:
+ * a run's phase and a compare variant's charts write them alike. */
+void rj_responses_errors(struct jsonw *j, const struct phase_stats *p);
 void rj_hist(struct jsonw *j, const struct hist *h);
 /* The "hist" key: h's buckets as (value, count) pairs in ns, with its layout
  * (sub_bits, max_value), so that results merge exactly (pacer merge). */

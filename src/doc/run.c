@@ -208,6 +208,54 @@ void rj_phase(struct jsonw *j, const struct phase_stats *p, double duration_ns,
 	rj_phase_hosts(j, p, duration_ns, offered, open_loop, achieved, in, NULL, 0, names);
 }
 
+/* "by_status": the statuses count[] holds (those counted). */
+static void rj_by_status(struct jsonw *j, const uint64_t *count)
+{
+	jw_key(j, KEY_BY_STATUS);
+	jw_obj(j);
+	for (int s = STATUS_MIN; s <= STATUS_MAX; s++) {
+		if (!count[s])
+			continue;
+		char k[16];
+		snprintf(k, sizeof k, "%d", s);
+		jw_key(j, k);
+		jw_u64(j, count[s]);
+	}
+	jw_obj_end(j);
+}
+
+void rj_responses_errors(struct jsonw *j, const struct phase_stats *p)
+{
+	jw_key(j, KEY_RESPONSES);
+	jw_obj(j);
+	jw_key(j, KEY_BY_CLASS);
+	jw_obj(j);
+	for (int cls = 1; cls <= 5; cls++) {
+		char k[16];
+		snprintf(k, sizeof k, "%dxx", cls);
+		jw_key(j, k);
+		jw_u64(j, phase_stats_class(p, cls));
+	}
+	jw_obj_end(j);
+	rj_by_status(j, p->status);
+	jw_obj_end(j);
+
+	/* errors: requests sent that did not succeed (one definition);
+	 * transport_errors: failures of connections and requests by kind. */
+	jw_key(j, KEY_ERRORS);
+	jw_obj(j);
+	jw_key(j, KEY_TOTAL);
+	jw_u64(j, phase_stats_errors(p));
+	jw_key(j, KEY_PCT);
+	jw_dbl(j, phase_stats_error_pct(p), 4);
+	jw_key(j, KEY_FAILED_RESPONSES);
+	jw_u64(j, phase_stats_failed_responses(p));
+	jw_key(j, "transport");
+	jw_u64(j, phase_stats_request_errors(p));
+	rj_by_status(j, p->status_failed);
+	jw_obj_end(j);
+}
+
 void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duration_ns,
 		    double offered, bool open_loop, double achieved, const struct inspect *in,
 		    const struct table_host *hosts, size_t n_hosts, const struct req_names *names)
@@ -237,54 +285,7 @@ void rj_phase_hosts(struct jsonw *j, const struct phase_stats *p, double duratio
 	jw_u64(j, p->lagged_failed);
 	jw_obj_end(j);
 
-	jw_key(j, KEY_RESPONSES);
-	jw_obj(j);
-	jw_key(j, KEY_BY_CLASS);
-	jw_obj(j);
-	for (int cls = 1; cls <= 5; cls++) {
-		char k[16];
-		snprintf(k, sizeof k, "%dxx", cls);
-		jw_key(j, k);
-		jw_u64(j, phase_stats_class(p, cls));
-	}
-	jw_obj_end(j);
-	jw_key(j, KEY_BY_STATUS);
-	jw_obj(j);
-	for (int s = STATUS_MIN; s <= STATUS_MAX; s++) {
-		if (!p->status[s])
-			continue;
-		char k[16];
-		snprintf(k, sizeof k, "%d", s);
-		jw_key(j, k);
-		jw_u64(j, p->status[s]);
-	}
-	jw_obj_end(j);
-	jw_obj_end(j);
-
-	/* errors: requests sent that did not succeed (one definition);
-	 * transport_errors: failures of connections and requests by kind. */
-	jw_key(j, KEY_ERRORS);
-	jw_obj(j);
-	jw_key(j, KEY_TOTAL);
-	jw_u64(j, phase_stats_errors(p));
-	jw_key(j, KEY_PCT);
-	jw_dbl(j, phase_stats_error_pct(p), 4);
-	jw_key(j, KEY_FAILED_RESPONSES);
-	jw_u64(j, phase_stats_failed_responses(p));
-	jw_key(j, "transport");
-	jw_u64(j, phase_stats_request_errors(p));
-	jw_key(j, KEY_BY_STATUS);
-	jw_obj(j);
-	for (int s = STATUS_MIN; s <= STATUS_MAX; s++) {
-		if (!p->status_failed[s])
-			continue;
-		char k[16];
-		snprintf(k, sizeof k, "%d", s);
-		jw_key(j, k);
-		jw_u64(j, p->status_failed[s]);
-	}
-	jw_obj_end(j);
-	jw_obj_end(j);
+	rj_responses_errors(j, p);
 	jw_key(j, KEY_ERROR_PCT);
 	jw_dbl(j, phase_stats_error_pct(p), 4);
 
