@@ -33,37 +33,13 @@
 #define H2_HEADERS_CAP TSTREAM_HEADERS_CAP
 #define H2_SLICE 4096        /* input fed to nghttp2 at a time, between looks at the output */
 #define H2_QUEUE_CAP 256     /* frames (not DATA) nghttp2 may hold before input waits */
-#define H2_NV_MAX (2 * TARGET_MAX_HEADERS + 8) /* header fields of one answer */
 #define H2_SESSION_BYTES 16384 /* about what an nghttp2 session holds (HPACK tables,
                                 * buffers): counted as freed when one ends */
-
-/* An answer's header fields, from its HTTP/1.1 head: ":status", then the
- * head's fields with lower-case names; the connection-specific ones
- * (Connection, Keep-Alive, ...) that HTTP/2 forbids are left out. */
-struct h2_hdrs {
-	nghttp2_nv nv[H2_NV_MAX];
-	size_t n;
-	char *names; /* the lower-case names, owned */
-	char status[4];
-};
-
-/* The server's own errors over HTTP/2: status, text/plain, a short body. */
-struct h2_canned {
-	int status;
-	char st[12], len[12];
-	char body[64];
-	size_t body_len;
-};
-
-#define H2_N_CANNED 5
-static const int h2_canned_status[H2_N_CANNED] = {400, 408, 431, 501, 503};
 
 struct h2_plan {
 	nghttp2_session_callbacks *cbs;
 	nghttp2_option *opt;
-	struct h2_hdrs **route; /* [route][variant] */
-	struct h2_hdrs nf;      /* the plan's 404 */
-	struct h2_canned canned[H2_N_CANNED];
+	struct tstream_answers a; /* the plan's answers as header fields */
 };
 
 struct h2_sess {
@@ -76,16 +52,6 @@ static int session_setup(struct h2_plan *hp);
 
 /* ---- the plan's answers as header fields ------------------------------ */
 
-static bool hop_by_hop(const char *n, size_t l)
-{
-	static const char *const names[] = {"connection", "keep-alive", "proxy-connection",
-	                                    "transfer-encoding", "upgrade", "content-length"};
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (strlen(names[i]) == l && !memcmp(names[i], n, l))
-			return true;
-	return false;
-}
-
 static nghttp2_nv nv_of(const char *name, size_t nl, const char *value, size_t vl, bool keep)
 {
 	nghttp2_nv v = {(uint8_t *)(uintptr_t)name, (uint8_t *)(uintptr_t)value, nl, vl,
@@ -94,91 +60,16 @@ static nghttp2_nv nv_of(const char *name, size_t nl, const char *value, size_t v
 	return v;
 }
 
-int target_head_fields(const struct target_resp *r, char *names, struct target_field *f, size_t cap,
-		       size_t *n)
-{
-	*n = 0;
-	const char *p = memchr(r->head, '\n', r->head_len);
-	const char *end = r->head + r->head_len;
-	char *nm = names;
-	for (p = p ? p + 1 : end; p < end;) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
-		const char *colon = memchr(p, ':', (size_t)(eol - p));
-		if (colon) {
-			size_t nl = (size_t)(colon - p);
-			const char *v = colon + 1, *ve = eol;
-			while (v < ve && (*v == ' ' || *v == '\t'))
-				v++;
-			while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t'))
-				ve--;
-			for (size_t i = 0; i < nl; i++)
-				nm[i] = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] + 32 : p[i]);
-			if (!hop_by_hop(nm, nl)) {
-				if (*n >= cap)
-					return -E2BIG;
-				f[(*n)++] = (struct target_field){nm, v, nl, (size_t)(ve - v)};
-				nm += nl;
-			}
-		}
-		p = eol + 1;
-	}
-	return 0;
-}
-
-/* r->head is "HTTP/1.1 S R\r\n" then "Name: value\r\n" lines. */
-static int hdrs_build(struct h2_hdrs *h, const struct target_resp *r)
-{
-	snprintf(h->status, sizeof h->status, "%03u", (unsigned)r->status % 1000u);
-	h->n = 0;
-	h->nv[h->n++] = nv_of(":status", 7, h->status, 3, true);
-	h->names = malloc(r->head_len + 1);
-	if (!h->names)
-		return -ENOMEM;
-	struct target_field f[H2_NV_MAX];
-	size_t n;
-	/* room for content-length, server-timing */
-	int rc = target_head_fields(r, h->names, f, H2_NV_MAX - 3, &n);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < n; i++)
-		h->nv[h->n++] = nv_of(f[i].name, f[i].nl, f[i].value, f[i].vl, true);
-	return 0;
-}
-
 int target_h2_build(struct target *t)
 {
 	if (!t->h2)
 		return 0;
-	const struct target_plan *plan = t->plan;
 	struct h2_plan *hp = calloc(1, sizeof *hp);
 	if (!hp)
 		return -ENOMEM;
 	t->h2p = hp;
-	hp->route = calloc(plan->n_routes ? plan->n_routes : 1, sizeof *hp->route);
-	if (!hp->route)
-		return -ENOMEM;
-	int rc = hdrs_build(&hp->nf, &plan->not_found);
-	for (size_t i = 0; rc == 0 && i < plan->n_routes; i++) {
-		const struct target_route *rt = &plan->routes[i];
-		hp->route[i] = calloc(rt->n_resps ? rt->n_resps : 1, sizeof *hp->route[i]);
-		if (!hp->route[i])
-			return -ENOMEM;
-		for (size_t k = 0; rc == 0 && k < rt->n_resps; k++)
-			rc = hdrs_build(&hp->route[i][k], &rt->resps[k]);
-	}
-	if (rc)
-		return rc;
-	for (int i = 0; i < H2_N_CANNED; i++) {
-		struct h2_canned *k = &hp->canned[i];
-		k->status = h2_canned_status[i];
-		snprintf(k->st, sizeof k->st, "%d", k->status);
-		int n = snprintf(k->body, sizeof k->body, "%d %s\n", k->status, target_reason(k->status));
-		k->body_len = (size_t)n;
-		snprintf(k->len, sizeof k->len, "%d", n);
-	}
-	return session_setup(hp);
+	int rc = tstream_answers_build(&hp->a, t->plan);
+	return rc ? rc : session_setup(hp);
 }
 
 void target_h2_free_plan(struct target *t)
@@ -186,16 +77,7 @@ void target_h2_free_plan(struct target *t)
 	struct h2_plan *hp = t->h2p;
 	if (!hp)
 		return;
-	if (hp->route)
-		for (size_t i = 0; i < t->plan->n_routes; i++) {
-			if (!hp->route[i])
-				continue;
-			for (size_t k = 0; k < t->plan->routes[i].n_resps; k++)
-				free(hp->route[i][k].names);
-			free(hp->route[i]);
-		}
-	free(hp->route);
-	free(hp->nf.names);
+	tstream_answers_free(&hp->a, t->plan);
 	if (hp->cbs)
 		nghttp2_session_callbacks_del(hp->cbs);
 	if (hp->opt)
@@ -257,11 +139,7 @@ static void submit(struct tstream *st, const nghttp2_nv *nv, size_t n, bool body
 static void answer_canned(struct tstream *st, int status)
 {
 	struct worker *w = SC(st)->w;
-	const struct h2_plan *hp = w->t->h2p;
-	const struct h2_canned *k = &hp->canned[0];
-	for (int i = 0; i < H2_N_CANNED; i++)
-		if (hp->canned[i].status == status)
-			k = &hp->canned[i];
+	const struct tstream_canned *k = tstream_canned_of(&w->t->h2p->a, status);
 	nghttp2_nv nv[3] = {
 		nv_of(":status", 7, k->st, 3, true),
 		nv_of("content-type", 12, "text/plain", 10, true),
@@ -292,11 +170,13 @@ static void answer(struct tstream *st)
 		stat_inc(&w->st.misbehaved);
 		return;
 	}
-	const struct h2_hdrs *h = rt ? &hp->route[rt - w->t->plan->routes][r - rt->resps] : &hp->nf;
+	const struct tstream_fields *h = tstream_fields_of(&hp->a, w->t->plan, rt, r);
 	bool body = tstream_body_of(st);
-	nghttp2_nv nv[H2_NV_MAX];
-	memcpy(nv, h->nv, h->n * sizeof nv[0]);
-	size_t n = h->n;
+	nghttp2_nv nv[TSTREAM_NV_MAX];
+	size_t n = 0;
+	nv[n++] = nv_of(":status", 7, h->status, 3, true);
+	for (size_t i = 0; i < h->n; i++)
+		nv[n++] = nv_of(h->f[i].name, h->f[i].nl, h->f[i].value, h->f[i].vl, true);
 	char cl[24], timing[40];
 	if (!r->no_body_allowed)
 		nv[n++] = nv_of("content-length", 14, cl, target_fmt_u64(cl, st->body_len), false);

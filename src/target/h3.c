@@ -28,30 +28,9 @@
 #include "target/h3_int.h"
 
 #define H3_HEADERS_CAP TSTREAM_HEADERS_CAP
-#define H3_NV_MAX (2 * TARGET_MAX_HEADERS + 8)
-
-/* An answer's header fields (":status" first). */
-struct h3_hdrs {
-	nghttp3_nv nv[H3_NV_MAX];
-	size_t n;
-	char *names;
-	char status[4];
-};
-
-struct h3_canned {
-	int status;
-	char st[12], len[12];
-	char body[64];
-	size_t body_len;
-};
-
-#define H3_N_CANNED 5
-static const int h3_canned_status[H3_N_CANNED] = {400, 408, 431, 501, 503};
 
 struct h3_plan {
-	struct h3_hdrs **route; /* [route][variant] */
-	struct h3_hdrs nf;
-	struct h3_canned canned[H3_N_CANNED];
+	struct tstream_answers a; /* the plan's answers as header fields */
 };
 
 /* ---- the plan's answers ------------------------------------------------ */
@@ -62,57 +41,15 @@ static nghttp3_nv nv3(const char *name, size_t nl, const char *value, size_t vl)
 			    NGHTTP3_NV_FLAG_NO_COPY_NAME | NGHTTP3_NV_FLAG_NO_COPY_VALUE};
 }
 
-static int hdrs_build(struct h3_hdrs *h, const struct target_resp *r)
-{
-	snprintf(h->status, sizeof h->status, "%03u", (unsigned)r->status % 1000u);
-	h->n = 0;
-	h->nv[h->n++] = nv3(":status", 7, h->status, 3);
-	h->names = malloc(r->head_len + 1);
-	if (!h->names)
-		return -ENOMEM;
-	struct target_field f[H3_NV_MAX];
-	size_t n;
-	int rc = target_head_fields(r, h->names, f, H3_NV_MAX - 3, &n);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < n; i++)
-		h->nv[h->n++] = nv3(f[i].name, f[i].nl, f[i].value, f[i].vl);
-	return 0;
-}
-
 int target_h3_build(struct target *t)
 {
 	if (!t->quic)
 		return 0;
-	const struct target_plan *plan = t->plan;
 	struct h3_plan *hp = calloc(1, sizeof *hp);
 	if (!hp)
 		return -ENOMEM;
 	t->h3p = hp;
-	hp->route = calloc(plan->n_routes ? plan->n_routes : 1, sizeof *hp->route);
-	if (!hp->route)
-		return -ENOMEM;
-	int rc = hdrs_build(&hp->nf, &plan->not_found);
-	for (size_t i = 0; rc == 0 && i < plan->n_routes; i++) {
-		const struct target_route *rt = &plan->routes[i];
-		hp->route[i] = calloc(rt->n_resps ? rt->n_resps : 1, sizeof *hp->route[i]);
-		if (!hp->route[i])
-			return -ENOMEM;
-		for (size_t k = 0; rc == 0 && k < rt->n_resps; k++)
-			rc = hdrs_build(&hp->route[i][k], &rt->resps[k]);
-	}
-	if (rc)
-		return rc;
-	for (int i = 0; i < H3_N_CANNED; i++) {
-		struct h3_canned *k = &hp->canned[i];
-		k->status = h3_canned_status[i];
-		snprintf(k->st, sizeof k->st, "%d", k->status);
-		int n = snprintf(k->body, sizeof k->body, "%d %s\n", k->status,
-				 target_reason(k->status));
-		k->body_len = (size_t)n;
-		snprintf(k->len, sizeof k->len, "%d", n);
-	}
-	return 0;
+	return tstream_answers_build(&hp->a, t->plan);
 }
 
 void target_h3_free_plan(struct target *t)
@@ -120,16 +57,7 @@ void target_h3_free_plan(struct target *t)
 	struct h3_plan *hp = t->h3p;
 	if (!hp)
 		return;
-	if (hp->route)
-		for (size_t i = 0; i < t->plan->n_routes; i++) {
-			if (!hp->route[i])
-				continue;
-			for (size_t k = 0; k < t->plan->routes[i].n_resps; k++)
-				free(hp->route[i][k].names);
-			free(hp->route[i]);
-		}
-	free(hp->route);
-	free(hp->nf.names);
+	tstream_answers_free(&hp->a, t->plan);
 	free(hp);
 	t->h3p = NULL;
 }
@@ -179,11 +107,7 @@ static void submit(struct tstream *st, const nghttp3_nv *nv, size_t n, bool body
 static void answer_canned(struct tstream *st, int status)
 {
 	struct worker *w = SC(st)->w;
-	const struct h3_plan *hp = w->t->h3p;
-	const struct h3_canned *k = &hp->canned[0];
-	for (int i = 0; i < H3_N_CANNED; i++)
-		if (hp->canned[i].status == status)
-			k = &hp->canned[i];
+	const struct tstream_canned *k = tstream_canned_of(&w->t->h3p->a, status);
 	nghttp3_nv nv[3] = {
 		nv3(":status", 7, k->st, 3),
 		nv3("content-type", 12, "text/plain", 10),
@@ -214,11 +138,13 @@ static void answer(struct tstream *st)
 		stat_inc(&w->st.misbehaved);
 		return;
 	}
-	const struct h3_hdrs *h = rt ? &hp->route[rt - w->t->plan->routes][r - rt->resps] : &hp->nf;
+	const struct tstream_fields *h = tstream_fields_of(&hp->a, w->t->plan, rt, r);
 	bool body = tstream_body_of(st);
-	nghttp3_nv nv[H3_NV_MAX];
-	memcpy(nv, h->nv, h->n * sizeof nv[0]);
-	size_t n = h->n;
+	nghttp3_nv nv[TSTREAM_NV_MAX];
+	size_t n = 0;
+	nv[n++] = nv3(":status", 7, h->status, 3);
+	for (size_t i = 0; i < h->n; i++)
+		nv[n++] = nv3(h->f[i].name, h->f[i].nl, h->f[i].value, h->f[i].vl);
 	char cl[24], timing[40];
 	if (!r->no_body_allowed) {
 		nv[n] = nv3("content-length", 14, cl, target_fmt_u64(cl, st->body_len));

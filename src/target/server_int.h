@@ -268,19 +268,6 @@ void target_conn_settle_dirty(struct worker *w);
 
 /* ---- h2.c ---- */
 
-/* One header field of an answer, pointing into the plan or a names buffer. */
-struct target_field {
-	const char *name, *value;
-	size_t nl, vl;
-};
-
-/* r's head ("HTTP/1.1 S R" then "Name: value" lines) as header fields: the
- * names lower-cased into names (r->head_len bytes at least), the
- * connection-specific ones HTTP/2 and HTTP/3 forbid left out, at most cap
- * of them in f. 0, or -E2BIG over cap. */
-int target_head_fields(const struct target_resp *r, char *names, struct target_field *f, size_t cap,
-		       size_t *n);
-
 #define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 #define H2_PREFACE_LEN 24
 

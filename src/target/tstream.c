@@ -3,6 +3,7 @@
 #include "target/tstream.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -310,4 +311,121 @@ size_t tstream_slow_take(struct tstream *st, size_t n)
 	n = n < st->slow_budget ? n : st->slow_budget;
 	st->slow_budget -= n;
 	return n;
+}
+
+/* ---- the plan's answers as header fields ----------------------------------- */
+
+static bool hop_by_hop(const char *n, size_t l)
+{
+	static const char *const names[] = {"connection",        "keep-alive", "proxy-connection",
+					    "transfer-encoding", "upgrade",    "content-length"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strlen(names[i]) == l && !memcmp(names[i], n, l))
+			return true;
+	return false;
+}
+
+int target_head_fields(const struct target_resp *r, char *names, struct target_field *f, size_t cap,
+		       size_t *n)
+{
+	*n = 0;
+	const char *p = memchr(r->head, '\n', r->head_len);
+	const char *end = r->head + r->head_len;
+	char *nm = names;
+	for (p = p ? p + 1 : end; p < end;) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		const char *colon = memchr(p, ':', (size_t)(eol - p));
+		if (colon) {
+			size_t nl = (size_t)(colon - p);
+			const char *v = colon + 1, *ve = eol;
+			while (v < ve && (*v == ' ' || *v == '\t'))
+				v++;
+			while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t'))
+				ve--;
+			for (size_t i = 0; i < nl; i++)
+				nm[i] = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] + 32 : p[i]);
+			if (!hop_by_hop(nm, nl)) {
+				if (*n >= cap)
+					return -E2BIG;
+				f[(*n)++] = (struct target_field){nm, v, nl, (size_t)(ve - v)};
+				nm += nl;
+			}
+		}
+		p = eol + 1;
+	}
+	return 0;
+}
+
+/* r->head is "HTTP/1.1 S R\r\n" then "Name: value\r\n" lines. */
+static int fields_build(struct tstream_fields *h, const struct target_resp *r)
+{
+	snprintf(h->status, sizeof h->status, "%03u", (unsigned)r->status % 1000u);
+	h->names = malloc(r->head_len + 1);
+	if (!h->names)
+		return -ENOMEM;
+	return target_head_fields(r, h->names, h->f, TSTREAM_FIELDS_MAX, &h->n);
+}
+
+static const int canned_status[TSTREAM_N_CANNED] = {400, 408, 431, 501, 503};
+
+int tstream_answers_build(struct tstream_answers *a, const struct target_plan *plan)
+{
+	a->route = calloc(plan->n_routes ? plan->n_routes : 1, sizeof *a->route);
+	if (!a->route)
+		return -ENOMEM;
+	int rc = fields_build(&a->nf, &plan->not_found);
+	for (size_t i = 0; rc == 0 && i < plan->n_routes; i++) {
+		const struct target_route *rt = &plan->routes[i];
+		a->route[i] = calloc(rt->n_resps ? rt->n_resps : 1, sizeof *a->route[i]);
+		if (!a->route[i])
+			return -ENOMEM;
+		for (size_t k = 0; rc == 0 && k < rt->n_resps; k++)
+			rc = fields_build(&a->route[i][k], &rt->resps[k]);
+	}
+	if (rc)
+		return rc;
+	for (int i = 0; i < TSTREAM_N_CANNED; i++) {
+		struct tstream_canned *k = &a->canned[i];
+		k->status = canned_status[i];
+		snprintf(k->st, sizeof k->st, "%d", k->status);
+		int n = snprintf(k->body, sizeof k->body, "%d %s\n", k->status,
+				 target_reason(k->status));
+		k->body_len = (size_t)n;
+		snprintf(k->len, sizeof k->len, "%d", n);
+	}
+	return 0;
+}
+
+void tstream_answers_free(struct tstream_answers *a, const struct target_plan *plan)
+{
+	if (a->route)
+		for (size_t i = 0; i < plan->n_routes; i++) {
+			if (!a->route[i])
+				continue;
+			for (size_t k = 0; k < plan->routes[i].n_resps; k++)
+				free(a->route[i][k].names);
+			free(a->route[i]);
+		}
+	free(a->route);
+	free(a->nf.names);
+	a->route = NULL;
+	a->nf.names = NULL;
+}
+
+const struct tstream_fields *tstream_fields_of(const struct tstream_answers *a,
+					       const struct target_plan *plan,
+					       const struct target_route *rt,
+					       const struct target_resp *r)
+{
+	return rt ? &a->route[rt - plan->routes][r - rt->resps] : &a->nf;
+}
+
+const struct tstream_canned *tstream_canned_of(const struct tstream_answers *a, int status)
+{
+	for (int i = 0; i < TSTREAM_N_CANNED; i++)
+		if (a->canned[i].status == status)
+			return &a->canned[i];
+	return &a->canned[0];
 }

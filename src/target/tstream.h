@@ -158,4 +158,64 @@ bool tstream_body_of(struct tstream *st);
  * piece, when ops->resume is called). */
 size_t tstream_slow_take(struct tstream *st, size_t n);
 
+/* ---- the plan's answers as header fields --------------------------------- */
+
+/* One header field of an answer, pointing into the plan or a names buffer. */
+struct target_field {
+	const char *name, *value;
+	size_t nl, vl;
+};
+
+/* r's head ("HTTP/1.1 S R" then "Name: value" lines) as header fields: the
+ * names lower-cased into names (r->head_len bytes at least), the
+ * connection-specific ones HTTP/2 and HTTP/3 forbid left out, at most cap
+ * of them in f. 0, or -E2BIG over cap. */
+int target_head_fields(const struct target_resp *r, char *names, struct target_field *f, size_t cap,
+		       size_t *n);
+
+#define TSTREAM_FIELDS_MAX (2 * TARGET_MAX_HEADERS + 5) /* an answer's, from its head */
+#define TSTREAM_NV_MAX                                                                             \
+	(TSTREAM_FIELDS_MAX + 3) /* with :status, content-length and
+						 * server-timing */
+
+/* An answer's header fields, from its HTTP/1.1 head: the head's fields
+ * with lower-case names, the connection-specific ones (Connection,
+ * Keep-Alive, ...) that HTTP/2 and HTTP/3 forbid left out; its status as
+ * the ":status" value. */
+struct tstream_fields {
+	char status[4];
+	char *names; /* the lower-case names, owned */
+	size_t n;
+	struct target_field f[TSTREAM_FIELDS_MAX];
+};
+
+/* The server's own errors: status, text/plain, a short body. */
+#define TSTREAM_N_CANNED 5 /* 400, 408, 431, 501, 503 */
+struct tstream_canned {
+	int status;
+	char st[12], len[12];
+	char body[64];
+	size_t body_len;
+};
+
+/* A plan's answers, made once for a protocol's connections. */
+struct tstream_answers {
+	struct tstream_fields **route; /* [route][variant] */
+	struct tstream_fields nf;      /* the plan's 404 */
+	struct tstream_canned canned[TSTREAM_N_CANNED];
+};
+
+/* Build a (zeroed before) from plan: 0, -ENOMEM, or -E2BIG (an answer with
+ * more fields than TSTREAM_FIELDS_MAX). Free it with tstream_answers_free,
+ * whatever came of it. */
+int tstream_answers_build(struct tstream_answers *a, const struct target_plan *plan);
+void tstream_answers_free(struct tstream_answers *a, const struct target_plan *plan);
+/* The fields of answer r of route rt (NULL: the plan's 404). */
+const struct tstream_fields *tstream_fields_of(const struct tstream_answers *a,
+					       const struct target_plan *plan,
+					       const struct target_route *rt,
+					       const struct target_resp *r);
+/* The server's own error of that status (a 400 for one it has not). */
+const struct tstream_canned *tstream_canned_of(const struct tstream_answers *a, int status);
+
 #endif
