@@ -383,7 +383,9 @@ class FormatsTest(PacerTestCase):
         self.check_html(self.render(res["ramp"], "--format", "html"),
                         ("latency-vs-load", "spectrum", "histogram", "timeline", "status"))
         self.check_html(self.render(res["compare"], "--format", "html"),
-                        ("compare-ratios", "compare-latency", "compare-throughput"))
+                        ("compare-ratios", "compare-latency", "compare-throughput",
+                         "compare-spectrum", "compare-histogram", "compare-timeline",
+                         "compare-status"))
 
     def test_markdown_sections(self):
         for name, path in real_results().items():
