@@ -651,12 +651,14 @@ def tls_section(a, tmp):
     return res, s, md
 
 
-def start_nginx_h2(tmp, port, tls_port):
+def start_nginx_h2(tmp, port, tls_port, arrivals=None):
     """nginx on CPU 0 speaking HTTP/2: h2c (prior knowledge) on port, h2 over
-    TLS (ALPN) on tls_port; its default 128 streams per connection."""
+    TLS (ALPN) on tls_port; its default 128 streams per connection;
+    arrivals: nginx_conf's."""
     cert, key = make_cert(tmp)
-    conf = nginx_conf(tmp, "h2", (cert, key, "TLSv1.3"),
-                      f"listen 127.0.0.1:{port} http2; listen 127.0.0.1:{tls_port} ssl http2;")
+    conf = nginx_conf(tmp, "h2-log" if arrivals else "h2", (cert, key, "TLSv1.3"),
+                      f"listen 127.0.0.1:{port} http2; listen 127.0.0.1:{tls_port} ssl http2;",
+                      arrivals)
     p = Proc(["/usr/sbin/nginx", "-p", tmp, "-c", conf], 0, port)
     wait_port(tls_port)
     return p
@@ -689,33 +691,46 @@ def h2_section(a, tmp):
     res = {}
     if not shutil.which("h2load"):
         return res, {}, ["## HTTP/2 beside h2load", "", "h2load not found (Debian nghttp2-client).", ""]
-    port, tls_port = free_port(), free_port()
+    # two nginx alike but for the arrival log, which the fixed-rate runs
+    # read and which would slow nginx flat out, where it is the limit
+    port, tls_port, lport, ltls_port = free_port(), free_port(), free_port(), free_port()
     ng = start_nginx_h2(tmp, port, tls_port)
-    rate = a.h2_rate
-    cases = [("h2c", f"http://127.0.0.1:{port}/", ["--h2c"]),
-             ("h2", f"https://127.0.0.1:{tls_port}/", ["--http2", "--insecure"])]
+    log = ArrivalLog(tmp, "h2")
     try:
-        for name, url, flags in cases:
+        ng_log = start_nginx_h2(tmp, lport, ltls_port, log.path)
+    except Exception:
+        ng.stop()
+        raise
+    rate = a.h2_rate
+    cases = [("h2c", "http://127.0.0.1:{}/", (port, lport), ["--h2c"]),
+             ("h2", "https://127.0.0.1:{}/", (tls_port, ltls_port), ["--http2", "--insecure"])]
+    try:
+        for name, url_fmt, ports, flags in cases:
             for mode in ("flat", "rate", "rate_precise", "rate_burst"):
+                url = url_fmt.format(ports[0] if mode == "flat" else ports[1])
                 rows = res.setdefault(f"{name}_{mode}", {"pacer": [], "h2load": []})
                 for i in range(a.reps):
                     for who in (["pacer", "h2load"] if i % 2 == 0 else ["h2load", "pacer"]):
                         if who == "h2load":
-                            rows[who].append(h2load_h2(url, a.secs, None if mode == "flat" else rate))
+                            run = lambda: h2load_h2(url, a.secs, None if mode == "flat" else rate)
                         elif mode == "flat":
-                            rows[who].append(pacer_run(url, flags + [
+                            run = lambda: pacer_run(url, flags + [
                                 "--concurrency", str(H2_CONNS), "--max-streams", str(H2_STREAMS),
-                                "-d", f"{a.secs}s", "-w", "1s"], tmp))
+                                "-d", f"{a.secs}s", "-w", "1s"], tmp)
                         else:
                             # rate_burst: h2load's arrival process (its clients'
                             # timers fire in step: bursts of H2_CONNS)
                             pace = {"rate_precise": ["--precise"],
                                     "rate_burst": ["--burst-size", str(H2_CONNS)]}.get(mode, [])
-                            rows[who].append(pacer_run(url, flags + pace + [
+                            run = lambda: pacer_run(url, flags + pace + [
                                 "--rate", str(rate), "-c", str(H2_CONNS), "--max-streams",
-                                str(H2_STREAMS), "-d", f"{a.secs}s", "-w", "1s"], tmp))
+                                str(H2_STREAMS), "-d", f"{a.secs}s", "-w", "1s"], tmp)
+                        # at a fixed rate, the arrival precision nginx saw
+                        rows[who].append(run() if mode == "flat" else
+                                         log.measured(run, rate, 1, a.secs)())
     finally:
         ng.stop()
+        ng_log.stop()
     sc = h2_self_contained_rows(a, tmp)
     if sc:
         res["self-contained_h2c"] = sc
@@ -733,17 +748,32 @@ def h2_section(a, tmp):
           "its responses (pacer's 1 s warm-up included). `self-contained h2c`: flat out, "
           "`pacer run --self-contained --h2c` (driver and embedded target in one process on "
           "CPU 1) beside h2load driving `pacer serve --h2c` (on CPU 0); both CPU columns count "
-          "both ends (h2load's: h2load + pacer serve).", "",
-          "| | pacer req/s | h2load req/s | pacer CPU µs/resp | h2load CPU µs/resp | pacer / h2load CPU |",
-          "|---|---|---|---|---|---|"]
+          "both ends (h2load's: h2load + pacer serve). Arrival precision (fixed rates): "
+          "the share of windows within ±20 % of the planned rate's count, from nginx's "
+          f"access log over the measured seconds ({precision_window_ms(rate)} ms windows at "
+          f"{rate:g} req/s, where a Poisson process would score "
+          f"{poisson_share(rate * precision_window_ms(rate) / 1000):.1f} %), and the "
+          f"requests nginx saw there of the {round(rate * a.secs):,} planned, as in the "
+          "HTTP/1.1 fixed-rate section.", "",
+          "| | pacer req/s | h2load req/s | pacer CPU µs/resp | h2load CPU µs/resp | pacer / h2load CPU "
+          "| pacer precision % · seen | h2load precision % · seen |",
+          "|---|---|---|---|---|---|---|---|"]
     for key, rows in res.items():
         p_rps, h_rps = med(rows["pacer"], "rps"), med(rows["h2load"], "rps")
         p_cpu, h_cpu = med(rows["pacer"], "cpu_us_per_resp"), med(rows["h2load"], "cpu_us_per_resp")
         summ[f"{key}_pacer_rps"], summ[f"{key}_h2load_rps"] = p_rps, h_rps
         summ[f"{key}_pacer_cpu_us"], summ[f"{key}_h2load_cpu_us"] = p_cpu, h_cpu
         summ[f"{key}_pacer_over_h2load_cpu"] = ratio(p_cpu, h_cpu)
+        prec = []
+        for who in ("pacer", "h2load"):
+            ar = [r["arrival"] for r in rows[who] if "arrival" in r]
+            pct, seen = med(ar, "precision_pct"), med(ar, "seen")
+            if ar:
+                summ[f"{key}_{who}_arrival_precision_pct"] = pct
+                summ[f"{key}_{who}_arrival_seen"] = seen
+            prec.append(f"{fmt(pct)} · {fmt(seen, 0)}" if ar else "")
         md.append(f"| {key.replace('_', ' ')} | {fmt(p_rps)} | {fmt(h_rps)} | {fmt(p_cpu, 2)} | "
-                  f"{fmt(h_cpu, 2)} | {fmt(ratio(p_cpu, h_cpu), 2)} |")
+                  f"{fmt(h_cpu, 2)} | {fmt(ratio(p_cpu, h_cpu), 2)} | {prec[0]} | {prec[1]} |")
     md.append("")
     return res, summ, md
 
