@@ -389,13 +389,19 @@ def arrival_table(res, cases, summary, fmt):
     """The fixed-rate rows again, each generator's CPU per response beside the
     arrival precision nginx saw and the requests it saw (medians over the
     repetitions); the figures go into summary too."""
-    md = ["", "CPU per response beside the arrival precision measured at the target (nginx's "
-          "own clock, its access log's `$msec`, over the measured seconds after the 1 s warm-up): "
-          "the share of windows whose request count is within ±20 % of the planned rate's, and "
-          "the requests nginx saw of those planned. A window is 1 ms, or at rates under "
-          f"{PRECISION_MIN_MEAN}/ms as many whole ms as hold {PRECISION_MIN_MEAN} requests on "
-          "average (1,000 req/s: 5 ms). Even spacing scores near 100 %, bursts near 0, a Poisson "
-          "process (`--arrival poisson`) what the column beside the window says.", "",
+    md = ["", "CPU per response beside the arrival precision measured at the target, so "
+          "\"cheaper\" and \"as precise\" are read together. nginx logs each request with its "
+          "own clock (`$msec`: the millisecond its event loop woke to serve it); the measured "
+          "seconds start 1 s (the warm-up) after the run's first arrival. Precision: the share "
+          "of windows whose request count is within ±20 % of the planned rate's (not the "
+          "achieved rate's, so a generator that falls behind scores low too). A window is 1 ms, "
+          f"or below {PRECISION_MIN_MEAN * 1000:,} req/s as many whole ms as hold "
+          f"{PRECISION_MIN_MEAN} requests on average (1,000 req/s: 5 ms): at 1 ms, ±20 % of a "
+          "mean under 1 holds no whole count, and of a mean of 1 only exactly 1. Even spacing "
+          "scores near 100 %, bursts near 0, a Poisson process (`--arrival poisson`) the "
+          "`Poisson %` column. Seen: the requests nginx logged in the measured seconds, of "
+          "those planned (rate x seconds): a generator that sends short shows it here. "
+          "(The JSON also has each run's share of 1 ms windows, `precision_1ms_pct`.)", "",
           "| req/s | connections | window ms | Poisson % | planned | "
           + " | ".join(f"{name}: µs · precision % · seen" for _, name in FIXED_WHO) + " |",
           "|---|---|---|---|---|" + "---|" * len(FIXED_WHO)]
