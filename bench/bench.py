@@ -18,6 +18,8 @@ Targets run on CPU 0, generators on CPU 1 (taskset), one thread each.
                                5,000 req/s) and the requests nginx saw of those planned, so a
                                cheaper generator that sends in bursts or short shows it;
                                `--only-fixed --fixed-cases 1000/50,5000/50` runs a short look
+                               (`--no-arrivals`: nginx without the log, to see what its write
+                               per request costs the CPU figures)
   serve                        wrk against `pacer serve --plan hello` vs nginx, 1 thread/worker each
   tls                          the same nginx over https (TLS 1.3, keep-alive): wrk vs pacer flat
                                out, and pacer's CPU per response plain vs TLS (flat out and at a
@@ -293,9 +295,9 @@ def fixed_rate_section(a, tmp):
     have_h2load = shutil.which("h2load") is not None
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
-    log = ArrivalLog(tmp, "fixed")
-    ng = start_nginx(tmp, port, arrivals=log.path)
     cases = fixed_cases(a)
+    log = ArrivalLog(tmp, "fixed") if a.arrivals else None
+    ng = start_nginx(tmp, port, arrivals=log and log.path)
     try:
         for rate, conns in cases:
             key = f"{rate}_{conns}"
@@ -319,7 +321,7 @@ def fixed_rate_section(a, tmp):
                         run = lambda: h2load_rate(url, rate, conns, a.secs)
                     else:
                         continue
-                    rows[who].append(quietest(log.measured(run, rate, 1, a.secs)))
+                    rows[who].append(quietest(log.measured(run, rate, 1, a.secs) if log else run))
     finally:
         ng.stop()
 
@@ -380,15 +382,22 @@ def fixed_cases(a):
     if not a.fixed_cases:
         return FIXED_CASES
     try:
-        return [tuple(int(x) for x in c.split("/")) for c in a.fixed_cases.split(",")]
+        cases = [tuple(int(x) for x in c.split("/")) for c in a.fixed_cases.split(",")]
+        if all(len(c) == 2 and min(c) > 0 for c in cases):
+            return cases
     except ValueError:
-        sys.exit(f"bench: --fixed-cases {a.fixed_cases!r}: give RATE/CONNS,... e.g. 1000/50,5000/50")
+        pass
+    sys.exit(f"bench: --fixed-cases {a.fixed_cases!r}: give RATE/CONNS,... (positive whole "
+             "numbers), e.g. 1000/50,5000/50")
 
 
 def arrival_table(res, cases, summary, fmt):
     """The fixed-rate rows again, each generator's CPU per response beside the
     arrival precision nginx saw and the requests it saw (medians over the
-    repetitions); the figures go into summary too."""
+    repetitions); the figures go into summary too. Nothing without them
+    (--no-arrivals)."""
+    if not any("arrival" in r for rows in res.values() for k in rows.values() for r in k):
+        return []
     md = ["", "CPU per response beside the arrival precision measured at the target, so "
           "\"cheaper\" and \"as precise\" are read together. nginx logs each request with its "
           "own clock (`$msec`: the millisecond its event loop woke to serve it); the measured "
@@ -699,14 +708,19 @@ def h2_section(a, tmp):
         return res, {}, ["## HTTP/2 beside h2load", "", "h2load not found (Debian nghttp2-client).", ""]
     # two nginx alike but for the arrival log, which the fixed-rate runs
     # read and which would slow nginx flat out, where it is the limit
+    # (--no-arrivals: the one without it throughout)
     port, tls_port, lport, ltls_port = free_port(), free_port(), free_port(), free_port()
     ng = start_nginx_h2(tmp, port, tls_port)
-    log = ArrivalLog(tmp, "h2")
-    try:
-        ng_log = start_nginx_h2(tmp, lport, ltls_port, log.path)
-    except Exception:
-        ng.stop()
-        raise
+    log, ng_log = None, None
+    if a.arrivals:
+        log = ArrivalLog(tmp, "h2")
+        try:
+            ng_log = start_nginx_h2(tmp, lport, ltls_port, log.path)
+        except Exception:
+            ng.stop()
+            raise
+    else:
+        lport, ltls_port = port, tls_port
     rate = a.h2_rate
     cases = [("h2c", "http://127.0.0.1:{}/", (port, lport), ["--h2c"]),
              ("h2", "https://127.0.0.1:{}/", (tls_port, ltls_port), ["--http2", "--insecure"])]
@@ -732,11 +746,12 @@ def h2_section(a, tmp):
                                 "--rate", str(rate), "-c", str(H2_CONNS), "--max-streams",
                                 str(H2_STREAMS), "-d", f"{a.secs}s", "-w", "1s"], tmp)
                         # at a fixed rate, the arrival precision nginx saw
-                        rows[who].append(run() if mode == "flat" else
+                        rows[who].append(run() if mode == "flat" or not log else
                                          log.measured(run, rate, 1, a.secs)())
     finally:
         ng.stop()
-        ng_log.stop()
+        if ng_log:
+            ng_log.stop()
     sc = h2_self_contained_rows(a, tmp)
     if sc:
         res["self-contained_h2c"] = sc
@@ -1344,6 +1359,9 @@ def main():
     ap.add_argument("--fixed-cases", default="",
                     help="fixed-rate cases RATE/CONNS,... instead of the default three "
                     "(a short look with --only-fixed)")
+    ap.add_argument("--no-arrivals", dest="arrivals", action="store_false",
+                    help="no arrival log on the fixed-rate sections' nginx, so no arrival "
+                    "precision (to see what the log's write per request costs the figures)")
     ap.add_argument("--tls-rate", default="10k", help="fixed rate of the TLS section")
     ap.add_argument("--only-fixed", action="store_true",
                     help="run only the fixed-rate section beside h2load (printed)")
@@ -1366,6 +1384,7 @@ def main():
     ap.add_argument("--no-docs", dest="docs", action="store_false",
                     help="do not rewrite docs/bench.md with this run's figures")
     a = ap.parse_args()
+    fixed_cases(a)  # a bad --fixed-cases stops here, before any server starts
     for tool in ("wrk", "taskset", "/usr/sbin/nginx", "/usr/bin/time"):
         if not shutil.which(tool):
             sys.exit(f"bench: {tool} not found (run scripts/deps.sh)")
