@@ -11,6 +11,15 @@ Targets run on CPU 0, generators on CPU 1 (taskset), one thread each.
   requests/s                   flat out, closed loop, 64 connections
   peak RSS                     ru_maxrss of the generator process
   send-lag p99                 pacer open loop at a fixed 20k req/s
+  arrival precision            fixed-rate rows beside h2load: from nginx's own clock (an access
+                               log of `$msec` per request) over the measured seconds, the share
+                               of windows holding the planned rate's count within ±20 % (1 ms
+                               windows, or as many whole ms as hold 5 requests on average under
+                               5,000 req/s) and the requests nginx saw of those planned, so a
+                               cheaper generator that sends in bursts or short shows it;
+                               `--only-fixed --fixed-cases 1000/50,5000/50` runs a short look
+                               (`--no-arrivals`: nginx without the log, to see what its write
+                               per request costs the CPU figures)
   serve                        wrk against `pacer serve --plan hello` vs nginx, 1 thread/worker each
   tls                          the same nginx over https (TLS 1.3, keep-alive): wrk vs pacer flat
                                out, and pacer's CPU per response plain vs TLS (flat out and at a
@@ -40,6 +49,7 @@ Targets run on CPU 0, generators on CPU 1 (taskset), one thread each.
 import argparse
 import datetime
 import json
+import math
 import os
 import platform
 import re
@@ -93,16 +103,22 @@ class Proc:
                 self.p.wait()
 
 
-def nginx_conf(tmp, tag, tls=None, listen=""):
+def nginx_conf(tmp, tag, tls=None, listen="", arrivals=None):
     """Write nginx-TAG.conf in tmp: one worker, no master process (so pinning
-    it pins the server), no access log, keep-alive without limit, answering
-    "hello" on every path from the listen directives given; tls (cert, key,
-    protocols) adds the certificate. Returns the path."""
+    it pins the server), keep-alive without limit, answering "hello" on every
+    path from the listen directives given; tls (cert, key, protocols) adds the
+    certificate. No access log, or with arrivals (a path) one line per request
+    holding nginx's own clock, `$msec` (seconds with milliseconds), written
+    unbuffered as each request is answered: ArrivalLog reads it. Returns the
+    path."""
     conf = os.path.join(tmp, f"nginx-{tag}.conf")
     ssl = ""
     if tls:
         cert, key, protocols = tls
         ssl = f"  ssl_protocols {protocols};\n  ssl_certificate {cert}; ssl_certificate_key {key};\n"
+    log = "access_log off;"
+    if arrivals:
+        log = f"log_format arrival '$msec';\n  access_log {arrivals} arrival;"
     with open(conf, "w") as f:
         f.write(f"""worker_processes 1;
 daemon off;
@@ -111,7 +127,7 @@ pid {tmp}/nginx-{tag}.pid;
 error_log {tmp}/error-{tag}.log;
 events {{ worker_connections 4096; }}
 http {{
-  access_log off;
+  {log}
   keepalive_requests 10000000;
   client_body_temp_path {tmp}; proxy_temp_path {tmp}; fastcgi_temp_path {tmp};
   uwsgi_temp_path {tmp}; scgi_temp_path {tmp};
@@ -122,9 +138,93 @@ http {{
     return conf
 
 
-def start_nginx(tmp, port):
-    conf = nginx_conf(tmp, "plain", listen=f"listen 127.0.0.1:{port};")
+def start_nginx(tmp, port, arrivals=None):
+    conf = nginx_conf(tmp, "plain", listen=f"listen 127.0.0.1:{port};", arrivals=arrivals)
     return Proc(["/usr/sbin/nginx", "-p", tmp, "-c", conf], 0, port)
+
+
+# Arrival precision at the target: the share of windows holding the planned
+# rate's count within ±PRECISION_TOL. A window is 1 ms, or as many whole ms as
+# hold PRECISION_MIN_MEAN requests on average at a rate under
+# PRECISION_MIN_MEAN/ms: at 1 ms and 1,000 req/s the mean is 1 and ±20 % of
+# it is "exactly 1", below 1,000 req/s ±20 % of a mean under 1 holds no whole
+# count at all.
+PRECISION_TOL = 0.20
+PRECISION_MIN_MEAN = 5
+
+
+def precision_window_ms(rate):
+    return max(1, math.ceil(PRECISION_MIN_MEAN * 1000 / rate))
+
+
+def window_bounds(mean):
+    """The whole counts within ±PRECISION_TOL of mean."""
+    return math.ceil(mean * (1 - PRECISION_TOL) - 1e-9), math.floor(mean * (1 + PRECISION_TOL) + 1e-9)
+
+
+def poisson_share(mean):
+    """The share of windows a Poisson process at this mean would score: the
+    yardstick for the figure (even spacing scores near 100 %, bursts near 0)."""
+    lo, hi = window_bounds(mean)
+    return 100.0 * sum(math.exp(-mean + k * math.log(mean) - math.lgamma(k + 1))
+                       for k in range(max(lo, 0), hi + 1))
+
+
+def window_share(ms, start, n_win, win_ms, mean):
+    counts = [0] * n_win
+    for t in ms:
+        k = (t - start) // win_ms
+        if 0 <= k < n_win:
+            counts[k] += 1
+    lo, hi = window_bounds(mean)
+    return 100.0 * sum(1 for c in counts if lo <= c <= hi) / n_win if n_win else None
+
+
+def arrival_precision(ms, rate, warmup_s, secs):
+    """From the target's arrival times (ms, its own clock): the requests it saw
+    in the measured window and the arrival precision there. The measured window
+    is `secs` long and starts `warmup_s` after the first arrival (the generators
+    send from their first request on: warm-up, then the measured seconds), so
+    its planned count is rate x secs."""
+    planned = round(rate * secs)
+    win = precision_window_ms(rate)
+    out = {"planned": planned, "window_ms": win, "seen": 0, "precision_pct": None,
+           "precision_1ms_pct": None, "poisson_pct": poisson_share(rate * win / 1000)}
+    if not ms:
+        return out
+    start = min(ms) + round(warmup_s * 1000)
+    span = round(secs * 1000)
+    out["seen"] = sum(1 for t in ms if start <= t < start + span)
+    out["precision_pct"] = window_share(ms, start, span // win, win, rate * win / 1000)
+    out["precision_1ms_pct"] = window_share(ms, start, span, 1, rate / 1000)
+    return out
+
+
+class ArrivalLog:
+    """nginx's arrival log (nginx_conf's arrivals): emptied before a run, read
+    after it. nginx appends (O_APPEND), so truncating the file under it is
+    safe: its next line goes to the new end."""
+
+    def __init__(self, tmp, tag):
+        self.path = os.path.join(tmp, f"arrivals-{tag}.log")
+
+    def clear(self):
+        if os.path.exists(self.path):
+            os.truncate(self.path, 0)
+
+    def read_ms(self):
+        """Arrival times in whole ms of nginx's clock ("1764674123.456")."""
+        with open(self.path) as f:
+            return [int(line.replace(".", "")) for line in f if line.strip()]
+
+    def measured(self, run, rate, warmup_s, secs):
+        """run() with the log emptied first; its row gains `arrival`."""
+        def go():
+            self.clear()
+            row = run()
+            row["arrival"] = arrival_precision(self.read_ms(), rate, warmup_s, secs)
+            return row
+        return go
 
 
 def h2load_rate(url, rate, conns, secs):
@@ -195,9 +295,11 @@ def fixed_rate_section(a, tmp):
     have_h2load = shutil.which("h2load") is not None
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
-    ng = start_nginx(tmp, port)
+    cases = fixed_cases(a)
+    log = ArrivalLog(tmp, "fixed") if a.arrivals else None
+    ng = start_nginx(tmp, port, arrivals=log and log.path)
     try:
-        for rate, conns in FIXED_CASES:
+        for rate, conns in cases:
             key = f"{rate}_{conns}"
             rows = res.setdefault(key, {"pacer": [], "pacer_precise": [], "pacer_burst": [],
                                         "h2load": []})
@@ -219,7 +321,7 @@ def fixed_rate_section(a, tmp):
                         run = lambda: h2load_rate(url, rate, conns, a.secs)
                     else:
                         continue
-                    rows[who].append(quietest(run))
+                    rows[who].append(quietest(log.measured(run, rate, 1, a.secs) if log else run))
     finally:
         ng.stop()
 
@@ -232,7 +334,7 @@ def fixed_rate_section(a, tmp):
           "| pacer `--precise` µs | send-lag p99 µs | h2load `--rps` µs | default / h2load "
           "| precise / h2load | pacer `--burst-size C` µs | burst / h2load |",
           "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for rate, conns in FIXED_CASES:
+    for rate, conns in cases:
         rows = res[f"{rate}_{conns}"]
         p, z, b, h = (med(rows[k], "cpu_us_per_resp")
                       for k in ("pacer", "pacer_precise", "pacer_burst", "h2load"))
@@ -251,13 +353,14 @@ def fixed_rate_section(a, tmp):
                   f"{fmt(sm['default_over_h2load'], 2)} | {fmt(sm['precise_over_h2load'], 2)} | "
                   f"{fmt(b, 2)} | {fmt(sm['burst_over_h2load'], 2)} |")
     md += ["", "Spread of the repetitions (CPU µs per response):", ""]
-    for rate, conns in FIXED_CASES:
+    for rate, conns in cases:
         sm = summary[f"fixed_{rate}_{conns}"]
         md.append(f"- {rate:,} req/s, {conns:,} connections: default "
                   f"{', '.join(fmt(v, 2) for v in sm['spread_pacer_cpu_us'])}; precise "
                   f"{', '.join(fmt(v, 2) for v in sm['spread_precise_cpu_us'])}; burst "
                   f"{', '.join(fmt(v, 2) for v in sm['spread_burst_cpu_us'])}; h2load "
                   f"{', '.join(fmt(v, 2) for v in sm['spread_h2load_cpu_us'])}")
+    md += arrival_table(res, cases, summary, fmt)
     md += ["", steal_line([r for k in res.values() for rs in k.values() for r in rs])]
     md += ["", "h2load `--rps R` is per connection and its connections' timers fire in step, "
            "so it offers the rate as bursts of C requests every C/rate seconds; "
@@ -268,6 +371,79 @@ def fixed_rate_section(a, tmp):
         md += ["", "h2load not found (Debian nghttp2-client): its column is empty."]
     md.append("")
     return res, summary, md
+
+
+FIXED_WHO = [("pacer", "pacer default"), ("pacer_precise", "pacer `--precise`"),
+             ("pacer_burst", "pacer `--burst-size C`"), ("h2load", "h2load `--rps`")]
+
+
+def fixed_cases(a):
+    """FIXED_CASES, or --fixed-cases RATE/CONNS,... for a short look."""
+    if not a.fixed_cases:
+        return FIXED_CASES
+    try:
+        cases = [tuple(int(x) for x in c.split("/")) for c in a.fixed_cases.split(",")]
+        if all(len(c) == 2 and min(c) > 0 for c in cases):
+            return cases
+    except ValueError:
+        pass
+    sys.exit(f"bench: --fixed-cases {a.fixed_cases!r}: give RATE/CONNS,... (positive whole "
+             "numbers), e.g. 1000/50,5000/50")
+
+
+def arrival_table(res, cases, summary, fmt):
+    """The fixed-rate rows again, each generator's CPU per response beside the
+    arrival precision nginx saw and the requests it saw (medians over the
+    repetitions); the figures go into summary too. Nothing without them
+    (--no-arrivals)."""
+    if not any("arrival" in r for rows in res.values() for k in rows.values() for r in k):
+        return []
+    md = ["", "CPU per response beside the arrival precision measured at the target, so "
+          "\"cheaper\" and \"as precise\" are read together. nginx logs each request with its "
+          "own clock (`$msec`: the millisecond its event loop woke to serve it); the measured "
+          "seconds start 1 s (the warm-up) after the run's first arrival. Precision: the share "
+          "of windows whose request count is within ±20 % of the planned rate's (not the "
+          "achieved rate's, so a generator that falls behind scores low too). A window is 1 ms, "
+          f"or below {PRECISION_MIN_MEAN * 1000:,} req/s as many whole ms as hold "
+          f"{PRECISION_MIN_MEAN} requests on average (1,000 req/s: 5 ms): at 1 ms, ±20 % of a "
+          "mean under 1 holds no whole count, and of a mean of 1 only exactly 1. Even spacing "
+          "scores near 100 %, bursts near 0, a Poisson process (`--arrival poisson`) the "
+          "`Poisson %` column. Seen: the requests nginx logged in the measured seconds, of "
+          "those planned (rate x seconds): a generator that sends short shows it here. "
+          "(The JSON also has each run's share of 1 ms windows, `precision_1ms_pct`.)", "",
+          "| req/s | connections | window ms | Poisson % | planned | "
+          + " | ".join(f"{name}: µs · precision % · seen" for _, name in FIXED_WHO) + " |",
+          "|---|---|---|---|---|" + "---|" * len(FIXED_WHO)]
+    for rate, conns in cases:
+        rows = res[f"{rate}_{conns}"]
+        sm = summary[f"fixed_{rate}_{conns}"]
+        arr = [r["arrival"] for k in rows.values() for r in k if "arrival" in r]
+        if not arr:
+            continue
+        sm["arrival_window_ms"] = arr[0]["window_ms"]
+        sm["arrival_planned"] = arr[0]["planned"]
+        sm["arrival_poisson_pct"] = arr[0]["poisson_pct"]
+        cells = []
+        for who, _ in FIXED_WHO:
+            ar = [r["arrival"] for r in rows[who] if "arrival" in r]
+            pct = med(ar, "precision_pct")
+            seen = med(ar, "seen")
+            sm[f"{who}_arrival_precision_pct"] = pct
+            sm[f"{who}_arrival_precision_1ms_pct"] = med(ar, "precision_1ms_pct")
+            sm[f"{who}_arrival_seen"] = seen
+            sm[f"spread_{who}_arrival_precision_pct"] = [x["precision_pct"] for x in ar]
+            cells.append("—" if not ar else
+                         f"{fmt(med(rows[who], 'cpu_us_per_resp'), 2)} · {fmt(pct)} · {fmt(seen, 0)}")
+        md.append(f"| {rate:,} | {conns:,} | {sm['arrival_window_ms']} | "
+                  f"{fmt(sm['arrival_poisson_pct'])} | {sm['arrival_planned']:,} | "
+                  + " | ".join(cells) + " |")
+    md += ["", "Spread of the repetitions (arrival precision %):", ""]
+    for rate, conns in cases:
+        sm = summary[f"fixed_{rate}_{conns}"]
+        md.append(f"- {rate:,} req/s, {conns:,} connections: " + "; ".join(
+            f"{name} {', '.join(fmt(v) for v in sm.get(f'spread_{who}_arrival_precision_pct', []))}"
+            for who, name in FIXED_WHO))
+    return md
 
 
 # Where a response's CPU goes, by perf (`--children` shares of the samples):
@@ -490,12 +666,14 @@ def tls_section(a, tmp):
     return res, s, md
 
 
-def start_nginx_h2(tmp, port, tls_port):
+def start_nginx_h2(tmp, port, tls_port, arrivals=None):
     """nginx on CPU 0 speaking HTTP/2: h2c (prior knowledge) on port, h2 over
-    TLS (ALPN) on tls_port; its default 128 streams per connection."""
+    TLS (ALPN) on tls_port; its default 128 streams per connection;
+    arrivals: nginx_conf's."""
     cert, key = make_cert(tmp)
-    conf = nginx_conf(tmp, "h2", (cert, key, "TLSv1.3"),
-                      f"listen 127.0.0.1:{port} http2; listen 127.0.0.1:{tls_port} ssl http2;")
+    conf = nginx_conf(tmp, "h2-log" if arrivals else "h2", (cert, key, "TLSv1.3"),
+                      f"listen 127.0.0.1:{port} http2; listen 127.0.0.1:{tls_port} ssl http2;",
+                      arrivals)
     p = Proc(["/usr/sbin/nginx", "-p", tmp, "-c", conf], 0, port)
     wait_port(tls_port)
     return p
@@ -528,33 +706,52 @@ def h2_section(a, tmp):
     res = {}
     if not shutil.which("h2load"):
         return res, {}, ["## HTTP/2 beside h2load", "", "h2load not found (Debian nghttp2-client).", ""]
-    port, tls_port = free_port(), free_port()
+    # two nginx alike but for the arrival log, which the fixed-rate runs
+    # read and which would slow nginx flat out, where it is the limit
+    # (--no-arrivals: the one without it throughout)
+    port, tls_port, lport, ltls_port = free_port(), free_port(), free_port(), free_port()
     ng = start_nginx_h2(tmp, port, tls_port)
+    log, ng_log = None, None
+    if a.arrivals:
+        log = ArrivalLog(tmp, "h2")
+        try:
+            ng_log = start_nginx_h2(tmp, lport, ltls_port, log.path)
+        except Exception:
+            ng.stop()
+            raise
+    else:
+        lport, ltls_port = port, tls_port
     rate = a.h2_rate
-    cases = [("h2c", f"http://127.0.0.1:{port}/", ["--h2c"]),
-             ("h2", f"https://127.0.0.1:{tls_port}/", ["--http2", "--insecure"])]
+    cases = [("h2c", "http://127.0.0.1:{}/", (port, lport), ["--h2c"]),
+             ("h2", "https://127.0.0.1:{}/", (tls_port, ltls_port), ["--http2", "--insecure"])]
     try:
-        for name, url, flags in cases:
+        for name, url_fmt, ports, flags in cases:
             for mode in ("flat", "rate", "rate_precise", "rate_burst"):
+                url = url_fmt.format(ports[0] if mode == "flat" else ports[1])
                 rows = res.setdefault(f"{name}_{mode}", {"pacer": [], "h2load": []})
                 for i in range(a.reps):
                     for who in (["pacer", "h2load"] if i % 2 == 0 else ["h2load", "pacer"]):
                         if who == "h2load":
-                            rows[who].append(h2load_h2(url, a.secs, None if mode == "flat" else rate))
+                            run = lambda: h2load_h2(url, a.secs, None if mode == "flat" else rate)
                         elif mode == "flat":
-                            rows[who].append(pacer_run(url, flags + [
+                            run = lambda: pacer_run(url, flags + [
                                 "--concurrency", str(H2_CONNS), "--max-streams", str(H2_STREAMS),
-                                "-d", f"{a.secs}s", "-w", "1s"], tmp))
+                                "-d", f"{a.secs}s", "-w", "1s"], tmp)
                         else:
                             # rate_burst: h2load's arrival process (its clients'
                             # timers fire in step: bursts of H2_CONNS)
                             pace = {"rate_precise": ["--precise"],
                                     "rate_burst": ["--burst-size", str(H2_CONNS)]}.get(mode, [])
-                            rows[who].append(pacer_run(url, flags + pace + [
+                            run = lambda: pacer_run(url, flags + pace + [
                                 "--rate", str(rate), "-c", str(H2_CONNS), "--max-streams",
-                                str(H2_STREAMS), "-d", f"{a.secs}s", "-w", "1s"], tmp))
+                                str(H2_STREAMS), "-d", f"{a.secs}s", "-w", "1s"], tmp)
+                        # at a fixed rate, the arrival precision nginx saw
+                        rows[who].append(run() if mode == "flat" or not log else
+                                         log.measured(run, rate, 1, a.secs)())
     finally:
         ng.stop()
+        if ng_log:
+            ng_log.stop()
     sc = h2_self_contained_rows(a, tmp)
     if sc:
         res["self-contained_h2c"] = sc
@@ -572,17 +769,32 @@ def h2_section(a, tmp):
           "its responses (pacer's 1 s warm-up included). `self-contained h2c`: flat out, "
           "`pacer run --self-contained --h2c` (driver and embedded target in one process on "
           "CPU 1) beside h2load driving `pacer serve --h2c` (on CPU 0); both CPU columns count "
-          "both ends (h2load's: h2load + pacer serve).", "",
-          "| | pacer req/s | h2load req/s | pacer CPU µs/resp | h2load CPU µs/resp | pacer / h2load CPU |",
-          "|---|---|---|---|---|---|"]
+          "both ends (h2load's: h2load + pacer serve). Arrival precision (fixed rates): "
+          "the share of windows within ±20 % of the planned rate's count, from nginx's "
+          f"access log over the measured seconds ({precision_window_ms(rate)} ms windows at "
+          f"{rate:g} req/s, where a Poisson process would score "
+          f"{poisson_share(rate * precision_window_ms(rate) / 1000):.1f} %), and the "
+          f"requests nginx saw there of the {round(rate * a.secs):,} planned, as in the "
+          "HTTP/1.1 fixed-rate section.", "",
+          "| | pacer req/s | h2load req/s | pacer CPU µs/resp | h2load CPU µs/resp | pacer / h2load CPU "
+          "| pacer precision % · seen | h2load precision % · seen |",
+          "|---|---|---|---|---|---|---|---|"]
     for key, rows in res.items():
         p_rps, h_rps = med(rows["pacer"], "rps"), med(rows["h2load"], "rps")
         p_cpu, h_cpu = med(rows["pacer"], "cpu_us_per_resp"), med(rows["h2load"], "cpu_us_per_resp")
         summ[f"{key}_pacer_rps"], summ[f"{key}_h2load_rps"] = p_rps, h_rps
         summ[f"{key}_pacer_cpu_us"], summ[f"{key}_h2load_cpu_us"] = p_cpu, h_cpu
         summ[f"{key}_pacer_over_h2load_cpu"] = ratio(p_cpu, h_cpu)
+        prec = []
+        for who in ("pacer", "h2load"):
+            ar = [r["arrival"] for r in rows[who] if "arrival" in r]
+            pct, seen = med(ar, "precision_pct"), med(ar, "seen")
+            if ar:
+                summ[f"{key}_{who}_arrival_precision_pct"] = pct
+                summ[f"{key}_{who}_arrival_seen"] = seen
+            prec.append(f"{fmt(pct)} · {fmt(seen, 0)}" if ar else "")
         md.append(f"| {key.replace('_', ' ')} | {fmt(p_rps)} | {fmt(h_rps)} | {fmt(p_cpu, 2)} | "
-                  f"{fmt(h_cpu, 2)} | {fmt(ratio(p_cpu, h_cpu), 2)} |")
+                  f"{fmt(h_cpu, 2)} | {fmt(ratio(p_cpu, h_cpu), 2)} | {prec[0]} | {prec[1]} |")
     md.append("")
     return res, summ, md
 
@@ -1133,7 +1345,7 @@ def ratio(x, y):
 
 
 def med(rows, key):
-    vals = [r[key] for r in rows if key in r]
+    vals = [r[key] for r in rows if r.get(key) is not None]
     return statistics.median(vals) if vals else None
 
 
@@ -1144,6 +1356,12 @@ def main():
     ap.add_argument("--secs", type=int, default=5)
     ap.add_argument("--rate", default="20k")
     ap.add_argument("--out-dir", default=os.path.join(ROOT, "bench", "results"))
+    ap.add_argument("--fixed-cases", default="",
+                    help="fixed-rate cases RATE/CONNS,... instead of the default three "
+                    "(a short look with --only-fixed)")
+    ap.add_argument("--no-arrivals", dest="arrivals", action="store_false",
+                    help="no arrival log on the fixed-rate sections' nginx, so no arrival "
+                    "precision (to see what the log's write per request costs the figures)")
     ap.add_argument("--tls-rate", default="10k", help="fixed rate of the TLS section")
     ap.add_argument("--only-fixed", action="store_true",
                     help="run only the fixed-rate section beside h2load (printed)")
@@ -1166,6 +1384,7 @@ def main():
     ap.add_argument("--no-docs", dest="docs", action="store_false",
                     help="do not rewrite docs/bench.md with this run's figures")
     a = ap.parse_args()
+    fixed_cases(a)  # a bad --fixed-cases stops here, before any server starts
     for tool in ("wrk", "taskset", "/usr/sbin/nginx", "/usr/bin/time"):
         if not shutil.which(tool):
             sys.exit(f"bench: {tool} not found (run scripts/deps.sh)")
