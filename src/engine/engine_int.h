@@ -505,9 +505,7 @@ struct worker {
 		_Atomic uint64_t connect_fail[CONNF_COUNT];
 		_Atomic uint64_t status_class[6];
 		_Atomic uint64_t outcome[ENGINE_LIVE_OUTCOMES];
-		_Atomic uint64_t latency_bucket[ENGINE_LIVE_BUCKETS + 1];
-		_Atomic uint64_t latency_sum_ns;
-		_Atomic uint64_t phase_bucket[2][ENGINE_LIVE_BUCKETS + 1];
+		_Atomic uint64_t phase_bucket[2][ENGINE_LIVE_BUCKETS + 1]; /* warm-up, measured */
 		_Atomic uint64_t phase_sum_ns[2];
 		_Atomic uint64_t lag_bucket[ENGINE_LIVE_BUCKETS + 1];
 		_Atomic uint64_t lag_sum_ns;
@@ -668,9 +666,9 @@ static inline void live_done(struct worker *w, int status, bool ok, uint64_t lat
 	live_add(&w->live.status_class[status >= 100 && status <= 599 ? status / 100 : 0], 1);
 	if (!ok)
 		live_add(&w->live.failed, 1);
+	/* by the phase its request was due in: every response's histogram is
+	 * the two phases' together (engine_live), not a record of its own */
 	size_t b = engine_live_bucket(latency_ns);
-	live_add(&w->live.latency_bucket[b], 1);
-	live_add(&w->live.latency_sum_ns, latency_ns);
 	live_add(&w->live.phase_bucket[measured][b], 1);
 	live_add(&w->live.phase_sum_ns[measured], latency_ns);
 }

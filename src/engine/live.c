@@ -37,15 +37,21 @@ void engine_live(struct engine *e, struct engine_live *out)
 			out->status_class[k] += ld(&l->status_class[k]);
 		for (uint32_t k = 0; k < out->n_outcomes; k++)
 			out->outcome[k] += ld(&l->outcome[k]);
+		/* every response is in one phase's buckets: all of them are the two
+		 * together (one record a response, live_done) */
 		for (size_t k = 0; k <= ENGINE_LIVE_BUCKETS; k++) {
-			out->latency_bucket[k] += ld(&l->latency_bucket[k]);
-			for (int ph = 0; ph < 2; ph++)
-				out->phase_bucket[ph][k] += ld(&l->phase_bucket[ph][k]);
+			for (int ph = 0; ph < 2; ph++) {
+				uint64_t n = ld(&l->phase_bucket[ph][k]);
+				out->phase_bucket[ph][k] += n;
+				out->latency_bucket[k] += n;
+			}
 			out->lag_bucket[k] += ld(&l->lag_bucket[k]);
 		}
-		out->latency_sum_ns += ld(&l->latency_sum_ns);
-		for (int ph = 0; ph < 2; ph++)
-			out->phase_sum_ns[ph] += ld(&l->phase_sum_ns[ph]);
+		for (int ph = 0; ph < 2; ph++) {
+			uint64_t sum = ld(&l->phase_sum_ns[ph]);
+			out->phase_sum_ns[ph] += sum;
+			out->latency_sum_ns += sum;
+		}
 		out->lag_sum_ns += ld(&l->lag_sum_ns);
 		out->backlog += ld(&l->backlog);
 		out->conns_open += ld(&l->conns_open);
