@@ -237,27 +237,14 @@ static double quantile_of(enum headline_metric m)
 	}
 }
 
-/* The sessions object of the headline's phase, or of a compare's first
- * variant; NULL without sessions. */
-static const json_t *sessions_of(const struct loaded_result *r, const json_t *phase)
+/* What holds a result's sessions and by_name: the headline's phase, or a
+ * compare's first variant (NULL when it has none). */
+static const json_t *sessions_holder(const struct loaded_result *r, const json_t *phase)
 {
-	if (r->kind == RESULT_KIND_COMPARE) {
-		const json_t *vars = rr_arr(r->root, KEY_VARIANTS);
-		return vars && json_array_size(vars) ? rr_obj(json_array_get(vars, 0), KEY_SESSIONS)
-						     : NULL;
-	}
-	return rr_obj(phase, KEY_SESSIONS);
-}
-
-/* by_name of the headline's phase or of a compare's first variant. */
-static const json_t *by_name_of(const struct loaded_result *r, const json_t *phase)
-{
-	if (r->kind == RESULT_KIND_COMPARE) {
-		const json_t *vars = rr_arr(r->root, KEY_VARIANTS);
-		return vars && json_array_size(vars) ? rr_arr(json_array_get(vars, 0), KEY_BY_NAME)
-						     : NULL;
-	}
-	return rr_arr(phase, KEY_BY_NAME);
+	if (r->kind != RESULT_KIND_COMPARE)
+		return phase;
+	const json_t *vars = rr_arr(r->root, KEY_VARIANTS);
+	return vars && json_array_size(vars) ? json_array_get(vars, 0) : NULL;
 }
 
 /* The distribution-free 95 % interval of quantile q of h, in µs. */
@@ -303,8 +290,9 @@ static void side_open(struct side *s, const struct loaded_result *r)
 	s->r = r;
 	s->reps = reps_of(r);
 	s->phase = phase_of(r);
-	s->sessions = sessions_of(r, s->phase);
-	s->by_name = by_name_of(r, s->phase);
+	const json_t *holder = sessions_holder(r, s->phase);
+	s->sessions = rr_obj(holder, KEY_SESSIONS);
+	s->by_name = rr_arr(holder, KEY_BY_NAME);
 	char e[128];
 	if (s->phase && rr_timing_hist(rr_obj(s->phase, KEY_LATENCY), &s->lat, e, sizeof e) == 0)
 		s->have_lat = true;
