@@ -61,6 +61,8 @@ have_cmd podman || need+=(podman)
 [ -x /usr/lib/podman/aardvark-dns ] || need+=(aardvark-dns)
 [ -x /usr/sbin/iptables ] || need+=(iptables)
 [ -x /usr/sbin/debootstrap ] || need+=(debootstrap)
+# The live view's tests watch pacer in a real terminal: tmux (capture-pane).
+have_cmd tmux || need+=(tmux)
 # Browser tests (HAR recording, HTML reports): Debian's Chromium driven over
 # the DevTools protocol from Debian's Python with python3-websocket.
 have_cmd chromium || need+=(chromium)
